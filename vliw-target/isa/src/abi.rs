@@ -1,0 +1,79 @@
+//! The calling convention and the memory map of a program, shared by the compiler,
+//! the linker, the runtime and the simulator (see `docs/isa.md`).
+
+use crate::reg::{Gpr, Pred};
+
+/// Registers carrying the first eight integer/pointer/float arguments, in order.
+pub const ARG_REGS: [u8; 8] = [3, 4, 5, 6, 7, 8, 9, 10];
+/// Registers carrying return values (a pair uses both).
+pub const RET_REGS: [u8; 2] = [3, 4];
+/// First and last callee-saved general register (inclusive): r32..r62.
+pub const CALLEE_SAVED_GPRS: std::ops::RangeInclusive<u8> = 32..=62;
+/// Callee-saved predicates: p12..p15.
+pub const CALLEE_SAVED_PREDS: std::ops::RangeInclusive<u8> = 12..=15;
+/// Stack pointer alignment at every call, in bytes.
+pub const STACK_ALIGN: u64 = 16;
+
+pub fn is_callee_saved_gpr(r: Gpr) -> bool {
+    CALLEE_SAVED_GPRS.contains(&r.num())
+}
+
+pub fn is_callee_saved_pred(p: Pred) -> bool {
+    CALLEE_SAVED_PREDS.contains(&p.num())
+}
+
+/// Registers a call may clobber: r3..r31 and the link register r63.
+pub fn is_caller_saved_gpr(r: Gpr) -> bool {
+    (3..=31).contains(&r.num()) || r == Gpr::LR
+}
+
+/// Lowest address of the text segment; nothing is mapped below it (null guard).
+pub const TEXT_BASE: u64 = 0x1_0000;
+/// Page size for segment alignment.
+pub const PAGE_SIZE: u64 = 0x1000;
+/// The initial stack pointer's upper bound: the stack occupies
+/// `[STACK_TOP - stack size, STACK_TOP)` and grows down.
+pub const STACK_TOP: u64 = 0x7fff_0000_0000;
+/// Default stack size of the simulator.
+pub const DEFAULT_STACK_SIZE: u64 = 8 << 20;
+/// Unmapped region just below the stack; an access there is a stack overflow.
+pub const STACK_GUARD_SIZE: u64 = 1 << 20;
+
+/// System calls: `syscall N`, arguments in r3..r8, result in r3; negative results
+/// are `-errno`.
+pub mod syscall {
+    /// `exit(code)`: ends the program with exit status `code & 0xff`.
+    pub const EXIT: i64 = 0;
+    /// `write(fd, buf, len) -> written`: fd 1 = stdout, 2 = stderr.
+    pub const WRITE: i64 = 1;
+    /// `read(fd, buf, len) -> read`: fd 0 = stdin; 0 at end of input.
+    pub const READ: i64 = 2;
+    /// `brk(addr) -> break`: moves the end of the heap to `addr` when it is valid;
+    /// returns the (new or unchanged) break. `brk(0)` asks for the current break.
+    pub const BRK: i64 = 3;
+    /// `clock(id) -> nanoseconds`: id 0 = monotonic (simulated cycles at 1 GHz),
+    /// id 1 = real time since the Unix epoch (host clock, or 0 with a fixed seed).
+    pub const CLOCK: i64 = 4;
+    /// `random(buf, len) -> len`: fills `buf` with random bytes (seeded on request).
+    pub const RANDOM: i64 = 5;
+    /// `cycles() -> count`: the simulated cycle counter.
+    pub const CYCLES: i64 = 6;
+
+    pub const EBADF: i64 = 9;
+    pub const EFAULT: i64 = 14;
+    pub const EINVAL: i64 = 22;
+    pub const ENOSYS: i64 = 38;
+
+    pub fn name(number: i64) -> Option<&'static str> {
+        Some(match number {
+            EXIT => "exit",
+            WRITE => "write",
+            READ => "read",
+            BRK => "brk",
+            CLOCK => "clock",
+            RANDOM => "random",
+            CYCLES => "cycles",
+            _ => return None,
+        })
+    }
+}
