@@ -1,0 +1,217 @@
+//! The build system behind `./y.sh`, in the style of rustc_codegen_cranelift's: a plain
+//! Rust program without dependencies, built with the stable toolchain by y.sh, which
+//! installs the pinned nightly and drives cargo and the project's tools.
+
+mod bench;
+mod build;
+mod clean;
+mod elf;
+mod headers;
+mod paths;
+mod process;
+mod report;
+mod run;
+mod test;
+mod test_target;
+mod toolchain;
+
+use std::process::ExitCode;
+
+use paths::Paths;
+
+const USAGE: &str = "\
+Usage: ./y.sh COMMAND [OPTIONS]
+
+Commands:
+  prepare           Install the toolchain pinned in rust-toolchain.toml, with its
+                    components, using rustup (a fast check when already installed)
+  build [--debug]   Build the workspace and install the tools in dist/
+                      --debug    build without optimizations
+  test [SUITE...]   Run the test suites of tests/suites.txt (default: all of them);
+                    prints a summary and exits non-zero if any suite failed
+                      --list     list the suites and exit
+  run [FLAGS] FILE [-- ARGS...]
+                    Build FILE and run it on the simulator with ARGS; prints only the
+                    program's output on stdout and exits with its exit code.
+                    FILE: an assembly program (.s); Rust (.rs) needs the rustc backend,
+                    which is not built yet
+                      --stats            print cycles, bundles, ops, nullified ops,
+                                         stalls, branches on stderr
+                      --strict           a stall is a scheduling error
+                      --trace            trace executed bundles on stderr
+                      --max-cycles N     stop the program after N cycles
+  bench [WHAT...]   Run benchmarks (default: all) and write reports to build/bench/
+                      sim        simulator speed in simulated ops/s and bundles/s
+  clean             Remove dist/, build/ and target/
+  help, --help      Show this message
+
+Every command except clean first runs the check of `prepare`. Progress messages go to
+stderr.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(code) => code,
+        Err(Error::Usage(message)) => {
+            eprintln!("error: {message}\nRun `./y.sh --help` for the commands and their options.");
+            ExitCode::from(2)
+        }
+        Err(Error::Failed(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+enum Error {
+    /// A bad command line.
+    Usage(String),
+    /// The command could not do its job.
+    Failed(String),
+}
+
+impl From<String> for Error {
+    fn from(message: String) -> Error {
+        Error::Failed(message)
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
+    let Some((command, options)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return Err(Error::Usage("no command given".into()));
+    };
+    if matches!(command.as_str(), "help" | "--help" | "-h")
+        || options.iter().any(|o| o == "--help" || o == "-h")
+    {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let paths = Paths::discover()?;
+    match command.as_str() {
+        "prepare" => {
+            no_options(command, options)?;
+            let toolchain = toolchain::ensure_toolchain(&paths.root)?;
+            eprintln!(
+                "[prepare] toolchain {} is installed with {}",
+                toolchain.channel,
+                toolchain.components.join(", ")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        "build" => {
+            let profile = match options {
+                [] => build::Profile::Release,
+                [o] if o == "--debug" => build::Profile::Debug,
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "build: unexpected {}",
+                        options.join(" ")
+                    )));
+                }
+            };
+            let toolchain = toolchain::ensure_toolchain(&paths.root)?;
+            build::build(&paths, &toolchain, profile)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "test" => {
+            if options.iter().any(|o| o == "--list") {
+                test::list(&test::load_suites(&paths)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            if let Some(flag) = options.iter().find(|o| o.starts_with('-')) {
+                return Err(Error::Usage(format!("test: unknown option {flag}")));
+            }
+            let toolchain = toolchain::ensure_toolchain(&paths.root)?;
+            let passed = test::test(&paths, &toolchain, options)?;
+            Ok(if passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        "run" => run_command(&paths, options),
+        "bench" => {
+            let names: Vec<String> = if options.is_empty() {
+                bench::BENCHES
+                    .iter()
+                    .map(|(name, _)| name.to_string())
+                    .collect()
+            } else {
+                options.to_vec()
+            };
+            bench::check_names(&names).map_err(Error::Usage)?;
+            let toolchain = toolchain::ensure_toolchain(&paths.root)?;
+            build::build(&paths, &toolchain, build::Profile::Release)?;
+            for name in &names {
+                println!("{}", bench::run(&paths, name)?);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        // No toolchain check: clean runs no cargo, and it should not download a
+        // toolchain on a fresh machine only to delete directories.
+        "clean" => {
+            no_options(command, options)?;
+            clean::clean(&paths)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err(Error::Usage(format!("unknown command `{command}`"))),
+    }
+}
+
+fn no_options(command: &str, options: &[String]) -> Result<(), Error> {
+    match options {
+        [] => Ok(()),
+        _ => Err(Error::Usage(format!(
+            "{command} takes no options, got {}",
+            options.join(" ")
+        ))),
+    }
+}
+
+/// `run [FLAGS] FILE [-- ARGS...]`: flags come before FILE, and everything after FILE
+/// belongs to the program.
+fn run_command(paths: &Paths, options: &[String]) -> Result<ExitCode, Error> {
+    let mut sim_flags = Vec::new();
+    let mut rest = options.iter();
+    let file = loop {
+        match rest.next().map(String::as_str) {
+            None => return Err(Error::Usage("run: no FILE given".into())),
+            Some(flag @ ("--stats" | "--strict" | "--trace")) => sim_flags.push(flag.to_string()),
+            Some("--max-cycles") => {
+                let n = rest.next().filter(|n| n.parse::<u64>().is_ok());
+                let n = n.ok_or_else(|| Error::Usage("run: --max-cycles needs a number".into()))?;
+                sim_flags.extend(["--max-cycles".to_string(), n.clone()]);
+            }
+            Some(flag) if flag.starts_with('-') => {
+                return Err(Error::Usage(format!("run: unknown option {flag}")));
+            }
+            Some(file) => break file.to_string(),
+        }
+    };
+    let mut args: Vec<String> = rest.cloned().collect();
+    if args.first().is_some_and(|a| a == "--") {
+        args.remove(0);
+    }
+    let kind = run::kind(&file).map_err(Error::Usage)?;
+    let toolchain = toolchain::ensure_toolchain(&paths.root)?;
+    match kind {
+        run::Kind::Rust => {
+            eprintln!("error: {}", run::RUST_UNSUPPORTED);
+            Ok(ExitCode::from(run::UNSUPPORTED as u8))
+        }
+        run::Kind::Assembly => {
+            build::build(paths, &toolchain, build::Profile::Release)?;
+            let code = run::run_assembly(
+                paths,
+                &run::Options {
+                    sim_flags,
+                    file,
+                    args,
+                },
+            )?;
+            // Exit codes are 0..=255 on every host we run on; clamp rather than wrap.
+            Ok(ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX)))
+        }
+    }
+}
