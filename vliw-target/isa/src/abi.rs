@@ -5,6 +5,8 @@ use crate::reg::{Gpr, Pred};
 
 /// Registers carrying the first eight integer/pointer/float arguments, in order.
 pub const ARG_REGS: [u8; 8] = [3, 4, 5, 6, 7, 8, 9, 10];
+/// Registers carrying system-call arguments (`syscall`); the result comes back in r3.
+pub const SYSCALL_ARG_REGS: [u8; 6] = [3, 4, 5, 6, 7, 8];
 /// Registers carrying return values (a pair uses both).
 pub const RET_REGS: [u8; 2] = [3, 4];
 /// First and last callee-saved general register (inclusive): r32..r62.

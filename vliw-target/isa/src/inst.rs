@@ -158,7 +158,8 @@ impl Inst {
         Ok((inst, word & header::STOP_BIT != 0))
     }
 
-    /// General registers read by this operation (excluding `r0`, which is constant).
+    /// General registers read by this operation (excluding `r0`, which is constant),
+    /// including the implicit ones: `lr` for `ret`, r3..r8 for `syscall`.
     pub fn gpr_sources(&self) -> impl Iterator<Item = Gpr> + '_ {
         let format = self.format();
         let lr = (self.opcode == Opcode::Ret).then_some(Gpr::LR);
@@ -170,7 +171,14 @@ impl Inst {
         ]
         .into_iter()
         .flatten()
+        .chain(self.syscall_args())
         .filter(|r| *r != Gpr::ZERO)
+    }
+
+    /// A system call reads its arguments r3..r8.
+    fn syscall_args(&self) -> impl Iterator<Item = Gpr> {
+        let count = if self.opcode == Opcode::Syscall { crate::abi::SYSCALL_ARG_REGS.len() } else { 0 };
+        crate::abi::SYSCALL_ARG_REGS[..count].iter().map(|&n| Gpr::new(n).expect("argument register"))
     }
 
     /// The general register written, if any (`r0` counts as none).
@@ -287,3 +295,25 @@ impl fmt::Display for DecodeError {
 }
 
 impl std::error::Error for DecodeError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse_inst;
+
+    fn sources(text: &str) -> Vec<String> {
+        parse_inst(text).unwrap().inst.gpr_sources().map(|r| r.to_string()).collect()
+    }
+
+    #[test]
+    fn implicit_operands_are_reported() {
+        assert_eq!(sources("ret"), ["r63"]);
+        assert_eq!(sources("syscall 1"), ["r3", "r4", "r5", "r6", "r7", "r8"]);
+        assert_eq!(sources("st.d [r1 + 8] = r5"), ["r1", "r5"]);
+        assert_eq!(sources("add r3 = r0, r4"), ["r4"]);
+        assert_eq!(parse_inst("call foo").unwrap().inst.gpr_dest(), Some(Gpr::LR));
+        let cmp = parse_inst("(p3) cmp.eq p1, p0 = r4, r5").unwrap().inst;
+        assert_eq!(cmp.pred_sources().collect::<Vec<_>>(), [Pred::new(3).unwrap()]);
+        assert_eq!(cmp.pred_dests().collect::<Vec<_>>(), [Pred::new(1).unwrap()]);
+    }
+}
