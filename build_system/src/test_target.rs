@@ -83,7 +83,8 @@ pub fn run(paths: &Paths) -> Result<Outcome, String> {
                 while let Some(case) = cases.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let runner = Runner {
                         paths,
-                        work: work_root.join(&case.name),
+                        // `.d`: test `a` must not own the directory of test `a/b`.
+                        work: work_root.join(format!("{}.d", case.name)),
                         deadline: Instant::now() + TIMEOUT,
                     };
                     // The outputs stay for a look at a failure; name them.
@@ -187,14 +188,14 @@ struct Runner<'a> {
 
 impl Runner<'_> {
     fn run(&self, case: &Case) -> Result<(), Failure> {
-        let text = fs::read_to_string(&case.source)
-            .map_err(|e| Failure::new(format!("cannot read the test: {e}")))?;
-        let h =
-            headers::parse(&text).map_err(|e| Failure::new(format!("bad test headers: {e}")))?;
         // A fresh directory, so that an output a tool failed to write cannot be stale.
         let _ = fs::remove_dir_all(&self.work);
         fs::create_dir_all(&self.work)
             .map_err(|e| Failure::new(format!("cannot create {}: {e}", self.work.display())))?;
+        let text = fs::read_to_string(&case.source)
+            .map_err(|e| Failure::new(format!("cannot read the test: {e}")))?;
+        let h =
+            headers::parse(&text).map_err(|e| Failure::new(format!("bad test headers: {e}")))?;
 
         if let Some(message) = &h.expect_asm_error {
             let out = self.tool(
