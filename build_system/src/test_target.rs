@@ -69,6 +69,8 @@ pub fn run(paths: &Paths) -> Result<Outcome, String> {
         ));
     }
     let work_root = paths.build.join("test").join("asm");
+    // Outputs of this run only: those of deleted or renamed tests would mislead.
+    let _ = fs::remove_dir_all(&work_root);
     let next = AtomicUsize::new(0);
     let (send, receive) = mpsc::channel();
     let mut outcome = Outcome {
