@@ -44,16 +44,29 @@ pub fn is_archive(bytes: &[u8]) -> bool {
 /// (`__.SYMDEF`) format. `file_name` is only used in error messages. Never panics.
 pub fn read_archive(bytes: &[u8], file_name: &str) -> Result<Archive, ElfError> {
     if bytes.starts_with(THIN_MAGIC) {
-        return Err(ElfError::malformed(file_name, "thin archives are not supported"));
+        return Err(ElfError::malformed(
+            file_name,
+            "thin archives are not supported",
+        ));
     }
     if !bytes.starts_with(MAGIC) {
         return Err(ElfError::new(file_name, ElfErrorKind::NotArchive));
     }
-    let bad = |e: object::read::Error| ElfError::malformed(file_name, format!("malformed archive: {e}"));
+    let bad =
+        |e: object::read::Error| ElfError::malformed(file_name, format!("malformed archive: {e}"));
     let archive = ArchiveFile::parse(bytes).map_err(bad)?;
     match archive.kind() {
-        ArchiveKind::Gnu | ArchiveKind::Gnu64 | ArchiveKind::Bsd | ArchiveKind::Bsd64 | ArchiveKind::Unknown => {}
-        kind => return Err(ElfError::malformed(file_name, format!("unsupported archive format {kind:?}"))),
+        ArchiveKind::Gnu
+        | ArchiveKind::Gnu64
+        | ArchiveKind::Bsd
+        | ArchiveKind::Bsd64
+        | ArchiveKind::Unknown => {}
+        kind => {
+            return Err(ElfError::malformed(
+                file_name,
+                format!("unsupported archive format {kind:?}"),
+            ));
+        }
     }
     let mut members = Vec::new();
     let mut by_offset = HashMap::new();
@@ -61,7 +74,10 @@ pub fn read_archive(bytes: &[u8], file_name: &str) -> Result<Archive, ElfError> 
         let member = member.map_err(bad)?;
         let data = member.data(bytes).map_err(bad)?;
         by_offset.insert(member.file_range().0, members.len());
-        members.push(ArchiveMember { name: String::from_utf8_lossy(member.name()).into_owned(), data: data.to_vec() });
+        members.push(ArchiveMember {
+            name: String::from_utf8_lossy(member.name()).into_owned(),
+            data: data.to_vec(),
+        });
     }
     let symbols = match archive.symbols().map_err(bad)? {
         None => None,
@@ -85,11 +101,17 @@ pub fn read_archive(bytes: &[u8], file_name: &str) -> Result<Archive, ElfError> 
 /// The global symbols that an archive member defines: those the symbol table lists.
 /// Members that are not objects of our machine define none.
 pub(crate) fn member_symbols(data: &[u8]) -> Vec<String> {
-    let Ok(object) = read_object(data, "") else { return Vec::new() };
+    let Ok(object) = read_object(data, "") else {
+        return Vec::new();
+    };
     object
         .symbols
         .into_iter()
-        .filter(|s| s.binding != Binding::Local && s.definition != SymbolDefinition::Undefined && !s.name.is_empty())
+        .filter(|s| {
+            s.binding != Binding::Local
+                && s.definition != SymbolDefinition::Undefined
+                && !s.name.is_empty()
+        })
         .map(|s| s.name)
         .collect()
 }
@@ -99,7 +121,10 @@ pub(crate) fn member_symbols(data: &[u8]) -> Vec<String> {
 /// Member names are stored as their last path component. Deterministic: dates, owners
 /// are 0 and modes 644.
 pub fn write_archive(members: &[ArchiveMember]) -> Vec<u8> {
-    let names: Vec<&str> = members.iter().map(|m| m.name.rsplit('/').next().unwrap_or("")).collect();
+    let names: Vec<&str> = members
+        .iter()
+        .map(|m| m.name.rsplit('/').next().unwrap_or(""))
+        .collect();
 
     // Long names (over 15 bytes) go in the `//` table; headers point into it.
     let mut long_names = Vec::new();
@@ -117,18 +142,33 @@ pub fn write_archive(members: &[ArchiveMember]) -> Vec<u8> {
     let symbols: Vec<Vec<String>> = members.iter().map(|m| member_symbols(&m.data)).collect();
     let symbol_count: usize = symbols.iter().map(Vec::len).sum();
     let string_bytes: usize = symbols.iter().flatten().map(|s| s.len() + 1).sum();
-    let members_size: usize = members.iter().map(|m| HEADER_SIZE + padded(m.data.len())).sum();
-    let long_names_size = if long_names.is_empty() { 0 } else { HEADER_SIZE + padded(long_names.len()) };
+    let members_size: usize = members
+        .iter()
+        .map(|m| HEADER_SIZE + padded(m.data.len()))
+        .sum();
+    let long_names_size = if long_names.is_empty() {
+        0
+    } else {
+        HEADER_SIZE + padded(long_names.len())
+    };
     let table_size = |width: usize| (width + width * symbol_count + string_bytes, width);
     let (mut table_len, mut width) = table_size(4);
-    if MAGIC.len() + HEADER_SIZE + padded(table_len) + long_names_size + members_size > u32::MAX as usize {
+    if MAGIC.len() + HEADER_SIZE + padded(table_len) + long_names_size + members_size
+        > u32::MAX as usize
+    {
         (table_len, width) = table_size(8);
     }
     let has_table = symbol_count > 0;
 
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
-    let mut offset = MAGIC.len() + long_names_size + if has_table { HEADER_SIZE + padded(table_len) } else { 0 };
+    let mut offset = MAGIC.len()
+        + long_names_size
+        + if has_table {
+            HEADER_SIZE + padded(table_len)
+        } else {
+            0
+        };
     let mut member_offsets = Vec::with_capacity(members.len());
     for m in members {
         member_offsets.push(offset);
@@ -171,9 +211,23 @@ fn padded(len: usize) -> usize {
 fn push_member(out: &mut Vec<u8>, name: &str, data: &[u8]) {
     // The `//` table has no date, owner or mode in GNU ar's output.
     let header = if name == "//" {
-        format!("{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", "", "", "", "", data.len())
+        format!(
+            "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+            "",
+            "",
+            "",
+            "",
+            data.len()
+        )
     } else {
-        format!("{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n", 0, 0, 0, 644, data.len())
+        format!(
+            "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+            0,
+            0,
+            0,
+            644,
+            data.len()
+        )
     };
     debug_assert_eq!(header.len(), HEADER_SIZE);
     out.extend_from_slice(header.as_bytes());

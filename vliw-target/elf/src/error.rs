@@ -22,7 +22,12 @@ pub enum ElfErrorKind {
     /// The file is not an archive (no `!<arch>\n` magic).
     NotArchive,
     /// Something (`what`) needs `size` bytes at `offset`, past the end of the file.
-    Truncated { what: String, offset: u64, size: u64, file_len: u64 },
+    Truncated {
+        what: String,
+        offset: u64,
+        size: u64,
+        file_len: u64,
+    },
     /// `EI_CLASS` is not ELFCLASS64.
     WrongClass(u8),
     /// `EI_DATA` is not little-endian.
@@ -32,11 +37,24 @@ pub enum ElfErrorKind {
     /// `e_type` is not the one the reader expects.
     WrongFileType { found: u16, expected: u16 },
     /// An index (section, symbol, string) that points outside its table.
-    IndexOutOfRange { what: String, index: u64, limit: u64 },
+    IndexOutOfRange {
+        what: String,
+        index: u64,
+        limit: u64,
+    },
     /// A relocation type this machine does not define.
-    UnknownRelocation { section: String, offset: u64, r_type: u32 },
+    UnknownRelocation {
+        section: String,
+        offset: u64,
+        r_type: u32,
+    },
     /// A relocation whose place reaches past the end of its section.
-    RelocationPastEnd { section: String, offset: u64, reloc: &'static str, section_size: u64 },
+    RelocationPastEnd {
+        section: String,
+        offset: u64,
+        reloc: &'static str,
+        section_size: u64,
+    },
     /// A text section whose size is not a whole number of syllables.
     TextSizeNotMultipleOf8 { section: String, size: u64 },
     /// Anything else that is malformed or unsupported, described in words.
@@ -45,7 +63,10 @@ pub enum ElfErrorKind {
 
 impl ElfError {
     pub fn new(file: &str, kind: ElfErrorKind) -> ElfError {
-        ElfError { file: file.to_string(), kind }
+        ElfError {
+            file: file.to_string(),
+            kind,
+        }
     }
 
     pub fn malformed(file: &str, message: impl Into<String>) -> ElfError {
@@ -70,7 +91,12 @@ impl fmt::Display for ElfErrorKind {
         match self {
             ElfErrorKind::NotElf => write!(f, "not an ELF file (bad magic)"),
             ElfErrorKind::NotArchive => write!(f, "not an archive (no `!<arch>` magic)"),
-            ElfErrorKind::Truncated { what, offset, size, file_len } => write!(
+            ElfErrorKind::Truncated {
+                what,
+                offset,
+                size,
+                file_len,
+            } => write!(
                 f,
                 "truncated file: {what} at offset {offset:#x} needs {size:#x} bytes but the file is only {file_len:#x} bytes long"
             ),
@@ -86,7 +112,10 @@ impl fmt::Display for ElfErrorKind {
                     2 => "big-endian (ELFDATA2MSB)".to_string(),
                     d => format!("data encoding {d}"),
                 };
-                write!(f, "wrong endianness: {found}, expected little-endian (ELFDATA2LSB)")
+                write!(
+                    f,
+                    "wrong endianness: {found}, expected little-endian (ELFDATA2LSB)"
+                )
             }
             ElfErrorKind::ForeignMachine(m) => write!(
                 f,
@@ -100,13 +129,25 @@ impl fmt::Display for ElfErrorKind {
                 file_type_name(*expected)
             ),
             ElfErrorKind::IndexOutOfRange { what, index, limit } => {
-                write!(f, "{what}: index {index} is out of range (there are {limit})")
+                write!(
+                    f,
+                    "{what}: index {index} is out of range (there are {limit})"
+                )
             }
-            ElfErrorKind::UnknownRelocation { section, offset, r_type } => write!(
+            ElfErrorKind::UnknownRelocation {
+                section,
+                offset,
+                r_type,
+            } => write!(
                 f,
                 "unknown relocation type {r_type} at {section}+{offset:#x}"
             ),
-            ElfErrorKind::RelocationPastEnd { section, offset, reloc, section_size } => write!(
+            ElfErrorKind::RelocationPastEnd {
+                section,
+                offset,
+                reloc,
+                section_size,
+            } => write!(
                 f,
                 "relocation {reloc} at {section}+{offset:#x} reaches past the end of the section ({section_size:#x} bytes)"
             ),

@@ -16,9 +16,21 @@ pub struct SegmentFlags {
 }
 
 impl SegmentFlags {
-    pub const RX: SegmentFlags = SegmentFlags { read: true, write: false, execute: true };
-    pub const R: SegmentFlags = SegmentFlags { read: true, write: false, execute: false };
-    pub const RW: SegmentFlags = SegmentFlags { read: true, write: true, execute: false };
+    pub const RX: SegmentFlags = SegmentFlags {
+        read: true,
+        write: false,
+        execute: true,
+    };
+    pub const R: SegmentFlags = SegmentFlags {
+        read: true,
+        write: false,
+        execute: false,
+    };
+    pub const RW: SegmentFlags = SegmentFlags {
+        read: true,
+        write: true,
+        execute: false,
+    };
 }
 
 /// One `PT_LOAD` segment: `data` is loaded at `vaddr`, and the rest of `mem_size`
@@ -75,7 +87,10 @@ pub struct Executable {
 impl Executable {
     /// The bytes of a non-allocated section, e.g. `.debug_line`.
     pub fn non_alloc_section(&self, name: &str) -> Option<&[u8]> {
-        self.non_alloc_sections.iter().find(|s| s.name == name).map(|s| s.data.as_slice())
+        self.non_alloc_sections
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.data.as_slice())
     }
 
     pub fn section(&self, name: &str) -> Option<&ExecSection> {
@@ -90,12 +105,24 @@ impl Executable {
     /// `addr`, or failing that the closest symbol at or below it: how the simulator
     /// names the function of a faulting bundle.
     pub fn symbol_at(&self, addr: u64) -> Option<&ExecSymbol> {
-        let named = |s: &&ExecSymbol| !s.name.is_empty() && matches!(s.kind, SymbolKind::Func | SymbolKind::Object | SymbolKind::NoType);
+        let named = |s: &&ExecSymbol| {
+            !s.name.is_empty()
+                && matches!(
+                    s.kind,
+                    SymbolKind::Func | SymbolKind::Object | SymbolKind::NoType
+                )
+        };
         self.symbols
             .iter()
             .filter(named)
             .find(|s| s.addr <= addr && addr < s.addr.saturating_add(s.size))
-            .or_else(|| self.symbols.iter().filter(named).filter(|s| s.addr <= addr).max_by_key(|s| s.addr))
+            .or_else(|| {
+                self.symbols
+                    .iter()
+                    .filter(named)
+                    .filter(|s| s.addr <= addr)
+                    .max_by_key(|s| s.addr)
+            })
     }
 
     /// The loaded bytes at `addr..addr + len`, if they lie in the file part of one
@@ -104,7 +131,8 @@ impl Executable {
         self.segments.iter().find_map(|seg| {
             let start = addr.checked_sub(seg.vaddr)?;
             let end = start.checked_add(len)?;
-            seg.data.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+            seg.data
+                .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
         })
     }
 }

@@ -23,7 +23,10 @@ mod write_exec;
 pub use archive::{Archive, ArchiveMember, is_archive, read_archive, write_archive};
 pub use error::{ElfError, ElfErrorKind};
 pub use exec::{ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags};
-pub use model::{Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId, SymbolKind};
+pub use model::{
+    Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,
+    SymbolKind,
+};
 pub use parse::is_elf;
 pub use read::read_object;
 pub use read_exec::read_executable;

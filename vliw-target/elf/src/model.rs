@@ -58,7 +58,10 @@ impl SectionKind {
 
     /// Whether the section is writable when the program runs.
     pub fn is_writable(self) -> bool {
-        matches!(self, SectionKind::Data | SectionKind::Bss | SectionKind::InitArray | SectionKind::FiniArray)
+        matches!(
+            self,
+            SectionKind::Data | SectionKind::Bss | SectionKind::InitArray | SectionKind::FiniArray
+        )
     }
 }
 
@@ -93,17 +96,37 @@ impl Section {
     /// A section with contents (any kind but `Bss`).
     pub fn new(name: &str, kind: SectionKind, align: u64, data: Vec<u8>) -> Section {
         let size = data.len() as u64;
-        Section { name: name.to_string(), kind, align, data, size, relocs: Vec::new(), retain: false }
+        Section {
+            name: name.to_string(),
+            kind,
+            align,
+            data,
+            size,
+            relocs: Vec::new(),
+            retain: false,
+        }
     }
 
     /// A zero-initialized section of `size` bytes.
     pub fn bss(name: &str, align: u64, size: u64) -> Section {
-        Section { name: name.to_string(), kind: SectionKind::Bss, align, data: Vec::new(), size, relocs: Vec::new(), retain: false }
+        Section {
+            name: name.to_string(),
+            kind: SectionKind::Bss,
+            align,
+            data: Vec::new(),
+            size,
+            relocs: Vec::new(),
+            retain: false,
+        }
     }
 
     /// Size in memory: `size` for Bss, the length of `data` otherwise.
     pub fn size(&self) -> u64 {
-        if self.kind == SectionKind::Bss { self.size } else { self.data.len() as u64 }
+        if self.kind == SectionKind::Bss {
+            self.size
+        } else {
+            self.data.len() as u64
+        }
     }
 }
 
@@ -187,12 +210,18 @@ impl Object {
 
     /// The first symbol with this name, if any.
     pub fn symbol_by_name(&self, name: &str) -> Option<SymbolId> {
-        self.symbols.iter().position(|s| s.name == name).map(SymbolId)
+        self.symbols
+            .iter()
+            .position(|s| s.name == name)
+            .map(SymbolId)
     }
 
     /// The first section with this name, if any.
     pub fn section_by_name(&self, name: &str) -> Option<SectionId> {
-        self.sections.iter().position(|s| s.name == name).map(SectionId)
+        self.sections
+            .iter()
+            .position(|s| s.name == name)
+            .map(SectionId)
     }
 
     /// Checks that every link in the object points at something that exists and that
@@ -202,22 +231,39 @@ impl Object {
             if let SymbolDefinition::Defined { section, .. } = sym.definition
                 && section.0 >= self.sections.len()
             {
-                return Err(format!("symbol {i} `{}` is defined in section {} which does not exist", sym.name, section.0));
+                return Err(format!(
+                    "symbol {i} `{}` is defined in section {} which does not exist",
+                    sym.name, section.0
+                ));
             }
         }
         for sec in &self.sections {
             if !sec.align.is_power_of_two() {
-                return Err(format!("section {} has alignment {}, not a power of two", sec.name, sec.align));
+                return Err(format!(
+                    "section {} has alignment {}, not a power of two",
+                    sec.name, sec.align
+                ));
             }
             if sec.kind == SectionKind::Bss && !sec.data.is_empty() {
                 return Err(format!("bss section {} has contents", sec.name));
             }
             for r in &sec.relocs {
                 if r.symbol.0 >= self.symbols.len() {
-                    return Err(format!("relocation at {}+{:#x} refers to symbol {} which does not exist", sec.name, r.offset, r.symbol.0));
+                    return Err(format!(
+                        "relocation at {}+{:#x} refers to symbol {} which does not exist",
+                        sec.name, r.offset, r.symbol.0
+                    ));
                 }
-                if r.offset.checked_add(r.kind.size() as u64).is_none_or(|end| end > sec.data.len() as u64) {
-                    return Err(format!("relocation {} at {}+{:#x} reaches past the end of the section", r.kind.name(), sec.name, r.offset));
+                if r.offset
+                    .checked_add(r.kind.size() as u64)
+                    .is_none_or(|end| end > sec.data.len() as u64)
+                {
+                    return Err(format!(
+                        "relocation {} at {}+{:#x} reaches past the end of the section",
+                        r.kind.name(),
+                        sec.name,
+                        r.offset
+                    ));
                 }
             }
         }

@@ -16,28 +16,54 @@ use crate::parse::{RawElf, string_at};
 /// Reads an executable. `file_name` is only used in error messages. Never panics.
 pub fn read_executable(bytes: &[u8], file_name: &str) -> Result<Executable, ElfError> {
     let raw = RawElf::parse(bytes, file_name, elf::ET_EXEC)?;
-    let mut exe = Executable { entry: raw.header.e_entry.get(LE), ..Executable::default() };
+    let mut exe = Executable {
+        entry: raw.header.e_entry.get(LE),
+        ..Executable::default()
+    };
 
     for (i, ph) in raw.program_headers()?.iter().enumerate() {
         if ph.p_type(LE) != elf::PT_LOAD {
             continue;
         }
-        let (vaddr, offset, filesz, memsz) = (ph.p_vaddr(LE), ph.p_offset(LE), ph.p_filesz(LE), ph.p_memsz(LE));
+        let (vaddr, offset, filesz, memsz) = (
+            ph.p_vaddr(LE),
+            ph.p_offset(LE),
+            ph.p_filesz(LE),
+            ph.p_memsz(LE),
+        );
         if filesz > memsz {
-            return Err(raw.malformed(format!("segment {i}: file size {filesz:#x} is larger than memory size {memsz:#x}")));
+            return Err(raw.malformed(format!(
+                "segment {i}: file size {filesz:#x} is larger than memory size {memsz:#x}"
+            )));
         }
         if vaddr.checked_add(memsz).is_none() {
-            return Err(raw.malformed(format!("segment {i}: address {vaddr:#x} + size {memsz:#x} overflows")));
+            return Err(raw.malformed(format!(
+                "segment {i}: address {vaddr:#x} + size {memsz:#x} overflows"
+            )));
         }
-        let data = raw.bytes(&format!("contents of segment {i}"), offset, filesz)?.to_vec();
+        let data = raw
+            .bytes(&format!("contents of segment {i}"), offset, filesz)?
+            .to_vec();
         let f = ph.p_flags(LE).0;
-        let flags = SegmentFlags { read: f & elf::PF_R.0 != 0, write: f & elf::PF_W.0 != 0, execute: f & elf::PF_X.0 != 0 };
-        exe.segments.push(Segment { vaddr, mem_size: memsz, data, flags });
+        let flags = SegmentFlags {
+            read: f & elf::PF_R.0 != 0,
+            write: f & elf::PF_W.0 != 0,
+            execute: f & elf::PF_X.0 != 0,
+        };
+        exe.segments.push(Segment {
+            vaddr,
+            mem_size: memsz,
+            data,
+            flags,
+        });
     }
     exe.segments.sort_by_key(|s| s.vaddr);
     for pair in exe.segments.windows(2) {
         if pair[0].vaddr + pair[0].mem_size > pair[1].vaddr {
-            return Err(raw.malformed(format!("segments at {:#x} and {:#x} overlap", pair[0].vaddr, pair[1].vaddr)));
+            return Err(raw.malformed(format!(
+                "segments at {:#x} and {:#x} overlap",
+                pair[0].vaddr, pair[1].vaddr
+            )));
         }
     }
 
@@ -60,11 +86,21 @@ pub fn read_executable(bytes: &[u8], file_name: &str) -> Result<Executable, ElfE
                 _ if flags & elf::SHF_WRITE.0 != 0 => SectionKind::Data,
                 _ => SectionKind::ReadOnlyData,
             };
-            exe.sections.push(ExecSection { name, addr: shdr.sh_addr(LE), size: shdr.sh_size(LE), kind });
+            exe.sections.push(ExecSection {
+                name,
+                addr: shdr.sh_addr(LE),
+                size: shdr.sh_size(LE),
+                kind,
+            });
         } else if sh_type == elf::SHT_PROGBITS || sh_type == elf::SHT_NOTE {
-            let kind = if sh_type == elf::SHT_NOTE { SectionKind::Note } else { SectionKind::Other };
+            let kind = if sh_type == elf::SHT_NOTE {
+                SectionKind::Note
+            } else {
+                SectionKind::Other
+            };
             let data = raw.section_data(index, &name)?.to_vec();
-            exe.non_alloc_sections.push(NonAllocSection { name, kind, data });
+            exe.non_alloc_sections
+                .push(NonAllocSection { name, kind, data });
         }
     }
     exe.sections.sort_by_key(|s| s.addr);
@@ -74,7 +110,13 @@ pub fn read_executable(bytes: &[u8], file_name: &str) -> Result<Executable, ElfE
 fn read_symbols(raw: &RawElf<'_>, index: usize, exe: &mut Executable) -> Result<(), ElfError> {
     let table = raw.symbol_table(index)?;
     for (i, sym) in table.symbols.iter().enumerate().skip(1) {
-        let name = string_at(raw.file, table.strings, ".strtab", sym.st_name(LE), &format!("name of symbol {i}"))?;
+        let name = string_at(
+            raw.file,
+            table.strings,
+            ".strtab",
+            sym.st_name(LE),
+            &format!("name of symbol {i}"),
+        )?;
         let binding = match sym.st_bind() {
             elf::STB_LOCAL => Binding::Local,
             elf::STB_WEAK => Binding::Weak,
@@ -87,7 +129,13 @@ fn read_symbols(raw: &RawElf<'_>, index: usize, exe: &mut Executable) -> Result<
             elf::STT_FILE => SymbolKind::File,
             _ => SymbolKind::NoType,
         };
-        exe.symbols.push(ExecSymbol { name, addr: sym.st_value(LE), size: sym.st_size(LE), kind, binding });
+        exe.symbols.push(ExecSymbol {
+            name,
+            addr: sym.st_value(LE),
+            size: sym.st_size(LE),
+            kind,
+            binding,
+        });
     }
     Ok(())
 }

@@ -5,10 +5,10 @@
 //! the section headers. Section `i` of the model is ELF section `i + 1`, followed by one
 //! `.rela<name>` section per section with relocations, then the tables.
 
-use object::elf;
-use object::write::elf::{FileHeader, Rel, SectionHeader, Sym, SymbolIndex, Writer};
-use object::write::StringId;
 use object::Endianness;
+use object::elf;
+use object::write::StringId;
+use object::write::elf::{FileHeader, Rel, SectionHeader, Sym, SymbolIndex, Writer};
 
 use crate::model::{Binding, Object, SectionKind, SymbolDefinition, SymbolKind};
 
@@ -66,14 +66,22 @@ pub fn write_object(object: &Object) -> Vec<u8> {
     if let Err(e) = object.check() {
         panic!("write_object: invalid object: {e}");
     }
-    let rela_names: Vec<String> = object.sections.iter().map(|s| format!(".rela{}", s.name)).collect();
+    let rela_names: Vec<String> = object
+        .sections
+        .iter()
+        .map(|s| format!(".rela{}", s.name))
+        .collect();
     // Local symbols first, as ELF requires; within each group the model's order.
     let order: Vec<usize> = (0..object.symbols.len())
         .filter(|&i| object.symbols[i].binding == Binding::Local)
         .chain((0..object.symbols.len()).filter(|&i| object.symbols[i].binding != Binding::Local))
         .collect();
     let mut elf_symbol = vec![SymbolIndex(0); object.symbols.len()];
-    let num_local = 1 + object.symbols.iter().filter(|s| s.binding == Binding::Local).count() as u32;
+    let num_local = 1 + object
+        .symbols
+        .iter()
+        .filter(|s| s.binding == Binding::Local)
+        .count() as u32;
 
     let mut out = Vec::new();
     let mut w = Writer::new(Endianness::Little, true, &mut out);
@@ -115,10 +123,17 @@ pub fn write_object(object: &Object) -> Vec<u8> {
     // File ranges.
     let mut data_offset = Vec::with_capacity(object.sections.len());
     for s in &object.sections {
-        let offset = if s.kind == SectionKind::Bss { 0 } else { w.reserve(s.data.len() as u64, file_align(s.align)) };
+        let offset = if s.kind == SectionKind::Bss {
+            0
+        } else {
+            w.reserve(s.data.len() as u64, file_align(s.align))
+        };
         data_offset.push(offset);
     }
-    let rela_offset: Vec<u64> = rela.iter().map(|&(i, _, _)| w.reserve_relocations(object.sections[i].relocs.len(), true)).collect();
+    let rela_offset: Vec<u64> = rela
+        .iter()
+        .map(|&(i, _, _)| w.reserve_relocations(object.sections[i].relocs.len(), true))
+        .collect();
     w.reserve_symtab();
     w.reserve_symtab_shndx();
     w.reserve_strtab().expect("string table");
@@ -161,7 +176,9 @@ pub fn write_object(object: &Object) -> Vec<u8> {
         let (section, st_shndx, st_value) = match sym.definition {
             SymbolDefinition::Undefined => (None, elf::SHN_UNDEF, 0),
             SymbolDefinition::Absolute(v) => (None, elf::SHN_ABS, v),
-            SymbolDefinition::Defined { section, value } => (Some(section_index[section.0].0), elf::SHN_UNDEF, value),
+            SymbolDefinition::Defined { section, value } => {
+                (Some(section_index[section.0].0), elf::SHN_UNDEF, value)
+            }
         };
         w.write_symbol(&Sym {
             section,
@@ -199,7 +216,14 @@ pub fn write_object(object: &Object) -> Vec<u8> {
     }
     for (&(i, name, _), &offset) in rela.iter().zip(&rela_offset) {
         let count = object.sections[i].relocs.len();
-        w.write_relocation_section_header(name, section_index[i], symtab_index, offset, count, true);
+        w.write_relocation_section_header(
+            name,
+            section_index[i],
+            symtab_index,
+            offset,
+            count,
+            true,
+        );
     }
     w.write_symtab_section_header(num_local);
     w.write_strtab_section_header();

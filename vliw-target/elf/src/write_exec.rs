@@ -37,10 +37,21 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
     w.reserve_file_header();
     w.reserve_program_headers(exe.segments.len() as u32);
 
-    let alloc_names: Vec<Option<StringId>> = exe.sections.iter().map(|s| non_empty(c_name(&s.name)).map(|n| w.add_section_name(n))).collect();
-    let alloc_index: Vec<SectionIndex> = exe.sections.iter().map(|_| w.reserve_section_index()).collect();
-    let other_names: Vec<Option<StringId>> =
-        exe.non_alloc_sections.iter().map(|s| non_empty(c_name(&s.name)).map(|n| w.add_section_name(n))).collect();
+    let alloc_names: Vec<Option<StringId>> = exe
+        .sections
+        .iter()
+        .map(|s| non_empty(c_name(&s.name)).map(|n| w.add_section_name(n)))
+        .collect();
+    let alloc_index: Vec<SectionIndex> = exe
+        .sections
+        .iter()
+        .map(|_| w.reserve_section_index())
+        .collect();
+    let other_names: Vec<Option<StringId>> = exe
+        .non_alloc_sections
+        .iter()
+        .map(|s| non_empty(c_name(&s.name)).map(|n| w.add_section_name(n)))
+        .collect();
     for _ in &exe.non_alloc_sections {
         w.reserve_section_index();
     }
@@ -56,7 +67,11 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
         .filter(|&i| exe.symbols[i].binding == Binding::Local)
         .chain((0..exe.symbols.len()).filter(|&i| exe.symbols[i].binding != Binding::Local))
         .collect();
-    let num_local = 1 + exe.symbols.iter().filter(|s| s.binding == Binding::Local).count() as u32;
+    let num_local = 1 + exe
+        .symbols
+        .iter()
+        .filter(|s| s.binding == Binding::Local)
+        .count() as u32;
     let mut symbol_name = vec![None; exe.symbols.len()];
     let mut symbol_section = vec![None; exe.symbols.len()];
     if has_symtab {
@@ -65,8 +80,15 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
     for &i in &order {
         let sym = &exe.symbols[i];
         symbol_name[i] = non_empty(c_name(&sym.name)).map(|n| w.add_string(n));
-        let inside = exe.sections.iter().position(|s| s.addr <= sym.addr && sym.addr < s.addr.saturating_add(s.size));
-        let at_end = || exe.sections.iter().position(|s| s.addr.saturating_add(s.size) == sym.addr);
+        let inside = exe
+            .sections
+            .iter()
+            .position(|s| s.addr <= sym.addr && sym.addr < s.addr.saturating_add(s.size));
+        let at_end = || {
+            exe.sections
+                .iter()
+                .position(|s| s.addr.saturating_add(s.size) == sym.addr)
+        };
         symbol_section[i] = inside.or_else(at_end).map(|s| alloc_index[s]);
         w.reserve_symbol_index(symbol_section[i]);
     }
@@ -82,7 +104,11 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
         w.reserve(seg.data.len() as u64, 1);
         segment_offset.push(offset);
     }
-    let other_offset: Vec<u64> = exe.non_alloc_sections.iter().map(|s| w.reserve(s.data.len() as u64, 1)).collect();
+    let other_offset: Vec<u64> = exe
+        .non_alloc_sections
+        .iter()
+        .map(|s| w.reserve(s.data.len() as u64, 1))
+        .collect();
     if has_symtab {
         w.reserve_symtab();
         w.reserve_symtab_shndx();
@@ -147,7 +173,9 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
             .segments
             .iter()
             .zip(&segment_offset)
-            .find(|(seg, _)| seg.vaddr <= s.addr && s.addr <= seg.vaddr.saturating_add(seg.mem_size))
+            .find(|(seg, _)| {
+                seg.vaddr <= s.addr && s.addr <= seg.vaddr.saturating_add(seg.mem_size)
+            })
             .map_or(0, |(seg, &off)| off + (s.addr - seg.vaddr));
         w.write_section_header(&SectionHeader {
             sh_name: w.section_name_offset(alloc_names[i]),
@@ -163,7 +191,11 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
         });
     }
     for (i, s) in exe.non_alloc_sections.iter().enumerate() {
-        let (sh_type, _) = section_type_and_flags(if s.kind == SectionKind::Note { SectionKind::Note } else { SectionKind::Other });
+        let (sh_type, _) = section_type_and_flags(if s.kind == SectionKind::Note {
+            SectionKind::Note
+        } else {
+            SectionKind::Other
+        });
         w.write_section_header(&SectionHeader {
             sh_name: w.section_name_offset(other_names[i]),
             sh_type,

@@ -8,24 +8,85 @@ fn sample() -> Executable {
     Executable {
         entry: 0x10008,
         segments: vec![
-            Segment { vaddr: 0x10000, mem_size: 24, data: common::nops(3), flags: SegmentFlags::RX },
-            Segment { vaddr: 0x11000, mem_size: 5, data: b"abcde".to_vec(), flags: SegmentFlags::R },
-            Segment { vaddr: 0x12000, mem_size: 0x100, data: vec![9; 16], flags: SegmentFlags::RW },
+            Segment {
+                vaddr: 0x10000,
+                mem_size: 24,
+                data: common::nops(3),
+                flags: SegmentFlags::RX,
+            },
+            Segment {
+                vaddr: 0x11000,
+                mem_size: 5,
+                data: b"abcde".to_vec(),
+                flags: SegmentFlags::R,
+            },
+            Segment {
+                vaddr: 0x12000,
+                mem_size: 0x100,
+                data: vec![9; 16],
+                flags: SegmentFlags::RW,
+            },
         ],
         sections: vec![
-            ExecSection { name: ".text".into(), addr: 0x10000, size: 24, kind: SectionKind::Text },
-            ExecSection { name: ".rodata".into(), addr: 0x11000, size: 5, kind: SectionKind::ReadOnlyData },
-            ExecSection { name: ".data".into(), addr: 0x12000, size: 16, kind: SectionKind::Data },
-            ExecSection { name: ".bss".into(), addr: 0x12010, size: 0xf0, kind: SectionKind::Bss },
+            ExecSection {
+                name: ".text".into(),
+                addr: 0x10000,
+                size: 24,
+                kind: SectionKind::Text,
+            },
+            ExecSection {
+                name: ".rodata".into(),
+                addr: 0x11000,
+                size: 5,
+                kind: SectionKind::ReadOnlyData,
+            },
+            ExecSection {
+                name: ".data".into(),
+                addr: 0x12000,
+                size: 16,
+                kind: SectionKind::Data,
+            },
+            ExecSection {
+                name: ".bss".into(),
+                addr: 0x12010,
+                size: 0xf0,
+                kind: SectionKind::Bss,
+            },
         ],
         symbols: vec![
-            ExecSymbol { name: "local_fn".into(), addr: 0x10000, size: 8, kind: SymbolKind::Func, binding: Binding::Local },
-            ExecSymbol { name: "_start".into(), addr: 0x10008, size: 16, kind: SymbolKind::Func, binding: Binding::Global },
-            ExecSymbol { name: "_end".into(), addr: 0x12100, size: 0, kind: SymbolKind::NoType, binding: Binding::Global },
+            ExecSymbol {
+                name: "local_fn".into(),
+                addr: 0x10000,
+                size: 8,
+                kind: SymbolKind::Func,
+                binding: Binding::Local,
+            },
+            ExecSymbol {
+                name: "_start".into(),
+                addr: 0x10008,
+                size: 16,
+                kind: SymbolKind::Func,
+                binding: Binding::Global,
+            },
+            ExecSymbol {
+                name: "_end".into(),
+                addr: 0x12100,
+                size: 0,
+                kind: SymbolKind::NoType,
+                binding: Binding::Global,
+            },
         ],
         non_alloc_sections: vec![
-            NonAllocSection { name: ".debug_line".into(), kind: SectionKind::Other, data: vec![1, 2, 3] },
-            NonAllocSection { name: ".comment".into(), kind: SectionKind::Other, data: b"vliw\0".to_vec() },
+            NonAllocSection {
+                name: ".debug_line".into(),
+                kind: SectionKind::Other,
+                data: vec![1, 2, 3],
+            },
+            NonAllocSection {
+                name: ".comment".into(),
+                kind: SectionKind::Other,
+                data: b"vliw\0".to_vec(),
+            },
         ],
     }
 }
@@ -36,7 +97,10 @@ fn executable_round_trip() {
     let bytes = write_executable(&exe);
     let back = read_executable(&bytes, "a.out").unwrap();
     assert_eq!(back, exe);
-    assert_eq!(back.non_alloc_section(".debug_line"), Some(&[1u8, 2, 3][..]));
+    assert_eq!(
+        back.non_alloc_section(".debug_line"),
+        Some(&[1u8, 2, 3][..])
+    );
     assert_eq!(back.symbol_at(0x10010).unwrap().name, "_start");
     assert_eq!(back.bytes_at(0x11001, 2), Some(&b"bc"[..]));
 }
@@ -61,7 +125,10 @@ fn segment_offsets_are_congruent_to_addresses() {
         assert_eq!(ph.p_offset(e) % 4096, ph.p_vaddr(e) % 4096);
         assert_eq!(ph.p_align(e), 4096);
     }
-    assert_eq!(phdrs[0].p_flags(e).0, object::elf::PF_R.0 | object::elf::PF_X.0);
+    assert_eq!(
+        phdrs[0].p_flags(e).0,
+        object::elf::PF_R.0 | object::elf::PF_X.0
+    );
     assert_eq!(phdrs[2].p_memsz(e), 0x100);
     assert_eq!(phdrs[2].p_filesz(e), 16);
 }
@@ -79,7 +146,12 @@ fn executable_errors() {
     b[phoff + 0x20..phoff + 0x28].copy_from_slice(&0x10_0000u64.to_le_bytes());
     b[phoff + 0x28..phoff + 0x30].copy_from_slice(&0x10_0000u64.to_le_bytes());
     let message = read_executable(&b, "a.out").unwrap_err().to_string();
-    assert!(message.starts_with("a.out: truncated file: contents of segment 0 at offset 0x1000 needs 0x100000 bytes"), "{message}");
+    assert!(
+        message.starts_with(
+            "a.out: truncated file: contents of segment 0 at offset 0x1000 needs 0x100000 bytes"
+        ),
+        "{message}"
+    );
 }
 
 #[test]
@@ -88,14 +160,25 @@ fn readelf_accepts_our_executables() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("a.out");
     std::fs::write(&path, write_executable(&sample())).unwrap();
-    let Ok(out) = std::process::Command::new("readelf").arg("-a").arg("-W").arg(&path).output() else {
+    let Ok(out) = std::process::Command::new("readelf")
+        .arg("-a")
+        .arg("-W")
+        .arg(&path)
+        .output()
+    else {
         std::fs::remove_dir_all(&dir).ok();
         return;
     };
     std::fs::remove_dir_all(&dir).ok();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!stderr.contains("Error") && !stderr.contains("Warning"), "{stderr}");
+    assert!(
+        !stderr.contains("Error") && !stderr.contains("Warning"),
+        "{stderr}"
+    );
     assert!(stdout.contains("EXEC (Executable file)"), "{stdout}");
-    assert!(stdout.contains("Entry point address:               0x10008"), "{stdout}");
+    assert!(
+        stdout.contains("Entry point address:               0x10008"),
+        "{stdout}"
+    );
 }

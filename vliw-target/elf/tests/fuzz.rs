@@ -15,24 +15,65 @@ fn sample_executable() -> Vec<u8> {
     let exe = Executable {
         entry: 0x10000,
         segments: vec![
-            Segment { vaddr: 0x10000, mem_size: 16, data: common::nops(2), flags: SegmentFlags::RX },
-            Segment { vaddr: 0x11000, mem_size: 64, data: vec![7; 8], flags: SegmentFlags::RW },
+            Segment {
+                vaddr: 0x10000,
+                mem_size: 16,
+                data: common::nops(2),
+                flags: SegmentFlags::RX,
+            },
+            Segment {
+                vaddr: 0x11000,
+                mem_size: 64,
+                data: vec![7; 8],
+                flags: SegmentFlags::RW,
+            },
         ],
         sections: vec![
-            ExecSection { name: ".text".into(), addr: 0x10000, size: 16, kind: SectionKind::Text },
-            ExecSection { name: ".data".into(), addr: 0x11000, size: 8, kind: SectionKind::Data },
-            ExecSection { name: ".bss".into(), addr: 0x11008, size: 56, kind: SectionKind::Bss },
+            ExecSection {
+                name: ".text".into(),
+                addr: 0x10000,
+                size: 16,
+                kind: SectionKind::Text,
+            },
+            ExecSection {
+                name: ".data".into(),
+                addr: 0x11000,
+                size: 8,
+                kind: SectionKind::Data,
+            },
+            ExecSection {
+                name: ".bss".into(),
+                addr: 0x11008,
+                size: 56,
+                kind: SectionKind::Bss,
+            },
         ],
-        symbols: vec![ExecSymbol { name: "_start".into(), addr: 0x10000, size: 16, kind: SymbolKind::Func, binding: Binding::Global }],
-        non_alloc_sections: vec![NonAllocSection { name: ".debug_line".into(), kind: SectionKind::Other, data: vec![1, 2, 3] }],
+        symbols: vec![ExecSymbol {
+            name: "_start".into(),
+            addr: 0x10000,
+            size: 16,
+            kind: SymbolKind::Func,
+            binding: Binding::Global,
+        }],
+        non_alloc_sections: vec![NonAllocSection {
+            name: ".debug_line".into(),
+            kind: SectionKind::Other,
+            data: vec![1, 2, 3],
+        }],
     };
     write_executable(&exe)
 }
 
 fn sample_archive() -> Vec<u8> {
     write_archive(&[
-        ArchiveMember { name: "a.o".into(), data: write_object(&common::sample_object()) },
-        ArchiveMember { name: "a-rather-long-member-name.o".into(), data: vec![1, 2, 3] },
+        ArchiveMember {
+            name: "a.o".into(),
+            data: write_object(&common::sample_object()),
+        },
+        ArchiveMember {
+            name: "a-rather-long-member-name.o".into(),
+            data: vec![1, 2, 3],
+        },
     ])
 }
 

@@ -16,7 +16,11 @@ pub enum InputSpec {
     File { path: String, whole_archive: bool },
     /// `-lNAME`: `libNAME.a` in the `-L` directories (`-l:FILE` names the file).
     /// `dynamic` is true after `-Bdynamic`: finding `libNAME.so` first is then an error.
-    Library { name: String, dynamic: bool, whole_archive: bool },
+    Library {
+        name: String,
+        dynamic: bool,
+        whole_archive: bool,
+    },
 }
 
 /// What `-s` / `-S` remove from the output.
@@ -70,7 +74,11 @@ pub enum Command {
     Help,
 }
 
-pub const VERSION: &str = concat!("vliw-ld (vliw-link) ", env!("CARGO_PKG_VERSION"), ", a static linker for the VLIW target");
+pub const VERSION: &str = concat!(
+    "vliw-ld (vliw-link) ",
+    env!("CARGO_PKG_VERSION"),
+    ", a static linker for the VLIW target"
+);
 
 pub const HELP: &str = "\
 Usage: vliw-ld [options] FILE...
@@ -133,17 +141,49 @@ const IGNORED_WITH_ARG: &[&str] = &["-plugin", "-m"];
 
 /// `-z` keywords accepted silently: they concern dynamic linking or stack
 /// executability, which a static executable of ours does not have.
-const Z_KEYWORDS: &[&str] = &["noexecstack", "execstack", "relro", "norelro", "now", "lazy", "text", "notext", "defs", "nodefs"];
+const Z_KEYWORDS: &[&str] = &[
+    "noexecstack",
+    "execstack",
+    "relro",
+    "norelro",
+    "now",
+    "lazy",
+    "text",
+    "notext",
+    "defs",
+    "nodefs",
+];
 
 /// Options that ask for output this linker cannot make.
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("-pie", "position-independent executables are not supported (static executables only)"),
-    ("--pie", "position-independent executables are not supported (static executables only)"),
-    ("-static-pie", "position-independent executables are not supported (static executables only)"),
-    ("--static-pie", "position-independent executables are not supported (static executables only)"),
-    ("-shared", "shared libraries are not supported (static executables only)"),
-    ("--shared", "shared libraries are not supported (static executables only)"),
-    ("-Bshareable", "shared libraries are not supported (static executables only)"),
+    (
+        "-pie",
+        "position-independent executables are not supported (static executables only)",
+    ),
+    (
+        "--pie",
+        "position-independent executables are not supported (static executables only)",
+    ),
+    (
+        "-static-pie",
+        "position-independent executables are not supported (static executables only)",
+    ),
+    (
+        "--static-pie",
+        "position-independent executables are not supported (static executables only)",
+    ),
+    (
+        "-shared",
+        "shared libraries are not supported (static executables only)",
+    ),
+    (
+        "--shared",
+        "shared libraries are not supported (static executables only)",
+    ),
+    (
+        "-Bshareable",
+        "shared libraries are not supported (static executables only)",
+    ),
     ("-r", "relocatable output (-r) is not supported"),
     ("--relocatable", "relocatable output (-r) is not supported"),
 ];
@@ -160,9 +200,12 @@ fn expand_into(args: &[String], out: &mut Vec<String>, depth: usize) -> Result<(
         match arg.strip_prefix('@') {
             Some(path) if !path.is_empty() => {
                 if depth >= 16 {
-                    return Err(LinkError::Usage(format!("response file {path} nests too deeply (a file that includes itself?)")));
+                    return Err(LinkError::Usage(format!(
+                        "response file {path} nests too deeply (a file that includes itself?)"
+                    )));
                 }
-                let text = std::fs::read(path).map_err(|e| LinkError::io(path, "read response file", &e))?;
+                let text = std::fs::read(path)
+                    .map_err(|e| LinkError::io(path, "read response file", &e))?;
                 let words = split_response_file(&String::from_utf8_lossy(&text));
                 expand_into(&words, out, depth + 1)?;
             }
@@ -227,7 +270,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, LinkError> {
             return Ok(v.to_string());
         }
         *i += 1;
-        args.get(*i).cloned().ok_or_else(|| LinkError::Usage(format!("missing argument to option `{arg}`")))
+        args.get(*i)
+            .cloned()
+            .ok_or_else(|| LinkError::Usage(format!("missing argument to option `{arg}`")))
     };
     while i < args.len() {
         let arg = args[i].as_str();
@@ -247,7 +292,11 @@ pub fn parse_args(args: &[String]) -> Result<Command, LinkError> {
             "-L" | "--library-path" => o.library_paths.push(value(&mut i, arg, inline)?),
             "-l" | "--library" => {
                 let lib = value(&mut i, arg, inline)?;
-                o.inputs.push(InputSpec::Library { name: lib, dynamic, whole_archive });
+                o.inputs.push(InputSpec::Library {
+                    name: lib,
+                    dynamic,
+                    whole_archive,
+                });
             }
             "-u" | "--undefined" => o.undefined.push(value(&mut i, arg, inline)?),
             "--whole-archive" => whole_archive = true,
@@ -275,22 +324,38 @@ pub fn parse_args(args: &[String]) -> Result<Command, LinkError> {
                 if let Some((_, message)) = UNSUPPORTED.iter().find(|(n, _)| *n == name) {
                     return Err(LinkError::Usage(format!("{message} (option `{arg}`)")));
                 }
-                if let Some(v) = arg.strip_prefix("-o").filter(|v| !v.is_empty() && !arg.starts_with("--")) {
+                if let Some(v) = arg
+                    .strip_prefix("-o")
+                    .filter(|v| !v.is_empty() && !arg.starts_with("--"))
+                {
                     o.output = Some(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("-L").filter(|v| !v.is_empty()) {
                     o.library_paths.push(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("-l").filter(|v| !v.is_empty()) {
-                    o.inputs.push(InputSpec::Library { name: v.to_string(), dynamic, whole_archive });
-                } else if let Some(v) = arg.strip_prefix("-e").filter(|v| !v.is_empty() && !arg.starts_with("--")) {
+                    o.inputs.push(InputSpec::Library {
+                        name: v.to_string(),
+                        dynamic,
+                        whole_archive,
+                    });
+                } else if let Some(v) = arg
+                    .strip_prefix("-e")
+                    .filter(|v| !v.is_empty() && !arg.starts_with("--"))
+                {
                     o.entry = v.to_string();
                 } else if let Some(v) = arg.strip_prefix("-z").filter(|v| !v.is_empty()) {
                     z_keyword(v, &mut o);
-                } else if let Some(v) = arg.strip_prefix("-u").filter(|v| !v.is_empty() && !arg.starts_with("--")) {
+                } else if let Some(v) = arg
+                    .strip_prefix("-u")
+                    .filter(|v| !v.is_empty() && !arg.starts_with("--"))
+                {
                     o.undefined.push(v.to_string());
                 } else if arg.starts_with('-') && arg != "-" {
                     return Err(LinkError::Usage(format!("unknown option: {arg}")));
                 } else {
-                    o.inputs.push(InputSpec::File { path: arg.to_string(), whole_archive });
+                    o.inputs.push(InputSpec::File {
+                        path: arg.to_string(),
+                        whole_archive,
+                    });
                 }
             }
         }
@@ -300,8 +365,12 @@ pub fn parse_args(args: &[String]) -> Result<Command, LinkError> {
 }
 
 fn z_keyword(keyword: &str, o: &mut LinkOptions) {
-    if !Z_KEYWORDS.contains(&keyword) && !keyword.starts_with("max-page-size") && !keyword.starts_with("common-page-size") {
-        o.warnings.push(format!("ignoring unknown -z keyword: {keyword}"));
+    if !Z_KEYWORDS.contains(&keyword)
+        && !keyword.starts_with("max-page-size")
+        && !keyword.starts_with("common-page-size")
+    {
+        o.warnings
+            .push(format!("ignoring unknown -z keyword: {keyword}"));
     }
 }
 
@@ -322,28 +391,79 @@ mod tests {
 
     #[test]
     fn option_spellings() {
-        let o = link(&["a.o", "-o", "out", "-e", "main", "--gc-sections", "-Map", "m.txt", "-L", "dir", "-lfoo", "-l", "bar"]);
+        let o = link(&[
+            "a.o",
+            "-o",
+            "out",
+            "-e",
+            "main",
+            "--gc-sections",
+            "-Map",
+            "m.txt",
+            "-L",
+            "dir",
+            "-lfoo",
+            "-l",
+            "bar",
+        ]);
         assert_eq!(o.output.as_deref(), Some("out"));
         assert_eq!(o.entry, "main");
         assert!(o.gc_sections);
         assert_eq!(o.map.as_deref(), Some("m.txt"));
         assert_eq!(o.library_paths, ["dir"]);
         assert_eq!(o.inputs.len(), 3);
-        assert_eq!(o.inputs[1], InputSpec::Library { name: "foo".into(), dynamic: false, whole_archive: false });
+        assert_eq!(
+            o.inputs[1],
+            InputSpec::Library {
+                name: "foo".into(),
+                dynamic: false,
+                whole_archive: false
+            }
+        );
 
-        let o = link(&["-oout", "--entry=start2", "-Map=a.map", "-Ldir2", "--library-path=d3", "--no-gc-sections"]);
-        assert_eq!((o.output.as_deref(), o.entry.as_str(), o.map.as_deref()), (Some("out"), "start2", Some("a.map")));
+        let o = link(&[
+            "-oout",
+            "--entry=start2",
+            "-Map=a.map",
+            "-Ldir2",
+            "--library-path=d3",
+            "--no-gc-sections",
+        ]);
+        assert_eq!(
+            (o.output.as_deref(), o.entry.as_str(), o.map.as_deref()),
+            (Some("out"), "start2", Some("a.map"))
+        );
         assert_eq!(o.library_paths, ["dir2", "d3"]);
         let o = link(&["--entry", "s", "--Map=b.map", "-estart3"]);
-        assert_eq!((o.entry.as_str(), o.map.as_deref()), ("start3", Some("b.map")));
+        assert_eq!(
+            (o.entry.as_str(), o.map.as_deref()),
+            ("start3", Some("b.map"))
+        );
     }
 
     #[test]
     fn ignored_options() {
         let o = link(&[
-            "-static", "-nostdlib", "-nostartfiles", "--as-needed", "-Bstatic", "-z", "noexecstack", "-zrelro", "-z", "now",
-            "--eh-frame-hdr", "-no-pie", "-plugin", "/usr/lib/liblto_plugin.so", "-plugin-opt=O2", "--start-group", "x.a",
-            "--end-group", "-O1", "a.o",
+            "-static",
+            "-nostdlib",
+            "-nostartfiles",
+            "--as-needed",
+            "-Bstatic",
+            "-z",
+            "noexecstack",
+            "-zrelro",
+            "-z",
+            "now",
+            "--eh-frame-hdr",
+            "-no-pie",
+            "-plugin",
+            "/usr/lib/liblto_plugin.so",
+            "-plugin-opt=O2",
+            "--start-group",
+            "x.a",
+            "--end-group",
+            "-O1",
+            "a.o",
         ]);
         assert_eq!(o.inputs.len(), 2);
         assert!(o.warnings.is_empty());
@@ -353,15 +473,41 @@ mod tests {
 
     #[test]
     fn whole_archive_and_dynamic_apply_to_following_inputs() {
-        let o = link(&["a.a", "--whole-archive", "b.a", "-lc", "--no-whole-archive", "-Bdynamic", "-lm", "c.a"]);
+        let o = link(&[
+            "a.a",
+            "--whole-archive",
+            "b.a",
+            "-lc",
+            "--no-whole-archive",
+            "-Bdynamic",
+            "-lm",
+            "c.a",
+        ]);
         assert_eq!(
             o.inputs,
             [
-                InputSpec::File { path: "a.a".into(), whole_archive: false },
-                InputSpec::File { path: "b.a".into(), whole_archive: true },
-                InputSpec::Library { name: "c".into(), dynamic: false, whole_archive: true },
-                InputSpec::Library { name: "m".into(), dynamic: true, whole_archive: false },
-                InputSpec::File { path: "c.a".into(), whole_archive: false },
+                InputSpec::File {
+                    path: "a.a".into(),
+                    whole_archive: false
+                },
+                InputSpec::File {
+                    path: "b.a".into(),
+                    whole_archive: true
+                },
+                InputSpec::Library {
+                    name: "c".into(),
+                    dynamic: false,
+                    whole_archive: true
+                },
+                InputSpec::Library {
+                    name: "m".into(),
+                    dynamic: true,
+                    whole_archive: false
+                },
+                InputSpec::File {
+                    path: "c.a".into(),
+                    whole_archive: false
+                },
             ]
         );
     }
@@ -376,13 +522,24 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!(parse(&["--frobnicate"]).unwrap_err().to_string(), "unknown option: --frobnicate");
-        assert_eq!(parse(&["a.o", "-o"]).unwrap_err().to_string(), "missing argument to option `-o`");
+        assert_eq!(
+            parse(&["--frobnicate"]).unwrap_err().to_string(),
+            "unknown option: --frobnicate"
+        );
+        assert_eq!(
+            parse(&["a.o", "-o"]).unwrap_err().to_string(),
+            "missing argument to option `-o`"
+        );
         assert_eq!(
             parse(&["-pie"]).unwrap_err().to_string(),
             "position-independent executables are not supported (static executables only) (option `-pie`)"
         );
-        assert!(parse(&["-shared"]).unwrap_err().to_string().contains("shared libraries are not supported"));
+        assert!(
+            parse(&["-shared"])
+                .unwrap_err()
+                .to_string()
+                .contains("shared libraries are not supported")
+        );
     }
 
     #[test]

@@ -29,7 +29,11 @@ pub enum LinkError {
     /// output file, library not found.
     Usage(String),
     /// A file that cannot be read or written, with the operating system's reason.
-    Io { path: String, action: &'static str, message: String },
+    Io {
+        path: String,
+        action: &'static str,
+        message: String,
+    },
     /// An input file that is not a valid object or archive of our machine.
     Input(ElfError),
     /// An input that is neither an ELF object nor an archive.
@@ -37,7 +41,14 @@ pub enum LinkError {
     Undefined(Vec<UndefinedSymbol>),
     Duplicate(Vec<DuplicateSymbol>),
     /// A relocation whose value does not fit, is misaligned, or lies outside its section.
-    Relocation { object: String, section: String, offset: u64, symbol: String, kind: RelocKind, error: RelocError },
+    Relocation {
+        object: String,
+        section: String,
+        offset: u64,
+        symbol: String,
+        kind: RelocKind,
+        error: RelocError,
+    },
     /// The entry symbol (`-e`, default `_start`) is not defined.
     MissingEntry(String),
     /// The program does not fit in the address space.
@@ -46,7 +57,11 @@ pub enum LinkError {
 
 impl LinkError {
     pub(crate) fn io(path: &str, action: &'static str, error: &std::io::Error) -> LinkError {
-        LinkError::Io { path: path.to_string(), action, message: error.to_string() }
+        LinkError::Io {
+            path: path.to_string(),
+            action,
+            message: error.to_string(),
+        }
     }
 }
 
@@ -54,10 +69,17 @@ impl fmt::Display for LinkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LinkError::Usage(message) => write!(f, "{message}"),
-            LinkError::Io { path, action, message } => write!(f, "cannot {action} {path}: {message}"),
+            LinkError::Io {
+                path,
+                action,
+                message,
+            } => write!(f, "cannot {action} {path}: {message}"),
             LinkError::Input(e) => write!(f, "{e}"),
             LinkError::UnknownFileType(path) => {
-                write!(f, "{path}: unknown file type (neither an ELF object nor an archive)")
+                write!(
+                    f,
+                    "{path}: unknown file type (neither an ELF object nor an archive)"
+                )
             }
             LinkError::Undefined(symbols) => {
                 for (i, s) in symbols.iter().enumerate() {
@@ -76,11 +98,22 @@ impl fmt::Display for LinkError {
                     if i > 0 {
                         writeln!(f)?;
                     }
-                    write!(f, "duplicate symbol: {}\n>>> defined at {}\n>>> defined at {}", s.name, s.first, s.second)?;
+                    write!(
+                        f,
+                        "duplicate symbol: {}\n>>> defined at {}\n>>> defined at {}",
+                        s.name, s.first, s.second
+                    )?;
                 }
                 Ok(())
             }
-            LinkError::Relocation { object, section, offset, symbol, kind, error } => write!(
+            LinkError::Relocation {
+                object,
+                section,
+                offset,
+                symbol,
+                kind,
+                error,
+            } => write!(
                 f,
                 "{object}: cannot apply relocation {} against symbol `{symbol}` at {section}+{offset:#x}: {error}",
                 kind.name()

@@ -25,10 +25,21 @@ fn is_root(kind: SectionKind, retain: bool, name: &str) -> bool {
 /// `live[object][section]`: whether an allocated section goes into the output. With
 /// `gc` false every allocated section is live. Non-allocated sections are never live
 /// here (they are handled apart).
-pub(crate) fn live_sections(inputs: &[Input], resolution: &Resolution, roots: &[Target], gc: bool) -> Vec<Vec<bool>> {
-    let mut live: Vec<Vec<bool>> = inputs.iter().map(|i| vec![false; i.object.sections.len()]).collect();
+pub(crate) fn live_sections(
+    inputs: &[Input],
+    resolution: &Resolution,
+    roots: &[Target],
+    gc: bool,
+) -> Vec<Vec<bool>> {
+    let mut live: Vec<Vec<bool>> = inputs
+        .iter()
+        .map(|i| vec![false; i.object.sections.len()])
+        .collect();
     let mut work = Vec::new();
-    let mark = |object: usize, section: usize, live: &mut Vec<Vec<bool>>, work: &mut Vec<(usize, usize)>| {
+    let mark = |object: usize,
+                section: usize,
+                live: &mut Vec<Vec<bool>>,
+                work: &mut Vec<(usize, usize)>| {
         if inputs[object].object.sections[section].kind.is_alloc() && !live[object][section] {
             live[object][section] = true;
             work.push((object, section));
@@ -45,13 +56,19 @@ pub(crate) fn live_sections(inputs: &[Input], resolution: &Resolution, roots: &[
         return live;
     }
     for root in roots {
-        if let Target::Section { object, section, .. } = *root {
+        if let Target::Section {
+            object, section, ..
+        } = *root
+        {
             mark(object, section.0, &mut live, &mut work);
         }
     }
     while let Some((oi, si)) = work.pop() {
         for r in &inputs[oi].object.sections[si].relocs {
-            if let Target::Section { object, section, .. } = resolution.target(inputs, oi, r.symbol) {
+            if let Target::Section {
+                object, section, ..
+            } = resolution.target(inputs, oi, r.symbol)
+            {
                 mark(object, section.0, &mut live, &mut work);
             }
         }

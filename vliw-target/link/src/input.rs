@@ -22,13 +22,25 @@ pub fn load_inputs(options: &LinkOptions) -> Result<Vec<InputFile>, LinkError> {
     let mut files = Vec::with_capacity(options.inputs.len());
     for spec in &options.inputs {
         let (path, whole_archive) = match spec {
-            InputSpec::File { path, whole_archive } => (path.clone(), *whole_archive),
-            InputSpec::Library { name, dynamic, whole_archive } => {
-                (find_library(name, *dynamic, &options.library_paths)?, *whole_archive)
-            }
+            InputSpec::File {
+                path,
+                whole_archive,
+            } => (path.clone(), *whole_archive),
+            InputSpec::Library {
+                name,
+                dynamic,
+                whole_archive,
+            } => (
+                find_library(name, *dynamic, &options.library_paths)?,
+                *whole_archive,
+            ),
         };
         let data = std::fs::read(&path).map_err(|e| LinkError::io(&path, "open", &e))?;
-        files.push(InputFile { name: path, data, whole_archive });
+        files.push(InputFile {
+            name: path,
+            data,
+            whole_archive,
+        });
     }
     Ok(files)
 }
@@ -61,6 +73,10 @@ pub fn find_library(name: &str, dynamic: bool, dirs: &[String]) -> Result<String
     }
     Err(LinkError::Usage(format!(
         "unable to find library -l{name} (searched {})",
-        if dirs.is_empty() { "no -L directories".to_string() } else { dirs.join(", ") }
+        if dirs.is_empty() {
+            "no -L directories".to_string()
+        } else {
+            dirs.join(", ")
+        }
     )))
 }

@@ -21,8 +21,9 @@ use crate::resolve::{Input, LinkerSymbol};
 /// Address of the first byte of text. Below it nothing is mapped (a null guard).
 pub const TEXT_BASE: u64 = 0x10000;
 
-/// Largest file-backed segment this linker will build (the bytes are held in memory).
-const MAX_SEGMENT_FILE_SIZE: u64 = 1 << 30;
+/// Largest file-backed segment (and non-allocated section) this linker builds: the
+/// bytes are held in memory, and a huge alignment in a bad input must not exhaust it.
+const MAX_SEGMENT_FILE_SIZE: u64 = 1 << 28;
 
 /// An input section at its place in an output section.
 #[derive(Clone, Debug)]
@@ -76,13 +77,19 @@ const ALLOC_OUTPUTS: [(&str, SectionKind); 6] = [
 ];
 
 fn align_up(value: u64, align: u64) -> Result<u64, LinkError> {
-    value
-        .checked_next_multiple_of(align.max(1))
-        .ok_or_else(|| LinkError::Layout(format!("address overflow: cannot align {value:#x} to {align:#x}")))
+    value.checked_next_multiple_of(align.max(1)).ok_or_else(|| {
+        LinkError::Layout(format!(
+            "address overflow: cannot align {value:#x} to {align:#x}"
+        ))
+    })
 }
 
 fn add(a: u64, b: u64) -> Result<u64, LinkError> {
-    a.checked_add(b).ok_or_else(|| LinkError::Layout(format!("address overflow: {a:#x} + {b:#x}: the program does not fit in memory")))
+    a.checked_add(b).ok_or_else(|| {
+        LinkError::Layout(format!(
+            "address overflow: {a:#x} + {b:#x}: the program does not fit in memory"
+        ))
+    })
 }
 
 /// Whether a non-allocated section is dropped by `-S`/`-s`.
@@ -91,8 +98,15 @@ pub(crate) fn is_debug_section(name: &str) -> bool {
 }
 
 impl Layout {
-    pub fn compute(inputs: &[Input], live: &[Vec<bool>], strip: Strip) -> Result<Layout, LinkError> {
-        let mut addr: Vec<Vec<Option<u64>>> = inputs.iter().map(|i| vec![None; i.object.sections.len()]).collect();
+    pub fn compute(
+        inputs: &[Input],
+        live: &[Vec<bool>],
+        strip: Strip,
+    ) -> Result<Layout, LinkError> {
+        let mut addr: Vec<Vec<Option<u64>>> = inputs
+            .iter()
+            .map(|i| vec![None; i.object.sections.len()])
+            .collect();
         let mut alloc = Vec::new();
         let mut cur = TEXT_BASE;
         let mut rodata_start = 0;
@@ -113,7 +127,13 @@ impl Layout {
                 .iter()
                 .enumerate()
                 .flat_map(|(oi, input)| {
-                    input.object.sections.iter().enumerate().filter(|(_, s)| s.kind == kind).map(move |(si, _)| (oi, si))
+                    input
+                        .object
+                        .sections
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| s.kind == kind)
+                        .map(move |(si, _)| (oi, si))
                 })
                 .filter(|&(oi, si)| live[oi][si])
                 .collect();
@@ -124,7 +144,9 @@ impl Layout {
         let end = align_up(cur, 16)?;
         for (start, last) in [(TEXT_BASE, 0), (rodata_start, 1), (data_start, 4)] {
             if alloc[last].end() - start > MAX_SEGMENT_FILE_SIZE {
-                return Err(LinkError::Layout(format!("segment at {start:#x} is larger than {MAX_SEGMENT_FILE_SIZE:#x} bytes")));
+                return Err(LinkError::Layout(format!(
+                    "segment at {start:#x} is larger than {MAX_SEGMENT_FILE_SIZE:#x} bytes"
+                )));
             }
         }
 
@@ -145,20 +167,38 @@ impl Layout {
                 .enumerate()
                 .flat_map(|(oi, input)| {
                     let name = &name;
-                    input.object.sections.iter().enumerate().filter(move |(_, s)| !s.kind.is_alloc() && s.name == *name).map(move |(si, _)| (oi, si))
+                    input
+                        .object
+                        .sections
+                        .iter()
+                        .enumerate()
+                        .filter(move |(_, s)| !s.kind.is_alloc() && s.name == *name)
+                        .map(move |(si, _)| (oi, si))
                 })
                 .collect();
             let out = place(inputs, &name, kind, 0, &members, &mut addr)?;
             if out.size > MAX_SEGMENT_FILE_SIZE {
-                return Err(LinkError::Layout(format!("section {name} is larger than {MAX_SEGMENT_FILE_SIZE:#x} bytes")));
+                return Err(LinkError::Layout(format!(
+                    "section {name} is larger than {MAX_SEGMENT_FILE_SIZE:#x} bytes"
+                )));
             }
             non_alloc.push(out);
         }
-        Ok(Layout { alloc, non_alloc, addr, rodata_start, data_start, end })
+        Ok(Layout {
+            alloc,
+            non_alloc,
+            addr,
+            rodata_start,
+            data_start,
+            end,
+        })
     }
 
     pub fn output(&self, kind: SectionKind) -> &OutputSection {
-        self.alloc.iter().find(|o| o.kind == kind).expect("every allocated kind has an output section")
+        self.alloc
+            .iter()
+            .find(|o| o.kind == kind)
+            .expect("every allocated kind has an output section")
     }
 
     /// The value of a symbol the linker defines.
@@ -189,7 +229,12 @@ fn place(
     members: &[(usize, usize)],
     addr: &mut [Vec<Option<u64>>],
 ) -> Result<OutputSection, LinkError> {
-    let align = members.iter().map(|&(oi, si)| inputs[oi].object.sections[si].align).max().unwrap_or(1).max(1);
+    let align = members
+        .iter()
+        .map(|&(oi, si)| inputs[oi].object.sections[si].align)
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let base = align_up(start, align)?;
     let mut cur = base;
     let mut placed = Vec::with_capacity(members.len());
@@ -199,7 +244,19 @@ fn place(
         let size = s.size();
         cur = add(at, size)?;
         addr[oi][si] = Some(at);
-        placed.push(Placed { object: oi, section: si, addr: at, size });
+        placed.push(Placed {
+            object: oi,
+            section: si,
+            addr: at,
+            size,
+        });
     }
-    Ok(OutputSection { name: name.to_string(), kind, addr: base, size: cur - base, align, inputs: placed })
+    Ok(OutputSection {
+        name: name.to_string(),
+        kind,
+        addr: base,
+        size: cur - base,
+        align,
+        inputs: placed,
+    })
 }

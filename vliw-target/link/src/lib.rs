@@ -24,7 +24,10 @@ mod resolve;
 
 use std::process::ExitCode;
 
-pub use args::{Command, HELP, InputSpec, LinkOptions, Strip, VERSION, expand_response_files, parse_args, split_response_file};
+pub use args::{
+    Command, HELP, InputSpec, LinkOptions, Strip, VERSION, expand_response_files, parse_args,
+    split_response_file,
+};
 pub use error::{DuplicateSymbol, LinkError, UndefinedSymbol};
 pub use input::{InputFile, find_library, load_inputs};
 pub use layout::TEXT_BASE;
@@ -48,7 +51,13 @@ pub struct LinkConfig {
 
 impl Default for LinkConfig {
     fn default() -> LinkConfig {
-        LinkConfig { entry: "_start".to_string(), gc_sections: false, strip: Strip::None, undefined: Vec::new(), want_map: false }
+        LinkConfig {
+            entry: "_start".to_string(),
+            gc_sections: false,
+            strip: Strip::None,
+            undefined: Vec::new(),
+            want_map: false,
+        }
     }
 }
 
@@ -85,22 +94,33 @@ pub fn link(files: &[InputFile], config: &LinkConfig) -> Result<LinkOutput, Link
         return Err(LinkError::MissingEntry(config.entry.clone()));
     }
     let mut root_targets = vec![entry_target];
-    root_targets.extend(config.undefined.iter().map(|name| resolution.target_of_name(&inputs, name)));
+    root_targets.extend(
+        config
+            .undefined
+            .iter()
+            .map(|name| resolution.target_of_name(&inputs, name)),
+    );
     let live = gc::live_sections(&inputs, &resolution, &root_targets, config.gc_sections);
 
     let layout = Layout::compute(&inputs, &live, config.strip)?;
     relocate::check_undefined(&inputs, &resolution, &layout)?;
     let image = relocate::build_image(&inputs, &resolution, &layout)?;
     let entry = relocate::symbol_value(entry_target, &layout);
-    let map = config.want_map.then(|| map::write_map(&inputs, &resolution, &layout, &live, entry));
-    let executable = output::build_executable(&inputs, &resolution, &layout, image, entry, config.strip);
+    let map = config
+        .want_map
+        .then(|| map::write_map(&inputs, &resolution, &layout, &live, entry));
+    let executable =
+        output::build_executable(&inputs, &resolution, &layout, image, entry, config.strip);
     Ok(LinkOutput { executable, map })
 }
 
 /// Runs a parsed link command: reads the inputs, links, writes the executable (mode
 /// 0755) and the map file.
 pub fn run(options: &LinkOptions) -> Result<(), LinkError> {
-    let output = options.output.as_deref().ok_or_else(|| LinkError::Usage("no output file given (use -o FILE)".to_string()))?;
+    let output = options
+        .output
+        .as_deref()
+        .ok_or_else(|| LinkError::Usage("no output file given (use -o FILE)".to_string()))?;
     if options.inputs.is_empty() {
         return Err(LinkError::Usage("no input files".to_string()));
     }
@@ -116,7 +136,8 @@ pub fn run(options: &LinkOptions) -> Result<(), LinkError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(output, std::fs::Permissions::from_mode(0o755)).map_err(|e| LinkError::io(output, "set permissions of", &e))?;
+        std::fs::set_permissions(output, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| LinkError::io(output, "set permissions of", &e))?;
     }
     Ok(())
 }
@@ -146,7 +167,10 @@ pub fn main_with_args(args: &[String]) -> Result<(), LinkError> {
 /// `main` of the `vliw-ld` binary: reads `std::env::args`, prints an error as
 /// `vliw-ld: error: ...` and returns exit status 1 on failure.
 pub fn run_main() -> ExitCode {
-    let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     match main_with_args(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

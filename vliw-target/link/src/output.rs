@@ -1,8 +1,8 @@
 //! The executable: segments from the image, section list, symbol table.
 
 use vliw_elf::{
-    Binding, ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags, SectionKind, SymbolDefinition, SymbolId,
-    SymbolKind,
+    Binding, ExecSection, ExecSymbol, Executable, NonAllocSection, SectionKind, Segment,
+    SegmentFlags, SymbolDefinition, SymbolId, SymbolKind,
 };
 
 use crate::args::Strip;
@@ -10,28 +10,62 @@ use crate::layout::{Layout, TEXT_BASE};
 use crate::relocate::Image;
 use crate::resolve::{Input, Resolution};
 
-pub(crate) fn build_executable(inputs: &[Input], resolution: &Resolution, layout: &Layout, image: Image, entry: u64, strip: Strip) -> Executable {
-    let mut exe = Executable { entry, ..Executable::default() };
+pub(crate) fn build_executable(
+    inputs: &[Input],
+    resolution: &Resolution,
+    layout: &Layout,
+    image: Image,
+    entry: u64,
+    strip: Strip,
+) -> Executable {
+    let mut exe = Executable {
+        entry,
+        ..Executable::default()
+    };
 
     let data_mem = layout.output(SectionKind::Bss).end() - layout.data_start;
     let segments = [
-        (TEXT_BASE, image.text.len() as u64, image.text, SegmentFlags::RX),
-        (layout.rodata_start, image.rodata.len() as u64, image.rodata, SegmentFlags::R),
+        (
+            TEXT_BASE,
+            image.text.len() as u64,
+            image.text,
+            SegmentFlags::RX,
+        ),
+        (
+            layout.rodata_start,
+            image.rodata.len() as u64,
+            image.rodata,
+            SegmentFlags::R,
+        ),
         (layout.data_start, data_mem, image.data, SegmentFlags::RW),
     ];
     for (vaddr, mem_size, data, flags) in segments {
         if mem_size > 0 {
-            exe.segments.push(Segment { vaddr, mem_size, data, flags });
+            exe.segments.push(Segment {
+                vaddr,
+                mem_size,
+                data,
+                flags,
+            });
         }
     }
     for out in &layout.alloc {
         if out.size > 0 {
-            exe.sections.push(ExecSection { name: out.name.clone(), addr: out.addr, size: out.size, kind: out.kind });
+            exe.sections.push(ExecSection {
+                name: out.name.clone(),
+                addr: out.addr,
+                size: out.size,
+                kind: out.kind,
+            });
         }
     }
     for (out, data) in layout.non_alloc.iter().zip(image.non_alloc) {
         if !data.is_empty() {
-            exe.non_alloc_sections.push(NonAllocSection { name: out.name.clone(), kind: out.kind, data });
+            exe.non_alloc_sections.push(NonAllocSection {
+                name: out.name.clone(),
+                kind: out.kind,
+                data,
+            });
         }
     }
     if strip != Strip::All {
@@ -52,7 +86,10 @@ fn symbols(inputs: &[Input], resolution: &Resolution, layout: &Layout) -> Vec<Ex
             }
             let wins = match sym.binding {
                 Binding::Local => !sym.name.starts_with(".L"),
-                _ => resolution.globals.get(&sym.name).is_some_and(|d| d.object == oi && d.symbol == SymbolId(si)),
+                _ => resolution
+                    .globals
+                    .get(&sym.name)
+                    .is_some_and(|d| d.object == oi && d.symbol == SymbolId(si)),
             };
             if !wins {
                 continue;
@@ -68,11 +105,23 @@ fn symbols(inputs: &[Input], resolution: &Resolution, layout: &Layout) -> Vec<Ex
                 SymbolDefinition::Absolute(v) => v,
                 SymbolDefinition::Undefined => continue,
             };
-            out.push(ExecSymbol { name: sym.name.clone(), addr, size: sym.size, kind: sym.kind, binding: sym.binding });
+            out.push(ExecSymbol {
+                name: sym.name.clone(),
+                addr,
+                size: sym.size,
+                kind: sym.kind,
+                binding: sym.binding,
+            });
         }
     }
     for l in resolution.provided_linker_symbols() {
-        out.push(ExecSymbol { name: l.name().to_string(), addr: layout.linker_symbol(l), size: 0, kind: SymbolKind::NoType, binding: Binding::Global });
+        out.push(ExecSymbol {
+            name: l.name().to_string(),
+            addr: layout.linker_symbol(l),
+            size: 0,
+            kind: SymbolKind::NoType,
+            binding: Binding::Global,
+        });
     }
     out
 }

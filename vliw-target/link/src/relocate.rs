@@ -27,7 +27,11 @@ pub(crate) struct Image {
 /// Every strong reference from a live section to a symbol defined nowhere, as lld
 /// reports them. References from non-allocated sections (debug information) resolve to
 /// 0 instead.
-pub(crate) fn check_undefined(inputs: &[Input], resolution: &Resolution, layout: &Layout) -> Result<(), LinkError> {
+pub(crate) fn check_undefined(
+    inputs: &[Input],
+    resolution: &Resolution,
+    layout: &Layout,
+) -> Result<(), LinkError> {
     let mut undefined: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
     let mut order = 0;
     for out in &layout.alloc {
@@ -35,13 +39,18 @@ pub(crate) fn check_undefined(inputs: &[Input], resolution: &Resolution, layout:
             let object = &inputs[p.object].object;
             let section = &object.sections[p.section];
             for r in &section.relocs {
-                if resolution.target(inputs, p.object, r.symbol) == (Target::Undefined { weak: false }) {
+                if resolution.target(inputs, p.object, r.symbol)
+                    == (Target::Undefined { weak: false })
+                {
                     let name = symbol_display_name(object, r.symbol);
                     let entry = undefined.entry(name).or_insert_with(|| {
                         order += 1;
                         (order, Vec::new())
                     });
-                    entry.1.push(format!("{} (section {}+{:#x})", inputs[p.object].name, section.name, r.offset));
+                    entry.1.push(format!(
+                        "{} (section {}+{:#x})",
+                        inputs[p.object].name, section.name, r.offset
+                    ));
                 }
             }
         }
@@ -61,7 +70,9 @@ pub(crate) fn check_undefined(inputs: &[Input], resolution: &Resolution, layout:
         })
         .collect();
     symbols.sort_by_key(|(order, _)| *order);
-    Err(LinkError::Undefined(symbols.into_iter().map(|(_, s)| s).collect()))
+    Err(LinkError::Undefined(
+        symbols.into_iter().map(|(_, s)| s).collect(),
+    ))
 }
 
 /// The value `S` of a resolved symbol.
@@ -69,7 +80,11 @@ pub(crate) fn symbol_value(target: Target, layout: &Layout) -> u64 {
     match target {
         // A section that is not in the output (collected by --gc-sections, or
         // debug information that was stripped) has address 0.
-        Target::Section { object, section, value } => layout.addr[object][section.0].map_or(0, |a| a.wrapping_add(value)),
+        Target::Section {
+            object,
+            section,
+            value,
+        } => layout.addr[object][section.0].map_or(0, |a| a.wrapping_add(value)),
         Target::Absolute(v) => v,
         Target::Linker(l) => layout.linker_symbol(l),
         Target::Undefined { .. } => 0,
@@ -77,7 +92,11 @@ pub(crate) fn symbol_value(target: Target, layout: &Layout) -> u64 {
 }
 
 /// Copies the input sections into place and applies their relocations.
-pub(crate) fn build_image(inputs: &[Input], resolution: &Resolution, layout: &Layout) -> Result<Image, LinkError> {
+pub(crate) fn build_image(
+    inputs: &[Input],
+    resolution: &Resolution,
+    layout: &Layout,
+) -> Result<Image, LinkError> {
     use vliw_elf::SectionKind::*;
     let text_out = layout.output(Text);
     let nop = NOP_BUNDLE.to_le_bytes();
@@ -87,11 +106,25 @@ pub(crate) fn build_image(inputs: &[Input], resolution: &Resolution, layout: &La
 
     let rodata_out = layout.output(ReadOnlyData);
     let mut rodata = vec![0; (rodata_out.end() - layout.rodata_start) as usize];
-    fill(inputs, resolution, layout, rodata_out, layout.rodata_start, &mut rodata)?;
+    fill(
+        inputs,
+        resolution,
+        layout,
+        rodata_out,
+        layout.rodata_start,
+        &mut rodata,
+    )?;
 
     let mut data = vec![0; (layout.output(Data).end() - layout.data_start) as usize];
     for kind in [InitArray, FiniArray, Data] {
-        fill(inputs, resolution, layout, layout.output(kind), layout.data_start, &mut data)?;
+        fill(
+            inputs,
+            resolution,
+            layout,
+            layout.output(kind),
+            layout.data_start,
+            &mut data,
+        )?;
     }
 
     let mut non_alloc = Vec::with_capacity(layout.non_alloc.len());
@@ -100,12 +133,24 @@ pub(crate) fn build_image(inputs: &[Input], resolution: &Resolution, layout: &La
         fill(inputs, resolution, layout, out, 0, &mut bytes)?;
         non_alloc.push(bytes);
     }
-    Ok(Image { text, rodata, data, non_alloc })
+    Ok(Image {
+        text,
+        rodata,
+        data,
+        non_alloc,
+    })
 }
 
 /// Copies the inputs of `out` into `buffer` (which starts at address `base`) and
 /// relocates them.
-fn fill(inputs: &[Input], resolution: &Resolution, layout: &Layout, out: &OutputSection, base: u64, buffer: &mut [u8]) -> Result<(), LinkError> {
+fn fill(
+    inputs: &[Input],
+    resolution: &Resolution,
+    layout: &Layout,
+    out: &OutputSection,
+    base: u64,
+    buffer: &mut [u8],
+) -> Result<(), LinkError> {
     for p in &out.inputs {
         let input = &inputs[p.object];
         let section = &input.object.sections[p.section];

@@ -13,7 +13,8 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use vliw_elf::{
-    Binding, Object, SectionId, SymbolDefinition, SymbolId, SymbolKind, is_archive, is_elf, read_archive, read_object,
+    Binding, Object, SectionId, SymbolDefinition, SymbolId, SymbolKind, is_archive, is_elf,
+    read_archive, read_object,
 };
 
 use crate::error::{DuplicateSymbol, LinkError};
@@ -82,11 +83,17 @@ impl LinkerSymbol {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
     /// `value` bytes into a section of an object.
-    Section { object: usize, section: SectionId, value: u64 },
+    Section {
+        object: usize,
+        section: SectionId,
+        value: u64,
+    },
     Absolute(u64),
     Linker(LinkerSymbol),
     /// Defined nowhere; a weak reference is 0, a strong one an error if it is used.
-    Undefined { weak: bool },
+    Undefined {
+        weak: bool,
+    },
 }
 
 /// The winning definition of a global symbol.
@@ -106,7 +113,10 @@ pub(crate) fn describe_definition(inputs: &[Input], object: usize, symbol: Symbo
     let input = &inputs[object];
     match input.object.symbols[symbol.0].definition {
         SymbolDefinition::Defined { section, value } => {
-            format!("{} (section {}+{value:#x})", input.name, input.object.sections[section.0].name)
+            format!(
+                "{} (section {}+{value:#x})",
+                input.name, input.object.sections[section.0].name
+            )
         }
         SymbolDefinition::Absolute(v) => format!("{} (absolute {v:#x})", input.name),
         SymbolDefinition::Undefined => input.name.clone(),
@@ -118,7 +128,9 @@ pub(crate) fn describe_definition(inputs: &[Input], object: usize, symbol: Symbo
 pub(crate) fn symbol_display_name(object: &Object, symbol: SymbolId) -> String {
     let sym = &object.symbols[symbol.0];
     match (sym.name.is_empty(), sym.kind, sym.definition) {
-        (true, SymbolKind::Section, SymbolDefinition::Defined { section, .. }) => object.sections[section.0].name.clone(),
+        (true, SymbolKind::Section, SymbolDefinition::Defined { section, .. }) => {
+            object.sections[section.0].name.clone()
+        }
         (true, _, _) => format!("<symbol {}>", symbol.0),
         _ => sym.name.clone(),
     }
@@ -128,7 +140,10 @@ pub(crate) fn symbol_display_name(object: &Object, symbol: SymbolId) -> String {
 /// members that define symbols referenced by objects already chosen, or named in
 /// `roots` (the entry symbol and `-u` symbols). Returns them in link order: by
 /// command-line position, then member order.
-pub(crate) fn select_objects(files: &[InputFile], roots: &[String]) -> Result<Vec<Input>, LinkError> {
+pub(crate) fn select_objects(
+    files: &[InputFile],
+    roots: &[String],
+) -> Result<Vec<Input>, LinkError> {
     struct Lazy {
         file: usize,
         /// (member name, data), all members.
@@ -141,7 +156,10 @@ pub(crate) fn select_objects(files: &[InputFile], roots: &[String]) -> Result<Ve
     let mut chosen: Vec<((usize, usize), Input)> = Vec::new();
     let mut defined: HashSet<String> = HashSet::new();
     let mut wanted: VecDeque<String> = roots.iter().cloned().collect();
-    let mut include = |key: (usize, usize), input: Input, defined: &mut HashSet<String>, wanted: &mut VecDeque<String>| {
+    let mut include = |key: (usize, usize),
+                       input: Input,
+                       defined: &mut HashSet<String>,
+                       wanted: &mut VecDeque<String>| {
         for sym in &input.object.symbols {
             if sym.binding == Binding::Local || sym.name.is_empty() {
                 continue;
@@ -159,16 +177,36 @@ pub(crate) fn select_objects(files: &[InputFile], roots: &[String]) -> Result<Ve
     for (fi, file) in files.iter().enumerate() {
         if is_elf(&file.data) {
             let object = read_object(&file.data, &file.name)?;
-            include((fi, 0), Input { name: file.name.clone(), object }, &mut defined, &mut wanted);
+            include(
+                (fi, 0),
+                Input {
+                    name: file.name.clone(),
+                    object,
+                },
+                &mut defined,
+                &mut wanted,
+            );
         } else if is_archive(&file.data) {
             let archive = read_archive(&file.data, &file.name)?;
-            let members: Vec<(String, Vec<u8>)> = archive.members.into_iter().map(|m| (m.name, m.data)).collect();
+            let members: Vec<(String, Vec<u8>)> = archive
+                .members
+                .into_iter()
+                .map(|m| (m.name, m.data))
+                .collect();
             let member_name = |m: usize| format!("{}({})", file.name, members[m].0);
             if file.whole_archive {
                 for (m, (_, data)) in members.iter().enumerate() {
                     if is_elf(data) {
                         let object = read_object(data, &member_name(m))?;
-                        include((fi, m + 1), Input { name: member_name(m), object }, &mut defined, &mut wanted);
+                        include(
+                            (fi, m + 1),
+                            Input {
+                                name: member_name(m),
+                                object,
+                            },
+                            &mut defined,
+                            &mut wanted,
+                        );
                     }
                 }
                 continue;
@@ -188,14 +226,22 @@ pub(crate) fn select_objects(files: &[InputFile], roots: &[String]) -> Result<Ve
                         }
                         let object = read_object(data, &member_name(m))?;
                         for sym in object.symbols {
-                            if sym.binding != Binding::Local && sym.is_defined() && !sym.name.is_empty() {
+                            if sym.binding != Binding::Local
+                                && sym.is_defined()
+                                && !sym.name.is_empty()
+                            {
                                 index.entry(sym.name).or_insert(m);
                             }
                         }
                     }
                 }
             }
-            lazies.push(Lazy { file: fi, members, index, extracted: HashSet::new() });
+            lazies.push(Lazy {
+                file: fi,
+                members,
+                index,
+                extracted: HashSet::new(),
+            });
         } else {
             return Err(LinkError::UnknownFileType(file.name.clone()));
         }
@@ -206,13 +252,23 @@ pub(crate) fn select_objects(files: &[InputFile], roots: &[String]) -> Result<Ve
             continue;
         }
         for lazy in &mut lazies {
-            let Some(&m) = lazy.index.get(&name) else { continue };
+            let Some(&m) = lazy.index.get(&name) else {
+                continue;
+            };
             if m >= lazy.members.len() || !lazy.extracted.insert(m) {
                 continue;
             }
             let member = format!("{}({})", files[lazy.file].name, lazy.members[m].0);
             let object = read_object(&lazy.members[m].1, &member)?;
-            include((lazy.file, m + 1), Input { name: member, object }, &mut defined, &mut wanted);
+            include(
+                (lazy.file, m + 1),
+                Input {
+                    name: member,
+                    object,
+                },
+                &mut defined,
+                &mut wanted,
+            );
             break;
         }
     }
@@ -232,7 +288,11 @@ impl Resolution {
                 if sym.binding == Binding::Local || !sym.is_defined() || sym.name.is_empty() {
                     continue;
                 }
-                let new = GlobalDef { object: oi, symbol: SymbolId(si), weak: sym.binding == Binding::Weak };
+                let new = GlobalDef {
+                    object: oi,
+                    symbol: SymbolId(si),
+                    weak: sym.binding == Binding::Weak,
+                };
                 match globals.get_mut(&sym.name) {
                     None => {
                         globals.insert(sym.name.clone(), new);
@@ -260,10 +320,16 @@ impl Resolution {
             return definition_target(object, sym.definition, false);
         }
         match self.globals.get(&sym.name) {
-            Some(def) => definition_target(def.object, inputs[def.object].object.symbols[def.symbol.0].definition, false),
+            Some(def) => definition_target(
+                def.object,
+                inputs[def.object].object.symbols[def.symbol.0].definition,
+                false,
+            ),
             None => match LinkerSymbol::from_name(&sym.name) {
                 Some(l) => Target::Linker(l),
-                None => Target::Undefined { weak: sym.binding == Binding::Weak },
+                None => Target::Undefined {
+                    weak: sym.binding == Binding::Weak,
+                },
             },
         }
     }
@@ -271,7 +337,11 @@ impl Resolution {
     /// What a global name stands for (the entry symbol, `-u` symbols).
     pub fn target_of_name(&self, inputs: &[Input], name: &str) -> Target {
         match self.globals.get(name) {
-            Some(def) => definition_target(def.object, inputs[def.object].object.symbols[def.symbol.0].definition, false),
+            Some(def) => definition_target(
+                def.object,
+                inputs[def.object].object.symbols[def.symbol.0].definition,
+                false,
+            ),
             None => match LinkerSymbol::from_name(name) {
                 Some(l) => Target::Linker(l),
                 None => Target::Undefined { weak: false },
@@ -281,13 +351,20 @@ impl Resolution {
 
     /// The linker symbols that no input defines: the linker provides them.
     pub fn provided_linker_symbols(&self) -> Vec<LinkerSymbol> {
-        LinkerSymbol::ALL.into_iter().filter(|l| !self.globals.contains_key(l.name())).collect()
+        LinkerSymbol::ALL
+            .into_iter()
+            .filter(|l| !self.globals.contains_key(l.name()))
+            .collect()
     }
 }
 
 fn definition_target(object: usize, definition: SymbolDefinition, weak: bool) -> Target {
     match definition {
-        SymbolDefinition::Defined { section, value } => Target::Section { object, section, value },
+        SymbolDefinition::Defined { section, value } => Target::Section {
+            object,
+            section,
+            value,
+        },
         SymbolDefinition::Absolute(v) => Target::Absolute(v),
         SymbolDefinition::Undefined => Target::Undefined { weak },
     }

@@ -13,9 +13,19 @@ fn layout_of_segments_and_sections() {
     let (_, _) = o.func("_start", 3);
     let f = o.section(".text.f", SectionKind::Text, 32, nops(1));
     o.def("f", Binding::Global, f, 0);
-    let ro = o.section(".rodata.msg", SectionKind::ReadOnlyData, 1, b"hello".to_vec());
+    let ro = o.section(
+        ".rodata.msg",
+        SectionKind::ReadOnlyData,
+        1,
+        b"hello".to_vec(),
+    );
     o.def("msg", Binding::Global, ro, 0);
-    let d = o.section(".data.x", SectionKind::Data, 8, vec![1, 2, 3, 4, 5, 6, 7, 8]);
+    let d = o.section(
+        ".data.x",
+        SectionKind::Data,
+        8,
+        vec![1, 2, 3, 4, 5, 6, 7, 8],
+    );
     o.def("x", Binding::Global, d, 0);
     let b = o.bss(".bss.buf", 16, 100);
     o.def("buf", Binding::Global, b, 0);
@@ -35,10 +45,24 @@ fn layout_of_segments_and_sections() {
     assert_eq!(exe.section(".fini_array").unwrap().addr, 0x12008);
     assert_eq!(addr(exe, "x"), 0x12018);
     assert_eq!(addr(exe, "buf"), 0x12020);
-    assert_eq!(addr(exe, "_end"), 0x12090, "end of bss (0x12084) rounded up to 16");
+    assert_eq!(
+        addr(exe, "_end"),
+        0x12090,
+        "end of bss (0x12084) rounded up to 16"
+    );
 
     let names: Vec<&str> = exe.sections.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, [".text", ".rodata", ".init_array", ".fini_array", ".data", ".bss"]);
+    assert_eq!(
+        names,
+        [
+            ".text",
+            ".rodata",
+            ".init_array",
+            ".fini_array",
+            ".data",
+            ".bss"
+        ]
+    );
     assert_eq!(exe.segments.len(), 3);
     let flags: Vec<SegmentFlags> = exe.segments.iter().map(|s| s.flags).collect();
     assert_eq!(flags, [SegmentFlags::RX, SegmentFlags::R, SegmentFlags::RW]);
@@ -46,15 +70,30 @@ fn layout_of_segments_and_sections() {
         assert_eq!(seg.vaddr % 4096, 0);
     }
     let data = &exe.segments[2];
-    assert_eq!((data.vaddr, data.data.len(), data.mem_size), (0x12000, 0x20, 0x84));
-    assert_eq!(exe.bytes_at(0x12018, 8), Some(&[1, 2, 3, 4, 5, 6, 7, 8][..]));
+    assert_eq!(
+        (data.vaddr, data.data.len(), data.mem_size),
+        (0x12000, 0x20, 0x84)
+    );
+    assert_eq!(
+        exe.bytes_at(0x12018, 8),
+        Some(&[1, 2, 3, 4, 5, 6, 7, 8][..])
+    );
 }
 
 #[test]
 fn linker_defined_symbols() {
     let mut o = start_calling(&[]);
     let data = o.section(".data", SectionKind::Data, 8, vec![0; 8 * 5]);
-    for (i, name) in ["__executable_start", "_etext", "__bss_start", "_end", "__init_array_start"].iter().enumerate() {
+    for (i, name) in [
+        "__executable_start",
+        "_etext",
+        "__bss_start",
+        "_end",
+        "__init_array_start",
+    ]
+    .iter()
+    .enumerate()
+    {
         let s = o.undef(name);
         o.reloc(data, 8 * i as u64, RelocKind::Abs64, s, 0);
     }
@@ -82,7 +121,11 @@ fn input_defines_a_linker_symbol() {
     let d = o.section(".data", SectionKind::Data, 8, vec![0; 8]);
     o.def("_end", Binding::Global, d, 0);
     let exe = link_ok(&[o.file("a.o")], &default()).executable;
-    assert_eq!(addr(&exe, "_end"), 0x11000, "the start of .data (no rodata: data follows text's page)");
+    assert_eq!(
+        addr(&exe, "_end"),
+        0x11000,
+        "the start of .data (no rodata: data follows text's page)"
+    );
     assert_eq!(exe.symbols.iter().filter(|s| s.name == "_end").count(), 1);
 }
 
@@ -108,15 +151,28 @@ fn every_relocation_kind() {
     let (start, f, x, buf) = (0x10000u64, 0x10030u64, addr(&exe, "x"), addr(&exe, "buf"));
     let data = exe.section(".data").unwrap().addr;
     assert_eq!(field(&exe, RelocKind::Imm32, start) as u64, x + 4);
-    assert_eq!(field(&exe, RelocKind::Pcrel32, start + 8), (f - (start + 8)) as i64);
-    assert_eq!(field(&exe, RelocKind::Imm64, start + 16) as u64, buf + 0x1_0000_0000);
+    assert_eq!(
+        field(&exe, RelocKind::Pcrel32, start + 8),
+        (f - (start + 8)) as i64
+    );
+    assert_eq!(
+        field(&exe, RelocKind::Imm64, start + 16) as u64,
+        buf + 0x1_0000_0000
+    );
     // The other bits of the syllables are untouched.
     assert_eq!(u64_at(&exe, start) >> 32, NOP_BUNDLE >> 32);
     assert_eq!(u64_at(&exe, start + 24) >> 32, NOP_BUNDLE >> 32);
-    assert_eq!(u64_at(&exe, start + 32), NOP_BUNDLE, "R_VLIW_NONE changes nothing");
+    assert_eq!(
+        u64_at(&exe, start + 32),
+        NOP_BUNDLE,
+        "R_VLIW_NONE changes nothing"
+    );
     assert_eq!(u64_at(&exe, data), f + 8);
     assert_eq!(field(&exe, RelocKind::Abs32, data + 8) as u64, x);
-    assert_eq!(field(&exe, RelocKind::Pcrel32Data, data + 12), f as i64 - (data + 12) as i64);
+    assert_eq!(
+        field(&exe, RelocKind::Pcrel32Data, data + 12),
+        f as i64 - (data + 12) as i64
+    );
     assert_eq!(exe.bytes_at(data + 16, 8), Some(&[0xaa; 8][..]));
     // Local symbols are in the output symbol table too.
     assert_eq!(exe.symbol("f").unwrap().binding, Binding::Local);
@@ -126,7 +182,12 @@ fn every_relocation_kind() {
 fn relocation_overflow_and_misalignment() {
     let mut o = Obj::new();
     let (text, _) = o.func("_start", 2);
-    let far = o.symbol("far", Binding::Global, SymbolKind::NoType, SymbolDefinition::Absolute(0x1_0000_0000));
+    let far = o.symbol(
+        "far",
+        Binding::Global,
+        SymbolKind::NoType,
+        SymbolDefinition::Absolute(0x1_0000_0000),
+    );
     o.reloc(text, 8, RelocKind::Imm32, far, 0);
     let message = link_err(&[o.file("a.o")], &default());
     assert_eq!(
@@ -138,7 +199,14 @@ fn relocation_overflow_and_misalignment() {
     let (text, start) = o.func("_start", 2);
     o.reloc(text, 0, RelocKind::Pcrel32, start, 4);
     let error = link_error(&[o.file("b.o")], &default());
-    assert!(matches!(error, LinkError::Relocation { kind: RelocKind::Pcrel32, offset: 0, .. }));
+    assert!(matches!(
+        error,
+        LinkError::Relocation {
+            kind: RelocKind::Pcrel32,
+            offset: 0,
+            ..
+        }
+    ));
     assert_eq!(
         error.to_string(),
         "b.o: cannot apply relocation R_VLIW_PCREL32 against symbol `_start` at .text._start+0x0: R_VLIW_PCREL32 offset 0x4 is not a multiple of 8"
@@ -196,9 +264,18 @@ fn local_symbols_stay_in_their_object() {
     let d = b.section(".data", SectionKind::Data, 8, vec![0; 8]);
     b.reloc(d, 0, RelocKind::Abs64, h, 0);
     let exe = link_ok(&[a.file("a.o"), b.file("b.o")], &default()).executable;
-    let helpers: Vec<u64> = exe.symbols.iter().filter(|s| s.name == "helper").map(|s| s.addr).collect();
+    let helpers: Vec<u64> = exe
+        .symbols
+        .iter()
+        .filter(|s| s.name == "helper")
+        .map(|s| s.addr)
+        .collect();
     assert_eq!(helpers, [0x10008, 0x10010]);
-    assert_eq!(u64_at(&exe, exe.section(".data").unwrap().addr), 0x10010, "b.o's own helper");
+    assert_eq!(
+        u64_at(&exe, exe.section(".data").unwrap().addr),
+        0x10010,
+        "b.o's own helper"
+    );
 }
 
 #[test]
@@ -237,7 +314,10 @@ fn undefined_symbols_list_every_reference() {
     );
     // With --gc-sections, references from dropped sections do not count.
     let message = link_err(&[a.file("a.o"), b.file("lib/b.o")], &gc());
-    assert_eq!(message, "undefined symbol: missing\n>>> referenced by a.o (section .text._start+0x18)");
+    assert_eq!(
+        message,
+        "undefined symbol: missing\n>>> referenced by a.o (section .text._start+0x18)"
+    );
 }
 
 #[test]
@@ -245,12 +325,21 @@ fn entry_symbol() {
     let mut o = Obj::new();
     o.func("main", 1);
     o.func("other", 1);
-    assert_eq!(link_err(&[o.file("a.o")], &default()), "entry symbol `_start` is not defined");
-    let config = LinkConfig { entry: "other".into(), ..default() };
+    assert_eq!(
+        link_err(&[o.file("a.o")], &default()),
+        "entry symbol `_start` is not defined"
+    );
+    let config = LinkConfig {
+        entry: "other".into(),
+        ..default()
+    };
     assert_eq!(link_ok(&[o.file("a.o")], &config).executable.entry, 0x10008);
     // A weak undefined entry is still undefined.
     o.weak_undef("_start");
-    assert!(matches!(link_error(&[o.file("a.o")], &default()), LinkError::MissingEntry(_)));
+    assert!(matches!(
+        link_error(&[o.file("a.o")], &default()),
+        LinkError::MissingEntry(_)
+    ));
 }
 
 #[test]
@@ -265,14 +354,29 @@ fn archive_members_are_extracted_on_demand() {
     unused.func("_start", 1); // would be a duplicate if it were extracted
     // `deep` comes before `used` in the archive, and the archive before the object
     // that needs it: extraction iterates to a fixpoint regardless of order.
-    let lib = archive("libx.a", &[("deep.o", &deep), ("unused.o", &unused), ("used.o", &used)]);
+    let lib = archive(
+        "libx.a",
+        &[("deep.o", &deep), ("unused.o", &unused), ("used.o", &used)],
+    );
     let main = start_calling(&["used"]).file("main.o");
-    for files in [vec![lib.clone(), main.clone()], vec![main.clone(), lib.clone()]] {
-        let out = link_ok(&files, &LinkConfig { want_map: true, ..default() });
+    for files in [
+        vec![lib.clone(), main.clone()],
+        vec![main.clone(), lib.clone()],
+    ] {
+        let out = link_ok(
+            &files,
+            &LinkConfig {
+                want_map: true,
+                ..default()
+            },
+        );
         let exe = out.executable;
         assert!(exe.symbol("used").is_some());
         assert!(exe.symbol("deep").is_some());
-        assert!(exe.symbol("unused").is_none(), "unused.o must not be extracted");
+        assert!(
+            exe.symbol("unused").is_none(),
+            "unused.o must not be extracted"
+        );
         let map = out.map.unwrap();
         assert!(map.contains("libx.a(used.o):(.text.used)"), "{map}");
         assert!(!map.contains("unused.o"), "{map}");
@@ -314,10 +418,20 @@ fn non_elf_archive_members_are_skipped() {
     let mut f = Obj::new();
     f.func("f", 1);
     let members = vec![
-        ArchiveMember { name: "lib.rmeta".into(), data: b"rust metadata".to_vec() },
-        ArchiveMember { name: "f.o".into(), data: write_object(&f.o) },
+        ArchiveMember {
+            name: "lib.rmeta".into(),
+            data: b"rust metadata".to_vec(),
+        },
+        ArchiveMember {
+            name: "f.o".into(),
+            data: write_object(&f.o),
+        },
     ];
-    let lib = vliw_link::InputFile { name: "libf.rlib".into(), data: write_archive(&members), whole_archive: true };
+    let lib = vliw_link::InputFile {
+        name: "libf.rlib".into(),
+        data: write_archive(&members),
+        whole_archive: true,
+    };
     let exe = link_ok(&[start_calling(&["f"]).file("main.o"), lib], &default()).executable;
     assert!(exe.symbol("f").is_some());
 }
@@ -337,7 +451,14 @@ fn gc_sections_drops_unreferenced_sections() {
 
     let without = link_ok(&[o.file("a.o")], &default()).executable;
     assert!(without.symbol("unused").is_some());
-    let out = link_ok(&[o.file("a.o")], &LinkConfig { gc_sections: true, want_map: true, ..default() });
+    let out = link_ok(
+        &[o.file("a.o")],
+        &LinkConfig {
+            gc_sections: true,
+            want_map: true,
+            ..default()
+        },
+    );
     let exe = out.executable;
     assert!(exe.symbol("unused").is_none());
     assert!(exe.symbol("unused_data").is_none());
@@ -347,7 +468,10 @@ fn gc_sections_drops_unreferenced_sections() {
     // _start (1) + used (2) + ctor (1) + kept (1) syllables.
     assert_eq!(exe.section(".text").unwrap().size, 5 * 8);
     let map = out.map.unwrap();
-    assert!(map.contains("Discarded input sections (--gc-sections):"), "{map}");
+    assert!(
+        map.contains("Discarded input sections (--gc-sections):"),
+        "{map}"
+    );
     assert!(map.contains("a.o:(.text.unused)"), "{map}");
     assert!(map.contains("a.o:(.rodata.unused)"), "{map}");
 }
@@ -356,8 +480,17 @@ fn gc_sections_drops_unreferenced_sections() {
 fn gc_roots_include_undefined_option() {
     let mut o = start_calling(&[]);
     o.func("keep_me", 1);
-    let config = LinkConfig { gc_sections: true, undefined: vec!["keep_me".into()], ..default() };
-    assert!(link_ok(&[o.file("a.o")], &config).executable.symbol("keep_me").is_some());
+    let config = LinkConfig {
+        gc_sections: true,
+        undefined: vec!["keep_me".into()],
+        ..default()
+    };
+    assert!(
+        link_ok(&[o.file("a.o")], &config)
+            .executable
+            .symbol("keep_me")
+            .is_some()
+    );
 }
 
 #[test]
@@ -380,24 +513,50 @@ fn debug_sections_are_concatenated_and_relocated() {
 
     let files = [a.file("a.o"), b.file("b.o")];
     let exe = link_ok(&files, &gc()).executable;
-    assert_eq!(exe.non_alloc_section(".debug_abbrev"), Some(&[1, 2, 3, 4, 5][..]));
+    assert_eq!(
+        exe.non_alloc_section(".debug_abbrev"),
+        Some(&[1, 2, 3, 4, 5][..])
+    );
     let info = exe.non_alloc_section(".debug_info").unwrap();
     assert_eq!(info.len(), 14 + 2 + 12, "b's part aligned to 4");
-    let word = |at: usize, n: usize| info[at..at + n].iter().rev().fold(0u64, |v, &b| v << 8 | b as u64);
+    let word = |at: usize, n: usize| {
+        info[at..at + n]
+            .iter()
+            .rev()
+            .fold(0u64, |v, &b| v << 8 | b as u64)
+    };
     assert_eq!(word(0, 4), 0, "a's abbreviations start at offset 0");
     assert_eq!(word(4, 8), 0x10000, "address of _start");
-    assert_eq!(word(16, 4), 3 + 1, "b's abbreviations start at offset 3, plus the addend");
+    assert_eq!(
+        word(16, 4),
+        3 + 1,
+        "b's abbreviations start at offset 3, plus the addend"
+    );
     assert_eq!(word(20, 8), 0, "dead was collected: address 0");
     assert!(exe.non_alloc_section(".comment").is_some());
     for section in &exe.sections {
         assert!(section.kind.is_alloc());
     }
 
-    let stripped = link_ok(&files, &LinkConfig { strip: Strip::Debug, ..default() }).executable;
+    let stripped = link_ok(
+        &files,
+        &LinkConfig {
+            strip: Strip::Debug,
+            ..default()
+        },
+    )
+    .executable;
     assert!(stripped.non_alloc_section(".debug_info").is_none());
     assert!(stripped.non_alloc_section(".comment").is_some());
     assert!(!stripped.symbols.is_empty());
-    let stripped = link_ok(&files, &LinkConfig { strip: Strip::All, ..default() }).executable;
+    let stripped = link_ok(
+        &files,
+        &LinkConfig {
+            strip: Strip::All,
+            ..default()
+        },
+    )
+    .executable;
     assert!(stripped.symbols.is_empty());
     assert!(stripped.non_alloc_section(".debug_abbrev").is_none());
 }
@@ -407,7 +566,13 @@ fn map_file_lists_sections_and_symbols() {
     let mut o = start_calling(&["f"]);
     o.func("f", 2);
     o.section(".rodata", SectionKind::ReadOnlyData, 4, vec![0; 6]);
-    let out = link_ok(&[o.file("a.o")], &LinkConfig { want_map: true, ..default() });
+    let out = link_ok(
+        &[o.file("a.o")],
+        &LinkConfig {
+            want_map: true,
+            ..default()
+        },
+    );
     let map = out.map.unwrap();
     let expected_lines = [
         "Entry point: 0x10000",
@@ -424,7 +589,10 @@ fn map_file_lists_sections_and_symbols() {
         "           12000 _end",
     ];
     for line in expected_lines {
-        assert!(map.lines().any(|l| l == line), "missing line `{line}` in\n{map}");
+        assert!(
+            map.lines().any(|l| l == line),
+            "missing line `{line}` in\n{map}"
+        );
     }
     assert!(!map.contains("Discarded"));
 }
@@ -440,13 +608,26 @@ fn empty_program_sections_are_omitted() {
 
 #[test]
 fn bad_inputs_are_reported() {
-    let garbage = vliw_link::InputFile { name: "notes.txt".into(), data: b"hello".to_vec(), whole_archive: false };
-    assert_eq!(link_err(&[garbage], &default()), "notes.txt: unknown file type (neither an ELF object nor an archive)");
+    let garbage = vliw_link::InputFile {
+        name: "notes.txt".into(),
+        data: b"hello".to_vec(),
+        whole_archive: false,
+    };
+    assert_eq!(
+        link_err(&[garbage], &default()),
+        "notes.txt: unknown file type (neither an ELF object nor an archive)"
+    );
     let mut bytes = write_object(&start_calling(&[]).o);
     bytes[18] = 0x3e;
     bytes[19] = 0;
-    let foreign = vliw_link::InputFile { name: "x86.o".into(), data: bytes, whole_archive: false };
-    assert!(link_err(&[foreign], &default()).starts_with("x86.o: foreign machine: e_machine is 0x3e"));
+    let foreign = vliw_link::InputFile {
+        name: "x86.o".into(),
+        data: bytes,
+        whole_archive: false,
+    };
+    assert!(
+        link_err(&[foreign], &default()).starts_with("x86.o: foreign machine: e_machine is 0x3e")
+    );
     let mut lib = archive("libbad.a", &[("ok.o", &start_calling(&[]))]);
     let len = lib.data.len();
     lib.data.truncate(len - 30);

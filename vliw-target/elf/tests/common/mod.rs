@@ -13,12 +13,34 @@ pub fn sample_object() -> Object {
     let mut o = Object::new();
     let text = o.add_section(Section::new(".text.main", SectionKind::Text, 16, nops(6)));
     let data = o.add_section(Section::new(".data", SectionKind::Data, 8, vec![0; 24]));
-    let rodata = o.add_section(Section::new(".rodata.str", SectionKind::ReadOnlyData, 1, b"hello\0".to_vec()));
+    let rodata = o.add_section(Section::new(
+        ".rodata.str",
+        SectionKind::ReadOnlyData,
+        1,
+        b"hello\0".to_vec(),
+    ));
     let bss = o.add_section(Section::bss(".bss.buf", 32, 4096));
-    let init = o.add_section(Section::new(".init_array", SectionKind::InitArray, 8, vec![0; 8]));
-    let fini = o.add_section(Section::new(".fini_array", SectionKind::FiniArray, 8, vec![0; 8]));
+    let init = o.add_section(Section::new(
+        ".init_array",
+        SectionKind::InitArray,
+        8,
+        vec![0; 8],
+    ));
+    let fini = o.add_section(Section::new(
+        ".fini_array",
+        SectionKind::FiniArray,
+        8,
+        vec![0; 8],
+    ));
     // namesz 5, descsz 4, type 1, "VLIW\0" padded to 8, then the descriptor.
-    let note_bytes = [&5u32.to_le_bytes()[..], &4u32.to_le_bytes(), &1u32.to_le_bytes(), b"VLIW\0\0\0\0", &[1, 2, 3, 4]].concat();
+    let note_bytes = [
+        &5u32.to_le_bytes()[..],
+        &4u32.to_le_bytes(),
+        &1u32.to_le_bytes(),
+        b"VLIW\0\0\0\0",
+        &[1, 2, 3, 4],
+    ]
+    .concat();
     let note = o.add_section(Section::new(".note.vliw", SectionKind::Note, 4, note_bytes));
     let mut debug = Section::new(".debug_info", SectionKind::Other, 1, vec![0; 12]);
     debug.retain = false;
@@ -27,19 +49,99 @@ pub fn sample_object() -> Object {
     kept.retain = true;
     o.add_section(kept);
 
-    let sym = |name: &str, binding, kind, definition, size| Symbol { name: name.to_string(), binding, kind, definition, size };
-    o.add_symbol(sym("main.c", Binding::Local, SymbolKind::File, SymbolDefinition::Absolute(0), 0));
-    let text_sym = o.add_symbol(sym("", Binding::Local, SymbolKind::Section, SymbolDefinition::Defined { section: text, value: 0 }, 0));
-    let main = o.add_symbol(sym("main", Binding::Global, SymbolKind::Func, SymbolDefinition::Defined { section: text, value: 0 }, 48));
-    let helper = o.add_symbol(sym("helper", Binding::Local, SymbolKind::Func, SymbolDefinition::Defined { section: text, value: 16 }, 8));
-    let msg = o.add_symbol(sym("msg", Binding::Weak, SymbolKind::Object, SymbolDefinition::Defined { section: rodata, value: 0 }, 6));
-    let buf = o.add_symbol(sym("buf", Binding::Global, SymbolKind::Object, SymbolDefinition::Defined { section: bss, value: 4096 }, 0));
-    let ext = o.add_symbol(sym("external", Binding::Global, SymbolKind::NoType, SymbolDefinition::Undefined, 0));
-    let weak_ext = o.add_symbol(sym("maybe", Binding::Weak, SymbolKind::NoType, SymbolDefinition::Undefined, 0));
-    let abs = o.add_symbol(sym("ABS_VALUE", Binding::Global, SymbolKind::NoType, SymbolDefinition::Absolute(0x1234), 0));
+    let sym = |name: &str, binding, kind, definition, size| Symbol {
+        name: name.to_string(),
+        binding,
+        kind,
+        definition,
+        size,
+    };
+    o.add_symbol(sym(
+        "main.c",
+        Binding::Local,
+        SymbolKind::File,
+        SymbolDefinition::Absolute(0),
+        0,
+    ));
+    let text_sym = o.add_symbol(sym(
+        "",
+        Binding::Local,
+        SymbolKind::Section,
+        SymbolDefinition::Defined {
+            section: text,
+            value: 0,
+        },
+        0,
+    ));
+    let main = o.add_symbol(sym(
+        "main",
+        Binding::Global,
+        SymbolKind::Func,
+        SymbolDefinition::Defined {
+            section: text,
+            value: 0,
+        },
+        48,
+    ));
+    let helper = o.add_symbol(sym(
+        "helper",
+        Binding::Local,
+        SymbolKind::Func,
+        SymbolDefinition::Defined {
+            section: text,
+            value: 16,
+        },
+        8,
+    ));
+    let msg = o.add_symbol(sym(
+        "msg",
+        Binding::Weak,
+        SymbolKind::Object,
+        SymbolDefinition::Defined {
+            section: rodata,
+            value: 0,
+        },
+        6,
+    ));
+    let buf = o.add_symbol(sym(
+        "buf",
+        Binding::Global,
+        SymbolKind::Object,
+        SymbolDefinition::Defined {
+            section: bss,
+            value: 4096,
+        },
+        0,
+    ));
+    let ext = o.add_symbol(sym(
+        "external",
+        Binding::Global,
+        SymbolKind::NoType,
+        SymbolDefinition::Undefined,
+        0,
+    ));
+    let weak_ext = o.add_symbol(sym(
+        "maybe",
+        Binding::Weak,
+        SymbolKind::NoType,
+        SymbolDefinition::Undefined,
+        0,
+    ));
+    let abs = o.add_symbol(sym(
+        "ABS_VALUE",
+        Binding::Global,
+        SymbolKind::NoType,
+        SymbolDefinition::Absolute(0x1234),
+        0,
+    ));
     let _ = (data, init, fini, note, abs);
 
-    let r = |offset, kind, symbol, addend| Reloc { offset, kind, symbol, addend };
+    let r = |offset, kind, symbol, addend| Reloc {
+        offset,
+        kind,
+        symbol,
+        addend,
+    };
     o.sections[text.0].relocs = vec![
         r(0, RelocKind::Imm32, msg, 2),
         r(8, RelocKind::Pcrel32, helper, 0),
@@ -53,13 +155,18 @@ pub fn sample_object() -> Object {
         r(12, RelocKind::Pcrel32Data, msg, -1),
     ];
     o.sections[init.0].relocs = vec![r(0, RelocKind::Abs64, main, 0)];
-    o.sections[debug.0].relocs = vec![r(0, RelocKind::Abs64, text_sym, 0x10), r(8, RelocKind::Abs32, main, 0)];
+    o.sections[debug.0].relocs = vec![
+        r(0, RelocKind::Abs64, text_sym, 0x10),
+        r(8, RelocKind::Abs32, main, 0),
+    ];
     o
 }
 
 /// The model as `read_object` returns it: local symbols first.
 pub fn locals_first(o: &Object) -> Object {
-    let mut order: Vec<usize> = (0..o.symbols.len()).filter(|&i| o.symbols[i].binding == Binding::Local).collect();
+    let mut order: Vec<usize> = (0..o.symbols.len())
+        .filter(|&i| o.symbols[i].binding == Binding::Local)
+        .collect();
     order.extend((0..o.symbols.len()).filter(|&i| o.symbols[i].binding != Binding::Local));
     let mut new_index = vec![0; order.len()];
     for (new, &old) in order.iter().enumerate() {
@@ -103,7 +210,10 @@ pub fn section_headers(b: &[u8]) -> Vec<usize> {
 
 /// File offset of the header of the first section of ELF type `sh_type`.
 pub fn header_of_type(b: &[u8], sh_type: u32) -> usize {
-    *section_headers(b).iter().find(|&&h| u32_at(b, h + 4) == sh_type).expect("section type present")
+    *section_headers(b)
+        .iter()
+        .find(|&&h| u32_at(b, h + 4) == sh_type)
+        .expect("section type present")
 }
 
 pub const SHT_SYMTAB: u32 = 2;

@@ -20,7 +20,13 @@ impl Obj {
         Obj::default()
     }
 
-    pub fn section(&mut self, name: &str, kind: SectionKind, align: u64, data: Vec<u8>) -> SectionId {
+    pub fn section(
+        &mut self,
+        name: &str,
+        kind: SectionKind,
+        align: u64,
+        data: Vec<u8>,
+    ) -> SectionId {
         self.o.add_section(Section::new(name, kind, align, data))
     }
 
@@ -33,14 +39,41 @@ impl Obj {
         self.o.add_section(Section::bss(name, align, size))
     }
 
-    pub fn symbol(&mut self, name: &str, binding: Binding, kind: SymbolKind, definition: SymbolDefinition) -> SymbolId {
-        self.o.add_symbol(Symbol { name: name.to_string(), binding, kind, definition, size: 0 })
+    pub fn symbol(
+        &mut self,
+        name: &str,
+        binding: Binding,
+        kind: SymbolKind,
+        definition: SymbolDefinition,
+    ) -> SymbolId {
+        self.o.add_symbol(Symbol {
+            name: name.to_string(),
+            binding,
+            kind,
+            definition,
+            size: 0,
+        })
     }
 
     /// Defines `name` at `value` in `section`.
-    pub fn def(&mut self, name: &str, binding: Binding, section: SectionId, value: u64) -> SymbolId {
-        let kind = if self.o.sections[section.0].kind == SectionKind::Text { SymbolKind::Func } else { SymbolKind::Object };
-        self.symbol(name, binding, kind, SymbolDefinition::Defined { section, value })
+    pub fn def(
+        &mut self,
+        name: &str,
+        binding: Binding,
+        section: SectionId,
+        value: u64,
+    ) -> SymbolId {
+        let kind = if self.o.sections[section.0].kind == SectionKind::Text {
+            SymbolKind::Func
+        } else {
+            SymbolKind::Object
+        };
+        self.symbol(
+            name,
+            binding,
+            kind,
+            SymbolDefinition::Defined { section, value },
+        )
     }
 
     /// A global function: a text section `.text.NAME` of `syllables` nops.
@@ -50,29 +83,63 @@ impl Obj {
     }
 
     pub fn undef(&mut self, name: &str) -> SymbolId {
-        self.symbol(name, Binding::Global, SymbolKind::NoType, SymbolDefinition::Undefined)
+        self.symbol(
+            name,
+            Binding::Global,
+            SymbolKind::NoType,
+            SymbolDefinition::Undefined,
+        )
     }
 
     pub fn weak_undef(&mut self, name: &str) -> SymbolId {
-        self.symbol(name, Binding::Weak, SymbolKind::NoType, SymbolDefinition::Undefined)
+        self.symbol(
+            name,
+            Binding::Weak,
+            SymbolKind::NoType,
+            SymbolDefinition::Undefined,
+        )
     }
 
     pub fn section_symbol(&mut self, section: SectionId) -> SymbolId {
-        self.symbol("", Binding::Local, SymbolKind::Section, SymbolDefinition::Defined { section, value: 0 })
+        self.symbol(
+            "",
+            Binding::Local,
+            SymbolKind::Section,
+            SymbolDefinition::Defined { section, value: 0 },
+        )
     }
 
-    pub fn reloc(&mut self, section: SectionId, offset: u64, kind: RelocKind, symbol: SymbolId, addend: i64) {
-        self.o.sections[section.0].relocs.push(Reloc { offset, kind, symbol, addend });
+    pub fn reloc(
+        &mut self,
+        section: SectionId,
+        offset: u64,
+        kind: RelocKind,
+        symbol: SymbolId,
+        addend: i64,
+    ) {
+        self.o.sections[section.0].relocs.push(Reloc {
+            offset,
+            kind,
+            symbol,
+            addend,
+        });
     }
 
     /// A call from `section` at `offset` to `name` (a PCREL32 relocation).
     pub fn call(&mut self, section: SectionId, offset: u64, name: &str) {
-        let s = self.o.symbol_by_name(name).unwrap_or_else(|| self.undef(name));
+        let s = self
+            .o
+            .symbol_by_name(name)
+            .unwrap_or_else(|| self.undef(name));
         self.reloc(section, offset, RelocKind::Pcrel32, s, 0);
     }
 
     pub fn file(&self, name: &str) -> InputFile {
-        InputFile { name: name.to_string(), data: write_object(&self.o), whole_archive: false }
+        InputFile {
+            name: name.to_string(),
+            data: write_object(&self.o),
+            whole_archive: false,
+        }
     }
 }
 
@@ -87,9 +154,18 @@ pub fn start_calling(calls: &[&str]) -> Obj {
 }
 
 pub fn archive(name: &str, members: &[(&str, &Obj)]) -> InputFile {
-    let members: Vec<ArchiveMember> =
-        members.iter().map(|(n, o)| ArchiveMember { name: n.to_string(), data: write_object(&o.o) }).collect();
-    InputFile { name: name.to_string(), data: write_archive(&members), whole_archive: false }
+    let members: Vec<ArchiveMember> = members
+        .iter()
+        .map(|(n, o)| ArchiveMember {
+            name: n.to_string(),
+            data: write_object(&o.o),
+        })
+        .collect();
+    InputFile {
+        name: name.to_string(),
+        data: write_archive(&members),
+        whole_archive: false,
+    }
 }
 
 /// Links and checks that the executable survives writing and reading back.
@@ -110,7 +186,7 @@ pub fn link_err(files: &[InputFile], config: &LinkConfig) -> String {
 }
 
 pub fn link_error(files: &[InputFile], config: &LinkConfig) -> LinkError {
-    link(files, config).err().expect("link should fail")
+    link(files, config).expect_err("link should fail")
 }
 
 pub fn default() -> LinkConfig {
@@ -118,11 +194,16 @@ pub fn default() -> LinkConfig {
 }
 
 pub fn gc() -> LinkConfig {
-    LinkConfig { gc_sections: true, ..LinkConfig::default() }
+    LinkConfig {
+        gc_sections: true,
+        ..LinkConfig::default()
+    }
 }
 
 pub fn addr(exe: &Executable, name: &str) -> u64 {
-    exe.symbol(name).unwrap_or_else(|| panic!("no symbol {name}")).addr
+    exe.symbol(name)
+        .unwrap_or_else(|| panic!("no symbol {name}"))
+        .addr
 }
 
 pub fn u64_at(exe: &Executable, addr: u64) -> u64 {
