@@ -1,1 +1,25 @@
+//! `vliw-asm`: the assembler and disassembler of the VLIW target.
+//!
+//! - [`assemble`] turns assembly text (syntax: `docs/assembly.md`) into a
+//!   [`vliw_elf::Object`], reporting every error it finds as `FILE:LINE:COL: error: ...`.
+//! - [`disassemble_object`] and [`disassemble_executable`] print objects and
+//!   executables bundle by bundle, objdump style; with [`DisasmOptions::reassemble`]
+//!   an object is printed as source that [`assemble`] turns back into the same bytes
+//!   and relocations.
+//!
+//! The text of a single operation belongs to `vliw_isa::text` (shared by both
+//! directions); this crate adds labels, bundles, directives, sections and symbols.
 
+mod assemble;
+mod bundles;
+mod directives;
+mod error;
+mod expr;
+mod finish;
+mod lines;
+mod sections;
+mod strings;
+mod symbols;
+
+pub use assemble::assemble;
+pub use error::AsmError;

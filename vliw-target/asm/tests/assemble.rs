@@ -1,0 +1,399 @@
+//! The assembler on whole files: encoding, symbols, relocations, data, and errors.
+
+use vliw_asm::assemble;
+use vliw_elf::{Binding, Object, SectionKind, SymbolDefinition, SymbolKind};
+use vliw_isa::{Inst, MachineConfig, NOP_BUNDLE, Opcode, RelocKind, decode_bundle};
+
+fn asm(source: &str) -> Object {
+    match assemble(source, "t.s", &MachineConfig::default()) {
+        Ok(o) => o,
+        Err(errors) => panic!("unexpected errors:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")),
+    }
+}
+
+fn errors(source: &str) -> Vec<String> {
+    match assemble(source, "t.s", &MachineConfig::default()) {
+        Ok(_) => panic!("expected errors for:\n{source}"),
+        Err(errors) => errors.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+fn words(object: &Object, section: &str) -> Vec<u64> {
+    let s = &object.sections[object.section_by_name(section).expect("section").0];
+    s.data.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Bundles of a code section, decoded.
+fn bundles(object: &Object, section: &str) -> Vec<Vec<Inst>> {
+    let w = words(object, section);
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < w.len() {
+        let (insts, n) = decode_bundle(&w[at..]).expect("decodable");
+        out.push(insts);
+        at += n;
+    }
+    out
+}
+
+/// (offset, kind, symbol name or `[section]`, addend) of a section's relocations.
+fn relocs(object: &Object, section: &str) -> Vec<(u64, RelocKind, String, i64)> {
+    let s = &object.sections[object.section_by_name(section).expect("section").0];
+    s.relocs
+        .iter()
+        .map(|r| {
+            let sym = object.symbol(r.symbol);
+            let name = match (sym.kind, sym.definition) {
+                (SymbolKind::Section, SymbolDefinition::Defined { section, .. }) => {
+                    format!("[{}]", object.section(section).name)
+                }
+                _ => sym.name.clone(),
+            };
+            (r.offset, r.kind, name, r.addend)
+        })
+        .collect()
+}
+
+#[test]
+fn bundles_get_stop_bits_on_their_last_syllable() {
+    let o = asm("add r3 = r4, r5 ; cmp.lt p1, p2 = r3, 9 ;;\nnop ;;\n");
+    let w = words(&o, ".text");
+    assert_eq!(w.len(), 3);
+    assert_eq!(w[0] >> 63, 0);
+    assert_eq!(w[1] >> 63, 1);
+    assert_eq!(w[2], NOP_BUNDLE);
+    let b = bundles(&o, ".text");
+    assert_eq!(b[0][0].opcode, Opcode::Add);
+    assert_eq!(b[0][1].opcode, Opcode::CmpLtI);
+    assert_eq!(b[0][1].imm, 9);
+}
+
+#[test]
+fn operations_may_span_lines_until_the_bundle_ends() {
+    let o = asm("  movi r3 = 1\n  movi r4 = 2 ;\n  movi r5 = 3 ;;\n");
+    assert_eq!(bundles(&o, ".text"), vec![vec![
+        vliw_isa::parse_inst("movi r3 = 1").unwrap().inst,
+        vliw_isa::parse_inst("movi r4 = 2").unwrap().inst,
+        vliw_isa::parse_inst("movi r5 = 3").unwrap().inst,
+    ]]);
+}
+
+#[test]
+fn large_numbers_get_a_limm_and_long_forces_one() {
+    let o = asm("movi r1 = 0x123456789 ;;\nmovi r2 = long 5 ;;\nmovi r3 = 5 ;;\n");
+    assert_eq!(words(&o, ".text").len(), 5);
+    let b = bundles(&o, ".text");
+    assert_eq!((b[0][0].imm, b[0][0].long), (0x1_2345_6789, true));
+    assert_eq!((b[1][0].imm, b[1][0].long), (5, true));
+    assert!(!b[2][0].long);
+}
+
+#[test]
+fn explicit_limm_folds_into_the_next_operation() {
+    let explicit = asm("limm 1 ; movi r1 = 2 ;;\n");
+    let long = asm("movi r1 = long 0x100000002 ;;\n");
+    assert_eq!(words(&explicit, ".text"), words(&long, ".text"));
+    assert!(errors("limm 1 ;;\n")[0].contains("end of its bundle"));
+    assert!(errors("limm 1 ; mov r1 = r2 ;;\n")[0].contains("extendable"));
+}
+
+#[test]
+fn symbolic_operands_become_relocations() {
+    let o = asm("
+        .text
+        .globl f
+    f:  movi r3 = data_label + 8 ;;
+        movi r4 = long ext ;;
+        ld.d r5 = [r3 + ext - 16] ;;
+        call ext ;;
+        addpc r6 = data_label ;;
+        br f ;;
+        .data
+    pad: .quad 0
+    data_label: .quad 1
+    ");
+    assert_eq!(
+        relocs(&o, ".text"),
+        vec![
+            (0, RelocKind::Imm32, "[.data]".to_string(), 16),
+            (8, RelocKind::Imm64, "ext".to_string(), 0),
+            (24, RelocKind::Imm32, "ext".to_string(), -16),
+            (32, RelocKind::Pcrel32, "ext".to_string(), 0),
+            (40, RelocKind::Pcrel32, "[.data]".to_string(), 8),
+        ]
+    );
+    // `br f`: a pc-relative reference within the section is resolved.
+    let b = bundles(&o, ".text");
+    assert_eq!((b[5][0].opcode, b[5][0].imm), (Opcode::Br, -48));
+    let ext = &o.symbols[o.symbol_by_name("ext").unwrap().0];
+    assert_eq!((ext.binding, ext.definition), (Binding::Global, SymbolDefinition::Undefined));
+}
+
+#[test]
+fn references_to_global_symbols_in_other_sections_name_the_symbol() {
+    let o = asm(".text\nmovi r1 = g + 4 ;;\n.data\n.globl g\n.quad 0\ng: .quad 0\n.quad g\n");
+    assert_eq!(relocs(&o, ".text"), vec![(0, RelocKind::Imm32, "g".to_string(), 4)]);
+    assert_eq!(relocs(&o, ".data"), vec![(16, RelocKind::Abs64, "g".to_string(), 0)]);
+}
+
+#[test]
+fn weak_symbols_are_never_resolved_locally() {
+    let o = asm(".weak w\nw: nop ;;\nbr w ;;\n");
+    assert_eq!(relocs(&o, ".text"), vec![(8, RelocKind::Pcrel32, "w".to_string(), 0)]);
+    let w = &o.symbols[o.symbol_by_name("w").unwrap().0];
+    assert_eq!(w.binding, Binding::Weak);
+}
+
+#[test]
+fn set_constants_are_numbers() {
+    let o = asm(".set BIG, 0x100000000\n.equ SMALL, 12\nmovi r1 = BIG ;;\nmovi r2 = SMALL + 1 ;;\nmovi r3 = LATER ;;\n.set LATER, 7\n");
+    let b = bundles(&o, ".text");
+    assert_eq!((b[0][0].imm, b[0][0].long), (0x1_0000_0000, true));
+    assert_eq!(b[1][0].imm, 13);
+    assert_eq!(b[2][0].imm, 7, "a constant defined later is patched in");
+    assert!(relocs(&o, ".text").is_empty());
+    let big = &o.symbols[o.symbol_by_name("BIG").unwrap().0];
+    assert_eq!(big.definition, SymbolDefinition::Absolute(0x1_0000_0000));
+    assert!(errors("movi r1 = LATER ;;\n.set LATER, 0x100000000\n")[0].contains("write `long`"));
+}
+
+#[test]
+fn data_directives() {
+    let o = asm(r#"
+        .data
+    a:  .byte 1, -1, 255
+        .short 0x1234
+        .2byte -2
+        .word 0xdeadbeef
+        .long -1
+        .quad 0x0102030405060708
+        .ascii "hi\n"
+        .asciz "x"
+        .string "\x41\101"
+        .zero 3
+        .space 2, 0x7f
+    b:  .byte b - a
+    "#);
+    let d = &o.sections[o.section_by_name(".data").unwrap().0].data;
+    let mut expected = vec![1u8, 0xff, 0xff, 0x34, 0x12, 0xfe, 0xff, 0xef, 0xbe, 0xad, 0xde, 0xff, 0xff, 0xff, 0xff];
+    expected.extend_from_slice(&0x0102030405060708u64.to_le_bytes());
+    expected.extend_from_slice(b"hi\nx\0AA\0");
+    expected.extend_from_slice(&[0, 0, 0, 0x7f, 0x7f]);
+    expected.push(expected.len() as u8);
+    assert_eq!(d, &expected);
+}
+
+#[test]
+fn data_relocations() {
+    let o = asm("
+        .data
+    start:
+        .quad ext + 8
+        .word ext
+        .word ext - .
+        .word start - .
+        .quad .text
+        .8byte here
+    here:
+        .word later - here
+    later:
+        .text
+        nop ;;
+    ");
+    assert_eq!(
+        relocs(&o, ".data"),
+        vec![
+            (0, RelocKind::Abs64, "ext".to_string(), 8),
+            (8, RelocKind::Abs32, "ext".to_string(), 0),
+            (12, RelocKind::Pcrel32Data, "ext".to_string(), 0),
+            (20, RelocKind::Abs64, "[.text]".to_string(), 0),
+            (28, RelocKind::Abs64, "[.data]".to_string(), 36),
+        ]
+    );
+    let d = &o.sections[o.section_by_name(".data").unwrap().0].data;
+    assert_eq!(&d[16..20], &(-16i32).to_le_bytes(), "`start - .` within the section is resolved");
+    assert_eq!(&d[36..40], &4u32.to_le_bytes());
+}
+
+#[test]
+fn local_labels_stay_out_of_the_symbol_table() {
+    let o = asm(".globl main\nmain:\n.Lloop: nop ;;\nbr .Lloop ;;\nhelper: ret ;;\n.globl .Lvisible\n.Lvisible: ret ;;\n");
+    let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"main") && names.contains(&"helper") && names.contains(&".Lvisible"));
+    assert!(!names.contains(&".Lloop"));
+    let helper = &o.symbols[o.symbol_by_name("helper").unwrap().0];
+    assert_eq!(helper.binding, Binding::Local);
+}
+
+#[test]
+fn types_and_sizes() {
+    let o = asm("
+        .globl f
+        .type f, @function
+    f:  nop ;;
+        ret ;;
+        .size f, .-f
+        .data
+        .type obj, @object
+    obj: .quad 1, 2
+        .size obj, 16
+    ");
+    let f = &o.symbols[o.symbol_by_name("f").unwrap().0];
+    assert_eq!((f.kind, f.size, f.binding), (SymbolKind::Func, 16, Binding::Global));
+    let obj = &o.symbols[o.symbol_by_name("obj").unwrap().0];
+    assert_eq!((obj.kind, obj.size), (SymbolKind::Object, 16));
+}
+
+#[test]
+fn sections_and_their_kinds() {
+    let o = asm(r#"
+        .section .text.hot, "ax", @progbits
+        nop ;;
+        .section .rodata.cst, "a"
+        .byte 1
+        .section .bss.buf, "aw", @nobits
+        .zero 100
+        .section .init_array, "aw", @init_array
+        .quad 0
+        .section .debug_info
+        .byte 0
+        .section .data.rel.ro
+        .byte 0
+        .section .keep, "axR"
+        nop ;;
+    "#);
+    let kind = |n: &str| o.sections[o.section_by_name(n).unwrap().0].kind;
+    assert_eq!(kind(".text.hot"), SectionKind::Text);
+    assert_eq!(kind(".rodata.cst"), SectionKind::ReadOnlyData);
+    assert_eq!(kind(".bss.buf"), SectionKind::Bss);
+    assert_eq!(o.sections[o.section_by_name(".bss.buf").unwrap().0].size(), 100);
+    assert_eq!(kind(".init_array"), SectionKind::InitArray);
+    assert_eq!(kind(".debug_info"), SectionKind::Other);
+    assert_eq!(kind(".data.rel.ro"), SectionKind::Data);
+    assert!(o.sections[o.section_by_name(".keep").unwrap().0].retain);
+    assert_eq!(o.sections[o.section_by_name(".text.hot").unwrap().0].align, 8);
+}
+
+#[test]
+fn alignment_pads_code_with_nop_bundles_and_data_with_zeros() {
+    let o = asm(".text\nnop ;;\n.p2align 5\nret ;;\n.data\n.byte 1\n.balign 4\n.byte 2\n.align 8, 0xaa\n.byte 3\n");
+    let w = words(&o, ".text");
+    assert_eq!(w.len(), 5);
+    assert!(w[1..4].iter().all(|&x| x == NOP_BUNDLE));
+    let text = &o.sections[o.section_by_name(".text").unwrap().0];
+    assert_eq!(text.align, 32);
+    let data = &o.sections[o.section_by_name(".data").unwrap().0];
+    assert_eq!(data.data, vec![1, 0, 0, 0, 2, 0xaa, 0xaa, 0xaa, 3]);
+    assert_eq!(data.align, 8);
+}
+
+#[test]
+fn bundles_are_checked_against_the_machine() {
+    let narrow = MachineConfig::from_overrides("width=2").unwrap();
+    let e = assemble("nop ; nop ; nop ;;\n", "m.s", &narrow).unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert!(e[0].to_string().starts_with("m.s:1:1: error: bundle has 3 syllables but the issue width is 2"), "{}", e[0]);
+    let e = errors("movi r1 = 0x123456789 ; nop ; nop ; nop ;;\n");
+    assert!(e[0].contains("5 syllables"), "{e:?}");
+    let e = errors("br x ; ret ;;\n");
+    assert!(e[0].contains("branch unit"), "{e:?}");
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let e = errors("nop ;;\n  frob r1 = r2 ;;\n");
+    assert_eq!(e, vec!["t.s:2:3: error: unknown mnemonic `frob`".to_string()]);
+}
+
+#[test]
+fn every_error_in_a_file_is_reported() {
+    let source = "\
+        add r1 = r2 ;;\n\
+        .byte 300\n\
+        .frob\n\
+        x: nop ;;\n\
+        x: nop ;;\n\
+        movi r1 = . ;;\n\
+        br .+4 ;;\n\
+        .text\n\
+        nop\n\
+        y:\n\
+        nop\n";
+    let e = errors(source);
+    let expect = [
+        "t.s:1:",
+        "t.s:2:",
+        "t.s:3:1: error: unknown directive `.frob`",
+        "t.s:5:1: error: duplicate label `x`",
+        "t.s:6:1: error: `.` is only meaningful",
+        "t.s:7:1: error: misaligned branch target",
+        "t.s:10:1: error: bundle not closed with ';;' before label `y`",
+        "t.s:11:4: error: bundle not closed with ';;' before end of file",
+    ];
+    assert_eq!(e.len(), expect.len(), "{e:#?}");
+    for (got, want) in e.iter().zip(expect) {
+        assert!(got.starts_with(want), "got `{got}`, want `{want}...`");
+    }
+    assert!(e[1].contains("out of range for `.byte`"), "{}", e[1]);
+}
+
+#[test]
+fn more_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("nop ;\n.data\n", "bundle not closed with ';;' before `.data`"),
+        ("nop ; .quad 1\n", "bundle not closed with ';;' before `.quad`"),
+        (".data\nnop ;;\n", "not a code section"),
+        (".bss\n.byte 1\n", "bss section"),
+        (".text\n.byte 1\n", "not a multiple of 8"),
+        (".byte 1\nnop ;;\n", "not on an 8-byte boundary"),
+        (";;\n", "empty bundle"),
+        (".short 70000\n", "out of range for `.short`"),
+        (".word 0x100000000\n", "out of range for `.word`"),
+        (".byte sym\n", "cannot hold an address"),
+        (".quad sym - .\n", "needs 4 bytes"),
+        (".quad a * b\n", "absolute"),
+        (".data\n.word a - b\n", "neither a constant"),
+        (".p2align 99\n", "0..=30"),
+        (".balign 3\n", "power of two"),
+        (".zero -1\n", "size must be"),
+        (".zero later\nlater:\n", "not defined before this line"),
+        (".set a, b\n.set b, a\n", "depends on itself"),
+        (".size nothing, 4\n", "not defined in this file"),
+        (".type f, @gnu_indirect_function\nf: nop ;;\n", "unsupported symbol type"),
+        (".section .x, \"q\"\n", "unknown section flag"),
+        (".ascii abc\n", "string in double quotes"),
+        (".ascii \"\\q\"\n", "unknown escape"),
+        (".ascii \"abc\n", "unterminated string"),
+        ("movi r1 = long x ; br long y ;;\n", "`long` is only allowed"),
+        ("limm sym ; movi r1 = 1 ;;\n", "`limm` takes a number"),
+        ("br .+0x100000000 ;;\n", "out of the signed 32-bit range"),
+        (".local z\nmovi r1 = z ;;\n", "never defined"),
+        (".reloc ., R_VLIW_BOGUS, x\n", "relocation type"),
+        ("x = 1\n", "unknown mnemonic"),
+        ("nop ;;\n.text foo\n", "takes no arguments"),
+        (".globl\n", "symbol name"),
+    ];
+    for (source, message) in cases {
+        let e = errors(source);
+        assert!(e.iter().any(|x| x.contains(message)), "`{source}`: expected `{message}`, got {e:#?}");
+    }
+}
+
+#[test]
+fn reloc_directive_adds_a_relocation_as_written() {
+    let o = asm("call .+0 ;;\n.reloc .-8, R_VLIW_PCREL32, target + 8\n.data\n.quad 5\n.reloc 0, 1, .text\n");
+    assert_eq!(relocs(&o, ".text"), vec![(0, RelocKind::Pcrel32, "target".to_string(), 8)]);
+    assert_eq!(relocs(&o, ".data"), vec![(0, RelocKind::Abs64, "[.text]".to_string(), 0)]);
+    assert_eq!(o.sections[o.section_by_name(".data").unwrap().0].data, 5u64.to_le_bytes());
+}
+
+#[test]
+fn the_test_programs_assemble() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests");
+    for file in ["asm/lib/print.s", "bench/sim_loop.s"] {
+        let path = format!("{root}/{file}");
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let o = assemble(&text, &path, &MachineConfig::default()).unwrap_or_else(|e| panic!("{path}: {e:?}"));
+        vliw_elf::read_object(&vliw_elf::write_object(&o), &path).expect("the object reads back");
+    }
+}
