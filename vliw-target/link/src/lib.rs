@@ -125,13 +125,15 @@ pub fn run(options: &LinkOptions) -> Result<(), LinkError> {
         return Err(LinkError::Usage("no input files".to_string()));
     }
     let files = load_inputs(options)?;
+    // As GNU ld does: a failed link leaves no stale executable behind for a build
+    // system to mistake for its result. (Removing rather than overwriting also leaves
+    // a running simulator's open file alone.)
+    let _ = std::fs::remove_file(output);
     let linked = link(&files, &LinkConfig::from_options(options))?;
     if let (Some(path), Some(map)) = (&options.map, &linked.map) {
         std::fs::write(path, map).map_err(|e| LinkError::io(path, "write map file", &e))?;
     }
     let bytes = vliw_elf::write_executable(&linked.executable);
-    // Replace, not overwrite: a running simulator may have the old file open.
-    let _ = std::fs::remove_file(output);
     std::fs::write(output, bytes).map_err(|e| LinkError::io(output, "write", &e))?;
     #[cfg(unix)]
     {

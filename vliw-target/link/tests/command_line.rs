@@ -122,6 +122,7 @@ fn user_errors() {
         "no output file given (use -o FILE)"
     );
     assert_eq!(run(&["-o", out.as_str()]).unwrap_err(), "no input files");
+    std::fs::write(&out, b"stale").unwrap();
     assert_eq!(
         run(&["--bogus", main.as_str()]).unwrap_err(),
         "unknown option: --bogus"
@@ -137,7 +138,7 @@ fn user_errors() {
         run(&[main.as_str(), "-o", out.as_str()]).unwrap_err(),
         format!("undefined symbol: nowhere\n>>> referenced by {main} (section .text._start+0x0)")
     );
-    assert!(!Path::new(&out).exists(), "no output after a failed link");
+    assert!(!Path::new(&out).exists(), "a failed link removes a stale output");
     let lib_dir = d.to_string_lossy().into_owned();
     assert_eq!(
         run(&[
