@@ -138,7 +138,10 @@ fn user_errors() {
         run(&[main.as_str(), "-o", out.as_str()]).unwrap_err(),
         format!("undefined symbol: nowhere\n>>> referenced by {main} (section .text._start+0x0)")
     );
-    assert!(!Path::new(&out).exists(), "a failed link removes a stale output");
+    assert!(
+        !Path::new(&out).exists(),
+        "a failed link removes a stale output"
+    );
     let lib_dir = d.to_string_lossy().into_owned();
     assert_eq!(
         run(&[

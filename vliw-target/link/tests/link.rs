@@ -634,3 +634,43 @@ fn bad_inputs_are_reported() {
     lib.whole_archive = true;
     assert!(link_err(&[lib], &default()).starts_with("libbad.a"));
 }
+
+#[test]
+fn entry_symbol_pulls_its_archive_member() {
+    let crt = start_calling(&["main"]);
+    let lib = archive("libcrt.a", &[("crt0.o", &crt)]);
+    let mut main = Obj::new();
+    main.func("main", 1);
+    let exe = link_ok(&[main.file("main.o"), lib], &default()).executable;
+    assert_eq!(exe.entry, addr(&exe, "_start"));
+}
+
+/// `write_archive` output without its symbol table member (as `ar rcS` makes).
+fn without_symbol_table(mut file: vliw_link::InputFile) -> vliw_link::InputFile {
+    let header = &file.data[8..68];
+    assert_eq!(&header[..2], b"/ ");
+    let size: usize = std::str::from_utf8(&header[48..58])
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let end = 68 + size + size % 2;
+    file.data.drain(8..end);
+    file
+}
+
+#[test]
+fn archive_without_symbol_table_is_indexed_by_reading_members() {
+    let mut used = Obj::new();
+    used.func("used", 1);
+    let mut other = Obj::new();
+    other.func("other", 1);
+    let lib = without_symbol_table(archive(
+        "libnoindex.a",
+        &[("other-member-with-long-name.o", &other), ("used.o", &used)],
+    ));
+    assert_eq!(read_archive(&lib.data, "x").unwrap().symbols, None);
+    let exe = link_ok(&[lib, start_calling(&["used"]).file("main.o")], &default()).executable;
+    assert!(exe.symbol("used").is_some());
+    assert!(exe.symbol("other").is_none());
+}
