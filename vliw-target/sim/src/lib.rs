@@ -1,1 +1,53 @@
+//! `vliw-sim`: the simulator of the VLIW target.
+//!
+//! It loads an executable (`loader`, `program`), maps its memory (`memory`),
+//! predecodes the text once into bundles of compact operations (`predecode`), and
+//! runs them (`simulator`, `exec`) with exact predicate semantics and the
+//! interlocked timing of exposed latencies, counting cycles, stalls, nullified
+//! operations and taken branches (`stats`). A guest fault ends the run with a
+//! one-line message and an exit status of its own (`fault`). System calls
+//! (`syscall`) reach the host's streams through the `Io` trait (`io`). `cli` is the
+//! whole `vliw-run` command.
+//!
+//! ```no_run
+//! use vliw_sim::{CaptureIo, Options, Simulator, load_file};
+//! let program = load_file("hello".as_ref()).unwrap();
+//! let io = CaptureIo::default();
+//! let mut sim = Simulator::new(&program, &Options::default(), &[b"hello".to_vec()], &[], Box::new(io.clone())).unwrap();
+//! let outcome = sim.run();
+//! println!("{:?} {} {}", outcome, String::from_utf8_lossy(&io.stdout()), sim.stats());
+//! ```
 
+mod alu;
+pub mod cli;
+mod exec;
+mod fault;
+mod io;
+mod loader;
+mod memory;
+mod options;
+mod predecode;
+mod program;
+mod rng;
+mod simulator;
+mod stats;
+mod syscall;
+mod trace;
+
+pub use fault::{Access, AccessKind, Fault, FaultKind};
+pub use io::{CaptureIo, Captured, HostIo, Io};
+pub use loader::{LoadError, load_file, read_program};
+pub use memory::{Memory, MemoryLayout};
+pub use options::{DEFAULT_HEAP_SIZE, Options};
+pub use program::{Program, Segment, Symbol};
+pub use simulator::{Outcome, Simulator};
+pub use stats::Stats;
+pub use syscall::EIO;
+
+/// Exit status of `vliw-run` for a program that cannot be loaded.
+pub const STATUS_LOAD_ERROR: i32 = 126;
+/// Exit status of `vliw-run` for a bad command line.
+pub const STATUS_USAGE: i32 = 2;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,95 @@
+//! System calls (`vliw_isa::abi::syscall`): `syscall N` with arguments r3..r8 and
+//! the result in r3, performed after the bundle's writes. Failures return
+//! `-errno`; an unknown number returns `-ENOSYS`. Nothing here faults: a bad buffer
+//! is `-EFAULT`.
+
+use crate::io::Io;
+use crate::memory::Memory;
+use crate::rng::Rng;
+use vliw_isa::abi::syscall::{self, EBADF, EFAULT, EINVAL, ENOSYS};
+
+/// Returned when the host stream fails (not in `vliw_isa::abi`, which lists the
+/// errors of the interface proper).
+pub const EIO: i64 = 5;
+
+/// What a system call did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SysResult {
+    /// The value for r3.
+    Value(u64),
+    /// `exit`: the run ends with this status.
+    Exit(i32),
+}
+
+/// The state system calls use besides memory and the cycle counter.
+pub(crate) struct System {
+    pub io: Box<dyn Io + Send>,
+    rng: Rng,
+    /// A fixed seed also fixes the real-time clock at 0.
+    seeded: bool,
+}
+
+fn err(errno: i64) -> SysResult {
+    SysResult::Value((-errno) as u64)
+}
+
+impl System {
+    pub fn new(io: Box<dyn Io + Send>, seed: Option<u64>) -> System {
+        System { io, rng: Rng::new(seed), seeded: seed.is_some() }
+    }
+
+    pub fn call(&mut self, number: i64, args: &[u64; 6], mem: &mut Memory, cycle: u64) -> SysResult {
+        let [a0, a1, a2, ..] = *args;
+        match number {
+            syscall::EXIT => SysResult::Exit((a0 & 0xff) as i32),
+            syscall::WRITE => {
+                if a0 != 1 && a0 != 2 {
+                    return err(EBADF);
+                }
+                if a2 == 0 {
+                    return SysResult::Value(0);
+                }
+                let Some(data) = mem.slice(a1, a2) else { return err(EFAULT) };
+                match self.io.write(a0 as u32, data) {
+                    Ok(n) => SysResult::Value(n as u64),
+                    Err(_) => err(EIO),
+                }
+            }
+            syscall::READ => {
+                if a0 != 0 {
+                    return err(EBADF);
+                }
+                if a2 == 0 {
+                    return SysResult::Value(0);
+                }
+                let Some(buf) = mem.slice_mut(a1, a2) else { return err(EFAULT) };
+                match self.io.read(buf) {
+                    Ok(n) => SysResult::Value(n as u64),
+                    Err(_) => err(EIO),
+                }
+            }
+            syscall::BRK => SysResult::Value(mem.brk(a0)),
+            syscall::CLOCK => match a0 {
+                0 => SysResult::Value(cycle),
+                1 if self.seeded => SysResult::Value(0),
+                1 => SysResult::Value(
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.as_nanos() as u64)
+                        .unwrap_or(0),
+                ),
+                _ => err(EINVAL),
+            },
+            syscall::RANDOM => {
+                if a1 == 0 {
+                    return SysResult::Value(0);
+                }
+                let Some(buf) = mem.slice_mut(a0, a1) else { return err(EFAULT) };
+                self.rng.fill(buf);
+                SysResult::Value(a1)
+            }
+            syscall::CYCLES => SysResult::Value(cycle),
+            _ => err(ENOSYS),
+        }
+    }
+}
