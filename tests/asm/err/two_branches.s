@@ -1,0 +1,12 @@
+# The machine has one branch unit: two branch operations in a bundle are an error
+# (even guarded by complementary predicates).
+# expect-asm-error: bundle uses 2 branch units but the machine has 1
+    .text
+    .globl _start
+_start:
+    cmp.eq p1, p2 = r3, 0 ;;
+    (p1) br a ; (p2) br b ;;
+a:
+    nop ;;
+b:
+    nop ;;

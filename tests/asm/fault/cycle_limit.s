@@ -1,0 +1,11 @@
+# --max-cycles stops an infinite loop with a cycle limit fault: exit status 143.
+# run-flags: --max-cycles 100
+# expect-exit: 143
+# expect-stderr-contains: spin
+    .text
+    .globl _start
+_start:
+    movi r3 = 0 ;;
+spin:
+    add r3 = r3, 1 ;;
+    br spin ;;

@@ -1,0 +1,13 @@
+# A store through a null pointer faults with exit status 139.
+# expect-exit: 139
+# expect-stderr-contains: null_store_fn
+    .text
+    .globl _start
+_start:
+    call null_store_fn ;;
+    movi r3 = 0 ;;
+    syscall 0 ;;
+null_store_fn:
+    movi r3 = 5 ;;
+    st.w [r0 + 16] = r3 ;;
+    ret ;;

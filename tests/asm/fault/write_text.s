@@ -1,0 +1,13 @@
+# The text segment is read-only: a store to it is a fault with exit status 139.
+# expect-exit: 139
+# expect-stderr-contains: patch_code
+    .text
+    .globl _start
+_start:
+    call patch_code ;;
+    movi r3 = 0 ;;
+    syscall 0 ;;
+patch_code:
+    movi r4 = _start ;;
+    st.d [r4] = r0 ;;
+    ret ;;
