@@ -2,6 +2,7 @@
 # the program's only text is not a control transfer. The next address is not a
 # bundle start in the text, like a jump outside it: exit status 141.
 # expect-exit: 141
+# expect-stderr-contains: jump outside text
     .text
     .globl _start
 _start:

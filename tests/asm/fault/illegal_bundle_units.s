@@ -2,7 +2,7 @@
 # multiplies run on a machine with one multiplier. Exit status 132.
 # run-flags: --machine mul=1
 # expect-exit: 132
-# expect-stderr-contains: illegal
+# expect-stderr-contains: illegal bundle
 # expect-stderr-contains: two_muls
     .text
     .globl _start
@@ -12,6 +12,7 @@ _start:
     call two_muls ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type two_muls, @function
 two_muls:
     mul r4 = r3, r3 ; mul r5 = r3, r3 ;;
     ret ;;

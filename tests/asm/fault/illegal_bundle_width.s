@@ -4,7 +4,7 @@
 # run-flags: --machine width=2
 # expect-exit: 132
 # expect-stdout: narrow ok\n
-# expect-stderr-contains: illegal
+# expect-stderr-contains: illegal bundle
 # expect-stderr-contains: wide_function
     .text
     .globl _start
@@ -15,6 +15,7 @@ _start:
     call wide_function ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type wide_function, @function
 wide_function:
     movi r3 = 1 ; movi r4 = 2 ; movi r5 = 3 ;;
     ret ;;

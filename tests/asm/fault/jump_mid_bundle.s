@@ -2,12 +2,14 @@
 # start) is a fault: exit status 141.
 # expect-exit: 141
 # expect-stderr-contains: jump_inside
+# expect-stderr-contains: jump outside text
     .text
     .globl _start
 _start:
     call jump_inside ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type jump_inside, @function
 jump_inside:
     addpc r3 = target ;;
     add r3 = r3, 8 ;;

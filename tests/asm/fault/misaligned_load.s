@@ -10,6 +10,7 @@ _start:
     call load_word ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type load_word, @function
 load_word:
     ld.w r4 = [r3 + 2] ;;
     ret ;;

@@ -2,7 +2,7 @@
 # result one cycle after it issued. Exit status 144, the message says "stall".
 # run-flags: --strict
 # expect-exit: 144
-# expect-stderr-contains: stall
+# expect-stderr-contains: latency stall
 # expect-stderr-contains: bad_schedule
     .text
     .globl _start
@@ -10,6 +10,7 @@ _start:
     call bad_schedule ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type bad_schedule, @function
 bad_schedule:
     movi r4 = value ;;
     ld.d r5 = [r4] ;;

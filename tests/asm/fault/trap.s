@@ -11,6 +11,7 @@ _start:
     call trapping_function ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type trapping_function, @function
 trapping_function:
     trap 7 ;;
     ret ;;

@@ -4,6 +4,7 @@
 # expect-stdout: before\n
 # expect-stderr-contains: 1008
 # expect-stderr-contains: load_it
+# expect-stderr-contains: unmapped
     .text
     .globl _start
 _start:
@@ -12,6 +13,7 @@ _start:
     call load_it ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type load_it, @function
 load_it:
     movi r4 = 0x1000 ;;
     ld.d r5 = [r4 + 8] ;;

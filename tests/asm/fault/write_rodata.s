@@ -3,6 +3,7 @@
 # expect-exit: 139
 # expect-stdout: 0x0000000000000007\n
 # expect-stderr-contains: write_constant
+# expect-stderr-contains: read-only
     .text
     .globl _start
 _start:
@@ -12,6 +13,7 @@ _start:
     call write_constant ;;
     movi r3 = 0 ;;
     syscall 0 ;;
+    .type write_constant, @function
 write_constant:
     movi r4 = 8 ;;
     st.d [r32] = r4 ;;
