@@ -178,8 +178,11 @@ impl Assembler<'_> {
 
 fn encode_error_message(e: &EncodeError) -> String {
     match e {
-        EncodeError::MisalignedTarget(op, offset) => {
+        EncodeError::MisalignedTarget(op, offset) if op.format() == Format::Branch => {
             format!("misaligned branch target: `{}` offset {offset} is not a multiple of 8", op.mnemonic())
+        }
+        EncodeError::MisalignedTarget(op, offset) => {
+            format!("misaligned pc-relative target: `{}` offset {offset} is not a multiple of 8", op.mnemonic())
         }
         EncodeError::ImmediateOutOfRange(op, imm) if op.format() == Format::Branch || op.format() == Format::PcRel => {
             format!("`{}` target offset {imm} is out of the signed 32-bit range", op.mnemonic())

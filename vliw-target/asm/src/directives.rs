@@ -48,7 +48,7 @@ impl Assembler<'_> {
                 let [sym, expr] = exactly::<2>(&list, name, args_col)?;
                 let sym_name = symbol_arg(sym, args_col)?;
                 let expr = parse_expr(expr, end_col)?;
-                let here = self.here();
+                let here = self.here_for(&expr);
                 self.symbols.entry(&sym_name, pos).size = Some((expr, here, pos));
             }
             ".p2align" | ".balign" | ".align" => self.align_directive(name, &list, pos, args_col, end_col)?,
@@ -74,6 +74,16 @@ impl Assembler<'_> {
     fn here(&mut self) -> (usize, u64) {
         let s = self.current_section();
         (s, self.sections[s].offset())
+    }
+
+    /// The location counter for evaluating `expr`, without selecting `.text` when no
+    /// section is selected yet and `expr` does not use `.` (declarations before the
+    /// first section must not create one).
+    fn here_for(&mut self, expr: &Expr) -> (usize, u64) {
+        match self.current {
+            None if !expr.uses_here() => (0, 0),
+            _ => self.here(),
+        }
     }
 
     /// Evaluates with what is known now; `Ok(None)` if it needs later symbols.
@@ -340,7 +350,7 @@ impl Assembler<'_> {
         if name == "." {
             return Err((col, "`.set .` (moving the location counter) is not supported; use `.zero`".to_string()));
         }
-        let here = self.here();
+        let here = self.here_for(&expr);
         let def = match self.early_eval(&expr, here).map_err(|e| (col, e))? {
             None => SymDef::Deferred { expr, here },
             Some(v) => value_to_def(&v).map_err(|e| (col, e))?,

@@ -142,6 +142,16 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Whether the expression mentions `.`.
+    pub fn uses_here(&self) -> bool {
+        match self {
+            Expr::Here => true,
+            Expr::Num(_) | Expr::Sym(_) => false,
+            Expr::Neg(e) | Expr::Not(e) => e.uses_here(),
+            Expr::Bin(_, a, b) => a.uses_here() || b.uses_here(),
+        }
+    }
+
     /// Every symbol name the expression mentions.
     pub fn symbols<'a>(&'a self, out: &mut Vec<&'a str>) {
         match self {

@@ -13,7 +13,7 @@
 use crate::assemble::{Assembler, FixTarget, FixupKind};
 use crate::directives::{check_data_range, value_to_def};
 use crate::error::Pos;
-use crate::expr::{Base, SymValue, Value, eval};
+use crate::expr::{Base, BinOp, Expr, SymValue, Value, eval};
 use crate::symbols::{Declared, SymDef, is_internal};
 use std::collections::HashMap;
 use vliw_elf::{Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId, SymbolKind};
@@ -124,7 +124,7 @@ impl Assembler<'_> {
     }
 
     /// Evaluates with the final symbol values.
-    fn eval_final(&self, expr: &crate::expr::Expr, here: (usize, u64)) -> Result<Value, String> {
+    fn eval_final(&self, expr: &Expr, here: (usize, u64)) -> Result<Value, String> {
         eval(expr, here, &mut |name| Some(self.symbols.final_value(name)))
     }
 
@@ -214,10 +214,32 @@ impl Assembler<'_> {
     fn resolve_raw_relocs(&mut self, relocs: &mut [Vec<(u64, RelocKind, Target, i64)>]) {
         let raw = std::mem::take(&mut self.raw_relocs);
         for r in raw {
-            let result = self.eval_final(&r.expr, (r.section, r.offset)).and_then(|v| match v.terms.as_slice() {
-                [(b, 1)] => Ok(reloc_target(&v, b)),
-                _ => Err("`.reloc` needs `symbol` or `symbol + constant`".to_string()),
-            });
+            // `sym`, `sym + N`, `sym - N` name the symbol itself (even a constant);
+            // other expressions must come to one relocatable base.
+            let named = match &r.expr {
+                Expr::Sym(name) => Some((name, 0)),
+                Expr::Bin(BinOp::Add, a, b) => match (&**a, &**b) {
+                    (Expr::Sym(name), Expr::Num(n)) => Some((name, *n)),
+                    _ => None,
+                },
+                Expr::Bin(BinOp::Sub, a, b) => match (&**a, &**b) {
+                    (Expr::Sym(name), Expr::Num(n)) => Some((name, n.wrapping_neg())),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let result = match named {
+                Some((name, addend)) => Ok(match self.symbols.final_value(name) {
+                    SymValue::InSection { section, offset, global: false } => {
+                        (Target::Section(section), addend.wrapping_add(offset as i64))
+                    }
+                    _ => (Target::Named(name.clone()), addend),
+                }),
+                None => self.eval_final(&r.expr, (r.section, r.offset)).and_then(|v| match v.terms.as_slice() {
+                    [(b, 1)] => Ok(reloc_target(&v, b)),
+                    _ => Err("`.reloc` needs `symbol` or `symbol + constant`".to_string()),
+                }),
+            };
             let end = r.offset.checked_add(r.kind.size() as u64);
             let size = self.sections[r.section].data.len() as u64;
             match result {
@@ -234,15 +256,23 @@ impl Assembler<'_> {
     /// Writes a resolved value into its place, with the relocation's checks.
     fn patch(&mut self, section: usize, kind: RelocKind, place: u64, value: i64, name: &str) -> Result<(), String> {
         apply_reloc(kind, &mut self.sections[section].data, place, value).map_err(|e| match e {
-            RelocError::Misaligned { value, .. } => {
-                format!("misaligned branch target `{name}`: offset {value} from the operation is not a multiple of 8")
-            }
+            RelocError::Misaligned { value, .. } => format!(
+                "misaligned {} target `{name}`: offset {value} from the operation is not a multiple of 8",
+                if self.is_branch_at(section, place) { "branch" } else { "pc-relative" }
+            ),
             RelocError::Overflow { value, .. } if kind == RelocKind::Imm32 => {
                 format!("value {value:#x} of `{name}` does not fit in 32 bits: write `long` before it")
             }
             RelocError::Overflow { value, .. } => format!("offset {value:#x} to `{name}` does not fit in 32 bits"),
             other => other.to_string(),
         })
+    }
+
+    /// Whether the syllable at `place` is a branch or call (not `addpc`).
+    fn is_branch_at(&self, section: usize, place: u64) -> bool {
+        let data = &self.sections[section].data;
+        let word = data.get(place as usize..place as usize + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+        word.and_then(|w| vliw_isa::Inst::decode(w).ok()).is_some_and(|(i, _)| i.format() == vliw_isa::Format::Branch)
     }
 
     /// The object's symbols: one per section, then the named symbols that belong in

@@ -12,14 +12,19 @@
 
 mod assemble;
 mod bundles;
+mod code;
 mod directives;
+mod disasm;
 mod error;
 mod expr;
 mod finish;
 mod lines;
+mod reassemble;
 mod sections;
 mod strings;
 mod symbols;
 
 pub use assemble::assemble;
+pub use disasm::{DisasmOptions, disassemble_executable, disassemble_object};
 pub use error::AsmError;
+pub use reassemble::reassemble;
