@@ -1,5 +1,5 @@
 # Branch targets are byte offsets that must be multiples of 8 (syllable size).
-# expect-asm-error: `br` target offset 4 is not a multiple of 8
+# expect-asm-error: offset 4 is not a multiple of 8
     .text
     .globl _start
 _start:

@@ -136,8 +136,9 @@ def ctypes():
         expected = (1 if c == d else 2) if a < b else 3
         p.check_dec(["(p3) movi r3 = 1 ; (p4) movi r3 = 2 ; (p2) movi r3 = 3"], expected)
     p.comment("a compare may write p0, which stays true; p0 as the other destination")
+    p.comment("(each check sets its predicates itself: calls clobber p1..p11)")
     p.check_dec(["cmp.ne p0, p5 = r0, r0", "p2r r3 = p0"], 1)
-    p.check_dec(["p2r r3 = p5"], 1)
+    p.check_dec(["cmp.ne p0, p5 = r0, r0", "p2r r3 = p5"], 1)
     p.check_dec(["cmp.ne p5, p0 = r0, r0", "p2r r3 = p5"], 0)
     p.comment("a guarded normal compare whose guard is false leaves its destinations")
     p.check_dec(["r2p p8 = r36 ; r2p p9 = r0 ; r2p p10 = r0",
@@ -178,13 +179,13 @@ def plogic():
         p.check_hex(["mov r3 = r40"], value)
     p.comment("pnot, and predicate ops reading and writing the same predicate")
     p.check_dec(["r2p p1 = r0", "pnot p2 = p1", "p2r r3 = p2"], 1)
-    p.check_dec(["pnot p2 = p2", "p2r r3 = p2"], 0)
+    p.check_dec(["r2p p2 = r36", "pnot p2 = p2", "p2r r3 = p2"], 0)
     p.check_dec(["r2p p1 = r36 ; r2p p2 = r0", "pand p1 = p1, p2", "p2r r3 = p1"], 0)
     p.check_dec(["r2p p1 = r36 ; r2p p2 = r0", "pxor p1 = p2, p1", "p2r r3 = p1"], 1)
     p.comment("p0 reads as true and ignores writes")
     p.check_dec(["pnot p0 = p0", "p2r r3 = p0"], 1)
     p.check_dec(["pandn p4 = p0, p0", "p2r r3 = p4"], 0)
-    p.check_dec(["porn p4 = p4, p0", "p2r r3 = p4"], 0)
+    p.check_dec(["pandn p4 = p0, p0", "porn p4 = p4, p0", "p2r r3 = p4"], 0)
     p.comment("r2p: any non-zero register is true")
     for v in (0, 1, u64(-1), MIN, 0x100000000, 0x80):
         p.load("r32", v)

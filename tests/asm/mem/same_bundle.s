@@ -96,9 +96,9 @@ _start:
     call print_hex ;;                                   # 0
     # swapping two predicates in one bundle (p1 = true, p2 = false now)
     por p1 = p2, p2 ; por p2 = p1, p1 ;;
-    p2r r3 = p2 ;;
+    p2r r3 = p2 ; p2r r46 = p1 ;;                       # (calls clobber p1..p11)
     call print_hex ;;                                   # 1
-    p2r r3 = p1 ;;
+    mov r3 = r46 ;;
     call print_hex ;;                                   # 0
     movi r3 = 0 ;;
     syscall 0 ;;

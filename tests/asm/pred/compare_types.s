@@ -815,9 +815,11 @@ _start:
     (p3) movi r3 = 1 ; (p4) movi r3 = 2 ; (p2) movi r3 = 3 ;;
     call print_dec ;;
     # a compare may write p0, which stays true; p0 as the other destination
+    # (each check sets its predicates itself: calls clobber p1..p11)
     cmp.ne p0, p5 = r0, r0 ;;
     p2r r3 = p0 ;;
     call print_dec ;;
+    cmp.ne p0, p5 = r0, r0 ;;
     p2r r3 = p5 ;;
     call print_dec ;;
     cmp.ne p5, p0 = r0, r0 ;;

@@ -137,6 +137,7 @@ _start:
     pnot p2 = p1 ;;
     p2r r3 = p2 ;;
     call print_dec ;;
+    r2p p2 = r36 ;;
     pnot p2 = p2 ;;
     p2r r3 = p2 ;;
     call print_dec ;;
@@ -155,6 +156,7 @@ _start:
     pandn p4 = p0, p0 ;;
     p2r r3 = p4 ;;
     call print_dec ;;
+    pandn p4 = p0, p0 ;;
     porn p4 = p4, p0 ;;
     p2r r3 = p4 ;;
     call print_dec ;;

@@ -9,7 +9,6 @@
 # expect-stdout: 0x1234567812345678
 # expect-stdout: 0x1234567812345678
 # expect-stdout: 65536
-# expect-stdout: 0
 # expect-stdout: 0\n
     .text
     .globl _start
