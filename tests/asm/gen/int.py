@@ -64,6 +64,8 @@ def alu64():
         ("shl r3 = r32, r40", R("r32")),                    # 64 mod 64 = 0
         ("shl r3 = r32, 63", R("r32") << 63),
         ("shl r3 = r32, 68", R("r32") << 4),                # imm mod 64
+        ("shl r3 = r36, r38", 5 << 57),                     # -7 mod 64 = 57
+        ("shr r3 = r35, r38", u64(-1) >> 57),
         ("shr r3 = r34, 63", 1),
         ("shr r3 = r33, r36", R("r33") >> 5),
         ("shr r3 = r33, r37", R("r33") >> 3),
@@ -135,6 +137,8 @@ def alu32():
         ("shlw r3 = r32, r40", sext32(R("r32"))),           # 32 mod 32 = 0
         ("shlw r3 = r33, 1", sext32(0xfffffffe)),
         ("shrw r3 = r34, 1", sext32(0x40000000)),
+        ("shlw r3 = r36, r38", sext32(5 << 25)),            # -7 mod 32 = 25
+        ("sraw r3 = r34, r38", sext32(-(1 << 31) >> 25)),
         ("shrw r3 = r34, 0", sext32(0x80000000)),
         ("shrw r3 = r35, r37", sext32(0xffffffff >> 3)),
         ("shrw r3 = r39, 4", sext32(u32(R("r39")) >> 4)),

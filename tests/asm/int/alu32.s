@@ -17,6 +17,8 @@
 # expect-stdout: 0xffffffff89abcdef
 # expect-stdout: 0xfffffffffffffffe
 # expect-stdout: 0x0000000040000000
+# expect-stdout: 0x000000000a000000
+# expect-stdout: 0xffffffffffffffc0
 # expect-stdout: 0xffffffff80000000
 # expect-stdout: 0x000000001fffffff
 # expect-stdout: 0x0000000008000000
@@ -68,6 +70,10 @@ _start:
     shlw r3 = r33, 1 ;;
     call print_hex ;;
     shrw r3 = r34, 1 ;;
+    call print_hex ;;
+    shlw r3 = r36, r38 ;;
+    call print_hex ;;
+    sraw r3 = r34, r38 ;;
     call print_hex ;;
     shrw r3 = r34, 0 ;;
     call print_hex ;;

@@ -29,6 +29,8 @@
 # expect-stdout: 0x0123456789abcdef
 # expect-stdout: 0x8000000000000000
 # expect-stdout: 0x123456789abcdef0
+# expect-stdout: 0x0a00000000000000
+# expect-stdout: 0x000000000000007f
 # expect-stdout: 0x0000000000000001
 # expect-stdout: 0x07f6e5d4c3b2a190
 # expect-stdout: 0x1fdb97530eca8642
@@ -122,6 +124,10 @@ _start:
     shl r3 = r32, 63 ;;
     call print_hex ;;
     shl r3 = r32, 68 ;;
+    call print_hex ;;
+    shl r3 = r36, r38 ;;
+    call print_hex ;;
+    shr r3 = r35, r38 ;;
     call print_hex ;;
     shr r3 = r34, 63 ;;
     call print_hex ;;
