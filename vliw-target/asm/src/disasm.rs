@@ -246,8 +246,9 @@ fn print_code(
             if at >= end {
                 break;
             }
+            out.push('\n');
             for name in names.iter() {
-                let _ = writeln!(out, "\n{at:016x} <{name}>:");
+                let _ = writeln!(out, "{at:016x} <{name}>:");
             }
             label_iter.next();
         }
@@ -312,8 +313,9 @@ fn print_code(
         out.push('\n');
     }
     for (&at, names) in label_iter {
+        out.push('\n');
         for name in names {
-            let _ = writeln!(out, "\n{at:016x} <{name}>:");
+            let _ = writeln!(out, "{at:016x} <{name}>:");
         }
     }
 }

@@ -12,6 +12,7 @@
 
 mod assemble;
 mod bundles;
+pub mod cli;
 mod code;
 mod directives;
 mod disasm;
@@ -19,6 +20,7 @@ mod error;
 mod expr;
 mod finish;
 mod lines;
+mod objdump;
 mod reassemble;
 mod sections;
 mod strings;
@@ -27,4 +29,5 @@ mod symbols;
 pub use assemble::assemble;
 pub use disasm::{DisasmOptions, disassemble_executable, disassemble_object};
 pub use error::AsmError;
+pub use objdump::objdump_file;
 pub use reassemble::reassemble;
