@@ -1,0 +1,15 @@
+# A `limm` must not end its bundle.
+# Placed in the text with `.quad` and reached by a branch: executing it is an
+# illegal-bundle fault (docs/isa.md §3), exit status 132.
+# expect-exit: 132
+# expect-stderr-contains: illegal bundle
+# expect-stderr-contains: raw_bundle
+    .text
+    .globl _start
+_start:
+    br raw_bundle ;;
+    .type raw_bundle, @function
+raw_bundle:
+    .quad 0x8080000000000005       # limm 5 with the stop bit: nothing to extend
+    movi r3 = 0 ;;
+    syscall 0 ;;
