@@ -1,6 +1,7 @@
 # brk: brk(0) returns the current break, page-aligned, above the program's data;
 # growing it maps new memory (zero-filled) that can be written and read back; an
-# invalid request (below the heap start) leaves it unchanged; it can shrink again.
+# invalid request (below the heap start, or 1 TiB) leaves it unchanged; it can
+# shrink again.
 # extra-sources: ../lib/print.s
 # expect-stdout: 0
 # expect-stdout: 1
@@ -8,6 +9,7 @@
 # expect-stdout: 0
 # expect-stdout: 0x1234567812345678
 # expect-stdout: 0x1234567812345678
+# expect-stdout: 65536
 # expect-stdout: 65536
 # expect-stdout: 0\n
     .text
@@ -36,6 +38,11 @@ _start:
     ld.d r3 = [r33 - 8] ;;
     call print_hex ;;
     movi r3 = 4096 ;;                      # below the heap: invalid
+    syscall 3 ;;
+    sub r3 = r3, r32 ;;
+    call print_dec ;;                      # unchanged: still 65536 above
+    movi r3 = 0x10000000000 ;;             # 1 TiB more than the heap start: invalid
+    add r3 = r3, r32 ;;
     syscall 3 ;;
     sub r3 = r3, r32 ;;
     call print_dec ;;                      # unchanged: still 65536 above
