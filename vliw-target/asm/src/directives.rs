@@ -221,6 +221,10 @@ impl Assembler<'_> {
         if max.is_some_and(|m| (padding as i64) > m) {
             return Ok(());
         }
+        if offset + padding > MAX_SECTION_SIZE {
+            let name = &section.name;
+            return Err((args_col, format!("section `{name}` would grow past {} MiB", MAX_SECTION_SIZE >> 20)));
+        }
         section.align = section.align.max(align);
         if padding == 0 {
             return Ok(());
