@@ -14,6 +14,11 @@
 # expect-stdout: 0x0000000000000000
 # expect-stdout: 0x00000000ff61b1e6
 # expect-stdout: 0x000000007f800000
+# expect-stdout: 0x00000000000116c2
+# expect-stdout: 0x00000000800116c2
+# expect-stdout: 0x0000000000000000
+# expect-stdout: 0x0000000000000002
+# expect-stdout: 0x0000000000000002
 # expect-stdout: 0x3fb99999a0000000
 # expect-stdout: 0x7ff0000000000000
 # expect-stdout: 0x8000000000000000
@@ -241,6 +246,21 @@ _start:
     fcvt.s.d r3 = r32 ;;
     call print_hex ;;
     movi r32 = 0x47effffff0000000 ;;
+    fcvt.s.d r3 = r32 ;;
+    call print_hex ;;
+    movi r32 = 0x37a16c262777579c ;;
+    fcvt.s.d r3 = r32 ;;
+    call print_hex ;;
+    movi r32 = -0x485e93d9d888a864 ;;
+    fcvt.s.d r3 = r32 ;;
+    call print_hex ;;
+    movi r32 = 0x3690000000000000 ;;
+    fcvt.s.d r3 = r32 ;;
+    call print_hex ;;
+    movi r32 = 0x36a8000000000000 ;;
+    fcvt.s.d r3 = r32 ;;
+    call print_hex ;;
+    movi r32 = 0x36a8000000000000 ;;
     fcvt.s.d r3 = r32 ;;
     call print_hex ;;
     movi r32 = 0x3dcccccd ;;

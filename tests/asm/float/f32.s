@@ -22,6 +22,8 @@
 # expect-stdout: 0x000000003eaaaaab
 # expect-stdout: 0x00000000ff800000
 # expect-stdout: 0x000000003c23d70a
+# expect-stdout: 0x0000000000400000
+# expect-stdout: 0x0000000000000047
 # expect-stdout: 0x000000003fb504f3
 # expect-stdout: 0x000000003f000000
 # expect-stdout: 0x0000000080000000
@@ -137,6 +139,9 @@ _start:
     movi r52 = 0xffc00001 ;;
     movi r54 = -0x21524110c0400000 ;;
     movi r55 = 0x1234567840100000 ;;
+    movi r56 = 0x800000 ;;
+    movi r57 = 0x6ce3ee ;;
+    movi r58 = 0x47c35000 ;;
     fadd.s r3 = r32, r33 ;;
     call print_hex ;;
     fadd.s r3 = r34, r35 ;;
@@ -170,6 +175,10 @@ _start:
     fdiv.s r3 = r43, r41 ;;
     call print_hex ;;
     fdiv.s r3 = r34, r44 ;;
+    call print_hex ;;
+    fmul.s r3 = r56, r50 ;;
+    call print_hex ;;
+    fdiv.s r3 = r57, r58 ;;
     call print_hex ;;
     fsqrt.s r3 = r46 ;;
     call print_hex ;;

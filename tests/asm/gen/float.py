@@ -178,6 +178,7 @@ def f32_program():
         "r50": s(0.5), "r51": s(0.25), "r52": 0xffc00001,
         "r54": 0xdeadbeef00000000 | s(1.5),       # junk in the upper half
         "r55": 0x1234567800000000 | s(2.25),
+        "r56": s(2.0 ** -126), "r57": s(1e-38), "r58": s(1e5),
     }
     for r, v in vals.items():
         p.load(r, v)
@@ -200,6 +201,8 @@ def f32_program():
         ("fdiv.s", "r43", "r42", 1.0 / 3.0),
         ("fdiv.s", "r43", "r41", -INF),
         ("fdiv.s", "r34", "r44", V("r34") / 10.0),
+        ("fmul.s", "r56", "r50", 2.0 ** -127),            # a subnormal result
+        ("fdiv.s", "r57", "r58", V("r57") / V("r58")),    # underflows to a subnormal
     ]
     for op, a, b, res in arith:
         p.check_hex(["%s r3 = %s, %s" % (op, a, b)], s(res))
@@ -261,7 +264,9 @@ def convert_program():
     cases = []
     # f64 <-> f32
     for x in [0.1, INF, -0.0, 1.0 + 2 ** -24, 1.0 + 3 * 2 ** -24, 1e40, 1e-50, -3.0e38,
-              3.4028235677973366e38]:
+              3.4028235677973366e38,
+              # subnormal f32 results, and ties at the bottom of the range
+              1e-40, -1e-40, 2.0 ** -150, 3 * 2.0 ** -150, 1.5 * 2.0 ** -149]:
         cases.append(("fcvt.s.d", d(x), s(x)))
     for b in [s(0.1), s(INF), s(-0.0), 0x00000001, s(-3.0e38), 0xdeadbeef3f800000]:
         cases.append(("fcvt.d.s", b, d(fs(b))))
