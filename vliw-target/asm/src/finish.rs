@@ -77,7 +77,7 @@ impl Assembler<'_> {
             object.add_section(section);
         }
         object.symbols = symbols;
-        debug_assert!(self.diag.errors.len() > 0 || object.check().is_ok(), "{:?}", object.check());
+        debug_assert!(!self.diag.errors.is_empty() || object.check().is_ok(), "{:?}", object.check());
         object
     }
 

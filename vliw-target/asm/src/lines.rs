@@ -103,8 +103,7 @@ fn code_end(chars: &[char]) -> Result<usize, usize> {
 fn statement(chars: &[char], start: usize, end: usize, line_no: usize, out: &mut Vec<Stmt>) {
     let mut i = skip_space(chars, start, end);
     // Labels: `name:` or `"quoted name":`, any number of them.
-    loop {
-        let Some((name, after)) = symbol_name_at(chars, i, end) else { break };
+    while let Some((name, after)) = symbol_name_at(chars, i, end) {
         let colon = skip_space(chars, after, end);
         if colon < end && chars[colon] == ':' {
             out.push(Stmt { pos: Pos::new(line_no, i + 1), kind: StmtKind::Label(name) });

@@ -52,7 +52,9 @@ fn symbols_view(object: &Object) -> Vec<SymbolView> {
 }
 
 /// Sections (name, kind, align, bytes, size, retain) and their relocations.
-fn sections_view(object: &Object) -> Vec<(String, SectionKind, u64, Vec<u8>, u64, bool, Vec<(u64, RelocKind, String, i64)>)> {
+type SectionView = (String, SectionKind, u64, Vec<u8>, u64, bool, Vec<(u64, RelocKind, String, i64)>);
+
+fn sections_view(object: &Object) -> Vec<SectionView> {
     object
         .sections
         .iter()
@@ -252,7 +254,7 @@ after_buffer:
 fn a_mixed_file_round_trips() {
     let object = asm(MIXED);
     let text = round_trip(&object);
-    assert!(text.contains(".Lloop") == false, "`.L` labels are not in the object, so not in its reassembly");
+    assert!(!text.contains(".Lloop"), "`.L` labels are not in the object, so not in its reassembly");
     // Spot checks of what the object holds.
     let table = object.symbol(object.symbol_by_name("table").unwrap());
     assert_eq!((table.kind, table.size), (SymbolKind::Object, 8 * 4 + 4 + 4 + 8 + 2 + 3));
