@@ -18,20 +18,28 @@ pub(crate) fn sext(x: u64, bytes: usize) -> i64 {
 #[inline(always)]
 pub(crate) fn div(a: u64, b: u64) -> u64 {
     let (a, b) = (a as i64, b as i64);
-    if b == 0 { u64::MAX } else { a.wrapping_div(b) as u64 }
+    if b == 0 {
+        u64::MAX
+    } else {
+        a.wrapping_div(b) as u64
+    }
 }
 
 /// Unsigned division: x/0 = all ones.
 #[inline(always)]
 pub(crate) fn divu(a: u64, b: u64) -> u64 {
-    if b == 0 { u64::MAX } else { a / b }
+    a.checked_div(b).unwrap_or(u64::MAX)
 }
 
 /// Signed remainder (sign of the dividend): x%0 = x, MIN%-1 = 0.
 #[inline(always)]
 pub(crate) fn rem(a: u64, b: u64) -> u64 {
     let (a, b) = (a as i64, b as i64);
-    if b == 0 { a as u64 } else { a.wrapping_rem(b) as u64 }
+    if b == 0 {
+        a as u64
+    } else {
+        a.wrapping_rem(b) as u64
+    }
 }
 
 /// Unsigned remainder: x%0 = x.
@@ -52,7 +60,7 @@ pub(crate) fn divw(a: u64, b: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn divuw(a: u64, b: u64) -> u64 {
     let (a, b) = (a as u32, b as u32);
-    let q = if b == 0 { u32::MAX } else { a / b };
+    let q = a.checked_div(b).unwrap_or(u32::MAX);
     sext32(q as u64)
 }
 
@@ -122,12 +130,24 @@ mod tests {
         assert_eq!(rem(-7i64 as u64, 2), -1i64 as u64, "sign of the dividend");
         assert_eq!(remu(7, 0), 7);
         assert_eq!(divw(0xdead_0000_0000_0007, 0), NEG1);
-        assert_eq!(divw(0x8000_0000, 0xffff_ffff), 0xffff_ffff_8000_0000, "i32::MIN / -1");
-        assert_eq!(divw(0x1_0000_0010, 0xffff_fffe), 0xffff_ffff_ffff_fff8, "low halves only: 16 / -2");
+        assert_eq!(
+            divw(0x8000_0000, 0xffff_ffff),
+            0xffff_ffff_8000_0000,
+            "i32::MIN / -1"
+        );
+        assert_eq!(
+            divw(0x1_0000_0010, 0xffff_fffe),
+            0xffff_ffff_ffff_fff8,
+            "low halves only: 16 / -2"
+        );
         assert_eq!(divuw(5, 0), NEG1);
         assert_eq!(divuw(0xffff_fffe, 1), 0xffff_ffff_ffff_fffe);
         assert_eq!(remw(0x8000_0000, 0xffff_ffff), 0);
-        assert_eq!(remw(0x1234_ffff_fff9, 0), 0xffff_ffff_ffff_fff9, "x%0 = x, sign-extended");
+        assert_eq!(
+            remw(0x1234_ffff_fff9, 0),
+            0xffff_ffff_ffff_fff9,
+            "x%0 = x, sign-extended"
+        );
         assert_eq!(remuw(0xffff_fff9, 0), 0xffff_ffff_ffff_fff9);
         assert_eq!(remuw(0xffff_fff9, 0x10), 9);
     }

@@ -63,7 +63,10 @@ fn parse_number(text: &str, sizes: bool) -> Option<u64> {
         Some(b'G') if sizes => (&text[..text.len() - 1], 1 << 30),
         _ => (text, 1),
     };
-    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         Some(hex) => u64::from_str_radix(hex, 16).ok()?,
         None => digits.parse().ok()?,
     };
@@ -90,13 +93,18 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (arg.as_str(), None),
         };
-        let takes_value =
-            matches!(name, "--max-cycles" | "--machine" | "--stack-size" | "--heap-size" | "--seed" | "--env");
+        let takes_value = matches!(
+            name,
+            "--max-cycles" | "--machine" | "--stack-size" | "--heap-size" | "--seed" | "--env"
+        );
         let value = if takes_value {
             match inline_value {
                 Some(v) => v,
                 None => {
-                    let v = args.get(i).cloned().ok_or_else(|| format!("option `{name}` needs a value"))?;
+                    let v = args
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| format!("option `{name}` needs a value"))?;
                     i += 1;
                     v
                 }
@@ -108,7 +116,8 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             String::new()
         };
         let number = |sizes: bool| {
-            parse_number(&value, sizes).ok_or_else(|| format!("option `{name}`: `{value}` is not a valid number"))
+            parse_number(&value, sizes)
+                .ok_or_else(|| format!("option `{name}`: `{value}` is not a valid number"))
         };
         match name {
             "--help" | "-h" => cmd.help = true,
@@ -117,7 +126,11 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             "--trace" => cmd.trace = true,
             "--clear-env" => cmd.clear_env = true,
             "--max-cycles" => cmd.options.max_cycles = Some(number(false)?),
-            "--machine" => cmd.options.machine.apply_overrides(&value).map_err(|e| format!("option `--machine`: {e}"))?,
+            "--machine" => cmd
+                .options
+                .machine
+                .apply_overrides(&value)
+                .map_err(|e| format!("option `--machine`: {e}"))?,
             "--stack-size" => {
                 let size = number(true)?;
                 if size == 0 {
@@ -200,8 +213,10 @@ pub fn cli_main(args: &[String]) -> i32 {
             return STATUS_LOAD_ERROR;
         }
     };
-    let argv: Vec<Vec<u8>> =
-        std::iter::once(&cmd.executable).chain(&cmd.args).map(|a| a.as_bytes().to_vec()).collect();
+    let argv: Vec<Vec<u8>> = std::iter::once(&cmd.executable)
+        .chain(&cmd.args)
+        .map(|a| a.as_bytes().to_vec())
+        .collect();
     let envp = environment(cmd.clear_env, &cmd.env);
     let io = Box::new(HostIo::new(cmd.trace));
     let mut sim = match Simulator::new(&program, &cmd.options, &argv, &envp, io) {
@@ -212,7 +227,10 @@ pub fn cli_main(args: &[String]) -> i32 {
         }
     };
     if cmd.trace {
-        sim.set_trace(Box::new(BufWriter::with_capacity(64 * 1024, std::io::stderr())));
+        sim.set_trace(Box::new(BufWriter::with_capacity(
+            64 * 1024,
+            std::io::stderr(),
+        )));
     }
     let outcome = sim.run();
     if let Outcome::Fault(fault) = &outcome {
@@ -234,20 +252,41 @@ mod tests {
 
     #[test]
     fn options_come_before_the_executable() {
-        let cmd = parse(&["--stats", "--max-cycles", "0x100", "--seed=7", "prog", "--stats", "x"]).unwrap();
+        let cmd = parse(&[
+            "--stats",
+            "--max-cycles",
+            "0x100",
+            "--seed=7",
+            "prog",
+            "--stats",
+            "x",
+        ])
+        .unwrap();
         assert!(cmd.stats);
         assert_eq!(cmd.options.max_cycles, Some(256));
         assert_eq!(cmd.options.seed, Some(7));
         assert_eq!(cmd.executable, "prog");
         assert_eq!(cmd.args, ["--stats", "x"]);
         let cmd = parse(&["--", "-weird-name", "a"]).unwrap();
-        assert_eq!((cmd.executable.as_str(), cmd.args.as_slice()), ("-weird-name", &["a".to_string()][..]));
+        assert_eq!(
+            (cmd.executable.as_str(), cmd.args.as_slice()),
+            ("-weird-name", &["a".to_string()][..])
+        );
     }
 
     #[test]
     fn sizes_and_machine_options() {
-        let cmd = parse(&["--stack-size", "64K", "--heap-size=2g", "--machine", "width=8,alu=8", "--machine", "latency.load=2", "p"])
-            .unwrap();
+        let cmd = parse(&[
+            "--stack-size",
+            "64K",
+            "--heap-size=2g",
+            "--machine",
+            "width=8,alu=8",
+            "--machine",
+            "latency.load=2",
+            "p",
+        ])
+        .unwrap();
         assert_eq!(cmd.options.stack_size, 64 << 10);
         assert_eq!(cmd.options.heap_size, 2 << 30);
         assert_eq!(cmd.options.machine.width, 8);
@@ -275,7 +314,10 @@ mod tests {
 
     #[test]
     fn env_entries_replace_or_append() {
-        let env = environment(true, &["A=1".into(), "B=2".into(), "A=3".into(), "AB=4".into()]);
+        let env = environment(
+            true,
+            &["A=1".into(), "B=2".into(), "A=3".into(), "AB=4".into()],
+        );
         assert_eq!(env, [b"A=3".to_vec(), b"B=2".to_vec(), b"AB=4".to_vec()]);
     }
 

@@ -18,7 +18,10 @@ pub(crate) enum Ctl {
     /// Fall through to the next bundle.
     Next,
     /// A direct branch or call, to bundle `target` (`NONE` if `addr` is not a bundle).
-    Jump { target: u32, addr: u64 },
+    Jump {
+        target: u32,
+        addr: u64,
+    },
     /// An indirect jump, call or return to an address.
     JumpTo(u64),
     /// A system call, with its arguments in `Cpu::sys_args`.
@@ -53,7 +56,14 @@ pub(crate) struct Cpu {
 
 #[inline(always)]
 fn stop(error: MemError, kind: AccessKind, size: usize, addr: u64) -> MemStop {
-    MemStop { addr, error, access: Access { kind, size: size as u8 } }
+    MemStop {
+        addr,
+        error,
+        access: Access {
+            kind,
+            size: size as u8,
+        },
+    }
 }
 
 impl Cpu {
@@ -84,18 +94,27 @@ impl Cpu {
 
     #[inline(always)]
     fn load<const N: usize>(&self, mem: &Memory, addr: u64) -> Result<u64, MemStop> {
-        mem.load::<N>(addr).map_err(|e| stop(e, AccessKind::Load, N, addr))
+        mem.load::<N>(addr)
+            .map_err(|e| stop(e, AccessKind::Load, N, addr))
     }
 
     #[inline(always)]
-    fn store<const BUF: bool, const N: usize>(&mut self, mem: &mut Memory, addr: u64, value: u64) -> Result<(), MemStop> {
+    fn store<const BUF: bool, const N: usize>(
+        &mut self,
+        mem: &mut Memory,
+        addr: u64,
+        value: u64,
+    ) -> Result<(), MemStop> {
         if BUF {
-            let (region, off) = mem.check_store::<N>(addr).map_err(|e| stop(e, AccessKind::Store, N, addr))?;
+            let (region, off) = mem
+                .check_store::<N>(addr)
+                .map_err(|e| stop(e, AccessKind::Store, N, addr))?;
             self.sbuf[self.slen & 15] = (region, off, N, value);
             self.slen += 1;
             Ok(())
         } else {
-            mem.store::<N>(addr, value).map_err(|e| stop(e, AccessKind::Store, N, addr))
+            mem.store::<N>(addr, value)
+                .map_err(|e| stop(e, AccessKind::Store, N, addr))
         }
     }
 
@@ -108,7 +127,9 @@ impl Cpu {
         addr: u64,
         update: impl FnOnce(u64) -> Option<u64>,
     ) -> Result<u64, MemStop> {
-        let (region, off) = mem.check_store::<N>(addr).map_err(|e| stop(e, AccessKind::Atomic, N, addr))?;
+        let (region, off) = mem
+            .check_store::<N>(addr)
+            .map_err(|e| stop(e, AccessKind::Atomic, N, addr))?;
         let old = mem.read_at(region, off, N);
         if let Some(new) = update(old) {
             if BUF {
@@ -136,12 +157,10 @@ impl Cpu {
     /// Applies the deferred writes of a buffered bundle, in slot order.
     #[inline(always)]
     pub fn commit_buffered(&mut self, mem: &mut Memory) {
-        for k in 0..self.wlen {
-            let (idx, value) = self.wbuf[k];
+        for &(idx, value) in &self.wbuf[..self.wlen] {
             self.regs[idx as usize] = value;
         }
-        for k in 0..self.slen {
-            let (region, off, size, value) = self.sbuf[k];
+        for &(region, off, size, value) in &self.sbuf[..self.slen] {
             mem.commit(region, off, size, value);
         }
         self.wlen = 0;
@@ -151,7 +170,12 @@ impl Cpu {
     /// Executes the operations of one bundle. Counts nullified operations into
     /// `nullified`. On a memory fault the bundle's effects are partial; the run ends.
     #[inline(always)]
-    pub fn exec<const BUF: bool>(&mut self, mem: &mut Memory, ops: &[Op], nullified: &mut u64) -> Result<Ctl, MemStop> {
+    pub fn exec<const BUF: bool>(
+        &mut self,
+        mem: &mut Memory,
+        ops: &[Op],
+        nullified: &mut u64,
+    ) -> Result<Ctl, MemStop> {
         use Opcode::*;
         if BUF {
             self.wlen = 0;
@@ -189,7 +213,11 @@ impl Cpu {
                 Nop | Limm | Fence => {}
                 Mov => set!(a),
                 Movi | Addpc => set!(imm),
-                Sel => set!(if self.regs[op.ps1 as usize] != 0 { a } else { rs2 }),
+                Sel => set!(if self.regs[op.ps1 as usize] != 0 {
+                    a
+                } else {
+                    rs2
+                }),
 
                 Add | AddI => set!(a.wrapping_add(b)),
                 Sub => set!(a.wrapping_sub(b)),
@@ -295,27 +323,40 @@ impl Cpu {
                 CasB | CasH | CasW | CasD => {
                     let new = self.regs[op.rs3 as usize];
                     let old = match op.opcode {
-                        CasB => self.atomic::<BUF, 1>(mem, a, |old| (old == rs2 & 0xff).then_some(new))?,
-                        CasH => self.atomic::<BUF, 2>(mem, a, |old| (old == rs2 & 0xffff).then_some(new))?,
-                        CasW => self.atomic::<BUF, 4>(mem, a, |old| (old == rs2 & 0xffff_ffff).then_some(new))?,
+                        CasB => {
+                            self.atomic::<BUF, 1>(mem, a, |old| (old == rs2 & 0xff).then_some(new))?
+                        }
+                        CasH => self
+                            .atomic::<BUF, 2>(mem, a, |old| (old == rs2 & 0xffff).then_some(new))?,
+                        CasW => self.atomic::<BUF, 4>(mem, a, |old| {
+                            (old == rs2 & 0xffff_ffff).then_some(new)
+                        })?,
                         _ => self.atomic::<BUF, 8>(mem, a, |old| (old == rs2).then_some(new))?,
                     };
                     set!(old)
                 }
-                AmoswapB | AmoaddB | AmoandB | AmoorB | AmoxorB | AmominB | AmomaxB | AmominuB | AmomaxuB => {
-                    let old = self.atomic::<BUF, 1>(mem, a, |old| Some(amo(op.opcode, old, rs2, 1)))?;
+                AmoswapB | AmoaddB | AmoandB | AmoorB | AmoxorB | AmominB | AmomaxB | AmominuB
+                | AmomaxuB => {
+                    let old =
+                        self.atomic::<BUF, 1>(mem, a, |old| Some(amo(op.opcode, old, rs2, 1)))?;
                     set!(old)
                 }
-                AmoswapH | AmoaddH | AmoandH | AmoorH | AmoxorH | AmominH | AmomaxH | AmominuH | AmomaxuH => {
-                    let old = self.atomic::<BUF, 2>(mem, a, |old| Some(amo(op.opcode, old, rs2, 2)))?;
+                AmoswapH | AmoaddH | AmoandH | AmoorH | AmoxorH | AmominH | AmomaxH | AmominuH
+                | AmomaxuH => {
+                    let old =
+                        self.atomic::<BUF, 2>(mem, a, |old| Some(amo(op.opcode, old, rs2, 2)))?;
                     set!(old)
                 }
-                AmoswapW | AmoaddW | AmoandW | AmoorW | AmoxorW | AmominW | AmomaxW | AmominuW | AmomaxuW => {
-                    let old = self.atomic::<BUF, 4>(mem, a, |old| Some(amo(op.opcode, old, rs2, 4)))?;
+                AmoswapW | AmoaddW | AmoandW | AmoorW | AmoxorW | AmominW | AmomaxW | AmominuW
+                | AmomaxuW => {
+                    let old =
+                        self.atomic::<BUF, 4>(mem, a, |old| Some(amo(op.opcode, old, rs2, 4)))?;
                     set!(old)
                 }
-                AmoswapD | AmoaddD | AmoandD | AmoorD | AmoxorD | AmominD | AmomaxD | AmominuD | AmomaxuD => {
-                    let old = self.atomic::<BUF, 8>(mem, a, |old| Some(amo(op.opcode, old, rs2, 8)))?;
+                AmoswapD | AmoaddD | AmoandD | AmoorD | AmoxorD | AmominD | AmomaxD | AmominuD
+                | AmomaxuD => {
+                    let old =
+                        self.atomic::<BUF, 8>(mem, a, |old| Some(amo(op.opcode, old, rs2, 8)))?;
                     set!(old)
                 }
 
@@ -329,8 +370,12 @@ impl Cpu {
                 FdivD => set!(of_f64(f64_of(a) / f64_of(rs2))),
                 FsqrtS => set!(of_f32(f32_of(a).sqrt())),
                 FsqrtD => set!(of_f64(f64_of(a).sqrt())),
-                FmaS => set!(of_f32(f32_of(a).mul_add(f32_of(rs2), f32_of(self.regs[op.rs3 as usize])))),
-                FmaD => set!(of_f64(f64_of(a).mul_add(f64_of(rs2), f64_of(self.regs[op.rs3 as usize])))),
+                FmaS => set!(of_f32(
+                    f32_of(a).mul_add(f32_of(rs2), f32_of(self.regs[op.rs3 as usize]))
+                )),
+                FmaD => set!(of_f64(
+                    f64_of(a).mul_add(f64_of(rs2), f64_of(self.regs[op.rs3 as usize]))
+                )),
                 FminS => set!(of_f32(f32_of(a).min(f32_of(rs2)))),
                 FminD => set!(of_f64(f64_of(a).min(f64_of(rs2)))),
                 FmaxS => set!(of_f32(f32_of(a).max(f32_of(rs2)))),
@@ -392,11 +437,17 @@ impl Cpu {
                         continue;
                     }
                     ctl = match op.opcode {
-                        Br => Ctl::Jump { target: op.target, addr: op.aux },
+                        Br => Ctl::Jump {
+                            target: op.target,
+                            addr: op.aux,
+                        },
                         Call => {
                             self.set::<BUF>(LR, imm);
                             self.ready[LR as usize] = done;
-                            Ctl::Jump { target: op.target, addr: op.aux }
+                            Ctl::Jump {
+                                target: op.target,
+                                addr: op.aux,
+                            }
                         }
                         Callr => {
                             self.set::<BUF>(LR, imm);
@@ -425,7 +476,11 @@ impl Cpu {
 #[inline(always)]
 fn amo(opcode: Opcode, old: u64, operand: u64, bytes: usize) -> u64 {
     use Opcode::*;
-    let mask = if bytes == 8 { u64::MAX } else { (1u64 << (8 * bytes)) - 1 };
+    let mask = if bytes == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * bytes)) - 1
+    };
     let operand = operand & mask;
     let value = match opcode {
         AmoswapB | AmoswapH | AmoswapW | AmoswapD => operand,
@@ -434,10 +489,18 @@ fn amo(opcode: Opcode, old: u64, operand: u64, bytes: usize) -> u64 {
         AmoorB | AmoorH | AmoorW | AmoorD => old | operand,
         AmoxorB | AmoxorH | AmoxorW | AmoxorD => old ^ operand,
         AmominB | AmominH | AmominW | AmominD => {
-            if sext(old, bytes) <= sext(operand, bytes) { old } else { operand }
+            if sext(old, bytes) <= sext(operand, bytes) {
+                old
+            } else {
+                operand
+            }
         }
         AmomaxB | AmomaxH | AmomaxW | AmomaxD => {
-            if sext(old, bytes) >= sext(operand, bytes) { old } else { operand }
+            if sext(old, bytes) >= sext(operand, bytes) {
+                old
+            } else {
+                operand
+            }
         }
         AmominuB | AmominuH | AmominuW | AmominuD => old.min(operand),
         _ => old.max(operand),

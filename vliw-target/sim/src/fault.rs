@@ -132,24 +132,41 @@ impl fmt::Display for Fault {
         let func = FunctionSuffix(self.function.as_ref());
         let addr = self.address;
         match &self.kind {
-            FaultKind::IllegalBundle { reason } => write!(f, "fault: illegal bundle ({reason}) at {bundle:#x}{func}"),
-            FaultKind::Unmapped(a) => write!(f, "fault: unmapped {a} at {addr:#x} in bundle {bundle:#x}{func}"),
+            FaultKind::IllegalBundle { reason } => {
+                write!(f, "fault: illegal bundle ({reason}) at {bundle:#x}{func}")
+            }
+            FaultKind::Unmapped(a) => write!(
+                f,
+                "fault: unmapped {a} at {addr:#x} in bundle {bundle:#x}{func}"
+            ),
             FaultKind::ReadOnly(a) => {
-                write!(f, "fault: write to read-only memory: {a} at {addr:#x} in bundle {bundle:#x}{func}")
+                write!(
+                    f,
+                    "fault: write to read-only memory: {a} at {addr:#x} in bundle {bundle:#x}{func}"
+                )
             }
             FaultKind::StackOverflow(a) => write!(
                 f,
                 "fault: stack overflow: {a} at {addr:#x} below the stack limit in bundle {bundle:#x}{func}"
             ),
-            FaultKind::Misaligned(a) => write!(f, "fault: misaligned {a} at {addr:#x} in bundle {bundle:#x}{func}"),
-            FaultKind::BadJump => write!(f, "fault: jump outside text to {addr:#x} from bundle {bundle:#x}{func}"),
+            FaultKind::Misaligned(a) => write!(
+                f,
+                "fault: misaligned {a} at {addr:#x} in bundle {bundle:#x}{func}"
+            ),
+            FaultKind::BadJump => write!(
+                f,
+                "fault: jump outside text to {addr:#x} from bundle {bundle:#x}{func}"
+            ),
             FaultKind::FellOffText => write!(
                 f,
                 "fault: jump outside text to {addr:#x} (ran off the end of text) from bundle {bundle:#x}{func}"
             ),
             FaultKind::Trap(code) => write!(f, "fault: trap {code} in bundle {bundle:#x}{func}"),
             FaultKind::CycleLimit(limit) => {
-                write!(f, "fault: cycle limit of {limit} cycles reached in bundle {bundle:#x}{func}")
+                write!(
+                    f,
+                    "fault: cycle limit of {limit} cycles reached in bundle {bundle:#x}{func}"
+                )
             }
             FaultKind::LatencyStall { register, cycles } => write!(
                 f,
@@ -167,23 +184,48 @@ mod tests {
     use super::*;
 
     fn fault(kind: FaultKind, address: u64) -> Fault {
-        Fault { kind, address, bundle_address: 0x10040, function: Some(("main".to_string(), 0x40)) }
+        Fault {
+            kind,
+            address,
+            bundle_address: 0x10040,
+            function: Some(("main".to_string(), 0x40)),
+        }
     }
 
     #[test]
     fn messages_are_one_line_and_name_the_bundle_and_function() {
-        let load8 = Access { kind: AccessKind::Load, size: 8 };
-        let store8 = Access { kind: AccessKind::Store, size: 8 };
+        let load8 = Access {
+            kind: AccessKind::Load,
+            size: 8,
+        };
+        let store8 = Access {
+            kind: AccessKind::Store,
+            size: 8,
+        };
         let cases = [
-            (fault(FaultKind::Misaligned(load8), 0x20004), "fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (main+0x40)"),
-            (fault(FaultKind::BadJump, 0), "fault: jump outside text to 0x0 from bundle 0x10040 (main+0x40)"),
-            (fault(FaultKind::Trap(3), 0), "fault: trap 3 in bundle 0x10040 (main+0x40)"),
+            (
+                fault(FaultKind::Misaligned(load8), 0x20004),
+                "fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (main+0x40)",
+            ),
+            (
+                fault(FaultKind::BadJump, 0),
+                "fault: jump outside text to 0x0 from bundle 0x10040 (main+0x40)",
+            ),
+            (
+                fault(FaultKind::Trap(3), 0),
+                "fault: trap 3 in bundle 0x10040 (main+0x40)",
+            ),
             (
                 fault(FaultKind::CycleLimit(1000), 0),
                 "fault: cycle limit of 1000 cycles reached in bundle 0x10040 (main+0x40)",
             ),
             (
-                fault(FaultKind::IllegalBundle { reason: "illegal opcode 0x1ff".into() }, 0),
+                fault(
+                    FaultKind::IllegalBundle {
+                        reason: "illegal opcode 0x1ff".into(),
+                    },
+                    0,
+                ),
                 "fault: illegal bundle (illegal opcode 0x1ff) at 0x10040 (main+0x40)",
             ),
             (
@@ -207,16 +249,26 @@ mod tests {
 
     #[test]
     fn every_kind_has_its_own_status() {
-        let a = Access { kind: AccessKind::Load, size: 1 };
+        let a = Access {
+            kind: AccessKind::Load,
+            size: 1,
+        };
         let statuses = [
-            FaultKind::IllegalBundle { reason: String::new() }.exit_status(),
+            FaultKind::IllegalBundle {
+                reason: String::new(),
+            }
+            .exit_status(),
             FaultKind::Trap(0).exit_status(),
             FaultKind::Misaligned(a).exit_status(),
             FaultKind::Unmapped(a).exit_status(),
             FaultKind::BadJump.exit_status(),
             FaultKind::StackOverflow(a).exit_status(),
             FaultKind::CycleLimit(0).exit_status(),
-            FaultKind::LatencyStall { register: "r1".into(), cycles: 1 }.exit_status(),
+            FaultKind::LatencyStall {
+                register: "r1".into(),
+                cycles: 1,
+            }
+            .exit_status(),
         ];
         assert_eq!(statuses, [132, 134, 135, 139, 141, 142, 143, 144]);
         assert_eq!(FaultKind::ReadOnly(a).exit_status(), 139);

@@ -31,7 +31,10 @@ impl HostIo {
     /// `unbuffered`: flush stdout after every write (e.g. while tracing, so that the
     /// program's output and the trace interleave correctly).
     pub fn new(unbuffered: bool) -> HostIo {
-        HostIo { stdout: BufWriter::with_capacity(64 * 1024, io::stdout()), unbuffered }
+        HostIo {
+            stdout: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            unbuffered,
+        }
     }
 }
 
@@ -80,11 +83,16 @@ pub struct CaptureIo(Arc<Mutex<Captured>>);
 
 impl CaptureIo {
     pub fn new(stdin: &[u8]) -> CaptureIo {
-        CaptureIo(Arc::new(Mutex::new(Captured { stdin: stdin.to_vec(), ..Captured::default() })))
+        CaptureIo(Arc::new(Mutex::new(Captured {
+            stdin: stdin.to_vec(),
+            ..Captured::default()
+        })))
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Captured> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn stdout(&self) -> Vec<u8> {

@@ -45,7 +45,11 @@ pub(crate) struct StackSetup {
 /// top of the stack, below them the pointer arrays `argv[0..argc], NULL,
 /// envp[0..], NULL` starting at a 16-byte aligned address, which is the initial
 /// stack pointer.
-pub(crate) fn setup_stack(mem: &mut Memory, argv: &[Vec<u8>], envp: &[Vec<u8>]) -> Result<StackSetup, LoadError> {
+pub(crate) fn setup_stack(
+    mem: &mut Memory,
+    argv: &[Vec<u8>],
+    envp: &[Vec<u8>],
+) -> Result<StackSetup, LoadError> {
     let strings_len: u64 = argv.iter().chain(envp).map(|s| s.len() as u64 + 1).sum();
     let pointers = (argv.len() + envp.len() + 2) as u64 * 8;
     let stack_base = mem.layout().stack_base;
@@ -56,7 +60,10 @@ pub(crate) fn setup_stack(mem: &mut Memory, argv: &[Vec<u8>], envp: &[Vec<u8>]) 
             STACK_TOP - stack_base
         ))
     };
-    let strings_start = STACK_TOP.checked_sub(strings_len).filter(|&a| a >= stack_base).ok_or_else(too_big)?;
+    let strings_start = STACK_TOP
+        .checked_sub(strings_len)
+        .filter(|&a| a >= stack_base)
+        .ok_or_else(too_big)?;
     let arrays = strings_start
         .checked_sub(pointers)
         .map(|a| a / STACK_ALIGN * STACK_ALIGN)
@@ -69,14 +76,24 @@ pub(crate) fn setup_stack(mem: &mut Memory, argv: &[Vec<u8>], envp: &[Vec<u8>]) 
             let mut bytes = s.clone();
             bytes.push(0);
             assert!(mem.write_bytes(at, &bytes), "checked to fit in the stack");
-            assert!(mem.write_bytes(slot, &at.to_le_bytes()), "checked to fit in the stack");
+            assert!(
+                mem.write_bytes(slot, &at.to_le_bytes()),
+                "checked to fit in the stack"
+            );
             at += bytes.len() as u64;
             slot += 8;
         }
-        assert!(mem.write_bytes(slot, &0u64.to_le_bytes()), "checked to fit in the stack");
+        assert!(
+            mem.write_bytes(slot, &0u64.to_le_bytes()),
+            "checked to fit in the stack"
+        );
         slot += 8;
     };
     put(mem, argv);
     put(mem, envp);
-    Ok(StackSetup { sp: arrays, argv: arrays, envp: arrays + 8 * (argv.len() as u64 + 1) })
+    Ok(StackSetup {
+        sp: arrays,
+        argv: arrays,
+        envp: arrays + 8 * (argv.len() as u64 + 1),
+    })
 }

@@ -32,12 +32,13 @@ struct Region {
 /// the host cannot provide it: a guest asking for a huge stack or segment must get a
 /// message, not an abort.
 fn zeroed_vec(len: u64) -> Result<Vec<u8>, String> {
-    let n = usize::try_from(len).map_err(|_| format!("{len:#x} bytes do not fit in the host's address space"))?;
+    let n = usize::try_from(len)
+        .map_err(|_| format!("{len:#x} bytes do not fit in the host's address space"))?;
     if n == 0 {
         return Ok(Vec::new());
     }
-    let layout =
-        std::alloc::Layout::array::<u8>(n).map_err(|_| format!("{len:#x} bytes do not fit in the host's address space"))?;
+    let layout = std::alloc::Layout::array::<u8>(n)
+        .map_err(|_| format!("{len:#x} bytes do not fit in the host's address space"))?;
     // SAFETY: `layout` has a non-zero size. A non-null result is a zeroed allocation
     // of exactly `n` bytes with the alignment of `u8` from the global allocator,
     // which is what `Vec<u8>` with capacity `n` owns, and all `n` bytes are
@@ -80,9 +81,20 @@ impl std::fmt::Debug for Memory {
         let regions: Vec<String> = self
             .regions
             .iter()
-            .map(|r| format!("{:#x}..{:#x}{}", r.base, r.base + r.data.len() as u64, if r.writable { " rw" } else { " r" }))
+            .map(|r| {
+                format!(
+                    "{:#x}..{:#x}{}",
+                    r.base,
+                    r.base + r.data.len() as u64,
+                    if r.writable { " rw" } else { " r" }
+                )
+            })
             .collect();
-        f.debug_struct("Memory").field("regions", &regions).field("layout", &self.layout).field("brk", &self.brk).finish()
+        f.debug_struct("Memory")
+            .field("regions", &regions)
+            .field("layout", &self.layout)
+            .field("brk", &self.brk)
+            .finish()
     }
 }
 
@@ -92,7 +104,11 @@ const HEAP: usize = 1;
 impl Memory {
     /// Maps the segments, an empty heap and the stack. `stack_size` is rounded up to
     /// a page; the heap may grow to `heap_size` bytes.
-    pub(crate) fn new(segments: &[Segment], stack_size: u64, heap_size: u64) -> Result<Memory, String> {
+    pub(crate) fn new(
+        segments: &[Segment],
+        stack_size: u64,
+        heap_size: u64,
+    ) -> Result<Memory, String> {
         let stack_size = round_up(stack_size, PAGE_SIZE);
         if stack_size == 0 || stack_size > STACK_TOP - STACK_GUARD_SIZE - TEXT_BASE {
             return Err(format!("stack size {stack_size:#x} is out of range"));
@@ -112,10 +128,17 @@ impl Memory {
                 ));
             }
             if s.data.len() as u64 > s.mem_size {
-                return Err(format!("segment at {:#x} has more data than its memory size", s.vaddr));
+                return Err(format!(
+                    "segment at {:#x} has more data than its memory size",
+                    s.vaddr
+                ));
             }
             let base = s.vaddr / PAGE_SIZE * PAGE_SIZE;
-            let end = s.vaddr.checked_add(s.mem_size).map(|e| round_up(e, PAGE_SIZE)).unwrap_or(u64::MAX);
+            let end = s
+                .vaddr
+                .checked_add(s.mem_size)
+                .map(|e| round_up(e, PAGE_SIZE))
+                .unwrap_or(u64::MAX);
             if end > guard_base {
                 return Err(format!(
                     "segment at {:#x} ({:#x} bytes) overlaps the stack or its guard region (from {guard_base:#x})",
@@ -123,12 +146,20 @@ impl Memory {
                 ));
             }
             if base < prev_end && !regions.is_empty() {
-                return Err(format!("segment at {:#x} shares a page with the segment before it", s.vaddr));
+                return Err(format!(
+                    "segment at {:#x} shares a page with the segment before it",
+                    s.vaddr
+                ));
             }
-            let mut data = zeroed_vec(end - base).map_err(|e| format!("segment at {:#x}: {e}", s.vaddr))?;
+            let mut data =
+                zeroed_vec(end - base).map_err(|e| format!("segment at {:#x}: {e}", s.vaddr))?;
             let offset = (s.vaddr - base) as usize;
             data[offset..offset + s.data.len()].copy_from_slice(&s.data);
-            regions.push(Region { base, data, writable: s.write && !s.execute });
+            regions.push(Region {
+                base,
+                data,
+                writable: s.write && !s.execute,
+            });
             prev_end = end;
         }
         let heap_start = round_up(prev_end, PAGE_SIZE);
@@ -136,14 +167,34 @@ impl Memory {
             return Err("no room for the heap below the stack".to_string());
         }
         let heap_limit = heap_start.saturating_add(heap_size).min(guard_base);
-        let stack = zeroed_vec(stack_size).map_err(|e| format!("stack of {stack_size:#x} bytes: {e}"))?;
+        let stack =
+            zeroed_vec(stack_size).map_err(|e| format!("stack of {stack_size:#x} bytes: {e}"))?;
         // Writable regions first among the segments, then the read-only ones.
         regions.sort_by_key(|r| !r.writable);
-        regions.insert(STACK, Region { base: stack_base, data: stack, writable: true });
-        regions.insert(HEAP, Region { base: heap_start, data: Vec::new(), writable: true });
+        regions.insert(
+            STACK,
+            Region {
+                base: stack_base,
+                data: stack,
+                writable: true,
+            },
+        );
+        regions.insert(
+            HEAP,
+            Region {
+                base: heap_start,
+                data: Vec::new(),
+                writable: true,
+            },
+        );
         Ok(Memory {
             regions,
-            layout: MemoryLayout { heap_start, heap_limit, stack_base, guard_base },
+            layout: MemoryLayout {
+                heap_start,
+                heap_limit,
+                stack_base,
+                guard_base,
+            },
             brk: heap_start,
         })
     }
@@ -161,7 +212,11 @@ impl Memory {
     /// the host can provide the memory); returns the break after the call. Memory
     /// above a lowered break is discarded and reads as zero when the break grows again.
     pub fn brk(&mut self, request: u64) -> u64 {
-        let MemoryLayout { heap_start, heap_limit, .. } = self.layout;
+        let MemoryLayout {
+            heap_start,
+            heap_limit,
+            ..
+        } = self.layout;
         if request == 0 || request < heap_start || request > heap_limit {
             return self.brk;
         }
@@ -194,10 +249,12 @@ impl Memory {
     #[cold]
     fn classify(&self, addr: u64, size: u64, write: bool) -> MemError {
         match self.find(addr, 1) {
-            Some(_) if addr % size != 0 => MemError::Misaligned,
+            Some(_) if !addr.is_multiple_of(size) => MemError::Misaligned,
             Some((i, _)) if write && !self.regions[i].writable => MemError::ReadOnly,
             Some(_) => MemError::Misaligned, // straddles the end of a region
-            None if (self.layout.guard_base..self.layout.stack_base).contains(&addr) => MemError::StackOverflow,
+            None if (self.layout.guard_base..self.layout.stack_base).contains(&addr) => {
+                MemError::StackOverflow
+            }
             None => MemError::Unmapped,
         }
     }
@@ -230,7 +287,10 @@ impl Memory {
 
     /// Checks that `N` bytes at `addr` can be written; returns where they are.
     #[inline(always)]
-    pub(crate) fn check_store<const N: usize>(&self, addr: u64) -> Result<(usize, usize), MemError> {
+    pub(crate) fn check_store<const N: usize>(
+        &self,
+        addr: u64,
+    ) -> Result<(usize, usize), MemError> {
         if addr & (N as u64 - 1) == 0 {
             for (i, r) in self.regions.iter().enumerate() {
                 let off = addr.wrapping_sub(r.base);
@@ -314,7 +374,11 @@ mod tests {
         assert_eq!(m.load::<4>(0x11000), Ok(0x04030201));
         assert_eq!(m.load::<8>(0x12000), Ok(0x0c0b0a0908070605));
         assert_eq!(m.load::<8>(0x13ff8), Ok(0), "bss is zero");
-        assert_eq!(m.load::<8>(0x11ff8), Ok(0), "the rest of a segment's page is mapped");
+        assert_eq!(
+            m.load::<8>(0x11ff8),
+            Ok(0),
+            "the rest of a segment's page is mapped"
+        );
         assert_eq!(m.load::<8>(0x12004), Err(MemError::Misaligned));
         assert_eq!(m.load::<1>(0x0), Err(MemError::Unmapped));
         assert_eq!(m.load::<1>(0x14000), Err(MemError::Unmapped));
@@ -328,7 +392,10 @@ mod tests {
         assert_eq!(l.stack_base, STACK_TOP - 0x10000);
         assert_eq!(m.store::<8>(STACK_TOP - 8, 7), Ok(()));
         assert_eq!(m.load::<8>(STACK_TOP), Err(MemError::Unmapped));
-        assert_eq!(m.store::<8>(l.stack_base - 8, 7), Err(MemError::StackOverflow));
+        assert_eq!(
+            m.store::<8>(l.stack_base - 8, 7),
+            Err(MemError::StackOverflow)
+        );
         assert_eq!(m.load::<1>(l.guard_base), Err(MemError::StackOverflow));
         assert_eq!(m.load::<1>(l.guard_base - 1), Err(MemError::Unmapped));
     }
@@ -340,23 +407,47 @@ mod tests {
         assert_eq!(m.brk(0), start);
         assert_eq!(m.load::<1>(start), Err(MemError::Unmapped));
         assert_eq!(m.brk(start + 10), start + 10);
-        assert_eq!(m.store::<8>(start + 0xff8, 3), Ok(()), "the break's page is mapped");
+        assert_eq!(
+            m.store::<8>(start + 0xff8, 3),
+            Ok(()),
+            "the break's page is mapped"
+        );
         assert_eq!(m.load::<8>(start + 0x1000), Err(MemError::Unmapped));
         assert_eq!(m.brk(start - 1), start + 10, "below the heap: unchanged");
-        assert_eq!(m.brk(start + 0x100001), start + 10, "over the limit: unchanged");
+        assert_eq!(
+            m.brk(start + 0x100001),
+            start + 10,
+            "over the limit: unchanged"
+        );
         assert_eq!(m.brk(start + 0x100000), start + 0x100000);
         assert_eq!(m.brk(start), start);
         assert_eq!(m.brk(start + 0x1000), start + 0x1000);
-        assert_eq!(m.load::<8>(start + 0xff8), Ok(0), "memory above a lowered break is discarded");
+        assert_eq!(
+            m.load::<8>(start + 0xff8),
+            Ok(0),
+            "memory above a lowered break is discarded"
+        );
     }
 
     #[test]
     fn bad_layouts_are_rejected() {
-        assert!(Memory::new(&[Segment::text(0x1000, &[0])], 0x1000, 0).unwrap_err().contains("below"));
+        assert!(
+            Memory::new(&[Segment::text(0x1000, &[0])], 0x1000, 0)
+                .unwrap_err()
+                .contains("below")
+        );
         let huge = Segment::data(0x20000, vec![], STACK_TOP);
-        assert!(Memory::new(&[huge], 0x1000, 0).unwrap_err().contains("overlaps the stack"));
+        assert!(
+            Memory::new(&[huge], 0x1000, 0)
+                .unwrap_err()
+                .contains("overlaps the stack")
+        );
         let a = Segment::text(0x10000, &[0]);
         let b = Segment::data(0x10800, vec![], 8);
-        assert!(Memory::new(&[a, b], 0x1000, 0).unwrap_err().contains("shares a page"));
+        assert!(
+            Memory::new(&[a, b], 0x1000, 0)
+                .unwrap_err()
+                .contains("shares a page")
+        );
     }
 }

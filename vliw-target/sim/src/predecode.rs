@@ -20,7 +20,10 @@
 //! registers, a store followed by a load) are marked `BUFFERED` and execute with
 //! their writes deferred to the end of the bundle.
 
-use vliw_isa::{CmpType, DecodeError, FieldKind, Format, Inst, MachineConfig, Opcode, check_bundle, decode_bundle};
+use vliw_isa::{
+    CmpType, DecodeError, FieldKind, Format, Inst, MachineConfig, Opcode, check_bundle,
+    decode_bundle,
+};
 
 /// No bundle (an index into the bundle table).
 pub(crate) const NONE: u32 = u32::MAX;
@@ -125,7 +128,11 @@ fn gpr_dest_index(r: vliw_isa::Gpr) -> u8 {
 }
 
 fn pred_dest_index(p: vliw_isa::Pred) -> u8 {
-    if p.num() == 0 { SINK } else { PRED_BASE + p.num() }
+    if p.num() == 0 {
+        SINK
+    } else {
+        PRED_BASE + p.num()
+    }
 }
 
 /// The 16-bit action table of a compare type (see `Op::cmp_actions`).
@@ -161,7 +168,10 @@ fn is_mem_write(op: Opcode) -> bool {
 /// Operations that can fault while they execute (the others fault, if at all, after
 /// the bundle): their relative order decides which fault a bundle reports.
 fn can_fault(op: Opcode) -> bool {
-    matches!(op.format(), Format::Load | Format::Store | Format::Amo | Format::Cas) && !op.is_speculative_load()
+    matches!(
+        op.format(),
+        Format::Load | Format::Store | Format::Amo | Format::Cas
+    ) && !op.is_speculative_load()
 }
 
 /// Registers (register-file indices) an operation reads, as a bitmask.
@@ -180,10 +190,10 @@ fn reads(inst: &Inst) -> u128 {
 /// written after the bundle).
 fn writes(inst: &Inst) -> u128 {
     let mut mask = 0u128;
-    if inst.opcode != Opcode::Syscall {
-        if let Some(r) = inst.gpr_dest() {
-            mask |= 1 << gpr_index(r);
-        }
+    if inst.opcode != Opcode::Syscall
+        && let Some(r) = inst.gpr_dest()
+    {
+        mask |= 1 << gpr_index(r);
     }
     for p in inst.pred_dests() {
         mask |= 1 << pred_index(p);
@@ -235,7 +245,12 @@ fn execution_order(insts: &[Inst]) -> Option<Vec<usize>> {
     Some(order)
 }
 
-fn predecode_op(inst: &Inst, syllable_addr: u64, next_bundle_addr: u64, config: &MachineConfig) -> Op {
+fn predecode_op(
+    inst: &Inst,
+    syllable_addr: u64,
+    next_bundle_addr: u64,
+    config: &MachineConfig,
+) -> Op {
     let format = inst.format();
     let opcode = inst.opcode;
     let mut op = Op {
@@ -293,11 +308,19 @@ impl Code {
     pub fn new(texts: &[(u64, &[u8])], config: &MachineConfig) -> Code {
         let mut code = Code::default();
         for &(base, bytes) in texts {
-            let words: Vec<u64> =
-                bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+            let words: Vec<u64> = bytes
+                .as_chunks::<8>()
+                .0
+                .iter()
+                .map(|c| u64::from_le_bytes(*c))
+                .collect();
             let table_start = code.table.len();
             code.table.resize(table_start + words.len(), NONE);
-            code.ranges.push(TextRange { base, len: words.len() as u64, table_start });
+            code.ranges.push(TextRange {
+                base,
+                len: words.len() as u64,
+                table_start,
+            });
             let mut i = 0;
             while i < words.len() {
                 let addr = base + 8 * i as u64;
@@ -305,7 +328,11 @@ impl Code {
                 code.table[table_start + i] = index;
                 let decoded = decode_bundle(&words[i..])
                     .map_err(|e| decode_error_text(&e))
-                    .and_then(|(insts, len)| check_bundle(&insts, config).map(|()| (insts, len)).map_err(|e| e.to_string()));
+                    .and_then(|(insts, len)| {
+                        check_bundle(&insts, config)
+                            .map(|()| (insts, len))
+                            .map_err(|e| e.to_string())
+                    });
                 match decoded {
                     Ok((insts, len)) => {
                         code.push_bundle(addr, &insts, len, config);
@@ -356,12 +383,18 @@ impl Code {
         };
         let ops_start = self.ops.len() as u32;
         for &k in &order {
-            self.ops.push(predecode_op(&insts[k], syllable_addrs[k], next_addr, config));
+            self.ops.push(predecode_op(
+                &insts[k],
+                syllable_addrs[k],
+                next_addr,
+                config,
+            ));
         }
         self.insts.extend_from_slice(insts);
         let srcs_start = self.srcs.len() as u32;
         let all_reads = insts.iter().fold(0u128, |m, i| m | reads(i));
-        self.srcs.extend((0..128u8).filter(|&r| all_reads & (1 << r) != 0));
+        self.srcs
+            .extend((0..128u8).filter(|&r| all_reads & (1 << r) != 0));
         self.bundles.push(Bundle {
             addr,
             next: NONE,
@@ -423,13 +456,43 @@ mod tests {
     #[test]
     fn readers_go_before_writers() {
         let order = |ops: &[&str]| execution_order(&insts(ops));
-        assert_eq!(order(&["add r4 = r4, 1", "add r5 = r5, r4", "xor r6 = r6, r5", "cmp.ne p1, p2 = r3, 1"]), Some(vec![2, 1, 0, 3]));
-        assert_eq!(order(&["mov r1 = r2", "mov r2 = r1"]), None, "a swap needs buffering");
-        assert_eq!(order(&["st.d [r1] = r2", "ld.d r3 = [r4]"]), None, "the load must see memory before the store");
-        assert_eq!(order(&["ld.d r3 = [r4]", "st.d [r1] = r2"]), Some(vec![0, 1]));
-        assert_eq!(order(&["cmp.eq p1, p2 = r1, r2", "(p1) add r3 = r3, 1"]), Some(vec![1, 0]));
-        assert_eq!(order(&["add r1 = r1, 1", "add r1 = r2, 2"]), Some(vec![0, 1]), "a later slot writes last");
-        assert_eq!(order(&["add r3 = r0, 5", "syscall 1"]), Some(vec![1, 0]), "syscall reads its arguments first");
+        assert_eq!(
+            order(&[
+                "add r4 = r4, 1",
+                "add r5 = r5, r4",
+                "xor r6 = r6, r5",
+                "cmp.ne p1, p2 = r3, 1"
+            ]),
+            Some(vec![2, 1, 0, 3])
+        );
+        assert_eq!(
+            order(&["mov r1 = r2", "mov r2 = r1"]),
+            None,
+            "a swap needs buffering"
+        );
+        assert_eq!(
+            order(&["st.d [r1] = r2", "ld.d r3 = [r4]"]),
+            None,
+            "the load must see memory before the store"
+        );
+        assert_eq!(
+            order(&["ld.d r3 = [r4]", "st.d [r1] = r2"]),
+            Some(vec![0, 1])
+        );
+        assert_eq!(
+            order(&["cmp.eq p1, p2 = r1, r2", "(p1) add r3 = r3, 1"]),
+            Some(vec![1, 0])
+        );
+        assert_eq!(
+            order(&["add r1 = r1, 1", "add r1 = r2, 2"]),
+            Some(vec![0, 1]),
+            "a later slot writes last"
+        );
+        assert_eq!(
+            order(&["add r3 = r0, 5", "syscall 1"]),
+            Some(vec![1, 0]),
+            "syscall reads its arguments first"
+        );
     }
 
     #[test]
@@ -440,9 +503,21 @@ mod tests {
                 for c in [false, true] {
                     let entry = table >> (4 * (2 * g as u16 + c as u16));
                     for old in [(false, false), (false, true), (true, false), (true, true)] {
-                        let new1 = if entry & 1 != 0 { entry & 2 != 0 } else { old.0 };
-                        let new2 = if entry & 4 != 0 { entry & 8 != 0 } else { old.1 };
-                        assert_eq!((new1, new2), ctype.apply(g, c, old), "{ctype:?} g={g} c={c} old={old:?}");
+                        let new1 = if entry & 1 != 0 {
+                            entry & 2 != 0
+                        } else {
+                            old.0
+                        };
+                        let new2 = if entry & 4 != 0 {
+                            entry & 8 != 0
+                        } else {
+                            old.1
+                        };
+                        assert_eq!(
+                            (new1, new2),
+                            ctype.apply(g, c, old),
+                            "{ctype:?} g={g} c={c} old={old:?}"
+                        );
                     }
                 }
             }
@@ -464,7 +539,11 @@ mod tests {
         assert_eq!(code.errors[0], "illegal opcode 0x0");
         let wide = &code.bundles[3];
         assert_eq!((wide.addr, wide.flags), (0x10020, ILLEGAL));
-        assert!(code.errors[1].contains("issue width is 4"), "{}", code.errors[1]);
+        assert!(
+            code.errors[1].contains("issue width is 4"),
+            "{}",
+            code.errors[1]
+        );
         // Decoding resumed inside the wide bundle: its last four syllables are a bundle.
         assert_eq!(code.bundles[4].addr, 0x10028);
         assert_eq!(code.bundles[4].flags, 0);
@@ -472,7 +551,11 @@ mod tests {
         assert_eq!(lookup(0x10048), NONE);
         assert_eq!(lookup(0x10001), NONE);
         // br .-8 in the second syllable of bundle 1 (0x10010) targets 0x10008.
-        let br = code.ops(&code.bundles[1]).iter().find(|o| o.opcode == Opcode::Br).unwrap();
+        let br = code
+            .ops(&code.bundles[1])
+            .iter()
+            .find(|o| o.opcode == Opcode::Br)
+            .unwrap();
         assert_eq!((br.aux, br.target, br.imm), (0x10008, 1, 0x10018));
         assert_eq!(code.bundles[0].next, 1);
     }

@@ -19,17 +19,38 @@ impl Segment {
     /// A text segment holding `words` (syllables, stored little-endian).
     pub fn text(vaddr: u64, words: &[u64]) -> Segment {
         let data: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        Segment { vaddr, mem_size: data.len() as u64, data, read: true, write: false, execute: true }
+        Segment {
+            vaddr,
+            mem_size: data.len() as u64,
+            data,
+            read: true,
+            write: false,
+            execute: true,
+        }
     }
 
     /// A writable data segment.
     pub fn data(vaddr: u64, data: Vec<u8>, mem_size: u64) -> Segment {
-        Segment { vaddr, mem_size: mem_size.max(data.len() as u64), data, read: true, write: true, execute: false }
+        Segment {
+            vaddr,
+            mem_size: mem_size.max(data.len() as u64),
+            data,
+            read: true,
+            write: true,
+            execute: false,
+        }
     }
 
     /// A read-only data segment.
     pub fn read_only(vaddr: u64, data: Vec<u8>) -> Segment {
-        Segment { vaddr, mem_size: data.len() as u64, data, read: true, write: false, execute: false }
+        Segment {
+            vaddr,
+            mem_size: data.len() as u64,
+            data,
+            read: true,
+            write: false,
+            execute: false,
+        }
     }
 
     pub fn end(&self) -> u64 {
@@ -73,10 +94,24 @@ impl Program {
         let symbols = exe
             .symbols
             .iter()
-            .filter(|s| matches!(s.kind, SymbolKind::Func | SymbolKind::Object | SymbolKind::NoType))
-            .map(|s| Symbol { name: s.name.clone(), addr: s.addr, size: s.size, is_function: s.kind == SymbolKind::Func })
+            .filter(|s| {
+                matches!(
+                    s.kind,
+                    SymbolKind::Func | SymbolKind::Object | SymbolKind::NoType
+                )
+            })
+            .map(|s| Symbol {
+                name: s.name.clone(),
+                addr: s.addr,
+                size: s.size,
+                is_function: s.kind == SymbolKind::Func,
+            })
             .collect();
-        Program { entry: exe.entry, segments, symbols }
+        Program {
+            entry: exe.entry,
+            segments,
+            symbols,
+        }
     }
 }
 
@@ -90,8 +125,18 @@ pub(crate) struct SymbolTable {
 impl SymbolTable {
     pub fn new(symbols: &[Symbol]) -> SymbolTable {
         let usable = |s: &&Symbol| !s.name.is_empty();
-        let mut functions: Vec<Symbol> = symbols.iter().filter(usable).filter(|s| s.is_function).cloned().collect();
-        let mut others: Vec<Symbol> = symbols.iter().filter(usable).filter(|s| !s.is_function).cloned().collect();
+        let mut functions: Vec<Symbol> = symbols
+            .iter()
+            .filter(usable)
+            .filter(|s| s.is_function)
+            .cloned()
+            .collect();
+        let mut others: Vec<Symbol> = symbols
+            .iter()
+            .filter(usable)
+            .filter(|s| !s.is_function)
+            .cloned()
+            .collect();
         // By address; at equal addresses the largest symbol first, then by name, so
         // that the choice does not depend on the symbol table's order.
         let key = |s: &Symbol| (s.addr, std::cmp::Reverse(s.size), s.name.clone());
@@ -133,7 +178,12 @@ mod tests {
     use super::*;
 
     fn sym(name: &str, addr: u64, size: u64, is_function: bool) -> Symbol {
-        Symbol { name: name.into(), addr, size, is_function }
+        Symbol {
+            name: name.into(),
+            addr,
+            size,
+            is_function,
+        }
     }
 
     #[test]

@@ -47,10 +47,10 @@ impl Rng {
                     if file.is_none() {
                         *file = File::open("/dev/urandom").ok();
                     }
-                    if let Some(f) = file {
-                        if f.read_exact(buf).is_ok() {
-                            return;
-                        }
+                    if let Some(f) = file
+                        && f.read_exact(buf).is_ok()
+                    {
+                        return;
                     }
                     let now = std::time::SystemTime::now()
                         .duration_since(std::time::UNIX_EPOCH)

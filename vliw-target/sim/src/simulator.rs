@@ -65,7 +65,8 @@ impl Simulator {
         envp: &[Vec<u8>],
         io: Box<dyn Io + Send>,
     ) -> Result<Simulator, LoadError> {
-        let mut mem = Memory::new(&program.segments, options.stack_size, options.heap_size).map_err(LoadError)?;
+        let mut mem = Memory::new(&program.segments, options.stack_size, options.heap_size)
+            .map_err(LoadError)?;
         let texts: Vec<(u64, &[u8])> = program
             .segments
             .iter()
@@ -73,12 +74,17 @@ impl Simulator {
             .map(|s| (s.vaddr, s.data.as_slice()))
             .collect();
         if texts.is_empty() {
-            return Err(LoadError("no text: the program has no executable segment with contents".to_string()));
+            return Err(LoadError(
+                "no text: the program has no executable segment with contents".to_string(),
+            ));
         }
         let code = Code::new(&texts, &options.machine);
         let pc = code.lookup(program.entry);
         if pc == NONE {
-            return Err(LoadError(format!("the entry point {:#x} is not the start of a bundle in text", program.entry)));
+            return Err(LoadError(format!(
+                "the entry point {:#x} is not the start of a bundle in text",
+                program.entry
+            )));
         }
         let setup = setup_stack(&mut mem, argv, envp)?;
         let mut cpu = Cpu::new();
@@ -114,7 +120,11 @@ impl Simulator {
         if let Some(outcome) = &self.outcome {
             return outcome.clone();
         }
-        let outcome = if self.trace.is_some() { self.run_loop::<true>() } else { self.run_loop::<false>() };
+        let outcome = if self.trace.is_some() {
+            self.run_loop::<true>()
+        } else {
+            self.run_loop::<false>()
+        };
         if let Some(t) = &mut self.trace {
             let _ = t.flush();
         }
@@ -124,7 +134,10 @@ impl Simulator {
     }
 
     pub fn stats(&self) -> Stats {
-        Stats { cycles: self.cpu.cycle, ..self.stats }
+        Stats {
+            cycles: self.cpu.cycle,
+            ..self.stats
+        }
     }
 
     /// General register `rN`.
@@ -147,12 +160,23 @@ impl Simulator {
 
     /// The address of the bundle that executes next (or that faulted).
     pub fn pc(&self) -> u64 {
-        self.code.bundles.get(self.pc as usize).map_or(0, |b| b.addr)
+        self.code
+            .bundles
+            .get(self.pc as usize)
+            .map_or(0, |b| b.addr)
     }
 
     fn fault(&self, kind: FaultKind, address: u64, bundle_address: u64) -> Outcome {
-        let function = self.symbols.lookup(bundle_address).map(|(name, offset)| (name.to_string(), offset));
-        Outcome::Fault(Fault { kind, address, bundle_address, function })
+        let function = self
+            .symbols
+            .lookup(bundle_address)
+            .map(|(name, offset)| (name.to_string(), offset));
+        Outcome::Fault(Fault {
+            kind,
+            address,
+            bundle_address,
+            function,
+        })
     }
 
     fn mem_fault(&self, stop: MemStop, bundle_address: u64) -> Outcome {
@@ -168,8 +192,18 @@ impl Simulator {
     /// The strict-mode fault of bundle `b`, which would stall until `issue`.
     #[cold]
     fn stall_fault(&self, b: &Bundle, issue: u64) -> Outcome {
-        let late = self.code.srcs(b).iter().copied().max_by_key(|&r| self.cpu.ready[r as usize]).unwrap_or(SINK);
-        let register = if late < PRED_BASE { format!("r{late}") } else { format!("p{}", late - PRED_BASE) };
+        let late = self
+            .code
+            .srcs(b)
+            .iter()
+            .copied()
+            .max_by_key(|&r| self.cpu.ready[r as usize])
+            .unwrap_or(SINK);
+        let register = if late < PRED_BASE {
+            format!("r{late}")
+        } else {
+            format!("p{}", late - PRED_BASE)
+        };
         let cycles = issue - self.cpu.cycle;
         self.fault(FaultKind::LatencyStall { register, cycles }, 0, b.addr)
     }
@@ -200,10 +234,15 @@ impl Simulator {
             if self.cpu.cycle >= self.max_cycles {
                 return self.fault(FaultKind::CycleLimit(self.max_cycles), 0, b.addr);
             }
-            if TRACE {
-                if let Some(out) = self.trace.as_mut() {
-                    let _ = trace::write_bundle(out, &self.code, &b, &self.cpu.regs, self.cpu.cycle, &self.symbols);
-                }
+            if TRACE && let Some(out) = self.trace.as_mut() {
+                let _ = trace::write_bundle(
+                    out,
+                    &self.code,
+                    &b,
+                    &self.cpu.regs,
+                    self.cpu.cycle,
+                    &self.symbols,
+                );
             }
             // Execute.
             let mut nullified = 0;
@@ -221,7 +260,11 @@ impl Simulator {
             let target = match ctl {
                 Ctl::Next => {
                     if b.next == NONE {
-                        return self.fault(FaultKind::FellOffText, b.addr + 8 * b.syllables as u64, b.addr);
+                        return self.fault(
+                            FaultKind::FellOffText,
+                            b.addr + 8 * b.syllables as u64,
+                            b.addr,
+                        );
                     }
                     b.next
                 }
@@ -243,13 +286,14 @@ impl Simulator {
                     target
                 }
                 Ctl::Syscall(number) => {
-                    if TRACE {
-                        if let Some(out) = self.trace.as_mut() {
-                            let _ = out.flush();
-                        }
+                    if TRACE && let Some(out) = self.trace.as_mut() {
+                        let _ = out.flush();
                     }
                     let issue = self.cpu.cycle;
-                    match self.sys.call(number, &self.cpu.sys_args, &mut self.mem, issue) {
+                    match self
+                        .sys
+                        .call(number, &self.cpu.sys_args, &mut self.mem, issue)
+                    {
                         SysResult::Value(v) => {
                             self.cpu.regs[3] = v;
                             self.cpu.ready[3] = issue + self.syscall_latency;
@@ -261,7 +305,11 @@ impl Simulator {
                     }
                     if b.next == NONE {
                         self.count_bundle(&b, nullified);
-                        return self.fault(FaultKind::FellOffText, b.addr + 8 * b.syllables as u64, b.addr);
+                        return self.fault(
+                            FaultKind::FellOffText,
+                            b.addr + 8 * b.syllables as u64,
+                            b.addr,
+                        );
                     }
                     b.next
                 }

@@ -37,7 +37,17 @@ mod tests {
 
     #[test]
     fn display_is_the_documented_line() {
-        let s = Stats { cycles: 1, bundles: 2, ops: 3, nullified: 4, stalls: 5, branches: 6 };
-        assert_eq!(s.to_string(), "stats: cycles=1 bundles=2 ops=3 nullified=4 stalls=5 branches=6");
+        let s = Stats {
+            cycles: 1,
+            bundles: 2,
+            ops: 3,
+            nullified: 4,
+            stalls: 5,
+            branches: 6,
+        };
+        assert_eq!(
+            s.to_string(),
+            "stats: cycles=1 bundles=2 ops=3 nullified=4 stalls=5 branches=6"
+        );
     }
 }

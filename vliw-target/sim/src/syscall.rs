@@ -35,10 +35,20 @@ fn err(errno: i64) -> SysResult {
 
 impl System {
     pub fn new(io: Box<dyn Io + Send>, seed: Option<u64>) -> System {
-        System { io, rng: Rng::new(seed), seeded: seed.is_some() }
+        System {
+            io,
+            rng: Rng::new(seed),
+            seeded: seed.is_some(),
+        }
     }
 
-    pub fn call(&mut self, number: i64, args: &[u64; 6], mem: &mut Memory, cycle: u64) -> SysResult {
+    pub fn call(
+        &mut self,
+        number: i64,
+        args: &[u64; 6],
+        mem: &mut Memory,
+        cycle: u64,
+    ) -> SysResult {
         let [a0, a1, a2, ..] = *args;
         match number {
             syscall::EXIT => SysResult::Exit((a0 & 0xff) as i32),
@@ -49,7 +59,9 @@ impl System {
                 if a2 == 0 {
                     return SysResult::Value(0);
                 }
-                let Some(data) = mem.slice(a1, a2) else { return err(EFAULT) };
+                let Some(data) = mem.slice(a1, a2) else {
+                    return err(EFAULT);
+                };
                 match self.io.write(a0 as u32, data) {
                     Ok(n) => SysResult::Value(n as u64),
                     Err(_) => err(EIO),
@@ -62,7 +74,9 @@ impl System {
                 if a2 == 0 {
                     return SysResult::Value(0);
                 }
-                let Some(buf) = mem.slice_mut(a1, a2) else { return err(EFAULT) };
+                let Some(buf) = mem.slice_mut(a1, a2) else {
+                    return err(EFAULT);
+                };
                 match self.io.read(buf) {
                     Ok(n) => SysResult::Value(n as u64),
                     Err(_) => err(EIO),
@@ -84,7 +98,9 @@ impl System {
                 if a1 == 0 {
                     return SysResult::Value(0);
                 }
-                let Some(buf) = mem.slice_mut(a0, a1) else { return err(EFAULT) };
+                let Some(buf) = mem.slice_mut(a0, a1) else {
+                    return err(EFAULT);
+                };
                 self.rng.fill(buf);
                 SysResult::Value(a1)
             }

@@ -14,7 +14,13 @@ use std::io::{self, Write};
 use vliw_isa::{CmpType, FieldKind, format_inst};
 
 /// Formats the trace line of bundle `b`, about to execute with registers `regs`.
-pub(crate) fn bundle_line(code: &Code, b: &Bundle, regs: &[u64; REG_FILE], cycle: u64, symbols: &SymbolTable) -> String {
+pub(crate) fn bundle_line(
+    code: &Code,
+    b: &Bundle,
+    regs: &[u64; REG_FILE],
+    cycle: u64,
+    symbols: &SymbolTable,
+) -> String {
     let mut line = String::with_capacity(96);
     let _ = write!(line, "{cycle:>8} {:#x}", b.addr);
     match symbols.lookup(b.addr) {

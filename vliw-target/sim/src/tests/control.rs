@@ -41,7 +41,9 @@ fn indirect_calls_and_jumps() {
 fn branch_penalty_is_configurable() {
     let body: &[&[&str]] = &[&["br .+8"], &["br .+8"], &["syscall 0"]];
     for penalty in [0u64, 1, 5] {
-        let r = Test::new(body).machine(&format!("branch-penalty={penalty}")).run();
+        let r = Test::new(body)
+            .machine(&format!("branch-penalty={penalty}"))
+            .run();
         assert_eq!(r.stats().cycles, 3 + 2 * penalty);
         assert_eq!(r.stats().branches, 2);
     }
@@ -108,7 +110,14 @@ fn all_operations_read_before_any_writes() {
 #[test]
 fn a_compare_and_its_guarded_user_in_one_bundle() {
     // The guard is read before the compare writes it.
-    let r = run(&[&["cmp.eq p1, p2 = r0, r0", "(p1) movi r10 = 1", "(p2) movi r11 = 1"], &["(p1) movi r12 = 1"]]);
+    let r = run(&[
+        &[
+            "cmp.eq p1, p2 = r0, r0",
+            "(p1) movi r10 = 1",
+            "(p2) movi r11 = 1",
+        ],
+        &["(p1) movi r12 = 1"],
+    ]);
     assert_eq!((r.reg(10), r.reg(11), r.reg(12)), (0, 0, 1));
     assert_eq!(r.stats().nullified, 2);
 }

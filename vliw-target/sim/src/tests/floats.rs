@@ -12,7 +12,11 @@ fn d(x: f64) -> u64 {
 
 /// r3 = op(r4, r5, r6).
 fn fop(op: &str, a: u64, b: u64, c: u64) -> u64 {
-    let (sa, sb, sc) = (format!("movi r4 = {a:#x}"), format!("movi r5 = {b:#x}"), format!("movi r6 = {c:#x}"));
+    let (sa, sb, sc) = (
+        format!("movi r4 = {a:#x}"),
+        format!("movi r5 = {b:#x}"),
+        format!("movi r6 = {c:#x}"),
+    );
     let r = Test::new(&[&[&sa, &sb], &[&sc], &[op], &["syscall 0"]]).run();
     r.exit_code();
     r.reg(3)
@@ -21,7 +25,10 @@ fn fop(op: &str, a: u64, b: u64, c: u64) -> u64 {
 fn check(cases: &[(&str, u64, u64, u64)]) {
     for &(op, a, b, expected) in cases {
         let got = fop(op, a, b, 0);
-        assert_eq!(got, expected, "`{op}` with {a:#x}, {b:#x}: got {got:#x}, expected {expected:#x}");
+        assert_eq!(
+            got, expected,
+            "`{op}` with {a:#x}, {b:#x}: got {got:#x}, expected {expected:#x}"
+        );
     }
 }
 
@@ -37,7 +44,12 @@ fn arithmetic() {
         ("fdiv.d r3 = r4, r5", d(1.0), d(3.0), d(1.0 / 3.0)),
         ("fsqrt.d r3 = r4", d(2.0), 0, d(std::f64::consts::SQRT_2)),
         // f32 operations ignore the upper halves of their operands and zero them.
-        ("fadd.s r3 = r4, r5", GARBAGE | s(1.5), GARBAGE | s(2.25), s(3.75)),
+        (
+            "fadd.s r3 = r4, r5",
+            GARBAGE | s(1.5),
+            GARBAGE | s(2.25),
+            s(3.75),
+        ),
         ("fsub.s r3 = r4, r5", s(1.0), s(0.5), s(0.5)),
         ("fmul.s r3 = r4, r5", s(3.0), GARBAGE | s(0.5), s(1.5)),
         ("fdiv.s r3 = r4, r5", s(1.0), s(3.0), s(1.0 / 3.0)),
@@ -56,9 +68,17 @@ fn fused_multiply_add_rounds_once() {
     let got = fop("fma.d r3 = r4, r5, r6", d(1.0 + e), d(1.0 - e), d(-1.0));
     assert_eq!(got, d(-e * e));
     let es = f32::EPSILON;
-    let got = fop("fma.s r3 = r4, r5, r6", s(1.0 + es), GARBAGE | s(1.0 - es), s(-1.0));
+    let got = fop(
+        "fma.s r3 = r4, r5, r6",
+        s(1.0 + es),
+        GARBAGE | s(1.0 - es),
+        s(-1.0),
+    );
     assert_eq!(got, s(-es * es));
-    assert_eq!(fop("fma.d r3 = r4, r5, r6", d(2.0), d(3.0), d(4.0)), d(10.0));
+    assert_eq!(
+        fop("fma.d r3 = r4, r5, r6", d(2.0), d(3.0), d(4.0)),
+        d(10.0)
+    );
 }
 
 #[test]
@@ -84,8 +104,18 @@ fn sign_operations_are_bit_operations() {
         ("fneg.d r3 = r4", d(0.0), 0, d(-0.0)),
         ("fabs.s r3 = r4", GARBAGE | s(-2.0), 0, s(2.0)),
         ("fabs.d r3 = r4", d(-2.0), 0, d(2.0)),
-        ("fabs.d r3 = r4", 0xfff8_0000_0000_0001, 0, 0x7ff8_0000_0000_0001),
-        ("fcopysign.s r3 = r4, r5", s(3.0), GARBAGE | s(-0.0), s(-3.0)),
+        (
+            "fabs.d r3 = r4",
+            0xfff8_0000_0000_0001,
+            0,
+            0x7ff8_0000_0000_0001,
+        ),
+        (
+            "fcopysign.s r3 = r4, r5",
+            s(3.0),
+            GARBAGE | s(-0.0),
+            s(-3.0),
+        ),
         ("fcopysign.d r3 = r4, r5", d(-3.0), d(1.0), d(3.0)),
     ]);
 }
@@ -108,7 +138,12 @@ fn rounding() {
             ("fceil.s r3 = r4", s(x as f32), 0, s(ceil as f32)),
             ("ftrunc.s r3 = r4", s(x as f32), 0, s(trunc as f32)),
             ("fround.s r3 = r4", s(x as f32), 0, s(round as f32)),
-            ("froundeven.s r3 = r4", GARBAGE | s(x as f32), 0, s(even as f32)),
+            (
+                "froundeven.s r3 = r4",
+                GARBAGE | s(x as f32),
+                0,
+                s(even as f32),
+            ),
         ]);
     }
 }
@@ -148,7 +183,12 @@ fn conversions_from_integers_and_between_widths() {
         ("fcvt.s.w r3 = r4", 0x1_0000_0005, 0, s(5.0)),
         ("fcvt.s.w r3 = r4", 0xffff_fffe, 0, s(-2.0)),
         ("fcvt.s.wu r3 = r4", 0xffff_fffe, 0, s(4294967294.0)),
-        ("fcvt.d.l r3 = r4", i64::MIN as u64, 0, d(-9223372036854775808.0)),
+        (
+            "fcvt.d.l r3 = r4",
+            i64::MIN as u64,
+            0,
+            d(-9223372036854775808.0),
+        ),
         ("fcvt.d.lu r3 = r4", u64::MAX, 0, 0x43f0_0000_0000_0000),
         ("fcvt.d.w r3 = r4", 0xffff_ffff, 0, d(-1.0)),
         ("fcvt.d.wu r3 = r4", 0xffff_ffff, 0, d(4294967295.0)),
@@ -157,7 +197,10 @@ fn conversions_from_integers_and_between_widths() {
         ("fcvt.s.d r3 = r4", d(1e300), 0, s(f32::INFINITY)),
     ]);
     // 2^53 + 1 rounds to even in f64.
-    assert_eq!(fop("fcvt.d.l r3 = r4", (1 << 53) + 1, 0, 0), d(9007199254740992.0));
+    assert_eq!(
+        fop("fcvt.d.l r3 = r4", (1 << 53) + 1, 0, 0),
+        d(9007199254740992.0)
+    );
 }
 
 #[test]
@@ -173,9 +216,24 @@ fn float_compares_are_false_on_nan_except_ne_and_uno() {
         ("uno", 1.0, 2.0, false),
         ("ord", 1.0, 2.0, true),
     ];
-    let nan_cases = [("eq", false), ("ne", true), ("lt", false), ("le", false), ("gt", false), ("ge", false), ("uno", true), ("ord", false)];
+    let nan_cases = [
+        ("eq", false),
+        ("ne", true),
+        ("lt", false),
+        ("le", false),
+        ("gt", false),
+        ("ge", false),
+        ("uno", true),
+        ("ord", false),
+    ];
     for width in ["s", "d"] {
-        let bits = |x: f64| if width == "s" { GARBAGE | s(x as f32) } else { d(x) };
+        let bits = |x: f64| {
+            if width == "s" {
+                GARBAGE | s(x as f32)
+            } else {
+                d(x)
+            }
+        };
         let outcome = |cond: &str, a: u64, b: u64| {
             let op = format!("fcmp.{cond}.{width} p1, p2 = r4, r5");
             let (sa, sb) = (format!("movi r4 = {a:#x}"), format!("movi r5 = {b:#x}"));
@@ -185,11 +243,23 @@ fn float_compares_are_false_on_nan_except_ne_and_uno() {
             r.pred(1)
         };
         for &(cond, a, b, expected) in cases {
-            assert_eq!(outcome(cond, bits(a), bits(b)), expected, "fcmp.{cond}.{width} {a} {b}");
+            assert_eq!(
+                outcome(cond, bits(a), bits(b)),
+                expected,
+                "fcmp.{cond}.{width} {a} {b}"
+            );
         }
         for (cond, expected) in nan_cases {
-            assert_eq!(outcome(cond, bits(f64::NAN), bits(1.0)), expected, "fcmp.{cond}.{width} NaN 1");
-            assert_eq!(outcome(cond, bits(1.0), bits(f64::NAN)), expected, "fcmp.{cond}.{width} 1 NaN");
+            assert_eq!(
+                outcome(cond, bits(f64::NAN), bits(1.0)),
+                expected,
+                "fcmp.{cond}.{width} NaN 1"
+            );
+            assert_eq!(
+                outcome(cond, bits(1.0), bits(f64::NAN)),
+                expected,
+                "fcmp.{cond}.{width} 1 NaN"
+            );
         }
     }
 }

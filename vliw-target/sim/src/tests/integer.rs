@@ -9,7 +9,10 @@ const NEG1: u64 = u64::MAX;
 fn check(cases: &[(&str, u64, u64, u64)]) {
     for &(op, a, b, expected) in cases {
         let got = op2(op, a, b);
-        assert_eq!(got, expected, "`{op}` with r4 = {a:#x}, r5 = {b:#x}: got {got:#x}, expected {expected:#x}");
+        assert_eq!(
+            got, expected,
+            "`{op}` with r4 = {a:#x}, r5 = {b:#x}: got {got:#x}, expected {expected:#x}"
+        );
     }
 }
 
@@ -94,7 +97,12 @@ fn bit_manipulation_and_extension() {
         ("clzw r3 = r4", 0x0000_8000, 0, 16),
         ("ctzw r3 = r4", 0xffff_ffff_0000_0000, 0, 32),
         ("ctzw r3 = r4", 0x100, 0, 8),
-        ("bswap r3 = r4", 0x0102_0304_0506_0708, 0, 0x0807_0605_0403_0201),
+        (
+            "bswap r3 = r4",
+            0x0102_0304_0506_0708,
+            0,
+            0x0807_0605_0403_0201,
+        ),
         ("brev r3 = r4", 1, 0, MIN),
         ("brev r3 = r4", 0x0f, 0, 0xf000_0000_0000_0000),
         ("sxtb r3 = r4", 0x1ff, 0, NEG1),
@@ -139,7 +147,12 @@ fn division_never_traps() {
         ("remu r3 = r4, r5", NEG1, 10, 5),
         ("remu r3 = r4, r5", 7, 0, 7),
         ("divw r3 = r4, r5", 0xffff_fff9, 2, -3i64 as u64),
-        ("divw r3 = r4, r5", 0x8000_0000, 0xffff_ffff, 0xffff_ffff_8000_0000),
+        (
+            "divw r3 = r4, r5",
+            0x8000_0000,
+            0xffff_ffff,
+            0xffff_ffff_8000_0000,
+        ),
         ("divw r3 = r4, r5", 5, 0x1_0000_0000, NEG1),
         ("divuw r3 = r4, r5", 0xffff_fffe, 1, 0xffff_ffff_ffff_fffe),
         ("divuw r3 = r4, r5", 0xffff_fffe, 2, 0x7fff_ffff),
@@ -154,7 +167,11 @@ fn division_never_traps() {
 
 #[test]
 fn writes_to_r0_are_discarded() {
-    let r = run(&[&["movi r0 = 5"], &["add r3 = r0, 1", "add r0 = r0, 9"], &["add r4 = r0, r0"]]);
+    let r = run(&[
+        &["movi r0 = 5"],
+        &["add r3 = r0, 1", "add r0 = r0, 9"],
+        &["add r4 = r0, r0"],
+    ]);
     assert_eq!((r.reg(0), r.reg(3), r.reg(4)), (0, 1, 0));
 }
 

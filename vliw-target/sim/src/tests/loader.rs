@@ -12,8 +12,18 @@ fn executable(bundles: &[&[&str]]) -> Executable {
     Executable {
         entry: TEXT_BASE,
         segments: vec![
-            vliw_elf::Segment { vaddr: TEXT_BASE, mem_size: size, data: text, flags: SegmentFlags::RX },
-            vliw_elf::Segment { vaddr: 0x20000, mem_size: 0x2000, data: b"hi!\n".to_vec(), flags: SegmentFlags::RW },
+            vliw_elf::Segment {
+                vaddr: TEXT_BASE,
+                mem_size: size,
+                data: text,
+                flags: SegmentFlags::RX,
+            },
+            vliw_elf::Segment {
+                vaddr: 0x20000,
+                mem_size: 0x2000,
+                data: b"hi!\n".to_vec(),
+                flags: SegmentFlags::RW,
+            },
         ],
         symbols: vec![ExecSymbol {
             name: "_start".to_string(),
@@ -26,11 +36,18 @@ fn executable(bundles: &[&[&str]]) -> Executable {
     }
 }
 
-fn start(program: &Program, argv: &[&str], envp: &[&str]) -> Result<(Simulator, CaptureIo), LoadError> {
+fn start(
+    program: &Program,
+    argv: &[&str],
+    envp: &[&str],
+) -> Result<(Simulator, CaptureIo), LoadError> {
     let io = CaptureIo::default();
     let argv: Vec<Vec<u8>> = argv.iter().map(|s| s.as_bytes().to_vec()).collect();
     let envp: Vec<Vec<u8>> = envp.iter().map(|s| s.as_bytes().to_vec()).collect();
-    let options = Options { stack_size: 64 << 10, ..Options::default() };
+    let options = Options {
+        stack_size: 64 << 10,
+        ..Options::default()
+    };
     Simulator::new(program, &options, &argv, &envp, Box::new(io.clone())).map(|sim| (sim, io))
 }
 
@@ -57,8 +74,13 @@ fn an_elf_executable_runs() {
             o => format!("{o:?}"),
         }
     );
-    let crate::Outcome::Fault(fault) = outcome else { unreachable!() };
-    assert_eq!(fault.to_string(), "fault: unmapped 8-byte load at 0x2000 in bundle 0x10028 (_start+0x28)");
+    let crate::Outcome::Fault(fault) = outcome else {
+        unreachable!()
+    };
+    assert_eq!(
+        fault.to_string(),
+        "fault: unmapped 8-byte load at 0x2000 in bundle 0x10028 (_start+0x28)"
+    );
     assert_eq!(fault.function, Some(("_start".to_string(), 0x28)));
 }
 
@@ -82,16 +104,28 @@ fn programs_that_cannot_be_loaded() {
         f(&mut exe);
         Program::from_executable(&exe)
     };
-    let err = |p: Program| start(&p, &["x"], &[]).err().expect("a load error").to_string();
-    assert!(err(program(&|e| e.entry = 0x10004)).contains("entry point 0x10004 is not the start of a bundle"));
+    let err = |p: Program| {
+        start(&p, &["x"], &[])
+            .err()
+            .expect("a load error")
+            .to_string()
+    };
+    assert!(
+        err(program(&|e| e.entry = 0x10004))
+            .contains("entry point 0x10004 is not the start of a bundle")
+    );
     assert!(err(program(&|e| e.entry = 0x40000)).contains("entry point 0x40000"));
     assert!(err(program(&|e| e.segments[0].flags = SegmentFlags::R)).contains("no text"));
     assert!(err(program(&|e| e.segments[1].vaddr = 0x8000)).contains("below 0x10000"));
     assert!(err(program(&|e| e.segments[1].mem_size = STACK_TOP)).contains("overlaps the stack"));
-    let huge_args = vec!["x".repeat(100 << 10)];
-    let e = start(&Program::from_executable(&ok), &huge_args.iter().map(|s| s.as_str()).collect::<Vec<_>>(), &[])
-        .err()
-        .unwrap();
+    let huge_args = ["x".repeat(100 << 10)];
+    let e = start(
+        &Program::from_executable(&ok),
+        &huge_args.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+        &[],
+    )
+    .err()
+    .unwrap();
     assert!(e.to_string().contains("do not fit in the stack"), "{e}");
 }
 
@@ -116,16 +150,23 @@ fn the_initial_stack_holds_argv_and_envp() {
     assert_eq!(sp % 16, 0);
     assert_eq!(argv, sp);
     assert_eq!(envp, argv + 8 * 4);
-    let strings: Vec<String> = (0..3).map(|i| read_string(mem.read(argv + 8 * i, 8).unwrap())).collect();
+    let strings: Vec<String> = (0..3)
+        .map(|i| read_string(mem.read(argv + 8 * i, 8).unwrap()))
+        .collect();
     assert_eq!(strings, ["prog", "arg one", ""]);
     assert_eq!(mem.read(argv + 24, 8), Some(0));
-    let env: Vec<String> = (0..2).map(|i| read_string(mem.read(envp + 8 * i, 8).unwrap())).collect();
+    let env: Vec<String> = (0..2)
+        .map(|i| read_string(mem.read(envp + 8 * i, 8).unwrap()))
+        .collect();
     assert_eq!(env, ["HOME=/root", "X=1"]);
     assert_eq!(mem.read(envp + 16, 8), Some(0));
     // The strings are at the top of the stack, above the arrays.
     let first = mem.read(argv, 8).unwrap();
     assert!(first > envp + 16 && first < STACK_TOP);
-    let total: u64 = ["prog", "arg one", "", "HOME=/root", "X=1"].iter().map(|s| s.len() as u64 + 1).sum();
+    let total: u64 = ["prog", "arg one", "", "HOME=/root", "X=1"]
+        .iter()
+        .map(|s| s.len() as u64 + 1)
+        .sum();
     assert_eq!(first, STACK_TOP - total);
     // Other registers start at zero, p0 alone is true.
     assert_eq!((sim.reg(2), sim.reg(6), sim.reg(63)), (0, 0, 0));
@@ -158,7 +199,11 @@ fn a_program_reads_its_arguments() {
 fn several_text_segments_and_a_read_only_segment() {
     // Text at 0x10000 jumps to text at 0x40000, which reads rodata at 0x30000.
     let first = assemble(&[&["movi r10 = 0x40000"], &["jr r10"]]);
-    let second = assemble(&[&["movi r10 = 0x30000"], &["ld.w r3 = [r10]"], &["syscall 0"]]);
+    let second = assemble(&[
+        &["movi r10 = 0x30000"],
+        &["ld.w r3 = [r10]"],
+        &["syscall 0"],
+    ]);
     let program = Program {
         entry: TEXT_BASE,
         segments: vec![

@@ -14,6 +14,7 @@ mod random_text;
 mod speed;
 mod syscalls;
 mod timing;
+mod trace;
 
 use crate::{CaptureIo, Options, Outcome, Program, Segment, Simulator, Stats, Symbol};
 use vliw_isa::{encode_bundle, parse_inst};
@@ -31,7 +32,11 @@ pub fn assemble(bundles: &[&[&str]]) -> Vec<u64> {
     for (i, ops) in bundles.iter().enumerate() {
         let insts: Vec<_> = ops
             .iter()
-            .map(|text| parse_inst(text).unwrap_or_else(|e| panic!("bundle {i}: `{text}`: {e}")).inst)
+            .map(|text| {
+                parse_inst(text)
+                    .unwrap_or_else(|e| panic!("bundle {i}: `{text}`: {e}"))
+                    .inst
+            })
             .collect();
         encode_bundle(&insts, &mut words).unwrap_or_else(|e| panic!("bundle {i}: {e}"));
     }
@@ -85,7 +90,10 @@ impl Run {
         String::from_utf8(self.io.stdout()).unwrap()
     }
     pub fn load(&self, addr: u64, size: u8) -> u64 {
-        self.sim.memory().read(addr, size).unwrap_or_else(|| panic!("cannot read {addr:#x}"))
+        self.sim
+            .memory()
+            .read(addr, size)
+            .unwrap_or_else(|| panic!("cannot read {addr:#x}"))
     }
 }
 
@@ -97,7 +105,11 @@ impl Test {
     pub fn from_words(words: Vec<u64>) -> Test {
         Test {
             words,
-            options: Options { stack_size: 64 << 10, heap_size: 1 << 20, ..Options::default() },
+            options: Options {
+                stack_size: 64 << 10,
+                heap_size: 1 << 20,
+                ..Options::default()
+            },
             data: Vec::new(),
             rodata: Vec::new(),
             stdin: Vec::new(),
@@ -108,11 +120,18 @@ impl Test {
     }
 
     pub fn program(&self) -> Program {
-        let mut segments = vec![Segment::text(TEXT, &self.words), Segment::data(DATA, self.data.clone(), DATA_SIZE)];
+        let mut segments = vec![
+            Segment::text(TEXT, &self.words),
+            Segment::data(DATA, self.data.clone(), DATA_SIZE),
+        ];
         if !self.rodata.is_empty() {
             segments.push(Segment::read_only(RODATA, self.rodata.clone()));
         }
-        Program { entry: TEXT, segments, symbols: self.symbols.clone() }
+        Program {
+            entry: TEXT,
+            segments,
+            symbols: self.symbols.clone(),
+        }
     }
 
     pub fn machine(mut self, overrides: &str) -> Test {
@@ -136,14 +155,25 @@ impl Test {
     }
 
     pub fn symbol(mut self, name: &str, addr: u64, size: u64) -> Test {
-        self.symbols.push(Symbol { name: name.to_string(), addr, size, is_function: true });
+        self.symbols.push(Symbol {
+            name: name.to_string(),
+            addr,
+            size,
+            is_function: true,
+        });
         self
     }
 
     pub fn simulator(&self) -> (Simulator, CaptureIo) {
         let io = CaptureIo::new(&self.stdin);
-        let sim = Simulator::new(&self.program(), &self.options, &self.argv, &self.envp, Box::new(io.clone()))
-            .unwrap_or_else(|e| panic!("load: {e}"));
+        let sim = Simulator::new(
+            &self.program(),
+            &self.options,
+            &self.argv,
+            &self.envp,
+            Box::new(io.clone()),
+        )
+        .unwrap_or_else(|e| panic!("load: {e}"));
         (sim, io)
     }
 
@@ -166,7 +196,9 @@ pub fn run(body: &[&[&str]]) -> Run {
 pub fn op2(op: &str, a: u64, b: u64) -> u64 {
     let set_a = format!("movi r4 = {a:#x}");
     let set_b = format!("movi r5 = {b:#x}");
-    let r = Test::new(&[&[&set_a, &set_b], &[op], &["syscall 0"]]).max_cycles(1000).run();
+    let r = Test::new(&[&[&set_a, &set_b], &[op], &["syscall 0"]])
+        .max_cycles(1000)
+        .run();
     r.exit_code();
     r.reg(3)
 }

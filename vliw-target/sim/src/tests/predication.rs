@@ -7,9 +7,15 @@ use vliw_isa::CmpType;
 fn compare(op: &str, a: u64, b: u64) -> bool {
     let set_a = format!("movi r4 = {a:#x}");
     let set_b = format!("movi r5 = {b:#x}");
-    let r = Test::new(&[&[&set_a, &set_b], &[op], &["syscall 0"]]).max_cycles(1000).run();
+    let r = Test::new(&[&[&set_a, &set_b], &[op], &["syscall 0"]])
+        .max_cycles(1000)
+        .run();
     r.exit_code();
-    assert_ne!(r.pred(1), r.pred(2), "`{op}`: a plain compare writes c and !c");
+    assert_ne!(
+        r.pred(1),
+        r.pred(2),
+        "`{op}`: a plain compare writes c and !c"
+    );
     r.pred(1)
 }
 
@@ -115,7 +121,11 @@ fn every_compare_type_with_every_guard_outcome_and_old_value() {
             for c in [false, true] {
                 for old in olds {
                     let (new, nullified) = compare_type(ctype, g, c, old);
-                    assert_eq!(new, ctype.apply(g, c, old), "{ctype:?} g={g} c={c} old={old:?}");
+                    assert_eq!(
+                        new,
+                        ctype.apply(g, c, old),
+                        "{ctype:?} g={g} c={c} old={old:?}"
+                    );
                     let expect_nullified = (!g && ctype != CmpType::Unc) as u64;
                     assert_eq!(nullified, expect_nullified, "{ctype:?} g={g}");
                 }
@@ -123,13 +133,37 @@ fn every_compare_type_with_every_guard_outcome_and_old_value() {
         }
     }
     // The documented cases, spelled out.
-    assert_eq!(compare_type(CmpType::Unc, false, true, (true, true)).0, (false, false), ".unc clears both");
-    assert_eq!(compare_type(CmpType::Normal, false, true, (true, false)).0, (true, false), "plain: no effect");
-    assert_eq!(compare_type(CmpType::And, true, false, (true, true)).0, (false, false));
-    assert_eq!(compare_type(CmpType::And, true, true, (true, false)).0, (true, false), "and: keeps");
-    assert_eq!(compare_type(CmpType::Or, true, true, (false, false)).0, (true, true));
-    assert_eq!(compare_type(CmpType::OrAndcm, true, true, (false, true)).0, (true, false));
-    assert_eq!(compare_type(CmpType::AndOrcm, true, false, (true, false)).0, (false, true));
+    assert_eq!(
+        compare_type(CmpType::Unc, false, true, (true, true)).0,
+        (false, false),
+        ".unc clears both"
+    );
+    assert_eq!(
+        compare_type(CmpType::Normal, false, true, (true, false)).0,
+        (true, false),
+        "plain: no effect"
+    );
+    assert_eq!(
+        compare_type(CmpType::And, true, false, (true, true)).0,
+        (false, false)
+    );
+    assert_eq!(
+        compare_type(CmpType::And, true, true, (true, false)).0,
+        (true, false),
+        "and: keeps"
+    );
+    assert_eq!(
+        compare_type(CmpType::Or, true, true, (false, false)).0,
+        (true, true)
+    );
+    assert_eq!(
+        compare_type(CmpType::OrAndcm, true, true, (false, true)).0,
+        (true, false)
+    );
+    assert_eq!(
+        compare_type(CmpType::AndOrcm, true, false, (true, false)).0,
+        (false, true)
+    );
 }
 
 #[test]
@@ -137,10 +171,18 @@ fn parallel_compares_in_one_bundle_accumulate() {
     // p1 = (r4 == 1) && (r5 < 10) && (r6 != 0), computed by three .and compares in one
     // bundle on predicates set beforehand.
     let program = |r4: u64, r5: u64, r6: u64| {
-        let (a, b, c) = (format!("movi r4 = {r4}"), format!("movi r5 = {r5}"), format!("movi r6 = {r6}"));
+        let (a, b, c) = (
+            format!("movi r4 = {r4}"),
+            format!("movi r5 = {r5}"),
+            format!("movi r6 = {r6}"),
+        );
         Test::new(&[
             &[&a, &b, &c, "cmp.eq p1, p2 = r0, r0"],
-            &["cmp.eq.and p1, p3 = r4, 1", "cmp.lt.and p1, p3 = r5, 10", "cmp.ne.and p1, p3 = r6, 0"],
+            &[
+                "cmp.eq.and p1, p3 = r4, 1",
+                "cmp.lt.and p1, p3 = r5, 10",
+                "cmp.ne.and p1, p3 = r6, 0",
+            ],
             &["syscall 0"],
         ])
         .run()
@@ -155,19 +197,30 @@ fn parallel_compares_in_one_bundle_accumulate() {
 fn float_compares_take_compare_types_too() {
     let r = Test::new(&[
         &["movi r4 = 0x7fc00000", "movi r5 = 0x3f800000"], // NaN, 1.0 as f32
-        &["fcmp.eq.s.unc p1, p2 = r5, r5", "fcmp.uno.s.unc p3, p4 = r4, r5"],
+        &[
+            "fcmp.eq.s.unc p1, p2 = r5, r5",
+            "fcmp.uno.s.unc p3, p4 = r4, r5",
+        ],
         &["nop"],
         &["syscall 0"],
     ])
     .run();
-    assert_eq!((r.pred(1), r.pred(2), r.pred(3), r.pred(4)), (true, false, true, false));
+    assert_eq!(
+        (r.pred(1), r.pred(2), r.pred(3), r.pred(4)),
+        (true, false, true, false)
+    );
 }
 
 #[test]
 fn guards_and_negated_guards() {
     let r = run(&[
         &["cmp.eq p1, p2 = r0, r0"],
-        &["(p1) movi r10 = 1", "(!p1) movi r11 = 1", "(p2) movi r12 = 1", "(!p2) movi r13 = 1"],
+        &[
+            "(p1) movi r10 = 1",
+            "(!p1) movi r11 = 1",
+            "(p2) movi r12 = 1",
+            "(!p2) movi r13 = 1",
+        ],
     ]);
     assert_eq!((r.reg(10), r.reg(11), r.reg(12), r.reg(13)), (1, 0, 0, 1));
     let s = r.stats();
@@ -180,12 +233,30 @@ fn predicate_logic_and_moves() {
     // p1 = true, p2 = false.
     let r = run(&[
         &["cmp.eq p1, p2 = r0, r0", "movi r20 = 7"],
-        &["pand p3 = p1, p2", "por p4 = p1, p2", "pxor p5 = p1, p1", "pandn p6 = p1, p2"],
-        &["porn p7 = p2, p1", "pnot p8 = p2", "p2r r21 = p1", "p2r r22 = p2"],
-        &["r2p p9 = r20", "r2p p10 = r0", "porn p11 = p2, p2", "pnot p0 = p0"],
+        &[
+            "pand p3 = p1, p2",
+            "por p4 = p1, p2",
+            "pxor p5 = p1, p1",
+            "pandn p6 = p1, p2",
+        ],
+        &[
+            "porn p7 = p2, p1",
+            "pnot p8 = p2",
+            "p2r r21 = p1",
+            "p2r r22 = p2",
+        ],
+        &[
+            "r2p p9 = r20",
+            "r2p p10 = r0",
+            "porn p11 = p2, p2",
+            "pnot p0 = p0",
+        ],
     ]);
     let preds: Vec<bool> = (3..=11).map(|n| r.pred(n)).collect();
-    assert_eq!(preds, [false, true, false, true, false, true, true, false, true]);
+    assert_eq!(
+        preds,
+        [false, true, false, true, false, true, true, false, true]
+    );
     assert_eq!((r.reg(21), r.reg(22)), (1, 0));
     assert!(r.pred(0), "writes to p0 are discarded");
 }
@@ -196,7 +267,11 @@ fn nullified_operations_have_no_effect() {
     // jumps must all do nothing.
     let r = Test::new(&[
         &["movi r10 = 0x20000", "movi r4 = 99", "movi r3 = 5"],
-        &["(p1) st.d [r10] = r4", "(p1) call .+64", "(p1) ld.d r6 = [r0]"],
+        &[
+            "(p1) st.d [r10] = r4",
+            "(p1) call .+64",
+            "(p1) ld.d r6 = [r0]",
+        ],
         &["(p1) syscall 0"],
         &["(p1) trap 1"],
         &["(p1) jr r0", "(p1) amoadd.d r7 = [r10], r4"],

@@ -54,9 +54,28 @@ proptest! {
 /// A random ALU operation on r3..r8 and p1..p4.
 #[derive(Clone, Debug)]
 enum RandOp {
-    Alu { guard: Option<(u8, bool)>, kind: u8, rd: u8, rs1: u8, rs2: u8, imm: i32 },
-    Cmp { guard: Option<(u8, bool)>, ctype: CmpType, pd1: u8, pd2: u8, rs1: u8, rs2: u8 },
-    PLogic { guard: Option<(u8, bool)>, pd: u8, ps1: u8, ps2: u8 },
+    Alu {
+        guard: Option<(u8, bool)>,
+        kind: u8,
+        rd: u8,
+        rs1: u8,
+        rs2: u8,
+        imm: i32,
+    },
+    Cmp {
+        guard: Option<(u8, bool)>,
+        ctype: CmpType,
+        pd1: u8,
+        pd2: u8,
+        rs1: u8,
+        rs2: u8,
+    },
+    PLogic {
+        guard: Option<(u8, bool)>,
+        pd: u8,
+        ps1: u8,
+        ps2: u8,
+    },
 }
 
 fn guard_text(guard: Option<(u8, bool)>) -> String {
@@ -69,7 +88,14 @@ fn guard_text(guard: Option<(u8, bool)>) -> String {
 impl RandOp {
     fn text(&self) -> String {
         match *self {
-            RandOp::Alu { guard, kind, rd, rs1, rs2, imm } => {
+            RandOp::Alu {
+                guard,
+                kind,
+                rd,
+                rs1,
+                rs2,
+                imm,
+            } => {
                 let g = guard_text(guard);
                 match kind {
                     0 => format!("{g}add r{rd} = r{rs1}, r{rs2}"),
@@ -81,10 +107,26 @@ impl RandOp {
                     _ => format!("{g}shl r{rd} = r{rs1}, {}", imm.rem_euclid(64)),
                 }
             }
-            RandOp::Cmp { guard, ctype, pd1, pd2, rs1, rs2 } => {
-                format!("{}cmp.lt{} p{pd1}, p{pd2} = r{rs1}, r{rs2}", guard_text(guard), ctype.suffix())
+            RandOp::Cmp {
+                guard,
+                ctype,
+                pd1,
+                pd2,
+                rs1,
+                rs2,
+            } => {
+                format!(
+                    "{}cmp.lt{} p{pd1}, p{pd2} = r{rs1}, r{rs2}",
+                    guard_text(guard),
+                    ctype.suffix()
+                )
             }
-            RandOp::PLogic { guard, pd, ps1, ps2 } => format!("{}pxor p{pd} = p{ps1}, p{ps2}", guard_text(guard)),
+            RandOp::PLogic {
+                guard,
+                pd,
+                ps1,
+                ps2,
+            } => format!("{}pxor p{pd} = p{ps1}, p{ps2}", guard_text(guard)),
         }
     }
 }
@@ -118,7 +160,14 @@ fn reference(bundles: &[Vec<RandOp>], init: &[i64; 6]) -> ([u64; 64], [bool; 16]
         let enabled = |g: Option<(u8, bool)>| g.is_none_or(|(p, neg)| old_preds[p as usize] != neg);
         for op in bundle {
             match *op {
-                RandOp::Alu { guard, kind, rd, rs1, rs2, imm } => {
+                RandOp::Alu {
+                    guard,
+                    kind,
+                    rd,
+                    rs1,
+                    rs2,
+                    imm,
+                } => {
                     if !enabled(guard) {
                         continue;
                     }
@@ -130,12 +179,23 @@ fn reference(bundles: &[Vec<RandOp>], init: &[i64; 6]) -> ([u64; 64], [bool; 16]
                         3 => a,
                         4 => imm as i64 as u64,
                         5 => {
-                            if old_preds[1 + imm.rem_euclid(4) as usize] { a } else { b }
+                            if old_preds[1 + imm.rem_euclid(4) as usize] {
+                                a
+                            } else {
+                                b
+                            }
                         }
                         _ => a << imm.rem_euclid(64),
                     };
                 }
-                RandOp::Cmp { guard, ctype, pd1, pd2, rs1, rs2 } => {
+                RandOp::Cmp {
+                    guard,
+                    ctype,
+                    pd1,
+                    pd2,
+                    rs1,
+                    rs2,
+                } => {
                     let g = enabled(guard);
                     let c = (old_regs[rs1 as usize] as i64) < (old_regs[rs2 as usize] as i64);
                     // A type that keeps a destination leaves what earlier slots wrote.
@@ -143,7 +203,12 @@ fn reference(bundles: &[Vec<RandOp>], init: &[i64; 6]) -> ([u64; 64], [bool; 16]
                     preds[pd1 as usize] = n1;
                     preds[pd2 as usize] = n2;
                 }
-                RandOp::PLogic { guard, pd, ps1, ps2 } => {
+                RandOp::PLogic {
+                    guard,
+                    pd,
+                    ps1,
+                    ps2,
+                } => {
                     if enabled(guard) {
                         preds[pd as usize] = old_preds[ps1 as usize] ^ old_preds[ps2 as usize];
                     }

@@ -9,7 +9,12 @@ fn sim_loop(iterations: u64) -> Test {
     let count = format!("movi r3 = {iterations}");
     Test::new(&[
         &[&count, "movi r4 = 0", "movi r5 = 0", "movi r6 = 0"],
-        &["add r4 = r4, 1", "add r5 = r5, r4", "xor r6 = r6, r5", "cmp.ne p1, p2 = r3, 1"],
+        &[
+            "add r4 = r4, 1",
+            "add r5 = r5, r4",
+            "xor r6 = r6, r5",
+            "cmp.ne p1, p2 = r3, 1",
+        ],
         &["add r3 = r3, -1", "(p1) br .-40"],
         &["movi r3 = 0"],
         &["syscall 0"],

@@ -5,7 +5,11 @@ use vliw_isa::abi::syscall::{EBADF, EFAULT, EINVAL, ENOSYS};
 
 /// Runs `syscall number` with r3..r5 = `args` (then exits 0); returns the result.
 fn sys(number: i64, args: [i64; 3], test: impl FnOnce(Test) -> Test) -> (u64, Run) {
-    let set: Vec<String> = args.iter().enumerate().map(|(i, a)| format!("movi r{} = {a}", i + 3)).collect();
+    let set: Vec<String> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("movi r{} = {a}", i + 3))
+        .collect();
     let call = format!("syscall {number}");
     let t = Test::new(&[
         &[&set[0], &set[1], &set[2]],
@@ -79,7 +83,10 @@ fn output_of_both_streams_keeps_its_order() {
 
 #[test]
 fn read_from_stdin() {
-    let input = |t: Test| Test { stdin: b"abcdef".to_vec(), ..t };
+    let input = |t: Test| Test {
+        stdin: b"abcdef".to_vec(),
+        ..t
+    };
     let (n, r) = sys(2, [0, 0x20000, 4], input);
     assert_eq!(n, 4);
     assert_eq!(r.load(DATA, 4), u32::from_le_bytes(*b"abcd") as u64);
@@ -87,7 +94,12 @@ fn read_from_stdin() {
     let r = Test::new(&[
         &["movi r3 = 0", "movi r4 = 0x20000", "movi r5 = 4"],
         &["syscall 2"],
-        &["mov r20 = r3", "movi r3 = 0", "movi r4 = 0x20010", "movi r5 = 100"],
+        &[
+            "mov r20 = r3",
+            "movi r3 = 0",
+            "movi r4 = 0x20010",
+            "movi r5 = 100",
+        ],
         &["syscall 2"],
         &["mov r21 = r3", "movi r3 = 0"],
         &["syscall 2"],
@@ -120,7 +132,10 @@ fn brk_moves_the_break() {
     .run();
     let heap = r.sim.memory().layout().heap_start;
     assert_eq!(heap, 0x21000, "the page after the data segment");
-    assert_eq!((r.reg(20), r.reg(21), r.reg(23), r.reg(24)), (heap, heap + 4096, heap + 4096, 77));
+    assert_eq!(
+        (r.reg(20), r.reg(21), r.reg(23), r.reg(24)),
+        (heap, heap + 4096, heap + 4096, 77)
+    );
 }
 
 #[test]
@@ -129,7 +144,13 @@ fn clocks_and_cycles() {
     assert_eq!(t, 1, "monotonic: cycles as ns; the call issues at cycle 1");
     let (t, _) = sys(4, [1, 0, 0], |t| t);
     assert!(t > 1_600_000_000 * 1_000_000_000, "real time: {t}");
-    let (t, _) = sys(4, [1, 0, 0], |t| Test { options: crate::Options { seed: Some(1), ..t.options.clone() }, ..t });
+    let (t, _) = sys(4, [1, 0, 0], |t| Test {
+        options: crate::Options {
+            seed: Some(1),
+            ..t.options.clone()
+        },
+        ..t
+    });
     assert_eq!(t, 0, "a fixed seed fixes the clock");
     let (t, _) = sys(4, [2, 0, 0], |t| t);
     assert_eq!(t, neg(EINVAL));
@@ -139,7 +160,15 @@ fn clocks_and_cycles() {
 
 #[test]
 fn random_bytes_are_reproducible_with_a_seed() {
-    let seeded = |seed| move |t: Test| Test { options: crate::Options { seed: Some(seed), ..t.options.clone() }, ..t };
+    let seeded = |seed| {
+        move |t: Test| Test {
+            options: crate::Options {
+                seed: Some(seed),
+                ..t.options.clone()
+            },
+            ..t
+        }
+    };
     let (n, a) = sys(5, [0x20000, 16, 0], seeded(42));
     assert_eq!(n, 16);
     let (_, b) = sys(5, [0x20000, 16, 0], seeded(42));

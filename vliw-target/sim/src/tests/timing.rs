@@ -5,8 +5,8 @@ use super::*;
 fn load_then_use() -> Test {
     Test::new(&[
         &["movi r10 = 0x20000"],
-        &["ld.d r4 = [r10]"],   // issues at cycle 1; r4 ready at 1 + 3
-        &["add r5 = r4, 1"],    // would issue at 2: stalls 2 cycles
+        &["ld.d r4 = [r10]"], // issues at cycle 1; r4 ready at 1 + 3
+        &["add r5 = r4, 1"],  // would issue at 2: stalls 2 cycles
         &["syscall 0"],
     ])
     .symbol("main", TEXT, 0x20)
@@ -25,15 +25,24 @@ fn a_load_used_at_once_stalls_for_the_rest_of_its_latency() {
 #[test]
 fn stalls_follow_the_configured_latency() {
     for latency in 1..6u64 {
-        let r = load_then_use().machine(&format!("latency.load={latency}")).run();
-        assert_eq!(r.stats().stalls, latency.saturating_sub(1), "load latency {latency}");
+        let r = load_then_use()
+            .machine(&format!("latency.load={latency}"))
+            .run();
+        assert_eq!(
+            r.stats().stalls,
+            latency.saturating_sub(1),
+            "load latency {latency}"
+        );
     }
 }
 
 #[test]
 fn strict_mode_makes_a_stall_a_fault() {
     let r = load_then_use().strict().run();
-    assert_eq!(r.fault(), "fault: latency stall: r4 is read 2 cycles before it is ready in bundle 0x10010 (main+0x10)");
+    assert_eq!(
+        r.fault(),
+        "fault: latency stall: r4 is read 2 cycles before it is ready in bundle 0x10010 (main+0x10)"
+    );
     assert_eq!(r.outcome.exit_status(), 144);
     // Enough distance: no fault.
     let r = Test::new(&[
@@ -60,13 +69,20 @@ fn guards_and_sources_of_nullified_operations_are_waited_for() {
     assert_eq!(r.stats().stalls, 2);
     assert_eq!(r.stats().nullified, 1);
     // The predicate source of `sel` counts, and the stall is the longest one.
-    let r = run(&[&["mul r4 = r0, r0", "fcmp.eq.d p1, p2 = r0, r0"], &["sel r3 = p1, r4, r0"]]);
+    let r = run(&[
+        &["mul r4 = r0, r0", "fcmp.eq.d p1, p2 = r0, r0"],
+        &["sel r3 = p1, r4, r0"],
+    ]);
     assert_eq!(r.stats().stalls, 2);
 }
 
 #[test]
 fn a_nullified_operation_does_not_delay_its_destination() {
-    let r = run(&[&["movi r10 = 0x20000"], &["(p1) ld.d r4 = [r10]"], &["add r5 = r4, 1"]]);
+    let r = run(&[
+        &["movi r10 = 0x20000"],
+        &["(p1) ld.d r4 = [r10]"],
+        &["add r5 = r4, 1"],
+    ]);
     assert_eq!(r.stats().stalls, 0);
 }
 
@@ -79,12 +95,21 @@ fn the_last_write_decides_when_a_register_is_ready() {
 
 #[test]
 fn divide_and_multiply_latencies() {
-    let r = run(&[&["movi r4 = 7", "movi r5 = 2"], &["div r6 = r4, r5"], &["add r3 = r6, 0"]]);
+    let r = run(&[
+        &["movi r4 = 7", "movi r5 = 2"],
+        &["div r6 = r4, r5"],
+        &["add r3 = r6, 0"],
+    ]);
     assert_eq!(r.stats().stalls, 19);
     assert_eq!(r.reg(3), 3);
-    let r = Test::new(&[&["movi r4 = 7", "movi r5 = 2"], &["div r6 = r4, r5"], &["add r3 = r6, 0"], &["syscall 0"]])
-        .machine("latency.divide=4")
-        .run();
+    let r = Test::new(&[
+        &["movi r4 = 7", "movi r5 = 2"],
+        &["div r6 = r4, r5"],
+        &["add r3 = r6, 0"],
+        &["syscall 0"],
+    ])
+    .machine("latency.divide=4")
+    .run();
     assert_eq!(r.stats().stalls, 3);
 }
 
@@ -97,7 +122,14 @@ fn system_call_arguments_and_results_are_interlocked() {
     let r = Test::new(&[&["syscall 6"], &["add r4 = r3, 0"], &["syscall 0"]]).run();
     assert_eq!(r.stats().stalls, 0);
     assert_eq!(r.reg(4), 0, "cycles() at cycle 0");
-    let r = Test::new(&[&["nop"], &["nop"], &["syscall 6"], &["mov r4 = r3"], &["syscall 0"]]).run();
+    let r = Test::new(&[
+        &["nop"],
+        &["nop"],
+        &["syscall 6"],
+        &["mov r4 = r3"],
+        &["syscall 0"],
+    ])
+    .run();
     assert_eq!(r.reg(4), 2);
 }
 
@@ -105,11 +137,20 @@ fn system_call_arguments_and_results_are_interlocked() {
 fn a_taken_branch_and_a_stall_add_up() {
     // A load issued with a taken branch is ready 3 cycles after its issue; the
     // branch's bundle and its penalty cover 2 of them.
-    let r = run(&[&["movi r10 = 0x20000"], &["ld.d r4 = [r10]", "br .+8"], &["add r5 = r4, 1"]]);
+    let r = run(&[
+        &["movi r10 = 0x20000"],
+        &["ld.d r4 = [r10]", "br .+8"],
+        &["add r5 = r4, 1"],
+    ]);
     let s = r.stats();
     assert_eq!((s.stalls, s.branches), (1, 1));
-    let r = Test::new(&[&["movi r10 = 0x20000"], &["ld.d r4 = [r10]", "br .+8"], &["add r5 = r4, 1"], &["syscall 0"]])
-        .machine("branch-penalty=0")
-        .run();
+    let r = Test::new(&[
+        &["movi r10 = 0x20000"],
+        &["ld.d r4 = [r10]", "br .+8"],
+        &["add r5 = r4, 1"],
+        &["syscall 0"],
+    ])
+    .machine("branch-penalty=0")
+    .run();
     assert_eq!(r.stats().stalls, 2);
 }

@@ -1,0 +1,46 @@
+//! The trace: one line per executed bundle.
+
+use super::*;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn every_executed_bundle_is_a_line() {
+    let t = Test::new(&[
+        &["movi r3 = 1", "cmp.eq p1, p2 = r0, r0"], // 0x10000
+        &["(p2) movi r3 = 2", "(p1) br .+16"],      // 0x10010: br at 0x10018
+        &["trap 1"],                                // 0x10020
+        &["ld.d r4 = [r4 + 8]"],                    // 0x10028: argv[1] = NULL
+        &["add r3 = r4, 0"],                        // 0x10030
+        &["syscall 0"],
+    ])
+    .symbol("_start", TEXT, 0x10)
+    .symbol("next", TEXT + 0x10, 0x100);
+    let (mut sim, _) = t.simulator();
+    let out = Shared::default();
+    sim.set_trace(Box::new(out.clone()));
+    assert_eq!(sim.run(), crate::Outcome::Exit(0));
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let expected = [
+        "       0 0x10000 <_start>  movi r3 = 1 ; cmp.eq p1, p2 = r0, r0",
+        "       1 0x10010 <next>  ~(p2) movi r3 = 2 ; (p1) br .+16",
+        "       3 0x10028 <next+0x18>  ld.d r4 = [r4 + 8]",
+        "       6 0x10030 <next+0x20>  add r3 = r4, 0",
+        "       7 0x10038 <next+0x28>  syscall 0",
+    ];
+    assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+    assert!(text.ends_with('\n'));
+}
