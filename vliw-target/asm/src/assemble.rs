@@ -146,7 +146,7 @@ impl<'c> Assembler<'c> {
 
     /// The section called `name`, created with `kind` if it does not exist yet.
     pub fn section_named(&mut self, name: &str, kind: vliw_elf::SectionKind, retain: bool) -> usize {
-        match self.sections.iter().position(|s| s.name == name) {
+        match self.symbols.section_index(name) {
             Some(i) => i,
             None => {
                 self.sections.push(SectionState::new(name, kind, retain));

@@ -142,7 +142,7 @@ impl Assembler<'_> {
         let (kind, retain) =
             kind_from_flags(&name, flags.as_deref(), section_type.as_deref()).map_err(|e| (args_col, e))?;
         self.close_bundle_before("`.section`", pos);
-        if let Some(existing) = self.sections.iter().position(|s| s.name == name) {
+        if let Some(existing) = self.symbols.section_index(&name) {
             let s = &self.sections[existing];
             if (flags.is_some() || section_type.is_some()) && (s.kind != kind || s.retain != retain) {
                 return Err((args_col, format!("section `{name}` was already declared with different flags or type")));

@@ -57,16 +57,18 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
         out.push('\n');
     }
     if options.disassemble {
+        let all_labels = object_labels(object);
         for (index, s) in object.sections.iter().enumerate() {
             if s.kind != SectionKind::Text {
                 continue;
             }
             let _ = writeln!(out, "Disassembly of section {}:", s.name);
-            let labels = object_labels(object, index);
-            let relocs: Vec<(u64, RelocKind, ImmExpr)> =
+            let labels = &all_labels[index];
+            let mut relocs: Vec<(u64, RelocKind, ImmExpr)> =
                 s.relocs.iter().map(|r| (r.offset, r.kind, reloc_expr(object, r))).collect();
-            let describe = |offset: u64| describe_in(&labels, offset);
-            print_code(&s.data, 0, &labels, &relocs, &describe, options.show_raw, &mut out);
+            relocs.sort_by_key(|r| r.0);
+            let describe = |offset: u64| describe_in(labels, offset);
+            print_code(&s.data, 0, labels, &relocs, &describe, options.show_raw, &mut out);
             out.push('\n');
         }
     }
@@ -188,20 +190,20 @@ fn describe_in(labels: &BTreeMap<u64, Vec<String>>, offset: u64) -> Option<Strin
     Some(symbol_plus(&names[0], offset - at))
 }
 
-/// Named symbols defined in section `index`, by offset.
-pub(crate) fn object_labels(object: &Object, index: usize) -> BTreeMap<u64, Vec<String>> {
-    let mut labels: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+/// Named symbols defined in each section, by offset (indexed like the sections).
+pub(crate) fn object_labels(object: &Object) -> Vec<BTreeMap<u64, Vec<String>>> {
+    let mut labels: Vec<BTreeMap<u64, Vec<String>>> = vec![BTreeMap::new(); object.sections.len()];
     for sym in &object.symbols {
         if matches!(sym.kind, SymbolKind::Section | SymbolKind::File) || sym.name.is_empty() {
             continue;
         }
         if let SymbolDefinition::Defined { section, value } = sym.definition
-            && section.0 == index
+            && let Some(map) = labels.get_mut(section.0)
         {
-            labels.entry(value).or_default().push(sym.name.clone());
+            map.entry(value).or_default().push(sym.name.clone());
         }
     }
-    for names in labels.values_mut() {
+    for names in labels.iter_mut().flat_map(|m| m.values_mut()) {
         names.sort();
         names.dedup();
     }
@@ -229,6 +231,7 @@ fn reloc_expr(object: &Object, reloc: &Reloc) -> ImmExpr {
 
 /// Prints code: labels, then one bundle per line with its address, operations joined
 /// by ` ; ` and ending in ` ;;`, and comments for relocations and pc-relative targets.
+/// `relocs` are sorted by offset.
 fn print_code(
     bytes: &[u8],
     base: u64,
@@ -263,11 +266,15 @@ fn print_code(
                 }
                 let mut comments = Vec::new();
                 let mut attached = Vec::new();
+                // This bundle's relocations, by index in `relocs`.
+                let end_offset = offset + 8 * words.len() as u64;
+                let first = relocs.partition_point(|r| r.0 < offset);
+                let last = relocs.partition_point(|r| r.0 < end_offset);
                 let texts: Vec<String> = ops
                     .iter()
                     .map(|(syllable, inst)| {
                         let reloc_at = if inst.needs_limm() { syllable - 8 } else { *syllable };
-                        let reloc = relocs.iter().position(|(o, _, _)| *o == reloc_at);
+                        let reloc = (first..last).find(|&i| relocs[i].0 == reloc_at);
                         match reloc {
                             Some(r) if inst.format().has(FieldKind::Imm) => {
                                 attached.push(r);
@@ -286,8 +293,8 @@ fn print_code(
                         }
                     })
                     .collect();
-                for (i, (o, kind, expr)) in relocs.iter().enumerate() {
-                    if *o >= offset && *o < offset + 8 * words.len() as u64 && !attached.contains(&i) {
+                for (i, (o, kind, expr)) in relocs.iter().enumerate().take(last).skip(first) {
+                    if !attached.contains(&i) {
                         comments.push(format!("{} {expr} at {:#x}", kind.name(), base + o));
                     }
                 }
@@ -299,10 +306,9 @@ fn print_code(
             }
             CodeItem::Illegal { offset, word, reason } => {
                 let _ = write!(out, ".quad {word:#018x}  # illegal: {reason}");
-                for (o, kind, expr) in relocs {
-                    if (offset..offset + 8).contains(o) {
-                        let _ = write!(out, "  # {} {expr}", kind.name());
-                    }
+                let first = relocs.partition_point(|r| r.0 < offset);
+                for (_, kind, expr) in relocs[first..].iter().take_while(|r| r.0 < offset + 8) {
+                    let _ = write!(out, "  # {} {expr}", kind.name());
                 }
             }
             CodeItem::Tail { bytes, .. } => {

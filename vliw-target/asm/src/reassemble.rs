@@ -20,7 +20,7 @@ use crate::disasm::object_labels;
 use crate::lines::is_ident_continue;
 use crate::sections::flags_for_kind;
 use crate::strings::escape;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use vliw_elf::{Binding, Object, Reloc, SectionKind, SymbolDefinition, SymbolKind};
 use vliw_isa::text::is_plain_symbol;
@@ -48,6 +48,17 @@ enum Target {
 
 struct Printer<'a> {
     object: &'a Object,
+    /// Named symbols of each section by offset (what gets a label).
+    labels: Vec<BTreeMap<u64, Vec<String>>>,
+    /// Per section, the local symbols usable as a base for `section + offset`
+    /// (unique names, not a section's name), by offset: the first name at each.
+    local_bases: Vec<BTreeMap<u64, String>>,
+    /// How many symbols have each name.
+    symbol_names: HashMap<&'a str, usize>,
+    /// A symbol of each name (the one that matters for unique names).
+    by_name: HashMap<&'a str, &'a vliw_elf::Symbol>,
+    /// How many sections have each name.
+    section_names: HashMap<&'a str, usize>,
     /// Bundles that this machine would reject are printed as raw words.
     config: &'a MachineConfig,
     /// Sections whose name can stand for their section symbol (unique name, no
@@ -61,16 +72,49 @@ struct Printer<'a> {
 /// many operations of a unit), or that does not encode back to the same words, is
 /// printed as `.quad` words with its operations in a comment.
 pub fn reassemble(object: &Object, config: &MachineConfig) -> String {
-    let symbol_names: HashSet<&str> =
-        object.symbols.iter().filter(|s| s.kind != SymbolKind::Section).map(|s| s.name.as_str()).collect();
+    let mut symbol_names: HashMap<&str, usize> = HashMap::new();
+    for s in object.symbols.iter().filter(|s| s.kind != SymbolKind::Section) {
+        *symbol_names.entry(s.name.as_str()).or_default() += 1;
+    }
+    let mut section_names: HashMap<&str, usize> = HashMap::new();
+    for s in &object.sections {
+        *section_names.entry(s.name.as_str()).or_default() += 1;
+    }
     let section_names_usable = object
         .sections
         .iter()
-        .map(|s| {
-            !symbol_names.contains(s.name.as_str()) && object.sections.iter().filter(|t| t.name == s.name).count() == 1
-        })
+        .map(|s| !symbol_names.contains_key(s.name.as_str()) && section_names[s.name.as_str()] == 1)
         .collect();
-    let mut p = Printer { object, config, section_names_usable, out: String::new() };
+    let mut local_bases: Vec<BTreeMap<u64, String>> = vec![BTreeMap::new(); object.sections.len()];
+    for s in &object.symbols {
+        let usable = s.binding == Binding::Local
+            && !matches!(s.kind, SymbolKind::Section | SymbolKind::File)
+            && !s.name.is_empty()
+            && !s.name.contains('"')
+            && symbol_names.get(s.name.as_str()) == Some(&1)
+            && !section_names.contains_key(s.name.as_str());
+        if let (true, SymbolDefinition::Defined { section, value }) = (usable, s.definition)
+            && let Some(map) = local_bases.get_mut(section.0)
+        {
+            let entry = map.entry(value).or_insert_with(|| s.name.clone());
+            if s.name < *entry {
+                *entry = s.name.clone();
+            }
+        }
+    }
+    let labels = object_labels(object);
+    let by_name = object.symbols.iter().map(|s| (s.name.as_str(), s)).collect();
+    let mut p = Printer {
+        object,
+        labels,
+        by_name,
+        local_bases,
+        symbol_names,
+        section_names,
+        config,
+        section_names_usable,
+        out: String::new(),
+    };
     p.out.push_str("# Reassembled by vliw-objdump --reassemble: `vliw-as` turns this back into the same\n");
     p.out.push_str("# section contents and relocations.\n");
     p.declarations();
@@ -165,7 +209,7 @@ impl Printer<'_> {
                 let usable = match sym.definition {
                     SymbolDefinition::Absolute(_) => false,
                     // An undefined name that is also a section's name would mean the section.
-                    SymbolDefinition::Undefined => !self.object.sections.iter().any(|s| s.name == name),
+                    SymbolDefinition::Undefined => !self.section_names.contains_key(name.as_str()),
                     SymbolDefinition::Defined { section, .. } => {
                         !(pc_relative && section.0 == from && sym.binding != Binding::Weak)
                     }
@@ -179,20 +223,8 @@ impl Printer<'_> {
     /// a reference to it is a reference to the section plus its offset.
     fn local_label_before(&self, section: usize, offset: i64) -> Option<(String, u64)> {
         let offset = u64::try_from(offset).ok()?;
-        self.object
-            .symbols
-            .iter()
-            .filter(|s| s.binding == Binding::Local && !matches!(s.kind, SymbolKind::Section | SymbolKind::File))
-            .filter(|s| !s.name.is_empty() && !s.name.contains('"'))
-            .filter_map(|s| match s.definition {
-                SymbolDefinition::Defined { section: sec, value } if sec.0 == section && value <= offset => {
-                    Some((s.name.clone(), value))
-                }
-                _ => None,
-            })
-            .filter(|(name, _)| self.object.symbols.iter().filter(|s| s.name == *name).count() == 1)
-            .filter(|(name, _)| !self.object.sections.iter().any(|s| s.name == *name))
-            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+        let (&at, name) = self.local_bases.get(section)?.range(..=offset).next_back()?;
+        Some((name.clone(), at))
     }
 
     /// The target of a `.reloc` directive (any relocation can be written this way).
@@ -222,10 +254,10 @@ impl Printer<'_> {
         if s.align > 1 {
             let _ = writeln!(self.out, "\t.p2align {}", s.align.trailing_zeros());
         }
-        if object.sections.iter().filter(|t| t.name == s.name).count() > 1 {
+        if self.section_names.get(s.name.as_str()).copied().unwrap_or(0) > 1 {
             let _ = writeln!(self.out, "# another section is also named {}: the assembler merges them", s.name);
         }
-        let labels = object_labels(object, index);
+        let labels = std::mem::take(&mut self.labels[index]);
         let mut relocs: Vec<&Reloc> = s.relocs.iter().collect();
         relocs.sort_by_key(|r| r.offset);
         let size = s.size();
@@ -263,7 +295,8 @@ impl Printer<'_> {
                     let _ = writeln!(self.out, "\t.set {}, .+{}", name_text(name), at - start);
                 }
             }
-            let inside: Vec<&Reloc> = relocs.iter().copied().filter(|r| r.offset >= start && r.offset < end).collect();
+            let first = relocs.partition_point(|r| r.offset < start);
+            let inside: Vec<&Reloc> = relocs[first..].iter().copied().take_while(|r| r.offset < end).collect();
             match item {
                 CodeItem::Bundle { ops, words, .. } => {
                     let insts: Vec<Inst> = ops.iter().map(|(_, inst)| *inst).collect();
@@ -373,12 +406,14 @@ impl Printer<'_> {
         }
         let target = syllable.checked_add_signed(inst.imm)?;
         let names = labels.get(&target)?;
+        // A unique name (so that it means this symbol), not weak (or the assembler
+        // would emit a relocation), not a section's name.
         let usable = names.iter().find(|name| {
             !name.contains('"')
-                && self.object.symbols.iter().filter(|s| s.name == **name).count() == 1
-                && self.object.symbols.iter().any(|s| {
-                    s.name == **name
-                        && s.binding != Binding::Weak
+                && self.symbol_names.get(name.as_str()) == Some(&1)
+                && !self.section_names.contains_key(name.as_str())
+                && self.by_name.get(name.as_str()).is_some_and(|s| {
+                    s.binding != Binding::Weak
                         && s.definition == SymbolDefinition::Defined { section: vliw_elf::SectionId(section), value: target }
                 })
         })?;

@@ -90,6 +90,11 @@ impl SymbolTable {
         self.sections.insert(name.to_string(), section);
     }
 
+    /// The section called `name`, if there is one.
+    pub fn section_index(&self, name: &str) -> Option<usize> {
+        self.sections.get(name).copied()
+    }
+
     /// The section `name` stands for, if no symbol defines it.
     pub fn as_section(&self, name: &str) -> Option<usize> {
         if self.get(name).is_some_and(|s| s.def.is_some()) {
