@@ -301,6 +301,14 @@ impl Assembler<'_> {
                 // A section name used as a symbol: relocations name the section.
                 continue;
             }
+            if let Some(SymDef::InSection { section, offset }) = sym.def {
+                let size = self.sections[section].offset();
+                if offset > size {
+                    let (pos, name, sec) = (sym.def_pos, sym.name.clone(), self.sections[section].name.clone());
+                    self.diag.error(pos, format!("`{name}` is at offset {offset:#x}, past the end of `{sec}` ({size:#x} bytes)"));
+                    continue;
+                }
+            }
             let keep = if defined { !is_internal(&sym.name) || declared_visible } else { sym.referenced || declared_visible };
             if let Some((expr, here, pos)) = sym.size.clone() {
                 let name = sym.name.clone();

@@ -372,6 +372,7 @@ fn more_errors() {
         ("x = 1\n", "unknown mnemonic"),
         ("nop ;;\n.text foo\n", "takes no arguments"),
         (".globl\n", "symbol name"),
+        (".set x, .text + 100\nnop ;;\n", "past the end of `.text`"),
     ];
     for (source, message) in cases {
         let e = errors(source);
