@@ -12,6 +12,7 @@ use crate::simulator::{Outcome, Simulator};
 use crate::{STATUS_LOAD_ERROR, STATUS_USAGE};
 use std::io::BufWriter;
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 pub const USAGE: &str = "\
 usage: vliw-run [OPTIONS] EXECUTABLE [ARGS...]
@@ -218,7 +219,9 @@ pub fn cli_main(args: &[String]) -> i32 {
         .map(|a| a.as_bytes().to_vec())
         .collect();
     let envp = environment(cmd.clear_env, &cmd.env);
-    let io = Box::new(HostIo::new(cmd.trace));
+    let io = HostIo::new(cmd.trace);
+    let stderr_at_line_start = io.stderr_at_line_start();
+    let io = Box::new(io);
     let mut sim = match Simulator::new(&program, &cmd.options, &argv, &envp, io) {
         Ok(sim) => sim,
         Err(e) => {
@@ -233,6 +236,10 @@ pub fn cli_main(args: &[String]) -> i32 {
         )));
     }
     let outcome = sim.run();
+    let reports = cmd.stats || matches!(outcome, Outcome::Fault(_));
+    if reports && !stderr_at_line_start.load(Ordering::Relaxed) {
+        eprintln!();
+    }
     if let Outcome::Fault(fault) = &outcome {
         eprintln!("vliw-run: {fault}");
     }

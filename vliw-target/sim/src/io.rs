@@ -6,6 +6,7 @@
 //! the order in which the guest wrote them. `CaptureIo` keeps everything in memory.
 
 use std::io::{self, BufWriter, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The guest's streams: fd 0 (`read`), fd 1 and 2 (`write`). The simulator checks
@@ -25,6 +26,9 @@ pub trait Io {
 pub struct HostIo {
     stdout: BufWriter<io::Stdout>,
     unbuffered: bool,
+    /// Whether the guest's stderr output ends with a newline (or is empty), so that
+    /// the runner's own messages start on a line of their own.
+    stderr_at_line_start: Arc<AtomicBool>,
 }
 
 impl HostIo {
@@ -34,7 +38,13 @@ impl HostIo {
         HostIo {
             stdout: BufWriter::with_capacity(64 * 1024, io::stdout()),
             unbuffered,
+            stderr_at_line_start: Arc::new(AtomicBool::new(true)),
         }
+    }
+
+    /// A flag that stays true while the guest's stderr output ends with a newline.
+    pub fn stderr_at_line_start(&self) -> Arc<AtomicBool> {
+        self.stderr_at_line_start.clone()
     }
 }
 
@@ -45,6 +55,10 @@ impl Io for HostIo {
             let mut stderr = io::stderr().lock();
             stderr.write_all(data)?;
             stderr.flush()?;
+            if let Some(&last) = data.last() {
+                self.stderr_at_line_start
+                    .store(last == b'\n', Ordering::Relaxed);
+            }
         } else {
             self.stdout.write_all(data)?;
             if self.unbuffered {

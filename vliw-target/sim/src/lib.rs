@@ -34,6 +34,7 @@ mod stats;
 mod syscall;
 mod trace;
 
+pub use cli::cli_main;
 pub use fault::{Access, AccessKind, Fault, FaultKind};
 pub use io::{CaptureIo, Captured, HostIo, Io};
 pub use loader::{LoadError, load_file, read_program};

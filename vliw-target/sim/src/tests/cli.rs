@@ -127,3 +127,173 @@ fn load_and_usage_errors() {
     );
     assert_eq!(run_cli(&["--help"]), 0);
 }
+
+/// Set in a child process of the tests below: the `vliw-run` arguments, separated
+/// by 0x1f. The child runs `cli_child`, which runs the command and exits with its
+/// status, so that the tests see its real stdout and stderr.
+const CHILD_ARGS: &str = "VLIW_SIM_TEST_CLI_ARGS";
+
+#[test]
+fn cli_child() {
+    let Ok(args) = std::env::var(CHILD_ARGS) else {
+        return;
+    };
+    let args: Vec<String> = args.split('\x1f').map(String::from).collect();
+    std::process::exit(cli_main(&args));
+}
+
+struct Output {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_child(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "tests::cli::cli_child",
+            "--nocapture",
+            "--quiet",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ARGS, args.join("\x1f"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The test harness announces the test on stdout before the command runs.
+    let stdout = match stdout.find("running 1 test\n") {
+        Some(i) => stdout[i + "running 1 test\n".len()..].to_string(),
+        None => stdout,
+    };
+    Output {
+        status: out.status.code().unwrap_or(-1),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn messages_and_the_stats_line_come_last_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = Executable {
+        entry: TEXT_BASE,
+        segments: vec![
+            vliw_elf::Segment {
+                vaddr: TEXT_BASE,
+                mem_size: 0,
+                data: assemble(&[
+                    &["movi r3 = 1", "movi r4 = 0x20000", "movi r5 = 4"],
+                    &["syscall 1"],
+                    &["movi r3 = 2", "movi r4 = 0x20004", "movi r5 = 3"],
+                    &["syscall 1"],
+                    &["trap 3"],
+                ])
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect(),
+                flags: SegmentFlags::RX,
+            },
+            vliw_elf::Segment {
+                vaddr: 0x20000,
+                mem_size: 0x1000,
+                data: b"out\nerr".to_vec(),
+                flags: SegmentFlags::RW,
+            },
+        ],
+        ..Executable::default()
+    };
+    let mut exe = exe;
+    exe.segments[0].mem_size = exe.segments[0].data.len() as u64;
+    let path = dir.path().join("prog");
+    std::fs::write(&path, vliw_elf::write_executable(&exe)).unwrap();
+    let path = path.to_str().unwrap();
+
+    let out = run_child(&["--stats", path], b"");
+    assert_eq!(out.status, 134);
+    assert_eq!(out.stdout, "out\n");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", out.stderr);
+    assert_eq!(
+        lines[0], "err",
+        "the guest's unterminated line is ended before the messages"
+    );
+    assert_eq!(lines[1], "vliw-run: fault: trap 3 in bundle 0x10040");
+    assert_eq!(
+        lines[2], "stats: cycles=4 bundles=4 ops=8 nullified=0 stalls=0 branches=0",
+        "the faulting bundle is not counted"
+    );
+
+    let out = run_child(&["--trace", path], b"");
+    assert_eq!(out.status, 134);
+    assert_eq!(out.stdout, "out\n");
+    let trace_lines = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains(" 0x100") && !l.contains("fault"))
+        .count();
+    assert_eq!(trace_lines, 5, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("       0 0x10000  movi r3 = 1 ; movi r4 = 0x20000 ; movi r5 = 4\n"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn stdin_reaches_the_program() {
+    let dir = tempfile::tempdir().unwrap();
+    // n = read(0, buf, 100); write(1, buf, n); exit(n), with the buffer on the stack.
+    let echo = write_exe(
+        &dir,
+        "echo",
+        &[
+            &["movi r3 = 0", "add r4 = r1, -128", "movi r5 = 100"],
+            &["syscall 2"],
+            &[
+                "mov r5 = r3",
+                "mov r20 = r3",
+                "movi r3 = 1",
+                "add r4 = r1, -128",
+            ],
+            &["syscall 1"],
+            &["mov r3 = r20"],
+            &["syscall 0"],
+        ],
+    );
+    let out = run_child(&[&echo], b"hello");
+    assert_eq!(
+        (out.status, out.stdout.as_str(), out.stderr.as_str()),
+        (5, "hello", "")
+    );
+}
+
+#[test]
+fn load_errors_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk");
+    std::fs::write(&junk, b"not elf").unwrap();
+    let junk = junk.to_str().unwrap();
+    let out = run_child(&[junk], b"");
+    assert_eq!(out.status, 126);
+    assert_eq!(
+        out.stderr,
+        format!("vliw-run: {junk}: not an ELF file (bad magic)\n")
+    );
+    let out = run_child(&["--bogus"], b"");
+    assert_eq!(out.status, 2);
+    assert!(
+        out.stderr
+            .starts_with("vliw-run: unknown option `--bogus`\nusage: vliw-run"),
+        "{}",
+        out.stderr
+    );
+}
