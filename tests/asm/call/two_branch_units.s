@@ -11,17 +11,17 @@
     .text
     .globl _start
 _start:
-    .reloc ., R_VLIW_PCREL32, wrong1
+    .reloc ., R_VLIW_BRANCH32, wrong1
     .quad 0x3c82000000000000
-    .reloc ., R_VLIW_PCREL32, step2
+    .reloc ., R_VLIW_BRANCH32, step2
     .quad 0xbc80000000000000
 wrong1:
     movi r3 = 10 ;;
     syscall 0 ;;
 step2:
-    .reloc ., R_VLIW_PCREL32, first
+    .reloc ., R_VLIW_BRANCH32, first
     .quad 0x3c80000000000000
-    .reloc ., R_VLIW_PCREL32, wrong2
+    .reloc ., R_VLIW_BRANCH32, wrong2
     .quad 0xbc80000000000000
 wrong2:
     movi r3 = 20 ;;

@@ -42,12 +42,9 @@ pub fn assemble(source: &str, file_name: &str, config: &MachineConfig) -> Result
 /// How a fixup's value is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FixupKind {
-    /// The 32-bit immediate of the syllable at the offset.
-    Imm32,
-    /// A `limm` syllable at the offset and the syllable after it.
-    Imm64,
-    /// The pc-relative immediate of the syllable at the offset.
-    Pcrel32,
+    /// An operation's immediate, filled by this relocation kind
+    /// (`RelocKind::for_operand`): Imm32, Imm64 (at the `limm`), Branch32 or Pcrel32.
+    Code(RelocKind),
     /// A data item of 1, 2, 4 or 8 bytes.
     Data(u8),
 }

@@ -5,7 +5,7 @@
 use crate::assemble::{Assembler, FixTarget, Fixup, FixupKind, OpenBundle, PendingOp};
 use crate::error::Pos;
 use crate::expr::SymValue;
-use vliw_isa::{EncodeError, Format, ImmExpr, Opcode, check_bundle, parse_inst};
+use vliw_isa::{EncodeError, Format, ImmExpr, Opcode, RelocKind, check_bundle, parse_inst};
 
 impl Assembler<'_> {
     /// One operation of the open bundle (opening one if needed).
@@ -108,13 +108,7 @@ impl Assembler<'_> {
                 }
             }
             if let Some((name, addend)) = &op.sym {
-                let kind = if op.inst.format().is_pc_relative() {
-                    FixupKind::Pcrel32
-                } else if op.inst.needs_limm() {
-                    FixupKind::Imm64
-                } else {
-                    FixupKind::Imm32
-                };
+                let kind = FixupKind::Code(RelocKind::for_operand(&op.inst).expect("symbolic operands are immediates"));
                 // Imm64 patches the `limm` syllable and the one after it: both start here.
                 fixups.push(Fixup {
                     section,

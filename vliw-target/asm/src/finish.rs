@@ -133,21 +133,16 @@ impl Assembler<'_> {
         for f in fixups {
             let place = f.offset;
             let result: Result<Option<(RelocKind, Target, i64)>, String> = match (&f.target, f.kind) {
-                (FixTarget::Sym { name, addend }, kind) => {
+                (FixTarget::Sym { name, addend }, FixupKind::Code(reloc_kind)) => {
                     let value = self.symbols.final_value(name);
-                    let reloc_kind = match kind {
-                        FixupKind::Imm32 => RelocKind::Imm32,
-                        FixupKind::Imm64 => RelocKind::Imm64,
-                        _ => RelocKind::Pcrel32,
-                    };
                     match value {
                         SymValue::InSection { section, offset, .. }
-                            if kind == FixupKind::Pcrel32 && section == f.section =>
+                            if reloc_kind.is_pc_relative() && section == f.section =>
                         {
                             let v = (offset as i64).wrapping_add(*addend).wrapping_sub(place as i64);
-                            self.patch(f.section, RelocKind::Pcrel32, place, v, name).map(|_| None)
+                            self.patch(f.section, reloc_kind, place, v, name).map(|_| None)
                         }
-                        SymValue::Absolute(v) if kind != FixupKind::Pcrel32 => {
+                        SymValue::Absolute(v) if !reloc_kind.is_pc_relative() => {
                             self.patch(f.section, reloc_kind, place, v.wrapping_add(*addend), name).map(|_| None)
                         }
                         SymValue::InSection { section, offset, global: false } => {
@@ -162,7 +157,9 @@ impl Assembler<'_> {
                         Ok(v) => self.data_value(&v, size, f.section, place),
                     }
                 }
-                (FixTarget::Expr(_), _) => Err("internal error: expression fixup on an operand".to_string()),
+                (FixTarget::Expr(_), FixupKind::Code(_)) | (FixTarget::Sym { .. }, FixupKind::Data(_)) => {
+                    Err("internal error: fixup target and kind disagree".to_string())
+                }
             };
             match result {
                 Ok(None) => {}

@@ -375,13 +375,8 @@ impl Printer<'_> {
         if !format.has(FieldKind::Imm) || inst.imm != 0 {
             return None;
         }
-        let (offset, kind) = if format.is_pc_relative() {
-            (syllable, RelocKind::Pcrel32)
-        } else if inst.needs_limm() {
-            (syllable - 8, RelocKind::Imm64)
-        } else {
-            (syllable, RelocKind::Imm32)
-        };
+        let kind = RelocKind::for_operand(inst)?;
+        let offset = if kind == RelocKind::Imm64 { syllable - 8 } else { syllable };
         let mut at_offset = inside.iter().enumerate().filter(|(_, r)| r.offset == offset);
         let (i, r) = at_offset.next()?;
         if used[i] || r.kind != kind || at_offset.next().is_some() {

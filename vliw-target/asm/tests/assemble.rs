@@ -118,7 +118,7 @@ fn symbolic_operands_become_relocations() {
             (0, RelocKind::Imm32, "[.data]".to_string(), 16),
             (8, RelocKind::Imm64, "ext".to_string(), 0),
             (24, RelocKind::Imm32, "ext".to_string(), -16),
-            (32, RelocKind::Pcrel32, "ext".to_string(), 0),
+            (32, RelocKind::Branch32, "ext".to_string(), 0),
             (40, RelocKind::Pcrel32, "[.data]".to_string(), 8),
         ]
     );
@@ -139,7 +139,7 @@ fn references_to_global_symbols_in_other_sections_name_the_symbol() {
 #[test]
 fn weak_symbols_are_never_resolved_locally() {
     let o = asm(".weak w\nw: nop ;;\nbr w ;;\n");
-    assert_eq!(relocs(&o, ".text"), vec![(8, RelocKind::Pcrel32, "w".to_string(), 0)]);
+    assert_eq!(relocs(&o, ".text"), vec![(8, RelocKind::Branch32, "w".to_string(), 0)]);
     let w = &o.symbols[o.symbol_by_name("w").unwrap().0];
     assert_eq!(w.binding, Binding::Weak);
 }
@@ -382,8 +382,8 @@ fn more_errors() {
 
 #[test]
 fn reloc_directive_adds_a_relocation_as_written() {
-    let o = asm("call .+0 ;;\n.reloc .-8, R_VLIW_PCREL32, target + 8\n.data\n.quad 5\n.reloc 0, 1, .text\n");
-    assert_eq!(relocs(&o, ".text"), vec![(0, RelocKind::Pcrel32, "target".to_string(), 8)]);
+    let o = asm("call .+0 ;;\n.reloc .-8, R_VLIW_BRANCH32, target + 8\n.data\n.quad 5\n.reloc 0, 1, .text\n");
+    assert_eq!(relocs(&o, ".text"), vec![(0, RelocKind::Branch32, "target".to_string(), 8)]);
     assert_eq!(relocs(&o, ".data"), vec![(0, RelocKind::Abs64, "[.text]".to_string(), 0)]);
     assert_eq!(o.sections[o.section_by_name(".data").unwrap().0].data, 5u64.to_le_bytes());
 }

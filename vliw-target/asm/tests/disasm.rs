@@ -38,7 +38,7 @@ fn object_listing() {
         "0000000000000010 <loop>:",
         "      10:  movi r3 = foo+8 ; movi r4 = long .data ;;  # R_VLIW_IMM32 foo+8  # R_VLIW_IMM64 .data",
         "      28:  (p1) br .-24 ; movi r5 = 1 ;;  # 0x10 <loop>",
-        "      38:  call ext ;;  # R_VLIW_PCREL32 ext",
+        "      38:  call ext ;;  # R_VLIW_BRANCH32 ext",
     ];
     assert_eq!(lines(&text)[..expected.len()], expected, "{text}");
 }

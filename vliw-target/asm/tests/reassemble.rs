@@ -290,12 +290,12 @@ fn unusual_relocations_round_trip_exactly() {
     let ext = object.add_symbol(sym("ext", Binding::Global, SymbolDefinition::Undefined));
     let data_sym = object.add_symbol(sym("d", Binding::Local, SymbolDefinition::Defined { section: d, value: 4 }));
     text.relocs = vec![
-        Reloc { offset: 0, kind: RelocKind::Pcrel32, symbol: g, addend: 0 },
+        Reloc { offset: 0, kind: RelocKind::Branch32, symbol: g, addend: 0 },
         Reloc { offset: 8, kind: RelocKind::Imm32, symbol: ext, addend: 4 },
         Reloc { offset: 16, kind: RelocKind::Imm32, symbol: ext, addend: 0 },
         Reloc { offset: 24, kind: RelocKind::Abs64, symbol: ext, addend: 0 },
         Reloc { offset: 32, kind: RelocKind::Imm32, symbol: abs, addend: 1 },
-        Reloc { offset: 40, kind: RelocKind::Pcrel32, symbol: text_sym, addend: 16 },
+        Reloc { offset: 40, kind: RelocKind::Branch32, symbol: text_sym, addend: 16 },
     ];
     data.relocs = vec![
         Reloc { offset: 0, kind: RelocKind::Abs64, symbol: ext, addend: 0 },

@@ -109,7 +109,7 @@ impl Inst {
             return u32::try_from(imm).map(u64::from).map_err(|_| EncodeError::ImmediateOutOfRange(self.opcode, imm));
         }
         let value = i32::try_from(imm).map_err(|_| EncodeError::ImmediateOutOfRange(self.opcode, imm))?;
-        if format.is_pc_relative() && value % 8 != 0 {
+        if format == Format::Branch && value % 8 != 0 {
             return Err(EncodeError::MisalignedTarget(self.opcode, imm));
         }
         Ok(value as u32 as u64)

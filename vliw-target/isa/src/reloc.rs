@@ -30,22 +30,40 @@ pub enum RelocKind {
     /// A `limm` syllable at `P` and the syllable after it: `S + A`, the high 32 bits
     /// into the `limm` syllable, the low 32 bits into the next one. Never overflows.
     Imm64 = 5,
-    /// PC-relative immediate of a branch, call or `addpc`: `S + A - P`, where `P` is
+    /// Target of a branch or call: `S + A - P` into the immediate field, where `P` is
     /// the address of the syllable itself; must fit in a signed 32-bit value and be a
-    /// multiple of 8.
-    Pcrel32 = 6,
+    /// multiple of 8 (branch targets are syllable-aligned).
+    Branch32 = 6,
+    /// PC-relative immediate of `addpc`: `S + A - P`, where `P` is the address of the
+    /// syllable itself; must fit in a signed 32-bit value (any byte offset).
+    Pcrel32 = 7,
 }
 
 impl RelocKind {
-    pub const ALL: [RelocKind; 7] = [
+    pub const ALL: [RelocKind; 8] = [
         RelocKind::None,
         RelocKind::Abs64,
         RelocKind::Abs32,
         RelocKind::Pcrel32Data,
         RelocKind::Imm32,
         RelocKind::Imm64,
+        RelocKind::Branch32,
         RelocKind::Pcrel32,
     ];
+
+    /// The relocation that fills the immediate of `inst` with a symbol's address:
+    /// `Branch32` for branches and calls, `Pcrel32` for `addpc`, `Imm64` at the `limm`
+    /// of a long immediate, `Imm32` otherwise. `None` if it has no immediate.
+    pub fn for_operand(inst: &crate::Inst) -> Option<RelocKind> {
+        let format = inst.format();
+        Some(match format {
+            crate::Format::Branch => RelocKind::Branch32,
+            crate::Format::PcRel => RelocKind::Pcrel32,
+            _ if !format.has(crate::FieldKind::Imm) => return None,
+            _ if inst.needs_limm() => RelocKind::Imm64,
+            _ => RelocKind::Imm32,
+        })
+    }
 
     pub fn from_elf(r_type: u32) -> Option<RelocKind> {
         RelocKind::ALL.into_iter().find(|k| *k as u32 == r_type)
@@ -64,6 +82,7 @@ impl RelocKind {
             RelocKind::Pcrel32Data => "R_VLIW_PCREL32_DATA",
             RelocKind::Imm32 => "R_VLIW_IMM32",
             RelocKind::Imm64 => "R_VLIW_IMM64",
+            RelocKind::Branch32 => "R_VLIW_BRANCH32",
             RelocKind::Pcrel32 => "R_VLIW_PCREL32",
         }
     }
@@ -78,14 +97,14 @@ impl RelocKind {
             RelocKind::None => 0,
             RelocKind::Abs64 => 8,
             RelocKind::Abs32 | RelocKind::Pcrel32Data => 4,
-            RelocKind::Imm32 | RelocKind::Pcrel32 => 8,
+            RelocKind::Imm32 | RelocKind::Branch32 | RelocKind::Pcrel32 => 8,
             RelocKind::Imm64 => 16,
         }
     }
 
     /// Whether the value is relative to the place `P`.
     pub fn is_pc_relative(self) -> bool {
-        matches!(self, RelocKind::Pcrel32Data | RelocKind::Pcrel32)
+        matches!(self, RelocKind::Pcrel32Data | RelocKind::Branch32 | RelocKind::Pcrel32)
     }
 }
 
@@ -148,13 +167,13 @@ pub fn apply_reloc(kind: RelocKind, bytes: &mut [u8], offset: u64, value: i64) -
             }
             bytes[at..at + 4].copy_from_slice(&(value as i32).to_le_bytes());
         }
-        RelocKind::Imm32 => {
+        RelocKind::Imm32 | RelocKind::Pcrel32 => {
             if !fits_i32 {
                 return Err(RelocError::Overflow { kind, value });
             }
             set_imm_field(bytes, at, value as u32);
         }
-        RelocKind::Pcrel32 => {
+        RelocKind::Branch32 => {
             if !fits_i32 {
                 return Err(RelocError::Overflow { kind, value });
             }
@@ -185,7 +204,7 @@ pub fn read_reloc_field(kind: RelocKind, bytes: &[u8], offset: u64) -> Option<i6
         RelocKind::None => 0,
         RelocKind::Abs64 => i64::from_le_bytes(get(8)?.try_into().ok()?),
         RelocKind::Abs32 => u32::from_le_bytes(get(4)?.try_into().ok()?) as i64,
-        RelocKind::Pcrel32Data | RelocKind::Imm32 | RelocKind::Pcrel32 => {
+        RelocKind::Pcrel32Data | RelocKind::Imm32 | RelocKind::Branch32 | RelocKind::Pcrel32 => {
             i32::from_le_bytes(get(4)?.try_into().ok()?) as i64
         }
         RelocKind::Imm64 => {
@@ -229,9 +248,13 @@ mod tests {
     #[test]
     fn pcrel_requires_alignment_and_range() {
         let mut b = [0u8; 8];
-        assert!(matches!(apply_reloc(RelocKind::Pcrel32, &mut b, 0, 12), Err(RelocError::Misaligned { .. })));
+        assert!(matches!(apply_reloc(RelocKind::Branch32, &mut b, 0, 12), Err(RelocError::Misaligned { .. })));
+        assert!(matches!(apply_reloc(RelocKind::Branch32, &mut b, 0, 1 << 40), Err(RelocError::Overflow { .. })));
+        assert_eq!(reloc_value(RelocKind::Branch32, 0x1000, 8, 0x2000), -0xff8);
+        // `addpc` may address any byte.
+        apply_reloc(RelocKind::Pcrel32, &mut b, 0, 13).unwrap();
+        assert_eq!(read_reloc_field(RelocKind::Pcrel32, &b, 0), Some(13));
         assert!(matches!(apply_reloc(RelocKind::Pcrel32, &mut b, 0, 1 << 40), Err(RelocError::Overflow { .. })));
-        assert_eq!(reloc_value(RelocKind::Pcrel32, 0x1000, 8, 0x2000), -0xff8);
     }
 
     #[test]

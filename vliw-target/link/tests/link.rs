@@ -140,7 +140,7 @@ fn every_relocation_kind() {
     let b = o.bss(".bss", 8, 8);
     let buf = o.def("buf", Binding::Global, b, 0);
     o.reloc(text, 0, RelocKind::Imm32, x, 4);
-    o.reloc(text, 8, RelocKind::Pcrel32, f_sym, 0);
+    o.reloc(text, 8, RelocKind::Branch32, f_sym, 0);
     o.reloc(text, 16, RelocKind::Imm64, buf, 0x1_0000_0000);
     o.reloc(text, 32, RelocKind::None, buf, 0);
     o.reloc(d, 0, RelocKind::Abs64, f_sym, 8);
@@ -152,7 +152,7 @@ fn every_relocation_kind() {
     let data = exe.section(".data").unwrap().addr;
     assert_eq!(field(&exe, RelocKind::Imm32, start) as u64, x + 4);
     assert_eq!(
-        field(&exe, RelocKind::Pcrel32, start + 8),
+        field(&exe, RelocKind::Branch32, start + 8),
         (f - (start + 8)) as i64
     );
     assert_eq!(
@@ -197,19 +197,19 @@ fn relocation_overflow_and_misalignment() {
 
     let mut o = Obj::new();
     let (text, start) = o.func("_start", 2);
-    o.reloc(text, 0, RelocKind::Pcrel32, start, 4);
+    o.reloc(text, 0, RelocKind::Branch32, start, 4);
     let error = link_error(&[o.file("b.o")], &default());
     assert!(matches!(
         error,
         LinkError::Relocation {
-            kind: RelocKind::Pcrel32,
+            kind: RelocKind::Branch32,
             offset: 0,
             ..
         }
     ));
     assert_eq!(
         error.to_string(),
-        "b.o: cannot apply relocation R_VLIW_PCREL32 against symbol `_start` at .text._start+0x0: R_VLIW_PCREL32 offset 0x4 is not a multiple of 8"
+        "b.o: cannot apply relocation R_VLIW_BRANCH32 against symbol `_start` at .text._start+0x0: R_VLIW_BRANCH32 offset 0x4 is not a multiple of 8"
     );
 
     // ABS32 is unsigned: a negative value does not fit.
@@ -235,7 +235,7 @@ fn strong_beats_weak_and_first_weak_wins() {
     // a.o: _start (2 syllables), weak foo, weak bar; b.o: foo, weak bar.
     assert_eq!(addr(&exe, "foo"), 0x10020, "the strong foo of b.o");
     assert_eq!(addr(&exe, "bar"), 0x10018, "the first weak bar");
-    assert_eq!(field(&exe, RelocKind::Pcrel32, 0x10000), 0x20);
+    assert_eq!(field(&exe, RelocKind::Branch32, 0x10000), 0x20);
     assert_eq!(exe.symbols.iter().filter(|s| s.name == "foo").count(), 1);
 }
 

@@ -144,7 +144,7 @@ pub fn sample_object() -> Object {
     };
     o.sections[text.0].relocs = vec![
         r(0, RelocKind::Imm32, msg, 2),
-        r(8, RelocKind::Pcrel32, helper, 0),
+        r(8, RelocKind::Branch32, helper, 0),
         r(16, RelocKind::Imm64, buf, -8),
         r(32, RelocKind::Pcrel32, ext, 0),
         r(40, RelocKind::None, text_sym, 0),

@@ -131,7 +131,7 @@ impl Obj {
             .o
             .symbol_by_name(name)
             .unwrap_or_else(|| self.undef(name));
-        self.reloc(section, offset, RelocKind::Pcrel32, s, 0);
+        self.reloc(section, offset, RelocKind::Branch32, s, 0);
     }
 
     pub fn file(&self, name: &str) -> InputFile {
