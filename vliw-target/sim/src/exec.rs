@@ -52,6 +52,8 @@ pub(crate) struct Cpu {
     /// Deferred memory writes: region, offset, size, value.
     sbuf: [(usize, usize, usize, u64); 16],
     slen: usize,
+    /// In a buffered bundle, the number of register writes before its system call.
+    sys_wpos: usize,
 }
 
 #[inline(always)]
@@ -79,6 +81,7 @@ impl Cpu {
             wlen: 0,
             sbuf: [(0, 0, 0, 0); 16],
             slen: 0,
+            sys_wpos: 0,
         }
     }
 
@@ -163,8 +166,14 @@ impl Cpu {
         for &(region, off, size, value) in &self.sbuf[..self.slen] {
             mem.commit(region, off, size, value);
         }
-        self.wlen = 0;
-        self.slen = 0;
+    }
+
+    /// After a buffered bundle: whether an operation in a slot after its system call
+    /// wrote r3 (then that write, not the system call's result, is r3's new value).
+    pub fn r3_written_after_syscall(&self) -> bool {
+        self.wbuf[self.sys_wpos.min(self.wlen)..self.wlen]
+            .iter()
+            .any(|&(idx, _)| idx == 3)
     }
 
     /// Executes the operations of one bundle. Counts nullified operations into
@@ -457,6 +466,7 @@ impl Cpu {
                         Jr | Ret => Ctl::JumpTo(a),
                         Syscall => {
                             self.sys_args.copy_from_slice(&self.regs[3..9]);
+                            self.sys_wpos = self.wlen;
                             Ctl::Syscall(op.imm)
                         }
                         _ => Ctl::Trap(op.imm),

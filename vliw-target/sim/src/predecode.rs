@@ -18,7 +18,8 @@
 //! in an order where every reader of a register comes before its writer
 //! (`execution_order`); only bundles with a cyclic dependency (a swap of two
 //! registers, a store followed by a load) are marked `BUFFERED` and execute with
-//! their writes deferred to the end of the bundle.
+//! their writes deferred to the end of the bundle. So are bundles where a slot
+//! after a system call writes r3, the system call's result register.
 
 use vliw_isa::{
     CmpType, DecodeError, FieldKind, Format, Inst, MachineConfig, Opcode, check_bundle,
@@ -377,10 +378,20 @@ impl Code {
             // The operation's own syllable is the last of its one or two.
             syllable_addrs.push(addr + offset - 8);
         }
-        let (order, flags) = match execution_order(insts) {
+        let (order, mut flags) = match execution_order(insts) {
             Some(order) => (order, 0),
             None => ((0..insts.len()).collect(), BUFFERED),
         };
+        // A system call is performed after the bundle, but its result in r3 takes
+        // its slot's place among the bundle's writes: a later slot writing r3 wins.
+        // The buffered execution knows which writes come after the system call.
+        if let Some(k) = insts.iter().position(|i| i.opcode == Opcode::Syscall)
+            && insts[k + 1..]
+                .iter()
+                .any(|i| i.gpr_dest().is_some_and(|r| r.num() == 3))
+        {
+            flags = BUFFERED;
+        }
         let ops_start = self.ops.len() as u32;
         for &k in &order {
             self.ops.push(predecode_op(

@@ -137,9 +137,19 @@ impl SymbolTable {
             .filter(|s| !s.is_function)
             .cloned()
             .collect();
-        // By address; at equal addresses the largest symbol first, then by name, so
-        // that the choice does not depend on the symbol table's order.
-        let key = |s: &Symbol| (s.addr, std::cmp::Reverse(s.size), s.name.clone());
+        // By address; at equal addresses the preferred one first: the largest, then
+        // the one with the fewest leading underscores (a program's `_start` rather
+        // than the linker's `__executable_start`), then by name, so that the choice
+        // does not depend on the symbol table's order.
+        let underscores = |s: &Symbol| s.name.bytes().take_while(|&b| b == b'_').count();
+        let key = |s: &Symbol| {
+            (
+                s.addr,
+                std::cmp::Reverse(s.size),
+                underscores(s),
+                s.name.clone(),
+            )
+        };
         functions.sort_by_key(key);
         others.sort_by_key(key);
         SymbolTable { functions, others }
@@ -194,12 +204,20 @@ mod tests {
             sym("_start", 0x10000, 0x40, true),
             sym("label", 0x10048, 0, false),
             sym("tail", 0x10100, 0, false),
+            sym("__executable_start", 0x10000, 0, false),
+            sym("_etext", 0x10100, 0, false),
         ]);
         assert_eq!(table.lookup(0x10000), Some(("_start", 0)));
         assert_eq!(table.lookup(0x10050), Some(("main", 0x10)));
         assert_eq!(table.lookup(0x20010), Some(("data", 0x10)));
-        // Not enclosed by a function: an enclosing untyped symbol wins.
+        // Not enclosed by a function: an enclosing untyped symbol wins, and of two
+        // at one address the one with fewer leading underscores.
         assert_eq!(table.lookup(0x10108), Some(("tail", 8)));
+        let tied = SymbolTable::new(&[
+            sym("__executable_start", 0x10000, 0, false),
+            sym("_start", 0x10000, 0, false),
+        ]);
+        assert_eq!(tied.lookup(0x10008), Some(("_start", 8)));
         assert_eq!(table.lookup(0xffff), None);
         // Enclosed by nothing: the nearest function below.
         assert_eq!(table.lookup(0x20200), Some(("main", 0x20200 - 0x10040)));

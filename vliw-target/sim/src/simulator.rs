@@ -295,8 +295,12 @@ impl Simulator {
                         .call(number, &self.cpu.sys_args, &mut self.mem, issue)
                     {
                         SysResult::Value(v) => {
-                            self.cpu.regs[3] = v;
-                            self.cpu.ready[3] = issue + self.syscall_latency;
+                            // The result is written in the system call's slot: a
+                            // later slot's write to r3 wins (such bundles are buffered).
+                            if b.flags & BUFFERED == 0 || !self.cpu.r3_written_after_syscall() {
+                                self.cpu.regs[3] = v;
+                                self.cpu.ready[3] = issue + self.syscall_latency;
+                            }
                         }
                         SysResult::Exit(code) => {
                             self.count_bundle(&b, nullified);

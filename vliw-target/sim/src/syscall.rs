@@ -1,5 +1,7 @@
-//! System calls (`vliw_isa::abi::syscall`): `syscall N` with arguments r3..r8 and
-//! the result in r3, performed after the bundle's writes. Failures return
+//! System calls (`vliw_isa::abi::syscall`): `syscall N` with arguments r3..r8 (read
+//! with the bundle's other operands) and the result in r3. The call itself is
+//! performed after the bundle's writes; its result takes the syscall's slot among
+//! them (a later slot's write to r3 wins). Failures return
 //! `-errno`; an unknown number returns `-ENOSYS`. Nothing here faults: a bad buffer
 //! is `-EFAULT`.
 

@@ -191,18 +191,35 @@ fn unknown_system_calls_return_enosys() {
     assert_eq!(n, neg(ENOSYS));
 }
 
-#[test]
-fn a_system_call_result_is_written_after_the_bundle() {
-    // The syscall reads r3 (= 1, stdout) before the movi in the same bundle writes
-    // it, and its result (the byte count) replaces the movi's value.
+/// Runs `setup` (r3 = 1, r4 = "xyz", r5 = 3), then `bundle`, then exits with r3 in r20.
+fn syscall_in(bundle: &[&str]) -> Run {
     let r = Test::new(&[
         &["movi r3 = 1", "movi r4 = 0x20000", "movi r5 = 3"],
-        &["syscall 1", "movi r3 = 50", "movi r5 = 1"],
+        bundle,
         &["mov r20 = r3", "movi r3 = 0"],
         &["syscall 0"],
     ])
     .data(b"xyz")
     .run();
+    assert_eq!(r.exit_code(), 0);
+    r
+}
+
+#[test]
+fn a_system_call_result_takes_its_slot_among_the_writes() {
+    // The syscall reads r3 (= 1, stdout) and r5 before the bundle's writes; the
+    // write to r3 in a later slot wins over its result (the byte count).
+    let r = syscall_in(&["syscall 1", "movi r3 = 50", "movi r5 = 1"]);
+    assert_eq!(r.stdout(), "xyz");
+    assert_eq!(r.reg(20), 50);
+    // An earlier slot's write loses to the result.
+    let r = syscall_in(&["movi r3 = 50", "movi r5 = 1", "syscall 1"]);
     assert_eq!(r.stdout(), "xyz");
     assert_eq!(r.reg(20), 3);
+    // A nullified later write does not count.
+    let r = syscall_in(&["syscall 1", "(p1) movi r3 = 50"]);
+    assert_eq!(r.reg(20), 3);
+    // A later write to another register does not either.
+    let r = syscall_in(&["syscall 1", "movi r6 = 50"]);
+    assert_eq!((r.reg(20), r.reg(6)), (3, 50));
 }
