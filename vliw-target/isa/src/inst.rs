@@ -193,7 +193,9 @@ impl Inst {
     }
 
     /// Predicates read, including the guard (excluding `p0`, which is constant).
-    /// And/or-type compares also read their destinations (they may keep old values).
+    /// And/or-type compares do not read their destinations: they write them only when
+    /// their condition holds and otherwise leave them alone (`CmpType::apply`), so
+    /// several of them may target one predicate in a bundle.
     pub fn pred_sources(&self) -> impl Iterator<Item = Pred> + '_ {
         let format = self.format();
         [
