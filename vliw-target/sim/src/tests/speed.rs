@@ -58,3 +58,32 @@ fn speed_of_a_tight_alu_loop() {
         s.bundles as f64 / secs / 1e6
     );
 }
+
+#[test]
+#[ignore]
+fn speed_of_a_memory_and_call_loop() {
+    let (mut sim, _io) = Test::new(&[
+        &["movi r3 = 20000000", "add r10 = r1, -64", "movi r5 = 0"], // 0x10000
+        &[
+            "ld.d r4 = [r10]",
+            "st.d [r10 + 8] = r5",
+            "add r3 = r3, -1",
+            "cmp.ne p1, p2 = r3, 1",
+        ], // 0x10018
+        &["call .+24"],                                              // 0x10038 -> 0x10050
+        &["(p1) br .-40"],                                           // 0x10040 -> 0x10018
+        &["syscall 0"],                                              // 0x10048
+        &["add r5 = r5, 1", "ret"],                                  // 0x10050
+    ])
+    .simulator();
+    let start = Instant::now();
+    let outcome = sim.run();
+    let secs = start.elapsed().as_secs_f64();
+    assert!(matches!(outcome, crate::Outcome::Exit(_)), "{outcome:?}");
+    let s = sim.stats();
+    println!(
+        "{s}\n{:.1} M ops/s, {:.1} M bundles/s",
+        s.ops as f64 / secs / 1e6,
+        s.bundles as f64 / secs / 1e6
+    );
+}
