@@ -308,7 +308,6 @@ impl Simulator {
                         }
                     }
                     if b.next == NONE {
-                        self.count_bundle(&b, nullified);
                         return self.fault(
                             FaultKind::FellOffText,
                             b.addr + 8 * b.syllables as u64,
