@@ -5,7 +5,6 @@
 mod bench;
 mod build;
 mod clean;
-mod elf;
 mod headers;
 mod paths;
 mod process;

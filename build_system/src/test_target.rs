@@ -13,7 +13,6 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::elf;
 use crate::headers::{self, Headers};
 use crate::paths::Paths;
 use crate::process::{self, Output};
@@ -309,18 +308,23 @@ impl Runner<'_> {
             ))
             .with(diff_excerpt(&first.stdout, &second.stdout)));
         }
-        let read = |p: &Path| {
-            fs::read(p).map_err(|e| Failure::new(format!("cannot read {}: {e}", p.display())))
-        };
-        match elf::compare_text(&read(object)?, &read(&rt_o)?) {
-            Ok(None) => Ok(()),
-            Ok(Some(difference)) => {
-                Err(Failure::new(format!("round trip of {name}: {difference}")))
-            }
-            Err(e) => Err(Failure::new(format!(
-                "round trip of {name}: cannot read the objects: {e}"
-            ))),
+        // Section bytes and relocations of both objects, as vliw-objdump dumps them
+        // (the header line names the file, so it is left out of the comparison).
+        let mut dumps = Vec::new();
+        for o in [object, rt_o.as_path()] {
+            let dump = self.tool("vliw-objdump", ["-s".as_ref(), "-r".as_ref(), o.as_os_str()], b"")?;
+            expect_success("vliw-objdump -s -r", &dump, o)?;
+            let text = String::from_utf8_lossy(&dump.stdout).into_owned();
+            let file_name = o.display().to_string();
+            dumps.push(text.lines().filter(|l| !l.contains(&file_name)).collect::<Vec<_>>().join("\n"));
         }
+        if dumps[0] != dumps[1] {
+            return Err(Failure::new(format!(
+                "round trip of {name}: section bytes or relocations differ after reassembly"
+            ))
+            .with(diff_excerpt(dumps[0].as_bytes(), dumps[1].as_bytes())));
+        }
+        Ok(())
     }
 
     /// Runs a tool from dist/ within the test's deadline. A timeout is a failure here;
