@@ -15,7 +15,6 @@ use crate::read::read_object;
 
 const MAGIC: &[u8; 8] = b"!<arch>\n";
 const THIN_MAGIC: &[u8; 8] = b"!<thin>\n";
-const HEADER_SIZE: usize = 60;
 
 /// One member of an archive. Members that are not ELF files (such as the `lib.rmeta`
 /// of an rlib) are kept too; the linker skips them.
@@ -116,123 +115,41 @@ pub(crate) fn member_symbols(data: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Writes a GNU archive with a symbol table (`/`, or `/SYM64/` past 4 GiB) listing the
-/// defined global and weak symbols of every member that is an object of our machine.
-/// Member names are stored as their last path component. Deterministic: dates, owners
-/// are 0 and modes 644.
+/// Writes a GNU archive with a symbol table listing the defined global and weak
+/// symbols of every member that is an object of our machine, with
+/// `ar_archive_writer` (the archive writer rustc uses). Member names are stored as
+/// their last path component. Deterministic: dates and owners are 0, modes 644.
 pub fn write_archive(members: &[ArchiveMember]) -> Vec<u8> {
-    let names: Vec<&str> = members
+    let new_members: Vec<ar_archive_writer::NewArchiveMember> = members
         .iter()
-        .map(|m| m.name.rsplit('/').next().unwrap_or(""))
+        .map(|m| {
+            let name = m.name.rsplit('/').next().unwrap_or("").to_string();
+            ar_archive_writer::NewArchiveMember::new(&m.data[..], &OUR_OBJECT_READER, name)
+        })
         .collect();
-
-    // Long names (over 15 bytes) go in the `//` table; headers point into it.
-    let mut long_names = Vec::new();
-    let mut header_names = Vec::with_capacity(members.len());
-    for name in &names {
-        if name.len() <= 15 && !name.is_empty() {
-            header_names.push(format!("{name}/"));
-        } else {
-            header_names.push(format!("/{}", long_names.len()));
-            long_names.extend_from_slice(name.as_bytes());
-            long_names.extend_from_slice(b"/\n");
-        }
-    }
-
-    let symbols: Vec<Vec<String>> = members.iter().map(|m| member_symbols(&m.data)).collect();
-    let symbol_count: usize = symbols.iter().map(Vec::len).sum();
-    let string_bytes: usize = symbols.iter().flatten().map(|s| s.len() + 1).sum();
-    let members_size: usize = members
-        .iter()
-        .map(|m| HEADER_SIZE + padded(m.data.len()))
-        .sum();
-    let long_names_size = if long_names.is_empty() {
-        0
-    } else {
-        HEADER_SIZE + padded(long_names.len())
-    };
-    let table_size = |width: usize| (width + width * symbol_count + string_bytes, width);
-    let (mut table_len, mut width) = table_size(4);
-    if MAGIC.len() + HEADER_SIZE + padded(table_len) + long_names_size + members_size
-        > u32::MAX as usize
-    {
-        (table_len, width) = table_size(8);
-    }
-    let has_table = symbol_count > 0;
-
-    let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    let mut offset = MAGIC.len()
-        + long_names_size
-        + if has_table {
-            HEADER_SIZE + padded(table_len)
-        } else {
-            0
-        };
-    let mut member_offsets = Vec::with_capacity(members.len());
-    for m in members {
-        member_offsets.push(offset);
-        offset += HEADER_SIZE + padded(m.data.len());
-    }
-    if has_table {
-        let mut table = Vec::with_capacity(table_len);
-        let put = |table: &mut Vec<u8>, v: usize| {
-            if width == 4 {
-                table.extend_from_slice(&(v as u32).to_be_bytes());
-            } else {
-                table.extend_from_slice(&(v as u64).to_be_bytes());
-            }
-        };
-        put(&mut table, symbol_count);
-        for (i, syms) in symbols.iter().enumerate() {
-            for _ in syms {
-                put(&mut table, member_offsets[i]);
-            }
-        }
-        for name in symbols.iter().flatten() {
-            table.extend_from_slice(name.as_bytes());
-            table.push(0);
-        }
-        push_member(&mut out, if width == 4 { "/" } else { "/SYM64/" }, &table);
-    }
-    if !long_names.is_empty() {
-        push_member(&mut out, "//", &long_names);
-    }
-    for (m, header_name) in members.iter().zip(&header_names) {
-        push_member(&mut out, header_name, &m.data);
-    }
-    out
+    let mut out = std::io::Cursor::new(Vec::new());
+    ar_archive_writer::write_archive_to_stream(
+        &mut out,
+        &new_members,
+        ar_archive_writer::ArchiveKind::Gnu,
+        false,
+        None,
+    )
+    .expect("writing to memory cannot fail");
+    out.into_inner()
 }
 
-fn padded(len: usize) -> usize {
-    len + len % 2
-}
+/// Tells `ar_archive_writer` which symbols a member defines, by our own reader, so
+/// the archive's index lists exactly what the linker will look for.
+static OUR_OBJECT_READER: ar_archive_writer::ObjectReader = ar_archive_writer::ObjectReader {
+    get_symbols: |data, add| {
+        let symbols = member_symbols(data);
+        for name in &symbols {
+            add(name.as_bytes())?;
+        }
+        Ok(!symbols.is_empty())
+    },
+    is_64_bit_object_file: |_| true,
+    ..ar_archive_writer::DEFAULT_OBJECT_READER
+};
 
-fn push_member(out: &mut Vec<u8>, name: &str, data: &[u8]) {
-    // The `//` table has no date, owner or mode in GNU ar's output.
-    let header = if name == "//" {
-        format!(
-            "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
-            "",
-            "",
-            "",
-            "",
-            data.len()
-        )
-    } else {
-        format!(
-            "{name:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
-            0,
-            0,
-            0,
-            644,
-            data.len()
-        )
-    };
-    debug_assert_eq!(header.len(), HEADER_SIZE);
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
-    if data.len() % 2 == 1 {
-        out.push(b'\n');
-    }
-}
