@@ -19,7 +19,7 @@ pub fn build(paths: &Paths, toolchain: &Toolchain, profile: Profile) -> Result<(
         toolchain.channel
     );
     let mut cmd = toolchain.cargo(&paths.root);
-    cmd.args(["build", "--workspace"]);
+    cmd.args(["build", "--workspace", "--locked"]);
     if profile == Profile::Release {
         cmd.arg("--release");
     }

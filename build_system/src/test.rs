@@ -115,20 +115,24 @@ pub fn test(paths: &Paths, toolchain: &Toolchain, selected: &[String]) -> Result
     Ok(failed == 0)
 }
 
-/// The workspace's own unit and property tests. Ok holds a short summary.
+/// The workspace's own unit and property tests, then the build system's (a separate
+/// workspace built with stable, see y.sh). Ok holds a short summary.
 fn unit(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
-    let status = toolchain
-        .cargo(&paths.root)
-        .args(["test", "--workspace", "--release"])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() {
-        Ok("cargo test --workspace --release".into())
-    } else {
-        Err(format!(
-            "cargo test --workspace --release failed ({status})"
-        ))
-    }
+    let run = |mut cmd: std::process::Command, what: &str| -> Result<(), String> {
+        let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+        if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+    };
+    let mut workspace = toolchain.cargo(&paths.root);
+    workspace.args(["test", "--workspace", "--release", "--locked"]);
+    run(workspace, "cargo test --workspace --release")?;
+    let mut build_system = std::process::Command::new("cargo");
+    build_system
+        .current_dir(&paths.root)
+        .env("RUSTUP_TOOLCHAIN", "stable")
+        .args(["test", "--release", "--locked", "--manifest-path", "build_system/Cargo.toml"])
+        .args(["--target-dir", "build_system/target"]);
+    run(build_system, "cargo test of build_system")?;
+    Ok("cargo test --workspace --release, and build_system's tests".into())
 }
 
 fn target(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
