@@ -1,0 +1,181 @@
+//! Functions: signature, linkage, data-flow graph, layout, frame and references.
+
+use crate::dfg::DataFlowGraph;
+use crate::entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot};
+use crate::layout::Layout;
+use crate::types::Type;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+use core::fmt;
+
+/// Parameter and return types. A variadic function takes any further arguments after
+/// `params` (each of any type).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Signature {
+    pub params: Vec<Type>,
+    pub returns: Vec<Type>,
+    pub variadic: bool,
+}
+
+impl Signature {
+    pub fn new(params: &[Type], returns: &[Type]) -> Self {
+        Signature { params: params.to_vec(), returns: returns.to_vec(), variadic: false }
+    }
+}
+
+/// Symbol visibility. `Import` only describes declarations; definitions are `Export`
+/// (global symbol), `Local` (file-local) or `Weak`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Linkage {
+    Export,
+    #[default]
+    Local,
+    Weak,
+    Import,
+}
+
+impl Linkage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Linkage::Export => "export",
+            Linkage::Local => "local",
+            Linkage::Weak => "weak",
+            Linkage::Import => "import",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Linkage> {
+        [Linkage::Export, Linkage::Local, Linkage::Weak, Linkage::Import]
+            .into_iter()
+            .find(|l| l.name() == s)
+    }
+}
+
+impl fmt::Display for Linkage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A stack slot: `size` bytes aligned to `align` (a power of two), in each activation.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct StackSlotData {
+    pub size: u32,
+    pub align: u32,
+}
+
+/// A function called directly, by symbol name (a function of the module or an
+/// external one).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct ExtFuncData {
+    pub name: String,
+    pub signature: Signature,
+}
+
+/// A source position: index into the function's `files`, line and column (1-based). The
+/// default (all zero) means "no location".
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct SourceLoc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl SourceLoc {
+    pub fn new(file: u32, line: u32, col: u32) -> Self {
+        SourceLoc { file, line, col }
+    }
+
+    pub fn is_default(self) -> bool {
+        self == SourceLoc::default()
+    }
+}
+
+/// A function definition.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    pub name: String,
+    pub signature: Signature,
+    pub linkage: Linkage,
+    pub dfg: DataFlowGraph,
+    pub layout: Layout,
+    pub stack_slots: PrimaryMap<StackSlot, StackSlotData>,
+    /// Direct callees.
+    pub ext_funcs: PrimaryMap<FuncRef, ExtFuncData>,
+    /// Signatures of indirect calls.
+    pub signatures: PrimaryMap<SigRef, Signature>,
+    /// Symbols whose address is taken by `symbol_addr`.
+    pub globals: PrimaryMap<GlobalRef, String>,
+    /// Source location of each instruction (default: none).
+    pub srclocs: SecondaryMap<Inst, SourceLoc>,
+    /// File names that `SourceLoc::file` indexes.
+    pub files: Vec<String>,
+}
+
+impl Function {
+    /// An empty function (no blocks).
+    pub fn new(name: impl Into<String>, signature: Signature, linkage: Linkage) -> Self {
+        Function { name: name.into(), signature, linkage, ..Default::default() }
+    }
+
+    /// The first block of the layout.
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block()
+    }
+
+    /// The last instruction of `block` if it is a terminator.
+    pub fn block_terminator(&self, block: Block) -> Option<Inst> {
+        let last = self.layout.last_inst(block)?;
+        self.dfg.opcode(last).is_terminator().then_some(last)
+    }
+
+    /// Whether `block` ends in a terminator.
+    pub fn is_block_terminated(&self, block: Block) -> bool {
+        self.block_terminator(block).is_some()
+    }
+
+    /// Add a stack slot.
+    pub fn create_stack_slot(&mut self, size: u32, align: u32) -> StackSlot {
+        self.stack_slots.push(StackSlotData { size, align })
+    }
+
+    /// A reference to the function `name` with `signature`, reusing an existing one with
+    /// the same name and signature.
+    pub fn import_function(&mut self, name: &str, signature: Signature) -> FuncRef {
+        if let Some((r, _)) =
+            self.ext_funcs.iter().find(|(_, d)| d.name == name && d.signature == signature)
+        {
+            return r;
+        }
+        self.ext_funcs.push(ExtFuncData { name: name.to_string(), signature })
+    }
+
+    /// A signature reference for `call_indirect`, reusing an equal one.
+    pub fn import_signature(&mut self, signature: Signature) -> SigRef {
+        if let Some((r, _)) = self.signatures.iter().find(|(_, s)| **s == signature) {
+            return r;
+        }
+        self.signatures.push(signature)
+    }
+
+    /// A reference to symbol `name` for `symbol_addr`, reusing an existing one.
+    pub fn import_global(&mut self, name: &str) -> GlobalRef {
+        if let Some((r, _)) = self.globals.iter().find(|(_, s)| *s == name) {
+            return r;
+        }
+        self.globals.push(name.to_string())
+    }
+
+    /// The index of file `name` in `files`, adding it if new.
+    pub fn add_file(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.files.iter().position(|f| f == name) {
+            return i as u32;
+        }
+        self.files.push(name.to_string());
+        (self.files.len() - 1) as u32
+    }
+
+    /// The instructions of the layout, block by block.
+    pub fn insts_in_layout(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
+        self.layout.blocks().flat_map(move |b| self.layout.block_insts(b).map(move |i| (b, i)))
+    }
+}

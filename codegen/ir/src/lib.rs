@@ -1,0 +1,31 @@
+//! `vliw-ir`: the compiler's SSA IR, independent of rustc.
+//!
+//! A [`Module`] holds [`Function`]s, [`DataObject`]s and declarations of external
+//! symbols. A function is a control-flow graph of blocks with block parameters (no phi
+//! instructions); its [`DataFlowGraph`] owns instructions, values and blocks in arenas
+//! with typed indices, its [`Layout`] orders them. Build and edit functions with
+//! [`FunctionBuilder`]. The IR reference is `docs/ir.md`.
+
+pub mod builder;
+pub mod dfg;
+pub mod entities;
+pub mod function;
+pub mod instructions;
+pub mod layout;
+pub mod module;
+pub mod types;
+pub mod typing;
+
+pub use builder::{CursorPosition, FunctionBuilder, InstBuilder};
+pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
+pub use entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
+pub use function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};
+pub use instructions::{
+    AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags,
+    Opcode, SwitchData,
+};
+pub use layout::Layout;
+pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
+pub use types::Type;
+
+pub use cranelift_entity;
