@@ -13,8 +13,10 @@ pub mod function;
 pub mod instructions;
 pub mod layout;
 pub mod module;
+pub mod parser;
 pub mod types;
 pub mod typing;
+pub mod write;
 
 pub use builder::{CursorPosition, FunctionBuilder, InstBuilder};
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
@@ -25,6 +27,7 @@ pub use instructions::{
     Opcode, SwitchData,
 };
 pub use layout::Layout;
+pub use parser::{parse_function, parse_module, ParseError};
 pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
 pub use types::Type;
 
