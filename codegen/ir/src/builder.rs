@@ -11,7 +11,7 @@
 //! b.switch_to_block(entry);
 //! let s = b.ins().iadd(x, y);
 //! b.ins().return_(&[s]);
-//! assert!(func.is_block_terminated(entry));
+//! assert!(verify_function(&func).is_ok());
 //! ```
 //!
 //! Constructors compute result types from the operands and check nothing else: run the

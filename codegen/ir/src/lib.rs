@@ -8,7 +8,9 @@
 
 pub mod builder;
 pub mod dfg;
+pub mod dominator;
 pub mod entities;
+pub mod flowgraph;
 pub mod function;
 pub mod instructions;
 pub mod layout;
@@ -16,11 +18,14 @@ pub mod module;
 pub mod parser;
 pub mod types;
 pub mod typing;
+pub mod verifier;
 pub mod write;
 
 pub use builder::{CursorPosition, FunctionBuilder, InstBuilder};
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
+pub use dominator::DominatorTree;
 pub use entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
+pub use flowgraph::ControlFlowGraph;
 pub use function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};
 pub use instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags,
@@ -30,5 +35,6 @@ pub use layout::Layout;
 pub use parser::{parse_function, parse_module, ParseError};
 pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
 pub use types::Type;
+pub use verifier::{verify_function, verify_module, VerifierError, VerifierErrors};
 
 pub use cranelift_entity;

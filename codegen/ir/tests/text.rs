@@ -26,3 +26,9 @@ fn example_round_trips() {
     let printed = m.to_string();
     assert_eq!(printed, EXAMPLE);
 }
+
+#[test]
+fn example_verifies() {
+    let m = parse_module(EXAMPLE).unwrap();
+    verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -1,0 +1,632 @@
+//! The verifier: the structural, typing and dominance rules of `docs/ir.md` §Verifier.
+
+use crate::dfg::ValueDef;
+use crate::dominator::DominatorTree;
+use crate::entities::{Block, Inst, Value};
+use crate::flowgraph::ControlFlowGraph;
+use crate::function::{Function, Linkage, Signature};
+use crate::instructions::{AtomicRmwOp, InstructionData, Opcode};
+use crate::module::{DataKind, Module};
+use crate::types::Type;
+use crate::typing::result_types;
+use crate::write::write_symbol;
+use cranelift_entity::SecondaryMap;
+use core::fmt;
+use std::collections::{HashMap, HashSet};
+
+/// One rule broken: where (function, block, instruction in text form, or data object)
+/// and what.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct VerifierError {
+    /// `function @f, block2, inst "v3 = iadd v1, v2"` or `data @x` or `module`.
+    pub location: String,
+    pub message: String,
+}
+
+impl fmt::Display for VerifierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// Every rule broken, one per line when displayed.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct VerifierErrors(pub Vec<VerifierError>);
+
+impl fmt::Display for VerifierErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for VerifierErrors {}
+
+/// Stop collecting after this many errors in one function.
+const MAX_ERRORS: usize = 100;
+
+fn sym(name: &str) -> String {
+    let mut s = String::new();
+    let _ = write_symbol(&mut s, name);
+    s
+}
+
+/// Verify one function on its own (calls and symbols are not resolved against a module;
+/// `verify_module` does that).
+pub fn verify_function(func: &Function) -> Result<(), VerifierErrors> {
+    let mut v = FuncVerifier::new(func);
+    v.run();
+    if v.errors.is_empty() { Ok(()) } else { Err(VerifierErrors(v.errors)) }
+}
+
+/// Verify a module: every function and data object, unique symbols, and that every
+/// symbol named by a call, `symbol_addr` or relocation is defined or declared, with
+/// matching signatures for calls.
+pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
+    let mut errors = Vec::new();
+    let mut err = |location: String, message: String| errors.push(VerifierError { location, message });
+    // symbols
+    let mut names: Vec<(&str, &'static str)> = Vec::new();
+    names.extend(module.functions.iter().map(|f| (f.name.as_str(), "a defined function")));
+    names.extend(module.data.iter().map(|d| (d.name.as_str(), "a defined data object")));
+    names.extend(module.func_decls.iter().map(|d| (d.name.as_str(), "a declared function")));
+    names.extend(module.data_decls.iter().map(|d| (d.as_str(), "a declared data object")));
+    let mut seen: HashMap<&str, &'static str> = HashMap::new();
+    for (name, what) in names {
+        if let Some(prev) = seen.get(name) {
+            err("module".into(), format!("{} is {what} and also {prev}", sym(name)));
+        } else {
+            seen.insert(name, what);
+        }
+    }
+    let mut sigs: HashMap<&str, &Signature> = HashMap::new();
+    for f in &module.functions {
+        sigs.entry(&f.name).or_insert(&f.signature);
+    }
+    for d in &module.func_decls {
+        sigs.entry(&d.name).or_insert(&d.signature);
+    }
+    // data objects
+    for d in &module.data {
+        let loc = format!("data {}", sym(&d.name));
+        if d.align == 0 || !d.align.is_power_of_two() {
+            err(loc.clone(), format!("alignment {} is not a power of two", d.align));
+        }
+        if d.linkage == Linkage::Import {
+            err(loc.clone(), "a definition cannot have import linkage".into());
+        }
+        if d.kind == DataKind::Bss {
+            if !d.relocs.is_empty() || d.bytes.iter().any(|&b| b != 0) {
+                err(loc.clone(), "bss data must be all zero, without relocations".into());
+            }
+        }
+        let mut end = 0u64;
+        for r in &d.relocs {
+            if r.offset < end {
+                err(loc.clone(), format!("relocation at offset {} overlaps or is out of order", r.offset));
+            }
+            end = r.offset.saturating_add(8);
+            if end > d.bytes.len() as u64 {
+                err(loc.clone(), format!("relocation at offset {} extends past the end", r.offset));
+            } else if d.bytes[r.offset as usize..end as usize].iter().any(|&b| b != 0) {
+                err(loc.clone(), format!("bytes under the relocation at offset {} are not zero", r.offset));
+            }
+            if !module.has_symbol(&r.symbol) {
+                err(loc.clone(), format!("relocation against {}, neither defined nor declared", sym(&r.symbol)));
+            }
+        }
+    }
+    // functions
+    for f in &module.functions {
+        if let Err(e) = verify_function(f) {
+            errors.extend(e.0);
+        }
+        let floc = format!("function {}", sym(&f.name));
+        for (r, ext) in f.ext_funcs.iter() {
+            match sigs.get(ext.name.as_str()) {
+                None => errors.push(VerifierError {
+                    location: floc.clone(),
+                    message: format!("{r} names {}, neither defined nor declared as a function", sym(&ext.name)),
+                }),
+                Some(s) if **s != ext.signature => errors.push(VerifierError {
+                    location: floc.clone(),
+                    message: format!(
+                        "{r} = {}{}, but {} has signature {}",
+                        sym(&ext.name),
+                        ext.signature,
+                        sym(&ext.name),
+                        s
+                    ),
+                }),
+                _ => {}
+            }
+        }
+        for (g, name) in f.globals.iter() {
+            if !module.has_symbol(name) {
+                errors.push(VerifierError {
+                    location: floc.clone(),
+                    message: format!("{g} names {}, neither defined nor declared", sym(name)),
+                });
+            }
+        }
+    }
+    if errors.is_empty() { Ok(()) } else { Err(VerifierErrors(errors)) }
+}
+
+struct FuncVerifier<'a> {
+    func: &'a Function,
+    errors: Vec<VerifierError>,
+    domtree: DominatorTree,
+    /// Position of each instruction in its block.
+    position: SecondaryMap<Inst, u32>,
+}
+
+impl<'a> FuncVerifier<'a> {
+    fn new(func: &'a Function) -> Self {
+        FuncVerifier {
+            func,
+            errors: Vec::new(),
+            domtree: DominatorTree::default(),
+            position: SecondaryMap::new(),
+        }
+    }
+
+    fn fname(&self) -> String {
+        format!("function {}", sym(&self.func.name))
+    }
+
+    fn err_fn(&mut self, message: String) {
+        if self.errors.len() < MAX_ERRORS {
+            self.errors.push(VerifierError { location: self.fname(), message });
+        }
+    }
+
+    fn err_block(&mut self, block: Block, message: String) {
+        if self.errors.len() < MAX_ERRORS {
+            let location = format!("{}, {block}", self.fname());
+            self.errors.push(VerifierError { location, message });
+        }
+    }
+
+    fn err_inst(&mut self, block: Block, inst: Inst, message: String) {
+        if self.errors.len() < MAX_ERRORS {
+            let location = format!("{}, {block}, inst \"{}\"", self.fname(), self.func.display_inst(inst));
+            self.errors.push(VerifierError { location, message });
+        }
+    }
+
+    fn run(&mut self) {
+        let func = self.func;
+        if func.linkage == Linkage::Import {
+            self.err_fn("a definition cannot have import linkage".into());
+        }
+        for (ss, d) in func.stack_slots.iter() {
+            if d.align == 0 || !d.align.is_power_of_two() {
+                self.err_fn(format!("{ss}: alignment {} is not a power of two", d.align));
+            }
+        }
+        let Some(entry) = func.layout.entry_block() else {
+            self.err_fn("no blocks".into());
+            return;
+        };
+        if !self.structure(entry) {
+            return;
+        }
+        let cfg = ControlFlowGraph::compute(func);
+        self.domtree = DominatorTree::with_cfg(func, &cfg);
+        if !cfg.preds(entry).is_empty() {
+            self.err_block(entry, format!("the entry block is a branch target (of {})", cfg.preds(entry)[0]));
+        }
+        let entry_types: Vec<Type> = func.dfg.block_params(entry).iter().map(|&v| func.dfg.value_type(v)).collect();
+        if entry_types != func.signature.params {
+            self.err_block(
+                entry,
+                format!(
+                    "entry block parameters ({}) do not match the signature's parameters ({})",
+                    types_list(&entry_types),
+                    types_list(&func.signature.params)
+                ),
+            );
+        }
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                self.inst(block, inst);
+            }
+        }
+    }
+
+    /// Blocks, terminators, entity validity, definitions. Returns false if the function
+    /// is too broken to check further.
+    fn structure(&mut self, _entry: Block) -> bool {
+        let func = self.func;
+        let dfg = &func.dfg;
+        let mut ok = true;
+        let mut seen_values: HashSet<Value> = HashSet::new();
+        for block in func.layout.blocks() {
+            for (i, &p) in dfg.block_params(block).iter().enumerate() {
+                if !dfg.value_is_valid(p) || dfg.value_def(p) != ValueDef::Param(block, i) {
+                    self.err_block(block, format!("parameter {i} ({p}) is not recorded as defined here"));
+                    ok = false;
+                }
+                if !seen_values.insert(p) {
+                    self.err_block(block, format!("{p} is defined more than once"));
+                }
+            }
+            let Some(last) = func.layout.last_inst(block) else {
+                self.err_block(block, "empty block (no terminator)".into());
+                continue;
+            };
+            let mut pos = 0;
+            for inst in func.layout.block_insts(block) {
+                self.position[inst] = pos;
+                pos += 1;
+                let op = dfg.opcode(inst);
+                if op.is_terminator() && inst != last {
+                    self.err_inst(block, inst, "terminator in the middle of a block".into());
+                }
+                if inst == last && !op.is_terminator() {
+                    self.err_inst(block, inst, "the block does not end in a terminator".into());
+                }
+                for (i, &r) in dfg.inst_results(inst).iter().enumerate() {
+                    if !dfg.value_is_valid(r) || dfg.value_def(r) != ValueDef::Result(inst, i) {
+                        self.err_inst(block, inst, format!("result {i} ({r}) is not recorded as defined here"));
+                        ok = false;
+                    }
+                    if !seen_values.insert(r) {
+                        self.err_inst(block, inst, format!("{r} is defined more than once"));
+                    }
+                }
+                for v in dfg.inst_values(inst) {
+                    if !dfg.value_is_valid(v) {
+                        self.err_inst(block, inst, format!("{v} does not exist"));
+                        ok = false;
+                    }
+                }
+                for d in dfg.branch_destinations(inst) {
+                    if !dfg.block_is_valid(d.block) || !func.layout.is_block_inserted(d.block) {
+                        self.err_inst(block, inst, format!("branch to {}, which is not in the function", d.block));
+                        ok = false;
+                    }
+                }
+                let data = dfg.inst_data(inst);
+                let bad_ref = match data {
+                    InstructionData::Call { func: f, .. } => (!func.ext_funcs.is_valid(*f)).then(|| f.to_string()),
+                    InstructionData::CallIndirect { sig, .. } => {
+                        (!func.signatures.is_valid(*sig)).then(|| sig.to_string())
+                    }
+                    InstructionData::SymbolAddr { global, .. } => {
+                        (!func.globals.is_valid(*global)).then(|| global.to_string())
+                    }
+                    InstructionData::StackAddr { slot, .. } => {
+                        (!func.stack_slots.is_valid(*slot)).then(|| slot.to_string())
+                    }
+                    _ => None,
+                };
+                if let Some(r) = bad_ref {
+                    self.err_inst(block, inst, format!("{r} is not declared"));
+                    ok = false;
+                }
+                if matches!(data, InstructionData::CallIndirect { args, .. } if args.is_empty()) {
+                    self.err_inst(block, inst, "call_indirect without a callee".into());
+                    ok = false;
+                }
+                if matches!(data, InstructionData::Switch { table, .. } if table.dests.is_empty()) {
+                    self.err_inst(block, inst, "switch without a default target".into());
+                    ok = false;
+                }
+                let loc = func.srclocs[inst];
+                if !loc.is_default() && loc.file as usize >= func.files.len() {
+                    self.err_inst(block, inst, format!("source location names file{}, not declared", loc.file));
+                }
+            }
+        }
+        ok
+    }
+
+    fn ty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+
+    /// Where `v` is defined and whether that dominates a use in `inst`.
+    fn check_use(&mut self, block: Block, inst: Inst, v: Value) {
+        let func = self.func;
+        match func.dfg.value_def(v) {
+            ValueDef::Detached => self.err_inst(block, inst, format!("{v} is not defined (detached)")),
+            ValueDef::Param(b, _) => {
+                if !func.layout.is_block_inserted(b) {
+                    self.err_inst(block, inst, format!("{v} is a parameter of {b}, which is not in the function"));
+                } else if self.domtree.is_reachable(block) && !self.domtree.dominates(b, block) {
+                    self.err_inst(block, inst, format!("{v} (parameter of {b}) does not dominate this use"));
+                }
+            }
+            ValueDef::Result(d, _) => match func.layout.inst_block(d) {
+                None => self.err_inst(
+                    block,
+                    inst,
+                    format!("{v} is defined by an instruction not in the function"),
+                ),
+                Some(db) => {
+                    if !self.domtree.is_reachable(block) {
+                        return;
+                    }
+                    let dominated = if db == block {
+                        self.position[d] < self.position[inst]
+                    } else {
+                        self.domtree.dominates(db, block)
+                    };
+                    if !dominated {
+                        self.err_inst(block, inst, format!("{v} (defined in {db}) does not dominate this use"));
+                    }
+                }
+            },
+        }
+    }
+
+    fn inst(&mut self, block: Block, inst: Inst) {
+        let func = self.func;
+        let dfg = &func.dfg;
+        let data = dfg.inst_data(inst);
+        for v in dfg.inst_values(inst).collect::<Vec<_>>() {
+            self.check_use(block, inst, v);
+        }
+        // results
+        let results = dfg.inst_results(inst);
+        let ctrl = if data.opcode().has_type_suffix() { results.first().map(|&r| self.ty(r)) } else { None };
+        let expected = result_types(func, data, ctrl, &|v| Some(dfg.value_type(v)));
+        let actual: Vec<Type> = results.iter().map(|&r| self.ty(r)).collect();
+        match expected {
+            None if data.opcode().has_type_suffix() && results.is_empty() => {
+                self.err_inst(block, inst, format!("{} must have one result", data.opcode()));
+            }
+            None => self.err_inst(block, inst, "cannot compute the result types".into()),
+            Some(e) if e != actual => self.err_inst(
+                block,
+                inst,
+                format!("results have types ({}), expected ({})", types_list(&actual), types_list(&e)),
+            ),
+            _ => {}
+        }
+        // operands
+        if let Err(m) = self.operand_types(data, ctrl) {
+            self.err_inst(block, inst, m);
+        }
+        // branch arguments
+        for d in data.branch_destinations() {
+            let params = dfg.block_params(d.block);
+            if params.len() != d.args.len() {
+                self.err_inst(
+                    block,
+                    inst,
+                    format!("{} takes {} argument(s), {} given", d.block, params.len(), d.args.len()),
+                );
+                continue;
+            }
+            for (i, (&a, &p)) in d.args.iter().zip(params).enumerate() {
+                if self.ty(a) != self.ty(p) {
+                    self.err_inst(
+                        block,
+                        inst,
+                        format!(
+                            "argument {i} to {}: {a} has type {}, the parameter {p} has type {}",
+                            d.block,
+                            self.ty(a),
+                            self.ty(p)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The opcode's typing rules for the operands (results are compared separately).
+    fn operand_types(&self, data: &InstructionData, ctrl: Option<Type>) -> Result<(), String> {
+        use Opcode::*;
+        let op = data.opcode();
+        let args = data.arguments();
+        let t = |i: usize| self.ty(args[i]);
+        let need = |cond: bool, msg: String| if cond { Ok(()) } else { Err(msg) };
+        let same = |i: usize, j: usize| {
+            need(t(i) == t(j), format!("operands {} ({}) and {} ({}) differ in type", args[i], t(i), args[j], t(j)))
+        };
+        let is = |i: usize, ty: Type| need(t(i) == ty, format!("{} has type {}, expected {ty}", args[i], t(i)));
+        let int = |i: usize| need(t(i).is_int(), format!("{} has type {}, expected an integer", args[i], t(i)));
+        let float = |i: usize| need(t(i).is_float(), format!("{} has type {}, expected a float", args[i], t(i)));
+        let mem_ty = |ty: Type| need(ty.is_memory(), format!("{ty} cannot be loaded or stored"));
+        let atomic_ty = |ty: Type| {
+            need(
+                matches!(ty, Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::Ptr),
+                format!("{ty} is not an atomic type (i8, i16, i32, i64, ptr)"),
+            )
+        };
+        let flags_ok = || match data.mem_flags() {
+            Some(f) if f.align == 0 || !f.align.is_power_of_two() => {
+                Err(format!("alignment {} is not a power of two", f.align))
+            }
+            _ => Ok(()),
+        };
+        let ctrl_ty = || ctrl.ok_or_else(|| format!("{op} must have one result"));
+        match op {
+            Iconst => {
+                let ty = ctrl_ty()?;
+                need(ty.is_int() || ty.is_ptr(), format!("iconst of type {ty}"))?;
+                if let InstructionData::UnaryImm { imm, .. } = data {
+                    need(*imm & !ty.mask() == 0, format!("immediate {imm:#x} does not fit {ty}"))?;
+                }
+                Ok(())
+            }
+            F32const | F64const => {
+                if let InstructionData::UnaryImm { imm, .. } = data {
+                    let max = if op == F32const { u32::MAX as u128 } else { u64::MAX as u128 };
+                    need(*imm <= max, format!("bit pattern {imm:#x} too wide"))?;
+                }
+                Ok(())
+            }
+            Undef | SymbolAddr | StackAddr | Fence | Jump | Unreachable | Trap => Ok(()),
+            Iadd | Isub | Imul | Udiv | Sdiv | Urem | Srem | Umulhi | Smulhi | Band | Bor | Bxor | Smin | Smax
+            | Umin | Umax | UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow | UmulOverflow
+            | SmulOverflow => {
+                int(0)?;
+                same(0, 1)
+            }
+            Ishl | Ushr | Sshr | Rotl | Rotr => {
+                int(0)?;
+                int(1)
+            }
+            Ineg | Bnot | Clz | Ctz | Popcnt | Bitrev | Iabs => int(0),
+            Bswap => {
+                int(0)?;
+                need(t(0).bits() % 16 == 0, format!("bswap of {} (needs a multiple of 16 bits)", t(0)))
+            }
+            Icmp => {
+                need(t(0).is_int() || t(0).is_ptr(), format!("icmp of {}", t(0)))?;
+                same(0, 1)
+            }
+            Fcmp => {
+                float(0)?;
+                same(0, 1)
+            }
+            Select => {
+                is(0, Type::I1)?;
+                same(1, 2)
+            }
+            Ptradd => {
+                is(0, Type::Ptr)?;
+                is(1, Type::I64)
+            }
+            Uextend | Sextend => {
+                let to = ctrl_ty()?;
+                int(0)?;
+                need(to.is_int() && to.bits() > t(0).bits(), format!("{op} from {} to {to}", t(0)))
+            }
+            Ireduce => {
+                let to = ctrl_ty()?;
+                int(0)?;
+                need(to.is_int() && to.bits() < t(0).bits(), format!("ireduce from {} to {to}", t(0)))
+            }
+            Fpromote => is(0, Type::F32),
+            Fdemote => is(0, Type::F64),
+            FcvtToUintSat | FcvtToSintSat => {
+                let to = ctrl_ty()?;
+                float(0)?;
+                need(to.is_int() && to != Type::I1, format!("{op} to {to}"))
+            }
+            FcvtFromUint | FcvtFromSint => {
+                let to = ctrl_ty()?;
+                need(t(0).is_int() && t(0) != Type::I1, format!("{op} from {}", t(0)))?;
+                need(to.is_float(), format!("{op} to {to}"))
+            }
+            Bitcast => {
+                let to = ctrl_ty()?;
+                need(to.bits() == t(0).bits(), format!("bitcast from {} to {to} changes the size", t(0)))
+            }
+            Fadd | Fsub | Fmul | Fdiv | Frem | Fcopysign | Fmin | Fmax => {
+                float(0)?;
+                same(0, 1)
+            }
+            Fneg | Fabs | Sqrt | Floor | Ceil | Trunc | Nearest | Round => float(0),
+            Fma => {
+                float(0)?;
+                same(0, 1)?;
+                same(0, 2)
+            }
+            Load => {
+                flags_ok()?;
+                is(0, Type::Ptr)?;
+                mem_ty(ctrl_ty()?)
+            }
+            Store => {
+                flags_ok()?;
+                is(1, Type::Ptr)?;
+                mem_ty(t(0))
+            }
+            Memcpy | Memmove => {
+                is(0, Type::Ptr)?;
+                is(1, Type::Ptr)?;
+                is(2, Type::I64)
+            }
+            Memset => {
+                is(0, Type::Ptr)?;
+                is(1, Type::I8)?;
+                is(2, Type::I64)
+            }
+            AtomicLoad => {
+                flags_ok()?;
+                is(0, Type::Ptr)?;
+                atomic_ty(ctrl_ty()?)
+            }
+            AtomicStore => {
+                flags_ok()?;
+                is(1, Type::Ptr)?;
+                atomic_ty(t(0))
+            }
+            AtomicRmw => {
+                flags_ok()?;
+                is(0, Type::Ptr)?;
+                atomic_ty(t(1))?;
+                if let InstructionData::AtomicRmw { op: rmw, .. } = data
+                    && *rmw != AtomicRmwOp::Xchg
+                {
+                    int(1)?;
+                }
+                Ok(())
+            }
+            AtomicCas => {
+                flags_ok()?;
+                is(0, Type::Ptr)?;
+                atomic_ty(t(1))?;
+                same(1, 2)
+            }
+            Call => {
+                let InstructionData::Call { func: f, args, .. } = data else { unreachable!() };
+                check_call_args(&self.func.ext_funcs[*f].signature, args, &|v| self.ty(v))
+            }
+            CallIndirect => {
+                let InstructionData::CallIndirect { sig, args, .. } = data else { unreachable!() };
+                is(0, Type::Ptr)?;
+                check_call_args(&self.func.signatures[*sig], &args[1..], &|v| self.ty(v))
+            }
+            Brif => is(0, Type::I1),
+            Switch => {
+                int(0)?;
+                let InstructionData::Switch { table, .. } = data else { unreachable!() };
+                let mask = t(0).mask();
+                let mut seen = HashSet::new();
+                for &v in &table.values {
+                    need(v & !mask == 0, format!("case value {v:#x} does not fit {}", t(0)))?;
+                    need(seen.insert(v), format!("duplicate case value {v:#x}"))?;
+                }
+                need(table.dests.len() == table.values.len() + 1, "malformed switch table".into())
+            }
+            Return => {
+                let rets = &self.func.signature.returns;
+                let got: Vec<Type> = args.iter().map(|&v| self.ty(v)).collect();
+                need(
+                    got == *rets,
+                    format!("returns ({}), the signature returns ({})", types_list(&got), types_list(rets)),
+                )
+            }
+        }
+    }
+}
+
+fn check_call_args(sig: &Signature, args: &[Value], ty: &dyn Fn(Value) -> Type) -> Result<(), String> {
+    let n = sig.params.len();
+    if args.len() < n || (!sig.variadic && args.len() != n) {
+        return Err(format!("{} argument(s) given, the signature {sig} takes {n}", args.len()));
+    }
+    for (i, (&a, &p)) in args.iter().zip(&sig.params).enumerate() {
+        if ty(a) != p {
+            return Err(format!("argument {i} ({a}) has type {}, the signature {sig} expects {p}", ty(a)));
+        }
+    }
+    Ok(())
+}
+
+fn types_list(ts: &[Type]) -> String {
+    ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+}
