@@ -13,6 +13,7 @@ pub mod entities;
 pub mod flowgraph;
 pub mod function;
 pub mod instructions;
+pub mod interpreter;
 pub mod layout;
 pub mod module;
 pub mod parser;
@@ -31,6 +32,7 @@ pub use instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags,
     Opcode, SwitchData,
 };
+pub use interpreter::{DataValue, HostFn, Interpreter, Memory, Trap, TrapKind};
 pub use layout::Layout;
 pub use parser::{parse_function, parse_module, ParseError};
 pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
