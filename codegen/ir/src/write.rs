@@ -380,7 +380,7 @@ pub fn write_data(w: &mut dyn Write, data: &DataObject) -> fmt::Result {
         }
         pos = next_reloc;
     }
-    if elems.len() == 1 && elems[0].starts_with('"') {
+    if elems.len() == 1 {
         writeln!(w, "{}", elems[0])
     } else if elems.is_empty() {
         writeln!(w, "\"\"")
