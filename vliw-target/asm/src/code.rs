@@ -34,7 +34,7 @@ impl CodeItem {
 
 /// Decodes `bytes` (a code section) from offset 0.
 pub fn walk_code(bytes: &[u8]) -> Vec<CodeItem> {
-    let words: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    let words: Vec<u64> = bytes.as_chunks::<8>().0.iter().map(|c| u64::from_le_bytes(*c)).collect();
     let mut items = Vec::new();
     let mut at = 0;
     while at < words.len() {

@@ -25,13 +25,7 @@ pub struct Stmt {
     pub kind: StmtKind,
 }
 
-pub fn is_ident_start(c: char) -> bool {
-    c.is_ascii_alphabetic() || c == '_' || c == '.' || c == '$'
-}
-
-pub fn is_ident_continue(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
-}
+pub use vliw_isa::lex::{is_ident_continue, is_ident_start};
 
 /// Splits one line (without its newline) into statements. Lexical errors (an
 /// unterminated string) are returned with their position; the line's statements are

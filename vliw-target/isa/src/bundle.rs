@@ -20,7 +20,7 @@ pub fn decode_bundle(words: &[u64]) -> Result<(Vec<Inst>, usize), DecodeError> {
             if stop {
                 return Err(DecodeError::LimmAtEndOfBundle);
             }
-            if let Some(_) = pending_hi {
+            if pending_hi.is_some() {
                 return Err(DecodeError::LimmBeforeNonExtendable(Opcode::Limm));
             }
             pending_hi = Some(inst.imm as u64);

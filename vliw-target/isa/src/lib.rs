@@ -11,6 +11,7 @@ pub mod bundle;
 pub mod doc_tables;
 pub mod format;
 pub mod inst;
+pub mod lex;
 pub mod machine;
 pub mod opcode;
 pub mod reg;

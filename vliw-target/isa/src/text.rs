@@ -14,6 +14,7 @@ use crate::format::{FieldKind, Format};
 use crate::inst::Inst;
 use crate::opcode::{CmpType, OPCODES, Opcode};
 use crate::reg::{Gpr, Guard, Pred};
+use crate::lex::{Tok, Token, is_ident_continue, is_ident_start, tokenize};
 use std::fmt;
 
 /// The value of an immediate operand as written.
@@ -48,33 +49,6 @@ fn err<T>(message: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError(message.into()))
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Token {
-    Ident(String),
-    Quoted(String),
-    Num(i64),
-    Punct(char),
-}
-
-impl fmt::Display for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Token::Ident(s) => write!(f, "`{s}`"),
-            Token::Quoted(s) => write!(f, "`\"{s}\"`"),
-            Token::Num(n) => write!(f, "`{n}`"),
-            Token::Punct(c) => write!(f, "`{c}`"),
-        }
-    }
-}
-
-fn is_ident_start(c: char) -> bool {
-    c.is_ascii_alphabetic() || c == '_' || c == '.' || c == '$'
-}
-
-fn is_ident_continue(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
-}
-
 /// Parses an integer literal: decimal, `0x`, `0o`, `0b`, with `_` separators.
 /// Values up to `u64::MAX` are accepted and reinterpreted as `i64`.
 pub fn parse_number(text: &str) -> Option<i64> {
@@ -94,60 +68,17 @@ pub fn parse_number(text: &str) -> Option<i64> {
     u64::from_str_radix(digits, radix).ok().map(|v| v as i64)
 }
 
-fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c.is_ascii_digit() {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            let literal: String = chars[start..i].iter().collect();
-            let value = parse_number(&literal).ok_or_else(|| ParseError(format!("bad number `{literal}`")))?;
-            tokens.push(Token::Num(value));
-        } else if is_ident_start(c) {
-            let start = i;
-            while i < chars.len() && is_ident_continue(chars[i]) {
-                i += 1;
-            }
-            tokens.push(Token::Ident(chars[start..i].iter().collect()));
-        } else if c == '"' {
-            let start = i + 1;
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                i += 1;
-            }
-            if i == chars.len() {
-                return err("unterminated quoted symbol name");
-            }
-            tokens.push(Token::Quoted(chars[start..i].iter().collect()));
-            i += 1;
-        } else if "=,[]+-()!".contains(c) {
-            tokens.push(Token::Punct(c));
-            i += 1;
-        } else {
-            return err(format!("unexpected character `{c}`"));
-        }
-    }
-    Ok(tokens)
-}
-
 struct Cursor<'a> {
     tokens: &'a [Token],
     pos: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn peek(&self) -> Option<&'a Token> {
-        self.tokens.get(self.pos)
+    fn peek(&self) -> Option<&'a Tok> {
+        self.tokens.get(self.pos).map(|t| &t.tok)
     }
-    fn next(&mut self) -> Option<&'a Token> {
-        let t = self.tokens.get(self.pos);
+    fn next(&mut self) -> Option<&'a Tok> {
+        let t = self.peek();
         self.pos += 1;
         t
     }
@@ -155,7 +86,7 @@ impl<'a> Cursor<'a> {
         self.peek().map_or_else(|| "end of line".to_string(), |t| t.to_string())
     }
     fn eat(&mut self, c: char) -> bool {
-        if self.peek() == Some(&Token::Punct(c)) {
+        if self.peek() == Some(&Tok::Punct(c)) {
             self.pos += 1;
             true
         } else {
@@ -167,11 +98,11 @@ impl<'a> Cursor<'a> {
     }
     fn gpr(&mut self) -> Result<Gpr, ParseError> {
         match self.peek() {
-            Some(Token::Ident(name)) if Gpr::parse(name).is_some() => {
+            Some(Tok::Ident(name)) if Gpr::parse(name).is_some() => {
                 self.pos += 1;
                 Ok(Gpr::parse(name).expect("checked"))
             }
-            Some(Token::Ident(name)) if name.starts_with('r') && name[1..].chars().all(|c| c.is_ascii_digit()) => {
+            Some(Tok::Ident(name)) if name.starts_with('r') && name[1..].chars().all(|c| c.is_ascii_digit()) => {
                 err(format!("no register `{name}`: general registers are r0..r63"))
             }
             _ => err(format!("expected a general register, found {}", self.describe_next())),
@@ -179,11 +110,11 @@ impl<'a> Cursor<'a> {
     }
     fn pred(&mut self) -> Result<Pred, ParseError> {
         match self.peek() {
-            Some(Token::Ident(name)) if Pred::parse(name).is_some() => {
+            Some(Tok::Ident(name)) if Pred::parse(name).is_some() => {
                 self.pos += 1;
                 Ok(Pred::parse(name).expect("checked"))
             }
-            Some(Token::Ident(name)) if name.starts_with('p') && name[1..].chars().all(|c| c.is_ascii_digit()) => {
+            Some(Tok::Ident(name)) if name.starts_with('p') && name[1..].chars().all(|c| c.is_ascii_digit()) => {
                 err(format!("no predicate `{name}`: predicates are p0..p15"))
             }
             _ => err(format!("expected a predicate register, found {}", self.describe_next())),
@@ -195,7 +126,7 @@ impl<'a> Cursor<'a> {
             self.eat('+');
         }
         match self.next() {
-            Some(Token::Num(n)) => Ok(if negative { n.wrapping_neg() } else { *n }),
+            Some(Tok::Num(n)) => Ok(if negative { n.wrapping_neg() } else { *n }),
             _ => {
                 self.pos -= 1;
                 err(format!("expected a number, found {}", self.describe_next()))
@@ -204,7 +135,7 @@ impl<'a> Cursor<'a> {
     }
     /// `[long] expr`; returns the expression and whether `long` was written.
     fn imm(&mut self) -> Result<(ImmExpr, bool), ParseError> {
-        let long = matches!(self.peek(), Some(Token::Ident(k)) if k == "long");
+        let long = matches!(self.peek(), Some(Tok::Ident(k)) if k == "long");
         if long {
             self.pos += 1;
         }
@@ -212,14 +143,14 @@ impl<'a> Cursor<'a> {
     }
     fn imm_expr(&mut self) -> Result<ImmExpr, ParseError> {
         match self.peek() {
-            Some(Token::Num(_)) | Some(Token::Punct('-')) | Some(Token::Punct('+')) => {
+            Some(Tok::Num(_)) | Some(Tok::Punct('-')) | Some(Tok::Punct('+')) => {
                 Ok(ImmExpr::Num(self.signed_number()?))
             }
-            Some(Token::Ident(name)) if name == "." => {
+            Some(Tok::Ident(name)) if name == "." => {
                 self.pos += 1;
                 Ok(ImmExpr::Here(self.addend()?))
             }
-            Some(Token::Ident(name)) => {
+            Some(Tok::Ident(name)) => {
                 if Gpr::parse(name).is_some() || Pred::parse(name).is_some() {
                     return err(format!(
                         "register `{name}` where an immediate was expected (quote a symbol with this name: \"{name}\")"
@@ -228,7 +159,7 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 Ok(ImmExpr::Sym { name: name.clone(), addend: self.addend()? })
             }
-            Some(Token::Quoted(name)) => {
+            Some(Tok::Quoted(name)) => {
                 self.pos += 1;
                 Ok(ImmExpr::Sym { name: name.clone(), addend: self.addend()? })
             }
@@ -237,7 +168,7 @@ impl<'a> Cursor<'a> {
     }
     fn addend(&mut self) -> Result<i64, ParseError> {
         match self.peek() {
-            Some(Token::Punct('+')) | Some(Token::Punct('-')) => self.signed_number(),
+            Some(Tok::Punct('+')) | Some(Tok::Punct('-')) => self.signed_number(),
             _ => Ok(0),
         }
     }
@@ -251,7 +182,7 @@ impl<'a> Cursor<'a> {
 
 /// Parses one operation, e.g. `(!p2) cmp.lt.unc p1, p3 = r4, 10`.
 pub fn parse_inst(text: &str) -> Result<ParsedInst, ParseError> {
-    let tokens = tokenize(text)?;
+    let tokens = tokenize(text, 1).map_err(|(_, message)| ParseError(message))?;
     let mut cursor = Cursor { tokens: &tokens, pos: 0 };
     let guard = if cursor.eat('(') {
         let negated = cursor.eat('!');
@@ -262,7 +193,7 @@ pub fn parse_inst(text: &str) -> Result<ParsedInst, ParseError> {
         Guard::ALWAYS
     };
     let mnemonic = match cursor.next() {
-        Some(Token::Ident(m)) => m.as_str(),
+        Some(Tok::Ident(m)) => m.as_str(),
         _ => return err("expected a mnemonic"),
     };
     let (candidates, ctype) = lookup_mnemonic(mnemonic)?;
@@ -432,12 +363,11 @@ fn parse_address(
 ) -> Result<(), ParseError> {
     c.expect('[')?;
     inst.rs1 = c.gpr()?;
-    if c.eat('+') {
-        take_imm(c, inst)?;
-    } else if matches!(c.peek(), Some(Token::Punct('-'))) {
+    // `+ IMM`, or `- N` whose sign the immediate keeps.
+    if c.eat('+') || matches!(c.peek(), Some(Tok::Punct('-'))) {
         take_imm(c, inst)?;
     } else {
-        take_imm(&mut Cursor { tokens: &[Token::Num(0)], pos: 0 }, inst)?;
+        take_imm(&mut Cursor { tokens: &[Token { tok: Tok::Num(0), col: 0 }], pos: 0 }, inst)?;
     }
     c.expect(']')
 }
@@ -611,7 +541,8 @@ mod tests {
             ("add r1 = r2, r3, r4", "unexpected `,`"),
             ("(p16) nop", "no predicate `p16`"),
             ("movi r1 = 0xfffffffffffffffff", "bad number"),
-            ("movi r1 = 5 @", "unexpected character `@`"),
+            ("movi r1 = 5 ?", "unexpected character `?`"),
+            ("movi r1 = 5 @", "unexpected `@` after the operands"),
         ];
         for (text, message) in cases {
             let e = parse_inst(text).unwrap_err().0;
