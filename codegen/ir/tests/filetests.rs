@@ -238,6 +238,7 @@ fn check_file(path: &Path) -> Result<(), String> {
     let stdout: Rc<RefCell<Vec<u8>>> = Rc::default();
     for run in &runs {
         let mut interp = Interpreter::new(&module);
+        interp.set_step_limit(1_000_000);
         let out = stdout.clone();
         interp.add_host("write", move |mem, args| {
             let (DataValue::I64(_fd), DataValue::Ptr(p), DataValue::I64(n)) = (args[0], args[1], args[2]) else {
