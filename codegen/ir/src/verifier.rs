@@ -78,8 +78,13 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
     names.extend(module.data_decls.iter().map(|d| (d.as_str(), "a declared data object")));
     let mut seen: HashMap<&str, &'static str> = HashMap::new();
     for (name, what) in names {
-        if let Some(prev) = seen.get(name) {
-            err("module".into(), format!("{} is {what} and also {prev}", sym(name)));
+        if let Some(&prev) = seen.get(name) {
+            let msg = if prev == what {
+                format!("{} is {what}, twice", sym(name))
+            } else {
+                format!("{} is {what} and also {prev}", sym(name))
+            };
+            err("module".into(), msg);
         } else {
             seen.insert(name, what);
         }
