@@ -1,0 +1,169 @@
+//! Backend options, given as `-Cllvm-args=KEY[=VALUE] ...` (as rustc_codegen_cranelift
+//! does: rustc passes `-Cllvm-args` through to the backend untouched). Documented in
+//! `docs/backend.md` ("Options") and the README.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A stage whose IR `dump=` can write.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum DumpStage {
+    /// The SSA IR as the shim built it (before any pass), verified.
+    Ir,
+}
+
+impl DumpStage {
+    pub const ALL: &'static [DumpStage] = &[DumpStage::Ir];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DumpStage::Ir => "ir",
+        }
+    }
+
+    fn from_name(s: &str) -> Option<DumpStage> {
+        DumpStage::ALL.iter().copied().find(|d| d.name() == s)
+    }
+}
+
+impl fmt::Display for DumpStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where dumps go.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub enum DumpTarget {
+    /// Next to the output: `<output dir>/<crate>.<cgu>.<stage>.vir`.
+    #[default]
+    OutputDir,
+    /// Standard error.
+    Stderr,
+    /// A directory of the user's choice (same file names).
+    Dir(PathBuf),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `dump=STAGE[,STAGE...]`: text dumps of these stages.
+    pub dump: Vec<DumpStage>,
+    /// `dump-to=DIR` or `dump-to=-` (stderr).
+    pub dump_to: DumpTarget,
+    /// `time-passes`: per-phase timings on stderr.
+    pub time_passes: bool,
+    /// `verify=no`: skip the IR verifier (it runs by default after the shim).
+    pub verify: bool,
+}
+
+impl Options {
+    pub const HELP: &'static str = "\
+VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
+  dump=STAGE[,STAGE...]  write the IR of these stages as text (stages: ir)
+  dump-to=DIR|-          where dumps go: a directory, or - for stderr
+                         (default: next to the output file)
+  time-passes            print the time of each backend phase on stderr
+  verify=yes|no          run the IR verifier after each stage (default yes)
+  help                   print this help";
+
+    /// Parse the words of `-Cllvm-args` (each a `KEY` or `KEY=VALUE`).
+    pub fn parse<'a>(args: &'a [String]) -> Result<Options, String> {
+        let mut opts = Options {
+            verify: true,
+            ..Options::default()
+        };
+        for arg in args.iter().flat_map(|a| a.split_whitespace()) {
+            let (key, value) = match arg.split_once('=') {
+                Some((k, v)) => (k, Some(v)),
+                None => (arg, None),
+            };
+            let need = |v: Option<&'a str>| -> Result<&'a str, String> {
+                v.filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("backend option `{key}` needs a value (`{key}=...`)"))
+            };
+            match key {
+                "dump" => {
+                    for stage in need(value)?.split(',') {
+                        let stage = DumpStage::from_name(stage).ok_or_else(|| {
+                            format!(
+                                "unknown dump stage `{stage}` (stages: {})",
+                                DumpStage::ALL
+                                    .iter()
+                                    .map(|s| s.name())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        })?;
+                        if !opts.dump.contains(&stage) {
+                            opts.dump.push(stage);
+                        }
+                    }
+                }
+                "dump-to" => {
+                    opts.dump_to = match need(value)? {
+                        "-" => DumpTarget::Stderr,
+                        dir => DumpTarget::Dir(PathBuf::from(dir)),
+                    }
+                }
+                "time-passes" => opts.time_passes = parse_bool(key, value.unwrap_or("yes"))?,
+                "verify" => opts.verify = parse_bool(key, need(value)?)?,
+                "help" => return Err(Options::HELP.to_string()),
+                _ => {
+                    return Err(format!(
+                        "unknown backend option `{arg}` (-Cllvm-args=help lists them)"
+                    ));
+                }
+            }
+        }
+        Ok(opts)
+    }
+
+    pub fn dumps(&self, stage: DumpStage) -> bool {
+        self.dump.contains(&stage)
+    }
+}
+
+fn parse_bool(key: &str, v: &str) -> Result<bool, String> {
+    match v {
+        "yes" | "on" | "true" | "1" => Ok(true),
+        "no" | "off" | "false" | "0" => Ok(false),
+        _ => Err(format!("backend option `{key}` takes yes or no, not `{v}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &[&str]) -> Result<Options, String> {
+        Options::parse(&s.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn parses_options() {
+        let o = parse(&["dump=ir", "time-passes", "dump-to=-"]).unwrap();
+        assert_eq!(o.dump, vec![DumpStage::Ir]);
+        assert!(o.time_passes);
+        assert!(o.verify);
+        assert_eq!(o.dump_to, DumpTarget::Stderr);
+        let o = parse(&["verify=no dump-to=/tmp/x"]).unwrap();
+        assert!(!o.verify);
+        assert_eq!(o.dump_to, DumpTarget::Dir(PathBuf::from("/tmp/x")));
+    }
+
+    #[test]
+    fn rejects_bad_options() {
+        assert!(
+            parse(&["dump=asm"])
+                .unwrap_err()
+                .contains("unknown dump stage `asm`")
+        );
+        assert!(
+            parse(&["frobnicate"])
+                .unwrap_err()
+                .contains("unknown backend option")
+        );
+        assert!(parse(&["dump"]).unwrap_err().contains("needs a value"));
+        assert!(parse(&["verify=maybe"]).unwrap_err().contains("yes or no"));
+    }
+}
