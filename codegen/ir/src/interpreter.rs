@@ -6,7 +6,7 @@
 //! - `0x0000_0000..0x0001_0000` unmapped (null pointers trap);
 //! - functions get addresses `0x1000_0000 + 16 * i` (not readable; `call_indirect`
 //!   resolves them);
-//! - data objects from `0x2000_0000`, in module order, aligned, 16-byte gaps;
+//! - data objects from `0x1_0000_0000` upward, in module order, aligned, 16-byte gaps;
 //! - declared external data symbols get unmapped addresses from `0x3000_0000`;
 //! - host allocations (`Memory::alloc`) from `0x4000_0000`;
 //! - the stack ends at `0x7000_0000` (default size 1 MiB), growing down: each call
@@ -217,7 +217,7 @@ pub struct Memory {
 }
 
 pub const FUNC_BASE: u64 = 0x1000_0000;
-pub const DATA_BASE: u64 = 0x2000_0000;
+pub const DATA_BASE: u64 = 0x1_0000_0000;
 pub const EXTERN_DATA_BASE: u64 = 0x3000_0000;
 pub const HEAP_BASE: u64 = 0x4000_0000;
 pub const STACK_TOP: u64 = 0x7000_0000;
@@ -415,9 +415,9 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         self.max_depth = n;
     }
 
-    /// Size of the stack region for stack slots (default 1 MiB).
+    /// Size of the stack region for stack slots (default 1 MiB, at most 1 GiB).
     pub fn set_stack_size(&mut self, size: u64) {
-        let base = STACK_TOP - size;
+        let base = STACK_TOP - size.min(1 << 30);
         self.memory.regions.remove(&self.stack_base);
         self.memory.map(base, vec![0; size as usize], true, "the stack");
         self.stack_base = base;

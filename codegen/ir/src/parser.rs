@@ -107,6 +107,8 @@ struct Token {
     tok: Tok,
     line: usize,
     col: usize,
+    /// Column just after the token.
+    end_col: usize,
 }
 
 fn lex(text: &str) -> PResult<Vec<Token>> {
@@ -260,10 +262,11 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                 return err(format!("unexpected character {ch:?}"));
             }
         };
-        toks.push(Token { tok, line, col });
+        let end_col = col + text[start..i].chars().count();
+        toks.push(Token { tok, line, col, end_col });
     }
     let col = text[line_start..].chars().count() + 1;
-    toks.push(Token { tok: Tok::Eof, line, col });
+    toks.push(Token { tok: Tok::Eof, line, col, end_col: col });
     Ok(toks)
 }
 
@@ -387,8 +390,18 @@ impl Parser {
         ParseError { line, col, message: message.into() }
     }
 
+    /// "expected X, found Y", at Y, or just after the previous token when Y is on a
+    /// later line (a missing operand at the end of a line).
     fn expected(&self, what: &str) -> ParseError {
-        self.err(format!("expected {what}, found {}", self.peek().describe()))
+        let message = format!("expected {what}, found {}", self.peek().describe());
+        let cur = &self.toks[self.pos];
+        if self.pos > 0 {
+            let prev = &self.toks[self.pos - 1];
+            if prev.line < cur.line {
+                return ParseError { line: prev.line, col: prev.end_col, message };
+            }
+        }
+        ParseError { line: cur.line, col: cur.col, message }
     }
 
     fn expect(&mut self, t: Tok) -> PResult<()> {
