@@ -1,4 +1,6 @@
-//! Expectation headers of the assembly test programs under `tests/asm/`.
+//! Expectation headers of the assembly test programs under `tests/asm/` (and, with
+//! `//` instead of `#` through `parse_with`, of the Rust programs of the no_sysroot
+//! suite, which take only `expect-exit` and `expect-stderr-contains`).
 //!
 //! Leading comment lines of the form `# key: value` (blank lines may separate them;
 //! the first line that is not a `#` comment ends the header block):
@@ -47,6 +49,12 @@ impl Headers {
 }
 
 pub fn parse(source: &str) -> Result<Headers, String> {
+    parse_with(source, "#")
+}
+
+/// The same headers in the comments of another language: lines starting with
+/// `marker` (`//` for the Rust programs of the no_sysroot suite) instead of `#`.
+pub fn parse_with(source: &str, marker: &str) -> Result<Headers, String> {
     let mut h = Headers::default();
     for (index, line) in source.lines().enumerate() {
         let at = |e: String| format!("line {}: {e}", index + 1);
@@ -55,7 +63,7 @@ pub fn parse(source: &str) -> Result<Headers, String> {
         if trimmed.is_empty() {
             continue;
         }
-        let Some(comment) = trimmed.strip_prefix('#') else {
+        let Some(comment) = trimmed.strip_prefix(marker) else {
             break;
         };
         let Some((key, value)) = split_header(comment) else {
@@ -265,6 +273,18 @@ mod tests {
             Some(&b"undefined symbol `foo`"[..])
         );
         assert!(!h.expects_run());
+    }
+
+    #[test]
+    fn reads_headers_in_rust_comments() {
+        let h = parse_with(
+            "// A program.\n// expect-exit: 101\n// expect-stderr-contains: overflow\n#![no_core]\n// expect-exit: 3\n",
+            "//",
+        )
+        .unwrap();
+        assert_eq!(h.expect_exit, Some(101));
+        assert_eq!(h.expect_stderr_contains, [b"overflow".to_vec()]);
+        assert!(parse_with("// expect-exot: 1\n", "//").is_err());
     }
 
     #[test]

@@ -35,21 +35,22 @@ struct Case {
     source: PathBuf,
 }
 
-/// Why a test failed: a one-line reason and indented detail lines.
-struct Failure {
-    reason: String,
-    details: Vec<String>,
+/// Why a test failed: a one-line reason and indented detail lines (also used by the
+/// no_sysroot suite).
+pub(crate) struct Failure {
+    pub(crate) reason: String,
+    pub(crate) details: Vec<String>,
 }
 
 impl Failure {
-    fn new(reason: impl Into<String>) -> Failure {
+    pub(crate) fn new(reason: impl Into<String>) -> Failure {
         Failure {
             reason: reason.into(),
             details: Vec::new(),
         }
     }
 
-    fn with(mut self, details: impl IntoIterator<Item = String>) -> Failure {
+    pub(crate) fn with(mut self, details: impl IntoIterator<Item = String>) -> Failure {
         self.details.extend(details);
         self
     }
@@ -354,7 +355,7 @@ impl Runner<'_> {
     }
 }
 
-fn expect_success(tool: &str, out: &Output, output_file: &Path) -> Result<(), Failure> {
+pub(crate) fn expect_success(tool: &str, out: &Output, output_file: &Path) -> Result<(), Failure> {
     if !out.success() {
         return Err(Failure::new(format!("{tool} failed ({})", out.describe()))
             .with(tail(&out.stderr, STDERR_TAIL)));
@@ -389,7 +390,7 @@ fn expect_error(tool: &str, out: &Output, message: &[u8]) -> Result<(), Failure>
 }
 
 /// Checks a simulator run against the headers; reports every mismatch at once.
-fn check_run(h: &Headers, out: &Output) -> Result<(), Failure> {
+pub(crate) fn check_run(h: &Headers, out: &Output) -> Result<(), Failure> {
     let mut reasons = Vec::new();
     let mut details = Vec::new();
     let panic_expected = h
