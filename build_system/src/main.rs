@@ -11,6 +11,7 @@ mod process;
 mod report;
 mod run;
 mod test;
+mod test_no_sysroot;
 mod test_target;
 mod toolchain;
 
@@ -26,9 +27,12 @@ Commands:
                     components, using rustup (a fast check when already installed)
   build [--debug]   Build the workspace and install the tools in dist/
                       --debug    build without optimizations
-  test [SUITE...]   Run the test suites of tests/suites.txt (default: all of them);
-                    prints a summary and exits non-zero if any suite failed
-                      --list     list the suites and exit
+  test [SUITE...]   Run the test suites of tests/suites.txt (default: all of them
+                    but those marked [explicit]); prints a summary and exits non-zero
+                    if any suite failed
+                      --list       list the suites and exit
+                      --host-only  no_sysroot: only the host half (LLVM builds run
+                                   natively and checked against their headers)
   run [FLAGS] FILE [-- ARGS...]
                     Build FILE and run it on the simulator with ARGS; prints only the
                     program's output on stdout and exits with its exit code.
@@ -118,11 +122,19 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
                 test::list(&test::load_suites(&paths)?);
                 return Ok(ExitCode::SUCCESS);
             }
-            if let Some(flag) = options.iter().find(|o| o.starts_with('-')) {
-                return Err(Error::Usage(format!("test: unknown option {flag}")));
+            let mut test_options = test::Options::default();
+            let mut names = Vec::new();
+            for o in options {
+                match o.as_str() {
+                    "--host-only" => test_options.host_only = true,
+                    flag if flag.starts_with('-') => {
+                        return Err(Error::Usage(format!("test: unknown option {flag}")));
+                    }
+                    name => names.push(name.to_string()),
+                }
             }
             let toolchain = toolchain::ensure_toolchain(&paths.root)?;
-            let passed = test::test(&paths, &toolchain, options)?;
+            let passed = test::test(&paths, &toolchain, &names, &test_options)?;
             Ok(if passed {
                 ExitCode::SUCCESS
             } else {

@@ -3,21 +3,35 @@
 //! The file lists one suite per line, `NAME  one-line description`, in the order
 //! `./y.sh test` runs them; `#` starts a comment line. Each name must be one this
 //! build system implements (see `SUITES`); removing a line disables that suite.
+//! `NAME  [explicit] description` lists a suite that runs only when named
+//! (`./y.sh test NAME`), not in a plain `./y.sh test`.
 
 use std::fs;
 
 use crate::build::{self, Profile};
 use crate::paths::Paths;
-use crate::test_target;
 use crate::toolchain::Toolchain;
+use crate::{test_no_sysroot, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 2] = ["unit", "target"];
+const SUITES: [&str; 3] = ["unit", "target", "no_sysroot"];
+
+/// The flag that keeps a suite out of a plain `./y.sh test`.
+const EXPLICIT: &str = "[explicit]";
 
 #[derive(Debug)]
 pub struct Suite {
     pub name: String,
     pub description: String,
+    /// Runs only when named on the command line.
+    pub explicit: bool,
+}
+
+/// Options of `test` that apply to one suite.
+#[derive(Default)]
+pub struct Options {
+    /// no_sysroot: only the host (LLVM) half.
+    pub host_only: bool,
 }
 
 pub fn load_suites(paths: &Paths) -> Result<Vec<Suite>, String> {
@@ -36,6 +50,10 @@ fn parse_suites(text: &str) -> Result<Vec<Suite>, String> {
         }
         let (name, description) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let description = description.trim();
+        let (explicit, description) = match description.strip_prefix(EXPLICIT) {
+            Some(rest) => (true, rest.trim()),
+            None => (false, description),
+        };
         if !SUITES.contains(&name) {
             return Err(format!(
                 "line {}: unknown suite `{name}`; the build system implements {}",
@@ -55,6 +73,7 @@ fn parse_suites(text: &str) -> Result<Vec<Suite>, String> {
         suites.push(Suite {
             name: name.to_string(),
             description: description.to_string(),
+            explicit,
         });
     }
     Ok(suites)
@@ -64,16 +83,38 @@ fn parse_suites(text: &str) -> Result<Vec<Suite>, String> {
 pub fn list(suites: &[Suite]) {
     let width = suites.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for s in suites {
-        println!("  {:width$}  {}", s.name, s.description);
+        let only = if s.explicit { "(only when named) " } else { "" };
+        println!("  {:width$}  {only}{}", s.name, s.description);
     }
 }
 
-/// Runs the selected suites (all when `selected` is empty), then prints a summary.
-/// Every suite runs even after a failure, so that one report shows them all.
-pub fn test(paths: &Paths, toolchain: &Toolchain, selected: &[String]) -> Result<bool, String> {
+/// Runs the selected suites (all but the explicit ones when `selected` is empty), then
+/// prints a summary. Every suite runs even after a failure, so that one report shows
+/// them all.
+pub fn test(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    selected: &[String],
+    options: &Options,
+) -> Result<bool, String> {
     let suites = load_suites(paths)?;
+    if options.host_only && !selected.iter().any(|s| s == "no_sysroot") {
+        return Err("--host-only is an option of the no_sysroot suite: \
+                    ./y.sh test no_sysroot --host-only"
+            .into());
+    }
     let names: Vec<&str> = if selected.is_empty() {
-        suites.iter().map(|s| s.name.as_str()).collect()
+        for s in suites.iter().filter(|s| s.explicit) {
+            eprintln!(
+                "[test] suite {} runs only when named: ./y.sh test {}",
+                s.name, s.name
+            );
+        }
+        suites
+            .iter()
+            .filter(|s| !s.explicit)
+            .map(|s| s.name.as_str())
+            .collect()
     } else {
         for name in selected {
             if !suites.iter().any(|s| s.name == *name) {
@@ -93,6 +134,7 @@ pub fn test(paths: &Paths, toolchain: &Toolchain, selected: &[String]) -> Result
         let result = match *name {
             "unit" => unit(paths, toolchain),
             "target" => target(paths, toolchain),
+            "no_sysroot" => no_sysroot(paths, toolchain, options),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
         if let Err(message) = &result {
@@ -146,6 +188,30 @@ fn target(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     }
 }
 
+/// The `#![no_core]` programs, built by LLVM for the host and by our backend for the
+/// target; with --host-only only the former, which needs nothing of dist/.
+fn no_sysroot(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<String, String> {
+    if !options.host_only {
+        build::build(paths, toolchain, Profile::Release)?;
+    }
+    let outcome = test_no_sysroot::run(
+        paths,
+        toolchain,
+        &test_no_sysroot::Options {
+            host_only: options.host_only,
+        },
+    )?;
+    let mut summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
+    if options.host_only {
+        summary.push_str(", host only");
+    }
+    if outcome.failed == 0 {
+        Ok(summary)
+    } else {
+        Err(summary)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +225,21 @@ mod tests {
         let names: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["unit", "target"]);
         assert_eq!(suites[1].description, "asm programs # not a comment");
+        assert!(!suites[0].explicit);
+    }
+
+    #[test]
+    fn explicit_suites() {
+        let suites =
+            parse_suites("unit  unit tests\nno_sysroot  [explicit] mini_core programs\n").unwrap();
+        assert!(!suites[0].explicit);
+        assert!(suites[1].explicit);
+        assert_eq!(suites[1].description, "mini_core programs");
+        assert!(
+            parse_suites("no_sysroot [explicit]\n")
+                .unwrap_err()
+                .contains("description")
+        );
     }
 
     #[test]
