@@ -32,7 +32,10 @@ fn main() {
             }
         },
         "run" => {
-            let name = args.get(2).map(|s| s.trim_start_matches('@')).unwrap_or("main");
+            let name = args
+                .get(2)
+                .map(|s| s.trim_start_matches('@'))
+                .unwrap_or("main");
             let Some(f) = module.function(name) else {
                 eprintln!("no function @{name}");
                 std::process::exit(2)
@@ -59,7 +62,13 @@ fn main() {
                 Ok(vec![DataValue::I64(n)])
             });
             match interp.call(name, &vals) {
-                Ok(r) => println!("{}", r.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")),
+                Ok(r) => println!(
+                    "{}",
+                    r.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 Err(t) => {
                     println!("trap: {t}");
                     std::process::exit(1)

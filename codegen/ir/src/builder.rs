@@ -22,8 +22,8 @@ use crate::function::{Function, Signature, SourceLoc};
 use crate::instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, IntCC, MemFlags, Opcode, SwitchData,
 };
-use crate::typing::result_types;
 use crate::types::Type;
+use crate::typing::result_types;
 
 /// Where the next instruction goes.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -47,7 +47,11 @@ pub struct FunctionBuilder<'f> {
 
 impl<'f> FunctionBuilder<'f> {
     pub fn new(func: &'f mut Function) -> Self {
-        FunctionBuilder { func, pos: CursorPosition::Nowhere, srcloc: SourceLoc::default() }
+        FunctionBuilder {
+            func,
+            pos: CursorPosition::Nowhere,
+            srcloc: SourceLoc::default(),
+        }
     }
 
     // ---- blocks ----
@@ -65,7 +69,10 @@ impl<'f> FunctionBuilder<'f> {
     /// Append one parameter per type of the signature to `block` (for the entry block).
     pub fn append_block_params_for_function_params(&mut self, block: Block) -> Vec<Value> {
         let params = self.func.signature.params.clone();
-        params.into_iter().map(|t| self.func.dfg.append_block_param(block, t)).collect()
+        params
+            .into_iter()
+            .map(|t| self.func.dfg.append_block_param(block, t))
+            .collect()
     }
 
     pub fn block_params(&self, block: Block) -> &[Value] {
@@ -125,7 +132,10 @@ impl<'f> FunctionBuilder<'f> {
         self.pos = match self.func.layout.next_inst(inst) {
             Some(n) => CursorPosition::Before(n),
             None => CursorPosition::Bottom(
-                self.func.layout.inst_block(inst).expect("goto_after an instruction not in the layout"),
+                self.func
+                    .layout
+                    .inst_block(inst)
+                    .expect("goto_after an instruction not in the layout"),
             ),
         };
     }
@@ -271,7 +281,13 @@ impl InstBuilder<'_, '_> {
 
     /// Any opcode of the `Binary` format with one result.
     pub fn binary(self, opcode: Opcode, a: Value, b: Value) -> Value {
-        self.one(InstructionData::Binary { opcode, args: [a, b] }, None)
+        self.one(
+            InstructionData::Binary {
+                opcode,
+                args: [a, b],
+            },
+            None,
+        )
     }
 
     /// Any opcode of the `Unary` format whose result type is its operand's.
@@ -289,7 +305,13 @@ impl InstBuilder<'_, '_> {
     /// Integer constant from 128 bits, truncated to `ty`.
     pub fn iconst_u128(self, ty: Type, imm: u128) -> Value {
         let imm = imm & ty.mask();
-        self.one(InstructionData::UnaryImm { opcode: Opcode::Iconst, imm }, Some(ty))
+        self.one(
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            },
+            Some(ty),
+        )
     }
 
     pub fn f32const(self, x: f32) -> Value {
@@ -297,7 +319,13 @@ impl InstBuilder<'_, '_> {
     }
 
     pub fn f32const_bits(self, bits: u32) -> Value {
-        self.one(InstructionData::UnaryImm { opcode: Opcode::F32const, imm: bits as u128 }, None)
+        self.one(
+            InstructionData::UnaryImm {
+                opcode: Opcode::F32const,
+                imm: bits as u128,
+            },
+            None,
+        )
     }
 
     pub fn f64const(self, x: f64) -> Value {
@@ -305,21 +333,46 @@ impl InstBuilder<'_, '_> {
     }
 
     pub fn f64const_bits(self, bits: u64) -> Value {
-        self.one(InstructionData::UnaryImm { opcode: Opcode::F64const, imm: bits as u128 }, None)
+        self.one(
+            InstructionData::UnaryImm {
+                opcode: Opcode::F64const,
+                imm: bits as u128,
+            },
+            None,
+        )
     }
 
     /// Address of symbol `global` plus `offset`.
     pub fn symbol_addr(self, global: GlobalRef, offset: i64) -> Value {
-        self.one(InstructionData::SymbolAddr { opcode: Opcode::SymbolAddr, global, offset }, None)
+        self.one(
+            InstructionData::SymbolAddr {
+                opcode: Opcode::SymbolAddr,
+                global,
+                offset,
+            },
+            None,
+        )
     }
 
     /// Address of stack slot `slot` plus `offset`.
     pub fn stack_addr(self, slot: StackSlot, offset: i64) -> Value {
-        self.one(InstructionData::StackAddr { opcode: Opcode::StackAddr, slot, offset }, None)
+        self.one(
+            InstructionData::StackAddr {
+                opcode: Opcode::StackAddr,
+                slot,
+                offset,
+            },
+            None,
+        )
     }
 
     pub fn undef(self, ty: Type) -> Value {
-        self.one(InstructionData::Nullary { opcode: Opcode::Undef }, Some(ty))
+        self.one(
+            InstructionData::Nullary {
+                opcode: Opcode::Undef,
+            },
+            Some(ty),
+        )
     }
 
     // ---- integer ----
@@ -367,55 +420,108 @@ impl InstBuilder<'_, '_> {
     // ---- compare, select ----
 
     pub fn icmp(self, cond: IntCC, a: Value, b: Value) -> Value {
-        self.one(InstructionData::IntCompare { opcode: Opcode::Icmp, cond, args: [a, b] }, None)
+        self.one(
+            InstructionData::IntCompare {
+                opcode: Opcode::Icmp,
+                cond,
+                args: [a, b],
+            },
+            None,
+        )
     }
 
     pub fn fcmp(self, cond: FloatCC, a: Value, b: Value) -> Value {
-        self.one(InstructionData::FloatCompare { opcode: Opcode::Fcmp, cond, args: [a, b] }, None)
+        self.one(
+            InstructionData::FloatCompare {
+                opcode: Opcode::Fcmp,
+                cond,
+                args: [a, b],
+            },
+            None,
+        )
     }
 
     /// `a` if `c` (an `i1`) else `b`.
     pub fn select(self, c: Value, a: Value, b: Value) -> Value {
-        self.one(InstructionData::Ternary { opcode: Opcode::Select, args: [c, a, b] }, None)
+        self.one(
+            InstructionData::Ternary {
+                opcode: Opcode::Select,
+                args: [c, a, b],
+            },
+            None,
+        )
     }
 
     /// `a * b + c`, rounded once.
     pub fn fma(self, a: Value, b: Value, c: Value) -> Value {
-        self.one(InstructionData::Ternary { opcode: Opcode::Fma, args: [a, b, c] }, None)
+        self.one(
+            InstructionData::Ternary {
+                opcode: Opcode::Fma,
+                args: [a, b, c],
+            },
+            None,
+        )
     }
 
     // ---- memory ----
 
     /// Load a `ty` from `ptr + offset`.
     pub fn load(self, ty: Type, flags: MemFlags, ptr: Value, offset: i32) -> Value {
-        self.one(InstructionData::Load { opcode: Opcode::Load, flags, arg: ptr, offset }, Some(ty))
+        self.one(
+            InstructionData::Load {
+                opcode: Opcode::Load,
+                flags,
+                arg: ptr,
+                offset,
+            },
+            Some(ty),
+        )
     }
 
     /// Store `value` to `ptr + offset`.
     pub fn store(self, flags: MemFlags, value: Value, ptr: Value, offset: i32) -> Inst {
-        self.none(InstructionData::Store { opcode: Opcode::Store, flags, args: [value, ptr], offset })
+        self.none(InstructionData::Store {
+            opcode: Opcode::Store,
+            flags,
+            args: [value, ptr],
+            offset,
+        })
     }
 
     /// Copy `len: i64` bytes from `src` to `dst`; the ranges must not overlap (unless
     /// equal).
     pub fn memcpy(self, dst: Value, src: Value, len: Value) -> Inst {
-        self.none(InstructionData::Ternary { opcode: Opcode::Memcpy, args: [dst, src, len] })
+        self.none(InstructionData::Ternary {
+            opcode: Opcode::Memcpy,
+            args: [dst, src, len],
+        })
     }
 
     /// Copy `len: i64` bytes from `src` to `dst`; the ranges may overlap.
     pub fn memmove(self, dst: Value, src: Value, len: Value) -> Inst {
-        self.none(InstructionData::Ternary { opcode: Opcode::Memmove, args: [dst, src, len] })
+        self.none(InstructionData::Ternary {
+            opcode: Opcode::Memmove,
+            args: [dst, src, len],
+        })
     }
 
     /// Set `len: i64` bytes at `dst` to `byte: i8`.
     pub fn memset(self, dst: Value, byte: Value, len: Value) -> Inst {
-        self.none(InstructionData::Ternary { opcode: Opcode::Memset, args: [dst, byte, len] })
+        self.none(InstructionData::Ternary {
+            opcode: Opcode::Memset,
+            args: [dst, byte, len],
+        })
     }
 
     /// Sequentially consistent atomic load.
     pub fn atomic_load(self, ty: Type, flags: MemFlags, ptr: Value) -> Value {
         self.one(
-            InstructionData::Load { opcode: Opcode::AtomicLoad, flags, arg: ptr, offset: 0 },
+            InstructionData::Load {
+                opcode: Opcode::AtomicLoad,
+                flags,
+                arg: ptr,
+                offset: 0,
+            },
             Some(ty),
         )
     }
@@ -433,15 +539,30 @@ impl InstBuilder<'_, '_> {
     /// Atomic read-modify-write; returns the old value.
     pub fn atomic_rmw(self, flags: MemFlags, op: AtomicRmwOp, ptr: Value, value: Value) -> Value {
         self.one(
-            InstructionData::AtomicRmw { opcode: Opcode::AtomicRmw, flags, op, args: [ptr, value] },
+            InstructionData::AtomicRmw {
+                opcode: Opcode::AtomicRmw,
+                flags,
+                op,
+                args: [ptr, value],
+            },
             None,
         )
     }
 
     /// Atomic compare-and-swap; returns `(old value, success: i1)`.
-    pub fn atomic_cas(self, flags: MemFlags, ptr: Value, expected: Value, new: Value) -> (Value, Value) {
+    pub fn atomic_cas(
+        self,
+        flags: MemFlags,
+        ptr: Value,
+        expected: Value,
+        new: Value,
+    ) -> (Value, Value) {
         let inst = self.b.build(
-            InstructionData::AtomicCas { opcode: Opcode::AtomicCas, flags, args: [ptr, expected, new] },
+            InstructionData::AtomicCas {
+                opcode: Opcode::AtomicCas,
+                flags,
+                args: [ptr, expected, new],
+            },
             None,
         );
         let r = self.b.func.dfg.inst_results(inst);
@@ -450,14 +571,20 @@ impl InstBuilder<'_, '_> {
 
     /// Sequentially consistent fence.
     pub fn fence(self) -> Inst {
-        self.none(InstructionData::Nullary { opcode: Opcode::Fence })
+        self.none(InstructionData::Nullary {
+            opcode: Opcode::Fence,
+        })
     }
 
     // ---- calls ----
 
     /// Direct call; the results are `dfg.inst_results(inst)`.
     pub fn call(self, func: FuncRef, args: &[Value]) -> Inst {
-        self.none(InstructionData::Call { opcode: Opcode::Call, func, args: args.to_vec() })
+        self.none(InstructionData::Call {
+            opcode: Opcode::Call,
+            func,
+            args: args.to_vec(),
+        })
     }
 
     /// Indirect call of the function at address `callee: ptr` with signature `sig`.
@@ -465,13 +592,20 @@ impl InstBuilder<'_, '_> {
         let mut all = Vec::with_capacity(args.len() + 1);
         all.push(callee);
         all.extend_from_slice(args);
-        self.none(InstructionData::CallIndirect { opcode: Opcode::CallIndirect, sig, args: all })
+        self.none(InstructionData::CallIndirect {
+            opcode: Opcode::CallIndirect,
+            sig,
+            args: all,
+        })
     }
 
     // ---- terminators ----
 
     pub fn jump(self, block: Block, args: &[Value]) -> Inst {
-        self.none(InstructionData::Jump { opcode: Opcode::Jump, dest: BlockCall::new(block, args) })
+        self.none(InstructionData::Jump {
+            opcode: Opcode::Jump,
+            dest: BlockCall::new(block, args),
+        })
     }
 
     /// Branch to `then_block` if `c` (an `i1`) else to `else_block`.
@@ -486,7 +620,10 @@ impl InstBuilder<'_, '_> {
         self.none(InstructionData::Brif {
             opcode: Opcode::Brif,
             arg: c,
-            blocks: [BlockCall::new(then_block, then_args), BlockCall::new(else_block, else_args)],
+            blocks: [
+                BlockCall::new(then_block, then_args),
+                BlockCall::new(else_block, else_args),
+            ],
         })
     }
 
@@ -496,19 +633,31 @@ impl InstBuilder<'_, '_> {
         for x in &mut table.values {
             *x &= mask;
         }
-        self.none(InstructionData::Switch { opcode: Opcode::Switch, arg: v, table: Box::new(table) })
+        self.none(InstructionData::Switch {
+            opcode: Opcode::Switch,
+            arg: v,
+            table: Box::new(table),
+        })
     }
 
     pub fn return_(self, values: &[Value]) -> Inst {
-        self.none(InstructionData::Return { opcode: Opcode::Return, args: values.to_vec() })
+        self.none(InstructionData::Return {
+            opcode: Opcode::Return,
+            args: values.to_vec(),
+        })
     }
 
     pub fn unreachable(self) -> Inst {
-        self.none(InstructionData::Nullary { opcode: Opcode::Unreachable })
+        self.none(InstructionData::Nullary {
+            opcode: Opcode::Unreachable,
+        })
     }
 
     /// Abort with a trap code.
     pub fn trap(self, code: u16) -> Inst {
-        self.none(InstructionData::Trap { opcode: Opcode::Trap, code })
+        self.none(InstructionData::Trap {
+            opcode: Opcode::Trap,
+            code,
+        })
     }
 }

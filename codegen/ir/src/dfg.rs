@@ -3,8 +3,8 @@
 use crate::entities::{Block, Inst, Value};
 use crate::instructions::{BlockCall, InstructionData, Opcode};
 use crate::types::Type;
-use cranelift_entity::{PrimaryMap, SecondaryMap};
 use core::ops::{Index, IndexMut};
+use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 /// Where a value comes from.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -119,7 +119,10 @@ impl DataFlowGraph {
     /// Append a result of type `ty` to an instruction.
     pub fn append_result(&mut self, inst: Inst, ty: Type) -> Value {
         let n = self.results[inst].len();
-        let v = self.values.push(ValueData { ty, def: ValueDef::Result(inst, n) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(inst, n),
+        });
         self.results[inst].push(v);
         v
     }
@@ -170,7 +173,10 @@ impl DataFlowGraph {
 
     /// Create a detached value of type `ty`.
     pub fn make_value(&mut self, ty: Type) -> Value {
-        self.values.push(ValueData { ty, def: ValueDef::Detached })
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Detached,
+        })
     }
 
     pub fn num_values(&self) -> usize {
@@ -242,7 +248,10 @@ impl DataFlowGraph {
     /// Append a parameter of type `ty`.
     pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
         let n = self.blocks[block].params.len();
-        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, n) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        });
         self.blocks[block].params.push(v);
         v
     }
@@ -257,7 +266,10 @@ impl DataFlowGraph {
 
     /// Insert a new parameter at position `index` (later parameters shift up).
     pub fn insert_block_param(&mut self, block: Block, index: usize, ty: Type) -> Value {
-        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, index) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, index),
+        });
         self.blocks[block].params.insert(index, v);
         self.renumber_params(block, index + 1);
         v

@@ -4,8 +4,8 @@ use crate::entities::{Block, Inst};
 use crate::flowgraph::ControlFlowGraph;
 use crate::function::Function;
 use crate::layout::Layout;
-use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+use cranelift_entity::packed_option::PackedOption;
 
 /// Immediate dominators of the blocks reachable from the entry block, with a reverse
 /// postorder. A block dominates itself; an unreachable block dominates and is dominated
@@ -28,7 +28,9 @@ impl DominatorTree {
     /// Compute from a function and its CFG.
     pub fn with_cfg(func: &Function, cfg: &ControlFlowGraph) -> Self {
         let mut dt = DominatorTree::default();
-        let Some(entry) = func.layout.entry_block() else { return dt };
+        let Some(entry) = func.layout.entry_block() else {
+            return dt;
+        };
         // iterative DFS postorder
         let mut post = Vec::new();
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
@@ -144,7 +146,9 @@ impl DominatorTree {
     /// block and `a` not after `b`, or `a`'s block strictly dominates `b`'s. Linear in
     /// the block's length when they share a block.
     pub fn inst_dominates(&self, layout: &Layout, a: Inst, b: Inst) -> bool {
-        let (Some(ba), Some(bb)) = (layout.inst_block(a), layout.inst_block(b)) else { return false };
+        let (Some(ba), Some(bb)) = (layout.inst_block(a), layout.inst_block(b)) else {
+            return false;
+        };
         if ba != bb {
             return self.strictly_dominates(ba, bb);
         }

@@ -4,8 +4,8 @@ use crate::dfg::DataFlowGraph;
 use crate::entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot};
 use crate::layout::Layout;
 use crate::types::Type;
-use cranelift_entity::{PrimaryMap, SecondaryMap};
 use core::fmt;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
 
 /// Parameter and return types. A variadic function takes any further arguments after
 /// `params` (each of any type).
@@ -18,7 +18,11 @@ pub struct Signature {
 
 impl Signature {
     pub fn new(params: &[Type], returns: &[Type]) -> Self {
-        Signature { params: params.to_vec(), returns: returns.to_vec(), variadic: false }
+        Signature {
+            params: params.to_vec(),
+            returns: returns.to_vec(),
+            variadic: false,
+        }
     }
 }
 
@@ -44,9 +48,14 @@ impl Linkage {
     }
 
     pub fn from_name(s: &str) -> Option<Linkage> {
-        [Linkage::Export, Linkage::Local, Linkage::Weak, Linkage::Import]
-            .into_iter()
-            .find(|l| l.name() == s)
+        [
+            Linkage::Export,
+            Linkage::Local,
+            Linkage::Weak,
+            Linkage::Import,
+        ]
+        .into_iter()
+        .find(|l| l.name() == s)
     }
 }
 
@@ -114,7 +123,12 @@ pub struct Function {
 impl Function {
     /// An empty function (no blocks).
     pub fn new(name: impl Into<String>, signature: Signature, linkage: Linkage) -> Self {
-        Function { name: name.into(), signature, linkage, ..Default::default() }
+        Function {
+            name: name.into(),
+            signature,
+            linkage,
+            ..Default::default()
+        }
     }
 
     /// The first block of the layout.
@@ -141,12 +155,17 @@ impl Function {
     /// A reference to the function `name` with `signature`, reusing an existing one with
     /// the same name and signature.
     pub fn import_function(&mut self, name: &str, signature: Signature) -> FuncRef {
-        if let Some((r, _)) =
-            self.ext_funcs.iter().find(|(_, d)| d.name == name && d.signature == signature)
+        if let Some((r, _)) = self
+            .ext_funcs
+            .iter()
+            .find(|(_, d)| d.name == name && d.signature == signature)
         {
             return r;
         }
-        self.ext_funcs.push(ExtFuncData { name: name.to_string(), signature })
+        self.ext_funcs.push(ExtFuncData {
+            name: name.to_string(),
+            signature,
+        })
     }
 
     /// A signature reference for `call_indirect`, reusing an equal one.
@@ -176,6 +195,8 @@ impl Function {
 
     /// The instructions of the layout, block by block.
     pub fn insts_in_layout(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
-        self.layout.blocks().flat_map(move |b| self.layout.block_insts(b).map(move |i| (b, i)))
+        self.layout
+            .blocks()
+            .flat_map(move |b| self.layout.block_insts(b).map(move |i| (b, i)))
     }
 }

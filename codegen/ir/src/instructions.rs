@@ -518,12 +518,18 @@ pub struct MemFlags {
 impl MemFlags {
     /// Not volatile, alignment 1.
     pub const fn new() -> Self {
-        MemFlags { volatile: false, align: 1 }
+        MemFlags {
+            volatile: false,
+            align: 1,
+        }
     }
 
     /// Not volatile, the given alignment.
     pub const fn aligned(align: u32) -> Self {
-        MemFlags { volatile: false, align }
+        MemFlags {
+            volatile: false,
+            align,
+        }
     }
 
     pub const fn with_volatile(mut self, volatile: bool) -> Self {
@@ -547,13 +553,19 @@ pub struct BlockCall {
 
 impl BlockCall {
     pub fn new(block: Block, args: &[Value]) -> Self {
-        BlockCall { block, args: args.to_vec() }
+        BlockCall {
+            block,
+            args: args.to_vec(),
+        }
     }
 }
 
 impl From<Block> for BlockCall {
     fn from(block: Block) -> Self {
-        BlockCall { block, args: Vec::new() }
+        BlockCall {
+            block,
+            args: Vec::new(),
+        }
     }
 }
 
@@ -569,7 +581,10 @@ pub struct SwitchData {
 impl SwitchData {
     /// A switch with only a default target.
     pub fn new(default: BlockCall) -> Self {
-        SwitchData { values: Vec::new(), dests: vec![default] }
+        SwitchData {
+            values: Vec::new(),
+            dests: vec![default],
+        }
     }
 
     pub fn default_dest(&self) -> &BlockCall {
@@ -598,35 +613,109 @@ impl SwitchData {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum InstructionData {
     /// `undef`, `fence`, `unreachable`.
-    Nullary { opcode: Opcode },
+    Nullary {
+        opcode: Opcode,
+    },
     /// `iconst` (value masked to the type's width), `f32const`/`f64const` (bit pattern).
-    UnaryImm { opcode: Opcode, imm: u128 },
-    Unary { opcode: Opcode, arg: Value },
-    Binary { opcode: Opcode, args: [Value; 2] },
+    UnaryImm {
+        opcode: Opcode,
+        imm: u128,
+    },
+    Unary {
+        opcode: Opcode,
+        arg: Value,
+    },
+    Binary {
+        opcode: Opcode,
+        args: [Value; 2],
+    },
     /// `select`, `fma`, `memcpy`, `memmove`, `memset`.
-    Ternary { opcode: Opcode, args: [Value; 3] },
-    IntCompare { opcode: Opcode, cond: IntCC, args: [Value; 2] },
-    FloatCompare { opcode: Opcode, cond: FloatCC, args: [Value; 2] },
-    SymbolAddr { opcode: Opcode, global: GlobalRef, offset: i64 },
-    StackAddr { opcode: Opcode, slot: StackSlot, offset: i64 },
+    Ternary {
+        opcode: Opcode,
+        args: [Value; 3],
+    },
+    IntCompare {
+        opcode: Opcode,
+        cond: IntCC,
+        args: [Value; 2],
+    },
+    FloatCompare {
+        opcode: Opcode,
+        cond: FloatCC,
+        args: [Value; 2],
+    },
+    SymbolAddr {
+        opcode: Opcode,
+        global: GlobalRef,
+        offset: i64,
+    },
+    StackAddr {
+        opcode: Opcode,
+        slot: StackSlot,
+        offset: i64,
+    },
     /// `load`, `atomic_load` (`atomic_load` has offset 0).
-    Load { opcode: Opcode, flags: MemFlags, arg: Value, offset: i32 },
+    Load {
+        opcode: Opcode,
+        flags: MemFlags,
+        arg: Value,
+        offset: i32,
+    },
     /// `store`, `atomic_store`: `args = [value, address]`.
-    Store { opcode: Opcode, flags: MemFlags, args: [Value; 2], offset: i32 },
+    Store {
+        opcode: Opcode,
+        flags: MemFlags,
+        args: [Value; 2],
+        offset: i32,
+    },
     /// `args = [address, value]`.
-    AtomicRmw { opcode: Opcode, flags: MemFlags, op: AtomicRmwOp, args: [Value; 2] },
+    AtomicRmw {
+        opcode: Opcode,
+        flags: MemFlags,
+        op: AtomicRmwOp,
+        args: [Value; 2],
+    },
     /// `args = [address, expected, replacement]`.
-    AtomicCas { opcode: Opcode, flags: MemFlags, args: [Value; 3] },
-    Call { opcode: Opcode, func: FuncRef, args: Vec<Value> },
+    AtomicCas {
+        opcode: Opcode,
+        flags: MemFlags,
+        args: [Value; 3],
+    },
+    Call {
+        opcode: Opcode,
+        func: FuncRef,
+        args: Vec<Value>,
+    },
     /// `args[0]` is the callee's address, the rest are the call's arguments.
-    CallIndirect { opcode: Opcode, sig: SigRef, args: Vec<Value> },
-    Jump { opcode: Opcode, dest: BlockCall },
+    CallIndirect {
+        opcode: Opcode,
+        sig: SigRef,
+        args: Vec<Value>,
+    },
+    Jump {
+        opcode: Opcode,
+        dest: BlockCall,
+    },
     /// `blocks = [then, else]`.
-    Brif { opcode: Opcode, arg: Value, blocks: [BlockCall; 2] },
-    Switch { opcode: Opcode, arg: Value, table: Box<SwitchData> },
-    Return { opcode: Opcode, args: Vec<Value> },
+    Brif {
+        opcode: Opcode,
+        arg: Value,
+        blocks: [BlockCall; 2],
+    },
+    Switch {
+        opcode: Opcode,
+        arg: Value,
+        table: Box<SwitchData>,
+    },
+    Return {
+        opcode: Opcode,
+        args: Vec<Value>,
+    },
     /// `trap code`.
-    Trap { opcode: Opcode, code: u16 },
+    Trap {
+        opcode: Opcode,
+        code: u16,
+    },
 }
 
 impl InstructionData {
@@ -725,10 +814,11 @@ impl InstructionData {
 
     /// Every value the instruction reads: arguments, then branch arguments.
     pub fn all_values(&self) -> impl Iterator<Item = Value> + '_ {
-        self.arguments()
-            .iter()
-            .copied()
-            .chain(self.branch_destinations().iter().flat_map(|d| d.args.iter().copied()))
+        self.arguments().iter().copied().chain(
+            self.branch_destinations()
+                .iter()
+                .flat_map(|d| d.args.iter().copied()),
+        )
     }
 
     /// Apply `f` to every value the instruction reads (arguments and branch arguments).

@@ -14,12 +14,14 @@
 
 use crate::entities::{Block, Inst, Value};
 use crate::function::{Function, Signature};
-use crate::instructions::{AtomicRmwOp, BlockCall, FloatCC, InstructionData, IntCC, MemFlags, Opcode};
+use crate::instructions::{
+    AtomicRmwOp, BlockCall, FloatCC, InstructionData, IntCC, MemFlags, Opcode,
+};
 use crate::module::{DataKind, Module};
 use crate::types::Type;
 use crate::write::{format_f32, format_f64, format_int};
-use cranelift_entity::EntityRef;
 use core::fmt;
+use cranelift_entity::EntityRef;
 use std::collections::{BTreeMap, HashMap};
 
 /// A value passed to or returned from the interpreter.
@@ -93,7 +95,10 @@ impl DataValue {
                 _ => {}
             }
         }
-        let hex = |t: &str| t.strip_prefix("0x").and_then(|h| u128::from_str_radix(&h.replace('_', ""), 16).ok());
+        let hex = |t: &str| {
+            t.strip_prefix("0x")
+                .and_then(|h| u128::from_str_radix(&h.replace('_', ""), 16).ok())
+        };
         if ty.is_float() {
             if let Some(b) = hex(s) {
                 return (b <= ty.mask()).then(|| DataValue::from_bits(ty, b));
@@ -192,7 +197,10 @@ pub struct Trap {
 
 impl Trap {
     pub fn new(kind: TrapKind, message: impl Into<String>) -> Self {
-        Trap { kind, message: message.into() }
+        Trap {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -224,21 +232,37 @@ pub const STACK_TOP: u64 = 0x7000_0000;
 
 impl Memory {
     fn new() -> Self {
-        Memory { regions: BTreeMap::new(), heap_next: HEAP_BASE }
+        Memory {
+            regions: BTreeMap::new(),
+            heap_next: HEAP_BASE,
+        }
     }
 
     fn map(&mut self, base: u64, bytes: Vec<u8>, writable: bool, name: &str) {
-        self.regions.insert(base, Region { bytes, writable, name: name.to_string() });
+        self.regions.insert(
+            base,
+            Region {
+                bytes,
+                writable,
+                name: name.to_string(),
+            },
+        );
     }
 
     fn find(&self, addr: u64, len: u64) -> Result<(u64, &Region), Trap> {
         if let Some((&base, r)) = self.regions.range(..=addr).next_back() {
             let off = addr - base;
-            if off.checked_add(len).is_some_and(|end| end <= r.bytes.len() as u64) {
+            if off
+                .checked_add(len)
+                .is_some_and(|end| end <= r.bytes.len() as u64)
+            {
                 return Ok((base, r));
             }
         }
-        Err(Trap::new(TrapKind::OutOfBounds, format!("out-of-bounds access of {len} byte(s) at {addr:#x}")))
+        Err(Trap::new(
+            TrapKind::OutOfBounds,
+            format!("out-of-bounds access of {len} byte(s) at {addr:#x}"),
+        ))
     }
 
     /// `len` bytes at `addr`.
@@ -254,7 +278,11 @@ impl Memory {
         if !r.writable {
             return Err(Trap::new(
                 TrapKind::ReadOnly,
-                format!("write of {} byte(s) at {addr:#x} to read-only {}", data.len(), r.name),
+                format!(
+                    "write of {} byte(s) at {addr:#x} to read-only {}",
+                    data.len(),
+                    r.name
+                ),
             ));
         }
         let off = (addr - base) as usize;
@@ -291,13 +319,17 @@ impl Memory {
         let tail = &r.bytes[(addr - base) as usize..];
         match tail.iter().position(|&b| b == 0) {
             Some(n) => Ok(tail[..n].to_vec()),
-            None => Err(Trap::new(TrapKind::OutOfBounds, format!("unterminated string at {addr:#x}"))),
+            None => Err(Trap::new(
+                TrapKind::OutOfBounds,
+                format!("unterminated string at {addr:#x}"),
+            )),
         }
     }
 }
 
 /// A host implementation of an external function.
-pub type HostFn<'a> = Box<dyn FnMut(&mut Memory, &[DataValue]) -> Result<Vec<DataValue>, Trap> + 'a>;
+pub type HostFn<'a> =
+    Box<dyn FnMut(&mut Memory, &[DataValue]) -> Result<Vec<DataValue>, Trap> + 'a>;
 
 #[derive(Copy, Clone)]
 enum Callee {
@@ -379,13 +411,18 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 let target = it.symbols.get(r.symbol.as_str()).copied().unwrap_or(0);
                 let v = target.wrapping_add(r.addend as u64);
                 let off = r.offset as usize;
-                if let Some(slot) = bytes.get_mut(off..off.saturating_add(8)) {
-                    if slot.len() == 8 {
-                        slot.copy_from_slice(&v.to_le_bytes());
-                    }
+                if let Some(slot) = bytes.get_mut(off..off.saturating_add(8))
+                    && slot.len() == 8
+                {
+                    slot.copy_from_slice(&v.to_le_bytes());
                 }
             }
-            it.memory.map(addr, bytes, d.kind != DataKind::ReadOnly, &format!("@{}", d.name));
+            it.memory.map(
+                addr,
+                bytes,
+                d.kind != DataKind::ReadOnly,
+                &format!("@{}", d.name),
+            );
         }
         it.set_stack_size(1 << 20);
         it
@@ -419,7 +456,8 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     pub fn set_stack_size(&mut self, size: u64) {
         let base = STACK_TOP - size.min(1 << 30);
         self.memory.regions.remove(&self.stack_base);
-        self.memory.map(base, vec![0; size as usize], true, "the stack");
+        self.memory
+            .map(base, vec![0; size as usize], true, "the stack");
         self.stack_base = base;
         self.sp = STACK_TOP;
     }
@@ -437,7 +475,11 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 check_args(&func.signature, args, name)?;
                 let bits: Vec<u128> = args.iter().map(|a| a.bits()).collect();
                 let out = self.run(func, &bits)?;
-                Ok(out.iter().zip(&func.signature.returns).map(|(&b, &t)| DataValue::from_bits(t, b)).collect())
+                Ok(out
+                    .iter()
+                    .zip(&func.signature.returns)
+                    .map(|(&b, &t)| DataValue::from_bits(t, b))
+                    .collect())
             }
             None => self.call_host(name, args),
         }
@@ -448,19 +490,28 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             Some(h) => h(&mut self.memory, args),
             None => Err(Trap::new(
                 TrapKind::UnknownFunction,
-                format!("call of @{name}, which is neither a function of the module nor a host function"),
+                format!(
+                    "call of @{name}, which is neither a function of the module nor a host function"
+                ),
             )),
         }
     }
 
-    fn push_frame(&mut self, frames: &mut Vec<Frame<'m>>, func: &'m Function, args: &[u128]) -> Result<(), Trap> {
+    fn push_frame(
+        &mut self,
+        frames: &mut Vec<Frame<'m>>,
+        func: &'m Function,
+        args: &[u128],
+    ) -> Result<(), Trap> {
         if frames.len() >= self.max_depth {
-            return Err(Trap::new(TrapKind::StackOverflow, format!("call depth over {}", self.max_depth)));
+            return Err(Trap::new(
+                TrapKind::StackOverflow,
+                format!("call depth over {}", self.max_depth),
+            ));
         }
-        let entry = func
-            .layout
-            .entry_block()
-            .ok_or_else(|| Trap::new(TrapKind::Malformed, format!("@{} has no blocks", func.name)))?;
+        let entry = func.layout.entry_block().ok_or_else(|| {
+            Trap::new(TrapKind::Malformed, format!("@{} has no blocks", func.name))
+        })?;
         let saved_sp = self.sp;
         let mut sp = self.sp;
         let mut slots = Vec::with_capacity(func.stack_slots.len());
@@ -482,7 +533,10 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         };
         let params = func.dfg.block_params(entry);
         if params.len() != args.len() {
-            return Err(Trap::new(TrapKind::BadSignature, format!("@{}: wrong number of arguments", func.name)));
+            return Err(Trap::new(
+                TrapKind::BadSignature,
+                format!("@{}: wrong number of arguments", func.name),
+            ));
         }
         for (&p, &a) in params.iter().zip(args) {
             frame.vals[p.index()] = a;
@@ -501,7 +555,12 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         r
     }
 
-    fn run_frames(&mut self, frames: &mut Vec<Frame<'m>>, func: &'m Function, args: &[u128]) -> Result<Vec<u128>, Trap> {
+    fn run_frames(
+        &mut self,
+        frames: &mut Vec<Frame<'m>>,
+        func: &'m Function,
+        args: &[u128],
+    ) -> Result<Vec<u128>, Trap> {
         self.push_frame(frames, func, args)?;
         loop {
             let frame = frames.last_mut().expect("a frame");
@@ -514,12 +573,21 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             };
             self.steps += 1;
             if self.steps > self.step_limit {
-                return Err(Trap::new(TrapKind::StepLimit, format!("step limit of {} reached in @{}", self.step_limit, f.name)));
+                return Err(Trap::new(
+                    TrapKind::StepLimit,
+                    format!("step limit of {} reached in @{}", self.step_limit, f.name),
+                ));
             }
             let block = frame.block;
             let ctx = |t: Trap| Trap {
                 kind: t.kind,
-                message: format!("{} (in @{}, {}: {})", t.message, f.name, block, f.display_inst(inst)),
+                message: format!(
+                    "{} (in @{}, {}: {})",
+                    t.message,
+                    f.name,
+                    block,
+                    f.display_inst(inst)
+                ),
             };
             let data = f.dfg.inst_data(inst);
             match data {
@@ -532,7 +600,11 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 }
                 InstructionData::Switch { arg, table, .. } => {
                     let v = frame.vals[arg.index()];
-                    let i = table.values.iter().position(|&c| c == v).map_or(0, |i| i + 1);
+                    let i = table
+                        .values
+                        .iter()
+                        .position(|&c| c == v)
+                        .map_or(0, |i| i + 1);
                     take_branch(frame, &table.dests[i]);
                 }
                 InstructionData::Return { args, .. } => {
@@ -547,7 +619,12 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                             if results.len() != rets.len() {
                                 return Err(Trap::new(
                                     TrapKind::BadSignature,
-                                    format!("@{} returned {} value(s), the call expects {}", done.func.name, rets.len(), results.len()),
+                                    format!(
+                                        "@{} returned {} value(s), the call expects {}",
+                                        done.func.name,
+                                        rets.len(),
+                                        results.len()
+                                    ),
                                 ));
                             }
                             for (&r, v) in results.iter().zip(rets) {
@@ -557,26 +634,41 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                         }
                     }
                 }
-                InstructionData::Nullary { opcode: Opcode::Unreachable } => {
-                    return Err(ctx(Trap::new(TrapKind::Unreachable, "unreachable executed")));
+                InstructionData::Nullary {
+                    opcode: Opcode::Unreachable,
+                } => {
+                    return Err(ctx(Trap::new(
+                        TrapKind::Unreachable,
+                        "unreachable executed",
+                    )));
                 }
                 InstructionData::Trap { code, .. } => {
-                    return Err(ctx(Trap::new(TrapKind::User(*code), format!("trap {code}"))));
+                    return Err(ctx(Trap::new(
+                        TrapKind::User(*code),
+                        format!("trap {code}"),
+                    )));
                 }
-                InstructionData::Call { func: fref, args, .. } => {
+                InstructionData::Call {
+                    func: fref, args, ..
+                } => {
                     let ext = &f.ext_funcs[*fref];
                     let argv: Vec<u128> = args.iter().map(|a| frame.vals[a.index()]).collect();
                     let arg_types: Vec<Type> = args.iter().map(|&a| f.dfg.value_type(a)).collect();
                     match self.funcs.get(ext.name.as_str()) {
                         Some(&i) => {
                             let callee = &self.module.functions[i];
-                            check_sig(&callee.signature, &ext.signature, &callee.name).map_err(ctx)?;
+                            check_sig(&callee.signature, &ext.signature, &callee.name)
+                                .map_err(ctx)?;
                             let n = callee.signature.params.len();
-                            self.push_frame(frames, callee, &argv[..n.min(argv.len())]).map_err(ctx)?;
+                            self.push_frame(frames, callee, &argv[..n.min(argv.len())])
+                                .map_err(ctx)?;
                         }
                         None => {
-                            let dv: Vec<DataValue> =
-                                argv.iter().zip(&arg_types).map(|(&b, &t)| DataValue::from_bits(t, b)).collect();
+                            let dv: Vec<DataValue> = argv
+                                .iter()
+                                .zip(&arg_types)
+                                .map(|(&b, &t)| DataValue::from_bits(t, b))
+                                .collect();
                             let name = ext.name.clone();
                             let out = self.call_host(&name, &dv).map_err(ctx)?;
                             let frame = frames.last_mut().expect("a frame");
@@ -589,7 +681,8 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                     let addr = frame.vals[args[0].index()] as u64;
                     let sig = &f.signatures[*sig];
                     let argv: Vec<u128> = args[1..].iter().map(|a| frame.vals[a.index()]).collect();
-                    let arg_types: Vec<Type> = args[1..].iter().map(|&a| f.dfg.value_type(a)).collect();
+                    let arg_types: Vec<Type> =
+                        args[1..].iter().map(|&a| f.dfg.value_type(a)).collect();
                     let Some(&(name, callee)) = self.by_addr.get(&addr) else {
                         return Err(ctx(Trap::new(
                             TrapKind::UnknownFunction,
@@ -601,11 +694,15 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                             let callee = &self.module.functions[i];
                             check_sig(&callee.signature, sig, &callee.name).map_err(ctx)?;
                             let n = callee.signature.params.len();
-                            self.push_frame(frames, callee, &argv[..n.min(argv.len())]).map_err(ctx)?;
+                            self.push_frame(frames, callee, &argv[..n.min(argv.len())])
+                                .map_err(ctx)?;
                         }
                         Callee::External => {
-                            let dv: Vec<DataValue> =
-                                argv.iter().zip(&arg_types).map(|(&b, &t)| DataValue::from_bits(t, b)).collect();
+                            let dv: Vec<DataValue> = argv
+                                .iter()
+                                .zip(&arg_types)
+                                .map(|(&b, &t)| DataValue::from_bits(t, b))
+                                .collect();
                             let out = self.call_host(name, &dv).map_err(ctx)?;
                             let frame = frames.last_mut().expect("a frame");
                             set_host_results(frame, inst, &out, name).map_err(ctx)?;
@@ -629,23 +726,40 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         let results = dfg.inst_results(inst);
         let val = |v: Value| frame.vals[v.index()];
         let vty = |v: Value| dfg.value_type(v);
-        let rty = || results.first().map(|&r| dfg.value_type(r)).unwrap_or(Type::I64);
+        let rty = || {
+            results
+                .first()
+                .map(|&r| dfg.value_type(r))
+                .unwrap_or(Type::I64)
+        };
         let out: [Option<u128>; 2] = match data {
-            InstructionData::Nullary { opcode: Opcode::Undef } => [Some(0), None],
-            InstructionData::Nullary { opcode: Opcode::Fence } => [None, None],
-            InstructionData::Nullary { .. } => return Err(Trap::new(TrapKind::Malformed, "bad nullary")),
+            InstructionData::Nullary {
+                opcode: Opcode::Undef,
+            } => [Some(0), None],
+            InstructionData::Nullary {
+                opcode: Opcode::Fence,
+            } => [None, None],
+            InstructionData::Nullary { .. } => {
+                return Err(Trap::new(TrapKind::Malformed, "bad nullary"));
+            }
             InstructionData::UnaryImm { imm, .. } => [Some(*imm & rty().mask()), None],
             InstructionData::SymbolAddr { global, offset, .. } => {
                 let name = &f.globals[*global];
                 let a = self.symbols.get(name.as_str()).copied().ok_or_else(|| {
-                    Trap::new(TrapKind::Malformed, format!("symbol @{name} is not in the module"))
+                    Trap::new(
+                        TrapKind::Malformed,
+                        format!("symbol @{name} is not in the module"),
+                    )
                 })?;
                 [Some(a.wrapping_add(*offset as u64) as u128), None]
             }
-            InstructionData::StackAddr { slot, offset, .. } => {
-                [Some(frame.slots[slot.index()].wrapping_add(*offset as u64) as u128), None]
+            InstructionData::StackAddr { slot, offset, .. } => [
+                Some(frame.slots[slot.index()].wrapping_add(*offset as u64) as u128),
+                None,
+            ],
+            InstructionData::Unary { opcode, arg } => {
+                [Some(unary(*opcode, vty(*arg), rty(), val(*arg))), None]
             }
-            InstructionData::Unary { opcode, arg } => [Some(unary(*opcode, vty(*arg), rty(), val(*arg))), None],
             InstructionData::Binary { opcode, args } => {
                 let ty = vty(args[0]);
                 let (a, b) = (val(args[0]), val(args[1]));
@@ -669,10 +783,16 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                         let (dst, src, len) = (a as u64, b as u64, c as u64);
                         if len > 0 {
                             let bytes = self.memory.read(src, len)?.to_vec();
-                            if *opcode == Opcode::Memcpy && dst != src && dst < src.wrapping_add(len) && src < dst.wrapping_add(len) {
+                            if *opcode == Opcode::Memcpy
+                                && dst != src
+                                && dst < src.wrapping_add(len)
+                                && src < dst.wrapping_add(len)
+                            {
                                 return Err(Trap::new(
                                     TrapKind::Overlap,
-                                    format!("memcpy of overlapping ranges {dst:#x} and {src:#x} ({len} bytes)"),
+                                    format!(
+                                        "memcpy of overlapping ranges {dst:#x} and {src:#x} ({len} bytes)"
+                                    ),
                                 ));
                             }
                             self.memory.write(dst, &bytes)?;
@@ -693,7 +813,10 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             }
             InstructionData::IntCompare { cond, args, .. } => {
                 let ty = vty(args[0]);
-                [Some(icmp(*cond, ty, val(args[0]), val(args[1])) as u128), None]
+                [
+                    Some(icmp(*cond, ty, val(args[0]), val(args[1])) as u128),
+                    None,
+                ]
             }
             InstructionData::FloatCompare { cond, args, .. } => {
                 let ty = vty(args[0]);
@@ -704,20 +827,32 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 };
                 [Some(fcmp(*cond, a, b) as u128), None]
             }
-            InstructionData::Load { opcode, flags, arg, offset } => {
+            InstructionData::Load {
+                opcode,
+                flags,
+                arg,
+                offset,
+            } => {
                 let ty = rty();
                 let addr = (val(*arg) as u64).wrapping_add(*offset as i64 as u64);
                 check_align(addr, *flags, ty, *opcode == Opcode::AtomicLoad)?;
                 [Some(self.memory.read_uint(addr, ty.bytes())?), None]
             }
-            InstructionData::Store { opcode, flags, args, offset } => {
+            InstructionData::Store {
+                opcode,
+                flags,
+                args,
+                offset,
+            } => {
                 let ty = vty(args[0]);
                 let addr = (val(args[1]) as u64).wrapping_add(*offset as i64 as u64);
                 check_align(addr, *flags, ty, *opcode == Opcode::AtomicStore)?;
                 self.memory.write_uint(addr, ty.bytes(), val(args[0]))?;
                 [None, None]
             }
-            InstructionData::AtomicRmw { flags, op, args, .. } => {
+            InstructionData::AtomicRmw {
+                flags, op, args, ..
+            } => {
                 let ty = vty(args[1]);
                 let addr = val(args[0]) as u64;
                 check_align(addr, *flags, ty, true)?;
@@ -734,8 +869,20 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                     AtomicRmwOp::Xchg => v,
                     AtomicRmwOp::Umin => old.min(v),
                     AtomicRmwOp::Umax => old.max(v),
-                    AtomicRmwOp::Smin => if sext(ty, old) <= sext(ty, v) { old } else { v },
-                    AtomicRmwOp::Smax => if sext(ty, old) >= sext(ty, v) { old } else { v },
+                    AtomicRmwOp::Smin => {
+                        if sext(ty, old) <= sext(ty, v) {
+                            old
+                        } else {
+                            v
+                        }
+                    }
+                    AtomicRmwOp::Smax => {
+                        if sext(ty, old) >= sext(ty, v) {
+                            old
+                        } else {
+                            v
+                        }
+                    }
                 };
                 self.memory.write_uint(addr, ty.bytes(), new)?;
                 [Some(old), None]
@@ -754,12 +901,22 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 }
                 [Some(old), Some(ok as u128)]
             }
-            _ => return Err(Trap::new(TrapKind::Malformed, "unexpected control instruction")),
+            _ => {
+                return Err(Trap::new(
+                    TrapKind::Malformed,
+                    "unexpected control instruction",
+                ));
+            }
         };
         for (&r, v) in results.iter().zip(out) {
             match v {
                 Some(v) => frame.vals[r.index()] = v,
-                None => return Err(Trap::new(TrapKind::Malformed, "more results than the opcode produces")),
+                None => {
+                    return Err(Trap::new(
+                        TrapKind::Malformed,
+                        "more results than the opcode produces",
+                    ));
+                }
             }
         }
         Ok(())
@@ -777,14 +934,26 @@ fn take_branch(frame: &mut Frame<'_>, dest: &BlockCall) {
     frame.inst = f.layout.first_inst(dest.block);
 }
 
-fn set_host_results(frame: &mut Frame<'_>, inst: Inst, out: &[DataValue], name: &str) -> Result<(), Trap> {
+fn set_host_results(
+    frame: &mut Frame<'_>,
+    inst: Inst,
+    out: &[DataValue],
+    name: &str,
+) -> Result<(), Trap> {
     let results = frame.func.dfg.inst_results(inst);
-    let types: Vec<Type> = results.iter().map(|&r| frame.func.dfg.value_type(r)).collect();
+    let types: Vec<Type> = results
+        .iter()
+        .map(|&r| frame.func.dfg.value_type(r))
+        .collect();
     let got: Vec<Type> = out.iter().map(|d| d.ty()).collect();
     if types != got {
         return Err(Trap::new(
             TrapKind::BadSignature,
-            format!("host function @{name} returned ({}), the call expects ({})", list(&got), list(&types)),
+            format!(
+                "host function @{name} returned ({}), the call expects ({})",
+                list(&got),
+                list(&types)
+            ),
         ));
     }
     for (&r, d) in results.iter().zip(out) {
@@ -802,7 +971,11 @@ fn check_args(sig: &Signature, args: &[DataValue], name: &str) -> Result<(), Tra
     if got != sig.params {
         return Err(Trap::new(
             TrapKind::BadSignature,
-            format!("@{name} takes ({}), called with ({})", list(&sig.params), list(&got)),
+            format!(
+                "@{name} takes ({}), called with ({})",
+                list(&sig.params),
+                list(&got)
+            ),
         ));
     }
     Ok(())
@@ -819,9 +992,16 @@ fn check_sig(callee: &Signature, used: &Signature, name: &str) -> Result<(), Tra
 }
 
 fn check_align(addr: u64, flags: MemFlags, ty: Type, atomic: bool) -> Result<(), Trap> {
-    let align = if atomic { (ty.bytes() as u64).max(flags.align as u64) } else { flags.align as u64 };
-    if align > 1 && addr % align != 0 {
-        return Err(Trap::new(TrapKind::Misaligned, format!("access at {addr:#x} is not {align}-byte aligned")));
+    let align = if atomic {
+        (ty.bytes() as u64).max(flags.align as u64)
+    } else {
+        flags.align as u64
+    };
+    if align > 1 && !addr.is_multiple_of(align) {
+        return Err(Trap::new(
+            TrapKind::Misaligned,
+            format!("access at {addr:#x} is not {align}-byte aligned"),
+        ));
     }
     Ok(())
 }
@@ -843,11 +1023,19 @@ fn f64_of(x: u128) -> f64 {
 }
 
 fn smin_of(w: u32) -> i128 {
-    if w == 128 { i128::MIN } else { -(1i128 << (w - 1)) }
+    if w == 128 {
+        i128::MIN
+    } else {
+        -(1i128 << (w - 1))
+    }
 }
 
 fn smax_of(w: u32) -> i128 {
-    if w == 128 { i128::MAX } else { (1i128 << (w - 1)) - 1 }
+    if w == 128 {
+        i128::MAX
+    } else {
+        (1i128 << (w - 1)) - 1
+    }
 }
 
 /// High and low halves of the full 256-bit product of two u128.
@@ -864,17 +1052,31 @@ fn mul_wide(a: u128, b: u128) -> (u128, u128) {
     (hi, lo)
 }
 
-fn binary(op: Opcode, ty: Type, a: u128, b: u128, bty: Type) -> Result<(u128, Option<bool>), crate::interpreter::Trap> {
+fn binary(
+    op: Opcode,
+    ty: Type,
+    a: u128,
+    b: u128,
+    bty: Type,
+) -> Result<(u128, Option<bool>), crate::interpreter::Trap> {
     use Opcode::*;
     let w = ty.bits();
     let m = ty.mask();
     let (sa, sb) = (sext(ty, a), sext(ty, b));
-    let div0 = || crate::interpreter::Trap::new(TrapKind::DivisionByZero, "integer division by zero");
-    let ovf = || crate::interpreter::Trap::new(TrapKind::IntegerOverflow, "signed division overflow (minimum / -1)");
+    let div0 =
+        || crate::interpreter::Trap::new(TrapKind::DivisionByZero, "integer division by zero");
+    let ovf = || {
+        crate::interpreter::Trap::new(
+            TrapKind::IntegerOverflow,
+            "signed division overflow (minimum / -1)",
+        )
+    };
     let amt = || ((b & bty.mask()) % w as u128) as u32;
     let fl32 = |f: fn(f32, f32) -> f32| f(f32_of(a), f32_of(b)).to_bits() as u128;
     let fl64 = |f: fn(f64, f64) -> f64| f(f64_of(a), f64_of(b)).to_bits() as u128;
-    let fl = |g: fn(f32, f32) -> f32, h: fn(f64, f64) -> f64| if ty == Type::F32 { fl32(g) } else { fl64(h) };
+    let fl = |g: fn(f32, f32) -> f32, h: fn(f64, f64) -> f64| {
+        if ty == Type::F32 { fl32(g) } else { fl64(h) }
+    };
     let in_srange = |x: i128| x >= smin_of(w) && x <= smax_of(w);
     Ok(match op {
         Iadd => (a.wrapping_add(b) & m, None),
@@ -889,7 +1091,11 @@ fn binary(op: Opcode, ty: Type, a: u128, b: u128, bty: Type) -> Result<(u128, Op
             if sa == smin_of(w) && sb == -1 {
                 return Err(ovf());
             }
-            let r = if op == Sdiv { sa.wrapping_div(sb) } else { sa.wrapping_rem(sb) };
+            let r = if op == Sdiv {
+                sa.wrapping_div(sb)
+            } else {
+                sa.wrapping_rem(sb)
+            };
             (r as u128 & m, None)
         }
         Umulhi => {
@@ -923,7 +1129,11 @@ fn binary(op: Opcode, ty: Type, a: u128, b: u128, bty: Type) -> Result<(u128, Op
         Rotl | Rotr => {
             let k = amt();
             let k = if op == Rotl { k } else { (w - k) % w };
-            if k == 0 { (a, None) } else { (((a << k) | (a >> (w - k))) & m, None) }
+            if k == 0 {
+                (a, None)
+            } else {
+                (((a << k) | (a >> (w - k))) & m, None)
+            }
         }
         Smin => (if sa <= sb { a } else { b }, None),
         Smax => (if sa >= sb { a } else { b }, None),
@@ -982,7 +1192,12 @@ fn binary(op: Opcode, ty: Type, a: u128, b: u128, bty: Type) -> Result<(u128, Op
             let sign = 1u128 << (w - 1);
             ((a & !sign) | (b & sign), None)
         }
-        _ => return Err(crate::interpreter::Trap::new(TrapKind::Malformed, format!("{op} is not a binary operation"))),
+        _ => {
+            return Err(crate::interpreter::Trap::new(
+                TrapKind::Malformed,
+                format!("{op} is not a binary operation"),
+            ));
+        }
     })
 }
 
@@ -996,8 +1211,20 @@ fn unary(op: Opcode, ty: Type, to: Type, a: u128) -> u128 {
     match op {
         Ineg => 0u128.wrapping_sub(a) & m,
         Bnot => !a & m,
-        Clz => if a == 0 { w as u128 } else { (a.leading_zeros() - (128 - w)) as u128 },
-        Ctz => if a == 0 { w as u128 } else { a.trailing_zeros() as u128 },
+        Clz => {
+            if a == 0 {
+                w as u128
+            } else {
+                (a.leading_zeros() - (128 - w)) as u128
+            }
+        }
+        Ctz => {
+            if a == 0 {
+                w as u128
+            } else {
+                a.trailing_zeros() as u128
+            }
+        }
         Popcnt => a.count_ones() as u128,
         Bswap => a.swap_bytes() >> (128 - w),
         Bitrev => a.reverse_bits() >> (128 - w),
@@ -1008,7 +1235,11 @@ fn unary(op: Opcode, ty: Type, to: Type, a: u128) -> u128 {
         Fpromote => (f32_of(a) as f64).to_bits() as u128,
         Fdemote => (f64_of(a) as f32).to_bits() as u128,
         FcvtToUintSat | FcvtToSintSat => {
-            let x = if ty == Type::F32 { f32_of(a) as f64 } else { f64_of(a) };
+            let x = if ty == Type::F32 {
+                f32_of(a) as f64
+            } else {
+                f64_of(a)
+            };
             // Rust `as` saturates and maps NaN to 0; converting from f32 through f64 is exact.
             let signed = op == FcvtToSintSat;
             (match (to, signed) {
@@ -1066,7 +1297,7 @@ fn fcmp(cond: FloatCC, a: f64, b: f64) -> bool {
     let uno = a.is_nan() || b.is_nan();
     match cond {
         FloatCC::Oeq => a == b,
-        FloatCC::One => a < b || a > b,
+        FloatCC::One => !uno && a != b,
         FloatCC::Olt => a < b,
         FloatCC::Ole => a <= b,
         FloatCC::Ogt => a > b,

@@ -2,8 +2,8 @@
 //! lists, so inserting and removing are O(1).
 
 use crate::entities::{Block, Inst};
-use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+use cranelift_entity::packed_option::PackedOption;
 
 #[derive(Clone, Debug, Default)]
 struct BlockNode {
@@ -54,7 +54,10 @@ impl Layout {
 
     /// Append a block at the end of the function.
     pub fn append_block(&mut self, block: Block) {
-        assert!(!self.is_block_inserted(block), "{block} is already in the layout");
+        assert!(
+            !self.is_block_inserted(block),
+            "{block} is already in the layout"
+        );
         let last = self.last_block;
         {
             let n = &mut self.blocks[block];
@@ -71,8 +74,14 @@ impl Layout {
 
     /// Insert `block` just before `before`.
     pub fn insert_block_before(&mut self, block: Block, before: Block) {
-        assert!(!self.is_block_inserted(block), "{block} is already in the layout");
-        assert!(self.is_block_inserted(before), "{before} is not in the layout");
+        assert!(
+            !self.is_block_inserted(block),
+            "{block} is already in the layout"
+        );
+        assert!(
+            self.is_block_inserted(before),
+            "{before} is not in the layout"
+        );
         let prev = self.blocks[before].prev;
         {
             let n = &mut self.blocks[block];
@@ -89,8 +98,14 @@ impl Layout {
 
     /// Insert `block` just after `after`.
     pub fn insert_block_after(&mut self, block: Block, after: Block) {
-        assert!(!self.is_block_inserted(block), "{block} is already in the layout");
-        assert!(self.is_block_inserted(after), "{after} is not in the layout");
+        assert!(
+            !self.is_block_inserted(block),
+            "{block} is already in the layout"
+        );
+        assert!(
+            self.is_block_inserted(after),
+            "{after} is not in the layout"
+        );
         let next = self.blocks[after].next;
         {
             let n = &mut self.blocks[block];
@@ -107,7 +122,10 @@ impl Layout {
 
     /// Remove a block from the layout, with all its instructions.
     pub fn remove_block(&mut self, block: Block) {
-        assert!(self.is_block_inserted(block), "{block} is not in the layout");
+        assert!(
+            self.is_block_inserted(block),
+            "{block} is not in the layout"
+        );
         while let Some(inst) = self.first_inst(block) {
             self.remove_inst(inst);
         }
@@ -133,7 +151,10 @@ impl Layout {
 
     /// The blocks in layout order.
     pub fn blocks(&self) -> Blocks<'_> {
-        Blocks { layout: self, next: self.first_block.expand() }
+        Blocks {
+            layout: self,
+            next: self.first_block.expand(),
+        }
     }
 
     // ---- instructions ----
@@ -165,10 +186,20 @@ impl Layout {
 
     /// Append `inst` at the end of `block`.
     pub fn append_inst(&mut self, inst: Inst, block: Block) {
-        assert!(!self.is_inst_inserted(inst), "{inst} is already in the layout");
-        assert!(self.is_block_inserted(block), "{block} is not in the layout");
+        assert!(
+            !self.is_inst_inserted(inst),
+            "{inst} is already in the layout"
+        );
+        assert!(
+            self.is_block_inserted(block),
+            "{block} is not in the layout"
+        );
         let last = self.blocks[block].last_inst;
-        self.insts[inst] = InstNode { block: block.into(), prev: last, next: None.into() };
+        self.insts[inst] = InstNode {
+            block: block.into(),
+            prev: last,
+            next: None.into(),
+        };
         match last.expand() {
             Some(l) => self.insts[l].next = inst.into(),
             None => self.blocks[block].first_inst = inst.into(),
@@ -178,10 +209,19 @@ impl Layout {
 
     /// Insert `inst` just before `before`.
     pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) {
-        assert!(!self.is_inst_inserted(inst), "{inst} is already in the layout");
-        let block = self.inst_block(before).expect("insert before an instruction not in the layout");
+        assert!(
+            !self.is_inst_inserted(inst),
+            "{inst} is already in the layout"
+        );
+        let block = self
+            .inst_block(before)
+            .expect("insert before an instruction not in the layout");
         let prev = self.insts[before].prev;
-        self.insts[inst] = InstNode { block: block.into(), prev, next: before.into() };
+        self.insts[inst] = InstNode {
+            block: block.into(),
+            prev,
+            next: before.into(),
+        };
         self.insts[before].prev = inst.into();
         match prev.expand() {
             Some(p) => self.insts[p].next = inst.into(),
@@ -191,10 +231,19 @@ impl Layout {
 
     /// Insert `inst` just after `after`.
     pub fn insert_inst_after(&mut self, inst: Inst, after: Inst) {
-        assert!(!self.is_inst_inserted(inst), "{inst} is already in the layout");
-        let block = self.inst_block(after).expect("insert after an instruction not in the layout");
+        assert!(
+            !self.is_inst_inserted(inst),
+            "{inst} is already in the layout"
+        );
+        let block = self
+            .inst_block(after)
+            .expect("insert after an instruction not in the layout");
         let next = self.insts[after].next;
-        self.insts[inst] = InstNode { block: block.into(), prev: after.into(), next };
+        self.insts[inst] = InstNode {
+            block: block.into(),
+            prev: after.into(),
+            next,
+        };
         self.insts[after].next = inst.into();
         match next.expand() {
             Some(n) => self.insts[n].prev = inst.into(),
@@ -204,7 +253,9 @@ impl Layout {
 
     /// Remove `inst` from the layout (it stays in the `DataFlowGraph`).
     pub fn remove_inst(&mut self, inst: Inst) {
-        let block = self.inst_block(inst).expect("remove an instruction not in the layout");
+        let block = self
+            .inst_block(inst)
+            .expect("remove an instruction not in the layout");
         let InstNode { prev, next, .. } = self.insts[inst].clone();
         match prev.expand() {
             Some(p) => self.insts[p].next = next,
@@ -234,7 +285,10 @@ impl Layout {
 
     /// The instructions of `block` in order.
     pub fn block_insts(&self, block: Block) -> Insts<'_> {
-        Insts { layout: self, next: self.blocks[block].first_inst.expand() }
+        Insts {
+            layout: self,
+            next: self.blocks[block].first_inst.expand(),
+        }
     }
 }
 

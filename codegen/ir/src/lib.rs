@@ -29,14 +29,14 @@ pub use entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
 pub use flowgraph::ControlFlowGraph;
 pub use function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};
 pub use instructions::{
-    AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags,
-    Opcode, SwitchData,
+    AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
+    SwitchData,
 };
 pub use interpreter::{DataValue, HostFn, Interpreter, Memory, Trap, TrapKind};
 pub use layout::Layout;
-pub use parser::{parse_function, parse_module, ParseError};
 pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
+pub use parser::{ParseError, parse_function, parse_module};
 pub use types::Type;
-pub use verifier::{verify_function, verify_module, VerifierError, VerifierErrors};
+pub use verifier::{VerifierError, VerifierErrors, verify_function, verify_module};
 
 pub use cranelift_entity;

@@ -23,7 +23,9 @@ impl DataKind {
     }
 
     pub fn from_name(s: &str) -> Option<DataKind> {
-        [DataKind::ReadOnly, DataKind::Data, DataKind::Bss].into_iter().find(|k| k.name() == s)
+        [DataKind::ReadOnly, DataKind::Data, DataKind::Bss]
+            .into_iter()
+            .find(|k| k.name() == s)
     }
 }
 
@@ -99,7 +101,10 @@ impl Module {
     /// Declare an external function (once per name).
     pub fn declare_function(&mut self, name: &str, signature: Signature) {
         if self.func_decl(name).is_none() {
-            self.func_decls.push(FuncDecl { name: name.to_string(), signature });
+            self.func_decls.push(FuncDecl {
+                name: name.to_string(),
+                signature,
+            });
         }
     }
 

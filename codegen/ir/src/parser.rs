@@ -5,15 +5,15 @@ use crate::dfg::ValueDef;
 use crate::entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
 use crate::function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};
 use crate::instructions::{
-    AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags,
-    Opcode, SwitchData,
+    AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
+    SwitchData,
 };
 use crate::module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
 use crate::types::Type;
 use crate::typing::result_types;
+use core::fmt;
 use cranelift_entity::EntityRef;
 use cranelift_entity::packed_option::ReservedValue;
-use core::fmt;
 use std::collections::HashMap;
 
 /// A syntax or typing error of the text form, at a 1-based line and column.
@@ -137,16 +137,46 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                 }
                 continue;
             }
-            b'(' => { i += 1; Tok::LParen }
-            b')' => { i += 1; Tok::RParen }
-            b'{' => { i += 1; Tok::LBrace }
-            b'}' => { i += 1; Tok::RBrace }
-            b'[' => { i += 1; Tok::LBracket }
-            b']' => { i += 1; Tok::RBracket }
-            b',' => { i += 1; Tok::Comma }
-            b':' => { i += 1; Tok::Colon }
-            b'=' => { i += 1; Tok::Equal }
-            b'+' => { i += 1; Tok::Plus }
+            b'(' => {
+                i += 1;
+                Tok::LParen
+            }
+            b')' => {
+                i += 1;
+                Tok::RParen
+            }
+            b'{' => {
+                i += 1;
+                Tok::LBrace
+            }
+            b'}' => {
+                i += 1;
+                Tok::RBrace
+            }
+            b'[' => {
+                i += 1;
+                Tok::LBracket
+            }
+            b']' => {
+                i += 1;
+                Tok::RBracket
+            }
+            b',' => {
+                i += 1;
+                Tok::Comma
+            }
+            b':' => {
+                i += 1;
+                Tok::Colon
+            }
+            b'=' => {
+                i += 1;
+                Tok::Equal
+            }
+            b'+' => {
+                i += 1;
+                Tok::Plus
+            }
             b'-' => {
                 if bytes.get(i + 1) == Some(&b'>') {
                     i += 2;
@@ -188,7 +218,8 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                     }
                 } else {
                     while i < bytes.len()
-                        && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'.' | b'$'))
+                        && (bytes[i].is_ascii_alphanumeric()
+                            || matches!(bytes[i], b'_' | b'.' | b'$'))
                     {
                         i += 1;
                     }
@@ -218,7 +249,9 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                         i += 1;
                     }
                     let mut is_float = false;
-                    if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit()) {
+                    if bytes.get(i) == Some(&b'.')
+                        && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit())
+                    {
                         is_float = true;
                         i += 1;
                         while i < bytes.len() && bytes[i].is_ascii_digit() {
@@ -263,10 +296,20 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
             }
         };
         let end_col = col + text[start..i].chars().count();
-        toks.push(Token { tok, line, col, end_col });
+        toks.push(Token {
+            tok,
+            line,
+            col,
+            end_col,
+        });
     }
     let col = text[line_start..].chars().count() + 1;
-    toks.push(Token { tok: Tok::Eof, line, col, end_col: col });
+    toks.push(Token {
+        tok: Tok::Eof,
+        line,
+        col,
+        end_col: col,
+    });
     Ok(toks)
 }
 
@@ -287,7 +330,9 @@ fn lex_string(b: &[u8]) -> Result<(Vec<u8>, usize), (usize, String)> {
                     Some(b'\\') => out.push(b'\\'),
                     Some(b'"') => out.push(b'"'),
                     Some(b'x') => {
-                        let h = b.get(i + 2..i + 4).and_then(|h| core::str::from_utf8(h).ok());
+                        let h = b
+                            .get(i + 2..i + 4)
+                            .and_then(|h| core::str::from_utf8(h).ok());
                         match h.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                             Some(v) => out.push(v),
                             None => return Err((i, "expected two hex digits after \\x".into())),
@@ -322,6 +367,10 @@ struct Parser {
     entity_limit: u32,
 }
 
+/// A switch case literal to check once types are known: (inst, case index, negative,
+/// magnitude, location).
+type SwitchLit = (Inst, usize, bool, u128, (usize, usize));
+
 /// Per-function parsing state.
 struct FuncState {
     func: Function,
@@ -334,14 +383,20 @@ struct FuncState {
     /// Blocks whose header has been seen.
     block_seen: Vec<bool>,
     /// Switch case literals to check once types are known: (inst, case index, negative, magnitude).
-    switch_lits: Vec<(Inst, usize, bool, u128, (usize, usize))>,
+    switch_lits: Vec<SwitchLit>,
 }
 
 impl Parser {
     fn new(text: &str) -> PResult<Self> {
         let toks = lex(text)?;
-        let limit = (text.len() as u64).saturating_mul(64).clamp(1 << 16, 1 << 24) as u32;
-        Ok(Parser { toks, pos: 0, entity_limit: limit })
+        let limit = (text.len() as u64)
+            .saturating_mul(64)
+            .clamp(1 << 16, 1 << 24) as u32;
+        Ok(Parser {
+            toks,
+            pos: 0,
+            entity_limit: limit,
+        })
     }
 
     fn peek(&self) -> &Tok {
@@ -383,11 +438,19 @@ impl Parser {
 
     fn err(&self, message: impl Into<String>) -> ParseError {
         let (line, col) = self.loc();
-        ParseError { line, col, message: message.into() }
+        ParseError {
+            line,
+            col,
+            message: message.into(),
+        }
     }
 
     fn err_at(&self, (line, col): (usize, usize), message: impl Into<String>) -> ParseError {
-        ParseError { line, col, message: message.into() }
+        ParseError {
+            line,
+            col,
+            message: message.into(),
+        }
     }
 
     /// "expected X, found Y", at Y, or just after the previous token when Y is on a
@@ -398,10 +461,18 @@ impl Parser {
         if self.pos > 0 {
             let prev = &self.toks[self.pos - 1];
             if prev.line < cur.line {
-                return ParseError { line: prev.line, col: prev.end_col, message };
+                return ParseError {
+                    line: prev.line,
+                    col: prev.end_col,
+                    message,
+                };
             }
         }
-        ParseError { line: cur.line, col: cur.col, message }
+        ParseError {
+            line: cur.line,
+            col: cur.col,
+            message,
+        }
     }
 
     fn expect(&mut self, t: Tok) -> PResult<()> {
@@ -516,7 +587,8 @@ impl Parser {
     fn int_of_type(&mut self, ty: Type) -> PResult<u128> {
         let loc = self.loc();
         let (neg, mag) = self.signed()?;
-        int_literal(ty, neg, mag).ok_or_else(|| self.err_at(loc, format!("integer literal out of range for {ty}")))
+        int_literal(ty, neg, mag)
+            .ok_or_else(|| self.err_at(loc, format!("integer literal out of range for {ty}")))
     }
 
     /// An optional `+N` / `-N` offset fitting in an i64.
@@ -527,7 +599,11 @@ impl Parser {
         let loc = self.loc();
         let (neg, mag) = self.signed()?;
         let v = if neg {
-            if mag > 1u128 << 63 { None } else { Some((mag as i128).wrapping_neg() as i64) }
+            if mag > 1u128 << 63 {
+                None
+            } else {
+                Some((mag as i128).wrapping_neg() as i64)
+            }
         } else {
             i64::try_from(mag).ok()
         };
@@ -537,7 +613,8 @@ impl Parser {
     fn offset32(&mut self) -> PResult<i32> {
         let loc = self.loc();
         let o = self.offset()?;
-        i32::try_from(o).map_err(|_| self.err_at(loc, "offset out of range for a load or store (32 bits)"))
+        i32::try_from(o)
+            .map_err(|_| self.err_at(loc, "offset out of range for a load or store (32 bits)"))
     }
 
     /// A float literal of `bits` width: decimal, `inf`, `nan`, or `0x` raw bits.
@@ -550,7 +627,11 @@ impl Parser {
         let bad = |p: &Self| p.err_at(loc, format!("bad {ty} literal"));
         let text = match self.bump() {
             Tok::Int(v, s) if s.starts_with("0x") || s.starts_with("0X") => {
-                let max = if ty == Type::F32 { u32::MAX as u128 } else { u64::MAX as u128 };
+                let max = if ty == Type::F32 {
+                    u32::MAX as u128
+                } else {
+                    u64::MAX as u128
+                };
                 if neg || v > max {
                     return Err(bad(self));
                 }
@@ -562,9 +643,13 @@ impl Parser {
         };
         let text = if neg { format!("-{text}") } else { text };
         if ty == Type::F32 {
-            text.parse::<f32>().map(|x| x.to_bits() as u64).map_err(|_| bad(self))
+            text.parse::<f32>()
+                .map(|x| x.to_bits() as u64)
+                .map_err(|_| bad(self))
         } else {
-            text.parse::<f64>().map(|x| x.to_bits()).map_err(|_| bad(self))
+            text.parse::<f64>()
+                .map(|x| x.to_bits())
+                .map_err(|_| bad(self))
         }
     }
 
@@ -598,7 +683,9 @@ impl Parser {
         }
         if self.eat(&Tok::Arrow) {
             sig.returns.push(self.ty()?);
-            while self.at(&Tok::Comma) && matches!(self.peek_at(1), Tok::Ident(s) if Type::from_name(s).is_some()) {
+            while self.at(&Tok::Comma)
+                && matches!(self.peek_at(1), Tok::Ident(s) if Type::from_name(s).is_some())
+            {
                 self.bump();
                 sig.returns.push(self.ty()?);
             }
@@ -654,7 +741,14 @@ impl Parser {
         let align = self.u64()?;
         let linkage = self.linkage_opt().unwrap_or(Linkage::Local);
         self.expect(Tok::Equal)?;
-        let mut d = DataObject { name, linkage, kind, align, bytes: Vec::new(), relocs: Vec::new() };
+        let mut d = DataObject {
+            name,
+            linkage,
+            kind,
+            align,
+            bytes: Vec::new(),
+            relocs: Vec::new(),
+        };
         if self.eat(&Tok::LBrace) {
             if !self.eat(&Tok::RBrace) {
                 loop {
@@ -675,7 +769,10 @@ impl Parser {
         let loc = self.loc();
         let grow = |p: &Self, d: &DataObject, n: u64| -> PResult<()> {
             if d.bytes.len() as u64 + n > MAX_DATA_SIZE {
-                Err(p.err_at(loc, format!("data object larger than {MAX_DATA_SIZE} bytes")))
+                Err(p.err_at(
+                    loc,
+                    format!("data object larger than {MAX_DATA_SIZE} bytes"),
+                ))
             } else {
                 Ok(())
             }
@@ -697,7 +794,12 @@ impl Parser {
                 let symbol = self.symbol()?;
                 let addend = self.offset()?;
                 grow(self, d, 8)?;
-                d.relocs.push(DataReloc { offset: d.bytes.len() as u64, symbol, addend, kind: RelocKind::Abs64 });
+                d.relocs.push(DataReloc {
+                    offset: d.bytes.len() as u64,
+                    symbol,
+                    addend,
+                    kind: RelocKind::Abs64,
+                });
                 d.bytes.extend_from_slice(&[0; 8]);
             }
             "f32" => {
@@ -714,7 +816,8 @@ impl Parser {
                 Some(t) if t.is_int() && t != Type::I1 => {
                     let v = self.int_of_type(t)?;
                     grow(self, d, t.bytes() as u64)?;
-                    d.bytes.extend_from_slice(&v.to_le_bytes()[..t.bytes() as usize]);
+                    d.bytes
+                        .extend_from_slice(&v.to_le_bytes()[..t.bytes() as usize]);
                 }
                 _ => return Err(self.err_at(loc, format!("unknown data element '{kw}'"))),
             },
@@ -763,7 +866,9 @@ impl Parser {
 
     fn preamble(&mut self, st: &mut FuncState) -> PResult<()> {
         loop {
-            let Tok::Ident(s) = self.peek().clone() else { return Ok(()) };
+            let Tok::Ident(s) = self.peek().clone() else {
+                return Ok(());
+            };
             if self.peek_at(1) != &Tok::Equal {
                 return Ok(());
             }
@@ -773,7 +878,10 @@ impl Parser {
                 if n == Some(next as u32) {
                     Ok(())
                 } else {
-                    Err(p.err_at(loc, format!("expected {what}{next} (declarations are numbered in order)")))
+                    Err(p.err_at(
+                        loc,
+                        format!("expected {what}{next} (declarations are numbered in order)"),
+                    ))
                 }
             };
             if s.starts_with("ss") && entity_number(&s, "ss").is_some() {
@@ -811,7 +919,8 @@ impl Parser {
                 self.bump();
                 self.bump();
                 let name = self.string()?;
-                let name = String::from_utf8(name).map_err(|_| self.err_at(loc, "file name is not UTF-8"))?;
+                let name = String::from_utf8(name)
+                    .map_err(|_| self.err_at(loc, "file name is not UTF-8"))?;
                 func.files.push(name);
             } else {
                 return Ok(());
@@ -855,7 +964,9 @@ impl Parser {
             Tok::Ident(s) => entity_number(s, "v"),
             _ => None,
         };
-        let Some(n) = n else { return Err(self.expected("a value 'vN'")) };
+        let Some(n) = n else {
+            return Err(self.expected("a value 'vN'"));
+        };
         self.bump();
         let v = self.value_entity(st, n, loc)?;
         st.first_use.entry(n).or_insert(loc);
@@ -869,7 +980,9 @@ impl Parser {
             Tok::Ident(s) => entity_number(s, "v"),
             _ => None,
         };
-        let Some(n) = n else { return Err(self.expected("a value 'vN'")) };
+        let Some(n) = n else {
+            return Err(self.expected("a value 'vN'"));
+        };
         self.bump();
         let v = self.value_entity(st, n, loc)?;
         if st.defined[n as usize] {
@@ -899,14 +1012,20 @@ impl Parser {
             Tok::Ident(s) => entity_number(s, "block"),
             _ => None,
         };
-        let Some(n) = n else { return Err(self.expected("a block 'blockN'")) };
+        let Some(n) = n else {
+            return Err(self.expected("a block 'blockN'"));
+        };
         self.bump();
         self.block_entity(st, n, loc)
     }
 
     fn block_call(&mut self, st: &mut FuncState) -> PResult<BlockCall> {
         let block = self.block_ref(st)?;
-        let args = if self.eat(&Tok::LParen) { self.values_list(st, Tok::RParen)? } else { Vec::new() };
+        let args = if self.eat(&Tok::LParen) {
+            self.values_list(st, Tok::RParen)?
+        } else {
+            Vec::new()
+        };
         Ok(BlockCall { block, args })
     }
 
@@ -957,7 +1076,9 @@ impl Parser {
             Tok::Ident(s) => entity_number(s, prefix),
             _ => None,
         };
-        let Some(n) = n else { return Err(self.expected(&format!("{what} '{prefix}N'"))) };
+        let Some(n) = n else {
+            return Err(self.expected(&format!("{what} '{prefix}N'")));
+        };
         if n as usize >= len {
             return Err(self.err_at(loc, format!("{prefix}{n} is not declared")));
         }
@@ -1006,11 +1127,17 @@ impl Parser {
                 if !opcode.has_type_suffix() {
                     return Err(self.err_at(op_loc, format!("'{op_name}' takes no type suffix")));
                 }
-                Some(Type::from_name(t).ok_or_else(|| self.err_at(op_loc, format!("unknown type '{t}'")))?)
+                Some(
+                    Type::from_name(t)
+                        .ok_or_else(|| self.err_at(op_loc, format!("unknown type '{t}'")))?,
+                )
             }
             None => {
                 if opcode.has_type_suffix() {
-                    return Err(self.err_at(op_loc, format!("'{op_name}' needs a type suffix ('{op_name}.T')")));
+                    return Err(self.err_at(
+                        op_loc,
+                        format!("'{op_name}' needs a type suffix ('{op_name}.T')"),
+                    ));
                 }
                 None
             }
@@ -1034,7 +1161,12 @@ impl Parser {
         Ok(())
     }
 
-    fn operands(&mut self, st: &mut FuncState, opcode: Opcode, ctrl: Option<Type>) -> PResult<InstructionData> {
+    fn operands(
+        &mut self,
+        st: &mut FuncState,
+        opcode: Opcode,
+        ctrl: Option<Type>,
+    ) -> PResult<InstructionData> {
         use InstructionFormat as F;
         Ok(match opcode.format() {
             F::Nullary => InstructionData::Nullary { opcode },
@@ -1052,12 +1184,18 @@ impl Parser {
                 };
                 InstructionData::UnaryImm { opcode, imm }
             }
-            F::Unary => InstructionData::Unary { opcode, arg: self.value(st)? },
+            F::Unary => InstructionData::Unary {
+                opcode,
+                arg: self.value(st)?,
+            },
             F::Binary => {
                 let a = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let b = self.value(st)?;
-                InstructionData::Binary { opcode, args: [a, b] }
+                InstructionData::Binary {
+                    opcode,
+                    args: [a, b],
+                }
             }
             F::Ternary => {
                 let a = self.value(st)?;
@@ -1065,61 +1203,105 @@ impl Parser {
                 let b = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let c = self.value(st)?;
-                InstructionData::Ternary { opcode, args: [a, b, c] }
+                InstructionData::Ternary {
+                    opcode,
+                    args: [a, b, c],
+                }
             }
             F::IntCompare => {
                 let loc = self.loc();
                 let c = self.ident("a condition")?;
-                let cond = IntCC::from_name(&c).ok_or_else(|| self.err_at(loc, format!("unknown icmp condition '{c}'")))?;
+                let cond = IntCC::from_name(&c)
+                    .ok_or_else(|| self.err_at(loc, format!("unknown icmp condition '{c}'")))?;
                 let a = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let b = self.value(st)?;
-                InstructionData::IntCompare { opcode, cond, args: [a, b] }
+                InstructionData::IntCompare {
+                    opcode,
+                    cond,
+                    args: [a, b],
+                }
             }
             F::FloatCompare => {
                 let loc = self.loc();
                 let c = self.ident("a condition")?;
-                let cond =
-                    FloatCC::from_name(&c).ok_or_else(|| self.err_at(loc, format!("unknown fcmp condition '{c}'")))?;
+                let cond = FloatCC::from_name(&c)
+                    .ok_or_else(|| self.err_at(loc, format!("unknown fcmp condition '{c}'")))?;
                 let a = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let b = self.value(st)?;
-                InstructionData::FloatCompare { opcode, cond, args: [a, b] }
+                InstructionData::FloatCompare {
+                    opcode,
+                    cond,
+                    args: [a, b],
+                }
             }
             F::SymbolAddr => {
                 let n = self.ref_number("gv", st.func.globals.len(), "a symbol reference")?;
                 let offset = self.offset()?;
-                InstructionData::SymbolAddr { opcode, global: GlobalRef::from_u32(n), offset }
+                InstructionData::SymbolAddr {
+                    opcode,
+                    global: GlobalRef::from_u32(n),
+                    offset,
+                }
             }
             F::StackAddr => {
                 let n = self.ref_number("ss", st.func.stack_slots.len(), "a stack slot")?;
                 let offset = self.offset()?;
-                InstructionData::StackAddr { opcode, slot: StackSlot::from_u32(n), offset }
+                InstructionData::StackAddr {
+                    opcode,
+                    slot: StackSlot::from_u32(n),
+                    offset,
+                }
             }
             F::Load => {
                 let flags = self.mem_flags()?;
                 let arg = self.value(st)?;
-                let offset = if opcode == Opcode::Load { self.offset32()? } else { 0 };
-                InstructionData::Load { opcode, flags, arg, offset }
+                let offset = if opcode == Opcode::Load {
+                    self.offset32()?
+                } else {
+                    0
+                };
+                InstructionData::Load {
+                    opcode,
+                    flags,
+                    arg,
+                    offset,
+                }
             }
             F::Store => {
                 let flags = self.mem_flags()?;
                 let v = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let p = self.value(st)?;
-                let offset = if opcode == Opcode::Store { self.offset32()? } else { 0 };
-                InstructionData::Store { opcode, flags, args: [v, p], offset }
+                let offset = if opcode == Opcode::Store {
+                    self.offset32()?
+                } else {
+                    0
+                };
+                InstructionData::Store {
+                    opcode,
+                    flags,
+                    args: [v, p],
+                    offset,
+                }
             }
             F::AtomicRmw => {
                 let loc = self.loc();
                 let o = self.ident("an atomic operation")?;
-                let op = AtomicRmwOp::from_name(&o)
-                    .ok_or_else(|| self.err_at(loc, format!("unknown atomic_rmw operation '{o}'")))?;
+                let op = AtomicRmwOp::from_name(&o).ok_or_else(|| {
+                    self.err_at(loc, format!("unknown atomic_rmw operation '{o}'"))
+                })?;
                 let flags = self.mem_flags()?;
                 let p = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let v = self.value(st)?;
-                InstructionData::AtomicRmw { opcode, flags, op, args: [p, v] }
+                InstructionData::AtomicRmw {
+                    opcode,
+                    flags,
+                    op,
+                    args: [p, v],
+                }
             }
             F::AtomicCas => {
                 let flags = self.mem_flags()?;
@@ -1128,31 +1310,51 @@ impl Parser {
                 let e = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let n = self.value(st)?;
-                InstructionData::AtomicCas { opcode, flags, args: [p, e, n] }
+                InstructionData::AtomicCas {
+                    opcode,
+                    flags,
+                    args: [p, e, n],
+                }
             }
             F::Call => {
                 let n = self.ref_number("fn", st.func.ext_funcs.len(), "a function reference")?;
                 self.expect(Tok::LParen)?;
                 let args = self.values_list(st, Tok::RParen)?;
-                InstructionData::Call { opcode, func: FuncRef::from_u32(n), args }
+                InstructionData::Call {
+                    opcode,
+                    func: FuncRef::from_u32(n),
+                    args,
+                }
             }
             F::CallIndirect => {
-                let n = self.ref_number("sig", st.func.signatures.len(), "a signature reference")?;
+                let n =
+                    self.ref_number("sig", st.func.signatures.len(), "a signature reference")?;
                 self.expect(Tok::Comma)?;
                 let callee = self.value(st)?;
                 self.expect(Tok::LParen)?;
                 let mut args = vec![callee];
                 args.extend(self.values_list(st, Tok::RParen)?);
-                InstructionData::CallIndirect { opcode, sig: SigRef::from_u32(n), args }
+                InstructionData::CallIndirect {
+                    opcode,
+                    sig: SigRef::from_u32(n),
+                    args,
+                }
             }
-            F::Jump => InstructionData::Jump { opcode, dest: self.block_call(st)? },
+            F::Jump => InstructionData::Jump {
+                opcode,
+                dest: self.block_call(st)?,
+            },
             F::Brif => {
                 let c = self.value(st)?;
                 self.expect(Tok::Comma)?;
                 let t = self.block_call(st)?;
                 self.expect(Tok::Comma)?;
                 let e = self.block_call(st)?;
-                InstructionData::Brif { opcode, arg: c, blocks: [t, e] }
+                InstructionData::Brif {
+                    opcode,
+                    arg: c,
+                    blocks: [t, e],
+                }
             }
             F::Switch => {
                 let v = self.value(st)?;
@@ -1166,7 +1368,13 @@ impl Parser {
                         let loc = self.loc();
                         let (neg, mag) = self.signed()?;
                         let raw = if neg { 0u128.wrapping_sub(mag) } else { mag };
-                        st.switch_lits.push((Inst::reserved_value(), table.values.len(), neg, mag, loc));
+                        st.switch_lits.push((
+                            Inst::reserved_value(),
+                            table.values.len(),
+                            neg,
+                            mag,
+                            loc,
+                        ));
                         self.expect(Tok::Arrow)?;
                         let dest = self.block_call(st)?;
                         table.push_case(raw, dest);
@@ -1176,12 +1384,18 @@ impl Parser {
                         self.expect(Tok::Comma)?;
                     }
                 }
-                InstructionData::Switch { opcode, arg: v, table: Box::new(table) }
+                InstructionData::Switch {
+                    opcode,
+                    arg: v,
+                    table: Box::new(table),
+                }
             }
             F::Return => {
                 let line = self.prev_line();
                 let mut args = Vec::new();
-                if self.line() == line && matches!(self.peek(), Tok::Ident(s) if entity_number(s, "v").is_some()) {
+                if self.line() == line
+                    && matches!(self.peek(), Tok::Ident(s) if entity_number(s, "v").is_some())
+                {
                     loop {
                         args.push(self.value(st)?);
                         if !self.eat(&Tok::Comma) {
@@ -1194,7 +1408,8 @@ impl Parser {
             F::Trap => {
                 let loc = self.loc();
                 let code = self.uint()?;
-                let code = u16::try_from(code).map_err(|_| self.err_at(loc, "trap code out of range (0..=65535)"))?;
+                let code = u16::try_from(code)
+                    .map_err(|_| self.err_at(loc, "trap code out of range (0..=65535)"))?;
                 InstructionData::Trap { opcode, code }
             }
         })
@@ -1209,7 +1424,13 @@ impl Parser {
                 // Find a branch naming it, for the location.
                 let b = Block::new(i);
                 for &(inst, loc, _) in &st.insts {
-                    if st.func.dfg.branch_destinations(inst).iter().any(|d| d.block == b) {
+                    if st
+                        .func
+                        .dfg
+                        .branch_destinations(inst)
+                        .iter()
+                        .any(|d| d.block == b)
+                    {
                         return Err(self.err_at(loc, format!("{b} is not defined")));
                     }
                 }
@@ -1263,7 +1484,11 @@ impl Parser {
                 break;
             }
             if !progress {
-                let (_, loc, _) = pending.iter().min_by_key(|p| p.1).copied().unwrap_or(pending[0]);
+                let (_, loc, _) = pending
+                    .iter()
+                    .min_by_key(|p| p.1)
+                    .copied()
+                    .unwrap_or(pending[0]);
                 return Err(self.err_at(
                     loc,
                     "cannot infer the result types: an operand's type depends on this instruction",
@@ -1284,8 +1509,12 @@ impl Parser {
             }
         }
         // values that were never defined stay detached placeholders
-        debug_assert!(st.func.dfg.values().all(|v| st.defined[v.index()]
-            || st.func.dfg.value_def(v) == ValueDef::Detached));
+        debug_assert!(
+            st.func
+                .dfg
+                .values()
+                .all(|v| st.defined[v.index()] || st.func.dfg.value_def(v) == ValueDef::Detached)
+        );
         Ok(st.func)
     }
 }

@@ -54,7 +54,10 @@ impl Type {
 
     /// `I1`..`I128` (not `Ptr`).
     pub fn is_int(self) -> bool {
-        matches!(self, Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::I128)
+        matches!(
+            self,
+            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::I128
+        )
     }
 
     /// `F32` or `F64`.
@@ -87,7 +90,11 @@ impl Type {
 
     /// Mask of the type's bits in a `u128`.
     pub fn mask(self) -> u128 {
-        if self.bits() == 128 { u128::MAX } else { (1u128 << self.bits()) - 1 }
+        if self.bits() == 128 {
+            u128::MAX
+        } else {
+            (1u128 << self.bits()) - 1
+        }
     }
 
     /// The text name (`i32`, `f64`, `ptr`).

@@ -27,8 +27,9 @@ pub fn result_types(
         F64const | Fpromote => vec![Type::F64],
         SymbolAddr | StackAddr | Ptradd => vec![Type::Ptr],
         Icmp | Fcmp => vec![Type::I1],
-        UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow | UmulOverflow
-        | SmulOverflow => vec![arg(0)?, Type::I1],
+        UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow | UmulOverflow | SmulOverflow => {
+            vec![arg(0)?, Type::I1]
+        }
         Select => vec![arg(1)?],
         AtomicRmw => vec![arg(1)?],
         AtomicCas => vec![arg(1)?, Type::I1],

@@ -10,8 +10,8 @@ use crate::module::{DataKind, Module};
 use crate::types::Type;
 use crate::typing::result_types;
 use crate::write::write_symbol;
-use cranelift_entity::SecondaryMap;
 use core::fmt;
+use cranelift_entity::SecondaryMap;
 use std::collections::{HashMap, HashSet};
 
 /// One rule broken: where (function, block, instruction in text form, or data object)
@@ -61,7 +61,11 @@ fn sym(name: &str) -> String {
 pub fn verify_function(func: &Function) -> Result<(), VerifierErrors> {
     let mut v = FuncVerifier::new(func);
     v.run();
-    if v.errors.is_empty() { Ok(()) } else { Err(VerifierErrors(v.errors)) }
+    if v.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifierErrors(v.errors))
+    }
 }
 
 /// Verify a module: every function and data object, unique symbols, and that every
@@ -69,13 +73,34 @@ pub fn verify_function(func: &Function) -> Result<(), VerifierErrors> {
 /// matching signatures for calls.
 pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
     let mut errors = Vec::new();
-    let mut err = |location: String, message: String| errors.push(VerifierError { location, message });
+    let mut err =
+        |location: String, message: String| errors.push(VerifierError { location, message });
     // symbols
     let mut names: Vec<(&str, &'static str)> = Vec::new();
-    names.extend(module.functions.iter().map(|f| (f.name.as_str(), "a defined function")));
-    names.extend(module.data.iter().map(|d| (d.name.as_str(), "a defined data object")));
-    names.extend(module.func_decls.iter().map(|d| (d.name.as_str(), "a declared function")));
-    names.extend(module.data_decls.iter().map(|d| (d.as_str(), "a declared data object")));
+    names.extend(
+        module
+            .functions
+            .iter()
+            .map(|f| (f.name.as_str(), "a defined function")),
+    );
+    names.extend(
+        module
+            .data
+            .iter()
+            .map(|d| (d.name.as_str(), "a defined data object")),
+    );
+    names.extend(
+        module
+            .func_decls
+            .iter()
+            .map(|d| (d.name.as_str(), "a declared function")),
+    );
+    names.extend(
+        module
+            .data_decls
+            .iter()
+            .map(|d| (d.as_str(), "a declared data object")),
+    );
     let mut seen: HashMap<&str, &'static str> = HashMap::new();
     for (name, what) in names {
         if let Some(&prev) = seen.get(name) {
@@ -100,29 +125,60 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
     for d in &module.data {
         let loc = format!("data {}", sym(&d.name));
         if d.align == 0 || !d.align.is_power_of_two() {
-            err(loc.clone(), format!("alignment {} is not a power of two", d.align));
+            err(
+                loc.clone(),
+                format!("alignment {} is not a power of two", d.align),
+            );
         }
         if d.linkage == Linkage::Import {
-            err(loc.clone(), "a definition cannot have import linkage".into());
+            err(
+                loc.clone(),
+                "a definition cannot have import linkage".into(),
+            );
         }
-        if d.kind == DataKind::Bss {
-            if !d.relocs.is_empty() || d.bytes.iter().any(|&b| b != 0) {
-                err(loc.clone(), "bss data must be all zero, without relocations".into());
-            }
+        if d.kind == DataKind::Bss && (!d.relocs.is_empty() || d.bytes.iter().any(|&b| b != 0)) {
+            err(
+                loc.clone(),
+                "bss data must be all zero, without relocations".into(),
+            );
         }
         let mut end = 0u64;
         for r in &d.relocs {
             if r.offset < end {
-                err(loc.clone(), format!("relocation at offset {} overlaps or is out of order", r.offset));
+                err(
+                    loc.clone(),
+                    format!(
+                        "relocation at offset {} overlaps or is out of order",
+                        r.offset
+                    ),
+                );
             }
             end = r.offset.saturating_add(8);
             if end > d.bytes.len() as u64 {
-                err(loc.clone(), format!("relocation at offset {} extends past the end", r.offset));
-            } else if d.bytes[r.offset as usize..end as usize].iter().any(|&b| b != 0) {
-                err(loc.clone(), format!("bytes under the relocation at offset {} are not zero", r.offset));
+                err(
+                    loc.clone(),
+                    format!("relocation at offset {} extends past the end", r.offset),
+                );
+            } else if d.bytes[r.offset as usize..end as usize]
+                .iter()
+                .any(|&b| b != 0)
+            {
+                err(
+                    loc.clone(),
+                    format!(
+                        "bytes under the relocation at offset {} are not zero",
+                        r.offset
+                    ),
+                );
             }
             if !module.has_symbol(&r.symbol) {
-                err(loc.clone(), format!("relocation against {}, neither defined nor declared", sym(&r.symbol)));
+                err(
+                    loc.clone(),
+                    format!(
+                        "relocation against {}, neither defined nor declared",
+                        sym(&r.symbol)
+                    ),
+                );
             }
         }
     }
@@ -136,7 +192,10 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
             match sigs.get(ext.name.as_str()) {
                 None => errors.push(VerifierError {
                     location: floc.clone(),
-                    message: format!("{r} names {}, neither defined nor declared as a function", sym(&ext.name)),
+                    message: format!(
+                        "{r} names {}, neither defined nor declared as a function",
+                        sym(&ext.name)
+                    ),
                 }),
                 Some(s) if **s != ext.signature => errors.push(VerifierError {
                     location: floc.clone(),
@@ -160,7 +219,11 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
             }
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(VerifierErrors(errors)) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(VerifierErrors(errors))
+    }
 }
 
 struct FuncVerifier<'a> {
@@ -187,7 +250,10 @@ impl<'a> FuncVerifier<'a> {
 
     fn err_fn(&mut self, message: String) {
         if self.errors.len() < MAX_ERRORS {
-            self.errors.push(VerifierError { location: self.fname(), message });
+            self.errors.push(VerifierError {
+                location: self.fname(),
+                message,
+            });
         }
     }
 
@@ -200,7 +266,11 @@ impl<'a> FuncVerifier<'a> {
 
     fn err_inst(&mut self, block: Block, inst: Inst, message: String) {
         if self.errors.len() < MAX_ERRORS {
-            let location = format!("{}, {block}, inst \"{}\"", self.fname(), self.func.display_inst(inst));
+            let location = format!(
+                "{}, {block}, inst \"{}\"",
+                self.fname(),
+                self.func.display_inst(inst)
+            );
             self.errors.push(VerifierError { location, message });
         }
     }
@@ -225,9 +295,20 @@ impl<'a> FuncVerifier<'a> {
         let cfg = ControlFlowGraph::compute(func);
         self.domtree = DominatorTree::with_cfg(func, &cfg);
         if !cfg.preds(entry).is_empty() {
-            self.err_block(entry, format!("the entry block is a branch target (of {})", cfg.preds(entry)[0]));
+            self.err_block(
+                entry,
+                format!(
+                    "the entry block is a branch target (of {})",
+                    cfg.preds(entry)[0]
+                ),
+            );
         }
-        let entry_types: Vec<Type> = func.dfg.block_params(entry).iter().map(|&v| func.dfg.value_type(v)).collect();
+        let entry_types: Vec<Type> = func
+            .dfg
+            .block_params(entry)
+            .iter()
+            .map(|&v| func.dfg.value_type(v))
+            .collect();
         if entry_types != func.signature.params {
             self.err_block(
                 entry,
@@ -255,7 +336,10 @@ impl<'a> FuncVerifier<'a> {
         for block in func.layout.blocks() {
             for (i, &p) in dfg.block_params(block).iter().enumerate() {
                 if !dfg.value_is_valid(p) || dfg.value_def(p) != ValueDef::Param(block, i) {
-                    self.err_block(block, format!("parameter {i} ({p}) is not recorded as defined here"));
+                    self.err_block(
+                        block,
+                        format!("parameter {i} ({p}) is not recorded as defined here"),
+                    );
                     ok = false;
                 }
                 if !seen_values.insert(p) {
@@ -266,10 +350,8 @@ impl<'a> FuncVerifier<'a> {
                 self.err_block(block, "empty block (no terminator)".into());
                 continue;
             };
-            let mut pos = 0;
-            for inst in func.layout.block_insts(block) {
-                self.position[inst] = pos;
-                pos += 1;
+            for (pos, inst) in func.layout.block_insts(block).enumerate() {
+                self.position[inst] = pos as u32;
                 let op = dfg.opcode(inst);
                 if op.is_terminator() && inst != last {
                     self.err_inst(block, inst, "terminator in the middle of a block".into());
@@ -279,7 +361,11 @@ impl<'a> FuncVerifier<'a> {
                 }
                 for (i, &r) in dfg.inst_results(inst).iter().enumerate() {
                     if !dfg.value_is_valid(r) || dfg.value_def(r) != ValueDef::Result(inst, i) {
-                        self.err_inst(block, inst, format!("result {i} ({r}) is not recorded as defined here"));
+                        self.err_inst(
+                            block,
+                            inst,
+                            format!("result {i} ({r}) is not recorded as defined here"),
+                        );
                         ok = false;
                     }
                     if !seen_values.insert(r) {
@@ -294,13 +380,19 @@ impl<'a> FuncVerifier<'a> {
                 }
                 for d in dfg.branch_destinations(inst) {
                     if !dfg.block_is_valid(d.block) || !func.layout.is_block_inserted(d.block) {
-                        self.err_inst(block, inst, format!("branch to {}, which is not in the function", d.block));
+                        self.err_inst(
+                            block,
+                            inst,
+                            format!("branch to {}, which is not in the function", d.block),
+                        );
                         ok = false;
                     }
                 }
                 let data = dfg.inst_data(inst);
                 let bad_ref = match data {
-                    InstructionData::Call { func: f, .. } => (!func.ext_funcs.is_valid(*f)).then(|| f.to_string()),
+                    InstructionData::Call { func: f, .. } => {
+                        (!func.ext_funcs.is_valid(*f)).then(|| f.to_string())
+                    }
                     InstructionData::CallIndirect { sig, .. } => {
                         (!func.signatures.is_valid(*sig)).then(|| sig.to_string())
                     }
@@ -326,7 +418,11 @@ impl<'a> FuncVerifier<'a> {
                 }
                 let loc = func.srclocs[inst];
                 if !loc.is_default() && loc.file as usize >= func.files.len() {
-                    self.err_inst(block, inst, format!("source location names file{}, not declared", loc.file));
+                    self.err_inst(
+                        block,
+                        inst,
+                        format!("source location names file{}, not declared", loc.file),
+                    );
                 }
             }
         }
@@ -341,12 +437,22 @@ impl<'a> FuncVerifier<'a> {
     fn check_use(&mut self, block: Block, inst: Inst, v: Value) {
         let func = self.func;
         match func.dfg.value_def(v) {
-            ValueDef::Detached => self.err_inst(block, inst, format!("{v} is not defined (detached)")),
+            ValueDef::Detached => {
+                self.err_inst(block, inst, format!("{v} is not defined (detached)"))
+            }
             ValueDef::Param(b, _) => {
                 if !func.layout.is_block_inserted(b) {
-                    self.err_inst(block, inst, format!("{v} is a parameter of {b}, which is not in the function"));
+                    self.err_inst(
+                        block,
+                        inst,
+                        format!("{v} is a parameter of {b}, which is not in the function"),
+                    );
                 } else if self.domtree.is_reachable(block) && !self.domtree.dominates(b, block) {
-                    self.err_inst(block, inst, format!("{v} (parameter of {b}) does not dominate this use"));
+                    self.err_inst(
+                        block,
+                        inst,
+                        format!("{v} (parameter of {b}) does not dominate this use"),
+                    );
                 }
             }
             ValueDef::Result(d, _) => match func.layout.inst_block(d) {
@@ -365,7 +471,11 @@ impl<'a> FuncVerifier<'a> {
                         self.domtree.dominates(db, block)
                     };
                     if !dominated {
-                        self.err_inst(block, inst, format!("{v} (defined in {db}) does not dominate this use"));
+                        self.err_inst(
+                            block,
+                            inst,
+                            format!("{v} (defined in {db}) does not dominate this use"),
+                        );
                     }
                 }
             },
@@ -381,18 +491,30 @@ impl<'a> FuncVerifier<'a> {
         }
         // results
         let results = dfg.inst_results(inst);
-        let ctrl = if data.opcode().has_type_suffix() { results.first().map(|&r| self.ty(r)) } else { None };
+        let ctrl = if data.opcode().has_type_suffix() {
+            results.first().map(|&r| self.ty(r))
+        } else {
+            None
+        };
         let expected = result_types(func, data, ctrl, &|v| Some(dfg.value_type(v)));
         let actual: Vec<Type> = results.iter().map(|&r| self.ty(r)).collect();
         match expected {
             None if data.opcode().has_type_suffix() && results.is_empty() => {
-                self.err_inst(block, inst, format!("{} must have one result", data.opcode()));
+                self.err_inst(
+                    block,
+                    inst,
+                    format!("{} must have one result", data.opcode()),
+                );
             }
             None => self.err_inst(block, inst, "cannot compute the result types".into()),
             Some(e) if e != actual => self.err_inst(
                 block,
                 inst,
-                format!("results have types ({}), expected ({})", types_list(&actual), types_list(&e)),
+                format!(
+                    "results have types ({}), expected ({})",
+                    types_list(&actual),
+                    types_list(&e)
+                ),
             ),
             _ => {}
         }
@@ -407,7 +529,12 @@ impl<'a> FuncVerifier<'a> {
                 self.err_inst(
                     block,
                     inst,
-                    format!("{} takes {} argument(s), {} given", d.block, params.len(), d.args.len()),
+                    format!(
+                        "{} takes {} argument(s), {} given",
+                        d.block,
+                        params.len(),
+                        d.args.len()
+                    ),
                 );
                 continue;
             }
@@ -436,11 +563,35 @@ impl<'a> FuncVerifier<'a> {
         let t = |i: usize| self.ty(args[i]);
         let need = |cond: bool, msg: String| if cond { Ok(()) } else { Err(msg) };
         let same = |i: usize, j: usize| {
-            need(t(i) == t(j), format!("operands {} ({}) and {} ({}) differ in type", args[i], t(i), args[j], t(j)))
+            need(
+                t(i) == t(j),
+                format!(
+                    "operands {} ({}) and {} ({}) differ in type",
+                    args[i],
+                    t(i),
+                    args[j],
+                    t(j)
+                ),
+            )
         };
-        let is = |i: usize, ty: Type| need(t(i) == ty, format!("{} has type {}, expected {ty}", args[i], t(i)));
-        let int = |i: usize| need(t(i).is_int(), format!("{} has type {}, expected an integer", args[i], t(i)));
-        let float = |i: usize| need(t(i).is_float(), format!("{} has type {}, expected a float", args[i], t(i)));
+        let is = |i: usize, ty: Type| {
+            need(
+                t(i) == ty,
+                format!("{} has type {}, expected {ty}", args[i], t(i)),
+            )
+        };
+        let int = |i: usize| {
+            need(
+                t(i).is_int(),
+                format!("{} has type {}, expected an integer", args[i], t(i)),
+            )
+        };
+        let float = |i: usize| {
+            need(
+                t(i).is_float(),
+                format!("{} has type {}, expected a float", args[i], t(i)),
+            )
+        };
         let mem_ty = |ty: Type| need(ty.is_memory(), format!("{ty} cannot be loaded or stored"));
         let atomic_ty = |ty: Type| {
             need(
@@ -460,21 +611,28 @@ impl<'a> FuncVerifier<'a> {
                 let ty = ctrl_ty()?;
                 need(ty.is_int() || ty.is_ptr(), format!("iconst of type {ty}"))?;
                 if let InstructionData::UnaryImm { imm, .. } = data {
-                    need(*imm & !ty.mask() == 0, format!("immediate {imm:#x} does not fit {ty}"))?;
+                    need(
+                        *imm & !ty.mask() == 0,
+                        format!("immediate {imm:#x} does not fit {ty}"),
+                    )?;
                 }
                 Ok(())
             }
             F32const | F64const => {
                 if let InstructionData::UnaryImm { imm, .. } = data {
-                    let max = if op == F32const { u32::MAX as u128 } else { u64::MAX as u128 };
+                    let max = if op == F32const {
+                        u32::MAX as u128
+                    } else {
+                        u64::MAX as u128
+                    };
                     need(*imm <= max, format!("bit pattern {imm:#x} too wide"))?;
                 }
                 Ok(())
             }
             Undef | SymbolAddr | StackAddr | Fence | Jump | Unreachable | Trap => Ok(()),
-            Iadd | Isub | Imul | Udiv | Sdiv | Urem | Srem | Umulhi | Smulhi | Band | Bor | Bxor | Smin | Smax
-            | Umin | Umax | UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow | UmulOverflow
-            | SmulOverflow => {
+            Iadd | Isub | Imul | Udiv | Sdiv | Urem | Srem | Umulhi | Smulhi | Band | Bor
+            | Bxor | Smin | Smax | Umin | Umax | UaddOverflow | SaddOverflow | UsubOverflow
+            | SsubOverflow | UmulOverflow | SmulOverflow => {
                 int(0)?;
                 same(0, 1)
             }
@@ -485,7 +643,10 @@ impl<'a> FuncVerifier<'a> {
             Ineg | Bnot | Clz | Ctz | Popcnt | Bitrev | Iabs => int(0),
             Bswap => {
                 int(0)?;
-                need(t(0).bits() % 16 == 0, format!("bswap of {} (needs a multiple of 16 bits)", t(0)))
+                need(
+                    t(0).bits() % 16 == 0,
+                    format!("bswap of {} (needs a multiple of 16 bits)", t(0)),
+                )
             }
             Icmp => {
                 need(t(0).is_int() || t(0).is_ptr(), format!("icmp of {}", t(0)))?;
@@ -506,12 +667,18 @@ impl<'a> FuncVerifier<'a> {
             Uextend | Sextend => {
                 let to = ctrl_ty()?;
                 int(0)?;
-                need(to.is_int() && to.bits() > t(0).bits(), format!("{op} from {} to {to}", t(0)))
+                need(
+                    to.is_int() && to.bits() > t(0).bits(),
+                    format!("{op} from {} to {to}", t(0)),
+                )
             }
             Ireduce => {
                 let to = ctrl_ty()?;
                 int(0)?;
-                need(to.is_int() && to.bits() < t(0).bits(), format!("ireduce from {} to {to}", t(0)))
+                need(
+                    to.is_int() && to.bits() < t(0).bits(),
+                    format!("ireduce from {} to {to}", t(0)),
+                )
             }
             Fpromote => is(0, Type::F32),
             Fdemote => is(0, Type::F64),
@@ -522,12 +689,18 @@ impl<'a> FuncVerifier<'a> {
             }
             FcvtFromUint | FcvtFromSint => {
                 let to = ctrl_ty()?;
-                need(t(0).is_int() && t(0) != Type::I1, format!("{op} from {}", t(0)))?;
+                need(
+                    t(0).is_int() && t(0) != Type::I1,
+                    format!("{op} from {}", t(0)),
+                )?;
                 need(to.is_float(), format!("{op} to {to}"))
             }
             Bitcast => {
                 let to = ctrl_ty()?;
-                need(to.bits() == t(0).bits(), format!("bitcast from {} to {to} changes the size", t(0)))
+                need(
+                    to.bits() == t(0).bits(),
+                    format!("bitcast from {} to {to} changes the size", t(0)),
+                )
             }
             Fadd | Fsub | Fmul | Fdiv | Frem | Fcopysign | Fmin | Fmax => {
                 float(0)?;
@@ -587,46 +760,72 @@ impl<'a> FuncVerifier<'a> {
                 same(1, 2)
             }
             Call => {
-                let InstructionData::Call { func: f, args, .. } = data else { unreachable!() };
+                let InstructionData::Call { func: f, args, .. } = data else {
+                    unreachable!()
+                };
                 check_call_args(&self.func.ext_funcs[*f].signature, args, &|v| self.ty(v))
             }
             CallIndirect => {
-                let InstructionData::CallIndirect { sig, args, .. } = data else { unreachable!() };
+                let InstructionData::CallIndirect { sig, args, .. } = data else {
+                    unreachable!()
+                };
                 is(0, Type::Ptr)?;
                 check_call_args(&self.func.signatures[*sig], &args[1..], &|v| self.ty(v))
             }
             Brif => is(0, Type::I1),
             Switch => {
                 int(0)?;
-                let InstructionData::Switch { table, .. } = data else { unreachable!() };
+                let InstructionData::Switch { table, .. } = data else {
+                    unreachable!()
+                };
                 let mask = t(0).mask();
                 let mut seen = HashSet::new();
                 for &v in &table.values {
-                    need(v & !mask == 0, format!("case value {v:#x} does not fit {}", t(0)))?;
+                    need(
+                        v & !mask == 0,
+                        format!("case value {v:#x} does not fit {}", t(0)),
+                    )?;
                     need(seen.insert(v), format!("duplicate case value {v:#x}"))?;
                 }
-                need(table.dests.len() == table.values.len() + 1, "malformed switch table".into())
+                need(
+                    table.dests.len() == table.values.len() + 1,
+                    "malformed switch table".into(),
+                )
             }
             Return => {
                 let rets = &self.func.signature.returns;
                 let got: Vec<Type> = args.iter().map(|&v| self.ty(v)).collect();
                 need(
                     got == *rets,
-                    format!("returns ({}), the signature returns ({})", types_list(&got), types_list(rets)),
+                    format!(
+                        "returns ({}), the signature returns ({})",
+                        types_list(&got),
+                        types_list(rets)
+                    ),
                 )
             }
         }
     }
 }
 
-fn check_call_args(sig: &Signature, args: &[Value], ty: &dyn Fn(Value) -> Type) -> Result<(), String> {
+fn check_call_args(
+    sig: &Signature,
+    args: &[Value],
+    ty: &dyn Fn(Value) -> Type,
+) -> Result<(), String> {
     let n = sig.params.len();
     if args.len() < n || (!sig.variadic && args.len() != n) {
-        return Err(format!("{} argument(s) given, the signature {sig} takes {n}", args.len()));
+        return Err(format!(
+            "{} argument(s) given, the signature {sig} takes {n}",
+            args.len()
+        ));
     }
     for (i, (&a, &p)) in args.iter().zip(&sig.params).enumerate() {
         if ty(a) != p {
-            return Err(format!("argument {i} ({a}) has type {}, the signature {sig} expects {p}", ty(a)));
+            return Err(format!(
+                "argument {i} ({a}) has type {}, the signature {sig} expects {p}",
+                ty(a)
+            ));
         }
     }
     Ok(())

@@ -11,7 +11,9 @@ use core::fmt::{self, Write};
 /// Whether a symbol name can be printed without quotes.
 pub fn is_plain_symbol(name: &str) -> bool {
     !name.is_empty()
-        && name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$'))
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$'))
 }
 
 /// `@name`, or `@"name"` with escapes when it has other characters.
@@ -83,12 +85,20 @@ pub fn format_int(ty: Type, bits: u128) -> String {
 /// bit pattern in hex for NaNs.
 pub fn format_f32(bits: u32) -> String {
     let x = f32::from_bits(bits);
-    if x.is_nan() { format!("0x{bits:08x}") } else { format!("{x:?}") }
+    if x.is_nan() {
+        format!("0x{bits:08x}")
+    } else {
+        format!("{x:?}")
+    }
 }
 
 pub fn format_f64(bits: u64) -> String {
     let x = f64::from_bits(bits);
-    if x.is_nan() { format!("0x{bits:016x}") } else { format!("{x:?}") }
+    if x.is_nan() {
+        format!("0x{bits:016x}")
+    } else {
+        format!("{x:?}")
+    }
 }
 
 fn write_offset(w: &mut dyn Write, offset: i64) -> fmt::Result {
@@ -178,17 +188,26 @@ pub fn write_inst(w: &mut dyn Write, func: &Function, inst: Inst) -> fmt::Result
             write!(w, " {slot}")?;
             write_offset(w, *offset)
         }
-        Load { flags, arg, offset, .. } => {
+        Load {
+            flags, arg, offset, ..
+        } => {
             write_flags(w, *flags)?;
             write!(w, " {arg}")?;
             write_offset(w, *offset as i64)
         }
-        Store { flags, args, offset, .. } => {
+        Store {
+            flags,
+            args,
+            offset,
+            ..
+        } => {
             write_flags(w, *flags)?;
             write!(w, " {}, {}", args[0], args[1])?;
             write_offset(w, *offset as i64)
         }
-        AtomicRmw { flags, op, args, .. } => {
+        AtomicRmw {
+            flags, op, args, ..
+        } => {
             write!(w, " {op}")?;
             write_flags(w, *flags)?;
             write!(w, " {}, {}", args[0], args[1])
@@ -231,7 +250,12 @@ pub fn write_inst(w: &mut dyn Write, func: &Function, inst: Inst) -> fmt::Result
             }
             w.write_str(", [")?;
             let ty = value_type_of(func, *arg);
-            for (i, (val, dest)) in table.values.iter().zip(table.dests.iter().skip(1)).enumerate() {
+            for (i, (val, dest)) in table
+                .values
+                .iter()
+                .zip(table.dests.iter().skip(1))
+                .enumerate()
+            {
                 if i > 0 {
                     w.write_str(", ")?;
                 }
@@ -285,7 +309,11 @@ pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
     }
     w.write_str(" {\n")?;
     for (ss, data) in func.stack_slots.iter() {
-        writeln!(w, "    {ss} = stack_slot {}, align {}", data.size, data.align)?;
+        writeln!(
+            w,
+            "    {ss} = stack_slot {}, align {}",
+            data.size, data.align
+        )?;
     }
     for (sig, data) in func.signatures.iter() {
         write!(w, "    {sig} = ")?;
@@ -343,7 +371,11 @@ pub fn write_data(w: &mut dyn Write, data: &DataObject) -> fmt::Result {
     let mut relocs = data.relocs.iter().peekable();
     let len = data.bytes.len();
     while pos < len || relocs.peek().is_some() {
-        let next_reloc = relocs.peek().map(|r| r.offset as usize).unwrap_or(len).min(len);
+        let next_reloc = relocs
+            .peek()
+            .map(|r| r.offset as usize)
+            .unwrap_or(len)
+            .min(len);
         if pos >= next_reloc {
             if let Some(r) = relocs.next() {
                 let mut s = String::from("ptr ");
@@ -406,7 +438,11 @@ pub fn write_module(w: &mut dyn Write, module: &Module) -> fmt::Result {
         write_data(w, d)?;
     }
     for (i, f) in module.functions.iter().enumerate() {
-        if i > 0 || !module.func_decls.is_empty() || !module.data_decls.is_empty() || !module.data.is_empty() {
+        if i > 0
+            || !module.func_decls.is_empty()
+            || !module.data_decls.is_empty()
+            || !module.data.is_empty()
+        {
             w.write_char('\n')?;
         }
         write_function(w, f)?;

@@ -45,7 +45,9 @@ fn builder_and_cursor_insertion() {
     let mut b = FunctionBuilder::new(&mut func);
     b.goto_before(mul);
     let x2 = b.ins().iadd(x, x);
-    b.func.dfg.map_inst_values(mul, |v| if v == x { x2 } else { v });
+    b.func
+        .dfg
+        .map_inst_values(mul, |v| if v == x { x2 } else { v });
     verify_function(&func).unwrap();
     assert_eq!(run1(&func, 5), 31);
     assert_eq!(func.layout.prev_inst(mul), func.dfg.value_def(x2).inst());
@@ -69,7 +71,10 @@ fn remove_and_replace_uses() {
     // a use of a removed instruction's result is a verifier error
     func.dfg.inst_args_mut(add)[0] = m;
     let e = verify_function(&func).unwrap_err().to_string();
-    assert!(e.contains("defined by an instruction not in the function"), "{e}");
+    assert!(
+        e.contains("defined by an instruction not in the function"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -91,7 +96,12 @@ fn split_block_and_insert_blocks() {
     // an empty block in the layout is an error; removing it fixes that
     let extra = func.dfg.make_block();
     func.layout.insert_block_before(extra, tail);
-    assert!(verify_function(&func).unwrap_err().to_string().contains("empty block"));
+    assert!(
+        verify_function(&func)
+            .unwrap_err()
+            .to_string()
+            .contains("empty block")
+    );
     func.layout.remove_block(extra);
     verify_function(&func).unwrap();
 }
@@ -118,14 +128,19 @@ block1(v2: i32, v3: i32):
     // add a parameter at the front
     let p = func.dfg.insert_block_param(b1, 0, Type::I64);
     assert_eq!(func.dfg.value_def(p), ValueDef::Param(b1, 0));
-    assert_eq!(func.dfg.value_def(Value::from_u32(2)), ValueDef::Param(b1, 1));
+    assert_eq!(
+        func.dfg.value_def(Value::from_u32(2)),
+        ValueDef::Param(b1, 1)
+    );
     let e = verify_function(&func).unwrap_err().to_string();
     assert!(e.contains("block1 takes 2 argument(s), 1 given"), "{e}");
     func.dfg.remove_block_param(b1, 0);
     verify_function(&func).unwrap();
     let mut m = Module::new();
     m.functions.push(func);
-    let r = Interpreter::new(&m).call("f", &[DataValue::I32(10), DataValue::I32(3)]).unwrap();
+    let r = Interpreter::new(&m)
+        .call("f", &[DataValue::I32(10), DataValue::I32(3)])
+        .unwrap();
     assert_eq!(r, vec![DataValue::I32(7)]);
 }
 
@@ -160,24 +175,45 @@ fn references_are_deduplicated() {
     assert_eq!(a, b);
     assert_ne!(a, c);
     assert_eq!(func.import_global("x"), func.import_global("x"));
-    assert_eq!(func.import_signature(sig(&[], &[])), func.import_signature(sig(&[], &[])));
+    assert_eq!(
+        func.import_signature(sig(&[], &[])),
+        func.import_signature(sig(&[], &[]))
+    );
 }
 
 #[test]
 fn data_values_parse_and_display() {
-    assert_eq!(DataValue::parse(Type::I8, "-128"), Some(DataValue::I8(-128)));
+    assert_eq!(
+        DataValue::parse(Type::I8, "-128"),
+        Some(DataValue::I8(-128))
+    );
     assert_eq!(DataValue::parse(Type::I8, "255"), Some(DataValue::I8(-1)));
     assert_eq!(DataValue::parse(Type::I8, "256"), None);
-    assert_eq!(DataValue::parse(Type::I1, "true"), Some(DataValue::I1(true)));
-    assert_eq!(DataValue::parse(Type::F32, "0x3f800000"), Some(DataValue::F32(1.0)));
-    assert_eq!(DataValue::parse(Type::F64, "-0.0"), Some(DataValue::F64(-0.0)));
+    assert_eq!(
+        DataValue::parse(Type::I1, "true"),
+        Some(DataValue::I1(true))
+    );
+    assert_eq!(
+        DataValue::parse(Type::F32, "0x3f800000"),
+        Some(DataValue::F32(1.0))
+    );
+    assert_eq!(
+        DataValue::parse(Type::F64, "-0.0"),
+        Some(DataValue::F64(-0.0))
+    );
     assert_ne!(DataValue::F64(0.0), DataValue::F64(-0.0));
     assert_eq!(DataValue::F64(f64::NAN), DataValue::F64(f64::NAN));
-    assert_eq!(DataValue::parse(Type::Ptr, "0x1000"), Some(DataValue::Ptr(4096)));
+    assert_eq!(
+        DataValue::parse(Type::Ptr, "0x1000"),
+        Some(DataValue::Ptr(4096))
+    );
     assert_eq!(DataValue::I16(-5).to_string(), "-5");
     assert_eq!(DataValue::F32(f32::NAN).to_string(), "0x7fc00000");
     assert_eq!(DataValue::Ptr(4096).to_string(), "0x1000");
-    assert_eq!(DataValue::parse(Type::I128, "-170141183460469231731687303715884105728"), Some(DataValue::I128(i128::MIN)));
+    assert_eq!(
+        DataValue::parse(Type::I128, "-170141183460469231731687303715884105728"),
+        Some(DataValue::I128(i128::MIN))
+    );
 }
 
 #[test]
@@ -204,14 +240,19 @@ block0(v0: i64):
     {
         let mut it = Interpreter::new(&m);
         it.add_host("malloc", |mem, args| {
-            let DataValue::I64(n) = args[0] else { unreachable!() };
+            let DataValue::I64(n) = args[0] else {
+                unreachable!()
+            };
             Ok(vec![DataValue::Ptr(mem.alloc(n as u64, 8))])
         });
         it.add_host("free", |_, args| {
             freed.push(args[0]);
             Ok(vec![])
         });
-        assert_eq!(it.call("main", &[DataValue::I64(99)]).unwrap(), vec![DataValue::I64(99)]);
+        assert_eq!(
+            it.call("main", &[DataValue::I64(99)]).unwrap(),
+            vec![DataValue::I64(99)]
+        );
         assert!(it.steps() > 0);
         // calling with the wrong argument types traps instead of panicking
         let e = it.call("main", &[DataValue::I32(1)]).unwrap_err();
@@ -223,7 +264,12 @@ block0(v0: i64):
     it.add_host("malloc", |_, _| Ok(vec![DataValue::I64(0)]));
     let e = it.call("main", &[DataValue::I64(1)]).unwrap_err();
     assert_eq!(e.kind, TrapKind::BadSignature);
-    assert!(e.message.contains("host function @malloc returned (i64), the call expects (ptr)"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("host function @malloc returned (i64), the call expects (ptr)"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]

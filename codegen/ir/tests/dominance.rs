@@ -20,7 +20,11 @@ fn build(terms: &[Term]) -> (Function, Vec<Block>) {
     for (i, t) in terms.iter().enumerate() {
         b.switch_to_block(blocks[i]);
         // non-entry blocks get the value as a parameter so every branch passes it
-        let v = if i == 0 { x } else { b.append_block_param(blocks[i], Type::I32) };
+        let v = if i == 0 {
+            x
+        } else {
+            b.append_block_param(blocks[i], Type::I32)
+        };
         let tgt = |k: usize| blocks[t.targets[k]];
         match t.kind {
             0 => {
@@ -66,22 +70,25 @@ fn reachable(func: &Function, cfg: &ControlFlowGraph, removed: Option<Block>) ->
 fn cfg_strategy() -> impl Strategy<Value = Vec<Term>> {
     (1usize..14).prop_flat_map(|n| {
         proptest::collection::vec(
-            (0u8..4, proptest::collection::vec(1..n.max(2), 1..4)).prop_map(move |(kind, targets)| {
-                // targets never name the entry block (index 0); with one block, only return
-                let kind = if n == 1 { 0 } else { kind };
-                let need = match kind {
-                    0 => 0,
-                    1 => 1,
-                    2 => 2,
-                    _ => targets.len(),
-                };
-                let mut t: Vec<usize> = targets.into_iter().map(|x| x.min(n - 1).max(1)).collect();
-                while t.len() < need {
-                    t.push(1);
-                }
-                t.truncate(need.max(if kind == 3 { 1 } else { need }));
-                Term { kind, targets: t }
-            }),
+            (0u8..4, proptest::collection::vec(1..n.max(2), 1..4)).prop_map(
+                move |(kind, targets)| {
+                    // targets never name the entry block (index 0); with one block, only return
+                    let kind = if n == 1 { 0 } else { kind };
+                    let need = match kind {
+                        0 => 0,
+                        1 => 1,
+                        2 => 2,
+                        _ => targets.len(),
+                    };
+                    let mut t: Vec<usize> =
+                        targets.into_iter().map(|x| x.min(n - 1).max(1)).collect();
+                    while t.len() < need {
+                        t.push(1);
+                    }
+                    t.truncate(need.max(if kind == 3 { 1 } else { need }));
+                    Term { kind, targets: t }
+                },
+            ),
             n,
         )
     })

@@ -20,7 +20,11 @@ use std::rc::Rc;
 use vliw_ir::*;
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read tests/ir").flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("read tests/ir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -57,7 +61,10 @@ fn split_top(s: &str) -> Vec<String> {
 
 fn unescape(s: &str) -> Result<Vec<u8>, String> {
     let s = s.trim();
-    let inner = s.strip_prefix('"').and_then(|r| r.strip_suffix('"')).ok_or("expected a quoted string")?;
+    let inner = s
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .ok_or("expected a quoted string")?;
     let b = inner.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -135,14 +142,20 @@ fn parse_run(line: usize, s: &str) -> Result<Run, String> {
     } else {
         return Err(format!("run: cannot read '{rest}'"));
     };
-    Ok(Run { line, func, args, expect })
+    Ok(Run {
+        line,
+        func,
+        args,
+        expect,
+    })
 }
 
 fn value_matches(expected: &str, got: &DataValue) -> Result<bool, String> {
     if got.ty().is_float() && expected.trim() == "nan" {
         return Ok(got.is_nan());
     }
-    let e = DataValue::parse(got.ty(), expected).ok_or_else(|| format!("cannot read '{expected}' as {}", got.ty()))?;
+    let e = DataValue::parse(got.ty(), expected)
+        .ok_or_else(|| format!("cannot read '{expected}' as {}", got.ty()))?;
     Ok(e == *got)
 }
 
@@ -181,7 +194,10 @@ fn check_file(path: &Path) -> Result<(), String> {
     let module = match parse_module(&text) {
         Ok(m) => {
             if !parse_errors.is_empty() {
-                return Err(format!("expected a parse error containing {:?}, but it parsed", parse_errors));
+                return Err(format!(
+                    "expected a parse error containing {:?}, but it parsed",
+                    parse_errors
+                ));
             }
             m
         }
@@ -201,21 +217,28 @@ fn check_file(path: &Path) -> Result<(), String> {
 
     // round trip
     let printed = module.to_string();
-    let reparsed = parse_module(&printed).map_err(|e| format!("the printed module does not parse: {e}\n{printed}"))?;
+    let reparsed = parse_module(&printed)
+        .map_err(|e| format!("the printed module does not parse: {e}\n{printed}"))?;
     let printed2 = reparsed.to_string();
     if printed != printed2 {
-        return Err(format!("print/parse/print differs:\n--- first\n{printed}--- second\n{printed2}"));
+        return Err(format!(
+            "print/parse/print differs:\n--- first\n{printed}--- second\n{printed2}"
+        ));
     }
     if let Some(expected) = print
         && printed != expected
     {
-        return Err(format!("printed form differs:\n--- expected\n{expected}--- printed\n{printed}"));
+        return Err(format!(
+            "printed form differs:\n--- expected\n{expected}--- printed\n{printed}"
+        ));
     }
 
     match verify_module(&module) {
         Ok(()) => {
             if !verify_errors.is_empty() {
-                return Err(format!("expected verifier errors {verify_errors:?}, but it verifies"));
+                return Err(format!(
+                    "expected verifier errors {verify_errors:?}, but it verifies"
+                ));
             }
         }
         Err(e) => {
@@ -241,7 +264,9 @@ fn check_file(path: &Path) -> Result<(), String> {
         interp.set_step_limit(1_000_000);
         let out = stdout.clone();
         interp.add_host("write", move |mem, args| {
-            let (DataValue::I64(_fd), DataValue::Ptr(p), DataValue::I64(n)) = (args[0], args[1], args[2]) else {
+            let (DataValue::I64(_fd), DataValue::Ptr(p), DataValue::I64(n)) =
+                (args[0], args[1], args[2])
+            else {
                 return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
             };
             out.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
@@ -253,17 +278,27 @@ fn check_file(path: &Path) -> Result<(), String> {
             .map(|f| f.signature.clone())
             .ok_or_else(|| ctx("no such function".into()))?;
         if sig.params.len() != run.args.len() {
-            return Err(ctx(format!("takes {} arguments, {} given", sig.params.len(), run.args.len())));
+            return Err(ctx(format!(
+                "takes {} arguments, {} given",
+                sig.params.len(),
+                run.args.len()
+            )));
         }
         let mut args = Vec::new();
         for (a, &t) in run.args.iter().zip(&sig.params) {
-            args.push(DataValue::parse(t, a).ok_or_else(|| ctx(format!("cannot read argument '{a}' as {t}")))?);
+            args.push(
+                DataValue::parse(t, a)
+                    .ok_or_else(|| ctx(format!("cannot read argument '{a}' as {t}")))?,
+            );
         }
         let result = interp.call(&run.func, &args);
         match (&run.expect, result) {
             (Expect::Trap(t), Err(trap)) => {
                 if !trap.message.contains(t.as_str()) {
-                    return Err(ctx(format!("trapped with '{}', expected '{t}'", trap.message)));
+                    return Err(ctx(format!(
+                        "trapped with '{}', expected '{t}'",
+                        trap.message
+                    )));
                 }
             }
             (Expect::Trap(t), Ok(v)) => {
@@ -274,15 +309,22 @@ fn check_file(path: &Path) -> Result<(), String> {
             (Expect::Values(exp), Ok(got)) => {
                 let exp: Vec<&String> = exp.iter().collect();
                 if exp.len() != got.len() {
-                    return Err(ctx(format!("returned {} values, expected {}", got.len(), exp.len())));
+                    return Err(ctx(format!(
+                        "returned {} values, expected {}",
+                        got.len(),
+                        exp.len()
+                    )));
                 }
                 for (e, g) in exp.iter().zip(&got) {
-                    if !value_matches(e, g).map_err(&ctx)? {
+                    if !value_matches(e, g).map_err(ctx)? {
                         let shown: Vec<String> = got.iter().map(|g| g.to_string()).collect();
                         return Err(ctx(format!(
                             "returned ({}), expected ({})",
                             shown.join(", "),
-                            exp.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                            exp.iter()
+                                .map(|s| s.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         )));
                     }
                 }
@@ -311,11 +353,19 @@ fn filetests() {
     let mut failures = Vec::new();
     for f in &files {
         if let Err(e) = check_file(f) {
-            failures.push(format!("{}: {e}", f.strip_prefix(&root).unwrap_or(f).display()));
+            failures.push(format!(
+                "{}: {e}",
+                f.strip_prefix(&root).unwrap_or(f).display()
+            ));
         }
     }
     eprintln!("{} IR filetests, {} failed", files.len(), failures.len());
     if !failures.is_empty() {
-        panic!("{} of {} filetests failed:\n\n{}", failures.len(), files.len(), failures.join("\n\n"));
+        panic!(
+            "{} of {} filetests failed:\n\n{}",
+            failures.len(),
+            files.len(),
+            failures.join("\n\n")
+        );
     }
 }

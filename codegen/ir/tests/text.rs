@@ -36,27 +36,61 @@ fn example_verifies() {
 #[test]
 fn parse_errors_have_locations() {
     let cases = [
-        ("function @f() {\nblock0:\n    v1 = iadd v0\n}\n", "3:17: expected ',', found '}'"),
-        ("function @f() {\nblock0:\n    return\n", "3:11: expected '}', found the end of the input"),
-        ("function @f() -> i32 {\nblock0:\n    v0 = iconst.i32 1\n    v0 = iconst.i32 2\n    return v0\n}\n", "4:5: v0 is defined twice"),
-        ("function @f() {\nblock0:\n    v0 = frob v1\n}\n", "3:10: unknown instruction 'frob'"),
-        ("function @f() {\n    ss1 = stack_slot 4, align 4\nblock0:\n    return\n}\n", "2:5: expected ss0"),
-        ("data @x: rodata align 1 = \"abc\n", "1:27: unterminated string"),
-        ("function @f(i32) {\nblock0(v0: i32):\n    v1 = iadd v2, v0\n    v2 = iadd v1, v0\n    return\n}\n", "3:5: cannot infer"),
-        ("function @f() {\nblock0:\n    call fn0()\n}\n", "3:10: fn0 is not declared"),
-        ("function @f() {\nblock0:\n    v0 = iconst.i32 1\n    v1, v2 = iadd v0, v0\n    return\n}\n", "4:5: iadd has 1 result, 2 written"),
+        (
+            "function @f() {\nblock0:\n    v1 = iadd v0\n}\n",
+            "3:17: expected ',', found '}'",
+        ),
+        (
+            "function @f() {\nblock0:\n    return\n",
+            "3:11: expected '}', found the end of the input",
+        ),
+        (
+            "function @f() -> i32 {\nblock0:\n    v0 = iconst.i32 1\n    v0 = iconst.i32 2\n    return v0\n}\n",
+            "4:5: v0 is defined twice",
+        ),
+        (
+            "function @f() {\nblock0:\n    v0 = frob v1\n}\n",
+            "3:10: unknown instruction 'frob'",
+        ),
+        (
+            "function @f() {\n    ss1 = stack_slot 4, align 4\nblock0:\n    return\n}\n",
+            "2:5: expected ss0",
+        ),
+        (
+            "data @x: rodata align 1 = \"abc\n",
+            "1:27: unterminated string",
+        ),
+        (
+            "function @f(i32) {\nblock0(v0: i32):\n    v1 = iadd v2, v0\n    v2 = iadd v1, v0\n    return\n}\n",
+            "3:5: cannot infer",
+        ),
+        (
+            "function @f() {\nblock0:\n    call fn0()\n}\n",
+            "3:10: fn0 is not declared",
+        ),
+        (
+            "function @f() {\nblock0:\n    v0 = iconst.i32 1\n    v1, v2 = iadd v0, v0\n    return\n}\n",
+            "4:5: iadd has 1 result, 2 written",
+        ),
         ("$", "1:1: unexpected character '$'"),
     ];
     for (text, expected) in cases {
         let e = parse_module(text).expect_err(text).to_string();
-        assert!(e.contains(expected), "{text}\nerror '{e}' does not contain '{expected}'");
+        assert!(
+            e.contains(expected),
+            "{text}\nerror '{e}' does not contain '{expected}'"
+        );
     }
 }
 
 /// The texts of every filetest, as seeds for mutation.
 fn seeds() -> Vec<String> {
     fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for p in entries {
             if p.is_dir() {
@@ -67,16 +101,73 @@ fn seeds() -> Vec<String> {
         }
     }
     let mut out = vec![EXAMPLE.to_string()];
-    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ir"), &mut out);
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ir"),
+        &mut out,
+    );
     out
 }
 
 const SNIPPETS: &[&str] = &[
-    "v1", "v0", "v99999", "block0", "block1", "block4000000000", "(", ")", ",", "=", ":", "[", "]", "{", "}",
-    "->", "...", "+", "-", "0x", "0xffffffffffffffffffffffffffffffffff", "99999999999", "-1", "1.5e400",
-    "iadd", "iconst", ".i32", ".ptr", ".f64", "@x", "@\"", "\"", "\\x", "\n", " ", "ss0", "fn0", "sig0", "gv0",
-    "file0", "align", "align 0", "volatile", "zero 100000000000", "zero 4", "ptr @x", "return", "jump block0",
-    "brif", "switch", "trap", "data", "declare", "function", "i128", "i1", "nan", "inf", ";",
+    "v1",
+    "v0",
+    "v99999",
+    "block0",
+    "block1",
+    "block4000000000",
+    "(",
+    ")",
+    ",",
+    "=",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    "->",
+    "...",
+    "+",
+    "-",
+    "0x",
+    "0xffffffffffffffffffffffffffffffffff",
+    "99999999999",
+    "-1",
+    "1.5e400",
+    "iadd",
+    "iconst",
+    ".i32",
+    ".ptr",
+    ".f64",
+    "@x",
+    "@\"",
+    "\"",
+    "\\x",
+    "\n",
+    " ",
+    "ss0",
+    "fn0",
+    "sig0",
+    "gv0",
+    "file0",
+    "align",
+    "align 0",
+    "volatile",
+    "zero 100000000000",
+    "zero 4",
+    "ptr @x",
+    "return",
+    "jump block0",
+    "brif",
+    "switch",
+    "trap",
+    "data",
+    "declare",
+    "function",
+    "i128",
+    "i1",
+    "nan",
+    "inf",
+    ";",
 ];
 
 use proptest::prelude::*;
@@ -137,9 +228,12 @@ fn apply(text: &str, edits: &[Edit]) -> String {
 /// Whatever parses also prints, parses back to the same text, verifies or not without
 /// panicking, and, when it verifies, runs without panicking.
 fn check_text(text: &str) -> Result<(), TestCaseError> {
-    let Ok(m) = parse_module(text) else { return Ok(()) };
+    let Ok(m) = parse_module(text) else {
+        return Ok(());
+    };
     let printed = m.to_string();
-    let back = parse_module(&printed).map_err(|e| TestCaseError::fail(format!("{e}\n--- printed\n{printed}")))?;
+    let back = parse_module(&printed)
+        .map_err(|e| TestCaseError::fail(format!("{e}\n--- printed\n{printed}")))?;
     prop_assert_eq!(back.to_string(), printed.clone());
     if verify_module(&m).is_ok() {
         for f in &m.functions {
@@ -147,7 +241,12 @@ fn check_text(text: &str) -> Result<(), TestCaseError> {
             it.set_step_limit(5_000);
             it.set_max_depth(50);
             it.add_host("write", |_, _| Ok(vec![DataValue::I64(0)]));
-            let args: Vec<DataValue> = f.signature.params.iter().map(|&t| DataValue::from_bits(t, 0)).collect();
+            let args: Vec<DataValue> = f
+                .signature
+                .params
+                .iter()
+                .map(|&t| DataValue::from_bits(t, 0))
+                .collect();
             let _ = it.call(&f.name, &args);
         }
     }
