@@ -270,3 +270,33 @@ fn every_seed_round_trips() {
         check_text(&s).unwrap();
     }
 }
+
+#[test]
+fn data_elements_of_any_kind_parse_to_bytes() {
+    // `i64 5` and `zero 8` are input syntax; the printer writes the bytes canonically.
+    let text = "data @msg: rodata align 1 = \"hello\\n\"
+data @table: data align 8 = { i64 5, ptr @msg+2, zero 8, f32 1.0, i16 -2 }
+";
+    let m = parse_module(text).unwrap();
+    verify_module(&m).unwrap();
+    let t = m.data_object("table").unwrap();
+    let mut bytes = vec![5, 0, 0, 0, 0, 0, 0, 0];
+    bytes.extend([0; 16]);
+    bytes.extend(1.0f32.to_le_bytes());
+    bytes.extend((-2i16).to_le_bytes());
+    assert_eq!(t.bytes, bytes);
+    assert_eq!(
+        t.relocs,
+        vec![DataReloc {
+            offset: 8,
+            symbol: "msg".into(),
+            addend: 2,
+            kind: RelocKind::Abs64
+        }]
+    );
+    assert_eq!(
+        m.to_string(),
+        "data @msg: rodata align 1 = \"hello\\n\"\n\
+         data @table: data align 8 = { \"\\x05\\0\\0\\0\\0\\0\\0\\0\", ptr @msg+2, zero 10, \"\\x80?\\xfe\\xff\" }\n"
+    );
+}
