@@ -705,7 +705,8 @@ impl Suite<'_> {
     }
 }
 
-/// A failure of a build that many tests share: printed once, named by each test.
+/// A failure of a build that many tests share: printed once in full, and named by
+/// each test with the compiler's first error.
 fn shared_failure(opt: &str, side: &str, f: Failure) -> String {
     println!(
         "[no_sysroot] mini_core (O{opt}, {side}) failed: {}",
@@ -714,7 +715,12 @@ fn shared_failure(opt: &str, side: &str, f: Failure) -> String {
     for line in &f.details {
         println!("    {line}");
     }
-    format!("mini_core (O{opt}) did not build: {}", f.reason)
+    // The compiler's first error says most (e.g. what the backend does not support yet).
+    let first_error = f.details.iter().find(|l| l.starts_with("error"));
+    format!(
+        "mini_core (O{opt}) did not build: {}",
+        first_error.unwrap_or(&f.reason)
+    )
 }
 
 fn prefix(side: &str, f: Failure) -> Failure {
