@@ -41,7 +41,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
     }
 
     /// `x` (an IR integer) as a `u32` shim value.
-    fn to_u32(&mut self, x: ir::Value) -> Value {
+    fn u32_value(&mut self, x: ir::Value) -> Value {
         let t = self.func_value_type(x);
         let r = match t.bits().cmp(&32) {
             std::cmp::Ordering::Equal => x,
@@ -246,7 +246,7 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
                     sym::ctlz | sym::ctlz_nonzero => i.clz(x),
                     _ => i.ctz(x),
                 });
-                self.to_u32(r)
+                self.u32_value(r)
             }
             sym::bswap | sym::bitreverse => {
                 let x = self.imm(&args[0]);
@@ -332,6 +332,26 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
                 let a = self.imm(&args[0]);
                 let b = self.imm(&args[1]);
                 let r = self.with_ins(|i| i.fcopysign(a, b));
+                self.wrap_ir(r, result_ty)
+            }
+            // IEEE minimumNumber/maximumNumber without a signed-zero guarantee: the IR's
+            // `fmin`/`fmax` (Rust's `f64::min`/`max`).
+            _ if matches!(
+                name.as_str(),
+                "minimum_number_nsz_f32"
+                    | "minimum_number_nsz_f64"
+                    | "maximum_number_nsz_f32"
+                    | "maximum_number_nsz_f64"
+                    | "minnumf32"
+                    | "minnumf64"
+                    | "maxnumf32"
+                    | "maxnumf64"
+            ) =>
+            {
+                let a = self.imm(&args[0]);
+                let b = self.imm(&args[1]);
+                let min = name.as_str().starts_with("min");
+                let r = self.with_ins(|i| if min { i.fmin(a, b) } else { i.fmax(a, b) });
                 self.wrap_ir(r, result_ty)
             }
             sym::powf
@@ -477,7 +497,7 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
     fn ctpop(&mut self, val: Value) -> Value {
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.popcnt(x));
-        self.to_u32(r)
+        self.u32_value(r)
     }
 
     fn type_checked_load(
