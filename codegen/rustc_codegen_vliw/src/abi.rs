@@ -54,7 +54,7 @@ impl<'tcx> CodegenCx<'tcx> {
         let types = self.types.borrow();
         let parts = types
             .parts(ty, |i, _| ext(i))
-            .unwrap_or_else(|e| self.unsupported(None, &format!("this argument type: {e}")));
+            .unwrap_or_else(|e| self.unsupported(None, &e));
         ArgShape { ty, parts }
     }
 

@@ -586,6 +586,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     type CodegenCx = CodegenCx<'tcx>;
 
     fn build(cx: &'a CodegenCx<'tcx>, llbb: BlockRef) -> Self {
+        cx.current_instance.set(cx.func(llbb.func).instance);
         Builder {
             cx,
             func: llbb.func,

@@ -110,6 +110,8 @@ pub struct CodegenCx<'tcx> {
     /// Source file names indexed by `DebugLoc::file`.
     pub files: RefCell<Vec<String>>,
     pub anon_counter: Cell<u32>,
+    /// The function being declared or built, for error messages without a builder.
+    pub current_instance: Cell<Option<Instance<'tcx>>>,
     // Common types.
     pub ty_void: Type,
     pub ty_i1: Type,
@@ -151,6 +153,7 @@ impl<'tcx> CodegenCx<'tcx> {
             fn_abi_sigs: RefCell::new(FxHashMap::default()),
             files: RefCell::new(Vec::new()),
             anon_counter: Cell::new(0),
+            current_instance: Cell::new(None),
             ty_void,
             ty_i1,
             ty_i8,
@@ -278,10 +281,16 @@ impl<'tcx> CodegenCx<'tcx> {
                     self.describe_fn(id)
                 ),
             ),
-            None => self
-                .tcx
-                .dcx()
-                .fatal(format!("the VLIW backend does not support {feature}")),
+            None => match self.current_instance.get() {
+                Some(instance) => self.tcx.dcx().span_fatal(
+                    self.tcx.def_span(instance.def_id()),
+                    format!("the VLIW backend does not support {feature} (in `{instance}`)"),
+                ),
+                None => self
+                    .tcx
+                    .dcx()
+                    .fatal(format!("the VLIW backend does not support {feature}")),
+            },
         }
     }
 
@@ -491,6 +500,7 @@ impl<'tcx> PreDefineCodegenMethods<'tcx> for CodegenCx<'tcx> {
         visibility: Visibility,
         symbol_name: &str,
     ) {
+        self.current_instance.set(Some(instance));
         let fn_abi = self.fn_abi_of_instance_for(instance);
         let sig = self.sig_of_fn_abi(fn_abi);
         let id = self.declare_fn(symbol_name, sig, Some(instance));

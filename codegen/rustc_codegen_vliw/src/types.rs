@@ -229,9 +229,11 @@ impl TypeTable {
     ) -> Result<Vec<Part>, String> {
         let part = |ty: Type, field: Option<u32>| -> Result<Part, String> {
             let index = field.unwrap_or(0) as usize;
-            let ir = self
-                .ir_type(ty)
-                .ok_or_else(|| format!("{:?} cannot be passed", self.get(ty)))?;
+            let ir = self.ir_type(ty).ok_or_else(|| match self.get(ty) {
+                TyData::F16 | TyData::F128 => "the f16 and f128 types".to_string(),
+                TyData::Vector { .. } => "SIMD vector types".to_string(),
+                d => format!("arguments of type {d:?}"),
+            })?;
             let (abi, ext) = match ir {
                 ir::Type::I1 | ir::Type::I8 | ir::Type::I16 | ir::Type::I32 => {
                     (ir::Type::I64, scalar_ext(index, ty))
@@ -256,7 +258,7 @@ impl TypeTable {
                 let mut parts = Vec::with_capacity(fields.len());
                 for (i, (ft, _)) in fields.into_iter().enumerate() {
                     if self.is_aggregate(ft) {
-                        return Err("nested aggregates cannot be passed".to_string());
+                        return Err("nested aggregates as arguments".to_string());
                     }
                     parts.push(part(ft, Some(i as u32))?);
                 }
