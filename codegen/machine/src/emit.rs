@@ -1,0 +1,221 @@
+//! Bundling and encoding: an allocated, frame-lowered function to syllables with
+//! relocations.
+//!
+//! `sched=off` makes one bundle per operation (plus its `limm` syllable when the
+//! immediate needs 64 bits). Branches within the function are resolved here
+//! (pc-relative to the branch syllable); references to symbols become relocations
+//! chosen by `RelocKind::for_operand` (`call` → `R_VLIW_BRANCH32`, `addpc` →
+//! `R_VLIW_PCREL32`, a `long` immediate → `R_VLIW_IMM64`, else `R_VLIW_IMM32`).
+
+use vliw_ir::SourceLoc;
+use vliw_isa::{FieldKind, Format, Gpr, Guard, Inst, MachineConfig, Opcode, Pred, RelocKind, check_bundle};
+
+use crate::error::CompileError;
+use crate::mir::{Imm, MBlock, MInst, MOp, MachFunction, PReg, Reg, operand_fields};
+use crate::options::Sched;
+
+/// What a code relocation points at.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum RelocTarget {
+    /// A named symbol (function or data, defined or not).
+    Symbol(String),
+    /// The function's jump-table section.
+    JumpTables,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct CodeReloc {
+    pub offset: u64,
+    pub kind: RelocKind,
+    pub target: RelocTarget,
+    pub addend: i64,
+}
+
+/// The encoded function.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionCode {
+    pub words: Vec<u64>,
+    pub relocs: Vec<CodeReloc>,
+    /// For each jump table, the code offsets of its targets.
+    pub jump_tables: Vec<Vec<u64>>,
+    /// Code offset and source location of each bundle with a location.
+    pub lines: Vec<(u64, SourceLoc)>,
+    /// Number of bundles.
+    pub bundles: usize,
+}
+
+/// Removes each unguarded `br` to the block that follows in the layout.
+pub fn remove_fallthrough_branches(func: &mut MachFunction) {
+    for i in 0..func.layout.len() {
+        let b = func.layout[i];
+        let next = func.layout.get(i + 1).copied();
+        let insts = &mut func.blocks[b].insts;
+        if let Some(last) = insts.last()
+            && last.is(Opcode::Br)
+            && last.guard.is_always()
+            && last.args.is_empty()
+            && matches!(last.imm, Imm::Block(t) if Some(t) == next)
+        {
+            insts.pop();
+        }
+    }
+}
+
+fn gpr(func: &MachFunction, r: Reg) -> Result<Gpr, CompileError> {
+    match r {
+        Reg::Physical(PReg::Gpr(g)) => Ok(g),
+        _ => Err(CompileError::new(&func.name, format!("operand {r:?} is not an allocated general register"))),
+    }
+}
+
+fn pred(func: &MachFunction, r: Reg) -> Result<Pred, CompileError> {
+    match r {
+        Reg::Physical(PReg::Pred(p)) => Ok(p),
+        _ => Err(CompileError::new(&func.name, format!("operand {r:?} is not an allocated predicate"))),
+    }
+}
+
+/// The machine operation of an allocated `MInst`, with the immediate left at 0 when it
+/// is symbolic (a block, symbol or jump table).
+pub fn to_inst(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
+    let MOp::Op(opcode) = mi.op else {
+        return Err(CompileError::new(&func.name, format!("pseudo operation {:?} left at emission", mi.op)));
+    };
+    let mut inst = Inst::new(opcode);
+    inst.guard = Guard::new(pred(func, mi.guard.pred)?, mi.guard.negated);
+    inst.ctype = mi.ctype;
+    inst.long = mi.long;
+    let (dk, uk) = operand_fields(opcode.format());
+    for (k, r) in dk.iter().zip(&mi.defs).chain(uk.iter().zip(&mi.uses)) {
+        match k {
+            FieldKind::Rd => inst.rd = gpr(func, *r)?,
+            FieldKind::Rs1 => inst.rs1 = gpr(func, *r)?,
+            FieldKind::Rs2 => inst.rs2 = gpr(func, *r)?,
+            FieldKind::Rs3 => inst.rs3 = gpr(func, *r)?,
+            FieldKind::Pd1 => inst.pd1 = pred(func, *r)?,
+            FieldKind::Pd2 => inst.pd2 = pred(func, *r)?,
+            FieldKind::Ps1 => inst.ps1 = pred(func, *r)?,
+            FieldKind::Ps2 => inst.ps2 = pred(func, *r)?,
+            _ => {}
+        }
+    }
+    if opcode.format().has(FieldKind::Imm)
+        && let Imm::Const(c) = mi.imm
+    {
+        inst.imm = c;
+    }
+    Ok(inst)
+}
+
+/// The bundles of a block: with `sched=off`, one per operation.
+pub fn bundle_block(insts: &[MInst], sched: Sched) -> Vec<Vec<&MInst>> {
+    match sched {
+        Sched::Off => insts.iter().map(|i| vec![i]).collect(),
+    }
+}
+
+/// Encodes an allocated, frame-lowered function.
+pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched) -> Result<FunctionCode, CompileError> {
+    let err = |m: String| CompileError::new(&func.name, m);
+    // sizes first: every immediate's form is known before addresses are
+    let mut blocks: Vec<(MBlock, Vec<Vec<(Inst, &MInst)>>)> = Vec::with_capacity(func.layout.len());
+    for &b in &func.layout {
+        let mut bundles = Vec::new();
+        for bundle in bundle_block(&func.blocks[b].insts, sched) {
+            let mut insts = Vec::with_capacity(bundle.len());
+            for mi in bundle {
+                let mut inst = to_inst(func, mi)?;
+                if matches!(mi.imm, Imm::Symbol { .. }) && inst.format().is_extendable() && !mi.long {
+                    inst.imm = 0; // R_VLIW_IMM32: one syllable
+                }
+                insts.push((inst, mi));
+            }
+            bundles.push(insts);
+        }
+        blocks.push((b, bundles));
+    }
+    let mut block_offsets = vec![u64::MAX; func.blocks.len()];
+    let mut offset = 0u64;
+    for (b, bundles) in &blocks {
+        block_offsets[cranelift_entity::EntityRef::index(*b)] = offset;
+        for bundle in bundles {
+            offset += 8 * bundle.iter().map(|(i, _)| i.syllables() as u64).sum::<u64>();
+        }
+    }
+    let block_offset = |b: MBlock| -> Result<u64, CompileError> {
+        match block_offsets[cranelift_entity::EntityRef::index(b)] {
+            u64::MAX => Err(CompileError::new(&func.name, format!("branch to {b}, which is not laid out"))),
+            o => Ok(o),
+        }
+    };
+    let mut code = FunctionCode::default();
+    let mut jt_offsets = Vec::with_capacity(func.jump_tables.len());
+    let mut jt_base = 0i64;
+    for (_, targets) in func.jump_tables.iter() {
+        jt_offsets.push(jt_base);
+        jt_base += 8 * targets.len() as i64;
+        let mut t = Vec::with_capacity(targets.len());
+        for &b in targets {
+            t.push(block_offset(b)?);
+        }
+        code.jump_tables.push(t);
+    }
+    for (_, bundles) in &blocks {
+        for bundle in bundles {
+            let start = code.words.len() as u64 * 8;
+            let mut syll = start;
+            let mut insts = Vec::with_capacity(bundle.len());
+            let mut loc = SourceLoc::default();
+            for (inst, mi) in bundle {
+                let mut inst = *inst;
+                if loc.is_default() {
+                    loc = mi.loc;
+                }
+                match &mi.imm {
+                    Imm::Block(t) if inst.format() == Format::Branch => {
+                        inst.imm = block_offset(*t)? as i64 - syll as i64;
+                    }
+                    Imm::Symbol { name, addend } => {
+                        let kind = RelocKind::for_operand(&inst)
+                            .ok_or_else(|| err(format!("`{}` cannot take a symbol", inst.opcode.mnemonic())))?;
+                        code.relocs.push(CodeReloc {
+                            offset: syll,
+                            kind,
+                            target: RelocTarget::Symbol(name.clone()),
+                            addend: *addend,
+                        });
+                    }
+                    Imm::JumpTable(jt) if inst.opcode == Opcode::Addpc => {
+                        code.relocs.push(CodeReloc {
+                            offset: syll,
+                            kind: RelocKind::Pcrel32,
+                            target: RelocTarget::JumpTables,
+                            addend: jt_offsets[cranelift_entity::EntityRef::index(*jt)],
+                        });
+                    }
+                    Imm::Const(_) | Imm::None | Imm::JumpTable(_) => {}
+                    other => {
+                        return Err(err(format!("unresolved immediate {other:?} in `{}`", func.display_inst(mi))));
+                    }
+                }
+                syll += 8 * inst.syllables() as u64;
+                insts.push(inst);
+            }
+            let ops: Vec<Inst> = insts.clone();
+            check_bundle(&ops, config).map_err(|e| {
+                err(format!("bundle at {start:#x} does not fit the machine ({e}): {}", describe(func, bundle)))
+            })?;
+            vliw_isa::encode_bundle(&ops, &mut code.words)
+                .map_err(|e| err(format!("cannot encode bundle at {start:#x}: {e}: {}", describe(func, bundle))))?;
+            if !loc.is_default() {
+                code.lines.push((start, loc));
+            }
+            code.bundles += 1;
+        }
+    }
+    Ok(code)
+}
+
+fn describe(func: &MachFunction, bundle: &[(Inst, &MInst)]) -> String {
+    bundle.iter().map(|(_, mi)| func.display_inst(mi)).collect::<Vec<_>>().join(" ; ")
+}

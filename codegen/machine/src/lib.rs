@@ -1,0 +1,79 @@
+//! `vliw-machine`: the back end, from a `vliw_ir::Module` to a `vliw_elf::Object`.
+//! Free of rustc; the rustc shim calls [`compile_module`] once per codegen unit.
+//!
+//! The pipeline, per function (each step a module):
+//!
+//! 1. `lower`: instruction selection and legalization into machine SSA (`mir`):
+//!    canonical forms of narrow integers, `i128` as register pairs, calls per the
+//!    calling convention (`abi`);
+//! 2. `regalloc`: leaving SSA (block arguments to sequentialized copies) and the
+//!    naive register allocator (`regalloc=naive`);
+//! 3. `frame`: frame layout, prologue and epilogues;
+//! 4. `emit`: bundling (`sched=off`: one operation per bundle) and encoding;
+//! 5. `object`: sections, symbols and relocations of the module.
+//!
+//! `docs/machine.md` is the reference.
+
+pub mod abi;
+pub mod emit;
+pub mod error;
+pub mod frame;
+pub mod lower;
+pub mod mir;
+pub mod object;
+pub mod options;
+pub mod regalloc;
+
+pub use error::CompileError;
+pub use lower::{lower_function, trap_code};
+pub use mir::{FrameSlot, Imm, JumpTable, MBlock, MGuard, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg};
+pub use options::{DumpSink, DumpStage, Options, RegAlloc, Sched, Timings};
+
+use vliw_elf::Object;
+use vliw_ir::{Function, Module};
+
+/// Compiles a module (one codegen unit) into a relocatable object.
+///
+/// The module must pass `vliw_ir::verify_module`; it is verified again here, and an
+/// invalid module is an error, not a panic. Unsupported features are errors naming the
+/// function and the feature.
+pub fn compile_module(module: &Module, options: &Options) -> Result<Object, CompileError> {
+    options
+        .time("verify", || vliw_ir::verify_module(module))
+        .map_err(|e| CompileError::new("", format!("the module does not verify:\n{e}")))?;
+    let mut codes = Vec::with_capacity(module.functions.len());
+    for func in &module.functions {
+        codes.push(compile_function(module, func, options)?);
+    }
+    options.time("object", || object::build_object(module, &codes))
+}
+
+/// Compiles one function of `module` to machine code (all passes up to encoding).
+pub fn compile_function(module: &Module, func: &Function, options: &Options) -> Result<emit::FunctionCode, CompileError> {
+    let mut mf = options.time("isel", || lower_function(module, func, options))?;
+    if cfg!(debug_assertions) {
+        mf.check(true).map_err(|e| CompileError::new(&func.name, format!("instruction selection: {e}")))?;
+    }
+    if options.wants_dump(DumpStage::Isel) {
+        options.write_dump(DumpStage::Isel, &mf.to_string());
+    }
+    options.time("regalloc", || -> Result<(), CompileError> {
+        match options.regalloc {
+            RegAlloc::Naive => {
+                regalloc::destruct_ssa(&mut mf);
+                regalloc::allocate_naive(&mut mf)
+            }
+        }
+    })?;
+    if options.wants_dump(DumpStage::Regalloc) {
+        options.write_dump(DumpStage::Regalloc, &mf.to_string());
+    }
+    options.time("frame", || {
+        frame::lower_frame(&mut mf);
+        emit::remove_fallthrough_branches(&mut mf);
+    });
+    if options.wants_dump(DumpStage::Final) {
+        options.write_dump(DumpStage::Final, &mf.to_string());
+    }
+    options.time("emit", || emit::encode_function(&mf, &options.machine, options.sched))
+}

@@ -1,0 +1,233 @@
+//! Options of the back end: the machine, switches of the passes, dumps, timings.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use vliw_isa::MachineConfig;
+
+/// Register allocators.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum RegAlloc {
+    /// Every virtual register lives in a stack slot; each operation loads its uses into
+    /// scratch registers and stores its results (`regalloc=naive`).
+    #[default]
+    Naive,
+}
+
+/// Schedulers (bundle formation).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Sched {
+    /// One operation per bundle (`sched=off`).
+    #[default]
+    Off,
+}
+
+/// The points at which the machine code can be dumped as text.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum DumpStage {
+    /// Machine SSA after instruction selection (before register allocation).
+    Isel,
+    /// After register allocation (before frame lowering).
+    Regalloc,
+    /// After frame lowering and bundling: what is encoded.
+    Final,
+}
+
+impl DumpStage {
+    pub const ALL: [DumpStage; 3] = [DumpStage::Isel, DumpStage::Regalloc, DumpStage::Final];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DumpStage::Isel => "isel",
+            DumpStage::Regalloc => "regalloc",
+            DumpStage::Final => "final",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<DumpStage> {
+        DumpStage::ALL.into_iter().find(|d| d.name() == s)
+    }
+}
+
+/// A shared text sink for dumps (several codegen units may write to it in parallel;
+/// each function's dump is written in one piece).
+pub type DumpSink = Arc<Mutex<dyn Write + Send>>;
+
+/// Accumulated time per phase, shared by the codegen units of a session.
+#[derive(Debug, Default)]
+pub struct Timings {
+    phases: Mutex<BTreeMap<&'static str, (Duration, u64)>>,
+}
+
+impl Timings {
+    pub fn new() -> Arc<Timings> {
+        Arc::new(Timings::default())
+    }
+
+    /// Add `d` to `phase`.
+    pub fn add(&self, phase: &'static str, d: Duration) {
+        let mut m = self.phases.lock().unwrap_or_else(|e| e.into_inner());
+        let e = m.entry(phase).or_default();
+        e.0 += d;
+        e.1 += 1;
+    }
+
+    /// `(phase, total time, number of measurements)`, in phase-name order.
+    pub fn report(&self) -> Vec<(&'static str, Duration, u64)> {
+        let m = self.phases.lock().unwrap_or_else(|e| e.into_inner());
+        m.iter().map(|(k, v)| (*k, v.0, v.1)).collect()
+    }
+
+    /// The report as text lines (`time-passes`).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for (phase, d, n) in self.report() {
+            s.push_str(&format!("{:>10.3} ms  {phase} ({n}x)\n", d.as_secs_f64() * 1000.0));
+        }
+        s
+    }
+}
+
+/// What `compile_module` does besides compiling.
+#[derive(Clone)]
+pub struct Options {
+    pub machine: MachineConfig,
+    pub regalloc: RegAlloc,
+    pub sched: Sched,
+    /// Lower dense `switch`es to jump tables (`jump-tables=on|off`).
+    pub jump_tables: bool,
+    /// Stages to dump, and where to.
+    pub dump: Vec<DumpStage>,
+    pub dump_to: Option<DumpSink>,
+    /// Per-phase timings are added here when present (`time-passes`).
+    pub timings: Option<Arc<Timings>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            machine: MachineConfig::default(),
+            regalloc: RegAlloc::Naive,
+            sched: Sched::Off,
+            jump_tables: true,
+            dump: Vec::new(),
+            dump_to: None,
+            timings: None,
+        }
+    }
+}
+
+impl core::fmt::Debug for Options {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Options")
+            .field("machine", &self.machine.to_string())
+            .field("regalloc", &self.regalloc)
+            .field("sched", &self.sched)
+            .field("jump_tables", &self.jump_tables)
+            .field("dump", &self.dump)
+            .field("timings", &self.timings.is_some())
+            .finish()
+    }
+}
+
+impl Options {
+    /// Applies one `KEY=VALUE` option (as the backend receives them through
+    /// `-Cllvm-args`): `regalloc=naive`, `sched=off`, `jump-tables=on|off`,
+    /// `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
+    /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "regalloc" => {
+                self.regalloc = match value {
+                    "naive" => RegAlloc::Naive,
+                    _ => return Err(format!("regalloc={value}: unknown allocator (known: naive)")),
+                }
+            }
+            "sched" => {
+                self.sched = match value {
+                    "off" => Sched::Off,
+                    _ => return Err(format!("sched={value}: unknown scheduler (known: off)")),
+                }
+            }
+            "jump-tables" => {
+                self.jump_tables = match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("jump-tables={value}: expected on or off")),
+                }
+            }
+            "dump" => {
+                for s in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let stage = DumpStage::from_name(s).ok_or_else(|| {
+                        format!(
+                            "dump={s}: unknown machine stage (known: {})",
+                            DumpStage::ALL.map(DumpStage::name).join(", ")
+                        )
+                    })?;
+                    if !self.dump.contains(&stage) {
+                        self.dump.push(stage);
+                    }
+                }
+            }
+            "machine" => self.machine.apply_overrides(value)?,
+            _ => return Err(format!("unknown back-end option `{key}`")),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn time<T>(&self, phase: &'static str, f: impl FnOnce() -> T) -> T {
+        match &self.timings {
+            Some(t) => {
+                let start = Instant::now();
+                let r = f();
+                t.add(phase, start.elapsed());
+                r
+            }
+            None => f(),
+        }
+    }
+
+    pub(crate) fn wants_dump(&self, stage: DumpStage) -> bool {
+        self.dump_to.is_some() && self.dump.contains(&stage)
+    }
+
+    pub(crate) fn write_dump(&self, stage: DumpStage, text: &str) {
+        if let Some(sink) = &self.dump_to {
+            let mut w = sink.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = writeln!(w, "; dump={}", stage.name());
+            let _ = w.write_all(text.as_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_and_explain_errors() {
+        let mut o = Options::default();
+        o.set("regalloc", "naive").unwrap();
+        o.set("sched", "off").unwrap();
+        o.set("dump", "isel,final").unwrap();
+        o.set("jump-tables", "off").unwrap();
+        o.set("machine", "width=2,latency.load=5").unwrap();
+        assert_eq!(o.dump, vec![DumpStage::Isel, DumpStage::Final]);
+        assert!(!o.jump_tables);
+        assert_eq!(o.machine.width, 2);
+        assert!(o.set("regalloc", "ssa").unwrap_err().contains("known: naive"));
+        assert!(o.set("dump", "rvsdg").unwrap_err().contains("isel, regalloc, final"));
+        assert!(o.set("bogus", "1").is_err());
+    }
+
+    #[test]
+    fn timings_accumulate() {
+        let t = Timings::new();
+        t.add("isel", Duration::from_millis(2));
+        t.add("isel", Duration::from_millis(3));
+        let r = t.report();
+        assert_eq!(r, vec![("isel", Duration::from_millis(5), 2)]);
+        assert!(t.to_text().contains("isel (2x)"));
+    }
+}

@@ -1,0 +1,224 @@
+//! Differential filetests: every IR filetest of the repository (`tests/ir/**/*.ir`)
+//! and the test runtime (`tests/support/runtime.ir`) with `; run:` lines is compiled by
+//! the back end, linked with a driver and run on the simulator; each run's results
+//! must equal what the run line expects and what the IR interpreter returns. A run
+//! that traps in the interpreter must fault on the machine the matching way (a trap
+//! with the same code; a memory fault of the same kind; the cycle limit for the step
+//! limit).
+//!
+//! Some runs cannot be reproduced on a machine and are counted as skipped, with the
+//! reason: pointer arguments (the interpreter's addresses mean nothing on the machine),
+//! traps the machine has no counterpart for (an indirect call with the wrong signature,
+//! an overlapping `memcpy`, an out-of-bounds read that stays inside mapped memory).
+
+mod common;
+
+use common::runlines::{Expect, directives};
+use common::*;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use vliw_ir::{DataValue, Interpreter, Module, Trap, TrapKind, Type, parse_module, verify_module};
+use vliw_machine::{Options, trap_code};
+use vliw_sim::FaultKind;
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|e| e == "ir") {
+            out.push(p);
+        }
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    passed: usize,
+    skipped: Vec<String>,
+    failed: Vec<String>,
+}
+
+fn interpret(module: &Module, func: &str, args: &[DataValue], stdout: Rc<RefCell<Vec<u8>>>) -> Result<Vec<DataValue>, Trap> {
+    let mut interp = Interpreter::new(module);
+    interp.add_host("write", move |mem, a| {
+        let (DataValue::I64(_), DataValue::Ptr(p), DataValue::I64(n)) = (a[0], a[1], a[2]) else {
+            return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
+        };
+        stdout.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
+        Ok(vec![DataValue::I64(n)])
+    });
+    interp.call(func, args)
+}
+
+/// Whether the machine's fault is the counterpart of the interpreter's trap: `Ok(true)`
+/// yes, `Ok(false)` no, `Err(reason)` when the trap has no machine counterpart.
+fn fault_matches(trap: &Trap, result: &MachineResult) -> Result<bool, String> {
+    let fault = match result {
+        MachineResult::Fault(f, _) => Some(&f.kind),
+        _ => None,
+    };
+    let code = |c: i64| Ok(matches!(fault, Some(FaultKind::Trap(n)) if *n == c));
+    match trap.kind {
+        TrapKind::Unreachable => code(trap_code::UNREACHABLE),
+        TrapKind::User(n) => code(i64::from(n)),
+        TrapKind::DivisionByZero => code(trap_code::DIVISION_BY_ZERO),
+        TrapKind::IntegerOverflow => code(trap_code::INTEGER_OVERFLOW),
+        TrapKind::ReadOnly => Ok(matches!(fault, Some(FaultKind::ReadOnly(_)))),
+        TrapKind::Misaligned => Ok(matches!(fault, Some(FaultKind::Misaligned(_)))),
+        TrapKind::StepLimit => Ok(matches!(fault, Some(FaultKind::CycleLimit(_)))),
+        TrapKind::StackOverflow => Ok(matches!(fault, Some(FaultKind::StackOverflow(_) | FaultKind::CycleLimit(_)))),
+        TrapKind::OutOfBounds => match fault {
+            Some(FaultKind::Unmapped(_) | FaultKind::StackOverflow(_)) => Ok(true),
+            Some(_) => Ok(false),
+            None => Err("out-of-bounds access inside mapped memory (the machine's map differs)".into()),
+        },
+        TrapKind::UnknownFunction => Ok(match result {
+            MachineResult::LinkError(e) => e.contains("undefined symbol"),
+            MachineResult::Fault(f, _) => matches!(f.kind, FaultKind::BadJump | FaultKind::Unmapped(_) | FaultKind::FellOffText),
+            _ => false,
+        }),
+        TrapKind::BadSignature | TrapKind::Overlap | TrapKind::Host | TrapKind::Malformed => {
+            Err(format!("{:?} has no machine counterpart", trap.kind))
+        }
+    }
+}
+
+fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
+    let name = path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let text = std::fs::read_to_string(path).expect("read");
+    let Ok((runs, stdout_expect)) = directives(&text) else { return };
+    if runs.is_empty() {
+        return;
+    }
+    let Ok(module) = parse_module(&text) else { return };
+    if verify_module(&module).is_err() {
+        return;
+    }
+    tally.files += 1;
+    let object = match compile(&module, &Options::default()) {
+        Ok(o) => o,
+        Err(e) => {
+            tally.failed.push(format!("{name}: does not compile: {e}"));
+            return;
+        }
+    };
+    let interp_out: Rc<RefCell<Vec<u8>>> = Rc::default();
+    let mut machine_out = Vec::new();
+    for run in &runs {
+        let at = format!("{name}:{}: @{}", run.line, run.func);
+        let Some(f) = module.function(&run.func) else {
+            tally.failed.push(format!("{at}: no such function"));
+            continue;
+        };
+        let sig = f.signature.clone();
+        if sig.params.contains(&Type::Ptr) {
+            tally.skipped.push(format!("{at}: pointer argument"));
+            continue;
+        }
+        let args: Option<Vec<DataValue>> =
+            run.args.iter().zip(&sig.params).map(|(a, &t)| DataValue::parse(t, a)).collect();
+        let Some(args) = args.filter(|a| a.len() == sig.params.len()) else {
+            tally.failed.push(format!("{at}: cannot read the arguments"));
+            continue;
+        };
+        let oracle = interpret(&module, &run.func, &args, interp_out.clone());
+        let result = run_on_machine(std::slice::from_ref(&object), &run.func, &args, &sig.returns);
+        let out = match &result {
+            MachineResult::Values(_, o) | MachineResult::Fault(_, o) | MachineResult::Exit(_, o) => o.clone(),
+            MachineResult::LinkError(_) => Vec::new(),
+        };
+        machine_out.extend_from_slice(&out);
+        match (&run.expect, &oracle) {
+            (Expect::Trap(_), Ok(_)) | (Expect::Values(_) | Expect::Nothing, Err(_)) => {
+                tally.failed.push(format!("{at}: the interpreter disagrees with the run line: {}", v_or(&oracle)));
+                continue;
+            }
+            _ => {}
+        }
+        match oracle {
+            Err(trap) => match fault_matches(&trap, &result) {
+                Ok(true) => tally.passed += 1,
+                Ok(false) => tally.failed.push(format!("{at}: the interpreter traps ({}), the machine: {result:?}", trap.message)),
+                Err(reason) => tally.skipped.push(format!("{at}: {reason}")),
+            },
+            Ok(expected) => {
+                let MachineResult::Values(got, _) = &result else {
+                    tally.failed.push(format!("{at}: expected {expected:?}, the machine: {result:?}"));
+                    continue;
+                };
+                let mut ok = got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| same_value(g, e));
+                if let Expect::Values(texts) = &run.expect {
+                    // the run line itself, read as the filetest runner does
+                    for (t, g) in texts.iter().zip(got) {
+                        let want_nan = t.trim() == "nan" && g.ty().is_float();
+                        let matches = if want_nan {
+                            g.is_nan()
+                        } else {
+                            DataValue::parse(g.ty(), t).is_some_and(|e| same_value(&e, g))
+                        };
+                        ok &= matches;
+                    }
+                }
+                if ok {
+                    tally.passed += 1;
+                } else {
+                    tally.failed.push(format!("{at}: expected {expected:?}, the machine returned {got:?}"));
+                }
+            }
+        }
+    }
+    if let Some(exp) = stdout_expect {
+        if machine_out != exp {
+            tally.failed.push(format!(
+                "{name}: stdout {:?}, expected {:?}",
+                String::from_utf8_lossy(&machine_out),
+                String::from_utf8_lossy(&exp)
+            ));
+        }
+    }
+}
+
+fn v_or(r: &Result<Vec<DataValue>, Trap>) -> String {
+    match r {
+        Ok(v) => format!("{v:?}"),
+        Err(t) => t.message.clone(),
+    }
+}
+
+#[test]
+fn ir_filetests_run_on_the_machine() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest.join("../..");
+    let mut files = Vec::new();
+    collect(&root.join("tests/ir"), &mut files);
+    files.push(manifest.join("tests/support/runtime.ir"));
+    let filter = std::env::var("FILETEST").ok();
+    let mut tally = Tally::default();
+    for f in &files {
+        if filter.as_ref().is_some_and(|p| !f.to_string_lossy().contains(p.as_str())) {
+            continue;
+        }
+        check_file(&root, f, &mut tally);
+    }
+    eprintln!(
+        "{} files, {} runs passed, {} skipped, {} failed",
+        tally.files,
+        tally.passed,
+        tally.skipped.len(),
+        tally.failed.len()
+    );
+    for s in &tally.skipped {
+        eprintln!("skipped: {s}");
+    }
+    if !tally.failed.is_empty() {
+        panic!("{} runs failed:\n{}", tally.failed.len(), tally.failed.join("\n"));
+    }
+    if filter.is_none() {
+        assert!(tally.passed >= 100, "only {} runs passed", tally.passed);
+    }
+}
