@@ -583,6 +583,25 @@ impl MachFunction {
             MOp::ParallelCopy => f.write_str("parallel_copy")?,
             MOp::Psi => f.write_str("psi")?,
         }
+        // memory operations read like the assembly: `ld.d [base + imm]`
+        if let MOp::Op(o) = inst.op
+            && matches!(o.format(), Format::Load | Format::Store | Format::Amo | Format::Cas)
+        {
+            write!(f, " [{}", self.reg(inst.uses[0]))?;
+            if inst.imm != Imm::None {
+                f.write_str(" + ")?;
+                self.write_imm(f, &inst.imm)?;
+            }
+            f.write_str("]")?;
+            if o.format() == Format::Store {
+                write!(f, " = {}", self.reg(inst.uses[1]))?;
+            } else {
+                for u in &inst.uses[1..] {
+                    write!(f, ", {}", self.reg(*u))?;
+                }
+            }
+            return self.write_implicit(f, inst);
+        }
         let mut first = true;
         let mut sep = |f: &mut dyn fmt::Write| -> fmt::Result {
             let s = if first { " " } else { ", " };
@@ -612,6 +631,10 @@ impl MachFunction {
             }
             f.write_str(")")?;
         }
+        self.write_implicit(f, inst)
+    }
+
+    fn write_implicit(&self, f: &mut dyn fmt::Write, inst: &MInst) -> fmt::Result {
         if !inst.implicit_uses.is_empty() {
             f.write_str(" uses[")?;
             for (i, p) in inst.implicit_uses.iter().enumerate() {
