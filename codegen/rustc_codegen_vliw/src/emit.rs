@@ -1,5 +1,6 @@
 //! From a codegen unit's IR module to the object file rustc links: dumps, the lowering
-//! (IR → machine code → `vliw_elf::Object`, the rustc-free back end) and the write.
+//! (IR → machine code → `vliw_elf::Object`, by the rustc-free back end `vliw-machine`)
+//! and the write.
 //!
 //! This runs on rustc_codegen_ssa's worker threads, one codegen unit per call, in
 //! parallel (`WriteBackendMethods::codegen`); it has no `TyCtxt`.
@@ -7,6 +8,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use rustc_codegen_ssa::back::write::{CodegenContext, EmitObj, ModuleConfig};
 use rustc_codegen_ssa::{CompiledModule, ModuleCodegen};
@@ -18,31 +20,15 @@ use crate::VliwModule;
 use crate::options::{DumpStage, DumpTarget, Options};
 use crate::timing::{Phase, Timer};
 
-/// What the lowering needs to know besides the module.
-#[derive(Clone, Debug, Default)]
-pub struct LowerOptions {
-    /// `-g`: emit DWARF line tables.
-    pub debuginfo: bool,
-}
-
 /// The one entry of the machine lowering: a verified IR module to a relocatable
-/// object.
-///
-/// TEMPORARY STUB: the lowering crate (`vliw-machine`) does not exist yet. When it
-/// lands, this function becomes a call of `vliw_machine::compile_module(module,
-/// &options)` (mapping `LowerOptions` onto its options) and nothing else in the shim
-/// changes. Until then every build that needs an object fails here with a clear
-/// message; `--emit=llvm-ir` (the IR as text) and `-Cllvm-args=dump=ir` work.
+/// object, by the rustc-free back end (`vliw_machine::compile_module`,
+/// `docs/machine.md`). `options` are the back end's own, from `-Cllvm-args`, with this
+/// codegen unit's dump sink and timings.
 pub fn compile_module(
     module: &ir::Module,
-    options: &LowerOptions,
+    options: &vliw_machine::Options,
 ) -> Result<vliw_elf::Object, String> {
-    let _ = (module, options);
-    Err(
-        "machine lowering not implemented yet: the vliw-machine crate (IR to VLIW-64 code) \
-         does not exist; `--emit=llvm-ir` or `-Cllvm-args=dump=ir` show the IR instead"
-            .to_string(),
-    )
+    vliw_machine::compile_module(module, options).map_err(|e| e.to_string())
 }
 
 /// The IR of a module as text.
@@ -52,6 +38,26 @@ pub fn module_text(module: &ir::Module) -> String {
     s
 }
 
+/// Where the dump `stage` of codegen unit `unit` goes: a file, or `None` for stderr.
+fn dump_path(
+    cgcx: &CodegenContext,
+    options: &Options,
+    unit: &str,
+    stage: &str,
+) -> Result<Option<PathBuf>, String> {
+    let file = cgcx
+        .output_filenames
+        .temp_path_ext_for_cgu(&format!("{stage}.vir"), unit);
+    Ok(match &options.dump_to {
+        DumpTarget::Stderr => None,
+        DumpTarget::OutputDir => Some(file),
+        DumpTarget::Dir(dir) => {
+            fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            Some(dir.join(file.file_name().unwrap()))
+        }
+    })
+}
+
 fn dump(
     cgcx: &CodegenContext,
     options: &Options,
@@ -59,23 +65,42 @@ fn dump(
     stage: DumpStage,
     text: &str,
 ) -> Result<(), String> {
-    let file = cgcx
-        .output_filenames
-        .temp_path_ext_for_cgu(&format!("{stage}.vir"), unit);
-    let path: PathBuf = match &options.dump_to {
-        DumpTarget::Stderr => {
+    match dump_path(cgcx, options, unit, stage.name())? {
+        None => {
             let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "; ---- {stage}: codegen unit {unit} ----");
             let _ = err.write_all(text.as_bytes());
-            return Ok(());
+            Ok(())
         }
-        DumpTarget::OutputDir => file,
-        DumpTarget::Dir(dir) => {
-            fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-            dir.join(file.file_name().unwrap())
+        Some(path) => {
+            fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
         }
-    };
-    fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+/// The back end's options for one codegen unit: its dumps (`isel`, `regalloc`,
+/// `final`) go to `<stem>.<unit>.rcgu.machine.vir` (or stderr), its timings to a table
+/// of its own.
+fn machine_options(
+    cgcx: &CodegenContext,
+    options: &Options,
+    unit: &str,
+) -> Result<(vliw_machine::Options, Option<Arc<vliw_machine::Timings>>), String> {
+    let mut m = options.machine_options();
+    if !m.dump.is_empty() {
+        let sink: vliw_machine::DumpSink = match dump_path(cgcx, options, unit, "machine")? {
+            None => Arc::new(Mutex::new(std::io::stderr())),
+            Some(path) => {
+                let f = fs::File::create(&path)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                Arc::new(Mutex::new(std::io::BufWriter::new(f)))
+            }
+        };
+        m.dump_to = Some(sink);
+    }
+    let timings = options.time_passes.then(vliw_machine::Timings::new);
+    m.timings = timings.clone();
+    Ok((m, timings))
 }
 
 /// Write the outputs of one codegen unit.
@@ -89,7 +114,7 @@ pub fn emit_module(
     let VliwModule {
         ir: ir_module,
         options,
-        debuginfo,
+        debuginfo: _,
     } = module.module_llvm;
     let timer = Timer::new(options.time_passes, &name);
     let fatal = |msg: String| -> ! { dcx.fatal(format!("{name}: {msg}")) };
@@ -114,14 +139,26 @@ pub fn emit_module(
     let object = match config.emit_obj {
         EmitObj::None => None,
         EmitObj::Bitcode | EmitObj::ObjectCode(_) => {
-            let lower_options = LowerOptions { debuginfo };
+            let (machine, timings) =
+                machine_options(cgcx, &options, &name).unwrap_or_else(|e| fatal(e));
             let obj = timer
                 .time(Phase::Lower, String::new, || {
-                    compile_module(&ir_module, &lower_options)
+                    compile_module(&ir_module, &machine)
                 })
                 .unwrap_or_else(|e| fatal(e));
+            if let Some(sink) = &machine.dump_to {
+                let _ = sink.lock().unwrap_or_else(|e| e.into_inner()).flush();
+            }
+            if let Some(t) = timings {
+                for (phase, d, n) in t.report() {
+                    eprintln!(
+                        "time: {:>9.3}ms    {phase:<10} {name}  ({n} runs)",
+                        d.as_secs_f64() * 1e3
+                    );
+                }
+            }
             if let Err(e) = obj.check() {
-                fatal(format!("the lowering produced an invalid object: {e}"));
+                fatal(format!("the back end produced an invalid object: {e}"));
             }
             let path = cgcx
                 .output_filenames

@@ -46,6 +46,10 @@ pub enum DumpTarget {
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
+    /// The back end's options (`regalloc=`, `sched=`, `jump-tables=`, `machine=`, and
+    /// its dump stages as `dump=`), checked here and applied to each codegen unit's
+    /// `vliw_machine::Options` by `machine_options`.
+    pub machine: Vec<(String, String)>,
     /// `dump=STAGE[,STAGE...]`: text dumps of these stages.
     pub dump: Vec<DumpStage>,
     /// `dump-to=DIR` or `dump-to=-` (stderr).
@@ -59,13 +63,17 @@ pub struct Options {
 impl Options {
     pub const HELP: &'static str = "\
 VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
-  dump=STAGE[,STAGE...]  write the IR of these stages as text (stages: ir)
+  dump=STAGE[,STAGE...]  write these stages as text: ir (the shim's IR), and the
+                         back end's isel, regalloc, final (machine code)
   dump-to=DIR|-          where dumps go: a directory, or - for stderr
                          (default: next to the output file)
   time-passes            print the time of each backend phase on stderr
-  verify=yes|no          run the IR verifier after each stage (default yes)
+  verify=yes|no          run the IR verifier after the shim (default yes)
+  regalloc=naive         the register allocator
+  sched=off              the scheduler (off: one operation per bundle)
+  jump-tables=on|off     lower dense switches to jump tables (default on)
+  machine=KEY=V[,...]    the machine configuration (docs/isa.md section 8)
   help                   print this help";
-
     /// Parse the words of `-Cllvm-args` (each a `KEY` or `KEY=VALUE`).
     pub fn parse<'a>(args: &'a [String]) -> Result<Options, String> {
         let mut opts = Options {
@@ -84,20 +92,30 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
             match key {
                 "dump" => {
                     for stage in need(value)?.split(',') {
-                        let stage = DumpStage::from_name(stage).ok_or_else(|| {
-                            format!(
-                                "unknown dump stage `{stage}` (stages: {})",
-                                DumpStage::ALL
-                                    .iter()
-                                    .map(|s| s.name())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )
-                        })?;
-                        if !opts.dump.contains(&stage) {
-                            opts.dump.push(stage);
+                        match DumpStage::from_name(stage) {
+                            Some(stage) => {
+                                if !opts.dump.contains(&stage) {
+                                    opts.dump.push(stage);
+                                }
+                            }
+                            None if vliw_machine::DumpStage::from_name(stage).is_some() => {
+                                opts.machine.push(("dump".into(), stage.into()))
+                            }
+                            None => {
+                                let ours = DumpStage::ALL.iter().map(|s| s.name());
+                                let theirs = vliw_machine::DumpStage::ALL.iter().map(|s| s.name());
+                                return Err(format!(
+                                    "unknown dump stage `{stage}` (stages: {})",
+                                    ours.chain(theirs).collect::<Vec<_>>().join(", ")
+                                ));
+                            }
                         }
                     }
+                }
+                "regalloc" | "sched" | "jump-tables" | "machine" => {
+                    let value = need(value)?;
+                    vliw_machine::Options::default().set(key, value)?;
+                    opts.machine.push((key.into(), value.into()));
                 }
                 "dump-to" => {
                     opts.dump_to = match need(value)? {
@@ -120,6 +138,15 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
 
     pub fn dumps(&self, stage: DumpStage) -> bool {
         self.dump.contains(&stage)
+    }
+
+    /// The back end's options as given (without dump sink and timings).
+    pub fn machine_options(&self) -> vliw_machine::Options {
+        let mut m = vliw_machine::Options::default();
+        for (k, v) in &self.machine {
+            m.set(k, v).expect("checked when parsed");
+        }
+        m
     }
 }
 
@@ -146,6 +173,12 @@ mod tests {
         assert!(o.time_passes);
         assert!(o.verify);
         assert_eq!(o.dump_to, DumpTarget::Stderr);
+        let o = parse(&["dump=ir,final jump-tables=off machine=width=2"]).unwrap();
+        assert_eq!(o.dump, vec![DumpStage::Ir]);
+        let m = o.machine_options();
+        assert_eq!(m.dump, vec![vliw_machine::DumpStage::Final]);
+        assert!(!m.jump_tables);
+        assert_eq!(m.machine.width, 2);
         let o = parse(&["verify=no dump-to=/tmp/x"]).unwrap();
         assert!(!o.verify);
         assert_eq!(o.dump_to, DumpTarget::Dir(PathBuf::from("/tmp/x")));

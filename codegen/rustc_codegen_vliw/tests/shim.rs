@@ -268,19 +268,30 @@ fn options_dumps_and_timings() {
     }
 }
 
-/// TEMPORARY (until vliw-machine provides the lowering): an object file cannot be made
-/// yet, and the error says why.
+/// `--emit=obj` goes through vliw-machine: a VLIW-64 object that defines the crate's
+/// functions and refers to the C functions it calls.
 #[test]
-fn object_output_reports_the_missing_lowering() {
+fn object_output_is_a_vliw_object() {
     let dir = tempfile::tempdir().unwrap();
+    let obj_path = dir.path().join("abi_c.o");
     let mut c = vliw_rustc();
     c.args(["--crate-type=lib", "--emit=obj"])
         .arg(fixture("abi_c.rs"))
-        .arg("--out-dir")
-        .arg(dir.path());
-    let out = run(c);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("machine lowering not implemented yet"));
+        .arg("-o")
+        .arg(&obj_path);
+    run_ok(c);
+    let bytes = std::fs::read(&obj_path).unwrap();
+    let obj = vliw_elf::read_object(&bytes, "abi_c.o").unwrap();
+    let sym = |name: &str| obj.symbols.iter().find(|s| s.name == name);
+    for f in ["callback", "user"] {
+        assert!(sym(f).is_some_and(|s| s.is_defined()), "{f} is not defined");
+    }
+    for f in ["write", "printf", "takes"] {
+        assert!(
+            sym(f).is_some_and(|s| !s.is_defined()),
+            "{f} is not an undefined reference"
+        );
+    }
 }
 
 /// What `smoke_main` wrote and returned.
