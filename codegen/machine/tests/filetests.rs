@@ -100,7 +100,28 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         return;
     }
     tally.files += 1;
-    let object = match compile(&module, &Options::default()) {
+    check_module(&name, &module, &runs, stdout_expect.as_deref(), &Options::default(), tally);
+    // switches have two lowerings: check the compare chains too
+    let has_switch = module.functions.iter().any(|f| {
+        f.insts_in_layout().any(|(_, i)| f.dfg.opcode(i) == vliw_ir::Opcode::Switch)
+    });
+    if has_switch {
+        let mut options = Options::default();
+        options.jump_tables = false;
+        check_module(&format!("{name} (jump-tables=off)"), &module, &runs, stdout_expect.as_deref(), &options, tally);
+    }
+}
+
+fn check_module(
+    name: &str,
+    module: &Module,
+    runs: &[common::runlines::Run],
+    stdout_expect: Option<&[u8]>,
+    options: &Options,
+    tally: &mut Tally,
+) {
+    let module = module.clone();
+    let object = match compile(&module, options) {
         Ok(o) => o,
         Err(e) => {
             tally.failed.push(format!("{name}: does not compile: {e}"));
@@ -109,7 +130,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     };
     let interp_out: Rc<RefCell<Vec<u8>>> = Rc::default();
     let mut machine_out = Vec::new();
-    for run in &runs {
+    for run in runs {
         let at = format!("{name}:{}: @{}", run.line, run.func);
         let Some(f) = module.function(&run.func) else {
             tally.failed.push(format!("{at}: no such function"));
@@ -173,7 +194,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         }
     }
     if let Some(exp) = stdout_expect {
-        if machine_out != exp {
+        if machine_out != *exp {
             tally.failed.push(format!(
                 "{name}: stdout {:?}, expected {:?}",
                 String::from_utf8_lossy(&machine_out),
