@@ -15,6 +15,7 @@
 //! `docs/machine.md` is the reference.
 
 pub mod abi;
+pub mod dwarf;
 pub mod emit;
 pub mod error;
 pub mod frame;
@@ -45,7 +46,7 @@ pub fn compile_module(module: &Module, options: &Options) -> Result<Object, Comp
     for func in &module.functions {
         codes.push(compile_function(module, func, options)?);
     }
-    options.time("object", || object::build_object(module, &codes))
+    options.time("object", || object::build_object(module, &codes, options.debug_info))
 }
 
 /// Compiles one function of `module` to machine code (all passes up to encoding).

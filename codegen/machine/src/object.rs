@@ -137,14 +137,26 @@ impl ObjectBuilder {
     }
 }
 
-/// The object of a module whose functions are encoded (`codes` in module order).
-pub fn build_object(module: &Module, codes: &[FunctionCode]) -> Result<Object, CompileError> {
+/// The object of a module whose functions are encoded (`codes` in module order), with
+/// DWARF line tables if `debug_info`.
+pub fn build_object(module: &Module, codes: &[FunctionCode], debug_info: bool) -> Result<Object, CompileError> {
     let mut b = ObjectBuilder::new();
+    let mut texts = Vec::with_capacity(codes.len());
     for (f, code) in module.functions.iter().zip(codes) {
-        b.add_function(&f.name, f.linkage, code);
+        texts.push(b.add_function(&f.name, f.linkage, code));
     }
     for d in &module.data {
         b.add_data(d)?;
+    }
+    if debug_info {
+        let functions: Vec<crate::dwarf::DebugFunction<'_>> = module
+            .functions
+            .iter()
+            .zip(codes)
+            .zip(&texts)
+            .map(|((f, code), &text)| crate::dwarf::DebugFunction { text, code, files: &f.files })
+            .collect();
+        crate::dwarf::add_line_tables(&mut b, &functions)?;
     }
     b.object.check().map_err(|e| CompileError::new("", format!("invalid object: {e}")))?;
     Ok(b.object)

@@ -97,6 +97,8 @@ pub struct Options {
     pub sched: Sched,
     /// Lower dense `switch`es to jump tables (`jump-tables=on|off`).
     pub jump_tables: bool,
+    /// Write DWARF line tables (`debug-info=on|off`; rustc's `-g`).
+    pub debug_info: bool,
     /// Stages to dump, and where to.
     pub dump: Vec<DumpStage>,
     pub dump_to: Option<DumpSink>,
@@ -111,6 +113,7 @@ impl Default for Options {
             regalloc: RegAlloc::Naive,
             sched: Sched::Off,
             jump_tables: true,
+            debug_info: false,
             dump: Vec::new(),
             dump_to: None,
             timings: None,
@@ -125,6 +128,7 @@ impl core::fmt::Debug for Options {
             .field("regalloc", &self.regalloc)
             .field("sched", &self.sched)
             .field("jump_tables", &self.jump_tables)
+            .field("debug_info", &self.debug_info)
             .field("dump", &self.dump)
             .field("timings", &self.timings.is_some())
             .finish()
@@ -134,7 +138,7 @@ impl core::fmt::Debug for Options {
 impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
     /// `-Cllvm-args`): `regalloc=naive`, `sched=off`, `jump-tables=on|off`,
-    /// `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
+    /// `debug-info=on|off`, `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
@@ -155,6 +159,13 @@ impl Options {
                     "on" => true,
                     "off" => false,
                     _ => return Err(format!("jump-tables={value}: expected on or off")),
+                }
+            }
+            "debug-info" => {
+                self.debug_info = match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("debug-info={value}: expected on or off")),
                 }
             }
             "dump" => {

@@ -153,8 +153,13 @@ pub fn exported(module: &Module) -> Module {
     m
 }
 
-/// Links `objects` (ELF bytes) with the driver and the runtime and runs `name(args)`.
-pub fn run_on_machine(objects: &[Vec<u8>], name: &str, args: &[DataValue], rets: &[Type]) -> MachineResult {
+/// Links `objects` (ELF bytes) with a driver calling `name(args)` and the runtime.
+pub fn link_with_driver(
+    objects: &[Vec<u8>],
+    name: &str,
+    args: &[DataValue],
+    rets: &[Type],
+) -> Result<vliw_elf::Executable, String> {
     let asm = driver_asm(name, args, rets);
     let driver = vliw_asm::assemble(&asm, "driver.s", &MachineConfig::default())
         .unwrap_or_else(|e| panic!("driver does not assemble: {e:?}\n{asm}"));
@@ -164,9 +169,14 @@ pub fn run_on_machine(objects: &[Vec<u8>], name: &str, args: &[DataValue], rets:
     }
     files.push(InputFile { name: "libruntime.a".into(), data: runtime_archive().to_vec(), whole_archive: false });
     let config = LinkConfig { gc_sections: true, ..LinkConfig::default() };
-    let exe = match link(&files, &config) {
-        Ok(out) => out.executable,
-        Err(e) => return MachineResult::LinkError(e.to_string()),
+    link(&files, &config).map(|out| out.executable).map_err(|e| e.to_string())
+}
+
+/// Links `objects` (ELF bytes) with the driver and the runtime and runs `name(args)`.
+pub fn run_on_machine(objects: &[Vec<u8>], name: &str, args: &[DataValue], rets: &[Type]) -> MachineResult {
+    let exe = match link_with_driver(objects, name, args, rets) {
+        Ok(exe) => exe,
+        Err(e) => return MachineResult::LinkError(e),
     };
     let program = Program::from_executable(&exe);
     let io = CaptureIo::default();
