@@ -107,40 +107,36 @@ pub fn to_inst(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
     Ok(inst)
 }
 
-/// The bundles of a block: with `sched=off`, one per operation.
-pub fn bundle_block(insts: &[MInst], sched: Sched) -> Vec<Vec<&MInst>> {
+/// The bundles of a block as lengths (operations per bundle): with `sched=off`, one
+/// operation each.
+pub fn bundle_block(insts: &[MInst], sched: Sched) -> Vec<usize> {
     match sched {
-        Sched::Off => insts.iter().map(|i| vec![i]).collect(),
+        Sched::Off => vec![1; insts.len()],
     }
 }
 
 /// Encodes an allocated, frame-lowered function.
 pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched) -> Result<FunctionCode, CompileError> {
     let err = |m: String| CompileError::new(&func.name, m);
-    // sizes first: every immediate's form is known before addresses are
-    let mut blocks: Vec<(MBlock, Vec<Vec<(Inst, &MInst)>>)> = Vec::with_capacity(func.layout.len());
-    for &b in &func.layout {
-        let mut bundles = Vec::new();
-        for bundle in bundle_block(&func.blocks[b].insts, sched) {
-            let mut insts = Vec::with_capacity(bundle.len());
-            for mi in bundle {
-                let mut inst = to_inst(func, mi)?;
-                if matches!(mi.imm, Imm::Symbol { .. }) && inst.format().is_extendable() && !mi.long {
-                    inst.imm = 0; // R_VLIW_IMM32: one syllable
-                }
-                insts.push((inst, mi));
-            }
-            bundles.push(insts);
-        }
-        blocks.push((b, bundles));
-    }
+    // every operation and its form first: the size of each immediate is known before
+    // any address is
+    let n = func.num_insts();
+    let mut ops: Vec<(Inst, &MInst)> = Vec::with_capacity(n);
+    let mut bundles: Vec<usize> = Vec::with_capacity(n); // operations per bundle
     let mut block_offsets = vec![u64::MAX; func.blocks.len()];
     let mut offset = 0u64;
-    for (b, bundles) in &blocks {
-        block_offsets[cranelift_entity::EntityRef::index(*b)] = offset;
-        for bundle in bundles {
-            offset += 8 * bundle.iter().map(|(i, _)| i.syllables() as u64).sum::<u64>();
+    for &b in &func.layout {
+        block_offsets[cranelift_entity::EntityRef::index(b)] = offset;
+        let insts = &func.blocks[b].insts;
+        for mi in insts {
+            let mut inst = to_inst(func, mi)?;
+            if matches!(mi.imm, Imm::Symbol { .. }) && inst.format().is_extendable() && !mi.long {
+                inst.imm = 0; // R_VLIW_IMM32: one syllable
+            }
+            offset += 8 * inst.syllables() as u64;
+            ops.push((inst, mi));
         }
+        bundles.extend(bundle_block(insts, sched));
     }
     let block_offset = |b: MBlock| -> Result<u64, CompileError> {
         match block_offsets[cranelift_entity::EntityRef::index(b)] {
@@ -148,7 +144,7 @@ pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched
             o => Ok(o),
         }
     };
-    let mut code = FunctionCode::default();
+    let mut code = FunctionCode { words: Vec::with_capacity(offset as usize / 8), ..FunctionCode::default() };
     let mut jt_offsets = Vec::with_capacity(func.jump_tables.len());
     let mut jt_base = 0i64;
     for (_, targets) in func.jump_tables.iter() {
@@ -160,58 +156,59 @@ pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched
         }
         code.jump_tables.push(t);
     }
-    for (_, bundles) in &blocks {
-        for bundle in bundles {
-            let start = code.words.len() as u64 * 8;
-            let mut syll = start;
-            let mut insts = Vec::with_capacity(bundle.len());
-            let mut loc = SourceLoc::default();
-            for (inst, mi) in bundle {
-                let mut inst = *inst;
-                if loc.is_default() {
-                    loc = mi.loc;
-                }
-                match &mi.imm {
-                    Imm::Block(t) if inst.format() == Format::Branch => {
-                        inst.imm = block_offset(*t)? as i64 - syll as i64;
-                    }
-                    Imm::Symbol { name, addend } => {
-                        let kind = RelocKind::for_operand(&inst)
-                            .ok_or_else(|| err(format!("`{}` cannot take a symbol", inst.opcode.mnemonic())))?;
-                        code.relocs.push(CodeReloc {
-                            offset: syll,
-                            kind,
-                            target: RelocTarget::Symbol(name.clone()),
-                            addend: *addend,
-                        });
-                    }
-                    Imm::JumpTable(jt) if inst.opcode == Opcode::Addpc => {
-                        code.relocs.push(CodeReloc {
-                            offset: syll,
-                            kind: RelocKind::Pcrel32,
-                            target: RelocTarget::JumpTables,
-                            addend: jt_offsets[cranelift_entity::EntityRef::index(*jt)],
-                        });
-                    }
-                    Imm::Const(_) | Imm::None | Imm::JumpTable(_) => {}
-                    other => {
-                        return Err(err(format!("unresolved immediate {other:?} in `{}`", func.display_inst(mi))));
-                    }
-                }
-                syll += 8 * inst.syllables() as u64;
-                insts.push(inst);
+    let mut next = 0;
+    let mut bundle: Vec<Inst> = Vec::with_capacity(config.width);
+    for len in bundles {
+        let members = &ops[next..next + len];
+        next += len;
+        let start = code.words.len() as u64 * 8;
+        let mut syll = start;
+        bundle.clear();
+        let mut loc = SourceLoc::default();
+        for (inst, mi) in members {
+            let mut inst = *inst;
+            if loc.is_default() {
+                loc = mi.loc;
             }
-            let ops: Vec<Inst> = insts.clone();
-            check_bundle(&ops, config).map_err(|e| {
-                err(format!("bundle at {start:#x} does not fit the machine ({e}): {}", describe(func, bundle)))
-            })?;
-            vliw_isa::encode_bundle(&ops, &mut code.words)
-                .map_err(|e| err(format!("cannot encode bundle at {start:#x}: {e}: {}", describe(func, bundle))))?;
-            if !loc.is_default() {
-                code.lines.push((start, loc));
+            match &mi.imm {
+                Imm::Block(t) if inst.format() == Format::Branch => {
+                    inst.imm = block_offset(*t)? as i64 - syll as i64;
+                }
+                Imm::Symbol { name, addend } => {
+                    let kind = RelocKind::for_operand(&inst)
+                        .ok_or_else(|| err(format!("`{}` cannot take a symbol", inst.opcode.mnemonic())))?;
+                    code.relocs.push(CodeReloc {
+                        offset: syll,
+                        kind,
+                        target: RelocTarget::Symbol(name.clone()),
+                        addend: *addend,
+                    });
+                }
+                Imm::JumpTable(jt) if inst.opcode == Opcode::Addpc => {
+                    code.relocs.push(CodeReloc {
+                        offset: syll,
+                        kind: RelocKind::Pcrel32,
+                        target: RelocTarget::JumpTables,
+                        addend: jt_offsets[cranelift_entity::EntityRef::index(*jt)],
+                    });
+                }
+                Imm::Const(_) | Imm::None | Imm::JumpTable(_) => {}
+                other => {
+                    return Err(err(format!("unresolved immediate {other:?} in `{}`", func.display_inst(mi))));
+                }
             }
-            code.bundles += 1;
+            syll += 8 * inst.syllables() as u64;
+            bundle.push(inst);
         }
+        check_bundle(&bundle, config).map_err(|e| {
+            err(format!("bundle at {start:#x} does not fit the machine ({e}): {}", describe(func, members)))
+        })?;
+        vliw_isa::encode_bundle(&bundle, &mut code.words)
+            .map_err(|e| err(format!("cannot encode bundle at {start:#x}: {e}: {}", describe(func, members))))?;
+        if !loc.is_default() {
+            code.lines.push((start, loc));
+        }
+        code.bundles += 1;
     }
     Ok(code)
 }

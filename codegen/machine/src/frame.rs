@@ -118,11 +118,10 @@ pub fn registers_to_save(func: &MachFunction) -> Vec<PReg> {
     for &b in &func.layout {
         for inst in &func.blocks[b].insts {
             for d in &inst.defs {
-                if let Reg::Physical(p) = *d {
-                    if is_callee_saved(p) && !written.contains(&p) {
+                if let Reg::Physical(p) = *d
+                    && is_callee_saved(p) && !written.contains(&p) {
                         written.push(p);
                     }
-                }
             }
         }
     }

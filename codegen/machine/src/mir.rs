@@ -610,11 +610,10 @@ impl MachFunction {
         };
         for (i, u) in inst.uses.iter().enumerate() {
             sep(f)?;
-            if inst.op == MOp::Psi {
-                if let Some(g) = inst.psi_guards.get(i) {
+            if inst.op == MOp::Psi
+                && let Some(g) = inst.psi_guards.get(i) {
                     write!(f, "{}{}: ", if g.negated { "!" } else { "" }, self.reg(g.pred))?;
                 }
-            }
             write!(f, "{}", self.reg(*u))?;
         }
         if inst.imm != Imm::None {

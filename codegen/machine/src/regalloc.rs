@@ -27,24 +27,63 @@ use crate::mir::{FrameSlot, FrameSlotKind, Imm, MGuard, MInst, MOp, MachFunction
 /// Orders the copies `dst_i = src_i` (all destinations distinct) so that running them
 /// one after the other has the effect of the parallel copy. `temp` gives a fresh
 /// register of the class of a given register, to break cycles.
+///
+/// A copy is ready when no pending copy still reads its destination; doing it may
+/// make the copy into its source ready. When no copy is ready, the pending ones form
+/// disjoint cycles (every pending destination is read by a pending copy, and each
+/// register has one source): one destination of a cycle is saved in a temporary and
+/// its reader reads the temporary instead. Linear in the number of copies.
 pub fn sequentialize(copies: &[(Reg, Reg)], mut temp: impl FnMut(Reg) -> Reg) -> Vec<(Reg, Reg)> {
     let mut pending: Vec<(Reg, Reg)> = copies.iter().copied().filter(|(d, s)| d != s).collect();
     let mut out = Vec::with_capacity(pending.len() + 1);
-    while !pending.is_empty() {
-        // a copy whose destination no pending copy still reads can go now
-        if let Some(i) = (0..pending.len()).find(|&i| !pending.iter().any(|(_, s)| *s == pending[i].0)) {
-            out.push(pending.remove(i));
-            continue;
-        }
-        // only cycles remain: save one destination, read the saved value instead
-        let (d, _) = pending[0];
-        let t = temp(d);
-        out.push((t, d));
-        for c in pending.iter_mut() {
-            if c.1 == d {
-                c.1 = t;
+    let mut readers: HashMap<Reg, Vec<usize>> = HashMap::new();
+    let mut unread: HashMap<Reg, usize> = HashMap::new(); // pending readers of a register
+    let mut copy_of_dst: HashMap<Reg, usize> = HashMap::new();
+    for (i, &(d, s)) in pending.iter().enumerate() {
+        readers.entry(s).or_default().push(i);
+        *unread.entry(s).or_default() += 1;
+        copy_of_dst.insert(d, i);
+    }
+    let mut done = vec![false; pending.len()];
+    let mut left = pending.len();
+    let is_read = |unread: &HashMap<Reg, usize>, r: Reg| unread.get(&r).is_some_and(|&n| n > 0);
+    let mut ready: Vec<usize> = (0..pending.len()).filter(|&i| !is_read(&unread, pending[i].0)).collect();
+    let mut next_unfinished = 0;
+    while left > 0 {
+        while let Some(i) = ready.pop() {
+            if done[i] {
+                continue;
+            }
+            let (d, s) = pending[i];
+            out.push((d, s));
+            done[i] = true;
+            left -= 1;
+            *unread.get_mut(&s).expect("counted") -= 1;
+            // the copy that writes the register just read may now go
+            if let Some(&j) = copy_of_dst.get(&s)
+                && !done[j]
+                && !is_read(&unread, s)
+            {
+                ready.push(j);
             }
         }
+        if left == 0 {
+            break;
+        }
+        // only cycles remain: save a destination, its reader reads the saved value
+        while done[next_unfinished] {
+            next_unfinished += 1;
+        }
+        let i = next_unfinished;
+        let d = pending[i].0;
+        let t = temp(d);
+        out.push((t, d));
+        let reader = readers[&d].iter().copied().find(|&r| !done[r]).expect("a cycle has a reader");
+        pending[reader].1 = t;
+        readers.entry(t).or_default().push(reader);
+        *unread.get_mut(&d).expect("counted") -= 1;
+        *unread.entry(t).or_default() += 1;
+        ready.push(i);
     }
     out
 }
@@ -170,11 +209,12 @@ impl Naive<'_> {
     fn op(&mut self, out: &mut Vec<MInst>, mut inst: MInst) {
         let guard = self.guard(out, inst.guard);
         inst.guard = guard;
-        let mut map: HashMap<VReg, Reg> = HashMap::new();
+        // at most three uses: a list is faster than a map
+        let mut map: Vec<(VReg, Reg)> = Vec::with_capacity(inst.uses.len());
         let (mut gi, mut pi) = (0, 0);
         for u in inst.uses.iter_mut() {
             let Reg::Virtual(v) = *u else { continue };
-            if let Some(&r) = map.get(&v) {
+            if let Some(&(_, r)) = map.iter().find(|(w, _)| *w == v) {
                 *u = r;
                 continue;
             }
@@ -191,7 +231,7 @@ impl Naive<'_> {
                 }
             };
             self.load(out, v, r, MGuard::ALWAYS);
-            map.insert(v, r);
+            map.push((v, r));
             *u = r;
         }
         // and/or compares leave a destination alone when their condition fails: it

@@ -159,7 +159,7 @@ block0:
         common::MachineResult::Values(v, _) => assert_eq!(v, vec![DataValue::I32(2)], "the global definition wins"),
         other => panic!("{other:?}"),
     }
-    match common::run_on_machine(&[oa.clone()], "main", &[], &[Type::I32]) {
+    match common::run_on_machine(std::slice::from_ref(&oa), "main", &[], &[Type::I32]) {
         common::MachineResult::Values(v, _) => assert_eq!(v, vec![DataValue::I32(1)], "alone, the weak one is used"),
         other => panic!("{other:?}"),
     }

@@ -83,7 +83,7 @@ fn line_tables_map_bundles_to_source_lines_after_linking() {
     let back = vliw_elf::read_object(&bytes, "m.o").unwrap();
     vliw_asm::disassemble_object(&back, &vliw_asm::DisasmOptions { relocs: true, ..Default::default() });
 
-    let exe = common::link_with_driver(&[bytes.clone()], "square_plus", &[DataValue::I64(6), DataValue::I64(4)], &[Type::I64]).unwrap();
+    let exe = common::link_with_driver(std::slice::from_ref(&bytes), "square_plus", &[DataValue::I64(6), DataValue::I64(4)], &[Type::I64]).unwrap();
     let rows = read_rows(&exe);
     assert!(!rows.is_empty());
     let func = |name: &str| {
@@ -124,8 +124,7 @@ fn no_line_tables_unless_asked_or_without_locations() {
     let obj = compile_module(&module, &Options::default()).unwrap();
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
     let bare = parse_module("function @f() export {\nblock0:\n    return\n}\n").unwrap();
-    let mut options = Options::default();
-    options.debug_info = true;
+    let options = Options { debug_info: true, ..Options::default() };
     let obj = compile_module(&bare, &options).unwrap();
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
 }

@@ -106,8 +106,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         f.insts_in_layout().any(|(_, i)| f.dfg.opcode(i) == vliw_ir::Opcode::Switch)
     });
     if has_switch {
-        let mut options = Options::default();
-        options.jump_tables = false;
+        let options = Options { jump_tables: false, ..Options::default() };
         check_module(&format!("{name} (jump-tables=off)"), &module, &runs, stdout_expect.as_deref(), &options, tally);
     }
 }
@@ -193,15 +192,14 @@ fn check_module(
             }
         }
     }
-    if let Some(exp) = stdout_expect {
-        if machine_out != *exp {
+    if let Some(exp) = stdout_expect
+        && machine_out != *exp {
             tally.failed.push(format!(
                 "{name}: stdout {:?}, expected {:?}",
                 String::from_utf8_lossy(&machine_out),
-                String::from_utf8_lossy(&exp)
+                String::from_utf8_lossy(exp)
             ));
         }
-    }
 }
 
 fn v_or(r: &Result<Vec<DataValue>, Trap>) -> String {
