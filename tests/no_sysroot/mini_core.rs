@@ -11,7 +11,10 @@
 // The same source is compiled by rustc's LLVM backend for the host and by our backend
 // for the VLIW target, so nothing here may depend on the target beyond those two
 // functions, and no output may depend on unspecified behaviour (NaN bit patterns, the
-// sign of the zero returned by f64::min, addresses).
+// sign of the zero returned by f64::min, addresses). The one target-specific part is
+// `builtins` at the end (VLIW only): the runtime functions our backend calls for
+// 128-bit division and 128-bit/float conversions, which the host gets from its own
+// compiler_builtins and libm.
 
 #![feature(
     no_core,
@@ -2434,5 +2437,321 @@ pub fn print_f64_bits(x: f64) {
         print_str("NaN")
     } else {
         print_hex(x.to_bits())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Runtime functions for the VLIW side: what compiler_builtins and libm provide elsewhere
+// ---------------------------------------------------------------------------------------
+
+/// The functions that our backend's lowering calls instead of inlining an operation
+/// (`codegen/machine/src/lower/wide.rs` and `float.rs`, with LLVM's names and C
+/// signatures): 128-bit division and remainder, conversions between 128-bit integers and
+/// floats, float remainder. A `#![no_core]` program has no compiler_builtins or libm, so
+/// mini_core defines them for the VLIW target; the host build gets them from its own
+/// runtime libraries and must not see duplicates.
+///
+/// Nothing in here may use an operation that lowers to one of these calls (`/` or `%`
+/// on 128-bit integers, `as` between 128-bit integers and floats, `%` on floats): it
+/// would call itself. They use shifts, compares, additions and subtractions on 128-bit
+/// values (inlined by the backend) and 64-bit division (one instruction).
+///
+/// The callers check what Rust defines before calling (division by zero, `MIN / -1`).
+/// Called anyway, division by zero gives what the machine's `divu`/`remu` give
+/// (quotient all ones, remainder the dividend) and `MIN / -1` wraps to `MIN`.
+///
+/// When written, the module's text was checked in a std program on the host against
+/// compiler_builtins and libm (edge cases and millions of random inputs, overflow
+/// checks on); the suite checks it on the simulator against the host build through
+/// `int128_div.rs`, `float_int128.rs` and `float_rem.rs`.
+#[cfg(target_arch = "vliw64")]
+pub mod builtins {
+    use crate::{Float, Int, None, Option, Some};
+
+    // --- 128-bit division -------------------------------------------------------------
+
+    /// `(n / d, n % d)`, unsigned.
+    fn udivmod(n: u128, d: u128) -> (u128, u128) {
+        if d == 0 {
+            return (u128::MAX, n);
+        }
+        if d > n {
+            return (0, n);
+        }
+        if n >> 64 == 0 {
+            // Then d <= n fits in 64 bits as well: one hardware division.
+            let (n, d) = (n as u64, d as u64);
+            return ((n / d) as u128, (n % d) as u128);
+        }
+        // Restoring binary long division: the divisor shifted left so that its top bit
+        // lines up with the dividend's, then one quotient bit per position, from that
+        // position down to 0. Before each compare the partial remainder is below twice
+        // the shifted divisor, so one subtraction decides the bit.
+        let mut k = d.leading_zeros() - n.leading_zeros();
+        let mut d = d << k;
+        let mut r = n;
+        let mut q: u128 = 0;
+        loop {
+            q <<= 1;
+            if r >= d {
+                r -= d;
+                q |= 1;
+            }
+            if k == 0 {
+                return (q, r);
+            }
+            d >>= 1;
+            k -= 1;
+        }
+    }
+
+    /// `|x|` as an unsigned value (`i128::MIN` gives 2^127).
+    fn unsigned_abs(x: i128) -> u128 {
+        if x < 0 { (x as u128).wrapping_neg() } else { x as u128 }
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __udivti3(n: u128, d: u128) -> u128 {
+        udivmod(n, d).0
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __umodti3(n: u128, d: u128) -> u128 {
+        udivmod(n, d).1
+    }
+
+    /// Rounds toward zero: the quotient of the magnitudes, negated when the signs differ.
+    /// `i128::MIN / -1` wraps to `i128::MIN`.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __divti3(a: i128, b: i128) -> i128 {
+        let q = udivmod(unsigned_abs(a), unsigned_abs(b)).0 as i128;
+        if (a < 0) != (b < 0) { q.wrapping_neg() } else { q }
+    }
+
+    /// The remainder has the dividend's sign.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __modti3(a: i128, b: i128) -> i128 {
+        let r = udivmod(unsigned_abs(a), unsigned_abs(b)).1 as i128;
+        if a < 0 { r.wrapping_neg() } else { r }
+    }
+
+    // --- 128-bit integers to floats ---------------------------------------------------
+
+    /// The bits of `n` rounded to nearest, ties to even, in a binary format with
+    /// `frac_bits` fraction bits and exponent bias `bias` (f64: 52, 1023; f32: 23, 127).
+    /// An f32 overflows to infinity (exponent all ones, fraction 0) when rounding
+    /// carries out of the top; no u128 reaches an f64's overflow.
+    fn u128_to_float_bits(n: u128, frac_bits: u32, bias: u32) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let lz = n.leading_zeros();
+        let norm = n << lz; // the top bit at 127
+        let sig_bits = frac_bits + 1; // with the implicit one
+        let mut m = (norm >> (128 - sig_bits)) as u64;
+        // The bits that do not fit, left-aligned: above one half rounds up, exactly one
+        // half rounds to the even significand.
+        let rest = norm << sig_bits;
+        let half: u128 = 1 << 127;
+        if rest > half || (rest == half && m & 1 == 1) {
+            m += 1;
+        }
+        // The value is in [2^(127 - lz), 2^(128 - lz)). `m` carries the implicit one at
+        // bit `frac_bits`, which the addition adds to the exponent field: so the field
+        // is written one lower. A carry out of the significand (m == 2^sig_bits) moves
+        // on into the exponent, which is right too (the fraction becomes 0).
+        let biased = (bias + 127 - lz) as u64;
+        ((biased - 1) << frac_bits) + m
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __floatuntidf(n: u128) -> f64 {
+        f64::from_bits(u128_to_float_bits(n, 52, 1023))
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __floatuntisf(n: u128) -> f32 {
+        f32::from_bits(u128_to_float_bits(n, 23, 127) as u32)
+    }
+
+    /// Through the magnitude: rounding to nearest even is symmetric.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __floattidf(n: i128) -> f64 {
+        let sign = if n < 0 { 1u64 << 63 } else { 0 };
+        f64::from_bits(u128_to_float_bits(unsigned_abs(n), 52, 1023) | sign)
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __floattisf(n: i128) -> f32 {
+        let sign = if n < 0 { 1u32 << 31 } else { 0 };
+        f32::from_bits(u128_to_float_bits(unsigned_abs(n), 23, 127) as u32 | sign)
+    }
+
+    // --- floats to 128-bit integers ---------------------------------------------------
+    //
+    // Rust's `as` semantics, which the lowering asks for (saturating conversions):
+    // truncation toward zero, NaN to 0, out-of-range values (infinities included) to
+    // the nearest bound.
+
+    /// The magnitude of a float that is not NaN, truncated to an integer; `None` when it
+    /// is 2^limit or more (infinity included). The float is given by its biased
+    /// exponent `be` and fraction `frac` (`frac_bits` wide, exponent bias `bias`).
+    fn truncate(be: u32, frac: u64, frac_bits: u32, bias: u32, limit: u32) -> Option<u128> {
+        if be < bias {
+            return Some(0); // below 1, zero and subnormals included
+        }
+        let e = be - bias; // the magnitude is in [2^e, 2^(e + 1))
+        if e >= limit {
+            // An infinity too: its exponent field (f64: 2047 - 1023, f32: 255 - 127)
+            // is at least 128.
+            return None;
+        }
+        let sig = (frac | (1u64 << frac_bits)) as u128;
+        Some(if e >= frac_bits { sig << (e - frac_bits) } else { sig >> (frac_bits - e) })
+    }
+
+    /// Sign, biased exponent, fraction, and whether it is a NaN, of an f64.
+    fn fields64(x: f64) -> (bool, u32, u64, bool) {
+        let b = x.to_bits();
+        let be = ((b >> 52) & 0x7ff) as u32;
+        let frac = b & ((1u64 << 52) - 1);
+        (b >> 63 != 0, be, frac, be == 0x7ff && frac != 0)
+    }
+
+    fn fields32(x: f32) -> (bool, u32, u64, bool) {
+        let b = x.to_bits();
+        let be = (b >> 23) & 0xff;
+        let frac = (b & ((1u32 << 23) - 1)) as u64;
+        (b >> 31 != 0, be, frac, be == 0xff && frac != 0)
+    }
+
+    fn to_unsigned(f: (bool, u32, u64, bool), frac_bits: u32, bias: u32) -> u128 {
+        let (negative, be, frac, nan) = f;
+        if nan || negative {
+            // A negative value truncates to 0 (above -1) or saturates to 0.
+            return 0;
+        }
+        match truncate(be, frac, frac_bits, bias, 128) {
+            Some(m) => m,
+            None => u128::MAX,
+        }
+    }
+
+    fn to_signed(f: (bool, u32, u64, bool), frac_bits: u32, bias: u32) -> i128 {
+        let (negative, be, frac, nan) = f;
+        if nan {
+            return 0;
+        }
+        // -2^127 itself is i128::MIN, which saturation gives.
+        match truncate(be, frac, frac_bits, bias, 127) {
+            Some(m) => {
+                if negative { (m as i128).wrapping_neg() } else { m as i128 }
+            }
+            None => {
+                if negative { i128::MIN } else { i128::MAX }
+            }
+        }
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __fixunsdfti(x: f64) -> u128 {
+        to_unsigned(fields64(x), 52, 1023)
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __fixunssfti(x: f32) -> u128 {
+        to_unsigned(fields32(x), 23, 127)
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __fixdfti(x: f64) -> i128 {
+        to_signed(fields64(x), 52, 1023)
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn __fixsfti(x: f32) -> i128 {
+        to_signed(fields32(x), 23, 127)
+    }
+
+    // --- float remainder --------------------------------------------------------------
+
+    /// `x % y` (C's fmod: `x - trunc(x / y) * y`, which is always representable, so
+    /// exact) on the bits of two floats of a binary format with `frac_bits` fraction
+    /// bits and `exp_bits` exponent bits (f64: 52, 11; f32: 23, 8); `None` for NaN.
+    ///
+    /// On the significands as integers: with |x| = mx * 2^ex and |y| = my * 2^ey, both
+    /// significands normalized (the top bit at `frac_bits`) and ex >= ey, the remainder
+    /// is (mx * 2^(ex - ey) mod my) * 2^ey, computed one bit of the shift at a time.
+    fn fmod_bits(x: u64, y: u64, frac_bits: u32, exp_bits: u32) -> Option<u64> {
+        let sign = 1u64 << (frac_bits + exp_bits);
+        let (ax, ay) = (x & (sign - 1), y & (sign - 1));
+        let inf = ((1u64 << exp_bits) - 1) << frac_bits;
+        if ax >= inf || ay > inf || ay == 0 {
+            return None; // x infinite or NaN, y NaN, y zero
+        }
+        if ax < ay {
+            return Some(x); // y infinite, x zero included
+        }
+        let bias = (1i32 << (exp_bits - 1)) - 1;
+        let (mx, ex) = significand(ax, frac_bits, bias);
+        let (my, ey) = significand(ay, frac_bits, bias);
+        // |x| >= |y| with normalized significands gives ex >= ey, and r < 2 * my before
+        // each compare.
+        let mut r = mx;
+        let mut k = ex - ey;
+        loop {
+            if r >= my {
+                r -= my;
+            }
+            if k == 0 {
+                break;
+            }
+            r <<= 1;
+            k -= 1;
+        }
+        let sx = x & sign;
+        if r == 0 {
+            return Some(sx); // a zero with the sign of x
+        }
+        // Normalize r * 2^ey (r < my), then encode. The result is a multiple of the
+        // smallest subnormal (x and y are), so a subnormal result loses no bits.
+        let s = r.leading_zeros() - (63 - frac_bits);
+        let r = r << s;
+        let be = ey - s as i32 + frac_bits as i32 + bias; // the biased exponent
+        if be >= 1 {
+            Some(sx | ((((be - 1) as u64) << frac_bits) + r))
+        } else {
+            Some(sx | (r >> (1 - be) as u32))
+        }
+    }
+
+    /// `(m, e)` with a nonzero finite magnitude (sign cleared) = m * 2^e and the top bit
+    /// of m at `frac_bits`.
+    fn significand(a: u64, frac_bits: u32, bias: i32) -> (u64, i32) {
+        let be = (a >> frac_bits) as i32;
+        let frac = a & ((1u64 << frac_bits) - 1);
+        if be == 0 {
+            // Subnormal: frac * 2^(1 - bias - frac_bits), shifted up to normal form.
+            let s = frac.leading_zeros() - (63 - frac_bits);
+            (frac << s, 1 - bias - frac_bits as i32 - s as i32)
+        } else {
+            (frac | (1u64 << frac_bits), be - bias - frac_bits as i32)
+        }
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn fmod(x: f64, y: f64) -> f64 {
+        match fmod_bits(x.to_bits(), y.to_bits(), 52, 11) {
+            Some(b) => f64::from_bits(b),
+            None => f64::from_bits(0x7ff8_0000_0000_0000),
+        }
+    }
+
+    #[unsafe(no_mangle)]
+    pub extern "C" fn fmodf(x: f32, y: f32) -> f32 {
+        match fmod_bits(x.to_bits() as u64, y.to_bits() as u64, 23, 8) {
+            Some(b) => f32::from_bits(b as u32),
+            None => f32::from_bits(0x7fc0_0000),
+        }
     }
 }
