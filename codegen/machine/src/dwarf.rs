@@ -53,6 +53,11 @@ pub struct DebugFunction<'a> {
     pub files: &'a [String],
 }
 
+/// A file name DWARF can hold: no NUL bytes, not empty.
+fn clean(name: &str) -> String {
+    if name.is_empty() { "<unknown>".to_string() } else { name.replace('\0', "?") }
+}
+
 fn err(e: impl core::fmt::Display) -> CompileError {
     CompileError::new("", format!("cannot write the line table: {e}"))
 }
@@ -66,11 +71,7 @@ pub fn add_line_tables(b: &mut ObjectBuilder, functions: &[DebugFunction<'_>]) -
         return Ok(());
     }
     let encoding = Encoding { format: Format::Dwarf32, version: 4, address_size: 8 };
-    let primary = with_lines
-        .iter()
-        .find_map(|f| f.files.first())
-        .cloned()
-        .unwrap_or_else(|| "<unknown>".to_string());
+    let primary = clean(with_lines.iter().find_map(|f| f.files.first()).map_or("", |s| s.as_str()));
     let mut dwarf = DwarfUnit::new(encoding);
     let mut program = LineProgram::new(
         encoding,
@@ -93,13 +94,13 @@ pub fn add_line_tables(b: &mut ObjectBuilder, functions: &[DebugFunction<'_>]) -
             let file = match file_ids.get(name) {
                 Some(&id) => id,
                 None => {
-                    let path = Path::new(name);
+                    let cleaned = clean(name);
+                    let path = Path::new(&cleaned);
                     let dir = match path.parent().map(|p| p.to_string_lossy().into_owned()) {
                         Some(d) if !d.is_empty() => program.add_directory(LineString::String(d.into_bytes())),
                         _ => program.default_directory(),
                     };
-                    let base = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(name.clone());
-                    let base = if base.is_empty() { "<unknown>".to_string() } else { base };
+                    let base = clean(&path.file_name().map_or(cleaned.clone(), |s| s.to_string_lossy().into_owned()));
                     let id = program.add_file(LineString::String(base.into_bytes()), dir, None);
                     file_ids.insert(name.clone(), id);
                     id

@@ -123,6 +123,10 @@ fn no_line_tables_unless_asked_or_without_locations() {
     let module = parse_module(MODULE).unwrap();
     let obj = compile_module(&module, &Options::default()).unwrap();
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
+    // odd file names (empty, with a NUL) do not break the writer
+    let odd = parse_module("function @g() export {\n    file0 = \"\"\n    file1 = \"a\\0b/c.rs\"\nblock0:\n    [0:1:1] v0 = iconst.i64 1\n    [1:2:2] return\n}\n").unwrap();
+    let obj = compile_module(&odd, &Options { debug_info: true, ..Options::default() }).unwrap();
+    assert!(obj.section_by_name(".debug_line").is_some());
     let bare = parse_module("function @f() export {\nblock0:\n    return\n}\n").unwrap();
     let options = Options { debug_info: true, ..Options::default() };
     let obj = compile_module(&bare, &options).unwrap();
