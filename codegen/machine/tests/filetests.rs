@@ -37,6 +37,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[derive(Default)]
 struct Tally {
+    /// IR opcodes of the modules whose runs were compared.
+    opcodes: std::collections::BTreeSet<String>,
     files: usize,
     passed: usize,
     skipped: Vec<String>,
@@ -100,6 +102,11 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         return;
     }
     tally.files += 1;
+    for f in &module.functions {
+        for (_, i) in f.insts_in_layout() {
+            tally.opcodes.insert(f.dfg.opcode(i).name().to_string());
+        }
+    }
     check_module(&name, &module, &runs, stdout_expect.as_deref(), &Options::default(), tally);
     // switches have two lowerings: check the compare chains too
     let has_switch = module.functions.iter().any(|f| {
@@ -239,5 +246,8 @@ fn ir_filetests_run_on_the_machine() {
     }
     if filter.is_none() {
         assert!(tally.passed >= 100, "only {} runs passed", tally.passed);
+        let missing: Vec<&str> =
+            vliw_ir::Opcode::ALL.iter().map(|o| o.name()).filter(|n| !tally.opcodes.contains(*n)).collect();
+        assert!(missing.is_empty(), "opcodes no run exercises on the machine: {missing:?}");
     }
 }
