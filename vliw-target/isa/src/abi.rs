@@ -7,8 +7,9 @@ use crate::reg::{Gpr, Pred};
 pub const ARG_REGS: [u8; 8] = [3, 4, 5, 6, 7, 8, 9, 10];
 /// Registers carrying system-call arguments (`syscall`); the result comes back in r3.
 pub const SYSCALL_ARG_REGS: [u8; 6] = [3, 4, 5, 6, 7, 8];
-/// Registers carrying return values (a pair uses both).
-pub const RET_REGS: [u8; 2] = [3, 4];
+/// Registers carrying the first eight result words, in order (further words go to the
+/// return area in the caller's frame, docs/isa.md §6).
+pub const RET_REGS: [u8; 8] = [3, 4, 5, 6, 7, 8, 9, 10];
 /// First and last callee-saved general register (inclusive): r32..r62.
 pub const CALLEE_SAVED_GPRS: std::ops::RangeInclusive<u8> = 32..=62;
 /// Callee-saved predicates: p12..p15.
