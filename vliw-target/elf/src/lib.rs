@@ -6,13 +6,16 @@
 //! - [`Executable`]: written by the linker, read by the simulator and disassembler.
 //!   [`write_executable`], [`read_executable`].
 //! - [`Archive`] (`.a`, `.rlib`): [`read_archive`], [`write_archive`].
+//! - [`LineTable`]: the DWARF line tables (`.debug_line`) of an executable or object,
+//!   address → file, line and column, read with `gimli`.
 //!
 //! Readers never panic: malformed input gives an [`ElfError`] that names the file and
-//! says what is wrong and where.
+//! says what is wrong and where; malformed DWARF gives an empty or partial line table.
 
 mod archive;
 mod error;
 mod exec;
+mod lines;
 mod model;
 mod parse;
 mod read;
@@ -23,6 +26,7 @@ mod write_exec;
 pub use archive::{Archive, ArchiveMember, is_archive, read_archive, write_archive};
 pub use error::{ElfError, ElfErrorKind};
 pub use exec::{ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags};
+pub use lines::{LineTable, SourceLine, SourceLocation, object_address};
 pub use model::{
     Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,
     SymbolKind,
