@@ -5,132 +5,13 @@
 
 mod common;
 
-use std::collections::HashMap;
+#[path = "support/dwarf.rs"]
+mod dwarf;
 
-use gimli::write::{
-    Address, DwarfUnit, EndianVec, FileId, LineProgram, LineString, RelocateWriter, Relocation,
-    RelocationTarget, Sections,
-};
-use gimli::{Encoding, Format, LineEncoding, LittleEndian};
+use dwarf::{Address, Seq, add_line_tables, table, write_dwarf};
 use proptest::prelude::*;
 use vliw_elf::*;
 use vliw_isa::RelocKind;
-
-/// One row: offset in its sequence, file path, line, column.
-type Row = (u64, &'static str, u64, u64);
-
-/// A sequence starting at `start` (an address, or a symbol index for objects),
-/// `size` bytes long.
-struct Seq {
-    start: Address,
-    size: u64,
-    rows: Vec<Row>,
-}
-
-#[derive(Clone)]
-struct Writer {
-    data: EndianVec<LittleEndian>,
-    relocs: Vec<Relocation>,
-}
-
-impl RelocateWriter for Writer {
-    type Writer = EndianVec<LittleEndian>;
-    fn writer(&self) -> &Self::Writer {
-        &self.data
-    }
-    fn writer_mut(&mut self) -> &mut Self::Writer {
-        &mut self.data
-    }
-    fn relocate(&mut self, relocation: Relocation) {
-        self.relocs.push(relocation);
-    }
-}
-
-/// The sections gimli writes for these sequences: name → (bytes, relocations).
-fn write_dwarf(version: u16, seqs: &[Seq]) -> HashMap<&'static str, (Vec<u8>, Vec<Relocation>)> {
-    let encoding = Encoding {
-        format: Format::Dwarf32,
-        version,
-        address_size: 8,
-    };
-    let mut dwarf = DwarfUnit::new(encoding);
-    let mut program = LineProgram::new(
-        encoding,
-        LineEncoding::default(),
-        LineString::new(&b"/work"[..], encoding, &mut dwarf.line_strings),
-        None,
-        LineString::new(&b"main.rs"[..], encoding, &mut dwarf.line_strings),
-        None,
-    );
-    let mut files: HashMap<&str, FileId> = HashMap::new();
-    for seq in seqs {
-        program.begin_sequence(Some(seq.start));
-        for &(offset, path, line, column) in &seq.rows {
-            let file = *files.entry(path).or_insert_with(|| {
-                let (dir, name) = match path.rsplit_once('/') {
-                    Some((d, n)) => {
-                        let d = if d.is_empty() { "/" } else { d };
-                        (
-                            program.add_directory(LineString::new(
-                                d.as_bytes(),
-                                encoding,
-                                &mut dwarf.line_strings,
-                            )),
-                            n,
-                        )
-                    }
-                    None => (program.default_directory(), path),
-                };
-                program.add_file(
-                    LineString::new(name.as_bytes(), encoding, &mut dwarf.line_strings),
-                    dir,
-                    None,
-                )
-            });
-            let row = program.row();
-            row.address_offset = offset;
-            row.file = file;
-            row.line = line;
-            row.column = column;
-            program.generate_row();
-        }
-        program.end_sequence(seq.size);
-    }
-    dwarf.unit.line_program = program;
-    let mut sections = Sections::new(Writer {
-        data: EndianVec::new(LittleEndian),
-        relocs: Vec::new(),
-    });
-    dwarf.write(&mut sections).unwrap();
-    let mut out = HashMap::new();
-    sections
-        .for_each(|id, w| -> Result<(), ()> {
-            // References to other sections (`DW_FORM_line_strp`) are relocations
-            // against them; with every section at 0 their value is the addend.
-            let mut data = w.data.slice().to_vec();
-            for r in &w.relocs {
-                if let RelocationTarget::Section(_) = r.target {
-                    let bytes = (r.addend as u64).to_le_bytes();
-                    data[r.offset..r.offset + r.size as usize]
-                        .copy_from_slice(&bytes[..r.size as usize]);
-                }
-            }
-            out.insert(id.name(), (data, w.relocs.clone()));
-            Ok(())
-        })
-        .unwrap();
-    out
-}
-
-fn table(version: u16, seqs: &[Seq]) -> LineTable {
-    let s = write_dwarf(version, seqs);
-    let get = |name: &str| s.get(name).map_or(&[][..], |(d, _)| d.as_slice());
-    LineTable::from_sections(
-        get(".debug_line"),
-        get(".debug_str"),
-        get(".debug_line_str"),
-    )
-}
 
 fn two_functions() -> Vec<Seq> {
     vec![
@@ -270,70 +151,14 @@ fn object_with_lines(version: u16) -> Object {
     let f = obj.add_section(text(".text.f", 4));
     let _data = obj.add_section(Section::new(".data", SectionKind::Data, 8, vec![1; 16]));
     let g = obj.add_section(text(".text.g", 2));
-    let section_symbol = |obj: &mut Object, s: SectionId| {
-        obj.add_symbol(Symbol {
-            name: String::new(),
-            binding: Binding::Local,
-            kind: SymbolKind::Section,
-            definition: SymbolDefinition::Defined {
-                section: s,
-                value: 0,
-            },
-            size: 0,
-        })
-    };
-    let fs = section_symbol(&mut obj, f);
-    let gs = section_symbol(&mut obj, g);
-    let seqs = [
-        Seq {
-            start: Address::Symbol {
-                symbol: fs.0,
-                addend: 0,
-            },
-            size: 32,
-            rows: vec![(0, "src/f.rs", 3, 1), (16, "src/f.rs", 4, 2)],
-        },
-        Seq {
-            start: Address::Symbol {
-                symbol: gs.0,
-                addend: 0,
-            },
-            size: 16,
-            rows: vec![(0, "src/g.rs", 30, 0), (8, "src/f.rs", 5, 5)],
-        },
-    ];
-    let sections = write_dwarf(version, &seqs);
-    let mut ids = HashMap::new();
-    for (name, (data, _)) in &sections {
-        if !data.is_empty() {
-            let id = obj.add_section(Section::new(name, SectionKind::Other, 1, data.clone()));
-            let sym = section_symbol(&mut obj, id);
-            ids.insert(*name, (id, sym));
-        }
-    }
-    for (name, (data, relocs)) in &sections {
-        if data.is_empty() {
-            continue;
-        }
-        let relocs = relocs
-            .iter()
-            .map(|r| Reloc {
-                offset: r.offset as u64,
-                kind: if r.size == 8 {
-                    RelocKind::Abs64
-                } else {
-                    RelocKind::Abs32
-                },
-                symbol: match r.target {
-                    RelocationTarget::Symbol(i) => SymbolId(i),
-                    RelocationTarget::Section(s) => ids[s.name()].1,
-                },
-                addend: r.addend,
-            })
-            .collect();
-        obj.sections[ids[name].0.0].relocs = relocs;
-    }
-    obj.check().unwrap();
+    add_line_tables(
+        &mut obj,
+        version,
+        &[
+            (f, 32, vec![(0, "src/f.rs", 3, 1), (16, "src/f.rs", 4, 2)]),
+            (g, 16, vec![(0, "src/g.rs", 30, 0), (8, "src/f.rs", 5, 5)]),
+        ],
+    );
     obj
 }
 
