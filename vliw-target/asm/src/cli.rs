@@ -35,6 +35,10 @@ options:
   -h, --section-headers       section headers (and segments of an executable)
   -s, --full-contents         hex dump of every section with contents
   --show-raw-insn             the syllables of each bundle in hex
+  -l, --line-numbers          `# FILE:LINE` before the first bundle of each source
+                              line, from the DWARF line tables (the default when
+                              the file has .debug_line)
+  --no-line-numbers           no source lines
   --reassemble                source that vliw-as turns back into the same object
   --machine KEY=VALUE,...     the machine for --reassemble: bundles it rejects are
                               printed as raw words
@@ -172,6 +176,8 @@ pub fn objdump_main(args: &[String]) -> i32 {
             "--section-headers" | "--headers" => options.headers = true,
             "--full-contents" => options.full_contents = true,
             "--show-raw-insn" => options.show_raw = true,
+            "--line-numbers" => options.no_line_numbers = false,
+            "--no-line-numbers" => options.no_line_numbers = true,
             "--reassemble" => options.reassemble = true,
             "--machine" => {
                 let Some(value) = args.get(i + 1) else { return usage("`--machine` needs a value".to_string()) };
@@ -194,6 +200,7 @@ pub fn objdump_main(args: &[String]) -> i32 {
                         't' => options.syms = true,
                         'h' => options.headers = true,
                         's' => options.full_contents = true,
+                        'l' => options.no_line_numbers = false,
                         other => return usage(format!("unknown option `-{other}`")),
                     }
                 }

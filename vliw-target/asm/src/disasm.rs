@@ -4,7 +4,9 @@
 use crate::code::{CodeItem, walk_code};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use vliw_elf::{Binding, Executable, Object, Reloc, SectionKind, SymbolDefinition, SymbolKind};
+use vliw_elf::{
+    Binding, Executable, LineTable, Object, Reloc, SectionId, SectionKind, SourceLine, SymbolDefinition, SymbolKind,
+};
 use vliw_isa::{FieldKind, ImmExpr, MachineConfig, RelocKind, format_inst};
 
 /// What to print, as the `vliw-objdump` options.
@@ -22,6 +24,10 @@ pub struct DisasmOptions {
     pub full_contents: bool,
     /// `--show-raw-insn`: the syllables of each bundle in hex after its address.
     pub show_raw: bool,
+    /// `--no-line-numbers`: no `# FILE:LINE` lines in the code. By default, when the
+    /// file has DWARF line tables (`.debug_line`), each bundle that starts a new
+    /// source line (or a function) is preceded by one.
+    pub no_line_numbers: bool,
     /// `--reassemble`: source text that `assemble` turns back into the same object
     /// (objects only; every other option is ignored).
     pub reassemble: bool,
@@ -57,6 +63,7 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
         out.push('\n');
     }
     if options.disassemble {
+        let lines = if options.no_line_numbers { LineTable::default() } else { LineTable::from_object(object) };
         let all_labels = object_labels(object);
         for (index, s) in object.sections.iter().enumerate() {
             if s.kind != SectionKind::Text {
@@ -68,7 +75,8 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
                 s.relocs.iter().map(|r| (r.offset, r.kind, reloc_expr(object, r))).collect();
             relocs.sort_by_key(|r| r.0);
             let describe = |offset: u64| describe_in(labels, offset);
-            print_code(&s.data, 0, labels, &relocs, &describe, options.show_raw, &mut out);
+            let source = |offset: u64| lines.lookup_in_section(SectionId(index), offset);
+            print_code(&s.data, 0, labels, &relocs, &describe, &source, options.show_raw, &mut out);
             out.push('\n');
         }
     }
@@ -165,10 +173,12 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
             names.dedup();
         }
         let describe = |addr: u64| exe.symbol_at(addr).map(|s| symbol_plus(&s.name, addr.wrapping_sub(s.addr)));
+        let lines = if options.no_line_numbers { LineTable::default() } else { LineTable::from_executable(exe) };
+        let source = |addr: u64| lines.lookup(addr);
         for s in exe.sections.iter().filter(|s| s.kind == SectionKind::Text) {
             let _ = writeln!(out, "Disassembly of section {}:", s.name);
             match exe.bytes_at(s.addr, s.size) {
-                Some(bytes) => print_code(bytes, s.addr, &labels, &[], &describe, options.show_raw, &mut out),
+                Some(bytes) => print_code(bytes, s.addr, &labels, &[], &describe, &source, options.show_raw, &mut out),
                 None => {
                     let _ = writeln!(out, "    (contents not in any segment)");
                 }
@@ -231,17 +241,21 @@ fn reloc_expr(object: &Object, reloc: &Reloc) -> ImmExpr {
 
 /// Prints code: labels, then one bundle per line with its address, operations joined
 /// by ` ; ` and ending in ` ;;`, and comments for relocations and pc-relative targets.
-/// `relocs` are sorted by offset.
-fn print_code(
+/// `relocs` are sorted by offset. A bundle whose source line (`source`) differs from
+/// the previous bundle's, or that follows a label, is preceded by `# FILE:LINE`.
+#[allow(clippy::too_many_arguments)]
+fn print_code<'l>(
     bytes: &[u8],
     base: u64,
     labels: &BTreeMap<u64, Vec<String>>,
     relocs: &[(u64, RelocKind, ImmExpr)],
     describe: &dyn Fn(u64) -> Option<String>,
+    source: &dyn Fn(u64) -> Option<SourceLine<'l>>,
     show_raw: bool,
     out: &mut String,
 ) {
     let mut label_iter = labels.iter().peekable();
+    let mut last_line: Option<(&str, u64)> = None;
     for item in walk_code(bytes) {
         let start = base + item.offset();
         let end = start + item.len();
@@ -254,7 +268,16 @@ fn print_code(
                 let _ = writeln!(out, "{at:016x} <{name}>:");
             }
             label_iter.next();
+            last_line = None;
         }
+        let line = source(start);
+        let key = line.map(|l| (l.file, l.line));
+        if let Some(l) = line
+            && key != last_line
+        {
+            let _ = writeln!(out, "{:11}# {}:{}", "", l.file, l.line);
+        }
+        last_line = key;
         let _ = write!(out, "{start:>8x}:  ");
         match item {
             CodeItem::Bundle { offset, words, ops } => {

@@ -142,3 +142,107 @@ fn objdump_file_names_what_is_wrong() {
     let reassembly = objdump_file(&bytes, "l.o", &DisasmOptions { reassemble: true, ..Default::default() }).unwrap();
     assert!(!reassembly.contains("l.o"), "the reassembly must not depend on the file name");
 }
+
+#[path = "../../elf/tests/support/dwarf.rs"]
+mod dwarf;
+
+const WITH_LINES: &str = "
+    .globl f, g
+    .section .text.f, \"ax\"
+f:
+    movi r3 = 1 ;;
+    movi r4 = 2 ;;
+    add r3 = r3, r4 ;;
+    ret ;;
+    .section .text.g, \"ax\"
+g:
+    movi r3 = 7 ;;
+    ret ;;
+";
+
+/// An object with line tables for its two functions: f has two rows on line 3
+/// (columns 5 and 9), one on line 4; g one on line 30 of another file, then a row
+/// without a line.
+fn object_with_lines() -> vliw_elf::Object {
+    let mut object = assemble(WITH_LINES, "l.s", &MachineConfig::default()).unwrap();
+    let f = object.section_by_name(".text.f").unwrap();
+    let g = object.section_by_name(".text.g").unwrap();
+    dwarf::add_line_tables(
+        &mut object,
+        4,
+        &[
+            (f, 32, vec![(0, "src/f.rs", 3, 5), (8, "src/f.rs", 3, 9), (16, "src/f.rs", 4, 1)]),
+            (g, 16, vec![(0, "src/g.rs", 30, 2), (8, "src/g.rs", 0, 0)]),
+        ],
+    );
+    object
+}
+
+#[test]
+fn source_lines_before_the_bundles_of_each_line() {
+    let object = object_with_lines();
+    let bytes = vliw_elf::write_object(&object);
+    let text = objdump_file(&bytes, "l.o", &options()).unwrap();
+    let code: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Disassembly of section .text.f")).collect();
+    let expected = [
+        "Disassembly of section .text.f:",
+        "",
+        "0000000000000000 <f>:",
+        "           # src/f.rs:3",
+        "       0:  movi r3 = 1 ;;",
+        "       8:  movi r4 = 2 ;;",
+        "           # src/f.rs:4",
+        "      10:  add r3 = r3, r4 ;;",
+        "      18:  ret ;;",
+        "",
+        "Disassembly of section .text.g:",
+        "",
+        "0000000000000000 <g>:",
+        "           # src/g.rs:30",
+        "       0:  movi r3 = 7 ;;",
+        "       8:  ret ;;",
+    ];
+    assert_eq!(code[..expected.len()], expected, "{text}");
+    // --no-line-numbers
+    let plain = objdump_file(&bytes, "l.o", &DisasmOptions { no_line_numbers: true, ..options() }).unwrap();
+    assert!(!plain.contains("# src/"), "{plain}");
+    // Other views and the reassembly do not change.
+    let relocs = objdump_file(&bytes, "l.o", &DisasmOptions { relocs: true, ..Default::default() }).unwrap();
+    assert!(!relocs.contains("# src/"), "{relocs}");
+}
+
+#[test]
+fn source_lines_in_executables() {
+    let code = words(&[&["movi r3 = 1"], &["movi r4 = 2"], &["add r3 = r3, r4"], &["ret"]]);
+    let size = code.len() as u64;
+    let mut exe = Executable {
+        entry: 0x10000,
+        segments: vec![Segment { vaddr: 0x10000, mem_size: size, data: code, flags: SegmentFlags::RX }],
+        sections: vec![ExecSection { name: ".text".into(), addr: 0x10000, size, kind: SectionKind::Text }],
+        symbols: vec![ExecSymbol { name: "f".into(), addr: 0x10000, size, kind: SymbolKind::Func, binding: Binding::Global }],
+        non_alloc_sections: Vec::new(),
+    };
+    let seqs = [dwarf::Seq {
+        start: dwarf::Address::Constant(0x10008),
+        size: 0x18,
+        rows: vec![(0, "src/main.rs", 12, 5), (8, "/abs/lib.rs", 40, 1), (0x10, "src/main.rs", 12, 9)],
+    }];
+    for (name, (data, _)) in dwarf::write_dwarf(5, &seqs) {
+        if !data.is_empty() {
+            exe.non_alloc_sections.push(vliw_elf::NonAllocSection { name: name.into(), kind: SectionKind::Other, data });
+        }
+    }
+    let text = disassemble_executable(&exe, &options());
+    let code: Vec<&str> = text.lines().skip_while(|l| !l.contains("<f>:")).collect();
+    let expected = [
+        "0000000000010000 <f>:",
+        "   10000:  movi r3 = 1 ;;",
+        "           # src/main.rs:12",
+        "   10008:  movi r4 = 2 ;;",
+        "           # /abs/lib.rs:40",
+        "   10010:  add r3 = r3, r4 ;;",
+        "           # src/main.rs:12",
+        "   10018:  ret ;;",
+    ];
+    assert_eq!(code[..expected.len()], expected, "{text}");
+}
