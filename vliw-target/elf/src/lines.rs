@@ -14,7 +14,7 @@
 //! File names are the line program's: the file's name, joined to its include
 //! directory unless that is directory 0 (the compilation directory) or the name is
 //! absolute. So a path stays relative to where the compiler ran, as rustc wrote it
-//! (`src/main.rs`).
+//! (`src/main.rs`). Control characters in names become `?` (one-line messages).
 //!
 //! Relocatable objects ([`LineTable::from_object`]): the relocations of `.debug_line`
 //! are applied in memory, each allocated section at a base of its own
@@ -376,7 +376,13 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The file's number in the table; control characters (a newline...) in its name
+    /// become `?`, so that a message naming the file stays one line.
     fn intern(&mut self, path: String) -> u32 {
+        let path: String = path
+            .chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
         if let Some(&id) = self.file_ids.get(&path) {
             return id;
         }

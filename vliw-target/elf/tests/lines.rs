@@ -86,6 +86,19 @@ fn lookups_in_dwarf_4_and_5() {
 }
 
 #[test]
+fn control_characters_in_file_names_become_question_marks() {
+    let t = table(
+        4,
+        &[Seq {
+            start: Address::Constant(0x100),
+            size: 8,
+            rows: vec![(0, "dir\n/a\tb.rs", 2, 0)],
+        }],
+    );
+    assert_eq!(show(&t, 0x100).as_deref(), Some("dir?/a?b.rs:2"));
+}
+
+#[test]
 fn empty_and_missing_tables() {
     assert!(LineTable::from_sections(&[], &[], &[]).is_empty());
     assert_eq!(LineTable::from_sections(&[], &[], &[]).lookup(0), None);

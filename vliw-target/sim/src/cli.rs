@@ -24,7 +24,8 @@ Options:
   --stats                 print `stats: cycles=N bundles=N ops=N nullified=N stalls=N
                           branches=N` as the last line on stderr
   --strict                a latency stall is a fault (exit status 144), not a delay
-  --trace                 print every executed bundle on stderr
+  --trace                 print every executed bundle on stderr (with its source
+                          line when the executable has DWARF line tables)
   --max-cycles N          fault (exit status 143) when cycle N is reached
   --machine KEY=VALUE,... machine configuration, e.g. width=8,alu=8,latency.load=2
                           (keys: width, alu, mul, mem, fpu, branch, branch-penalty,
@@ -35,6 +36,10 @@ Options:
   --env KEY=VALUE         add or replace an environment variable; repeatable
   --clear-env             do not pass the host environment
   --help                  print this help
+
+A fault is one line on stderr naming the bundle, its function and, with line
+tables (-g), its source line: `fault: trap 3 in bundle 0x10040 (main+0x40,
+src/main.rs:12:5)`.
 
 Exit status: the program's exit code; for a fault 132 illegal bundle, 134 trap,
 135 misaligned access, 139 unmapped address or write to read-only memory,

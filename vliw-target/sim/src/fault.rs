@@ -1,10 +1,12 @@
 //! Guest faults: what went wrong, where, and the exit status `vliw-run` gives it.
 //!
 //! A fault ends the run. Its message is one line naming the kind, the address
-//! involved, the faulting bundle and its enclosing function, e.g.
-//! `fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (main+0x40)`.
+//! involved, the faulting bundle, its enclosing function and, when the executable has
+//! line tables, its source line, e.g.
+//! `fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (main+0x40, src/main.rs:12:5)`.
 
 use std::fmt;
+use vliw_elf::SourceLocation;
 
 /// What kind of memory access faulted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,6 +107,8 @@ pub struct Fault {
     pub bundle_address: u64,
     /// The symbol enclosing the bundle and the bundle's offset from it.
     pub function: Option<(String, u64)>,
+    /// The bundle's source line (DWARF line tables), if known.
+    pub source: Option<SourceLocation>,
 }
 
 impl Fault {
@@ -113,15 +117,23 @@ impl Fault {
     }
 }
 
-/// ` (name+0x10)`, ` (name)` or nothing.
-pub(crate) struct FunctionSuffix<'a>(pub Option<&'a (String, u64)>);
+/// ` (name+0x10, file:line:col)`, ` (name+0x10)`, ` (name)`, ` (file:line:col)` or
+/// nothing.
+pub(crate) struct FunctionSuffix<'a>(
+    pub Option<&'a (String, u64)>,
+    pub Option<&'a SourceLocation>,
+);
 
 impl fmt::Display for FunctionSuffix<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            None => Ok(()),
-            Some((name, 0)) => write!(f, " ({name})"),
-            Some((name, offset)) => write!(f, " ({name}+{offset:#x})"),
+        let source = self.1.map(|s| s.as_line());
+        match (self.0, source) {
+            (None, None) => Ok(()),
+            (None, Some(s)) => write!(f, " ({s})"),
+            (Some((name, 0)), None) => write!(f, " ({name})"),
+            (Some((name, offset)), None) => write!(f, " ({name}+{offset:#x})"),
+            (Some((name, 0)), Some(s)) => write!(f, " ({name}, {s})"),
+            (Some((name, offset)), Some(s)) => write!(f, " ({name}+{offset:#x}, {s})"),
         }
     }
 }
@@ -129,7 +141,7 @@ impl fmt::Display for FunctionSuffix<'_> {
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let bundle = self.bundle_address;
-        let func = FunctionSuffix(self.function.as_ref());
+        let func = FunctionSuffix(self.function.as_ref(), self.source.as_ref());
         let addr = self.address;
         match &self.kind {
             FaultKind::IllegalBundle { reason } => {
@@ -189,6 +201,7 @@ mod tests {
             address,
             bundle_address: 0x10040,
             function: Some(("main".to_string(), 0x40)),
+            source: None,
         }
     }
 
@@ -245,6 +258,42 @@ mod tests {
         assert_eq!(f.to_string(), "fault: trap -1 in bundle 0x10040");
         f.function = Some(("_start".into(), 0));
         assert_eq!(f.to_string(), "fault: trap -1 in bundle 0x10040 (_start)");
+    }
+
+    #[test]
+    fn messages_name_the_source_line_when_known() {
+        let load8 = Access {
+            kind: AccessKind::Load,
+            size: 8,
+        };
+        let mut f = fault(FaultKind::Misaligned(load8), 0x20004);
+        f.source = Some(SourceLocation {
+            file: "src/main.rs".into(),
+            line: 12,
+            column: 5,
+        });
+        assert_eq!(
+            f.to_string(),
+            "fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (main+0x40, src/main.rs:12:5)"
+        );
+        f.function = Some(("main".into(), 0));
+        assert_eq!(
+            f.to_string(),
+            "fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (main, src/main.rs:12:5)"
+        );
+        f.function = None;
+        f.source.as_mut().unwrap().column = 0;
+        assert_eq!(
+            f.to_string(),
+            "fault: misaligned 8-byte load at 0x20004 in bundle 0x10040 (src/main.rs:12)"
+        );
+        f.kind = FaultKind::IllegalBundle {
+            reason: "illegal opcode 0x1ff".into(),
+        };
+        assert_eq!(
+            f.to_string(),
+            "fault: illegal bundle (illegal opcode 0x1ff) at 0x10040 (src/main.rs:12)"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! What the simulator loads: segments, an entry point and symbols. Built from an
-//! ELF executable (`Program::from_executable`) or directly by tests and tools.
+//! What the simulator loads: segments, an entry point, symbols and source lines.
+//! Built from an ELF executable (`Program::from_executable`) or directly by tests and
+//! tools.
 
-use vliw_elf::{Executable, SymbolKind};
+use vliw_elf::{Executable, LineTable, SymbolKind};
 
 /// A loadable segment: `data` at `vaddr`, zero-filled up to `mem_size`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,11 +74,15 @@ pub struct Program {
     pub entry: u64,
     pub segments: Vec<Segment>,
     pub symbols: Vec<Symbol>,
+    /// Source lines of the code (DWARF `.debug_line`), for fault messages and the
+    /// trace; empty without debug information.
+    pub lines: LineTable,
 }
 
 impl Program {
-    /// The segments, entry point and (function, object and untyped) symbols of an
-    /// executable read by `vliw_elf::read_executable`.
+    /// The segments, entry point, (function, object and untyped) symbols and line
+    /// table of an executable read by `vliw_elf::read_executable`. A line table that
+    /// cannot be read is empty: it never stops a program from loading.
     pub fn from_executable(exe: &Executable) -> Program {
         let segments = exe
             .segments
@@ -111,6 +116,7 @@ impl Program {
             entry: exe.entry,
             segments,
             symbols,
+            lines: LineTable::from_executable(exe),
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::stats::Stats;
 use crate::syscall::{SysResult, System};
 use crate::trace;
 use std::io::Write;
+use vliw_elf::LineTable;
 use vliw_isa::Opcode;
 
 /// How a run ended.
@@ -43,6 +44,7 @@ pub struct Simulator {
     cpu: Cpu,
     mem: Memory,
     symbols: SymbolTable,
+    lines: LineTable,
     sys: System,
     trace: Option<Box<dyn Write + Send>>,
     stats: Stats,
@@ -97,6 +99,7 @@ impl Simulator {
             cpu,
             mem,
             symbols: SymbolTable::new(&program.symbols),
+            lines: program.lines.clone(),
             sys: System::new(io, options.seed),
             trace: None,
             stats: Stats::default(),
@@ -171,11 +174,13 @@ impl Simulator {
             .symbols
             .lookup(bundle_address)
             .map(|(name, offset)| (name.to_string(), offset));
+        let source = self.lines.lookup(bundle_address).map(|l| l.to_location());
         Outcome::Fault(Fault {
             kind,
             address,
             bundle_address,
             function,
+            source,
         })
     }
 
@@ -242,6 +247,7 @@ impl Simulator {
                     &self.cpu.regs,
                     self.cpu.cycle,
                     &self.symbols,
+                    &self.lines,
                 );
             }
             // Execute.

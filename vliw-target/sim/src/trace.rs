@@ -1,16 +1,18 @@
 //! The execution trace: one line per executed bundle, e.g.
 //!
 //! ```text
-//!       12 0x10048 <main+0x8>  add r4 = r4, 1 ; ~(p1) br .-16
+//!       12 0x10048 <main+0x8> src/main.rs:12:5  add r4 = r4, 1 ; ~(p1) br .-16
 //! ```
 //!
-//! with the issue cycle, the bundle address, the enclosing symbol, and the
-//! operations in slot order; `~` marks an operation nullified by its false guard.
+//! with the issue cycle, the bundle address, the enclosing symbol, the source line
+//! (when the executable has line tables), and the operations in slot order; `~`
+//! marks an operation nullified by its false guard.
 
 use crate::predecode::{Bundle, Code, PRED_BASE, REG_FILE};
 use crate::program::SymbolTable;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use vliw_elf::LineTable;
 use vliw_isa::{CmpType, FieldKind, format_inst};
 
 /// Formats the trace line of bundle `b`, about to execute with registers `regs`.
@@ -20,6 +22,7 @@ pub(crate) fn bundle_line(
     regs: &[u64; REG_FILE],
     cycle: u64,
     symbols: &SymbolTable,
+    lines: &LineTable,
 ) -> String {
     let mut line = String::with_capacity(96);
     let _ = write!(line, "{cycle:>8} {:#x}", b.addr);
@@ -31,6 +34,9 @@ pub(crate) fn bundle_line(
             let _ = write!(line, " <{name}+{offset:#x}>");
         }
         None => {}
+    }
+    if let Some(source) = lines.lookup(b.addr) {
+        let _ = write!(line, " {source}");
     }
     line.push(' ');
     for (k, inst) in code.insts(b).iter().enumerate() {
@@ -53,8 +59,9 @@ pub(crate) fn write_bundle(
     regs: &[u64; REG_FILE],
     cycle: u64,
     symbols: &SymbolTable,
+    lines: &LineTable,
 ) -> io::Result<()> {
-    let line = bundle_line(code, b, regs, cycle, symbols);
+    let line = bundle_line(code, b, regs, cycle, symbols, lines);
     out.write_all(line.as_bytes())?;
     out.write_all(b"\n")
 }

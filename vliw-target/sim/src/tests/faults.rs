@@ -270,3 +270,44 @@ fn faults_name_the_nearest_symbol() {
         .run();
     assert_eq!(r.fault(), "fault: trap 0 in bundle 0x10010 (helper+0x8)");
 }
+
+#[test]
+fn messages_name_the_source_line() {
+    let words = assemble(&[
+        &["movi r10 = 0x20000"],
+        &["ld.d r4 = [r10 + 4]"],
+        &["trap 3"],
+    ]);
+    let size = 8 * words.len() as u64;
+    let lines = line_table(
+        TEXT,
+        size,
+        vec![(0, "src/main.rs", 11, 9), (8, "src/main.rs", 12, 5)],
+    );
+    let r = Test::from_words(words.clone())
+        .symbol("main", TEXT, size)
+        .lines(lines.clone())
+        .max_cycles(1000)
+        .run();
+    assert_eq!(
+        r.fault(),
+        "fault: misaligned 8-byte load at 0x20004 in bundle 0x10008 (main+0x8, src/main.rs:12:5)"
+    );
+    match &r.outcome {
+        Outcome::Fault(f) => {
+            let s = f.source.as_ref().unwrap();
+            assert_eq!((s.file.as_str(), s.line, s.column), ("src/main.rs", 12, 5));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without a symbol; and a bundle the table does not cover has no line.
+    let r = Test::from_words(words)
+        .lines(line_table(TEXT + 8, 8, vec![(0, "/abs/lib.rs", 40, 0)]))
+        .run();
+    assert_eq!(
+        r.fault(),
+        "fault: misaligned 8-byte load at 0x20004 in bundle 0x10008 (/abs/lib.rs:40)"
+    );
+    let r = run(&[&["trap 3"]]);
+    assert_eq!(r.fault(), "fault: trap 3 in bundle 0x10000");
+}

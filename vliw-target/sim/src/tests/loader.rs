@@ -212,8 +212,55 @@ fn several_text_segments_and_a_read_only_segment() {
             Segment::text(0x40000, &second),
         ],
         symbols: vec![],
+        lines: Default::default(),
     };
     let (mut sim, _) = start(&program, &["p"], &[]).unwrap();
     assert_eq!(sim.run(), crate::Outcome::Exit(42));
     assert_eq!(sim.memory().layout().heap_start, 0x41000);
+}
+
+#[test]
+fn line_tables_are_loaded_and_bad_ones_ignored() {
+    let mut exe = executable(&[&["ld.d r3 = [r0 + 8]"], &["syscall 0"]]);
+    let table = |data: Vec<u8>| vliw_elf::NonAllocSection {
+        name: ".debug_line".to_string(),
+        kind: vliw_elf::SectionKind::Other,
+        data,
+    };
+    let dwarf = super::dwarf::write_dwarf(
+        4,
+        &[super::dwarf::Seq {
+            start: super::dwarf::Address::Constant(TEXT_BASE),
+            size: 16,
+            rows: vec![(0, "src/main.rs", 4, 13)],
+        }],
+    );
+    exe.non_alloc_sections
+        .push(table(dwarf[".debug_line"].0.clone()));
+    let bytes = vliw_elf::write_executable(&exe);
+    let program = read_program(&bytes, "p").unwrap();
+    assert_eq!(
+        program.lines.lookup(TEXT_BASE).map(|l| l.to_string()),
+        Some("src/main.rs:4:13".to_string())
+    );
+    let (mut sim, _) = start(&program, &["p"], &[]).unwrap();
+    match sim.run() {
+        crate::Outcome::Fault(f) => assert_eq!(
+            f.to_string(),
+            "fault: unmapped 8-byte load at 0x8 in bundle 0x10000 (_start, src/main.rs:4:13)"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // garbage in .debug_line: the program loads and runs, without lines
+    exe.non_alloc_sections[0] = table(vec![0x55; 40]);
+    let program = read_program(&vliw_elf::write_executable(&exe), "p").unwrap();
+    assert!(program.lines.is_empty());
+    let (mut sim, _) = start(&program, &["p"], &[]).unwrap();
+    match sim.run() {
+        crate::Outcome::Fault(f) => assert_eq!(
+            f.to_string(),
+            "fault: unmapped 8-byte load at 0x8 in bundle 0x10000 (_start)"
+        ),
+        other => panic!("{other:?}"),
+    }
 }

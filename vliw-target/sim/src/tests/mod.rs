@@ -4,6 +4,8 @@
 
 mod cli;
 mod control;
+#[path = "../../../elf/tests/support/dwarf.rs"]
+mod dwarf;
 mod faults;
 mod floats;
 mod integer;
@@ -17,6 +19,7 @@ mod timing;
 mod trace;
 
 use crate::{CaptureIo, Options, Outcome, Program, Segment, Simulator, Stats, Symbol};
+use vliw_elf::LineTable;
 use vliw_isa::{encode_bundle, parse_inst};
 
 pub const TEXT: u64 = 0x10000;
@@ -53,6 +56,7 @@ pub struct Test {
     pub argv: Vec<Vec<u8>>,
     pub envp: Vec<Vec<u8>>,
     pub symbols: Vec<Symbol>,
+    pub lines: LineTable,
 }
 
 /// The result of a run.
@@ -116,6 +120,7 @@ impl Test {
             argv: vec![b"test".to_vec()],
             envp: Vec::new(),
             symbols: Vec::new(),
+            lines: LineTable::default(),
         }
     }
 
@@ -131,6 +136,7 @@ impl Test {
             entry: TEXT,
             segments,
             symbols: self.symbols.clone(),
+            lines: self.lines.clone(),
         }
     }
 
@@ -164,6 +170,12 @@ impl Test {
         self
     }
 
+    /// Source lines for the code.
+    pub fn lines(mut self, lines: LineTable) -> Test {
+        self.lines = lines;
+        self
+    }
+
     pub fn simulator(&self) -> (Simulator, CaptureIo) {
         let io = CaptureIo::new(&self.stdin);
         let sim = Simulator::new(
@@ -182,6 +194,18 @@ impl Test {
         let outcome = sim.run();
         Run { sim, outcome, io }
     }
+}
+
+/// A line table (DWARF 4, gimli) for one sequence at `start`, `size` bytes long.
+pub fn line_table(start: u64, size: u64, rows: Vec<dwarf::Row>) -> LineTable {
+    dwarf::table(
+        4,
+        &[dwarf::Seq {
+            start: dwarf::Address::Constant(start),
+            size,
+            rows,
+        }],
+    )
 }
 
 /// Runs `body` (bundles) followed by `exit(r3)`, with a cycle limit.

@@ -44,3 +44,29 @@ fn every_executed_bundle_is_a_line() {
     assert_eq!(text.lines().collect::<Vec<_>>(), expected);
     assert!(text.ends_with('\n'));
 }
+
+#[test]
+fn trace_lines_show_the_source_line() {
+    let t = Test::new(&[&["movi r3 = 1"], &["add r3 = r3, 1"], &["syscall 0"]])
+        .symbol("_start", TEXT, 0x18)
+        .lines(line_table(
+            TEXT,
+            0x18,
+            vec![
+                (0, "src/main.rs", 3, 5),
+                (8, "src/main.rs", 0, 0),
+                (16, "src/lib.rs", 7, 0),
+            ],
+        ));
+    let (mut sim, _) = t.simulator();
+    let out = Shared::default();
+    sim.set_trace(Box::new(out.clone()));
+    assert_eq!(sim.run(), crate::Outcome::Exit(2));
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let expected = [
+        "       0 0x10000 <_start> src/main.rs:3:5  movi r3 = 1",
+        "       1 0x10008 <_start+0x8>  add r3 = r3, 1",
+        "       2 0x10010 <_start+0x10> src/lib.rs:7  syscall 0",
+    ];
+    assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+}
