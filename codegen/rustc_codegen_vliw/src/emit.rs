@@ -80,13 +80,15 @@ fn dump(
 
 /// The back end's options for one codegen unit: its dumps (`isel`, `regalloc`,
 /// `final`) go to `<stem>.<unit>.rcgu.machine.vir` (or stderr), its timings to a table
-/// of its own.
+/// of its own; `debuginfo` (`-g`) asks for DWARF line tables.
 fn machine_options(
     cgcx: &CodegenContext,
     options: &Options,
     unit: &str,
+    debuginfo: bool,
 ) -> Result<(vliw_machine::Options, Option<Arc<vliw_machine::Timings>>), String> {
     let mut m = options.machine_options();
+    m.debug_info = debuginfo;
     if !m.dump.is_empty() {
         let sink: vliw_machine::DumpSink = match dump_path(cgcx, options, unit, "machine")? {
             None => Arc::new(Mutex::new(std::io::stderr())),
@@ -114,7 +116,7 @@ pub fn emit_module(
     let VliwModule {
         ir: ir_module,
         options,
-        debuginfo: _,
+        debuginfo,
     } = module.module_llvm;
     let timer = Timer::new(options.time_passes, &name);
     let fatal = |msg: String| -> ! { dcx.fatal(format!("{name}: {msg}")) };
@@ -140,7 +142,7 @@ pub fn emit_module(
         EmitObj::None => None,
         EmitObj::Bitcode | EmitObj::ObjectCode(_) => {
             let (machine, timings) =
-                machine_options(cgcx, &options, &name).unwrap_or_else(|e| fatal(e));
+                machine_options(cgcx, &options, &name, debuginfo).unwrap_or_else(|e| fatal(e));
             let obj = timer
                 .time(Phase::Lower, String::new, || {
                     compile_module(&ir_module, &machine)
