@@ -17,6 +17,14 @@ pub struct DominatorTree {
     rpo_number: SecondaryMap<Block, u32>,
     idom: SecondaryMap<Block, PackedOption<Block>>,
     children: SecondaryMap<Block, Vec<Block>>,
+    /// The reachable blocks in a preorder of the dominator tree (children in reverse
+    /// postorder).
+    preorder: Vec<Block>,
+    /// 1-based position in `preorder`; 0 = unreachable.
+    pre_number: SecondaryMap<Block, u32>,
+    /// The largest `pre_number` in the block's subtree: `a` dominates `b` exactly when
+    /// `pre_number[a] <= pre_number[b] <= pre_last[a]`, a constant-time test.
+    pre_last: SecondaryMap<Block, u32>,
 }
 
 impl DominatorTree {
@@ -83,7 +91,28 @@ impl DominatorTree {
             let d = dt.idom[b].unwrap();
             dt.children[d].push(b);
         }
+        dt.number_preorder(entry);
         dt
+    }
+
+    /// Numbers the dominator tree in preorder, and each block's subtree by the range of
+    /// its numbers (iteratively: the tree of a long function is deep).
+    fn number_preorder(&mut self, entry: Block) {
+        self.preorder = Vec::with_capacity(self.rpo.len());
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        self.preorder.push(entry);
+        self.pre_number[entry] = 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&c) = self.children[b].get(*i) {
+                *i += 1;
+                self.preorder.push(c);
+                self.pre_number[c] = self.preorder.len() as u32;
+                stack.push((c, 0));
+            } else {
+                self.pre_last[b] = self.preorder.len() as u32;
+                stack.pop();
+            }
+        }
     }
 
     fn intersect(&self, mut a: Block, mut b: Block) -> Block {
@@ -123,18 +152,10 @@ impl DominatorTree {
     }
 
     /// Whether `a` dominates `b` (every path from the entry to `b` passes through `a`).
-    pub fn dominates(&self, a: Block, mut b: Block) -> bool {
-        let ra = self.rpo_number[a];
-        if ra == 0 || self.rpo_number[b] == 0 {
-            return false;
-        }
-        while self.rpo_number[b] > ra {
-            match self.idom[b].expand() {
-                Some(d) => b = d,
-                None => return false,
-            }
-        }
-        a == b
+    /// Constant time: `b` is in `a`'s subtree of the dominator tree.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        let (pa, pb) = (self.pre_number[a], self.pre_number[b]);
+        pa != 0 && pb != 0 && pa <= pb && pb <= self.pre_last[a]
     }
 
     /// Whether `a` strictly dominates `b`.
@@ -165,14 +186,9 @@ impl DominatorTree {
         false
     }
 
-    /// The blocks in a preorder of the dominator tree.
+    /// The blocks in a preorder of the dominator tree (each block's children in
+    /// reverse postorder).
     pub fn preorder(&self) -> Vec<Block> {
-        let mut out = Vec::with_capacity(self.rpo.len());
-        let mut stack: Vec<Block> = self.rpo.first().copied().into_iter().collect();
-        while let Some(b) = stack.pop() {
-            out.push(b);
-            stack.extend(self.children[b].iter().rev().copied());
-        }
-        out
+        self.preorder.clone()
     }
 }

@@ -3,6 +3,7 @@
 use crate::entities::Block;
 use crate::function::Function;
 use cranelift_entity::SecondaryMap;
+use cranelift_entity::packed_option::PackedOption;
 
 /// Predecessors and successors of each block, deduplicated (a `brif` to the same block
 /// twice is one edge). Edges come from the branch instructions of blocks in the layout;
@@ -16,6 +17,9 @@ pub struct ControlFlowGraph {
 impl ControlFlowGraph {
     pub fn compute(func: &Function) -> Self {
         let mut cfg = ControlFlowGraph::default();
+        // The last block found branching to each block: deduplicates the edges of a
+        // block in constant time each (a switch may have thousands of targets).
+        let mut last_pred: SecondaryMap<Block, PackedOption<Block>> = SecondaryMap::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 for dest in func.dfg.branch_destinations(inst) {
@@ -23,7 +27,8 @@ impl ControlFlowGraph {
                     if !func.dfg.block_is_valid(t) || !func.layout.is_block_inserted(t) {
                         continue;
                     }
-                    if !cfg.succs[block].contains(&t) {
+                    if last_pred[t].expand() != Some(block) {
+                        last_pred[t] = block.into();
                         cfg.succs[block].push(t);
                         cfg.preds[t].push(block);
                     }
