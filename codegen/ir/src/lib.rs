@@ -37,6 +37,8 @@ pub use layout::Layout;
 pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
 pub use parser::{ParseError, parse_function, parse_module};
 pub use types::Type;
-pub use verifier::{VerifierError, VerifierErrors, verify_function, verify_module};
+pub use verifier::{
+    VerifierError, VerifierErrors, verify_function, verify_module, verify_module_shallow,
+};
 
 pub use cranelift_entity;

@@ -72,6 +72,17 @@ pub fn verify_function(func: &Function) -> Result<(), VerifierErrors> {
 /// symbol named by a call, `symbol_addr` or relocation is defined or declared, with
 /// matching signatures for calls.
 pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
+    verify_module_impl(module, true)
+}
+
+/// What `verify_module` checks except the bodies of the functions (`verify_function`):
+/// for a caller that has just verified each function on its own, so that no body is
+/// verified twice.
+pub fn verify_module_shallow(module: &Module) -> Result<(), VerifierErrors> {
+    verify_module_impl(module, false)
+}
+
+fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierErrors> {
     let mut errors = Vec::new();
     let mut err =
         |location: String, message: String| errors.push(VerifierError { location, message });
@@ -171,7 +182,7 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
                     ),
                 );
             }
-            if !module.has_symbol(&r.symbol) {
+            if !seen.contains_key(r.symbol.as_str()) {
                 err(
                     loc.clone(),
                     format!(
@@ -184,7 +195,7 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
     }
     // functions
     for f in &module.functions {
-        if let Err(e) = verify_function(f) {
+        if bodies && let Err(e) = verify_function(f) {
             errors.extend(e.0);
         }
         let floc = format!("function {}", sym(&f.name));
@@ -211,7 +222,7 @@ pub fn verify_module(module: &Module) -> Result<(), VerifierErrors> {
             }
         }
         for (g, name) in f.globals.iter() {
-            if !module.has_symbol(name) {
+            if !seen.contains_key(name.as_str()) {
                 errors.push(VerifierError {
                     location: floc.clone(),
                     message: format!("{g} names {}, neither defined nor declared", sym(name)),
@@ -332,7 +343,18 @@ impl<'a> FuncVerifier<'a> {
         let func = self.func;
         let dfg = &func.dfg;
         let mut ok = true;
-        let mut seen_values: HashSet<Value> = HashSet::new();
+        // Values defined so far: indexed by value (no hashing), and a set for values
+        // that do not exist (whose number may be anything).
+        let mut seen_values: SecondaryMap<Value, bool> =
+            SecondaryMap::with_capacity(dfg.num_values());
+        let mut seen_invalid: HashSet<Value> = HashSet::new();
+        let mut seen_before = |v: Value| {
+            if dfg.value_is_valid(v) {
+                std::mem::replace(&mut seen_values[v], true)
+            } else {
+                !seen_invalid.insert(v)
+            }
+        };
         for block in func.layout.blocks() {
             for (i, &p) in dfg.block_params(block).iter().enumerate() {
                 if !dfg.value_is_valid(p) || dfg.value_def(p) != ValueDef::Param(block, i) {
@@ -342,7 +364,7 @@ impl<'a> FuncVerifier<'a> {
                     );
                     ok = false;
                 }
-                if !seen_values.insert(p) {
+                if seen_before(p) {
                     self.err_block(block, format!("{p} is defined more than once"));
                 }
             }
@@ -368,7 +390,7 @@ impl<'a> FuncVerifier<'a> {
                         );
                         ok = false;
                     }
-                    if !seen_values.insert(r) {
+                    if seen_before(r) {
                         self.err_inst(block, inst, format!("{r} is defined more than once"));
                     }
                 }
