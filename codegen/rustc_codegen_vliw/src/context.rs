@@ -318,9 +318,15 @@ impl<'tcx> CodegenCx<'tcx> {
                 module.functions.push(body);
             }
         }
+        // Each name is declared once (as `Module::declare_*` would ensure, but with a
+        // set instead of a scan of the declarations per name).
+        let mut declared = rustc_data_structures::fx::FxHashSet::default();
         for f in self.funcs.borrow().iter() {
-            if !defined.contains(&f.name) {
-                module.declare_function(&f.name, types.sig(f.sig).ir.clone());
+            if !defined.contains(&f.name) && declared.insert(f.name.clone()) {
+                module.func_decls.push(ir::FuncDecl {
+                    name: f.name.clone(),
+                    signature: types.sig(f.sig).ir.clone(),
+                });
             }
         }
         module.data = std::mem::take(&mut *self.data.borrow_mut());
@@ -331,8 +337,8 @@ impl<'tcx> CodegenCx<'tcx> {
         // function used only by address, which is declared above).
         let symbols = self.symbols.borrow();
         for name in &symbols.names {
-            if !defined.contains(name) && module.func_decl(name).is_none() {
-                module.declare_data(name);
+            if !defined.contains(name) && declared.insert(name.clone()) {
+                module.data_decls.push(name.clone());
             }
         }
         module
