@@ -9,14 +9,22 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::bench_compile;
 use crate::paths::Paths;
 use crate::process;
+use crate::toolchain::Toolchain;
 
 /// The benchmarks `bench` knows, with a one-line description each.
-pub const BENCHES: [(&str, &str); 1] = [(
-    "sim",
-    "simulator speed: simulated ops/s and bundles/s on tests/bench/sim_loop.s",
-)];
+pub const BENCHES: [(&str, &str); 2] = [
+    (
+        "sim",
+        "simulator speed: simulated ops/s and bundles/s on tests/bench/sim_loop.s",
+    ),
+    (
+        "compile",
+        "compile time per phase of generated programs, ours against LLVM -O0, and its growth with function size",
+    ),
+];
 
 const RUNS: usize = 3;
 /// Generous: a benchmark run takes seconds; this only stops a runaway.
@@ -36,10 +44,11 @@ pub fn check_names(names: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one benchmark (the tools are built) and returns its report.
-pub fn run(paths: &Paths, name: &str) -> Result<String, String> {
+/// Runs one benchmark (the workspace and tools are built) and returns its report.
+pub fn run(paths: &Paths, toolchain: &Toolchain, name: &str) -> Result<String, String> {
     match name {
         "sim" => sim_speed(paths),
+        "compile" => bench_compile::compile_speed(paths, toolchain),
         _ => unreachable!("names are checked by check_names"),
     }
 }
@@ -178,7 +187,7 @@ fn write_report(path: &Path, report: &str) -> Result<(), String> {
 }
 
 /// Where and when a measurement was taken: date, commit, CPU.
-fn machine(paths: &Paths) -> String {
+pub(crate) fn machine(paths: &Paths) -> String {
     let commit = Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .current_dir(&paths.root)
@@ -241,11 +250,11 @@ mod tests {
 
     #[test]
     fn checks_names() {
-        assert!(check_names(&["sim".into()]).is_ok());
+        assert!(check_names(&["sim".into(), "compile".into()]).is_ok());
         assert!(
             check_names(&["simm".into()])
                 .unwrap_err()
-                .contains("known: sim")
+                .contains("known: sim, compile")
         );
     }
 }

@@ -3,8 +3,10 @@
 //! installs the pinned nightly and drives cargo and the project's tools.
 
 mod bench;
+mod bench_compile;
 mod build;
 mod clean;
+mod gen_program;
 mod headers;
 mod paths;
 mod process;
@@ -45,6 +47,10 @@ Commands:
                       --max-cycles N     stop the program after N cycles
   bench [WHAT...]   Run benchmarks (default: all) and write reports to build/bench/
                       sim        simulator speed in simulated ops/s and bundles/s
+                      compile    compile time per phase of generated #![no_core]
+                                 programs, our backend against LLVM -Copt-level=0, and
+                                 how each phase grows with the size of one function
+                                 (build/bench/compile.md; about a minute)
   clean             Remove dist/, build/ and target/
   help, --help      Show this message
 
@@ -155,7 +161,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             let toolchain = toolchain::ensure_toolchain(&paths.root)?;
             build::build(&paths, &toolchain, build::Profile::Release)?;
             for name in &names {
-                println!("{}", bench::run(&paths, name)?);
+                println!("{}", bench::run(&paths, &toolchain, name)?);
             }
             Ok(ExitCode::SUCCESS)
         }

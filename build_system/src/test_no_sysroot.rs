@@ -42,7 +42,7 @@ const BACKEND_FILE: &str = "librustc_codegen_vliw.so";
 const BACKEND_ENV: &str = "VLIW_CODEGEN_BACKEND";
 /// Flags of every rustc invocation of the suite, host and VLIW alike. Overflow checks
 /// are on at every opt level, so that the panicking programs panic at -O3 too.
-const RUSTC_FLAGS: [&str; 3] = ["--edition=2024", "-Cpanic=abort", "-Coverflow-checks=on"];
+pub(crate) const RUSTC_FLAGS: [&str; 3] = ["--edition=2024", "-Cpanic=abort", "-Coverflow-checks=on"];
 
 const THREADS: usize = 2;
 /// One rustc invocation; the first builds with a new backend may be slow.
@@ -72,10 +72,10 @@ struct Program {
 }
 
 /// The pinned toolchain's rustc, called directly (not through rustup's proxy).
-struct Rustc {
-    path: PathBuf,
-    channel: String,
-    host: String,
+pub(crate) struct Rustc {
+    pub(crate) path: PathBuf,
+    pub(crate) channel: String,
+    pub(crate) host: String,
 }
 
 /// What every test of one opt level shares: mini_core built for each side.
@@ -261,7 +261,7 @@ fn backend_candidates(paths: &Paths) -> Vec<PathBuf> {
     ]
 }
 
-fn backend(paths: &Paths) -> Result<PathBuf, String> {
+pub(crate) fn backend(paths: &Paths) -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os(BACKEND_ENV).filter(|p| !p.is_empty()) {
         let path = paths.user_path(&path.to_string_lossy());
         return if path.is_file() {
@@ -286,7 +286,7 @@ fn backend(paths: &Paths) -> Result<PathBuf, String> {
 }
 
 impl Rustc {
-    fn locate(toolchain: &Toolchain) -> Result<Rustc, String> {
+    pub(crate) fn locate(toolchain: &Toolchain) -> Result<Rustc, String> {
         let print = |args: &[&str]| -> Result<String, String> {
             let out = Command::new("rustc")
                 .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
