@@ -162,8 +162,24 @@ pub fn test(
 fn unit(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     let run = |mut cmd: std::process::Command, what: &str| -> Result<(), String> {
         let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-        if status.success() { Ok(()) } else { Err(format!("{what} failed ({status})")) }
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("{what} failed ({status})"))
+        }
     };
+    // Formatting first: it is cheap and says at once when rustfmt was not run.
+    let mut fmt = toolchain.cargo(&paths.root);
+    fmt.args(["fmt", "--all", "--check"]);
+    run(fmt, "cargo fmt --all --check (run `cargo fmt --all`)")?;
+    let mut fmt_build_system = toolchain.cargo(&paths.root);
+    fmt_build_system.args([
+        "fmt",
+        "--check",
+        "--manifest-path",
+        "build_system/Cargo.toml",
+    ]);
+    run(fmt_build_system, "cargo fmt --check of build_system")?;
     let mut workspace = toolchain.cargo(&paths.root);
     workspace.args(["test", "--workspace", "--release", "--locked"]);
     run(workspace, "cargo test --workspace --release")?;
@@ -171,10 +187,16 @@ fn unit(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     build_system
         .current_dir(&paths.root)
         .env("RUSTUP_TOOLCHAIN", "stable")
-        .args(["test", "--release", "--locked", "--manifest-path", "build_system/Cargo.toml"])
+        .args([
+            "test",
+            "--release",
+            "--locked",
+            "--manifest-path",
+            "build_system/Cargo.toml",
+        ])
         .args(["--target-dir", "build_system/target"]);
     run(build_system, "cargo test of build_system")?;
-    Ok("cargo test --workspace --release, and build_system's tests".into())
+    Ok("rustfmt check, cargo test --workspace --release, and build_system's tests".into())
 }
 
 fn target(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {

@@ -42,7 +42,8 @@ const BACKEND_FILE: &str = "librustc_codegen_vliw.so";
 const BACKEND_ENV: &str = "VLIW_CODEGEN_BACKEND";
 /// Flags of every rustc invocation of the suite, host and VLIW alike. Overflow checks
 /// are on at every opt level, so that the panicking programs panic at -O3 too.
-pub(crate) const RUSTC_FLAGS: [&str; 3] = ["--edition=2024", "-Cpanic=abort", "-Coverflow-checks=on"];
+pub(crate) const RUSTC_FLAGS: [&str; 3] =
+    ["--edition=2024", "-Cpanic=abort", "-Coverflow-checks=on"];
 
 const THREADS: usize = 2;
 /// One rustc invocation; the first builds with a new backend may be slow.

@@ -313,11 +313,20 @@ impl Runner<'_> {
         // (the header line names the file, so it is left out of the comparison).
         let mut dumps = Vec::new();
         for o in [object, rt_o.as_path()] {
-            let dump = self.tool("vliw-objdump", ["-s".as_ref(), "-r".as_ref(), o.as_os_str()], b"")?;
+            let dump = self.tool(
+                "vliw-objdump",
+                ["-s".as_ref(), "-r".as_ref(), o.as_os_str()],
+                b"",
+            )?;
             expect_success("vliw-objdump -s -r", &dump, o)?;
             let text = String::from_utf8_lossy(&dump.stdout).into_owned();
             let file_name = o.display().to_string();
-            dumps.push(text.lines().filter(|l| !l.contains(&file_name)).collect::<Vec<_>>().join("\n"));
+            dumps.push(
+                text.lines()
+                    .filter(|l| !l.contains(&file_name))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
         }
         if dumps[0] != dumps[1] {
             return Err(Failure::new(format!(

@@ -139,10 +139,16 @@ mod tests {
     fn scalars_fill_r3_to_r10_then_the_stack() {
         let l = call_layout(&[I64; 10], &[I32]);
         let words: Vec<Loc> = l.args.iter().map(|w| w[0]).collect();
-        assert_eq!(&words[..8], &[r(3), r(4), r(5), r(6), r(7), r(8), r(9), r(10)]);
+        assert_eq!(
+            &words[..8],
+            &[r(3), r(4), r(5), r(6), r(7), r(8), r(9), r(10)]
+        );
         assert_eq!(&words[8..], &[Loc::Stack(0), Loc::Stack(8)]);
         assert_eq!(l.rets, vec![vec![r(3)]]);
-        assert_eq!((l.ret_area_words, l.stack_arg_words, l.outgoing_words()), (0, 2, 2));
+        assert_eq!(
+            (l.ret_area_words, l.stack_arg_words, l.outgoing_words()),
+            (0, 2, 2)
+        );
     }
 
     #[test]
@@ -155,8 +161,15 @@ mod tests {
         assert_eq!(l.args[5], vec![r(10)]);
         assert_eq!(l.args[6], vec![Loc::Stack(0), Loc::Stack(8)]);
         assert_eq!(l.rets, vec![vec![r(3), r(4)], vec![r(5)]]);
-        let l = call_layout(&[I64; 7].iter().copied().chain([I128]).collect::<Vec<_>>(), &[]);
-        assert_eq!(l.args[7], vec![r(10), Loc::Stack(0)], "the low word in r10, the high word on the stack");
+        let l = call_layout(
+            &[I64; 7].iter().copied().chain([I128]).collect::<Vec<_>>(),
+            &[],
+        );
+        assert_eq!(
+            l.args[7],
+            vec![r(10), Loc::Stack(0)],
+            "the low word in r10, the high word on the stack"
+        );
     }
 
     #[test]
@@ -168,23 +181,41 @@ mod tests {
         assert_eq!(l.rets[4], vec![Loc::Stack(0)]);
         assert_eq!(l.rets[5], vec![Loc::Stack(8)]);
         assert_eq!(l.ret_area_words, 2);
-        assert_eq!(l.args[8], vec![Loc::Stack(16)], "stack arguments follow the return area");
+        assert_eq!(
+            l.args[8],
+            vec![Loc::Stack(16)],
+            "stack arguments follow the return area"
+        );
         assert_eq!(l.outgoing_words(), 3);
     }
 
     #[test]
     fn caller_and_callee_saved_registers_partition_the_allocatable_ones() {
         let cs = caller_saved();
-        assert!(cs.contains(&PReg::gpr(3)) && cs.contains(&PReg::gpr(31)) && cs.contains(&PReg::gpr(63)));
-        assert!(!cs.contains(&PReg::gpr(32)) && !cs.contains(&PReg::gpr(1)) && !cs.contains(&PReg::gpr(2)));
+        assert!(
+            cs.contains(&PReg::gpr(3))
+                && cs.contains(&PReg::gpr(31))
+                && cs.contains(&PReg::gpr(63))
+        );
+        assert!(
+            !cs.contains(&PReg::gpr(32))
+                && !cs.contains(&PReg::gpr(1))
+                && !cs.contains(&PReg::gpr(2))
+        );
         for n in 3..=63u8 {
             let p = PReg::gpr(n);
-            assert!(cs.contains(&p) != is_callee_saved(p), "r{n} is exactly one of caller- or callee-saved");
+            assert!(
+                cs.contains(&p) != is_callee_saved(p),
+                "r{n} is exactly one of caller- or callee-saved"
+            );
         }
         for n in 1..16u8 {
             let p = PReg::pred(n);
             assert!(cs.contains(&p) != is_callee_saved(p), "p{n}");
         }
-        assert_eq!(callee_saved_preds().map(|p| p.num()).collect::<Vec<_>>(), [12, 13, 14, 15]);
+        assert_eq!(
+            callee_saved_preds().map(|p| p.num()).collect::<Vec<_>>(),
+            [12, 13, 14, 15]
+        );
     }
 }

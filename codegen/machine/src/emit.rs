@@ -8,7 +8,9 @@
 //! `R_VLIW_PCREL32`, a `long` immediate → `R_VLIW_IMM64`, else `R_VLIW_IMM32`).
 
 use vliw_ir::SourceLoc;
-use vliw_isa::{FieldKind, Format, Gpr, Guard, Inst, MachineConfig, Opcode, Pred, RelocKind, check_bundle};
+use vliw_isa::{
+    FieldKind, Format, Gpr, Guard, Inst, MachineConfig, Opcode, Pred, RelocKind, check_bundle,
+};
 
 use crate::error::CompileError;
 use crate::mir::{Imm, MBlock, MInst, MOp, MachFunction, PReg, Reg, operand_fields};
@@ -64,14 +66,20 @@ pub fn remove_fallthrough_branches(func: &mut MachFunction) {
 fn gpr(func: &MachFunction, r: Reg) -> Result<Gpr, CompileError> {
     match r {
         Reg::Physical(PReg::Gpr(g)) => Ok(g),
-        _ => Err(CompileError::new(&func.name, format!("operand {r:?} is not an allocated general register"))),
+        _ => Err(CompileError::new(
+            &func.name,
+            format!("operand {r:?} is not an allocated general register"),
+        )),
     }
 }
 
 fn pred(func: &MachFunction, r: Reg) -> Result<Pred, CompileError> {
     match r {
         Reg::Physical(PReg::Pred(p)) => Ok(p),
-        _ => Err(CompileError::new(&func.name, format!("operand {r:?} is not an allocated predicate"))),
+        _ => Err(CompileError::new(
+            &func.name,
+            format!("operand {r:?} is not an allocated predicate"),
+        )),
     }
 }
 
@@ -79,7 +87,10 @@ fn pred(func: &MachFunction, r: Reg) -> Result<Pred, CompileError> {
 /// is symbolic (a block, symbol or jump table).
 pub fn to_inst(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
     let MOp::Op(opcode) = mi.op else {
-        return Err(CompileError::new(&func.name, format!("pseudo operation {:?} left at emission", mi.op)));
+        return Err(CompileError::new(
+            &func.name,
+            format!("pseudo operation {:?} left at emission", mi.op),
+        ));
     };
     let mut inst = Inst::new(opcode);
     inst.guard = Guard::new(pred(func, mi.guard.pred)?, mi.guard.negated);
@@ -116,7 +127,11 @@ pub fn bundle_block(insts: &[MInst], sched: Sched) -> Vec<usize> {
 }
 
 /// Encodes an allocated, frame-lowered function.
-pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched) -> Result<FunctionCode, CompileError> {
+pub fn encode_function(
+    func: &MachFunction,
+    config: &MachineConfig,
+    sched: Sched,
+) -> Result<FunctionCode, CompileError> {
     let err = |m: String| CompileError::new(&func.name, m);
     // every operation and its form first: the size of each immediate is known before
     // any address is
@@ -140,11 +155,17 @@ pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched
     }
     let block_offset = |b: MBlock| -> Result<u64, CompileError> {
         match block_offsets[cranelift_entity::EntityRef::index(b)] {
-            u64::MAX => Err(CompileError::new(&func.name, format!("branch to {b}, which is not laid out"))),
+            u64::MAX => Err(CompileError::new(
+                &func.name,
+                format!("branch to {b}, which is not laid out"),
+            )),
             o => Ok(o),
         }
     };
-    let mut code = FunctionCode { words: Vec::with_capacity(offset as usize / 8), ..FunctionCode::default() };
+    let mut code = FunctionCode {
+        words: Vec::with_capacity(offset as usize / 8),
+        ..FunctionCode::default()
+    };
     let mut jt_offsets = Vec::with_capacity(func.jump_tables.len());
     let mut jt_base = 0i64;
     for (_, targets) in func.jump_tables.iter() {
@@ -175,8 +196,9 @@ pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched
                     inst.imm = block_offset(*t)? as i64 - syll as i64;
                 }
                 Imm::Symbol { name, addend } => {
-                    let kind = RelocKind::for_operand(&inst)
-                        .ok_or_else(|| err(format!("`{}` cannot take a symbol", inst.opcode.mnemonic())))?;
+                    let kind = RelocKind::for_operand(&inst).ok_or_else(|| {
+                        err(format!("`{}` cannot take a symbol", inst.opcode.mnemonic()))
+                    })?;
                     code.relocs.push(CodeReloc {
                         offset: syll,
                         kind,
@@ -194,17 +216,27 @@ pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched
                 }
                 Imm::Const(_) | Imm::None | Imm::JumpTable(_) => {}
                 other => {
-                    return Err(err(format!("unresolved immediate {other:?} in `{}`", func.display_inst(mi))));
+                    return Err(err(format!(
+                        "unresolved immediate {other:?} in `{}`",
+                        func.display_inst(mi)
+                    )));
                 }
             }
             syll += 8 * inst.syllables() as u64;
             bundle.push(inst);
         }
         check_bundle(&bundle, config).map_err(|e| {
-            err(format!("bundle at {start:#x} does not fit the machine ({e}): {}", describe(func, members)))
+            err(format!(
+                "bundle at {start:#x} does not fit the machine ({e}): {}",
+                describe(func, members)
+            ))
         })?;
-        vliw_isa::encode_bundle(&bundle, &mut code.words)
-            .map_err(|e| err(format!("cannot encode bundle at {start:#x}: {e}: {}", describe(func, members))))?;
+        vliw_isa::encode_bundle(&bundle, &mut code.words).map_err(|e| {
+            err(format!(
+                "cannot encode bundle at {start:#x}: {e}: {}",
+                describe(func, members)
+            ))
+        })?;
         if !loc.is_default() {
             code.lines.push((start, loc));
         }
@@ -214,5 +246,9 @@ pub fn encode_function(func: &MachFunction, config: &MachineConfig, sched: Sched
 }
 
 fn describe(func: &MachFunction, bundle: &[(Inst, &MInst)]) -> String {
-    bundle.iter().map(|(_, mi)| func.display_inst(mi)).collect::<Vec<_>>().join(" ; ")
+    bundle
+        .iter()
+        .map(|(_, mi)| func.display_inst(mi))
+        .collect::<Vec<_>>()
+        .join(" ; ")
 }

@@ -13,7 +13,10 @@ pub struct CompileError {
 
 impl CompileError {
     pub fn new(function: &str, message: impl Into<String>) -> CompileError {
-        CompileError { function: function.to_string(), message: message.into() }
+        CompileError {
+            function: function.to_string(),
+            message: message.into(),
+        }
     }
 }
 
@@ -22,7 +25,11 @@ impl fmt::Display for CompileError {
         if self.function.is_empty() {
             write!(f, "vliw back end: {}", self.message)
         } else {
-            write!(f, "vliw back end: in function `{}`: {}", self.function, self.message)
+            write!(
+                f,
+                "vliw back end: in function `{}`: {}",
+                self.function, self.message
+            )
         }
     }
 }

@@ -106,7 +106,10 @@ pub fn compute_layout(
 /// The registers a function must save: `lr` if it calls, `fp` if its frame is
 /// realigned, and the callee-saved registers it writes.
 pub fn registers_to_save(func: &MachFunction) -> Vec<PReg> {
-    let realign = func.slots.values().any(|s| u64::from(s.align) > STACK_ALIGN);
+    let realign = func
+        .slots
+        .values()
+        .any(|s| u64::from(s.align) > STACK_ALIGN);
     let mut saved = Vec::new();
     if func.has_calls() {
         saved.push(PReg::Gpr(Gpr::LR));
@@ -119,9 +122,11 @@ pub fn registers_to_save(func: &MachFunction) -> Vec<PReg> {
         for inst in &func.blocks[b].insts {
             for d in &inst.defs {
                 if let Reg::Physical(p) = *d
-                    && is_callee_saved(p) && !written.contains(&p) {
-                        written.push(p);
-                    }
+                    && is_callee_saved(p)
+                    && !written.contains(&p)
+                {
+                    written.push(p);
+                }
             }
         }
     }
@@ -174,11 +179,25 @@ pub fn prologue(frame: &FrameLayout) -> Vec<MInst> {
         out.push(MInst::op(Opcode::Mov, &[scratch()], &[Reg::SP], Imm::None));
     }
     if frame.size > 0 {
-        out.push(MInst::op(Opcode::AddI, &[Reg::SP], &[Reg::SP], Imm::Const(-(frame.size as i64))));
+        out.push(MInst::op(
+            Opcode::AddI,
+            &[Reg::SP],
+            &[Reg::SP],
+            Imm::Const(-(frame.size as i64)),
+        ));
     }
     if frame.realigned {
-        out.push(MInst::op(Opcode::AndI, &[Reg::SP], &[Reg::SP], Imm::Const(-(frame.align as i64))));
-        let (_, off) = frame.saves.iter().find(|(r, _)| *r == fp).expect("a realigned frame saves fp");
+        out.push(MInst::op(
+            Opcode::AndI,
+            &[Reg::SP],
+            &[Reg::SP],
+            Imm::Const(-(frame.align as i64)),
+        ));
+        let (_, off) = frame
+            .saves
+            .iter()
+            .find(|(r, _)| *r == fp)
+            .expect("a realigned frame saves fp");
         out.push(store(Reg::SP, *off, Reg::FP));
         out.push(MInst::op(Opcode::Mov, &[Reg::FP], &[scratch()], Imm::None));
     }
@@ -200,12 +219,21 @@ pub fn epilogue(frame: &FrameLayout) -> Vec<MInst> {
         }
     }
     if frame.realigned {
-        let (_, off) = frame.saves.iter().find(|(r, _)| *r == fp).expect("a realigned frame saves fp");
+        let (_, off) = frame
+            .saves
+            .iter()
+            .find(|(r, _)| *r == fp)
+            .expect("a realigned frame saves fp");
         out.push(load(scratch(), Reg::SP, *off));
         out.push(MInst::op(Opcode::Mov, &[Reg::SP], &[Reg::FP], Imm::None));
         out.push(MInst::op(Opcode::Mov, &[Reg::FP], &[scratch()], Imm::None));
     } else if frame.size > 0 {
-        out.push(MInst::op(Opcode::AddI, &[Reg::SP], &[Reg::SP], Imm::Const(frame.size as i64)));
+        out.push(MInst::op(
+            Opcode::AddI,
+            &[Reg::SP],
+            &[Reg::SP],
+            Imm::Const(frame.size as i64),
+        ));
     }
     out
 }
@@ -259,7 +287,11 @@ mod tests {
     fn slots(list: &[(u32, u32)]) -> PrimaryMap<FrameSlot, FrameSlotData> {
         let mut m = PrimaryMap::new();
         for &(size, align) in list {
-            m.push(FrameSlotData { size, align, kind: FrameSlotKind::Temp });
+            m.push(FrameSlotData {
+                size,
+                align,
+                kind: FrameSlotKind::Temp,
+            });
         }
         m
     }
@@ -306,7 +338,10 @@ mod tests {
         assert!(f.realigned);
         assert_eq!(f.align, 64);
         assert_eq!(f.size % 64, 0);
-        let text: Vec<String> = prologue(&f).iter().map(|i| format!("{:?} {:?}", i.opcode().unwrap(), i.imm)).collect();
+        let text: Vec<String> = prologue(&f)
+            .iter()
+            .map(|i| format!("{:?} {:?}", i.opcode().unwrap(), i.imm))
+            .collect();
         assert_eq!(text[0], "Mov None");
         assert_eq!(text[2], "AndI Const(-64)");
         let epi = epilogue(&f);

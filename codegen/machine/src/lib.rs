@@ -27,7 +27,9 @@ pub mod regalloc;
 
 pub use error::CompileError;
 pub use lower::{lower_function, trap_code};
-pub use mir::{FrameSlot, Imm, JumpTable, MBlock, MGuard, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg};
+pub use mir::{
+    FrameSlot, Imm, JumpTable, MBlock, MGuard, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg,
+};
 pub use options::{DumpSink, DumpStage, Options, RegAlloc, Sched, Timings};
 
 use vliw_elf::Object;
@@ -46,14 +48,21 @@ pub fn compile_module(module: &Module, options: &Options) -> Result<Object, Comp
     for func in &module.functions {
         codes.push(compile_function(module, func, options)?);
     }
-    options.time("object", || object::build_object(module, &codes, options.debug_info))
+    options.time("object", || {
+        object::build_object(module, &codes, options.debug_info)
+    })
 }
 
 /// Compiles one function of `module` to machine code (all passes up to encoding).
-pub fn compile_function(module: &Module, func: &Function, options: &Options) -> Result<emit::FunctionCode, CompileError> {
+pub fn compile_function(
+    module: &Module,
+    func: &Function,
+    options: &Options,
+) -> Result<emit::FunctionCode, CompileError> {
     let mut mf = options.time("isel", || lower_function(module, func, options))?;
     if cfg!(debug_assertions) {
-        mf.check(true).map_err(|e| CompileError::new(&func.name, format!("instruction selection: {e}")))?;
+        mf.check(true)
+            .map_err(|e| CompileError::new(&func.name, format!("instruction selection: {e}")))?;
     }
     if options.wants_dump(DumpStage::Isel) {
         options.write_dump(DumpStage::Isel, &mf.to_string());
@@ -76,5 +85,7 @@ pub fn compile_function(module: &Module, func: &Function, options: &Options) -> 
     if options.wants_dump(DumpStage::Final) {
         options.write_dump(DumpStage::Final, &mf.to_string());
     }
-    options.time("emit", || emit::encode_function(&mf, &options.machine, options.sched))
+    options.time("emit", || {
+        emit::encode_function(&mf, &options.machine, options.sched)
+    })
 }

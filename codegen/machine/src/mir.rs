@@ -146,7 +146,10 @@ pub struct MGuard {
 }
 
 impl MGuard {
-    pub const ALWAYS: MGuard = MGuard { pred: Reg::P0, negated: false };
+    pub const ALWAYS: MGuard = MGuard {
+        pred: Reg::P0,
+        negated: false,
+    };
 
     pub fn new(pred: Reg, negated: bool) -> MGuard {
         MGuard { pred, negated }
@@ -185,13 +188,19 @@ pub enum Imm {
     None,
     Const(i64),
     /// The address of a symbol plus an addend (a relocation at emission).
-    Symbol { name: String, addend: i64 },
+    Symbol {
+        name: String,
+        addend: i64,
+    },
     /// A block of this function: the target of a branch.
     Block(MBlock),
     /// The address of a jump table (in `.rodata`).
     JumpTable(JumpTable),
     /// The offset of a frame slot from `sp`, plus `offset` (known after frame layout).
-    Slot { slot: FrameSlot, offset: i64 },
+    Slot {
+        slot: FrameSlot,
+        offset: i64,
+    },
     /// The offset from `sp` of the word `offset` bytes above the stack pointer at the
     /// function's entry (incoming stack arguments, the return area).
     IncomingArg(i64),
@@ -277,7 +286,10 @@ impl MInst {
     /// Ends straight-line flow unconditionally: an unguarded `br`, `jr`, `ret` or `trap`.
     pub fn is_unconditional_exit(&self) -> bool {
         self.guard.is_always()
-            && matches!(self.op, MOp::Op(Opcode::Br | Opcode::Jr | Opcode::Ret | Opcode::Trap))
+            && matches!(
+                self.op,
+                MOp::Op(Opcode::Br | Opcode::Jr | Opcode::Ret | Opcode::Trap)
+            )
     }
 
     /// Every register the operation reads: guard, uses, block arguments, implicit uses.
@@ -291,17 +303,22 @@ impl MInst {
 
     /// Every register the operation writes.
     pub fn all_defs(&self) -> impl Iterator<Item = Reg> + '_ {
-        self.defs.iter().copied().chain(self.implicit_defs.iter().map(|&p| Reg::Physical(p)))
+        self.defs
+            .iter()
+            .copied()
+            .chain(self.implicit_defs.iter().map(|&p| Reg::Physical(p)))
     }
 
     /// The blocks this operation may branch to (a `br` target or a jump table's).
     pub fn branch_targets<'a>(&'a self, func: &'a MachFunction) -> Vec<MBlock> {
         match (&self.op, &self.imm) {
             (MOp::Op(Opcode::Br), Imm::Block(b)) => vec![*b],
-            (MOp::Op(Opcode::Jr), _) | (MOp::Op(Opcode::Addpc), Imm::JumpTable(_)) => match self.imm {
-                Imm::JumpTable(jt) => func.jump_tables[jt].clone(),
-                _ => Vec::new(),
-            },
+            (MOp::Op(Opcode::Jr), _) | (MOp::Op(Opcode::Addpc), Imm::JumpTable(_)) => {
+                match self.imm {
+                    Imm::JumpTable(jt) => func.jump_tables[jt].clone(),
+                    _ => Vec::new(),
+                }
+            }
             _ => Vec::new(),
         }
     }
@@ -422,12 +439,19 @@ impl MachFunction {
 
     /// Whether any operation calls (`call`, `callr`).
     pub fn has_calls(&self) -> bool {
-        self.blocks.values().any(|b| b.insts.iter().any(|i| i.is(Opcode::Call) || i.is(Opcode::Callr)))
+        self.blocks.values().any(|b| {
+            b.insts
+                .iter()
+                .any(|i| i.is(Opcode::Call) || i.is(Opcode::Callr))
+        })
     }
 
     /// The number of operations.
     pub fn num_insts(&self) -> usize {
-        self.layout.iter().map(|&b| self.blocks[b].insts.len()).sum()
+        self.layout
+            .iter()
+            .map(|&b| self.blocks[b].insts.len())
+            .sum()
     }
 
     /// Checks the structural invariants of the machine IR; used by tests and after
@@ -451,18 +475,34 @@ impl MachFunction {
                 return Err(format!("{}: {b} is empty", self.name));
             };
             if !last.is_unconditional_exit() {
-                return Err(format!("{}: {b} does not end in an unconditional branch, return or trap", self.name));
+                return Err(format!(
+                    "{}: {b} does not end in an unconditional branch, return or trap",
+                    self.name
+                ));
             }
             for (i, inst) in data.insts.iter().enumerate() {
                 if self.class_of(inst.guard.pred) != RegClass::Pred {
-                    return Err(format!("{}: {b}: guard of a non-predicate class", self.name));
+                    return Err(format!(
+                        "{}: {b}: guard of a non-predicate class",
+                        self.name
+                    ));
                 }
-                if !inst.args.is_empty() && (i + 1 != data.insts.len() || !inst.is(Opcode::Br) || !inst.guard.is_always()) {
-                    return Err(format!("{}: {b}: block arguments on an operation other than the final br", self.name));
+                if !inst.args.is_empty()
+                    && (i + 1 != data.insts.len()
+                        || !inst.is(Opcode::Br)
+                        || !inst.guard.is_always())
+                {
+                    return Err(format!(
+                        "{}: {b}: block arguments on an operation other than the final br",
+                        self.name
+                    ));
                 }
                 for t in inst.branch_targets(self) {
                     if !in_layout.contains(&t) {
-                        return Err(format!("{}: {b}: branch to {t}, not in the layout", self.name));
+                        return Err(format!(
+                            "{}: {b}: branch to {t}, not in the layout",
+                            self.name
+                        ));
                     }
                 }
                 if let Imm::Block(t) = inst.imm {
@@ -476,7 +516,10 @@ impl MachFunction {
                     }
                     for (a, p) in inst.args.iter().zip(&self.blocks[t].params) {
                         if self.class_of(*a) != self.vregs[*p] {
-                            return Err(format!("{}: {b}: argument class mismatch to {t}", self.name));
+                            return Err(format!(
+                                "{}: {b}: argument class mismatch to {t}",
+                                self.name
+                            ));
                         }
                     }
                 }
@@ -495,11 +538,20 @@ impl MachFunction {
                     }
                     for (k, r) in dk.iter().zip(&inst.defs).chain(uk.iter().zip(&inst.uses)) {
                         if self.class_of(*r) != field_class(*k) {
-                            return Err(format!("{}: {b}: `{}`: operand {k:?} of the wrong class", self.name, opcode.mnemonic()));
+                            return Err(format!(
+                                "{}: {b}: `{}`: operand {k:?} of the wrong class",
+                                self.name,
+                                opcode.mnemonic()
+                            ));
                         }
                     }
                 } else if inst.defs.len() != inst.uses.len() && inst.op != MOp::Psi {
-                    return Err(format!("{}: {b}: copy with {} defs and {} uses", self.name, inst.defs.len(), inst.uses.len()));
+                    return Err(format!(
+                        "{}: {b}: copy with {} defs and {} uses",
+                        self.name,
+                        inst.defs.len(),
+                        inst.uses.len()
+                    ));
                 }
                 for d in inst.defs.iter() {
                     if let Reg::Virtual(v) = d {
@@ -566,7 +618,12 @@ impl MachFunction {
 
     fn write_inst(&self, f: &mut dyn fmt::Write, inst: &MInst) -> fmt::Result {
         if !inst.guard.is_always() {
-            write!(f, "({}{}) ", if inst.guard.negated { "!" } else { "" }, self.reg(inst.guard.pred))?;
+            write!(
+                f,
+                "({}{}) ",
+                if inst.guard.negated { "!" } else { "" },
+                self.reg(inst.guard.pred)
+            )?;
         }
         for (i, d) in inst.defs.iter().enumerate() {
             write!(f, "{}{}", if i > 0 { ", " } else { "" }, self.reg(*d))?;
@@ -585,7 +642,10 @@ impl MachFunction {
         }
         // memory operations read like the assembly: `ld.d [base + imm]`
         if let MOp::Op(o) = inst.op
-            && matches!(o.format(), Format::Load | Format::Store | Format::Amo | Format::Cas)
+            && matches!(
+                o.format(),
+                Format::Load | Format::Store | Format::Amo | Format::Cas
+            )
         {
             write!(f, " [{}", self.reg(inst.uses[0]))?;
             if inst.imm != Imm::None {
@@ -611,9 +671,15 @@ impl MachFunction {
         for (i, u) in inst.uses.iter().enumerate() {
             sep(f)?;
             if inst.op == MOp::Psi
-                && let Some(g) = inst.psi_guards.get(i) {
-                    write!(f, "{}{}: ", if g.negated { "!" } else { "" }, self.reg(g.pred))?;
-                }
+                && let Some(g) = inst.psi_guards.get(i)
+            {
+                write!(
+                    f,
+                    "{}{}: ",
+                    if g.negated { "!" } else { "" },
+                    self.reg(g.pred)
+                )?;
+            }
             write!(f, "{}", self.reg(*u))?;
         }
         if inst.imm != Imm::None {
@@ -657,7 +723,11 @@ impl fmt::Display for MachFunction {
                 FrameSlotKind::Spill(v) => format!("spill {}", self.reg(Reg::Virtual(v))),
                 FrameSlotKind::Temp => "temp".to_string(),
             };
-            writeln!(f, "    {slot} = {} bytes, align {} ({what})", d.size, d.align)?;
+            writeln!(
+                f,
+                "    {slot} = {} bytes, align {} ({what})",
+                d.size, d.align
+            )?;
         }
         for (jt, targets) in self.jump_tables.iter() {
             write!(f, "    {jt} = [")?;
@@ -675,7 +745,12 @@ impl fmt::Display for MachFunction {
             if !data.params.is_empty() {
                 f.write_str("(")?;
                 for (i, p) in data.params.iter().enumerate() {
-                    write!(f, "{}{}", if i > 0 { ", " } else { "" }, self.reg(Reg::Virtual(*p)))?;
+                    write!(
+                        f,
+                        "{}{}",
+                        if i > 0 { ", " } else { "" },
+                        self.reg(Reg::Virtual(*p))
+                    )?;
                 }
                 f.write_str(")")?;
             }

@@ -5,7 +5,10 @@
 //! local → local, weak → weak; referenced but not defined → undefined global).
 
 use std::collections::HashMap;
-use vliw_elf::{Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId, SymbolKind};
+use vliw_elf::{
+    Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,
+    SymbolKind,
+};
 use vliw_ir::{DataKind, Linkage, Module};
 use vliw_isa::RelocKind;
 
@@ -35,7 +38,10 @@ impl Default for ObjectBuilder {
 
 impl ObjectBuilder {
     pub fn new() -> ObjectBuilder {
-        ObjectBuilder { object: Object::new(), names: HashMap::new() }
+        ObjectBuilder {
+            object: Object::new(),
+            names: HashMap::new(),
+        }
     }
 
     /// The symbol named `name`, undefined until something defines it.
@@ -55,7 +61,14 @@ impl ObjectBuilder {
     }
 
     /// Defines `name` at the start of `section`.
-    pub fn define(&mut self, name: &str, linkage: Linkage, kind: SymbolKind, section: SectionId, size: u64) -> SymbolId {
+    pub fn define(
+        &mut self,
+        name: &str,
+        linkage: Linkage,
+        kind: SymbolKind,
+        section: SectionId,
+        size: u64,
+    ) -> SymbolId {
         let id = self.symbol(name);
         let s = &mut self.object.symbols[id.0];
         s.binding = binding(linkage);
@@ -82,17 +95,32 @@ impl ObjectBuilder {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
         let size = bytes.len() as u64;
-        let text = self.object.add_section(Section::new(&format!(".text.{name}"), SectionKind::Text, 8, bytes));
+        let text = self.object.add_section(Section::new(
+            &format!(".text.{name}"),
+            SectionKind::Text,
+            8,
+            bytes,
+        ));
         self.define(name, linkage, SymbolKind::Func, text, size);
         let mut jt_section_sym = None;
         if !code.jump_tables.is_empty() {
             let text_sym = self.section_symbol(text);
             let n: usize = code.jump_tables.iter().map(Vec::len).sum();
-            let mut jt = Section::new(&format!(".rodata.jt.{name}"), SectionKind::ReadOnlyData, 8, vec![0; 8 * n]);
+            let mut jt = Section::new(
+                &format!(".rodata.jt.{name}"),
+                SectionKind::ReadOnlyData,
+                8,
+                vec![0; 8 * n],
+            );
             let mut off = 0u64;
             for table in &code.jump_tables {
                 for &target in table {
-                    jt.relocs.push(Reloc { offset: off, kind: RelocKind::Abs64, symbol: text_sym, addend: target as i64 });
+                    jt.relocs.push(Reloc {
+                        offset: off,
+                        kind: RelocKind::Abs64,
+                        symbol: text_sym,
+                        addend: target as i64,
+                    });
                     off += 8;
                 }
             }
@@ -105,7 +133,12 @@ impl ObjectBuilder {
                 RelocTarget::Symbol(s) => self.symbol(s),
                 RelocTarget::JumpTables => jt_section_sym.expect("a function with jump tables"),
             };
-            relocs.push(Reloc { offset: r.offset, kind: r.kind, symbol, addend: r.addend });
+            relocs.push(Reloc {
+                offset: r.offset,
+                kind: r.kind,
+                symbol,
+                addend: r.addend,
+            });
         }
         self.object.sections[text.0].relocs = relocs;
         text
@@ -126,20 +159,38 @@ impl ObjectBuilder {
         };
         for r in &d.relocs {
             if kind == SectionKind::Bss {
-                return Err(CompileError::new("", format!("bss data `{}` has a relocation", d.name)));
+                return Err(CompileError::new(
+                    "",
+                    format!("bss data `{}` has a relocation", d.name),
+                ));
             }
             let symbol = self.symbol(&r.symbol);
-            section.relocs.push(Reloc { offset: r.offset, kind: RelocKind::Abs64, symbol, addend: r.addend });
+            section.relocs.push(Reloc {
+                offset: r.offset,
+                kind: RelocKind::Abs64,
+                symbol,
+                addend: r.addend,
+            });
         }
         let id = self.object.add_section(section);
-        self.define(&d.name, d.linkage, SymbolKind::Object, id, d.bytes.len() as u64);
+        self.define(
+            &d.name,
+            d.linkage,
+            SymbolKind::Object,
+            id,
+            d.bytes.len() as u64,
+        );
         Ok(id)
     }
 }
 
 /// The object of a module whose functions are encoded (`codes` in module order), with
 /// DWARF line tables if `debug_info`.
-pub fn build_object(module: &Module, codes: &[FunctionCode], debug_info: bool) -> Result<Object, CompileError> {
+pub fn build_object(
+    module: &Module,
+    codes: &[FunctionCode],
+    debug_info: bool,
+) -> Result<Object, CompileError> {
     let mut b = ObjectBuilder::new();
     let mut texts = Vec::with_capacity(codes.len());
     for (f, code) in module.functions.iter().zip(codes) {
@@ -154,10 +205,16 @@ pub fn build_object(module: &Module, codes: &[FunctionCode], debug_info: bool) -
             .iter()
             .zip(codes)
             .zip(&texts)
-            .map(|((f, code), &text)| crate::dwarf::DebugFunction { text, code, files: &f.files })
+            .map(|((f, code), &text)| crate::dwarf::DebugFunction {
+                text,
+                code,
+                files: &f.files,
+            })
             .collect();
         crate::dwarf::add_line_tables(&mut b, &functions)?;
     }
-    b.object.check().map_err(|e| CompileError::new("", format!("invalid object: {e}")))?;
+    b.object
+        .check()
+        .map_err(|e| CompileError::new("", format!("invalid object: {e}")))?;
     Ok(b.object)
 }

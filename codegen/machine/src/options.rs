@@ -83,7 +83,10 @@ impl Timings {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         for (phase, d, n) in self.report() {
-            s.push_str(&format!("{:>10.3} ms  {phase} ({n}x)\n", d.as_secs_f64() * 1000.0));
+            s.push_str(&format!(
+                "{:>10.3} ms  {phase} ({n}x)\n",
+                d.as_secs_f64() * 1000.0
+            ));
         }
         s
     }
@@ -145,7 +148,11 @@ impl Options {
             "regalloc" => {
                 self.regalloc = match value {
                     "naive" => RegAlloc::Naive,
-                    _ => return Err(format!("regalloc={value}: unknown allocator (known: naive)")),
+                    _ => {
+                        return Err(format!(
+                            "regalloc={value}: unknown allocator (known: naive)"
+                        ));
+                    }
                 }
             }
             "sched" => {
@@ -227,8 +234,16 @@ mod tests {
         assert_eq!(o.dump, vec![DumpStage::Isel, DumpStage::Final]);
         assert!(!o.jump_tables);
         assert_eq!(o.machine.width, 2);
-        assert!(o.set("regalloc", "ssa").unwrap_err().contains("known: naive"));
-        assert!(o.set("dump", "rvsdg").unwrap_err().contains("isel, regalloc, final"));
+        assert!(
+            o.set("regalloc", "ssa")
+                .unwrap_err()
+                .contains("known: naive")
+        );
+        assert!(
+            o.set("dump", "rvsdg")
+                .unwrap_err()
+                .contains("isel, regalloc, final")
+        );
         assert!(o.set("bogus", "1").is_err());
     }
 

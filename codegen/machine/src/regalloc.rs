@@ -22,7 +22,9 @@ use std::collections::HashMap;
 use vliw_isa::{CmpType, Opcode};
 
 use crate::error::CompileError;
-use crate::mir::{FrameSlot, FrameSlotKind, Imm, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg};
+use crate::mir::{
+    FrameSlot, FrameSlotKind, Imm, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg,
+};
 
 /// Orders the copies `dst_i = src_i` (all destinations distinct) so that running them
 /// one after the other has the effect of the parallel copy. `temp` gives a fresh
@@ -47,7 +49,9 @@ pub fn sequentialize(copies: &[(Reg, Reg)], mut temp: impl FnMut(Reg) -> Reg) ->
     let mut done = vec![false; pending.len()];
     let mut left = pending.len();
     let is_read = |unread: &HashMap<Reg, usize>, r: Reg| unread.get(&r).is_some_and(|&n| n > 0);
-    let mut ready: Vec<usize> = (0..pending.len()).filter(|&i| !is_read(&unread, pending[i].0)).collect();
+    let mut ready: Vec<usize> = (0..pending.len())
+        .filter(|&i| !is_read(&unread, pending[i].0))
+        .collect();
     let mut next_unfinished = 0;
     while left > 0 {
         while let Some(i) = ready.pop() {
@@ -78,7 +82,11 @@ pub fn sequentialize(copies: &[(Reg, Reg)], mut temp: impl FnMut(Reg) -> Reg) ->
         let d = pending[i].0;
         let t = temp(d);
         out.push((t, d));
-        let reader = readers[&d].iter().copied().find(|&r| !done[r]).expect("a cycle has a reader");
+        let reader = readers[&d]
+            .iter()
+            .copied()
+            .find(|&r| !done[r])
+            .expect("a cycle has a reader");
         pending[reader].1 = t;
         readers.entry(t).or_default().push(reader);
         *unread.get_mut(&d).expect("counted") -= 1;
@@ -91,11 +99,15 @@ pub fn sequentialize(copies: &[(Reg, Reg)], mut temp: impl FnMut(Reg) -> Reg) ->
 /// Replaces block parameters and arguments by copies on the edges.
 pub fn destruct_ssa(func: &mut MachFunction) {
     for b in func.layout.clone() {
-        let Some(last) = func.blocks[b].insts.last() else { continue };
+        let Some(last) = func.blocks[b].insts.last() else {
+            continue;
+        };
         if last.args.is_empty() {
             continue;
         }
-        let Imm::Block(target) = last.imm else { continue };
+        let Imm::Block(target) = last.imm else {
+            continue;
+        };
         let mut br = func.blocks[b].insts.pop().expect("last");
         let params = func.blocks[target].params.clone();
         let args = core::mem::take(&mut br.args);
@@ -147,7 +159,9 @@ impl Naive<'_> {
     fn load(&mut self, out: &mut Vec<MInst>, v: VReg, into: Reg, guard: MGuard) {
         let s = slot_imm(self.slot(v));
         match self.func.vregs[v] {
-            RegClass::Gpr => out.push(MInst::op(Opcode::LdD, &[into], &[Reg::SP], s).with_guard(guard)),
+            RegClass::Gpr => {
+                out.push(MInst::op(Opcode::LdD, &[into], &[Reg::SP], s).with_guard(guard))
+            }
             RegClass::Pred => {
                 let x = Reg::gpr(PRED_XFER);
                 out.push(MInst::op(Opcode::LdD, &[x], &[Reg::SP], s).with_guard(guard));
@@ -160,7 +174,9 @@ impl Naive<'_> {
     fn store(&mut self, out: &mut Vec<MInst>, v: VReg, from: Reg, guard: MGuard) {
         let s = slot_imm(self.slot(v));
         match self.func.vregs[v] {
-            RegClass::Gpr => out.push(MInst::op(Opcode::StD, &[], &[Reg::SP, from], s).with_guard(guard)),
+            RegClass::Gpr => {
+                out.push(MInst::op(Opcode::StD, &[], &[Reg::SP, from], s).with_guard(guard))
+            }
             RegClass::Pred => {
                 let x = Reg::gpr(PRED_XFER);
                 out.push(MInst::op(Opcode::P2r, &[x], &[from], Imm::None).with_guard(guard));
@@ -256,7 +272,11 @@ impl Naive<'_> {
             *d = r;
         }
         // an unconditional compare writes its destinations even when nullified
-        let store_guard = if inst.ctype == CmpType::Unc { MGuard::ALWAYS } else { guard };
+        let store_guard = if inst.ctype == CmpType::Unc {
+            MGuard::ALWAYS
+        } else {
+            guard
+        };
         out.push(inst);
         for (v, r) in stores {
             self.store(out, v, r, store_guard);
@@ -266,7 +286,10 @@ impl Naive<'_> {
 
 /// The naive allocator (see the module documentation). Runs after [`destruct_ssa`].
 pub fn allocate_naive(func: &mut MachFunction) -> Result<(), CompileError> {
-    let mut naive = Naive { func, slots: SecondaryMap::new() };
+    let mut naive = Naive {
+        func,
+        slots: SecondaryMap::new(),
+    };
     for b in naive.func.layout.clone() {
         let insts = core::mem::take(&mut naive.func.blocks[b].insts);
         let mut out = Vec::with_capacity(insts.len() * 3);
@@ -277,7 +300,10 @@ pub fn allocate_naive(func: &mut MachFunction) -> Result<(), CompileError> {
                 MOp::ParallelCopy | MOp::Psi => {
                     return Err(CompileError::new(
                         &naive.func.name,
-                        format!("the naive allocator does not take `{:?}` (leave SSA first)", inst.op),
+                        format!(
+                            "the naive allocator does not take `{:?}` (leave SSA first)",
+                            inst.op
+                        ),
                     ));
                 }
             }

@@ -64,7 +64,9 @@ fn one_section_per_function_and_data_object_with_the_irs_linkage() {
     let module = parse_module(MODULE).unwrap();
     let obj = compile_module(&module, &Options::default()).unwrap();
     let section = |name: &str| {
-        let id = obj.section_by_name(name).unwrap_or_else(|| panic!("no section {name}"));
+        let id = obj
+            .section_by_name(name)
+            .unwrap_or_else(|| panic!("no section {name}"));
         &obj.sections[id.0]
     };
     assert_eq!(section(".text.exported").kind, SectionKind::Text);
@@ -73,19 +75,36 @@ fn one_section_per_function_and_data_object_with_the_irs_linkage() {
     assert_eq!(section(".rodata.ro").kind, SectionKind::ReadOnlyData);
     assert_eq!(section(".data.rw").kind, SectionKind::Data);
     let bss = section(".bss.zeros");
-    assert_eq!((bss.kind, bss.size(), bss.align), (SectionKind::Bss, 32, 16));
-    assert_eq!(section(".rodata.jt.local_helper").kind, SectionKind::ReadOnlyData);
+    assert_eq!(
+        (bss.kind, bss.size(), bss.align),
+        (SectionKind::Bss, 32, 16)
+    );
+    assert_eq!(
+        section(".rodata.jt.local_helper").kind,
+        SectionKind::ReadOnlyData
+    );
     for s in &obj.sections {
         if s.kind == SectionKind::Text {
             assert_eq!(s.data.len() % 8, 0);
             assert!(s.align >= 8);
         }
     }
-    let sym = |name: &str| obj.symbol(obj.symbol_by_name(name).unwrap_or_else(|| panic!("no symbol {name}")));
-    assert_eq!((sym("exported").binding, sym("exported").kind), (Binding::Global, SymbolKind::Func));
+    let sym = |name: &str| {
+        obj.symbol(
+            obj.symbol_by_name(name)
+                .unwrap_or_else(|| panic!("no symbol {name}")),
+        )
+    };
+    assert_eq!(
+        (sym("exported").binding, sym("exported").kind),
+        (Binding::Global, SymbolKind::Func)
+    );
     assert_eq!(sym("local_helper").binding, Binding::Local);
     assert_eq!(sym("weak_fn").binding, Binding::Weak);
-    assert_eq!((sym("ro").binding, sym("ro").kind), (Binding::Local, SymbolKind::Object));
+    assert_eq!(
+        (sym("ro").binding, sym("ro").kind),
+        (Binding::Local, SymbolKind::Object)
+    );
     assert_eq!(sym("weak_data").binding, Binding::Weak);
     assert_eq!(sym("external").definition, SymbolDefinition::Undefined);
     assert_eq!(sym("extern_data").definition, SymbolDefinition::Undefined);
@@ -94,30 +113,50 @@ fn one_section_per_function_and_data_object_with_the_irs_linkage() {
     // relocations: calls, addresses of symbols, data pointers, jump tables
     let text = section(".text.exported");
     let kinds = |s: &vliw_elf::Section, target: &str| -> Vec<(RelocKind, i64)> {
-        s.relocs.iter().filter(|r| obj.symbol(r.symbol).name == target).map(|r| (r.kind, r.addend)).collect()
+        s.relocs
+            .iter()
+            .filter(|r| obj.symbol(r.symbol).name == target)
+            .map(|r| (r.kind, r.addend))
+            .collect()
     };
     assert_eq!(kinds(text, "local_helper"), vec![(RelocKind::Branch32, 0)]);
     assert_eq!(kinds(text, "external"), vec![(RelocKind::Branch32, 0)]);
     assert_eq!(kinds(text, "ro"), vec![(RelocKind::Pcrel32, 0)]);
     assert_eq!(kinds(text, "extern_data"), vec![(RelocKind::Pcrel32, 16)]);
-    assert_eq!(kinds(section(".rodata.ro"), "rw"), vec![(RelocKind::Abs64, 4)]);
+    assert_eq!(
+        kinds(section(".rodata.ro"), "rw"),
+        vec![(RelocKind::Abs64, 4)]
+    );
     let jt = section(".rodata.jt.local_helper");
     assert_eq!(jt.relocs.len(), 4);
     assert!(jt.relocs.iter().all(|r| r.kind == RelocKind::Abs64 && obj.symbol(r.symbol).kind == SymbolKind::Section));
     let helper = section(".text.local_helper");
-    assert!(helper.relocs.iter().any(|r| r.kind == RelocKind::Pcrel32 && obj.symbol(r.symbol).kind == SymbolKind::Section));
+    assert!(
+        helper
+            .relocs
+            .iter()
+            .any(|r| r.kind == RelocKind::Pcrel32
+                && obj.symbol(r.symbol).kind == SymbolKind::Section)
+    );
 
     // the object reads back and disassembles, symbols and relocations included
     let bytes = write_object(&obj);
     let back = vliw_elf::read_object(&bytes, "m.o").unwrap();
     let text = vliw_asm::disassemble_object(
         &back,
-        &vliw_asm::DisasmOptions { disassemble: true, relocs: true, ..Default::default() },
+        &vliw_asm::DisasmOptions {
+            disassemble: true,
+            relocs: true,
+            ..Default::default()
+        },
     );
     assert!(text.contains("exported"), "{text}");
     assert!(text.contains("R_VLIW_BRANCH32"), "{text}");
     assert!(text.contains("R_VLIW_PCREL32"), "{text}");
-    assert!(text.contains("limm") || text.contains("long"), "the 64-bit constant takes a limm: {text}");
+    assert!(
+        text.contains("limm") || text.contains("long"),
+        "the 64-bit constant takes a limm: {text}"
+    );
 }
 
 #[test]
@@ -156,20 +195,41 @@ block0:
     let oa = write_object(&compile_module(&a, &Options::default()).unwrap());
     let ob = write_object(&compile_module(&b, &Options::default()).unwrap());
     match common::run_on_machine(&[oa.clone(), ob], "main", &[], &[Type::I32]) {
-        common::MachineResult::Values(v, _) => assert_eq!(v, vec![DataValue::I32(2)], "the global definition wins"),
+        common::MachineResult::Values(v, _) => {
+            assert_eq!(v, vec![DataValue::I32(2)], "the global definition wins")
+        }
         other => panic!("{other:?}"),
     }
     match common::run_on_machine(std::slice::from_ref(&oa), "main", &[], &[Type::I32]) {
-        common::MachineResult::Values(v, _) => assert_eq!(v, vec![DataValue::I32(1)], "alone, the weak one is used"),
+        common::MachineResult::Values(v, _) => {
+            assert_eq!(v, vec![DataValue::I32(1)], "alone, the weak one is used")
+        }
         other => panic!("{other:?}"),
     }
     // link by hand to look at the map: `unused` is dropped
-    let driver = vliw_asm::assemble(&common::driver_asm("main", &[], &[Type::I32]), "d.s", &Default::default()).unwrap();
+    let driver = vliw_asm::assemble(
+        &common::driver_asm("main", &[], &[Type::I32]),
+        "d.s",
+        &Default::default(),
+    )
+    .unwrap();
     let files = vec![
-        vliw_link::InputFile { name: "d.o".into(), data: write_object(&driver), whole_archive: false },
-        vliw_link::InputFile { name: "a.o".into(), data: oa, whole_archive: false },
+        vliw_link::InputFile {
+            name: "d.o".into(),
+            data: write_object(&driver),
+            whole_archive: false,
+        },
+        vliw_link::InputFile {
+            name: "a.o".into(),
+            data: oa,
+            whole_archive: false,
+        },
     ];
-    let config = vliw_link::LinkConfig { gc_sections: true, want_map: true, ..Default::default() };
+    let config = vliw_link::LinkConfig {
+        gc_sections: true,
+        want_map: true,
+        ..Default::default()
+    };
     let map = vliw_link::link(&files, &config).unwrap().map.unwrap();
     let discarded = map.split("Discarded").nth(1).unwrap_or("");
     assert!(discarded.contains(".text.unused"), "{map}");
@@ -191,7 +251,10 @@ fn dumps_and_timings() {
         assert!(text.contains(&format!("; dump={}", stage.name())), "{text}");
     }
     assert!(text.contains("machine function @local_helper"));
-    assert!(text.contains("v0 = copy r3"), "isel: arguments arrive in r3..: {text}");
+    assert!(
+        text.contains("v0 = copy r3"),
+        "isel: arguments arrive in r3..: {text}"
+    );
     assert!(text.contains("ret uses[r3]"), "{text}");
     assert!(text.contains("jt0 = [block"), "{text}");
     assert!(text.contains("; frame"), "{text}");
@@ -212,7 +275,8 @@ fn dumps_and_timings() {
 #[test]
 fn errors_not_panics() {
     // a module that does not verify
-    let bad = parse_module("function @f(i32) -> i64 {\nblock0(v0: i32):\n    return v0\n}\n").unwrap();
+    let bad =
+        parse_module("function @f(i32) -> i64 {\nblock0(v0: i32):\n    return v0\n}\n").unwrap();
     let e = compile_module(&bad, &Options::default()).unwrap_err();
     assert!(e.to_string().contains("does not verify"), "{e}");
     // a machine too narrow for a long immediate
@@ -238,15 +302,24 @@ fn the_naive_allocator_uses_only_scratch_registers_and_saves_lr_only_when_callin
         vliw_machine::regalloc::allocate_naive(&mut mf).unwrap();
         vliw_machine::frame::lower_frame(&mut mf);
         let frame = mf.frame.clone().unwrap();
-        let saves_lr = frame.saves.iter().any(|(r, _)| *r == vliw_machine::PReg::Gpr(vliw_isa::Gpr::LR));
+        let saves_lr = frame
+            .saves
+            .iter()
+            .any(|(r, _)| *r == vliw_machine::PReg::Gpr(vliw_isa::Gpr::LR));
         assert_eq!(saves_lr, mf.has_calls(), "{}", f.name);
         assert_eq!(frame.size % 16, 0);
         for &b in &mf.layout {
             for inst in &mf.blocks[b].insts {
                 for r in inst.all_defs().chain(inst.all_uses()) {
-                    let vliw_machine::Reg::Physical(p) = r else { panic!("virtual register left: {r:?}") };
+                    let vliw_machine::Reg::Physical(p) = r else {
+                        panic!("virtual register left: {r:?}")
+                    };
                     if let vliw_machine::PReg::Gpr(g) = p {
-                        assert!(!(32..=62).contains(&g.num()), "callee-saved {g} used by {}", mf.display_inst(inst));
+                        assert!(
+                            !(32..=62).contains(&g.num()),
+                            "callee-saved {g} used by {}",
+                            mf.display_inst(inst)
+                        );
                     }
                 }
             }

@@ -59,7 +59,12 @@ fn read_rows(exe: &vliw_elf::Executable) -> Rows {
                 path.push_str(&d.to_string_lossy());
                 path.push('/');
             }
-            path.push_str(&dwarf.attr_string(&unit, file.path_name()).unwrap().to_string_lossy());
+            path.push_str(
+                &dwarf
+                    .attr_string(&unit, file.path_name())
+                    .unwrap()
+                    .to_string_lossy(),
+            );
             let col = match row.column() {
                 gimli::ColumnType::LeftEdge => 0,
                 gimli::ColumnType::Column(c) => c.get(),
@@ -81,13 +86,27 @@ fn line_tables_map_bundles_to_source_lines_after_linking() {
     }
     let bytes = write_object(&obj);
     let back = vliw_elf::read_object(&bytes, "m.o").unwrap();
-    vliw_asm::disassemble_object(&back, &vliw_asm::DisasmOptions { relocs: true, ..Default::default() });
+    vliw_asm::disassemble_object(
+        &back,
+        &vliw_asm::DisasmOptions {
+            relocs: true,
+            ..Default::default()
+        },
+    );
 
-    let exe = common::link_with_driver(std::slice::from_ref(&bytes), "square_plus", &[DataValue::I64(6), DataValue::I64(4)], &[Type::I64]).unwrap();
+    let exe = common::link_with_driver(
+        std::slice::from_ref(&bytes),
+        "square_plus",
+        &[DataValue::I64(6), DataValue::I64(4)],
+        &[Type::I64],
+    )
+    .unwrap();
     let rows = read_rows(&exe);
     assert!(!rows.is_empty());
     let func = |name: &str| {
-        let s = exe.symbol(name).unwrap_or_else(|| panic!("no symbol {name}"));
+        let s = exe
+            .symbol(name)
+            .unwrap_or_else(|| panic!("no symbol {name}"));
         (s.addr, s.addr + s.size)
     };
     let (sp, sp_end) = func("square_plus");
@@ -103,16 +122,28 @@ fn line_tables_map_bundles_to_source_lines_after_linking() {
         }
         lines.entry(file.clone()).or_default().push((*line, *col));
     }
-    assert_eq!(rows.iter().find(|r| r.0 >= hp).map(|r| (r.2, r.3)), Some((3, 8)), "the first located bundle of helper: {rows:?}");
+    assert_eq!(
+        rows.iter().find(|r| r.0 >= hp).map(|r| (r.2, r.3)),
+        Some((3, 8)),
+        "the first located bundle of helper: {rows:?}"
+    );
     let main = &lines["src/main.rs"];
     for want in [(10, 5), (11, 7), (12, 1)] {
         assert!(main.contains(&want), "{want:?} not in {main:?}");
     }
     assert!(lines["/lib/core/ops.rs"].contains(&(200, 9)), "{lines:?}");
-    assert!(exe.symbol("no_locations").is_none(), "unused: dropped by --gc-sections, its rows with it");
+    assert!(
+        exe.symbol("no_locations").is_none(),
+        "unused: dropped by --gc-sections, its rows with it"
+    );
 
     // the program still runs
-    match common::run_on_machine(&[bytes], "square_plus", &[DataValue::I64(6), DataValue::I64(4)], &[Type::I64]) {
+    match common::run_on_machine(
+        &[bytes],
+        "square_plus",
+        &[DataValue::I64(6), DataValue::I64(4)],
+        &[Type::I64],
+    ) {
         common::MachineResult::Values(v, _) => assert_eq!(v, vec![DataValue::I64(43)]),
         other => panic!("{other:?}"),
     }
@@ -125,10 +156,20 @@ fn no_line_tables_unless_asked_or_without_locations() {
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
     // odd file names (empty, with a NUL) do not break the writer
     let odd = parse_module("function @g() export {\n    file0 = \"\"\n    file1 = \"a\\0b/c.rs\"\nblock0:\n    [0:1:1] v0 = iconst.i64 1\n    [1:2:2] return\n}\n").unwrap();
-    let obj = compile_module(&odd, &Options { debug_info: true, ..Options::default() }).unwrap();
+    let obj = compile_module(
+        &odd,
+        &Options {
+            debug_info: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     assert!(obj.section_by_name(".debug_line").is_some());
     let bare = parse_module("function @f() export {\nblock0:\n    return\n}\n").unwrap();
-    let options = Options { debug_info: true, ..Options::default() };
+    let options = Options {
+        debug_info: true,
+        ..Options::default()
+    };
     let obj = compile_module(&bare, &options).unwrap();
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
 }

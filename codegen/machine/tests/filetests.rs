@@ -23,7 +23,9 @@ use vliw_machine::{Options, trap_code};
 use vliw_sim::FaultKind;
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
@@ -45,13 +47,20 @@ struct Tally {
     failed: Vec<String>,
 }
 
-fn interpret(module: &Module, func: &str, args: &[DataValue], stdout: Rc<RefCell<Vec<u8>>>) -> Result<Vec<DataValue>, Trap> {
+fn interpret(
+    module: &Module,
+    func: &str,
+    args: &[DataValue],
+    stdout: Rc<RefCell<Vec<u8>>>,
+) -> Result<Vec<DataValue>, Trap> {
     let mut interp = Interpreter::new(module);
     interp.add_host("write", move |mem, a| {
         let (DataValue::I64(_), DataValue::Ptr(p), DataValue::I64(n)) = (a[0], a[1], a[2]) else {
             return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
         };
-        stdout.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
+        stdout
+            .borrow_mut()
+            .extend_from_slice(mem.read(p, n as u64)?);
         Ok(vec![DataValue::I64(n)])
     });
     interp.call(func, args)
@@ -73,15 +82,23 @@ fn fault_matches(trap: &Trap, result: &MachineResult) -> Result<bool, String> {
         TrapKind::ReadOnly => Ok(matches!(fault, Some(FaultKind::ReadOnly(_)))),
         TrapKind::Misaligned => Ok(matches!(fault, Some(FaultKind::Misaligned(_)))),
         TrapKind::StepLimit => Ok(matches!(fault, Some(FaultKind::CycleLimit(_)))),
-        TrapKind::StackOverflow => Ok(matches!(fault, Some(FaultKind::StackOverflow(_) | FaultKind::CycleLimit(_)))),
+        TrapKind::StackOverflow => Ok(matches!(
+            fault,
+            Some(FaultKind::StackOverflow(_) | FaultKind::CycleLimit(_))
+        )),
         TrapKind::OutOfBounds => match fault {
             Some(FaultKind::Unmapped(_) | FaultKind::StackOverflow(_)) => Ok(true),
             Some(_) => Ok(false),
-            None => Err("out-of-bounds access inside mapped memory (the machine's map differs)".into()),
+            None => {
+                Err("out-of-bounds access inside mapped memory (the machine's map differs)".into())
+            }
         },
         TrapKind::UnknownFunction => Ok(match result {
             MachineResult::LinkError(e) => e.contains("undefined symbol"),
-            MachineResult::Fault(f, _) => matches!(f.kind, FaultKind::BadJump | FaultKind::Unmapped(_) | FaultKind::FellOffText),
+            MachineResult::Fault(f, _) => matches!(
+                f.kind,
+                FaultKind::BadJump | FaultKind::Unmapped(_) | FaultKind::FellOffText
+            ),
             _ => false,
         }),
         TrapKind::BadSignature | TrapKind::Overlap | TrapKind::Host | TrapKind::Malformed => {
@@ -91,13 +108,21 @@ fn fault_matches(trap: &Trap, result: &MachineResult) -> Result<bool, String> {
 }
 
 fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
-    let name = path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
     let text = std::fs::read_to_string(path).expect("read");
-    let Ok((runs, stdout_expect)) = directives(&text) else { return };
+    let Ok((runs, stdout_expect)) = directives(&text) else {
+        return;
+    };
     if runs.is_empty() {
         return;
     }
-    let Ok(module) = parse_module(&text) else { return };
+    let Ok(module) = parse_module(&text) else {
+        return;
+    };
     if verify_module(&module).is_err() {
         return;
     }
@@ -107,14 +132,32 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             tally.opcodes.insert(f.dfg.opcode(i).name().to_string());
         }
     }
-    check_module(&name, &module, &runs, stdout_expect.as_deref(), &Options::default(), tally);
+    check_module(
+        &name,
+        &module,
+        &runs,
+        stdout_expect.as_deref(),
+        &Options::default(),
+        tally,
+    );
     // switches have two lowerings: check the compare chains too
     let has_switch = module.functions.iter().any(|f| {
-        f.insts_in_layout().any(|(_, i)| f.dfg.opcode(i) == vliw_ir::Opcode::Switch)
+        f.insts_in_layout()
+            .any(|(_, i)| f.dfg.opcode(i) == vliw_ir::Opcode::Switch)
     });
     if has_switch {
-        let options = Options { jump_tables: false, ..Options::default() };
-        check_module(&format!("{name} (jump-tables=off)"), &module, &runs, stdout_expect.as_deref(), &options, tally);
+        let options = Options {
+            jump_tables: false,
+            ..Options::default()
+        };
+        check_module(
+            &format!("{name} (jump-tables=off)"),
+            &module,
+            &runs,
+            stdout_expect.as_deref(),
+            &options,
+            tally,
+        );
     }
 }
 
@@ -147,22 +190,38 @@ fn check_module(
             tally.skipped.push(format!("{at}: pointer argument"));
             continue;
         }
-        let args: Option<Vec<DataValue>> =
-            run.args.iter().zip(&sig.params).map(|(a, &t)| DataValue::parse(t, a)).collect();
+        let args: Option<Vec<DataValue>> = run
+            .args
+            .iter()
+            .zip(&sig.params)
+            .map(|(a, &t)| DataValue::parse(t, a))
+            .collect();
         let Some(args) = args.filter(|a| a.len() == sig.params.len()) else {
-            tally.failed.push(format!("{at}: cannot read the arguments"));
+            tally
+                .failed
+                .push(format!("{at}: cannot read the arguments"));
             continue;
         };
         let oracle = interpret(&module, &run.func, &args, interp_out.clone());
-        let result = run_on_machine(std::slice::from_ref(&object), &run.func, &args, &sig.returns);
+        let result = run_on_machine(
+            std::slice::from_ref(&object),
+            &run.func,
+            &args,
+            &sig.returns,
+        );
         let out = match &result {
-            MachineResult::Values(_, o) | MachineResult::Fault(_, o) | MachineResult::Exit(_, o) => o.clone(),
+            MachineResult::Values(_, o)
+            | MachineResult::Fault(_, o)
+            | MachineResult::Exit(_, o) => o.clone(),
             MachineResult::LinkError(_) => Vec::new(),
         };
         machine_out.extend_from_slice(&out);
         match (&run.expect, &oracle) {
             (Expect::Trap(_), Ok(_)) | (Expect::Values(_) | Expect::Nothing, Err(_)) => {
-                tally.failed.push(format!("{at}: the interpreter disagrees with the run line: {}", v_or(&oracle)));
+                tally.failed.push(format!(
+                    "{at}: the interpreter disagrees with the run line: {}",
+                    v_or(&oracle)
+                ));
                 continue;
             }
             _ => {}
@@ -170,15 +229,21 @@ fn check_module(
         match oracle {
             Err(trap) => match fault_matches(&trap, &result) {
                 Ok(true) => tally.passed += 1,
-                Ok(false) => tally.failed.push(format!("{at}: the interpreter traps ({}), the machine: {result:?}", trap.message)),
+                Ok(false) => tally.failed.push(format!(
+                    "{at}: the interpreter traps ({}), the machine: {result:?}",
+                    trap.message
+                )),
                 Err(reason) => tally.skipped.push(format!("{at}: {reason}")),
             },
             Ok(expected) => {
                 let MachineResult::Values(got, _) = &result else {
-                    tally.failed.push(format!("{at}: expected {expected:?}, the machine: {result:?}"));
+                    tally.failed.push(format!(
+                        "{at}: expected {expected:?}, the machine: {result:?}"
+                    ));
                     continue;
                 };
-                let mut ok = got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| same_value(g, e));
+                let mut ok = got.len() == expected.len()
+                    && got.iter().zip(&expected).all(|(g, e)| same_value(g, e));
                 if let Expect::Values(texts) = &run.expect {
                     // the run line itself, read as the filetest runner does
                     for (t, g) in texts.iter().zip(got) {
@@ -194,19 +259,22 @@ fn check_module(
                 if ok {
                     tally.passed += 1;
                 } else {
-                    tally.failed.push(format!("{at}: expected {expected:?}, the machine returned {got:?}"));
+                    tally.failed.push(format!(
+                        "{at}: expected {expected:?}, the machine returned {got:?}"
+                    ));
                 }
             }
         }
     }
     if let Some(exp) = stdout_expect
-        && machine_out != *exp {
-            tally.failed.push(format!(
-                "{name}: stdout {:?}, expected {:?}",
-                String::from_utf8_lossy(&machine_out),
-                String::from_utf8_lossy(exp)
-            ));
-        }
+        && machine_out != *exp
+    {
+        tally.failed.push(format!(
+            "{name}: stdout {:?}, expected {:?}",
+            String::from_utf8_lossy(&machine_out),
+            String::from_utf8_lossy(exp)
+        ));
+    }
 }
 
 fn v_or(r: &Result<Vec<DataValue>, Trap>) -> String {
@@ -226,7 +294,10 @@ fn ir_filetests_run_on_the_machine() {
     let filter = std::env::var("FILETEST").ok();
     let mut tally = Tally::default();
     for f in &files {
-        if filter.as_ref().is_some_and(|p| !f.to_string_lossy().contains(p.as_str())) {
+        if filter
+            .as_ref()
+            .is_some_and(|p| !f.to_string_lossy().contains(p.as_str()))
+        {
             continue;
         }
         check_file(&root, f, &mut tally);
@@ -242,12 +313,22 @@ fn ir_filetests_run_on_the_machine() {
         eprintln!("skipped: {s}");
     }
     if !tally.failed.is_empty() {
-        panic!("{} runs failed:\n{}", tally.failed.len(), tally.failed.join("\n"));
+        panic!(
+            "{} runs failed:\n{}",
+            tally.failed.len(),
+            tally.failed.join("\n")
+        );
     }
     if filter.is_none() {
         assert!(tally.passed >= 100, "only {} runs passed", tally.passed);
-        let missing: Vec<&str> =
-            vliw_ir::Opcode::ALL.iter().map(|o| o.name()).filter(|n| !tally.opcodes.contains(*n)).collect();
-        assert!(missing.is_empty(), "opcodes no run exercises on the machine: {missing:?}");
+        let missing: Vec<&str> = vliw_ir::Opcode::ALL
+            .iter()
+            .map(|o| o.name())
+            .filter(|n| !tally.opcodes.contains(*n))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "opcodes no run exercises on the machine: {missing:?}"
+        );
     }
 }

@@ -35,7 +35,14 @@ impl Rng {
     }
 }
 
-const INTS: [Type; 6] = [Type::I1, Type::I8, Type::I16, Type::I32, Type::I64, Type::I128];
+const INTS: [Type; 6] = [
+    Type::I1,
+    Type::I8,
+    Type::I16,
+    Type::I32,
+    Type::I64,
+    Type::I128,
+];
 const FLOATS: [Type; 2] = [Type::F32, Type::F64];
 
 /// A random integer of type `ty`, often an edge value.
@@ -44,10 +51,10 @@ fn int_bits(rng: &mut Rng, ty: Type) -> u128 {
     let raw = match rng.below(8) {
         0 => 0,
         1 => 1,
-        2 => u128::MAX,                   // -1
-        3 => 1u128 << (w - 1),            // MIN
-        4 => (1u128 << (w - 1)) - 1,      // MAX
-        5 => rng.next() as u128 % 300,    // small
+        2 => u128::MAX,                // -1
+        3 => 1u128 << (w - 1),         // MIN
+        4 => (1u128 << (w - 1)) - 1,   // MAX
+        5 => rng.next() as u128 % 300, // small
         6 => (rng.next() as u128) << 64 | rng.next() as u128,
         _ => rng.next() as u128,
     };
@@ -69,11 +76,19 @@ fn float_bits(rng: &mut Rng, ty: Type) -> u128 {
         10 => 0.5 + (rng.next() % 100) as f64,
         _ => f64::from_bits(rng.next()),
     };
-    if ty == Type::F32 { (x as f32).to_bits() as u128 } else { x.to_bits() as u128 }
+    if ty == Type::F32 {
+        (x as f32).to_bits() as u128
+    } else {
+        x.to_bits() as u128
+    }
 }
 
 fn arg_value(rng: &mut Rng, ty: Type) -> DataValue {
-    let bits = if ty.is_float() { float_bits(rng, ty) } else { int_bits(rng, ty) };
+    let bits = if ty.is_float() {
+        float_bits(rng, ty)
+    } else {
+        int_bits(rng, ty)
+    };
     DataValue::from_bits(ty, bits)
 }
 
@@ -89,8 +104,17 @@ impl Gen<'_, '_> {
     }
 
     fn of(&mut self, pred: impl Fn(Type) -> bool) -> Option<Value> {
-        let c: Vec<Value> = self.vals.iter().copied().filter(|&v| pred(self.ty(v))).collect();
-        if c.is_empty() { None } else { Some(self.rng.pick(&c)) }
+        let c: Vec<Value> = self
+            .vals
+            .iter()
+            .copied()
+            .filter(|&v| pred(self.ty(v)))
+            .collect();
+        if c.is_empty() {
+            None
+        } else {
+            Some(self.rng.pick(&c))
+        }
     }
 
     fn iconst(&mut self, ty: Type) -> Value {
@@ -122,7 +146,13 @@ impl Gen<'_, '_> {
     }
 
     fn binary(&mut self, op: Opcode, a: Value, b: Value) -> Vec<Value> {
-        self.build(InstructionData::Binary { opcode: op, args: [a, b] }, None)
+        self.build(
+            InstructionData::Binary {
+                opcode: op,
+                args: [a, b],
+            },
+            None,
+        )
     }
 
     fn unary(&mut self, op: Opcode, a: Value, ctrl: Option<Type>) -> Value {
@@ -149,9 +179,33 @@ impl Gen<'_, '_> {
                 let ty = self.rng.pick(&INTS);
                 let a = self.value(ty);
                 let op = self.rng.pick(&[
-                    Iadd, Isub, Imul, Udiv, Sdiv, Urem, Srem, Umulhi, Smulhi, Band, Bor, Bxor, Ishl, Ushr, Sshr,
-                    Rotl, Rotr, Smin, Smax, Umin, Umax, UaddOverflow, SaddOverflow, UsubOverflow, SsubOverflow,
-                    UmulOverflow, SmulOverflow,
+                    Iadd,
+                    Isub,
+                    Imul,
+                    Udiv,
+                    Sdiv,
+                    Urem,
+                    Srem,
+                    Umulhi,
+                    Smulhi,
+                    Band,
+                    Bor,
+                    Bxor,
+                    Ishl,
+                    Ushr,
+                    Sshr,
+                    Rotl,
+                    Rotr,
+                    Smin,
+                    Smax,
+                    Umin,
+                    Umax,
+                    UaddOverflow,
+                    SaddOverflow,
+                    UsubOverflow,
+                    SsubOverflow,
+                    UmulOverflow,
+                    SmulOverflow,
                 ]);
                 let b = if matches!(op, Ishl | Ushr | Sshr | Rotl | Rotr) {
                     let at = self.rng.pick(&INTS);
@@ -165,11 +219,7 @@ impl Gen<'_, '_> {
                     let one = self.fb.ins().iconst(ty, 1);
                     let t = self.fb.ins().band(b, m);
                     let t = self.fb.ins().bor(t, one);
-                    if ty == Type::I1 {
-                        one
-                    } else {
-                        t
-                    }
+                    if ty == Type::I1 { one } else { t }
                 } else {
                     b
                 };
@@ -182,7 +232,15 @@ impl Gen<'_, '_> {
             4 => {
                 let ty = self.rng.pick(&INTS);
                 let a = self.value(ty);
-                let mut ops = vec![Opcode::Ineg, Opcode::Bnot, Opcode::Clz, Opcode::Ctz, Opcode::Popcnt, Opcode::Bitrev, Opcode::Iabs];
+                let mut ops = vec![
+                    Opcode::Ineg,
+                    Opcode::Bnot,
+                    Opcode::Clz,
+                    Opcode::Ctz,
+                    Opcode::Popcnt,
+                    Opcode::Bitrev,
+                    Opcode::Iabs,
+                ];
                 if ty.bits() % 16 == 0 {
                     ops.push(Opcode::Bswap);
                 }
@@ -196,7 +254,15 @@ impl Gen<'_, '_> {
                 let b = self.value(ty);
                 let cc = self.rng.pick(&IntCC::ALL);
                 let c = self.fb.ins().icmp(cc, a, b);
-                let st = self.rng.pick(&[Type::I1, Type::I8, Type::I32, Type::I64, Type::I128, Type::F32, Type::F64]);
+                let st = self.rng.pick(&[
+                    Type::I1,
+                    Type::I8,
+                    Type::I32,
+                    Type::I64,
+                    Type::I128,
+                    Type::F32,
+                    Type::F64,
+                ]);
                 let x = self.value(st);
                 let y = self.value(st);
                 let s = self.fb.ins().select(c, x, y);
@@ -208,7 +274,11 @@ impl Gen<'_, '_> {
                 let a = self.value(from);
                 let to = self.rng.pick(&INTS);
                 if to.bits() > from.bits() {
-                    let op = if self.rng.chance(50) { Opcode::Uextend } else { Opcode::Sextend };
+                    let op = if self.rng.chance(50) {
+                        Opcode::Uextend
+                    } else {
+                        Opcode::Sextend
+                    };
                     vec![self.unary(op, a, Some(to))]
                 } else if to.bits() < from.bits() {
                     vec![self.unary(Opcode::Ireduce, a, Some(to))]
@@ -223,12 +293,16 @@ impl Gen<'_, '_> {
                 let b = self.value(ty);
                 match self.rng.below(5) {
                     0 => {
-                        let op = self.rng.pick(&[Fadd, Fsub, Fmul, Fdiv, Fmin, Fmax, Fcopysign, Frem]);
+                        let op = self
+                            .rng
+                            .pick(&[Fadd, Fsub, Fmul, Fdiv, Fmin, Fmax, Fcopysign, Frem]);
                         let r = self.binary(op, a, b)[0];
                         vec![if op == Frem { self.canonical_nan(r) } else { r }]
                     }
                     1 => {
-                        let op = self.rng.pick(&[Fneg, Fabs, Sqrt, Floor, Ceil, Trunc, Nearest, Round]);
+                        let op = self
+                            .rng
+                            .pick(&[Fneg, Fabs, Sqrt, Floor, Ceil, Trunc, Nearest, Round]);
                         vec![self.unary(op, a, None)]
                     }
                     2 => {
@@ -240,7 +314,11 @@ impl Gen<'_, '_> {
                         vec![self.fb.ins().fcmp(cc, a, b)]
                     }
                     _ => {
-                        let op = if ty == Type::F32 { Opcode::Fpromote } else { Opcode::Fdemote };
+                        let op = if ty == Type::F32 {
+                            Opcode::Fpromote
+                        } else {
+                            Opcode::Fdemote
+                        };
                         vec![self.unary(op, a, None)]
                     }
                 }
@@ -251,11 +329,19 @@ impl Gen<'_, '_> {
                 let it = self.rng.pick(&INTS[1..]);
                 if self.rng.chance(50) {
                     let a = self.value(ft);
-                    let op = if self.rng.chance(50) { Opcode::FcvtToSintSat } else { Opcode::FcvtToUintSat };
+                    let op = if self.rng.chance(50) {
+                        Opcode::FcvtToSintSat
+                    } else {
+                        Opcode::FcvtToUintSat
+                    };
                     vec![self.unary(op, a, Some(it))]
                 } else {
                     let a = self.value(it);
-                    let op = if self.rng.chance(50) { Opcode::FcvtFromSint } else { Opcode::FcvtFromUint };
+                    let op = if self.rng.chance(50) {
+                        Opcode::FcvtFromSint
+                    } else {
+                        Opcode::FcvtFromUint
+                    };
                     vec![self.unary(op, a, Some(ft))]
                 }
             }
@@ -291,7 +377,13 @@ impl Gen<'_, '_> {
 fn random_function(rng: &mut Rng) -> Function {
     let nparams = 1 + rng.below(12);
     let params: Vec<Type> = (0..nparams)
-        .map(|_| if rng.chance(25) { rng.pick(&FLOATS) } else { rng.pick(&INTS) })
+        .map(|_| {
+            if rng.chance(25) {
+                rng.pick(&FLOATS)
+            } else {
+                rng.pick(&INTS)
+            }
+        })
         .collect();
     let mut f = Function::new("f", Signature::new(&params, &[]), Linkage::Export);
     let nsteps = 5 + rng.below(30);
@@ -321,8 +413,14 @@ fn random_function(rng: &mut Rng) -> Function {
 
 #[test]
 fn random_programs_agree_with_the_interpreter() {
-    let count: usize = std::env::var("RANDOM_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(150);
-    let seed: u64 = std::env::var("RANDOM_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let count: usize = std::env::var("RANDOM_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    let seed: u64 = std::env::var("RANDOM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
     let mut failures = Vec::new();
     let mut runs = 0;
     for i in 0..count {
@@ -352,7 +450,8 @@ fn random_programs_agree_with_the_interpreter() {
             runs += 1;
             match run_on_machine(std::slice::from_ref(&object), "f", &args, &sig.returns) {
                 MachineResult::Values(got, _)
-                    if got.len() == expected.len() && got.iter().zip(&expected).all(|(g, e)| same_value(g, e)) => {}
+                    if got.len() == expected.len()
+                        && got.iter().zip(&expected).all(|(g, e)| same_value(g, e)) => {}
                 other => {
                     failures.push(format!(
                         "seed {s}: args {args:?}\n  interpreter {expected:?}\n  machine     {other:?}\n{module}"
@@ -362,9 +461,20 @@ fn random_programs_agree_with_the_interpreter() {
             }
         }
     }
-    eprintln!("{count} random programs, {runs} runs, {} failed", failures.len());
+    eprintln!(
+        "{count} random programs, {runs} runs, {} failed",
+        failures.len()
+    );
     if !failures.is_empty() {
         let shown: Vec<&String> = failures.iter().take(3).collect();
-        panic!("{} of {count} programs disagree; the first:\n{}", failures.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n"));
+        panic!(
+            "{} of {count} programs disagree; the first:\n{}",
+            failures.len(),
+            shown
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        );
     }
 }

@@ -17,7 +17,11 @@ use vliw_isa::{Inst, MachineConfig, RelocKind};
 
 /// Assembles `source` (named `file_name` in messages) for `config`. Returns the object,
 /// or every error found.
-pub fn assemble(source: &str, file_name: &str, config: &MachineConfig) -> Result<Object, Vec<AsmError>> {
+pub fn assemble(
+    source: &str,
+    file_name: &str,
+    config: &MachineConfig,
+) -> Result<Object, Vec<AsmError>> {
     let mut asm = Assembler::new(config, file_name);
     let mut last_line = 0;
     for (index, line) in source.lines().enumerate() {
@@ -32,11 +36,24 @@ pub fn assemble(source: &str, file_name: &str, config: &MachineConfig) -> Result
         }
     }
     if let Some(bundle) = asm.bundle.take() {
-        let pos = Pos::new(last_line.max(1), source.lines().last().map_or(1, |l| l.chars().count() + 1));
-        asm.diag.error(pos, format!("bundle not closed with ';;' before end of file (bundle starts at line {})", bundle.pos.line));
+        let pos = Pos::new(
+            last_line.max(1),
+            source.lines().last().map_or(1, |l| l.chars().count() + 1),
+        );
+        asm.diag.error(
+            pos,
+            format!(
+                "bundle not closed with ';;' before end of file (bundle starts at line {})",
+                bundle.pos.line
+            ),
+        );
     }
     let object = asm.finish();
-    if asm.diag.errors.is_empty() { Ok(object) } else { Err(asm.diag.errors) }
+    if asm.diag.errors.is_empty() {
+        Ok(object)
+    } else {
+        Err(asm.diag.errors)
+    }
 }
 
 /// How a fixup's value is written.
@@ -123,7 +140,11 @@ impl<'c> Assembler<'c> {
     fn statement(&mut self, stmt: Stmt) {
         match stmt.kind {
             StmtKind::Label(name) => self.label(&name, stmt.pos),
-            StmtKind::Directive { name, args, args_col } => self.directive(&name, &args, stmt.pos, args_col),
+            StmtKind::Directive {
+                name,
+                args,
+                args_col,
+            } => self.directive(&name, &args, stmt.pos, args_col),
             StmtKind::Op(text) => self.op(&text, stmt.pos),
             StmtKind::EndBundle => self.end_bundle(stmt.pos),
         }
@@ -142,7 +163,12 @@ impl<'c> Assembler<'c> {
     }
 
     /// The section called `name`, created with `kind` if it does not exist yet.
-    pub fn section_named(&mut self, name: &str, kind: vliw_elf::SectionKind, retain: bool) -> usize {
+    pub fn section_named(
+        &mut self,
+        name: &str,
+        kind: vliw_elf::SectionKind,
+        retain: bool,
+    ) -> usize {
         match self.symbols.section_index(name) {
             Some(i) => i,
             None => {
@@ -159,7 +185,10 @@ impl<'c> Assembler<'c> {
         if let Some(bundle) = self.bundle.take() {
             self.diag.error(
                 pos,
-                format!("bundle not closed with ';;' before {what} (bundle starts at line {})", bundle.pos.line),
+                format!(
+                    "bundle not closed with ';;' before {what} (bundle starts at line {})",
+                    bundle.pos.line
+                ),
             );
         }
     }
@@ -174,9 +203,18 @@ impl<'c> Assembler<'c> {
         let offset = self.sections[section].offset();
         let sym = self.symbols.entry(name, pos);
         if let Some(def) = &sym.def {
-            let what = if sym.is_label { "label" } else if matches!(def, SymDef::InSection { .. }) { "symbol" } else { "`.set` symbol" };
+            let what = if sym.is_label {
+                "label"
+            } else if matches!(def, SymDef::InSection { .. }) {
+                "symbol"
+            } else {
+                "`.set` symbol"
+            };
             let line = sym.def_pos.line;
-            self.diag.error(pos, format!("duplicate label `{name}` (already defined as a {what} at line {line})"));
+            self.diag.error(
+                pos,
+                format!("duplicate label `{name}` (already defined as a {what} at line {line})"),
+            );
             return;
         }
         sym.def = Some(SymDef::InSection { section, offset });

@@ -11,7 +11,11 @@ impl Assembler<'_> {
     /// One operation of the open bundle (opening one if needed).
     pub(crate) fn op(&mut self, text: &str, pos: Pos) {
         let section = self.current_section();
-        let bundle = self.bundle.get_or_insert_with(|| OpenBundle { pos, ops: Vec::new(), failed: false });
+        let bundle = self.bundle.get_or_insert_with(|| OpenBundle {
+            pos,
+            ops: Vec::new(),
+            failed: false,
+        });
         if bundle.failed {
             // One error per bundle: later operations are still checked for syntax.
             if let Err(e) = parse_inst(text) {
@@ -59,7 +63,9 @@ impl Assembler<'_> {
                 self.symbols.reference(&name, pos);
                 match self.symbols.early_value(&name) {
                     // A constant known now is a number like any other (and may need a `limm`).
-                    Some(SymValue::Absolute(v)) if !format.is_pc_relative() => inst.imm = v.wrapping_add(addend),
+                    Some(SymValue::Absolute(v)) if !format.is_pc_relative() => {
+                        inst.imm = v.wrapping_add(addend)
+                    }
                     _ => {
                         inst.imm = 0;
                         sym = Some((name, addend));
@@ -73,16 +79,22 @@ impl Assembler<'_> {
     /// `;;`: checks, encodes and emits the open bundle.
     pub(crate) fn end_bundle(&mut self, pos: Pos) {
         let Some(bundle) = self.bundle.take() else {
-            self.diag.error(pos, "empty bundle: `;;` without operations before it");
+            self.diag
+                .error(pos, "empty bundle: `;;` without operations before it");
             return;
         };
         if bundle.failed {
             return;
         }
-        let Some(ops) = self.merge_limms(bundle.ops) else { return };
+        let Some(ops) = self.merge_limms(bundle.ops) else {
+            return;
+        };
         let insts: Vec<_> = ops.iter().map(|op| op.inst).collect();
         if let Err(e) = check_bundle(&insts, self.config) {
-            self.diag.error(bundle.pos, format!("{e} (machine: {})", short_config(self.config)));
+            self.diag.error(
+                bundle.pos,
+                format!("{e} (machine: {})", short_config(self.config)),
+            );
             return;
         }
         let section = self.current_section();
@@ -108,13 +120,18 @@ impl Assembler<'_> {
                 }
             }
             if let Some((name, addend)) = &op.sym {
-                let kind = FixupKind::Code(RelocKind::for_operand(&op.inst).expect("symbolic operands are immediates"));
+                let kind = FixupKind::Code(
+                    RelocKind::for_operand(&op.inst).expect("symbolic operands are immediates"),
+                );
                 // Imm64 patches the `limm` syllable and the one after it: both start here.
                 fixups.push(Fixup {
                     section,
                     offset,
                     kind,
-                    target: FixTarget::Sym { name: name.clone(), addend: *addend },
+                    target: FixTarget::Sym {
+                        name: name.clone(),
+                        addend: *addend,
+                    },
                     pos: op.pos,
                 });
             }
@@ -154,7 +171,13 @@ impl Assembler<'_> {
                     return None;
                 }
                 if u32::try_from(op.inst.imm).is_err() {
-                    self.diag.error(op.pos, format!("`limm` value {} does not fit in 32 bits (0..=0xffffffff)", op.inst.imm));
+                    self.diag.error(
+                        op.pos,
+                        format!(
+                            "`limm` value {} does not fit in 32 bits (0..=0xffffffff)",
+                            op.inst.imm
+                        ),
+                    );
                     return None;
                 }
                 pending = Some(op);
@@ -163,7 +186,10 @@ impl Assembler<'_> {
             out.push(op);
         }
         if let Some(limm) = pending {
-            self.diag.error(limm.pos, "`limm` at the end of its bundle: it must be followed by the operation it extends");
+            self.diag.error(
+                limm.pos,
+                "`limm` at the end of its bundle: it must be followed by the operation it extends",
+            );
             return None;
         }
         Some(out)
@@ -173,13 +199,24 @@ impl Assembler<'_> {
 fn encode_error_message(e: &EncodeError) -> String {
     match e {
         EncodeError::MisalignedTarget(op, offset) if op.format() == Format::Branch => {
-            format!("misaligned branch target: `{}` offset {offset} is not a multiple of 8", op.mnemonic())
+            format!(
+                "misaligned branch target: `{}` offset {offset} is not a multiple of 8",
+                op.mnemonic()
+            )
         }
         EncodeError::MisalignedTarget(op, offset) => {
-            format!("misaligned pc-relative target: `{}` offset {offset} is not a multiple of 8", op.mnemonic())
+            format!(
+                "misaligned pc-relative target: `{}` offset {offset} is not a multiple of 8",
+                op.mnemonic()
+            )
         }
-        EncodeError::ImmediateOutOfRange(op, imm) if op.format() == Format::Branch || op.format() == Format::PcRel => {
-            format!("`{}` target offset {imm} is out of the signed 32-bit range", op.mnemonic())
+        EncodeError::ImmediateOutOfRange(op, imm)
+            if op.format() == Format::Branch || op.format() == Format::PcRel =>
+        {
+            format!(
+                "`{}` target offset {imm} is out of the signed 32-bit range",
+                op.mnemonic()
+            )
         }
         other => other.to_string(),
     }
@@ -187,7 +224,9 @@ fn encode_error_message(e: &EncodeError) -> String {
 
 /// The parts of a configuration that bundle checks depend on.
 fn short_config(config: &vliw_isa::MachineConfig) -> String {
-    let units: Vec<String> =
-        vliw_isa::Unit::ALL.iter().map(|u| format!("{}={}", u.name(), config.unit_count(*u))).collect();
+    let units: Vec<String> = vliw_isa::Unit::ALL
+        .iter()
+        .map(|u| format!("{}={}", u.name(), config.unit_count(*u)))
+        .collect();
     format!("width={}, {}", config.width, units.join(", "))
 }

@@ -81,7 +81,9 @@ pub fn as_main(args: &[String]) -> i32 {
                 return 0;
             }
             "-o" | "--machine" => {
-                let Some(value) = args.get(i + 1) else { return usage(format!("`{arg}` needs a value")) };
+                let Some(value) = args.get(i + 1) else {
+                    return usage(format!("`{arg}` needs a value"));
+                };
                 if arg == "-o" {
                     output = value.clone();
                 } else if let Err(e) = config.apply_overrides(value) {
@@ -103,13 +105,17 @@ pub fn as_main(args: &[String]) -> i32 {
             a if a.starts_with('-') => return usage(format!("unknown option `{a}`")),
             _ => {
                 if input.replace(arg.clone()).is_some() {
-                    return usage("more than one input file (vliw-as assembles one file)".to_string());
+                    return usage(
+                        "more than one input file (vliw-as assembles one file)".to_string(),
+                    );
                 }
             }
         }
         i += 1;
     }
-    let Some(input) = input else { return usage("no input file".to_string()) };
+    let Some(input) = input else {
+        return usage("no input file".to_string());
+    };
     let (name, bytes) = if input == "-" {
         let mut bytes = Vec::new();
         if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
@@ -141,7 +147,12 @@ pub fn as_main(args: &[String]) -> i32 {
             for e in &errors {
                 let _ = writeln!(err, "{e}");
             }
-            let _ = writeln!(err, "vliw-as: {} error{} in {name}", errors.len(), if errors.len() == 1 { "" } else { "s" });
+            let _ = writeln!(
+                err,
+                "vliw-as: {} error{} in {name}",
+                errors.len(),
+                if errors.len() == 1 { "" } else { "s" }
+            );
             // As GNU as does: no object that a build could mistake for the result.
             let _ = std::fs::remove_file(&output);
             1
@@ -156,7 +167,9 @@ pub fn objdump_main(args: &[String]) -> i32 {
     let mut i = 0;
     let usage = |message: String| {
         eprintln!("vliw-objdump: {message}");
-        eprintln!("usage: vliw-objdump [-d] [-r] [-t] [-h] [-s] [--reassemble] FILE... (see vliw-objdump --help)");
+        eprintln!(
+            "usage: vliw-objdump [-d] [-r] [-t] [-h] [-s] [--reassemble] FILE... (see vliw-objdump --help)"
+        );
         2
     };
     while i < args.len() {
@@ -180,7 +193,9 @@ pub fn objdump_main(args: &[String]) -> i32 {
             "--no-line-numbers" => options.no_line_numbers = true,
             "--reassemble" => options.reassemble = true,
             "--machine" => {
-                let Some(value) = args.get(i + 1) else { return usage("`--machine` needs a value".to_string()) };
+                let Some(value) = args.get(i + 1) else {
+                    return usage("`--machine` needs a value".to_string());
+                };
                 if let Err(e) = options.machine.apply_overrides(value) {
                     return usage(e);
                 }
@@ -212,7 +227,12 @@ pub fn objdump_main(args: &[String]) -> i32 {
     if files.is_empty() {
         return usage("no input files".to_string());
     }
-    if !(options.disassemble || options.relocs || options.syms || options.headers || options.full_contents) {
+    if !(options.disassemble
+        || options.relocs
+        || options.syms
+        || options.headers
+        || options.full_contents)
+    {
         options.disassemble = true;
     }
     let mut status = 0;
@@ -239,5 +259,8 @@ pub fn objdump_main(args: &[String]) -> i32 {
 /// The process's arguments without the program name; arguments that are not UTF-8
 /// are converted lossily rather than panicking.
 pub fn args() -> Vec<String> {
-    std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect()
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }

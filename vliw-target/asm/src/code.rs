@@ -9,9 +9,17 @@ use vliw_isa::{Inst, decode_bundle};
 pub enum CodeItem {
     /// A decodable bundle at `offset`: its syllables and its operations, each with the
     /// offset of its own syllable (after its `limm`, if it has one).
-    Bundle { offset: u64, words: Vec<u64>, ops: Vec<(u64, Inst)> },
+    Bundle {
+        offset: u64,
+        words: Vec<u64>,
+        ops: Vec<(u64, Inst)>,
+    },
     /// A syllable that does not start a decodable bundle.
-    Illegal { offset: u64, word: u64, reason: String },
+    Illegal {
+        offset: u64,
+        word: u64,
+        reason: String,
+    },
     /// Trailing bytes that do not make a whole syllable.
     Tail { offset: u64, bytes: Vec<u8> },
 }
@@ -19,7 +27,9 @@ pub enum CodeItem {
 impl CodeItem {
     pub fn offset(&self) -> u64 {
         match self {
-            CodeItem::Bundle { offset, .. } | CodeItem::Illegal { offset, .. } | CodeItem::Tail { offset, .. } => *offset,
+            CodeItem::Bundle { offset, .. }
+            | CodeItem::Illegal { offset, .. }
+            | CodeItem::Tail { offset, .. } => *offset,
         }
     }
 
@@ -34,7 +44,12 @@ impl CodeItem {
 
 /// Decodes `bytes` (a code section) from offset 0.
 pub fn walk_code(bytes: &[u8]) -> Vec<CodeItem> {
-    let words: Vec<u64> = bytes.as_chunks::<8>().0.iter().map(|c| u64::from_le_bytes(*c)).collect();
+    let words: Vec<u64> = bytes
+        .as_chunks::<8>()
+        .0
+        .iter()
+        .map(|c| u64::from_le_bytes(*c))
+        .collect();
     let mut items = Vec::new();
     let mut at = 0;
     while at < words.len() {
@@ -48,18 +63,29 @@ pub fn walk_code(bytes: &[u8]) -> Vec<CodeItem> {
                     ops.push((syllable, inst));
                     syllable += 8;
                 }
-                items.push(CodeItem::Bundle { offset, words: words[at..at + n].to_vec(), ops });
+                items.push(CodeItem::Bundle {
+                    offset,
+                    words: words[at..at + n].to_vec(),
+                    ops,
+                });
                 at += n;
             }
             Err(e) => {
-                items.push(CodeItem::Illegal { offset, word: words[at], reason: e.to_string() });
+                items.push(CodeItem::Illegal {
+                    offset,
+                    word: words[at],
+                    reason: e.to_string(),
+                });
                 at += 1;
             }
         }
     }
     let tail = bytes.len() - bytes.len() % 8;
     if tail < bytes.len() {
-        items.push(CodeItem::Tail { offset: tail as u64, bytes: bytes[tail..].to_vec() });
+        items.push(CodeItem::Tail {
+            offset: tail as u64,
+            bytes: bytes[tail..].to_vec(),
+        });
     }
     items
 }
@@ -80,6 +106,12 @@ mod tests {
         assert!(matches!(items[0], CodeItem::Illegal { offset: 0, .. }));
         assert!(matches!(items[1], CodeItem::Bundle { offset: 8, .. }));
         assert!(matches!(items[2], CodeItem::Illegal { offset: 16, .. }));
-        assert_eq!(items[3], CodeItem::Tail { offset: 24, bytes: vec![7] });
+        assert_eq!(
+            items[3],
+            CodeItem::Tail {
+                offset: 24,
+                bytes: vec![7]
+            }
+        );
     }
 }

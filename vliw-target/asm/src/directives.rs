@@ -23,7 +23,13 @@ impl Assembler<'_> {
         }
     }
 
-    fn directive_inner(&mut self, name: &str, args: &str, pos: Pos, args_col: usize) -> DResult<()> {
+    fn directive_inner(
+        &mut self,
+        name: &str,
+        args: &str,
+        pos: Pos,
+        args_col: usize,
+    ) -> DResult<()> {
         // Accepted and ignored: debugging information and tool identification.
         if matches!(name, ".file" | ".loc" | ".ident") || name.starts_with(".cfi_") {
             return Ok(());
@@ -51,7 +57,9 @@ impl Assembler<'_> {
                 let here = self.here_for(&expr);
                 self.symbols.entry(&sym_name, pos).size = Some((expr, here, pos));
             }
-            ".p2align" | ".balign" | ".align" => self.align_directive(name, &list, pos, args_col, end_col)?,
+            ".p2align" | ".balign" | ".align" => {
+                self.align_directive(name, &list, pos, args_col, end_col)?
+            }
             ".byte" => self.data(name, &list, 1, pos, args_col, end_col)?,
             ".short" | ".half" | ".2byte" => self.data(name, &list, 2, pos, args_col, end_col)?,
             ".word" | ".long" | ".4byte" => self.data(name, &list, 4, pos, args_col, end_col)?,
@@ -113,39 +121,77 @@ impl Assembler<'_> {
             None => {
                 let mut names = Vec::new();
                 expr.symbols(&mut names);
-                let missing = names.into_iter().find(|n| self.symbols.early_value(n).is_none()).unwrap_or("?");
-                Err((col, format!("{what} must be a constant known here (`{missing}` is not defined before this line)")))
+                let missing = names
+                    .into_iter()
+                    .find(|n| self.symbols.early_value(n).is_none())
+                    .unwrap_or("?");
+                Err((
+                    col,
+                    format!(
+                        "{what} must be a constant known here (`{missing}` is not defined before this line)"
+                    ),
+                ))
             }
         }
     }
 
     fn section_directive(&mut self, list: &[&[Token]], pos: Pos, args_col: usize) -> DResult<()> {
-        let Some(first) = list.first() else { return Err((args_col, "`.section` needs a section name".to_string())) };
+        let Some(first) = list.first() else {
+            return Err((args_col, "`.section` needs a section name".to_string()));
+        };
         let name = match first {
-            [Token { tok: Tok::Ident(n) | Tok::Quoted(n), .. }] => n.clone(),
-            _ => return Err((first.first().map_or(args_col, |t| t.col), "expected a section name".to_string())),
+            [
+                Token {
+                    tok: Tok::Ident(n) | Tok::Quoted(n),
+                    ..
+                },
+            ] => n.clone(),
+            _ => {
+                return Err((
+                    first.first().map_or(args_col, |t| t.col),
+                    "expected a section name".to_string(),
+                ));
+            }
         };
         let mut flags = None;
         let mut section_type = None;
         for arg in &list[1..] {
             match arg {
-                [Token { tok: Tok::Quoted(f), .. }] if flags.is_none() && section_type.is_none() => flags = Some(f.clone()),
-                [Token { tok: Tok::Punct('@' | '%'), .. }, Token { tok: Tok::Ident(t), .. }] if section_type.is_none() => {
-                    section_type = Some(t.clone())
-                }
+                [
+                    Token {
+                        tok: Tok::Quoted(f),
+                        ..
+                    },
+                ] if flags.is_none() && section_type.is_none() => flags = Some(f.clone()),
+                [
+                    Token {
+                        tok: Tok::Punct('@' | '%'),
+                        ..
+                    },
+                    Token {
+                        tok: Tok::Ident(t), ..
+                    },
+                ] if section_type.is_none() => section_type = Some(t.clone()),
                 _ => {
                     let col = arg.first().map_or(args_col, |t| t.col);
-                    return Err((col, "expected `\"FLAGS\"` or `@TYPE` after the section name".to_string()));
+                    return Err((
+                        col,
+                        "expected `\"FLAGS\"` or `@TYPE` after the section name".to_string(),
+                    ));
                 }
             }
         }
-        let (kind, retain) =
-            kind_from_flags(&name, flags.as_deref(), section_type.as_deref()).map_err(|e| (args_col, e))?;
+        let (kind, retain) = kind_from_flags(&name, flags.as_deref(), section_type.as_deref())
+            .map_err(|e| (args_col, e))?;
         self.close_bundle_before("`.section`", pos);
         if let Some(existing) = self.symbols.section_index(&name) {
             let s = &self.sections[existing];
-            if (flags.is_some() || section_type.is_some()) && (s.kind != kind || s.retain != retain) {
-                return Err((args_col, format!("section `{name}` was already declared with different flags or type")));
+            if (flags.is_some() || section_type.is_some()) && (s.kind != kind || s.retain != retain)
+            {
+                return Err((
+                    args_col,
+                    format!("section `{name}` was already declared with different flags or type"),
+                ));
             }
             self.current = Some(existing);
         } else {
@@ -155,7 +201,13 @@ impl Assembler<'_> {
         Ok(())
     }
 
-    fn declare(&mut self, list: &[&[Token]], binding: Option<Declared>, pos: Pos, args_col: usize) -> DResult<()> {
+    fn declare(
+        &mut self,
+        list: &[&[Token]],
+        binding: Option<Declared>,
+        pos: Pos,
+        args_col: usize,
+    ) -> DResult<()> {
         if list.is_empty() {
             return Err((args_col, "expected a symbol name".to_string()));
         }
@@ -173,35 +225,78 @@ impl Assembler<'_> {
         let [sym, ty] = exactly::<2>(list, ".type", args_col)?;
         let name = symbol_arg(sym, args_col)?;
         let type_name = match ty {
-            [Token { tok: Tok::Punct('@' | '%'), .. }, Token { tok: Tok::Ident(t), .. }] => t.clone(),
-            [Token { tok: Tok::Quoted(t) | Tok::Ident(t), .. }] => t.clone(),
-            _ => return Err((ty.first().map_or(args_col, |t| t.col), "expected `@function` or `@object`".to_string())),
+            [
+                Token {
+                    tok: Tok::Punct('@' | '%'),
+                    ..
+                },
+                Token {
+                    tok: Tok::Ident(t), ..
+                },
+            ] => t.clone(),
+            [
+                Token {
+                    tok: Tok::Quoted(t) | Tok::Ident(t),
+                    ..
+                },
+            ] => t.clone(),
+            _ => {
+                return Err((
+                    ty.first().map_or(args_col, |t| t.col),
+                    "expected `@function` or `@object`".to_string(),
+                ));
+            }
         };
         let kind = match type_name.as_str() {
             "function" | "STT_FUNC" => SymbolKind::Func,
             "object" | "STT_OBJECT" => SymbolKind::Object,
             "notype" | "STT_NOTYPE" => SymbolKind::NoType,
             other => {
-                return Err((ty[0].col, format!("unsupported symbol type `{other}` (known: @function, @object, @notype)")));
+                return Err((
+                    ty[0].col,
+                    format!(
+                        "unsupported symbol type `{other}` (known: @function, @object, @notype)"
+                    ),
+                ));
             }
         };
         self.symbols.entry(&name, pos).kind = Some(kind);
         Ok(())
     }
 
-    fn align_directive(&mut self, name: &str, list: &[&[Token]], pos: Pos, args_col: usize, end_col: usize) -> DResult<()> {
+    fn align_directive(
+        &mut self,
+        name: &str,
+        list: &[&[Token]],
+        pos: Pos,
+        args_col: usize,
+        end_col: usize,
+    ) -> DResult<()> {
         if list.is_empty() || list.len() > 3 {
-            return Err((args_col, format!("`{name}` takes an alignment, an optional fill value and an optional maximum")));
+            return Err((
+                args_col,
+                format!(
+                    "`{name}` takes an alignment, an optional fill value and an optional maximum"
+                ),
+            ));
         }
         let n = self.absolute_now(list[0], end_col, "the alignment")?;
         let align = if name == ".p2align" {
             if !(0..=MAX_ALIGN_LOG2 as i64).contains(&n) {
-                return Err((args_col, format!("`.p2align {n}`: the power of two must be 0..={MAX_ALIGN_LOG2}")));
+                return Err((
+                    args_col,
+                    format!("`.p2align {n}`: the power of two must be 0..={MAX_ALIGN_LOG2}"),
+                ));
             }
             1u64 << n
         } else {
             if n <= 0 || !(n as u64).is_power_of_two() || n as u64 > 1 << MAX_ALIGN_LOG2 {
-                return Err((args_col, format!("`{name} {n}`: the alignment must be a power of two up to 2^{MAX_ALIGN_LOG2}")));
+                return Err((
+                    args_col,
+                    format!(
+                        "`{name} {n}`: the alignment must be a power of two up to 2^{MAX_ALIGN_LOG2}"
+                    ),
+                ));
             }
             n as u64
         };
@@ -210,7 +305,9 @@ impl Assembler<'_> {
             _ => None,
         };
         let max = match list.get(2) {
-            Some(t) if !t.is_empty() => Some(self.absolute_now(t, end_col, "the maximum padding")?),
+            Some(t) if !t.is_empty() => {
+                Some(self.absolute_now(t, end_col, "the maximum padding")?)
+            }
             _ => None,
         };
         self.close_bundle_before(&format!("`{name}`"), pos);
@@ -223,7 +320,13 @@ impl Assembler<'_> {
         }
         if offset + padding > MAX_SECTION_SIZE {
             let name = &section.name;
-            return Err((args_col, format!("section `{name}` would grow past {} MiB", MAX_SECTION_SIZE >> 20)));
+            return Err((
+                args_col,
+                format!(
+                    "section `{name}` would grow past {} MiB",
+                    MAX_SECTION_SIZE >> 20
+                ),
+            ));
         }
         section.align = section.align.max(align);
         if padding == 0 {
@@ -232,7 +335,10 @@ impl Assembler<'_> {
         match section.kind {
             SectionKind::Text => {
                 if fill.is_some() {
-                    return Err((args_col, format!("`{name}` in a code section pads with nop bundles: no fill value")));
+                    return Err((
+                        args_col,
+                        format!("`{name}` in a code section pads with nop bundles: no fill value"),
+                    ));
                 }
                 let zeros = offset.next_multiple_of(8) - offset;
                 section.grow(zeros, 0).map_err(|e| (args_col, e))?;
@@ -242,16 +348,24 @@ impl Assembler<'_> {
             }
             SectionKind::Bss => {
                 if fill.is_some_and(|f| f != 0) {
-                    return Err((args_col, "a bss section can only be padded with zeros".to_string()));
+                    return Err((
+                        args_col,
+                        "a bss section can only be padded with zeros".to_string(),
+                    ));
                 }
                 section.grow(padding, 0).map_err(|e| (args_col, e))?;
             }
             _ => {
                 let fill = fill.unwrap_or(0);
                 if !(-128..=255).contains(&fill) {
-                    return Err((args_col, format!("fill value {fill} does not fit in a byte")));
+                    return Err((
+                        args_col,
+                        format!("fill value {fill} does not fit in a byte"),
+                    ));
                 }
-                section.grow(padding, fill as u8).map_err(|e| (args_col, e))?;
+                section
+                    .grow(padding, fill as u8)
+                    .map_err(|e| (args_col, e))?;
             }
         }
         Ok(())
@@ -263,7 +377,13 @@ impl Assembler<'_> {
         let s = self.current_section();
         let section = &mut self.sections[s];
         if section.kind == SectionKind::Bss {
-            return Err((pos.col, format!("`{name}` in bss section `{}`, which has no contents (use `.zero`)", section.name)));
+            return Err((
+                pos.col,
+                format!(
+                    "`{name}` in bss section `{}`, which has no contents (use `.zero`)",
+                    section.name
+                ),
+            ));
         }
         if section.is_code() {
             section.last_data = Some(pos);
@@ -271,7 +391,15 @@ impl Assembler<'_> {
         Ok(s)
     }
 
-    fn data(&mut self, name: &str, list: &[&[Token]], size: u8, pos: Pos, args_col: usize, end_col: usize) -> DResult<()> {
+    fn data(
+        &mut self,
+        name: &str,
+        list: &[&[Token]],
+        size: u8,
+        pos: Pos,
+        args_col: usize,
+        end_col: usize,
+    ) -> DResult<()> {
         let s = self.data_section(name, pos)?;
         if list.is_empty() {
             return Err((args_col, format!("`{name}` needs at least one value")));
@@ -300,7 +428,9 @@ impl Assembler<'_> {
                     pos: Pos::new(pos.line, col),
                 }),
             }
-            self.sections[s].push_bytes(&bytes[..size as usize]).map_err(|e| (col, e))?;
+            self.sections[s]
+                .push_bytes(&bytes[..size as usize])
+                .map_err(|e| (col, e))?;
         }
         Ok(())
     }
@@ -311,8 +441,17 @@ impl Assembler<'_> {
             return Err((args_col, format!("`{name}` needs a string")));
         }
         for arg in list {
-            let [Token { tok: Tok::Quoted(text), col }] = arg else {
-                return Err((arg.first().map_or(args_col, |t| t.col), "expected a string in double quotes".to_string()));
+            let [
+                Token {
+                    tok: Tok::Quoted(text),
+                    col,
+                },
+            ] = arg
+            else {
+                return Err((
+                    arg.first().map_or(args_col, |t| t.col),
+                    "expected a string in double quotes".to_string(),
+                ));
             };
             let mut bytes = unescape(text).map_err(|e| (*col, e))?;
             if name != ".ascii" {
@@ -323,9 +462,19 @@ impl Assembler<'_> {
         Ok(())
     }
 
-    fn zero(&mut self, name: &str, list: &[&[Token]], pos: Pos, args_col: usize, end_col: usize) -> DResult<()> {
+    fn zero(
+        &mut self,
+        name: &str,
+        list: &[&[Token]],
+        pos: Pos,
+        args_col: usize,
+        end_col: usize,
+    ) -> DResult<()> {
         if list.is_empty() || list.len() > 2 {
-            return Err((args_col, format!("`{name}` takes a size and an optional fill byte")));
+            return Err((
+                args_col,
+                format!("`{name}` takes a size and an optional fill byte"),
+            ));
         }
         let n = self.absolute_now(list[0], end_col, "the size")?;
         let fill = match list.get(1) {
@@ -333,10 +482,16 @@ impl Assembler<'_> {
             None => 0,
         };
         if !(0..=MAX_SECTION_SIZE as i64).contains(&n) {
-            return Err((args_col, format!("`{name} {n}`: the size must be 0..={MAX_SECTION_SIZE}")));
+            return Err((
+                args_col,
+                format!("`{name} {n}`: the size must be 0..={MAX_SECTION_SIZE}"),
+            ));
         }
         if !(-128..=255).contains(&fill) {
-            return Err((args_col, format!("fill value {fill} does not fit in a byte")));
+            return Err((
+                args_col,
+                format!("fill value {fill} does not fit in a byte"),
+            ));
         }
         self.close_bundle_before(&format!("`{name}`"), pos);
         let s = self.current_section();
@@ -347,12 +502,17 @@ impl Assembler<'_> {
         if section.is_code() {
             section.last_data = Some(pos);
         }
-        section.grow(n as u64, fill as u8).map_err(|e| (args_col, e))
+        section
+            .grow(n as u64, fill as u8)
+            .map_err(|e| (args_col, e))
     }
 
     fn set(&mut self, name: &str, expr: Expr, pos: Pos, col: usize) -> DResult<()> {
         if name == "." {
-            return Err((col, "`.set .` (moving the location counter) is not supported; use `.zero`".to_string()));
+            return Err((
+                col,
+                "`.set .` (moving the location counter) is not supported; use `.zero`".to_string(),
+            ));
         }
         let here = self.here_for(&expr);
         let def = match self.early_eval(&expr, here).map_err(|e| (col, e))? {
@@ -361,38 +521,75 @@ impl Assembler<'_> {
         };
         let sym = self.symbols.entry(name, pos);
         if sym.is_label {
-            return Err((col, format!("`{name}` is already defined as a label at line {}", sym.def_pos.line)));
+            return Err((
+                col,
+                format!(
+                    "`{name}` is already defined as a label at line {}",
+                    sym.def_pos.line
+                ),
+            ));
         }
         sym.def = Some(def);
         sym.def_pos = pos;
         Ok(())
     }
 
-    fn reloc_directive(&mut self, list: &[&[Token]], pos: Pos, args_col: usize, end_col: usize) -> DResult<()> {
+    fn reloc_directive(
+        &mut self,
+        list: &[&[Token]],
+        pos: Pos,
+        args_col: usize,
+        end_col: usize,
+    ) -> DResult<()> {
         let [offset, kind, target] = exactly::<3>(list, ".reloc", args_col)?;
         let offset_col = offset.first().map_or(args_col, |t| t.col);
         let s = self.current_section();
         let offset_expr = parse_expr(offset, end_col)?;
         let here = self.here();
-        let offset = match self.early_eval(&offset_expr, here).map_err(|e| (offset_col, e))? {
+        let offset = match self
+            .early_eval(&offset_expr, here)
+            .map_err(|e| (offset_col, e))?
+        {
             Some(v) if v.is_absolute() && v.constant >= 0 => v.constant as u64,
             Some(v) if v.terms == [(Base::Section(s), 1)] && v.constant >= 0 => v.constant as u64,
-            _ => return Err((offset_col, "the offset of `.reloc` must be a constant or `.`-relative".to_string())),
+            _ => {
+                return Err((
+                    offset_col,
+                    "the offset of `.reloc` must be a constant or `.`-relative".to_string(),
+                ));
+            }
         };
         let kind_col = kind.first().map_or(args_col, |t| t.col);
         let kind = match kind {
-            [Token { tok: Tok::Ident(n), .. }] => RelocKind::from_name(n),
-            [Token { tok: Tok::Num(n), .. }] => u32::try_from(*n).ok().and_then(RelocKind::from_elf),
+            [
+                Token {
+                    tok: Tok::Ident(n), ..
+                },
+            ] => RelocKind::from_name(n),
+            [
+                Token {
+                    tok: Tok::Num(n), ..
+                },
+            ] => u32::try_from(*n).ok().and_then(RelocKind::from_elf),
             _ => None,
         }
-        .ok_or((kind_col, "expected a relocation type (R_VLIW_... or its number)".to_string()))?;
+        .ok_or((
+            kind_col,
+            "expected a relocation type (R_VLIW_... or its number)".to_string(),
+        ))?;
         let expr = parse_expr(target, end_col)?;
         let mut names = Vec::new();
         expr.symbols(&mut names);
         for n in names {
             self.symbols.reference(n, pos);
         }
-        self.raw_relocs.push(RawReloc { section: s, offset, kind, expr, pos });
+        self.raw_relocs.push(RawReloc {
+            section: s,
+            offset,
+            kind,
+            expr,
+            pos,
+        });
         Ok(())
     }
 }
@@ -401,10 +598,13 @@ impl Assembler<'_> {
 pub(crate) fn value_to_def(v: &Value) -> Result<SymDef, String> {
     match v.terms.as_slice() {
         [] => Ok(SymDef::Absolute(v.constant)),
-        [(Base::Section(section), 1)] if v.constant >= 0 => {
-            Ok(SymDef::InSection { section: *section, offset: v.constant as u64 })
-        }
-        _ => Err("`.set` needs a constant or an address in a section defined in this file".to_string()),
+        [(Base::Section(section), 1)] if v.constant >= 0 => Ok(SymDef::InSection {
+            section: *section,
+            offset: v.constant as u64,
+        }),
+        _ => Err(
+            "`.set` needs a constant or an address in a section defined in this file".to_string(),
+        ),
     }
 }
 
@@ -424,26 +624,51 @@ pub(crate) fn check_data_range(value: i64, size: u8) -> Result<(), String> {
             2 => ".short",
             _ => ".word",
         };
-        Err(format!("value {value} is out of range for `{name}` ({size} byte{})", if size == 1 { "" } else { "s" }))
+        Err(format!(
+            "value {value} is out of range for `{name}` ({size} byte{})",
+            if size == 1 { "" } else { "s" }
+        ))
     }
 }
 
 fn no_args(list: &[&[Token]], name: &str) -> DResult<()> {
     match list.first().and_then(|a| a.first()) {
-        Some(t) => Err((t.col, format!("`{name}` takes no arguments (use `.section` for other sections)"))),
+        Some(t) => Err((
+            t.col,
+            format!("`{name}` takes no arguments (use `.section` for other sections)"),
+        )),
         None => Ok(()),
     }
 }
 
-fn exactly<'a, const N: usize>(list: &[&'a [Token]], name: &str, col: usize) -> DResult<[&'a [Token]; N]> {
+fn exactly<'a, const N: usize>(
+    list: &[&'a [Token]],
+    name: &str,
+    col: usize,
+) -> DResult<[&'a [Token]; N]> {
     <[&[Token]; N]>::try_from(list).map_err(|_| {
-        (col, format!("`{name}` takes {N} argument{}, found {}", if N == 1 { "" } else { "s" }, list.len()))
+        (
+            col,
+            format!(
+                "`{name}` takes {N} argument{}, found {}",
+                if N == 1 { "" } else { "s" },
+                list.len()
+            ),
+        )
     })
 }
 
 fn symbol_arg(arg: &[Token], col: usize) -> DResult<String> {
     match arg {
-        [Token { tok: Tok::Ident(n) | Tok::Quoted(n), .. }] if n != "." && !n.is_empty() => Ok(n.clone()),
-        _ => Err((arg.first().map_or(col, |t| t.col), "expected a symbol name".to_string())),
+        [
+            Token {
+                tok: Tok::Ident(n) | Tok::Quoted(n),
+                ..
+            },
+        ] if n != "." && !n.is_empty() => Ok(n.clone()),
+        _ => Err((
+            arg.first().map_or(col, |t| t.col),
+            "expected a symbol name".to_string(),
+        )),
     }
 }

@@ -5,7 +5,8 @@ use crate::code::{CodeItem, walk_code};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use vliw_elf::{
-    Binding, Executable, LineTable, Object, Reloc, SectionId, SectionKind, SourceLine, SymbolDefinition, SymbolKind,
+    Binding, Executable, LineTable, Object, Reloc, SectionId, SectionKind, SourceLine,
+    SymbolDefinition, SymbolKind,
 };
 use vliw_isa::{FieldKind, ImmExpr, MachineConfig, RelocKind, format_inst};
 
@@ -54,7 +55,12 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
     if options.full_contents {
         for s in &object.sections {
             if s.kind == SectionKind::Bss {
-                let _ = writeln!(out, "Contents of section {}: (bss, {:#x} bytes of zeros)", s.name, s.size());
+                let _ = writeln!(
+                    out,
+                    "Contents of section {}: (bss, {:#x} bytes of zeros)",
+                    s.name,
+                    s.size()
+                );
             } else {
                 let _ = writeln!(out, "Contents of section {}:", s.name);
                 hex_dump(&s.data, 0, &mut out);
@@ -63,7 +69,11 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
         out.push('\n');
     }
     if options.disassemble {
-        let lines = if options.no_line_numbers { LineTable::default() } else { LineTable::from_object(object) };
+        let lines = if options.no_line_numbers {
+            LineTable::default()
+        } else {
+            LineTable::from_object(object)
+        };
         let all_labels = object_labels(object);
         for (index, s) in object.sections.iter().enumerate() {
             if s.kind != SectionKind::Text {
@@ -71,12 +81,24 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
             }
             let _ = writeln!(out, "Disassembly of section {}:", s.name);
             let labels = &all_labels[index];
-            let mut relocs: Vec<(u64, RelocKind, ImmExpr)> =
-                s.relocs.iter().map(|r| (r.offset, r.kind, reloc_expr(object, r))).collect();
+            let mut relocs: Vec<(u64, RelocKind, ImmExpr)> = s
+                .relocs
+                .iter()
+                .map(|r| (r.offset, r.kind, reloc_expr(object, r)))
+                .collect();
             relocs.sort_by_key(|r| r.0);
             let describe = |offset: u64| describe_in(labels, offset);
             let source = |offset: u64| lines.lookup_in_section(SectionId(index), offset);
-            print_code(&s.data, 0, labels, &relocs, &describe, &source, options.show_raw, &mut out);
+            print_code(
+                &s.data,
+                0,
+                labels,
+                &relocs,
+                &describe,
+                &source,
+                options.show_raw,
+                &mut out,
+            );
             out.push('\n');
         }
     }
@@ -102,9 +124,19 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
                 if f.execute { 'x' } else { '-' }
             );
         }
-        let _ = writeln!(out, "\nSections:\nIdx Name                 Address          Size     Kind");
+        let _ = writeln!(
+            out,
+            "\nSections:\nIdx Name                 Address          Size     Kind"
+        );
         for (i, s) in exe.sections.iter().enumerate() {
-            let _ = writeln!(out, "{i:>3} {:<20} {:016x} {:08x} {}", s.name, s.addr, s.size, kind_name(s.kind));
+            let _ = writeln!(
+                out,
+                "{i:>3} {:<20} {:016x} {:08x} {}",
+                s.name,
+                s.addr,
+                s.size,
+                kind_name(s.kind)
+            );
         }
         for (i, s) in exe.non_alloc_sections.iter().enumerate() {
             let _ = writeln!(
@@ -151,7 +183,11 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
                     hex_dump(bytes, s.addr, &mut out);
                 }
                 _ => {
-                    let _ = writeln!(out, "Contents of section {}: (no file contents, {:#x} bytes of zeros)", s.name, s.size);
+                    let _ = writeln!(
+                        out,
+                        "Contents of section {}: (no file contents, {:#x} bytes of zeros)",
+                        s.name, s.size
+                    );
                 }
             }
         }
@@ -164,7 +200,12 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
     if options.disassemble {
         let mut labels: BTreeMap<u64, Vec<String>> = BTreeMap::new();
         for sym in &exe.symbols {
-            if !sym.name.is_empty() && matches!(sym.kind, SymbolKind::Func | SymbolKind::Object | SymbolKind::NoType) {
+            if !sym.name.is_empty()
+                && matches!(
+                    sym.kind,
+                    SymbolKind::Func | SymbolKind::Object | SymbolKind::NoType
+                )
+            {
                 labels.entry(sym.addr).or_default().push(sym.name.clone());
             }
         }
@@ -172,13 +213,29 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
             names.sort();
             names.dedup();
         }
-        let describe = |addr: u64| exe.symbol_at(addr).map(|s| symbol_plus(&s.name, addr.wrapping_sub(s.addr)));
-        let lines = if options.no_line_numbers { LineTable::default() } else { LineTable::from_executable(exe) };
+        let describe = |addr: u64| {
+            exe.symbol_at(addr)
+                .map(|s| symbol_plus(&s.name, addr.wrapping_sub(s.addr)))
+        };
+        let lines = if options.no_line_numbers {
+            LineTable::default()
+        } else {
+            LineTable::from_executable(exe)
+        };
         let source = |addr: u64| lines.lookup(addr);
         for s in exe.sections.iter().filter(|s| s.kind == SectionKind::Text) {
             let _ = writeln!(out, "Disassembly of section {}:", s.name);
             match exe.bytes_at(s.addr, s.size) {
-                Some(bytes) => print_code(bytes, s.addr, &labels, &[], &describe, &source, options.show_raw, &mut out),
+                Some(bytes) => print_code(
+                    bytes,
+                    s.addr,
+                    &labels,
+                    &[],
+                    &describe,
+                    &source,
+                    options.show_raw,
+                    &mut out,
+                ),
                 None => {
                     let _ = writeln!(out, "    (contents not in any segment)");
                 }
@@ -191,7 +248,11 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
 
 /// `<name>` or `<name+0x10>`.
 fn symbol_plus(name: &str, delta: u64) -> String {
-    if delta == 0 { format!("<{name}>") } else { format!("<{name}+{delta:#x}>") }
+    if delta == 0 {
+        format!("<{name}>")
+    } else {
+        format!("<{name}+{delta:#x}>")
+    }
 }
 
 /// The nearest label at or before `offset`.
@@ -223,7 +284,8 @@ pub(crate) fn object_labels(object: &Object) -> Vec<BTreeMap<u64, Vec<String>>> 
 /// How a relocation's symbol is written: a section symbol by its section's name.
 pub(crate) fn reloc_symbol_name(object: &Object, reloc: &Reloc) -> String {
     match object.symbols.get(reloc.symbol.0) {
-        Some(sym) if sym.kind == SymbolKind::Section || sym.name.is_empty() => match sym.definition {
+        Some(sym) if sym.kind == SymbolKind::Section || sym.name.is_empty() => match sym.definition
+        {
             SymbolDefinition::Defined { section, .. } if section.0 < object.sections.len() => {
                 object.sections[section.0].name.clone()
             }
@@ -236,7 +298,10 @@ pub(crate) fn reloc_symbol_name(object: &Object, reloc: &Reloc) -> String {
 
 /// The operand a relocation stands for: `symbol+addend`.
 fn reloc_expr(object: &Object, reloc: &Reloc) -> ImmExpr {
-    ImmExpr::Sym { name: reloc_symbol_name(object, reloc), addend: reloc.addend }
+    ImmExpr::Sym {
+        name: reloc_symbol_name(object, reloc),
+        addend: reloc.addend,
+    }
 }
 
 /// Prints code: labels, then one bundle per line with its address, operations joined
@@ -296,7 +361,11 @@ fn print_code<'l>(
                 let texts: Vec<String> = ops
                     .iter()
                     .map(|(syllable, inst)| {
-                        let reloc_at = if inst.needs_limm() { syllable - 8 } else { *syllable };
+                        let reloc_at = if inst.needs_limm() {
+                            syllable - 8
+                        } else {
+                            *syllable
+                        };
                         let reloc = (first..last).find(|&i| relocs[i].0 == reloc_at);
                         match reloc {
                             Some(r) if inst.format().has(FieldKind::Imm) => {
@@ -308,7 +377,8 @@ fn print_code<'l>(
                             _ => {
                                 if inst.format().is_pc_relative() {
                                     let target = (base + syllable).wrapping_add(inst.imm as u64);
-                                    let name = describe(target).map_or(String::new(), |n| format!(" {n}"));
+                                    let name =
+                                        describe(target).map_or(String::new(), |n| format!(" {n}"));
                                     comments.push(format!("{target:#x}{name}"));
                                 }
                                 format_inst(inst, None)
@@ -327,7 +397,11 @@ fn print_code<'l>(
                     let _ = write!(out, "  # {c}");
                 }
             }
-            CodeItem::Illegal { offset, word, reason } => {
+            CodeItem::Illegal {
+                offset,
+                word,
+                reason,
+            } => {
                 let _ = write!(out, ".quad {word:#018x}  # illegal: {reason}");
                 let first = relocs.partition_point(|r| r.0 < offset);
                 for (_, kind, expr) in relocs[first..].iter().take_while(|r| r.0 < offset + 8) {
@@ -367,7 +441,11 @@ fn hex_dump(bytes: &[u8], base: u64, out: &mut String) {
         }
         out.push(' ');
         for &b in chunk {
-            out.push(if (0x20..0x7f).contains(&b) { b as char } else { '.' });
+            out.push(if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            });
         }
         out.push('\n');
     }
@@ -405,7 +483,10 @@ fn kind_char(k: SymbolKind) -> char {
 }
 
 fn object_headers(object: &Object, out: &mut String) {
-    let _ = writeln!(out, "Sections:\nIdx Name                 Size     Align  Kind        Flags");
+    let _ = writeln!(
+        out,
+        "Sections:\nIdx Name                 Size     Align  Kind        Flags"
+    );
     for (i, s) in object.sections.iter().enumerate() {
         let mut flags = Vec::new();
         if s.kind.is_alloc() {
@@ -426,7 +507,15 @@ fn object_headers(object: &Object, out: &mut String) {
         if s.retain {
             flags.push("retain");
         }
-        let _ = writeln!(out, "{i:>3} {:<20} {:08x} {:<6} {:<11} {}", s.name, s.size(), s.align, kind_name(s.kind), flags.join(", "));
+        let _ = writeln!(
+            out,
+            "{i:>3} {:<20} {:08x} {:<6} {:<11} {}",
+            s.name,
+            s.size(),
+            s.align,
+            kind_name(s.kind),
+            flags.join(", ")
+        );
     }
     out.push('\n');
 }
@@ -437,11 +526,19 @@ fn object_symbols(object: &Object, out: &mut String) {
         let (value, section) = match sym.definition {
             SymbolDefinition::Undefined => (0, "*UND*".to_string()),
             SymbolDefinition::Absolute(v) => (v, "*ABS*".to_string()),
-            SymbolDefinition::Defined { section, value } => {
-                (value, object.sections.get(section.0).map_or("?".to_string(), |s| s.name.clone()))
-            }
+            SymbolDefinition::Defined { section, value } => (
+                value,
+                object
+                    .sections
+                    .get(section.0)
+                    .map_or("?".to_string(), |s| s.name.clone()),
+            ),
         };
-        let name = if sym.kind == SymbolKind::Section && sym.name.is_empty() { section.clone() } else { sym.name.clone() };
+        let name = if sym.kind == SymbolKind::Section && sym.name.is_empty() {
+            section.clone()
+        } else {
+            sym.name.clone()
+        };
         let _ = writeln!(
             out,
             "{value:016x} {} {} {section:<16} {:016x} {name}",
@@ -458,7 +555,11 @@ fn object_relocs(object: &Object, out: &mut String) {
         if s.relocs.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "RELOCATION RECORDS FOR [{}]:\nOFFSET           TYPE                 VALUE", s.name);
+        let _ = writeln!(
+            out,
+            "RELOCATION RECORDS FOR [{}]:\nOFFSET           TYPE                 VALUE",
+            s.name
+        );
         for r in &s.relocs {
             let name = reloc_symbol_name(object, r);
             let addend = match r.addend {
@@ -466,7 +567,12 @@ fn object_relocs(object: &Object, out: &mut String) {
                 a if a < 0 => format!("-{:#x}", a.unsigned_abs()),
                 a => format!("+{a:#x}"),
             };
-            let _ = writeln!(out, "{:016x} {:<20} {name}{addend}", r.offset, r.kind.name());
+            let _ = writeln!(
+                out,
+                "{:016x} {:<20} {name}{addend}",
+                r.offset,
+                r.kind.name()
+            );
         }
         out.push('\n');
     }

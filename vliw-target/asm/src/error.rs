@@ -14,7 +14,11 @@ pub struct AsmError {
 
 impl fmt::Display for AsmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: error: {}", self.file, self.line, self.col, self.message)
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )
     }
 }
 
@@ -43,10 +47,18 @@ pub(crate) struct Diagnostics {
 
 impl Diagnostics {
     pub fn new(file: &str) -> Diagnostics {
-        Diagnostics { file: file.to_string(), errors: Vec::new() }
+        Diagnostics {
+            file: file.to_string(),
+            errors: Vec::new(),
+        }
     }
 
     pub fn error(&mut self, pos: Pos, message: impl Into<String>) {
-        self.errors.push(AsmError { file: self.file.clone(), line: pos.line, col: pos.col, message: message.into() });
+        self.errors.push(AsmError {
+            file: self.file.clone(),
+            line: pos.line,
+            col: pos.col,
+            message: message.into(),
+        });
     }
 }

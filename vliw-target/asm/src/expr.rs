@@ -85,7 +85,12 @@ impl Expr {
 
 /// Parses a whole argument as one expression.
 pub fn parse_expr(tokens: &[Token], end_col: usize) -> Result<Expr, (usize, String)> {
-    let mut p = Parser { tokens, pos: 0, end_col, depth: 0 };
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        end_col,
+        depth: 0,
+    };
     let e = p.binary(0)?;
     match p.tokens.get(p.pos) {
         None => Ok(e),
@@ -108,7 +113,11 @@ const LEVELS: [&[(Tok, BinOp)]; 5] = [
     &[(Tok::Shift('<'), BinOp::Shl), (Tok::Shift('>'), BinOp::Shr)],
     &[(Tok::Punct('+'), BinOp::Add), (Tok::Punct('-'), BinOp::Sub)],
 ];
-const MUL_LEVEL: &[(Tok, BinOp)] = &[(Tok::Punct('*'), BinOp::Mul), (Tok::Punct('/'), BinOp::Div), (Tok::Punct('%'), BinOp::Rem)];
+const MUL_LEVEL: &[(Tok, BinOp)] = &[
+    (Tok::Punct('*'), BinOp::Mul),
+    (Tok::Punct('/'), BinOp::Div),
+    (Tok::Punct('%'), BinOp::Rem),
+];
 
 impl Parser<'_> {
     fn col(&self) -> usize {
@@ -116,12 +125,26 @@ impl Parser<'_> {
     }
 
     fn binary(&mut self, level: usize) -> Result<Expr, (usize, String)> {
-        let ops = if level < LEVELS.len() { LEVELS[level] } else { MUL_LEVEL };
-        let operand = |p: &mut Self| if level < LEVELS.len() { p.binary(level + 1) } else { p.unary() };
+        let ops = if level < LEVELS.len() {
+            LEVELS[level]
+        } else {
+            MUL_LEVEL
+        };
+        let operand = |p: &mut Self| {
+            if level < LEVELS.len() {
+                p.binary(level + 1)
+            } else {
+                p.unary()
+            }
+        };
         let mut left = operand(self)?;
         loop {
-            let Some(t) = self.tokens.get(self.pos) else { return Ok(left) };
-            let Some((_, op)) = ops.iter().find(|(tok, _)| *tok == t.tok) else { return Ok(left) };
+            let Some(t) = self.tokens.get(self.pos) else {
+                return Ok(left);
+            };
+            let Some((_, op)) = ops.iter().find(|(tok, _)| *tok == t.tok) else {
+                return Ok(left);
+            };
             self.pos += 1;
             let right = operand(self)?;
             left = Expr::Bin(*op, Box::new(left), Box::new(right));
@@ -152,7 +175,10 @@ impl Parser<'_> {
             Tok::Punct('(') => {
                 let e = self.binary(0)?;
                 match self.tokens.get(self.pos) {
-                    Some(Token { tok: Tok::Punct(')'), .. }) => {
+                    Some(Token {
+                        tok: Tok::Punct(')'),
+                        ..
+                    }) => {
                         self.pos += 1;
                         Ok(e)
                     }
@@ -190,7 +216,10 @@ pub struct Value {
 
 impl Value {
     pub fn constant(c: i64) -> Value {
-        Value { constant: c, ..Value::default() }
+        Value {
+            constant: c,
+            ..Value::default()
+        }
     }
 
     pub fn is_absolute(&self) -> bool {
@@ -198,7 +227,9 @@ impl Value {
     }
 
     fn add(mut self, other: Value, sign: i64) -> Value {
-        self.constant = self.constant.wrapping_add(other.constant.wrapping_mul(sign));
+        self.constant = self
+            .constant
+            .wrapping_add(other.constant.wrapping_mul(sign));
         for (base, coeff) in other.terms {
             match self.terms.iter_mut().find(|(b, _)| *b == base) {
                 Some((_, c)) => *c = c.wrapping_add(coeff.wrapping_mul(sign)),
@@ -206,7 +237,12 @@ impl Value {
             }
         }
         self.terms.retain(|(_, c)| *c != 0);
-        self.named.extend(other.named.into_iter().map(|(n, s, o, c)| (n, s, o, c.wrapping_mul(sign))));
+        self.named.extend(
+            other
+                .named
+                .into_iter()
+                .map(|(n, s, o, c)| (n, s, o, c.wrapping_mul(sign))),
+        );
         self
     }
 
@@ -229,7 +265,11 @@ pub enum SymValue {
     Absolute(i64),
     /// Defined at `offset` in `section`; `global` if the symbol itself should be named
     /// by a relocation.
-    InSection { section: usize, offset: u64, global: bool },
+    InSection {
+        section: usize,
+        offset: u64,
+        global: bool,
+    },
     /// Not known to the assembler: undefined, or weak (a definition elsewhere may win).
     External,
 }
@@ -244,18 +284,32 @@ pub fn eval(
 ) -> Result<Value, String> {
     Ok(match expr {
         Expr::Num(n) => Value::constant(*n),
-        Expr::Here => Value { constant: here.1 as i64, terms: vec![(Base::Section(here.0), 1)], named: Vec::new() },
+        Expr::Here => Value {
+            constant: here.1 as i64,
+            terms: vec![(Base::Section(here.0), 1)],
+            named: Vec::new(),
+        },
         Expr::Sym(name) => match lookup(name) {
             None => return Err(format!("`{name}` is not defined yet")),
             Some(SymValue::Absolute(v)) => Value::constant(v),
-            Some(SymValue::InSection { section, offset, global }) => Value {
+            Some(SymValue::InSection {
+                section,
+                offset,
+                global,
+            }) => Value {
                 constant: offset as i64,
                 terms: vec![(Base::Section(section), 1)],
-                named: if global { vec![(name.clone(), section, offset, 1)] } else { Vec::new() },
+                named: if global {
+                    vec![(name.clone(), section, offset, 1)]
+                } else {
+                    Vec::new()
+                },
             },
-            Some(SymValue::External) => {
-                Value { constant: 0, terms: vec![(Base::Symbol(name.clone()), 1)], named: Vec::new() }
-            }
+            Some(SymValue::External) => Value {
+                constant: 0,
+                terms: vec![(Base::Symbol(name.clone()), 1)],
+                named: Vec::new(),
+            },
         },
         Expr::Neg(e) => eval(e, here, lookup)?.scale(-1),
         Expr::Not(e) => {
@@ -275,11 +329,16 @@ pub fn eval(
                 BinOp::Mul if b.is_absolute() => a.scale(b.constant),
                 _ => {
                     if !a.is_absolute() || !b.is_absolute() {
-                        return Err(format!("operator `{}` needs absolute operands", op_name(*op)));
+                        return Err(format!(
+                            "operator `{}` needs absolute operands",
+                            op_name(*op)
+                        ));
                     }
                     let (x, y) = (a.constant, b.constant);
                     Value::constant(match op {
-                        BinOp::Div | BinOp::Rem if y == 0 => return Err("division by zero".to_string()),
+                        BinOp::Div | BinOp::Rem if y == 0 => {
+                            return Err("division by zero".to_string());
+                        }
                         BinOp::Div => x.wrapping_div(y),
                         BinOp::Rem => x.wrapping_rem(y),
                         BinOp::Shl => x.wrapping_shl(y as u32),
@@ -318,9 +377,21 @@ mod tests {
         let tokens = tokenize(text, 1).map_err(|e| e.1)?;
         let e = parse_expr(&tokens, text.len() + 1).map_err(|e| e.1)?;
         eval(&e, (0, 100), &mut |name| match name {
-            "a" => Some(SymValue::InSection { section: 0, offset: 40, global: false }),
-            "b" => Some(SymValue::InSection { section: 0, offset: 8, global: true }),
-            "c" => Some(SymValue::InSection { section: 1, offset: 16, global: false }),
+            "a" => Some(SymValue::InSection {
+                section: 0,
+                offset: 40,
+                global: false,
+            }),
+            "b" => Some(SymValue::InSection {
+                section: 0,
+                offset: 8,
+                global: true,
+            }),
+            "c" => Some(SymValue::InSection {
+                section: 1,
+                offset: 16,
+                global: false,
+            }),
             "k" => Some(SymValue::Absolute(3)),
             "ext" => Some(SymValue::External),
             _ => None,
@@ -342,10 +413,16 @@ mod tests {
         assert!(value("a - b").unwrap().is_absolute());
         assert_eq!(value(". - a").unwrap().constant, 60);
         let pcrel = value("c - .").unwrap();
-        assert_eq!(pcrel.terms, vec![(Base::Section(1), 1), (Base::Section(0), -1)]);
+        assert_eq!(
+            pcrel.terms,
+            vec![(Base::Section(1), 1), (Base::Section(0), -1)]
+        );
         assert_eq!(pcrel.constant, 16 - 100);
         let ext = value("ext + 4").unwrap();
-        assert_eq!((ext.terms.clone(), ext.constant), (vec![(Base::Symbol("ext".into()), 1)], 4));
+        assert_eq!(
+            (ext.terms.clone(), ext.constant),
+            (vec![(Base::Symbol("ext".into()), 1)], 4)
+        );
         assert!(value("a * c").unwrap_err().contains("absolute"));
         assert!(value("nothing").unwrap_err().contains("not defined"));
     }

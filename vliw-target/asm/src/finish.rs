@@ -16,7 +16,10 @@ use crate::error::Pos;
 use crate::expr::{Base, BinOp, Expr, SymValue, Value, eval};
 use crate::symbols::{Declared, SymDef, is_internal};
 use std::collections::HashMap;
-use vliw_elf::{Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId, SymbolKind};
+use vliw_elf::{
+    Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,
+    SymbolKind,
+};
 use vliw_isa::{RelocError, RelocKind, apply_reloc};
 
 /// What a relocation points at before symbol ids exist.
@@ -42,7 +45,8 @@ impl Assembler<'_> {
                 );
             }
         }
-        let mut relocs: Vec<Vec<(u64, RelocKind, Target, i64)>> = vec![Vec::new(); self.sections.len()];
+        let mut relocs: Vec<Vec<(u64, RelocKind, Target, i64)>> =
+            vec![Vec::new(); self.sections.len()];
         self.resolve_fixups(&mut relocs);
         self.resolve_raw_relocs(&mut relocs);
         let (mut symbols, mut ids) = self.symbol_table();
@@ -72,12 +76,21 @@ impl Assembler<'_> {
                         }
                     },
                 };
-                section.relocs.push(Reloc { offset, kind, symbol, addend });
+                section.relocs.push(Reloc {
+                    offset,
+                    kind,
+                    symbol,
+                    addend,
+                });
             }
             object.add_section(section);
         }
         object.symbols = symbols;
-        debug_assert!(!self.diag.errors.is_empty() || object.check().is_ok(), "{:?}", object.check());
+        debug_assert!(
+            !self.diag.errors.is_empty() || object.check().is_ok(),
+            "{:?}",
+            object.check()
+        );
         object
     }
 
@@ -87,10 +100,16 @@ impl Assembler<'_> {
         loop {
             let mut progress = false;
             for i in 0..self.symbols.symbols.len() {
-                let Some(SymDef::Deferred { expr, here }) = self.symbols.symbols[i].def.clone() else { continue };
+                let Some(SymDef::Deferred { expr, here }) = self.symbols.symbols[i].def.clone()
+                else {
+                    continue;
+                };
                 let table = &self.symbols;
                 let mut waiting = false;
-                let value = eval(&expr, here, &mut |name| match table.get(name).and_then(|s| s.def.as_ref()) {
+                let value = eval(&expr, here, &mut |name| match table
+                    .get(name)
+                    .and_then(|s| s.def.as_ref())
+                {
                     Some(SymDef::Deferred { .. }) => {
                         waiting = true;
                         None
@@ -105,7 +124,8 @@ impl Assembler<'_> {
                 match value.and_then(|v| value_to_def(&v)) {
                     Ok(def) => self.symbols.symbols[i].def = Some(def),
                     Err(e) => {
-                        self.diag.error(pos, format!("`.set {}`: {e}", self.symbols.symbols[i].name));
+                        self.diag
+                            .error(pos, format!("`.set {}`: {e}", self.symbols.symbols[i].name));
                         self.symbols.symbols[i].def = Some(SymDef::Absolute(0));
                     }
                 }
@@ -117,7 +137,10 @@ impl Assembler<'_> {
         }
         for sym in &mut self.symbols.symbols {
             if matches!(sym.def, Some(SymDef::Deferred { .. })) {
-                self.diag.error(sym.def_pos, format!("`.set {}`: the value depends on itself", sym.name));
+                self.diag.error(
+                    sym.def_pos,
+                    format!("`.set {}`: the value depends on itself", sym.name),
+                );
                 sym.def = Some(SymDef::Absolute(0));
             }
         }
@@ -132,22 +155,32 @@ impl Assembler<'_> {
         let fixups = std::mem::take(&mut self.fixups);
         for f in fixups {
             let place = f.offset;
-            let result: Result<Option<(RelocKind, Target, i64)>, String> = match (&f.target, f.kind) {
+            let result: Result<Option<(RelocKind, Target, i64)>, String> = match (&f.target, f.kind)
+            {
                 (FixTarget::Sym { name, addend }, FixupKind::Code(reloc_kind)) => {
                     let value = self.symbols.final_value(name);
                     match value {
-                        SymValue::InSection { section, offset, .. }
-                            if reloc_kind.is_pc_relative() && section == f.section =>
-                        {
-                            let v = (offset as i64).wrapping_add(*addend).wrapping_sub(place as i64);
-                            self.patch(f.section, reloc_kind, place, v, name).map(|_| None)
+                        SymValue::InSection {
+                            section, offset, ..
+                        } if reloc_kind.is_pc_relative() && section == f.section => {
+                            let v = (offset as i64)
+                                .wrapping_add(*addend)
+                                .wrapping_sub(place as i64);
+                            self.patch(f.section, reloc_kind, place, v, name)
+                                .map(|_| None)
                         }
-                        SymValue::Absolute(v) if !reloc_kind.is_pc_relative() => {
-                            self.patch(f.section, reloc_kind, place, v.wrapping_add(*addend), name).map(|_| None)
-                        }
-                        SymValue::InSection { section, offset, global: false } => {
-                            Ok(Some((reloc_kind, Target::Section(section), addend.wrapping_add(offset as i64))))
-                        }
+                        SymValue::Absolute(v) if !reloc_kind.is_pc_relative() => self
+                            .patch(f.section, reloc_kind, place, v.wrapping_add(*addend), name)
+                            .map(|_| None),
+                        SymValue::InSection {
+                            section,
+                            offset,
+                            global: false,
+                        } => Ok(Some((
+                            reloc_kind,
+                            Target::Section(section),
+                            addend.wrapping_add(offset as i64),
+                        ))),
                         _ => Ok(Some((reloc_kind, Target::Named(name.clone()), *addend))),
                     }
                 }
@@ -157,25 +190,35 @@ impl Assembler<'_> {
                         Ok(v) => self.data_value(&v, size, f.section, place),
                     }
                 }
-                (FixTarget::Expr(_), FixupKind::Code(_)) | (FixTarget::Sym { .. }, FixupKind::Data(_)) => {
+                (FixTarget::Expr(_), FixupKind::Code(_))
+                | (FixTarget::Sym { .. }, FixupKind::Data(_)) => {
                     Err("internal error: fixup target and kind disagree".to_string())
                 }
             };
             match result {
                 Ok(None) => {}
-                Ok(Some((kind, target, addend))) => relocs[f.section].push((place, kind, target, addend)),
+                Ok(Some((kind, target, addend))) => {
+                    relocs[f.section].push((place, kind, target, addend))
+                }
                 Err(e) => self.diag.error(f.pos, e),
             }
         }
     }
 
     /// A data item's value: written now (`Ok(None)` after patching) or a relocation.
-    fn data_value(&mut self, v: &Value, size: u8, section: usize, place: u64) -> Result<Option<(RelocKind, Target, i64)>, String> {
+    fn data_value(
+        &mut self,
+        v: &Value,
+        size: u8,
+        section: usize,
+        place: u64,
+    ) -> Result<Option<(RelocKind, Target, i64)>, String> {
         if v.is_absolute() {
             check_data_range(v.constant, size)?;
             let bytes = v.constant.to_le_bytes();
             let at = place as usize;
-            self.sections[section].data[at..at + size as usize].copy_from_slice(&bytes[..size as usize]);
+            self.sections[section].data[at..at + size as usize]
+                .copy_from_slice(&bytes[..size as usize]);
             return Ok(None);
         }
         let (kind, base) = match v.terms.as_slice() {
@@ -183,11 +226,17 @@ impl Assembler<'_> {
                 let kind = match size {
                     8 => RelocKind::Abs64,
                     4 => RelocKind::Abs32,
-                    _ => return Err(format!("a {size}-byte value cannot hold an address (use `.word` or `.quad`)")),
+                    _ => {
+                        return Err(format!(
+                            "a {size}-byte value cannot hold an address (use `.word` or `.quad`)"
+                        ));
+                    }
                 };
                 (kind, b)
             }
-            [(b, 1), (Base::Section(s), -1)] | [(Base::Section(s), -1), (b, 1)] if *s == section => {
+            [(b, 1), (Base::Section(s), -1)] | [(Base::Section(s), -1), (b, 1)]
+                if *s == section =>
+            {
                 if size != 4 {
                     return Err(format!(
                         "a pc-relative value (`sym - .`) needs 4 bytes (`.word`), not {size}: there is no {}-bit pc-relative data relocation",
@@ -203,7 +252,11 @@ impl Assembler<'_> {
                 );
             }
         };
-        let pc_adjust = if kind == RelocKind::Pcrel32Data { place as i64 } else { 0 };
+        let pc_adjust = if kind == RelocKind::Pcrel32Data {
+            place as i64
+        } else {
+            0
+        };
         let (target, addend) = reloc_target(v, base);
         Ok(Some((kind, target, addend.wrapping_add(pc_adjust))))
     }
@@ -227,15 +280,19 @@ impl Assembler<'_> {
             };
             let result = match named {
                 Some((name, addend)) => Ok(match self.symbols.final_value(name) {
-                    SymValue::InSection { section, offset, global: false } => {
-                        (Target::Section(section), addend.wrapping_add(offset as i64))
-                    }
+                    SymValue::InSection {
+                        section,
+                        offset,
+                        global: false,
+                    } => (Target::Section(section), addend.wrapping_add(offset as i64)),
                     _ => (Target::Named(name.clone()), addend),
                 }),
-                None => self.eval_final(&r.expr, (r.section, r.offset)).and_then(|v| match v.terms.as_slice() {
-                    [(b, 1)] => Ok(reloc_target(&v, b)),
-                    _ => Err("`.reloc` needs `symbol` or `symbol + constant`".to_string()),
-                }),
+                None => self
+                    .eval_final(&r.expr, (r.section, r.offset))
+                    .and_then(|v| match v.terms.as_slice() {
+                        [(b, 1)] => Ok(reloc_target(&v, b)),
+                        _ => Err("`.reloc` needs `symbol` or `symbol + constant`".to_string()),
+                    }),
             };
             let end = r.offset.checked_add(r.kind.size() as u64);
             let size = self.sections[r.section].data.len() as u64;
@@ -251,7 +308,14 @@ impl Assembler<'_> {
     }
 
     /// Writes a resolved value into its place, with the relocation's checks.
-    fn patch(&mut self, section: usize, kind: RelocKind, place: u64, value: i64, name: &str) -> Result<(), String> {
+    fn patch(
+        &mut self,
+        section: usize,
+        kind: RelocKind,
+        place: u64,
+        value: i64,
+        name: &str,
+    ) -> Result<(), String> {
         apply_reloc(kind, &mut self.sections[section].data, place, value).map_err(|e| match e {
             RelocError::Misaligned { value, .. } => format!(
                 "misaligned {} target `{name}`: offset {value} from the operation is not a multiple of 8",
@@ -268,8 +332,12 @@ impl Assembler<'_> {
     /// Whether the syllable at `place` is a branch or call (not `addpc`).
     fn is_branch_at(&self, section: usize, place: u64) -> bool {
         let data = &self.sections[section].data;
-        let word = data.get(place as usize..place as usize + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
-        word.and_then(|w| vliw_isa::Inst::decode(w).ok()).is_some_and(|(i, _)| i.format() == vliw_isa::Format::Branch)
+        let word = data
+            .get(place as usize..place as usize + 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes);
+        word.and_then(|w| vliw_isa::Inst::decode(w).ok())
+            .is_some_and(|(i, _)| i.format() == vliw_isa::Format::Branch)
     }
 
     /// The object's symbols: one per section, then the named symbols that belong in
@@ -280,7 +348,10 @@ impl Assembler<'_> {
                 name: String::new(),
                 binding: Binding::Local,
                 kind: SymbolKind::Section,
-                definition: SymbolDefinition::Defined { section: SectionId(s), value: 0 },
+                definition: SymbolDefinition::Defined {
+                    section: SectionId(s),
+                    value: 0,
+                },
                 size: 0,
             })
             .collect();
@@ -291,7 +362,10 @@ impl Assembler<'_> {
             let declared_visible = matches!(sym.declared, Some(Declared::Global | Declared::Weak));
             if sym.declared == Some(Declared::Local) && !defined && sym.referenced {
                 let (pos, name) = (sym.first_pos, sym.name.clone());
-                self.diag.error(pos, format!("`{name}` is declared `.local` but never defined"));
+                self.diag.error(
+                    pos,
+                    format!("`{name}` is declared `.local` but never defined"),
+                );
                 continue;
             }
             if !defined && self.symbols.as_section(&sym.name).is_some() {
@@ -301,20 +375,34 @@ impl Assembler<'_> {
             if let Some(SymDef::InSection { section, offset }) = sym.def {
                 let size = self.sections[section].offset();
                 if offset > size {
-                    let (pos, name, sec) = (sym.def_pos, sym.name.clone(), self.sections[section].name.clone());
+                    let (pos, name, sec) = (
+                        sym.def_pos,
+                        sym.name.clone(),
+                        self.sections[section].name.clone(),
+                    );
                     self.diag.error(pos, format!("`{name}` is at offset {offset:#x}, past the end of `{sec}` ({size:#x} bytes)"));
                     continue;
                 }
             }
-            let keep = if defined { !is_internal(&sym.name) || declared_visible } else { sym.referenced || declared_visible };
+            let keep = if defined {
+                !is_internal(&sym.name) || declared_visible
+            } else {
+                sym.referenced || declared_visible
+            };
             if let Some((expr, here, pos)) = sym.size.clone() {
                 let name = sym.name.clone();
                 if !defined {
-                    self.diag.error(pos, format!("`.size` of `{name}`, which is not defined in this file"));
+                    self.diag.error(
+                        pos,
+                        format!("`.size` of `{name}`, which is not defined in this file"),
+                    );
                 } else {
                     match self.eval_final(&expr, here) {
                         Ok(v) if v.is_absolute() && v.constant >= 0 => {}
-                        Ok(_) => self.diag.error(pos, format!("`.size {name}` must be a non-negative constant")),
+                        Ok(_) => self.diag.error(
+                            pos,
+                            format!("`.size {name}` must be a non-negative constant"),
+                        ),
                         Err(e) => self.diag.error(pos, format!("`.size {name}`: {e}")),
                     }
                 }
@@ -332,9 +420,10 @@ impl Assembler<'_> {
     fn object_symbol(&self, name: &str) -> Symbol {
         let sym = self.symbols.get(name).expect("symbol in the table");
         let definition = match &sym.def {
-            Some(SymDef::InSection { section, offset }) => {
-                SymbolDefinition::Defined { section: SectionId(*section), value: *offset }
-            }
+            Some(SymDef::InSection { section, offset }) => SymbolDefinition::Defined {
+                section: SectionId(*section),
+                value: *offset,
+            },
             Some(SymDef::Absolute(v)) => SymbolDefinition::Absolute(*v as u64),
             Some(SymDef::Deferred { .. }) | None => SymbolDefinition::Undefined,
         };
@@ -351,7 +440,13 @@ impl Assembler<'_> {
             .and_then(|(expr, here, _)| self.eval_final(expr, *here).ok())
             .filter(|v| v.is_absolute() && v.constant >= 0)
             .map_or(0, |v| v.constant as u64);
-        Symbol { name: name.to_string(), binding, kind: sym.kind.unwrap_or(SymbolKind::NoType), definition, size }
+        Symbol {
+            name: name.to_string(),
+            binding,
+            kind: sym.kind.unwrap_or(SymbolKind::NoType),
+            definition,
+            size,
+        }
     }
 }
 
@@ -361,9 +456,16 @@ fn reloc_target(v: &Value, base: &Base) -> (Target, i64) {
     match base {
         Base::Symbol(name) => (Target::Named(name.clone()), v.constant),
         Base::Section(s) => {
-            let named: Vec<_> = v.named.iter().filter(|(_, sec, _, c)| sec == s && *c != 0).collect();
+            let named: Vec<_> = v
+                .named
+                .iter()
+                .filter(|(_, sec, _, c)| sec == s && *c != 0)
+                .collect();
             match named.as_slice() {
-                [(name, _, offset, 1)] => (Target::Named(name.clone()), v.constant.wrapping_sub(*offset as i64)),
+                [(name, _, offset, 1)] => (
+                    Target::Named(name.clone()),
+                    v.constant.wrapping_sub(*offset as i64),
+                ),
                 _ => (Target::Section(*s), v.constant),
             }
         }

@@ -12,7 +12,11 @@ pub enum StmtKind {
     /// `name:`
     Label(String),
     /// `.name args`; `args_col` is the column where the arguments start.
-    Directive { name: String, args: String, args_col: usize },
+    Directive {
+        name: String,
+        args: String,
+        args_col: usize,
+    },
     /// An operation, as text for `vliw_isa::parse_inst`.
     Op(String),
     /// `;;`
@@ -32,7 +36,12 @@ pub use vliw_isa::lex::{is_ident_continue, is_ident_start};
 /// then dropped, since nothing after the error can be trusted.
 pub fn split_line(line: &str, line_no: usize) -> Result<Vec<Stmt>, (Pos, String)> {
     let chars: Vec<char> = line.chars().collect();
-    let end = code_end(&chars).map_err(|col| (Pos::new(line_no, col + 1), "unterminated string".to_string()))?;
+    let end = code_end(&chars).map_err(|col| {
+        (
+            Pos::new(line_no, col + 1),
+            "unterminated string".to_string(),
+        )
+    })?;
     let chars = &chars[..end];
     let mut stmts = Vec::new();
     let mut start = 0;
@@ -54,7 +63,10 @@ pub fn split_line(line: &str, line_no: usize) -> Result<Vec<Stmt>, (Pos, String)
             ';' => {
                 statement(chars, start, i, line_no, &mut stmts);
                 if chars.get(i + 1) == Some(&';') {
-                    stmts.push(Stmt { pos: Pos::new(line_no, i + 1), kind: StmtKind::EndBundle });
+                    stmts.push(Stmt {
+                        pos: Pos::new(line_no, i + 1),
+                        kind: StmtKind::EndBundle,
+                    });
                     i += 1;
                 }
                 start = i + 1;
@@ -100,7 +112,10 @@ fn statement(chars: &[char], start: usize, end: usize, line_no: usize, out: &mut
     while let Some((name, after)) = symbol_name_at(chars, i, end) {
         let colon = skip_space(chars, after, end);
         if colon < end && chars[colon] == ':' {
-            out.push(Stmt { pos: Pos::new(line_no, i + 1), kind: StmtKind::Label(name) });
+            out.push(Stmt {
+                pos: Pos::new(line_no, i + 1),
+                kind: StmtKind::Label(name),
+            });
             i = skip_space(chars, colon + 1, end);
         } else {
             break;
@@ -117,7 +132,12 @@ fn statement(chars: &[char], start: usize, end: usize, line_no: usize, out: &mut
         e
     };
     let pos = Pos::new(line_no, i + 1);
-    if chars[i] == '.' && chars.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_') && i + 1 < end {
+    if chars[i] == '.'
+        && chars
+            .get(i + 1)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+        && i + 1 < end
+    {
         let mut j = i + 1;
         while j < end && is_ident_continue(chars[j]) {
             j += 1;
@@ -125,9 +145,19 @@ fn statement(chars: &[char], start: usize, end: usize, line_no: usize, out: &mut
         let name: String = chars[i..j].iter().collect();
         let args_start = skip_space(chars, j, text_end);
         let args: String = chars[args_start..text_end.max(args_start)].iter().collect();
-        out.push(Stmt { pos, kind: StmtKind::Directive { name, args, args_col: args_start + 1 } });
+        out.push(Stmt {
+            pos,
+            kind: StmtKind::Directive {
+                name,
+                args,
+                args_col: args_start + 1,
+            },
+        });
     } else {
-        out.push(Stmt { pos, kind: StmtKind::Op(chars[i..text_end].iter().collect()) });
+        out.push(Stmt {
+            pos,
+            kind: StmtKind::Op(chars[i..text_end].iter().collect()),
+        });
     }
 }
 
@@ -164,7 +194,11 @@ mod tests {
     use super::*;
 
     fn kinds(line: &str) -> Vec<StmtKind> {
-        split_line(line, 1).unwrap().into_iter().map(|s| s.kind).collect()
+        split_line(line, 1)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.kind)
+            .collect()
     }
 
     #[test]
@@ -179,16 +213,34 @@ mod tests {
             ]
         );
         assert_eq!(kinds("  // only a comment"), vec![]);
-        assert_eq!(kinds("a: b: nop"), vec![StmtKind::Label("a".into()), StmtKind::Label("b".into()), StmtKind::Op("nop".into())]);
+        assert_eq!(
+            kinds("a: b: nop"),
+            vec![
+                StmtKind::Label("a".into()),
+                StmtKind::Label("b".into()),
+                StmtKind::Op("nop".into())
+            ]
+        );
     }
 
     #[test]
     fn quotes_protect_separators_and_comment_starts() {
         assert_eq!(
             kinds(r#".ascii "a;b#c//d\"e" # comment"#),
-            vec![StmtKind::Directive { name: ".ascii".into(), args: r#""a;b#c//d\"e""#.into(), args_col: 8 }]
+            vec![StmtKind::Directive {
+                name: ".ascii".into(),
+                args: r#""a;b#c//d\"e""#.into(),
+                args_col: 8
+            }]
         );
-        assert_eq!(kinds(r#""odd name": nop ;;"#), vec![StmtKind::Label("odd name".into()), StmtKind::Op("nop".into()), StmtKind::EndBundle]);
+        assert_eq!(
+            kinds(r#""odd name": nop ;;"#),
+            vec![
+                StmtKind::Label("odd name".into()),
+                StmtKind::Op("nop".into()),
+                StmtKind::EndBundle
+            ]
+        );
         assert!(split_line(r#".ascii "abc"#, 3).is_err());
     }
 

@@ -2,14 +2,20 @@
 //! objects, told apart by their headers.
 
 use crate::disasm::{DisasmOptions, disassemble_executable, disassemble_object};
-use vliw_elf::{ElfError, ElfErrorKind, is_archive, is_elf, read_archive, read_executable, read_object};
+use vliw_elf::{
+    ElfError, ElfErrorKind, is_archive, is_elf, read_archive, read_executable, read_object,
+};
 
 /// `e_type` of an executable.
 const ET_EXEC: u16 = 2;
 
 /// Prints `bytes` (the contents of `file_name`) as `vliw-objdump` does. Errors say
 /// what is wrong with the file: `FILE: message`.
-pub fn objdump_file(bytes: &[u8], file_name: &str, options: &DisasmOptions) -> Result<String, String> {
+pub fn objdump_file(
+    bytes: &[u8],
+    file_name: &str,
+    options: &DisasmOptions,
+) -> Result<String, String> {
     if is_archive(bytes) {
         let archive = read_archive(bytes, file_name).map_err(|e| e.to_string())?;
         let mut out = String::new();
@@ -44,9 +50,14 @@ pub fn objdump_file(bytes: &[u8], file_name: &str, options: &DisasmOptions) -> R
             out.push_str(&disassemble_object(&object, options));
             Ok(out)
         }
-        Err(ElfError { kind: ElfErrorKind::WrongFileType { found: ET_EXEC, .. }, .. }) => {
+        Err(ElfError {
+            kind: ElfErrorKind::WrongFileType { found: ET_EXEC, .. },
+            ..
+        }) => {
             if options.reassemble {
-                return Err(format!("{file_name}: --reassemble needs a relocatable object, not an executable"));
+                return Err(format!(
+                    "{file_name}: --reassemble needs a relocatable object, not an executable"
+                ));
             }
             let exe = read_executable(bytes, file_name).map_err(|e| e.to_string())?;
             let mut out = format!("\n{file_name}:     file format elf64-vliw (executable)\n\n");

@@ -24,11 +24,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use vliw_elf::{Binding, Object, Reloc, SectionKind, SymbolDefinition, SymbolKind};
 use vliw_isa::text::is_plain_symbol;
-use vliw_isa::{FieldKind, ImmExpr, Inst, MachineConfig, RelocKind, check_bundle, encode_bundle, format_inst};
+use vliw_isa::{
+    FieldKind, ImmExpr, Inst, MachineConfig, RelocKind, check_bundle, encode_bundle, format_inst,
+};
 
 /// A symbol name as the assembler reads it: plain, or in double quotes.
 fn name_text(name: &str) -> String {
-    if is_plain_symbol(name) { name.to_string() } else { format!("\"{name}\"") }
+    if is_plain_symbol(name) {
+        name.to_string()
+    } else {
+        format!("\"{name}\"")
+    }
 }
 
 /// A section name for `.section`: plain identifier characters, or quoted.
@@ -73,7 +79,11 @@ struct Printer<'a> {
 /// printed as `.quad` words with its operations in a comment.
 pub fn reassemble(object: &Object, config: &MachineConfig) -> String {
     let mut symbol_names: HashMap<&str, usize> = HashMap::new();
-    for s in object.symbols.iter().filter(|s| s.kind != SymbolKind::Section) {
+    for s in object
+        .symbols
+        .iter()
+        .filter(|s| s.kind != SymbolKind::Section)
+    {
         *symbol_names.entry(s.name.as_str()).or_default() += 1;
     }
     let mut section_names: HashMap<&str, usize> = HashMap::new();
@@ -103,7 +113,11 @@ pub fn reassemble(object: &Object, config: &MachineConfig) -> String {
         }
     }
     let labels = object_labels(object);
-    let by_name = object.symbols.iter().map(|s| (s.name.as_str(), s)).collect();
+    let by_name = object
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s))
+        .collect();
     let mut p = Printer {
         object,
         labels,
@@ -115,7 +129,9 @@ pub fn reassemble(object: &Object, config: &MachineConfig) -> String {
         section_names_usable,
         out: String::new(),
     };
-    p.out.push_str("# Reassembled by vliw-objdump --reassemble: `vliw-as` turns this back into the same\n");
+    p.out.push_str(
+        "# Reassembled by vliw-objdump --reassemble: `vliw-as` turns this back into the same\n",
+    );
     p.out.push_str("# section contents and relocations.\n");
     p.declarations();
     for index in 0..object.sections.len() {
@@ -130,7 +146,9 @@ impl Printer<'_> {
             .object
             .symbols
             .iter()
-            .filter(|s| !matches!(s.kind, SymbolKind::Section | SymbolKind::File) && !s.name.is_empty())
+            .filter(|s| {
+                !matches!(s.kind, SymbolKind::Section | SymbolKind::File) && !s.name.is_empty()
+            })
             .collect();
         symbols.sort_by(|a, b| a.name.cmp(&b.name));
         let mut seen = BTreeSet::new();
@@ -185,12 +203,23 @@ impl Printer<'_> {
     /// section's name.
     fn section_operand(&self, section: usize, offset: i64) -> Option<ImmExpr> {
         if let Some((name, at)) = self.local_label_before(section, offset) {
-            return Some(ImmExpr::Sym { name, addend: offset.wrapping_sub(at as i64) });
+            return Some(ImmExpr::Sym {
+                name,
+                addend: offset.wrapping_sub(at as i64),
+            });
         }
-        if !self.section_names_usable.get(section).copied().unwrap_or(false) {
+        if !self
+            .section_names_usable
+            .get(section)
+            .copied()
+            .unwrap_or(false)
+        {
             return None;
         }
-        Some(ImmExpr::Sym { name: self.object.sections.get(section)?.name.clone(), addend: offset })
+        Some(ImmExpr::Sym {
+            name: self.object.sections.get(section)?.name.clone(),
+            addend: offset,
+        })
     }
 
     /// The symbolic operand for `reloc` in a reference from section `from`, if
@@ -214,7 +243,8 @@ impl Printer<'_> {
                         !(pc_relative && section.0 == from && sym.binding != Binding::Weak)
                     }
                 };
-                (usable && !name.is_empty() && !name.contains('"')).then_some(ImmExpr::Sym { name, addend })
+                (usable && !name.is_empty() && !name.contains('"'))
+                    .then_some(ImmExpr::Sym { name, addend })
             }
         }
     }
@@ -223,7 +253,11 @@ impl Printer<'_> {
     /// a reference to it is a reference to the section plus its offset.
     fn local_label_before(&self, section: usize, offset: i64) -> Option<(String, u64)> {
         let offset = u64::try_from(offset).ok()?;
-        let (&at, name) = self.local_bases.get(section)?.range(..=offset).next_back()?;
+        let (&at, name) = self
+            .local_bases
+            .get(section)?
+            .range(..=offset)
+            .next_back()?;
         Some((name.clone(), at))
     }
 
@@ -232,7 +266,11 @@ impl Printer<'_> {
         match self.canonical_target(reloc) {
             Some(Target::Section(section, offset)) => match self.section_operand(section, offset) {
                 Some(expr) => expr.to_string(),
-                None => ImmExpr::Sym { name: self.object.sections[section].name.clone(), addend: offset }.to_string(),
+                None => ImmExpr::Sym {
+                    name: self.object.sections[section].name.clone(),
+                    addend: offset,
+                }
+                .to_string(),
             },
             Some(Target::Named(name, addend)) => ImmExpr::Sym { name, addend }.to_string(),
             None => format!("<symbol {}>", reloc.symbol.0),
@@ -241,7 +279,11 @@ impl Printer<'_> {
 
     fn raw_reloc(&mut self, reloc: &Reloc, here: u64) {
         let delta = reloc.offset - here;
-        let at = if delta == 0 { ".".to_string() } else { format!(".+{delta}") };
+        let at = if delta == 0 {
+            ".".to_string()
+        } else {
+            format!(".+{delta}")
+        };
         let target = self.raw_target(reloc);
         let _ = writeln!(self.out, "\t.reloc {at}, {}, {target}", reloc.kind.name());
     }
@@ -250,12 +292,26 @@ impl Printer<'_> {
         let object = self.object;
         let s = &object.sections[index];
         let (flags, section_type) = flags_for_kind(s.kind, s.retain);
-        let _ = writeln!(self.out, "\n\t.section {}, \"{flags}\", @{section_type}", section_text(&s.name));
+        let _ = writeln!(
+            self.out,
+            "\n\t.section {}, \"{flags}\", @{section_type}",
+            section_text(&s.name)
+        );
         if s.align > 1 {
             let _ = writeln!(self.out, "\t.p2align {}", s.align.trailing_zeros());
         }
-        if self.section_names.get(s.name.as_str()).copied().unwrap_or(0) > 1 {
-            let _ = writeln!(self.out, "# another section is also named {}: the assembler merges them", s.name);
+        if self
+            .section_names
+            .get(s.name.as_str())
+            .copied()
+            .unwrap_or(0)
+            > 1
+        {
+            let _ = writeln!(
+                self.out,
+                "# another section is also named {}: the assembler merges them",
+                s.name
+            );
         }
         let labels = std::mem::take(&mut self.labels[index]);
         let mut relocs: Vec<&Reloc> = s.relocs.iter().collect();
@@ -271,7 +327,11 @@ impl Printer<'_> {
                 if at == size {
                     let _ = writeln!(self.out, "{}:", name_text(name));
                 } else {
-                    let _ = writeln!(self.out, "# symbol {} at {at:#x} lies past the end of the section", name_text(name));
+                    let _ = writeln!(
+                        self.out,
+                        "# symbol {} at {at:#x} lies past the end of the section",
+                        name_text(name)
+                    );
                 }
             }
         }
@@ -296,20 +356,34 @@ impl Printer<'_> {
                 }
             }
             let first = relocs.partition_point(|r| r.offset < start);
-            let inside: Vec<&Reloc> = relocs[first..].iter().copied().take_while(|r| r.offset < end).collect();
+            let inside: Vec<&Reloc> = relocs[first..]
+                .iter()
+                .copied()
+                .take_while(|r| r.offset < end)
+                .collect();
             match item {
                 CodeItem::Bundle { ops, words, .. } => {
                     let insts: Vec<Inst> = ops.iter().map(|(_, inst)| *inst).collect();
                     let mut encoded = Vec::with_capacity(words.len());
-                    let problem = match (encode_bundle(&insts, &mut encoded), check_bundle(&insts, self.config)) {
+                    let problem = match (
+                        encode_bundle(&insts, &mut encoded),
+                        check_bundle(&insts, self.config),
+                    ) {
                         (Err(e), _) => Some(e.to_string()),
                         (_, Err(e)) => Some(e.to_string()),
-                        _ if encoded != words => Some("does not encode back to the same words".to_string()),
+                        _ if encoded != words => {
+                            Some("does not encode back to the same words".to_string())
+                        }
                         _ => None,
                     };
                     if let Some(problem) = problem {
-                        let texts: Vec<String> = insts.iter().map(|i| format_inst(i, None)).collect();
-                        let _ = writeln!(self.out, "# {} ;;  ({problem}: kept as words)", texts.join(" ; "));
+                        let texts: Vec<String> =
+                            insts.iter().map(|i| format_inst(i, None)).collect();
+                        let _ = writeln!(
+                            self.out,
+                            "# {} ;;  ({problem}: kept as words)",
+                            texts.join(" ; ")
+                        );
                         for r in &inside {
                             self.raw_reloc(r, start);
                         }
@@ -328,7 +402,8 @@ impl Printer<'_> {
                                 texts.push(format_inst(inst, Some(&expr)));
                             }
                             None => {
-                                let target = self.local_target(index, *syllable, inst, labels, &inside);
+                                let target =
+                                    self.local_target(index, *syllable, inst, labels, &inside);
                                 texts.push(format_inst(inst, target.as_ref()));
                             }
                         }
@@ -342,7 +417,9 @@ impl Printer<'_> {
                 }
                 CodeItem::Illegal { word, reason, .. } => {
                     let natural = match inside.as_slice() {
-                        [r] if r.kind == RelocKind::Abs64 && r.offset == start && word == 0 => self.nameable(r, index),
+                        [r] if r.kind == RelocKind::Abs64 && r.offset == start && word == 0 => {
+                            self.nameable(r, index)
+                        }
                         _ => None,
                     };
                     match natural {
@@ -370,14 +447,28 @@ impl Printer<'_> {
 
     /// The relocation (index in `inside`) that an operation's symbolic operand
     /// reproduces, with the operand.
-    fn op_reloc(&self, section: usize, syllable: u64, inst: &Inst, inside: &[&Reloc], used: &[bool]) -> Option<(usize, ImmExpr)> {
+    fn op_reloc(
+        &self,
+        section: usize,
+        syllable: u64,
+        inst: &Inst,
+        inside: &[&Reloc],
+        used: &[bool],
+    ) -> Option<(usize, ImmExpr)> {
         let format = inst.format();
         if !format.has(FieldKind::Imm) || inst.imm != 0 {
             return None;
         }
         let kind = RelocKind::for_operand(inst)?;
-        let offset = if kind == RelocKind::Imm64 { syllable - 8 } else { syllable };
-        let mut at_offset = inside.iter().enumerate().filter(|(_, r)| r.offset == offset);
+        let offset = if kind == RelocKind::Imm64 {
+            syllable - 8
+        } else {
+            syllable
+        };
+        let mut at_offset = inside
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.offset == offset);
         let (i, r) = at_offset.next()?;
         if used[i] || r.kind != kind || at_offset.next().is_some() {
             return None;
@@ -409,10 +500,17 @@ impl Printer<'_> {
                 && !self.section_names.contains_key(name.as_str())
                 && self.by_name.get(name.as_str()).is_some_and(|s| {
                     s.binding != Binding::Weak
-                        && s.definition == SymbolDefinition::Defined { section: vliw_elf::SectionId(section), value: target }
+                        && s.definition
+                            == SymbolDefinition::Defined {
+                                section: vliw_elf::SectionId(section),
+                                value: target,
+                            }
                 })
         })?;
-        Some(ImmExpr::Sym { name: usable.clone(), addend: 0 })
+        Some(ImmExpr::Sym {
+            name: usable.clone(),
+            addend: 0,
+        })
     }
 
     fn data(&mut self, index: usize, labels: &BTreeMap<u64, Vec<String>>, relocs: &[&Reloc]) {
@@ -441,9 +539,15 @@ impl Printer<'_> {
                     && labels.range(at + 1..end).next().is_none()
                     && !relocs.iter().any(|r| r.offset > at && r.offset < end);
                 let written = match (first.kind, clean) {
-                    (RelocKind::Abs64, true) => self.nameable(first, index).map(|e| format!("\t.quad {e}")),
-                    (RelocKind::Abs32, true) => self.nameable(first, index).map(|e| format!("\t.4byte {e}")),
-                    (RelocKind::Pcrel32Data, true) => self.nameable(first, index).map(|e| format!("\t.4byte {e} - .")),
+                    (RelocKind::Abs64, true) => {
+                        self.nameable(first, index).map(|e| format!("\t.quad {e}"))
+                    }
+                    (RelocKind::Abs32, true) => {
+                        self.nameable(first, index).map(|e| format!("\t.4byte {e}"))
+                    }
+                    (RelocKind::Pcrel32Data, true) => self
+                        .nameable(first, index)
+                        .map(|e| format!("\t.4byte {e} - .")),
                     _ => None,
                 };
                 for r in rest {
@@ -456,7 +560,12 @@ impl Printer<'_> {
                 }
                 self.raw_reloc(first, at);
             }
-            let stop = stops.range(at + 1..).next().copied().unwrap_or(len).min(len);
+            let stop = stops
+                .range(at + 1..)
+                .next()
+                .copied()
+                .unwrap_or(len)
+                .min(len);
             self.bytes(&data[at as usize..stop as usize]);
             at = stop;
         }
@@ -464,7 +573,10 @@ impl Printer<'_> {
 
     /// Bytes as `.ascii` when they are mostly text, else `.byte` lines of 16.
     fn bytes(&mut self, bytes: &[u8]) {
-        let printable = bytes.iter().filter(|&&b| (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t').count();
+        let printable = bytes
+            .iter()
+            .filter(|&&b| (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t')
+            .count();
         if bytes.len() >= 4 && printable * 10 >= bytes.len() * 9 {
             for chunk in bytes.chunks(64) {
                 let _ = writeln!(self.out, "\t.ascii \"{}\"", escape(chunk));

@@ -27,12 +27,24 @@ pub struct SectionState {
 impl SectionState {
     pub fn new(name: &str, kind: SectionKind, retain: bool) -> SectionState {
         let align = if kind == SectionKind::Text { 8 } else { 1 };
-        SectionState { name: name.to_string(), kind, align, data: Vec::new(), bss_size: 0, retain, last_data: None }
+        SectionState {
+            name: name.to_string(),
+            kind,
+            align,
+            data: Vec::new(),
+            bss_size: 0,
+            retain,
+            last_data: None,
+        }
     }
 
     /// The location counter.
     pub fn offset(&self) -> u64 {
-        if self.kind == SectionKind::Bss { self.bss_size } else { self.data.len() as u64 }
+        if self.kind == SectionKind::Bss {
+            self.bss_size
+        } else {
+            self.data.len() as u64
+        }
     }
 
     pub fn is_code(&self) -> bool {
@@ -41,9 +53,16 @@ impl SectionState {
 
     /// Grows the section by `n` bytes of `fill`, within [`MAX_SECTION_SIZE`].
     pub fn grow(&mut self, n: u64, fill: u8) -> Result<(), String> {
-        let end = self.offset().checked_add(n).filter(|&e| e <= MAX_SECTION_SIZE);
+        let end = self
+            .offset()
+            .checked_add(n)
+            .filter(|&e| e <= MAX_SECTION_SIZE);
         let Some(end) = end else {
-            return Err(format!("section `{}` would grow past {} MiB", self.name, MAX_SECTION_SIZE >> 20));
+            return Err(format!(
+                "section `{}` would grow past {} MiB",
+                self.name,
+                MAX_SECTION_SIZE >> 20
+            ));
         };
         if self.kind == SectionKind::Bss {
             self.bss_size = end;
@@ -55,7 +74,11 @@ impl SectionState {
 
     pub fn push_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
         if self.offset() + bytes.len() as u64 > MAX_SECTION_SIZE {
-            return Err(format!("section `{}` would grow past {} MiB", self.name, MAX_SECTION_SIZE >> 20));
+            return Err(format!(
+                "section `{}` would grow past {} MiB",
+                self.name,
+                MAX_SECTION_SIZE >> 20
+            ));
         }
         self.data.extend_from_slice(bytes);
         Ok(())
@@ -63,7 +86,10 @@ impl SectionState {
 }
 
 fn has_prefix(name: &str, prefix: &str) -> bool {
-    name == prefix || name.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('.'))
+    name == prefix
+        || name
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('.'))
 }
 
 /// The kind a section gets from its name alone (`.text.foo` is code, `.rodata.str`
@@ -83,11 +109,18 @@ pub fn kind_from_name(name: &str) -> SectionKind {
     if name.starts_with(".debug") {
         return SectionKind::Other;
     }
-    PREFIXES.iter().find(|(p, _)| has_prefix(name, p)).map_or(SectionKind::Other, |(_, k)| *k)
+    PREFIXES
+        .iter()
+        .find(|(p, _)| has_prefix(name, p))
+        .map_or(SectionKind::Other, |(_, k)| *k)
 }
 
 /// The kind and `retain` flag of `.section NAME[, "FLAGS"][, @TYPE]`.
-pub fn kind_from_flags(name: &str, flags: Option<&str>, section_type: Option<&str>) -> Result<(SectionKind, bool), String> {
+pub fn kind_from_flags(
+    name: &str,
+    flags: Option<&str>,
+    section_type: Option<&str>,
+) -> Result<(SectionKind, bool), String> {
     let mut retain = false;
     let (mut alloc, mut write, mut exec) = (false, false, false);
     if let Some(flags) = flags {
@@ -102,7 +135,11 @@ pub fn kind_from_flags(name: &str, flags: Option<&str>, section_type: Option<&st
                 'M' | 'S' => {}
                 'T' => return Err("thread-local sections (flag `T`) are not supported".to_string()),
                 'G' => return Err("section groups (flag `G`) are not supported".to_string()),
-                other => return Err(format!("unknown section flag `{other}` (known: a, w, x, R, M, S)")),
+                other => {
+                    return Err(format!(
+                        "unknown section flag `{other}` (known: a, w, x, R, M, S)"
+                    ));
+                }
             }
         }
     }
@@ -113,12 +150,17 @@ pub fn kind_from_flags(name: &str, flags: Option<&str>, section_type: Option<&st
         Some("fini_array") => Some(SectionKind::FiniArray),
         Some("note") => Some(SectionKind::Note),
         Some(other) => {
-            return Err(format!("unknown section type `@{other}` (known: progbits, nobits, init_array, fini_array, note)"));
+            return Err(format!(
+                "unknown section type `@{other}` (known: progbits, nobits, init_array, fini_array, note)"
+            ));
         }
     };
     if let Some(kind) = by_type {
         if kind == SectionKind::Bss && (exec || (flags.is_some() && !alloc)) {
-            return Err("a `@nobits` section must be allocated and not executable (flags \"aw\")".to_string());
+            return Err(
+                "a `@nobits` section must be allocated and not executable (flags \"aw\")"
+                    .to_string(),
+            );
         }
         return Ok((kind, retain));
     }
@@ -144,7 +186,10 @@ pub fn flags_for_kind(kind: SectionKind, retain: bool) -> (String, &'static str)
         SectionKind::Note => ("", "note"),
         SectionKind::Other => ("", "progbits"),
     };
-    (format!("{flags}{}", if retain { "R" } else { "" }), section_type)
+    (
+        format!("{flags}{}", if retain { "R" } else { "" }),
+        section_type,
+    )
 }
 
 #[cfg(test)]
@@ -168,11 +213,18 @@ mod tests {
         for kind in SectionKind::ALL {
             for retain in [false, true] {
                 let (flags, ty) = flags_for_kind(kind, retain);
-                assert_eq!(kind_from_flags(".x", Some(&flags), Some(ty)), Ok((kind, retain)), "{kind:?}");
+                assert_eq!(
+                    kind_from_flags(".x", Some(&flags), Some(ty)),
+                    Ok((kind, retain)),
+                    "{kind:?}"
+                );
             }
         }
         assert!(kind_from_flags(".x", Some("q"), None).is_err());
         assert!(kind_from_flags(".x", None, Some("weird")).is_err());
-        assert_eq!(kind_from_flags(".data.x", None, None), Ok((SectionKind::Data, false)));
+        assert_eq!(
+            kind_from_flags(".data.x", None, None),
+            Ok((SectionKind::Data, false))
+        );
     }
 }

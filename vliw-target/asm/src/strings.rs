@@ -12,7 +12,9 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
             out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             continue;
         }
-        let Some(e) = chars.next() else { return Err("string ends with a lone `\\`".to_string()) };
+        let Some(e) = chars.next() else {
+            return Err("string ends with a lone `\\`".to_string());
+        };
         match e {
             'n' => out.push(b'\n'),
             't' => out.push(b'\t'),
@@ -88,7 +90,10 @@ mod tests {
 
     #[test]
     fn escapes() {
-        assert_eq!(unescape(r#"a\n\t\\\"\0\x41\101\x7"#).unwrap(), b"a\n\t\\\"\0AA\x07");
+        assert_eq!(
+            unescape(r#"a\n\t\\\"\0\x41\101\x7"#).unwrap(),
+            b"a\n\t\\\"\0AA\x07"
+        );
         assert_eq!(unescape("é").unwrap(), "é".as_bytes());
         assert!(unescape(r"\q").is_err());
         assert!(unescape(r"\x").is_err());

@@ -80,7 +80,6 @@ impl SymbolTable {
         self.index.get(name).map(|&i| &self.symbols[i])
     }
 
-
     /// Marks `name` referenced.
     pub fn reference(&mut self, name: &str, pos: Pos) {
         self.entry(name, pos).referenced = true;
@@ -106,12 +105,18 @@ impl SymbolTable {
     /// The value of `name` while assembling: only what is known so far.
     pub fn early_value(&self, name: &str) -> Option<SymValue> {
         if let Some(section) = self.as_section(name) {
-            return Some(SymValue::InSection { section, offset: 0, global: false });
+            return Some(SymValue::InSection {
+                section,
+                offset: 0,
+                global: false,
+            });
         }
         match &self.get(name)?.def {
-            Some(SymDef::InSection { section, offset }) => {
-                Some(SymValue::InSection { section: *section, offset: *offset, global: false })
-            }
+            Some(SymDef::InSection { section, offset }) => Some(SymValue::InSection {
+                section: *section,
+                offset: *offset,
+                global: false,
+            }),
             Some(SymDef::Absolute(v)) => Some(SymValue::Absolute(*v)),
             Some(SymDef::Deferred { .. }) | None => None,
         }
@@ -121,9 +126,15 @@ impl SymbolTable {
     /// resolved. Weak and undefined symbols are external: a relocation names them.
     pub fn final_value(&self, name: &str) -> SymValue {
         if let Some(section) = self.as_section(name) {
-            return SymValue::InSection { section, offset: 0, global: false };
+            return SymValue::InSection {
+                section,
+                offset: 0,
+                global: false,
+            };
         }
-        let Some(sym) = self.get(name) else { return SymValue::External };
+        let Some(sym) = self.get(name) else {
+            return SymValue::External;
+        };
         if sym.declared == Some(Declared::Weak) {
             return SymValue::External;
         }

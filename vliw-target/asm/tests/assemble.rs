@@ -7,7 +7,14 @@ use vliw_isa::{Inst, MachineConfig, NOP_BUNDLE, Opcode, RelocKind, decode_bundle
 fn asm(source: &str) -> Object {
     match assemble(source, "t.s", &MachineConfig::default()) {
         Ok(o) => o,
-        Err(errors) => panic!("unexpected errors:\n{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")),
+        Err(errors) => panic!(
+            "unexpected errors:\n{}",
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
     }
 }
 
@@ -20,7 +27,10 @@ fn errors(source: &str) -> Vec<String> {
 
 fn words(object: &Object, section: &str) -> Vec<u64> {
     let s = &object.sections[object.section_by_name(section).expect("section").0];
-    s.data.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+    s.data
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 /// Bundles of a code section, decoded.
@@ -71,11 +81,14 @@ fn bundles_get_stop_bits_on_their_last_syllable() {
 #[test]
 fn operations_may_span_lines_until_the_bundle_ends() {
     let o = asm("  movi r3 = 1\n  movi r4 = 2 ;\n  movi r5 = 3 ;;\n");
-    assert_eq!(bundles(&o, ".text"), vec![vec![
-        vliw_isa::parse_inst("movi r3 = 1").unwrap().inst,
-        vliw_isa::parse_inst("movi r4 = 2").unwrap().inst,
-        vliw_isa::parse_inst("movi r5 = 3").unwrap().inst,
-    ]]);
+    assert_eq!(
+        bundles(&o, ".text"),
+        vec![vec![
+            vliw_isa::parse_inst("movi r3 = 1").unwrap().inst,
+            vliw_isa::parse_inst("movi r4 = 2").unwrap().inst,
+            vliw_isa::parse_inst("movi r5 = 3").unwrap().inst,
+        ]]
+    );
 }
 
 #[test]
@@ -126,27 +139,41 @@ fn symbolic_operands_become_relocations() {
     let b = bundles(&o, ".text");
     assert_eq!((b[5][0].opcode, b[5][0].imm), (Opcode::Br, -48));
     let ext = &o.symbols[o.symbol_by_name("ext").unwrap().0];
-    assert_eq!((ext.binding, ext.definition), (Binding::Global, SymbolDefinition::Undefined));
+    assert_eq!(
+        (ext.binding, ext.definition),
+        (Binding::Global, SymbolDefinition::Undefined)
+    );
 }
 
 #[test]
 fn references_to_global_symbols_in_other_sections_name_the_symbol() {
     let o = asm(".text\nmovi r1 = g + 4 ;;\n.data\n.globl g\n.quad 0\ng: .quad 0\n.quad g\n");
-    assert_eq!(relocs(&o, ".text"), vec![(0, RelocKind::Imm32, "g".to_string(), 4)]);
-    assert_eq!(relocs(&o, ".data"), vec![(16, RelocKind::Abs64, "g".to_string(), 0)]);
+    assert_eq!(
+        relocs(&o, ".text"),
+        vec![(0, RelocKind::Imm32, "g".to_string(), 4)]
+    );
+    assert_eq!(
+        relocs(&o, ".data"),
+        vec![(16, RelocKind::Abs64, "g".to_string(), 0)]
+    );
 }
 
 #[test]
 fn weak_symbols_are_never_resolved_locally() {
     let o = asm(".weak w\nw: nop ;;\nbr w ;;\n");
-    assert_eq!(relocs(&o, ".text"), vec![(8, RelocKind::Branch32, "w".to_string(), 0)]);
+    assert_eq!(
+        relocs(&o, ".text"),
+        vec![(8, RelocKind::Branch32, "w".to_string(), 0)]
+    );
     let w = &o.symbols[o.symbol_by_name("w").unwrap().0];
     assert_eq!(w.binding, Binding::Weak);
 }
 
 #[test]
 fn set_constants_are_numbers() {
-    let o = asm(".set BIG, 0x100000000\n.equ SMALL, 12\nmovi r1 = BIG ;;\nmovi r2 = SMALL + 1 ;;\nmovi r3 = LATER ;;\n.set LATER, 7\n");
+    let o = asm(
+        ".set BIG, 0x100000000\n.equ SMALL, 12\nmovi r1 = BIG ;;\nmovi r2 = SMALL + 1 ;;\nmovi r3 = LATER ;;\n.set LATER, 7\n",
+    );
     let b = bundles(&o, ".text");
     assert_eq!((b[0][0].imm, b[0][0].long), (0x1_0000_0000, true));
     assert_eq!(b[1][0].imm, 13);
@@ -175,7 +202,9 @@ fn data_directives() {
     b:  .byte b - a
     "#);
     let d = &o.sections[o.section_by_name(".data").unwrap().0].data;
-    let mut expected = vec![1u8, 0xff, 0xff, 0x34, 0x12, 0xfe, 0xff, 0xef, 0xbe, 0xad, 0xde, 0xff, 0xff, 0xff, 0xff];
+    let mut expected = vec![
+        1u8, 0xff, 0xff, 0x34, 0x12, 0xfe, 0xff, 0xef, 0xbe, 0xad, 0xde, 0xff, 0xff, 0xff, 0xff,
+    ];
     expected.extend_from_slice(&0x0102030405060708u64.to_le_bytes());
     expected.extend_from_slice(b"hi\nx\0AA\0");
     expected.extend_from_slice(&[0, 0, 0, 0x7f, 0x7f]);
@@ -211,13 +240,19 @@ fn data_relocations() {
         ]
     );
     let d = &o.sections[o.section_by_name(".data").unwrap().0].data;
-    assert_eq!(&d[16..20], &(-16i32).to_le_bytes(), "`start - .` within the section is resolved");
+    assert_eq!(
+        &d[16..20],
+        &(-16i32).to_le_bytes(),
+        "`start - .` within the section is resolved"
+    );
     assert_eq!(&d[36..40], &4u32.to_le_bytes());
 }
 
 #[test]
 fn local_labels_stay_out_of_the_symbol_table() {
-    let o = asm(".globl main\nmain:\n.Lloop: nop ;;\nbr .Lloop ;;\nhelper: ret ;;\n.globl .Lvisible\n.Lvisible: ret ;;\n");
+    let o = asm(
+        ".globl main\nmain:\n.Lloop: nop ;;\nbr .Lloop ;;\nhelper: ret ;;\n.globl .Lvisible\n.Lvisible: ret ;;\n",
+    );
     let names: Vec<&str> = o.symbols.iter().map(|s| s.name.as_str()).collect();
     assert!(names.contains(&"main") && names.contains(&"helper") && names.contains(&".Lvisible"));
     assert!(!names.contains(&".Lloop"));
@@ -239,7 +274,10 @@ fn types_and_sizes() {
         .size obj, 16
     ");
     let f = &o.symbols[o.symbol_by_name("f").unwrap().0];
-    assert_eq!((f.kind, f.size, f.binding), (SymbolKind::Func, 16, Binding::Global));
+    assert_eq!(
+        (f.kind, f.size, f.binding),
+        (SymbolKind::Func, 16, Binding::Global)
+    );
     let obj = &o.symbols[o.symbol_by_name("obj").unwrap().0];
     assert_eq!((obj.kind, obj.size), (SymbolKind::Object, 16));
 }
@@ -266,17 +304,25 @@ fn sections_and_their_kinds() {
     assert_eq!(kind(".text.hot"), SectionKind::Text);
     assert_eq!(kind(".rodata.cst"), SectionKind::ReadOnlyData);
     assert_eq!(kind(".bss.buf"), SectionKind::Bss);
-    assert_eq!(o.sections[o.section_by_name(".bss.buf").unwrap().0].size(), 100);
+    assert_eq!(
+        o.sections[o.section_by_name(".bss.buf").unwrap().0].size(),
+        100
+    );
     assert_eq!(kind(".init_array"), SectionKind::InitArray);
     assert_eq!(kind(".debug_info"), SectionKind::Other);
     assert_eq!(kind(".data.rel.ro"), SectionKind::Data);
     assert!(o.sections[o.section_by_name(".keep").unwrap().0].retain);
-    assert_eq!(o.sections[o.section_by_name(".text.hot").unwrap().0].align, 8);
+    assert_eq!(
+        o.sections[o.section_by_name(".text.hot").unwrap().0].align,
+        8
+    );
 }
 
 #[test]
 fn alignment_pads_code_with_nop_bundles_and_data_with_zeros() {
-    let o = asm(".text\nnop ;;\n.p2align 5\nret ;;\n.data\n.byte 1\n.balign 4\n.byte 2\n.align 8, 0xaa\n.byte 3\n");
+    let o = asm(
+        ".text\nnop ;;\n.p2align 5\nret ;;\n.data\n.byte 1\n.balign 4\n.byte 2\n.align 8, 0xaa\n.byte 3\n",
+    );
     let w = words(&o, ".text");
     assert_eq!(w.len(), 5);
     assert!(w[1..4].iter().all(|&x| x == NOP_BUNDLE));
@@ -292,7 +338,12 @@ fn bundles_are_checked_against_the_machine() {
     let narrow = MachineConfig::from_overrides("width=2").unwrap();
     let e = assemble("nop ; nop ; nop ;;\n", "m.s", &narrow).unwrap_err();
     assert_eq!(e.len(), 1);
-    assert!(e[0].to_string().starts_with("m.s:1:1: error: bundle has 3 syllables but the issue width is 2"), "{}", e[0]);
+    assert!(
+        e[0].to_string()
+            .starts_with("m.s:1:1: error: bundle has 3 syllables but the issue width is 2"),
+        "{}",
+        e[0]
+    );
     let e = errors("movi r1 = 0x123456789 ; nop ; nop ; nop ;;\n");
     assert!(e[0].contains("5 syllables"), "{e:?}");
     let e = errors("br x ; ret ;;\n");
@@ -302,7 +353,10 @@ fn bundles_are_checked_against_the_machine() {
 #[test]
 fn errors_name_file_line_and_column() {
     let e = errors("nop ;;\n  frob r1 = r2 ;;\n");
-    assert_eq!(e, vec!["t.s:2:3: error: unknown mnemonic `frob`".to_string()]);
+    assert_eq!(
+        e,
+        vec!["t.s:2:3: error: unknown mnemonic `frob`".to_string()]
+    );
 }
 
 #[test]
@@ -340,8 +394,14 @@ fn every_error_in_a_file_is_reported() {
 #[test]
 fn more_errors() {
     let cases: &[(&str, &str)] = &[
-        ("nop ;\n.data\n", "bundle not closed with ';;' before `.data`"),
-        ("nop ; .quad 1\n", "bundle not closed with ';;' before `.quad`"),
+        (
+            "nop ;\n.data\n",
+            "bundle not closed with ';;' before `.data`",
+        ),
+        (
+            "nop ; .quad 1\n",
+            "bundle not closed with ';;' before `.quad`",
+        ),
         (".data\nnop ;;\n", "not a code section"),
         (".bss\n.byte 1\n", "bss section"),
         (".text\n.byte 1\n", "not a multiple of 8"),
@@ -359,12 +419,18 @@ fn more_errors() {
         (".zero later\nlater:\n", "not defined before this line"),
         (".set a, b\n.set b, a\n", "depends on itself"),
         (".size nothing, 4\n", "not defined in this file"),
-        (".type f, @gnu_indirect_function\nf: nop ;;\n", "unsupported symbol type"),
+        (
+            ".type f, @gnu_indirect_function\nf: nop ;;\n",
+            "unsupported symbol type",
+        ),
         (".section .x, \"q\"\n", "unknown section flag"),
         (".ascii abc\n", "string in double quotes"),
         (".ascii \"\\q\"\n", "unknown escape"),
         (".ascii \"abc\n", "unterminated string"),
-        ("movi r1 = long x ; br long y ;;\n", "`long` is only allowed"),
+        (
+            "movi r1 = long x ; br long y ;;\n",
+            "`long` is only allowed",
+        ),
         ("limm sym ; movi r1 = 1 ;;\n", "`limm` takes a number"),
         ("br .+0x100000000 ;;\n", "out of the signed 32-bit range"),
         (".local z\nmovi r1 = z ;;\n", "never defined"),
@@ -376,16 +442,30 @@ fn more_errors() {
     ];
     for (source, message) in cases {
         let e = errors(source);
-        assert!(e.iter().any(|x| x.contains(message)), "`{source}`: expected `{message}`, got {e:#?}");
+        assert!(
+            e.iter().any(|x| x.contains(message)),
+            "`{source}`: expected `{message}`, got {e:#?}"
+        );
     }
 }
 
 #[test]
 fn reloc_directive_adds_a_relocation_as_written() {
-    let o = asm("call .+0 ;;\n.reloc .-8, R_VLIW_BRANCH32, target + 8\n.data\n.quad 5\n.reloc 0, 1, .text\n");
-    assert_eq!(relocs(&o, ".text"), vec![(0, RelocKind::Branch32, "target".to_string(), 8)]);
-    assert_eq!(relocs(&o, ".data"), vec![(0, RelocKind::Abs64, "[.text]".to_string(), 0)]);
-    assert_eq!(o.sections[o.section_by_name(".data").unwrap().0].data, 5u64.to_le_bytes());
+    let o = asm(
+        "call .+0 ;;\n.reloc .-8, R_VLIW_BRANCH32, target + 8\n.data\n.quad 5\n.reloc 0, 1, .text\n",
+    );
+    assert_eq!(
+        relocs(&o, ".text"),
+        vec![(0, RelocKind::Branch32, "target".to_string(), 8)]
+    );
+    assert_eq!(
+        relocs(&o, ".data"),
+        vec![(0, RelocKind::Abs64, "[.text]".to_string(), 0)]
+    );
+    assert_eq!(
+        o.sections[o.section_by_name(".data").unwrap().0].data,
+        5u64.to_le_bytes()
+    );
 }
 
 #[test]
@@ -393,8 +473,11 @@ fn the_test_programs_assemble() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests");
     for file in ["asm/lib/print.s", "bench/sim_loop.s"] {
         let path = format!("{root}/{file}");
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        let o = assemble(&text, &path, &MachineConfig::default()).unwrap_or_else(|e| panic!("{path}: {e:?}"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let o = assemble(&text, &path, &MachineConfig::default())
+            .unwrap_or_else(|e| panic!("{path}: {e:?}"));
         vliw_elf::read_object(&vliw_elf::write_object(&o), &path).expect("the object reads back");
     }
 }

@@ -2,11 +2,16 @@
 //! and pc-relative targets in comments, labels, illegal words, and the other views.
 
 use vliw_asm::{DisasmOptions, assemble, disassemble_executable, disassemble_object, objdump_file};
-use vliw_elf::{Binding, ExecSection, ExecSymbol, Executable, SectionKind, Segment, SegmentFlags, SymbolKind};
+use vliw_elf::{
+    Binding, ExecSection, ExecSymbol, Executable, SectionKind, Segment, SegmentFlags, SymbolKind,
+};
 use vliw_isa::{MachineConfig, NOP_BUNDLE, encode_bundle, parse_inst};
 
 fn options() -> DisasmOptions {
-    DisasmOptions { disassemble: true, ..Default::default() }
+    DisasmOptions {
+        disassemble: true,
+        ..Default::default()
+    }
 }
 
 fn lines(text: &str) -> Vec<&str> {
@@ -46,7 +51,13 @@ fn object_listing() {
 #[test]
 fn other_views() {
     let object = assemble(SOURCE, "l.s", &MachineConfig::default()).unwrap();
-    let all = DisasmOptions { relocs: true, syms: true, headers: true, full_contents: true, ..Default::default() };
+    let all = DisasmOptions {
+        relocs: true,
+        syms: true,
+        headers: true,
+        full_contents: true,
+        ..Default::default()
+    };
     let text = disassemble_object(&object, &all);
     for expected in [
         "Idx Name                 Size     Align  Kind        Flags",
@@ -63,18 +74,42 @@ fn other_views() {
         "Contents of section .data:",
         " 0000 00000000 00000000 00000000 00000000  ................",
     ] {
-        assert!(text.lines().any(|l| l == expected), "missing line `{expected}` in:\n{text}");
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing line `{expected}` in:\n{text}"
+        );
     }
 }
 
 #[test]
 fn illegal_words_and_raw_syllables() {
-    let object = assemble(".quad 0\n.quad 0x8040000000000001\nnop ;;\n", "i.s", &MachineConfig::default()).unwrap();
-    let text = disassemble_object(&object, &DisasmOptions { show_raw: true, ..options() });
+    let object = assemble(
+        ".quad 0\n.quad 0x8040000000000001\nnop ;;\n",
+        "i.s",
+        &MachineConfig::default(),
+    )
+    .unwrap();
+    let text = disassemble_object(
+        &object,
+        &DisasmOptions {
+            show_raw: true,
+            ..options()
+        },
+    );
     let l = lines(&text);
-    assert_eq!(l[1], "       0:  .quad 0x0000000000000000  # illegal: illegal opcode 0x0", "{text}");
-    assert!(l[2].starts_with("       8:  .quad 0x8040000000000001  # illegal: reserved bits"), "{text}");
-    assert_eq!(l[3], format!("      10:  {NOP_BUNDLE:016x}  nop ;;"), "{text}");
+    assert_eq!(
+        l[1], "       0:  .quad 0x0000000000000000  # illegal: illegal opcode 0x0",
+        "{text}"
+    );
+    assert!(
+        l[2].starts_with("       8:  .quad 0x8040000000000001  # illegal: reserved bits"),
+        "{text}"
+    );
+    assert_eq!(
+        l[3],
+        format!("      10:  {NOP_BUNDLE:016x}  nop ;;"),
+        "{text}"
+    );
 }
 
 fn words(bundles: &[&[&str]]) -> Vec<u8> {
@@ -92,18 +127,44 @@ fn executable_listing_names_branch_targets() {
     for chunk in code.chunks_mut(8) {
         chunk.copy_from_slice(&NOP_BUNDLE.to_le_bytes());
     }
-    code.extend(words(&[&["br .+64"], &["addpc r3 = .+0x1000", "movi r4 = 1"], &["syscall 0"]]));
+    code.extend(words(&[
+        &["br .+64"],
+        &["addpc r3 = .+0x1000", "movi r4 = 1"],
+        &["syscall 0"],
+    ]));
     for _ in 0..5 {
         code.extend_from_slice(&NOP_BUNDLE.to_le_bytes());
     }
     let size = code.len() as u64;
     let exe = Executable {
         entry: 0x10040,
-        segments: vec![Segment { vaddr: 0x10000, mem_size: size, data: code, flags: SegmentFlags::RX }],
-        sections: vec![ExecSection { name: ".text".into(), addr: 0x10000, size, kind: SectionKind::Text }],
+        segments: vec![Segment {
+            vaddr: 0x10000,
+            mem_size: size,
+            data: code,
+            flags: SegmentFlags::RX,
+        }],
+        sections: vec![ExecSection {
+            name: ".text".into(),
+            addr: 0x10000,
+            size,
+            kind: SectionKind::Text,
+        }],
         symbols: vec![
-            ExecSymbol { name: "_start".into(), addr: 0x10040, size: 0x20, kind: SymbolKind::Func, binding: Binding::Global },
-            ExecSymbol { name: "loop".into(), addr: 0x10070, size: 0, kind: SymbolKind::NoType, binding: Binding::Local },
+            ExecSymbol {
+                name: "_start".into(),
+                addr: 0x10040,
+                size: 0x20,
+                kind: SymbolKind::Func,
+                binding: Binding::Global,
+            },
+            ExecSymbol {
+                name: "loop".into(),
+                addr: 0x10070,
+                size: 0,
+                kind: SymbolKind::NoType,
+                binding: Binding::Local,
+            },
         ],
         non_alloc_sections: Vec::new(),
     };
@@ -116,17 +177,50 @@ fn executable_listing_names_branch_targets() {
         "0000000000010070 <loop>:",
         "   10070:  nop ;;",
     ] {
-        assert!(text.lines().any(|l| l == expected), "missing line `{expected}` in:\n{text}");
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing line `{expected}` in:\n{text}"
+        );
     }
-    let headers = disassemble_executable(&exe, &DisasmOptions { headers: true, syms: true, ..Default::default() });
-    assert!(headers.contains("start address 0x0000000000010040"), "{headers}");
-    assert!(headers.contains("LOAD vaddr 0x0000000000010000 memsz 0x00000088 filesz 0x00000088 flags r-x"), "{headers}");
-    assert!(headers.contains("0000000000010040 g F .text            0000000000000020 _start"), "{headers}");
+    let headers = disassemble_executable(
+        &exe,
+        &DisasmOptions {
+            headers: true,
+            syms: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        headers.contains("start address 0x0000000000010040"),
+        "{headers}"
+    );
+    assert!(
+        headers
+            .contains("LOAD vaddr 0x0000000000010000 memsz 0x00000088 filesz 0x00000088 flags r-x"),
+        "{headers}"
+    );
+    assert!(
+        headers.contains("0000000000010040 g F .text            0000000000000020 _start"),
+        "{headers}"
+    );
     // Through the file-level entry point, an executable is recognized by its header.
     let bytes = vliw_elf::write_executable(&exe);
     let text = objdump_file(&bytes, "prog", &options()).unwrap();
-    assert!(text.contains("prog:     file format elf64-vliw (executable)"), "{text}");
-    assert!(objdump_file(&bytes, "prog", &DisasmOptions { reassemble: true, ..Default::default() }).is_err());
+    assert!(
+        text.contains("prog:     file format elf64-vliw (executable)"),
+        "{text}"
+    );
+    assert!(
+        objdump_file(
+            &bytes,
+            "prog",
+            &DisasmOptions {
+                reassemble: true,
+                ..Default::default()
+            }
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -138,9 +232,23 @@ fn objdump_file_names_what_is_wrong() {
     let e = objdump_file(&bytes[..40], "cut.o", &options()).unwrap_err();
     assert!(e.starts_with("cut.o: truncated"), "{e}");
     let text = objdump_file(&bytes, "l.o", &options()).unwrap();
-    assert!(text.starts_with("\nl.o:     file format elf64-vliw\n"), "{text}");
-    let reassembly = objdump_file(&bytes, "l.o", &DisasmOptions { reassemble: true, ..Default::default() }).unwrap();
-    assert!(!reassembly.contains("l.o"), "the reassembly must not depend on the file name");
+    assert!(
+        text.starts_with("\nl.o:     file format elf64-vliw\n"),
+        "{text}"
+    );
+    let reassembly = objdump_file(
+        &bytes,
+        "l.o",
+        &DisasmOptions {
+            reassemble: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        !reassembly.contains("l.o"),
+        "the reassembly must not depend on the file name"
+    );
 }
 
 #[path = "../../elf/tests/support/dwarf.rs"]
@@ -171,7 +279,15 @@ fn object_with_lines() -> vliw_elf::Object {
         &mut object,
         4,
         &[
-            (f, 32, vec![(0, "src/f.rs", 3, 5), (8, "src/f.rs", 3, 9), (16, "src/f.rs", 4, 1)]),
+            (
+                f,
+                32,
+                vec![
+                    (0, "src/f.rs", 3, 5),
+                    (8, "src/f.rs", 3, 9),
+                    (16, "src/f.rs", 4, 1),
+                ],
+            ),
             (g, 16, vec![(0, "src/g.rs", 30, 2), (8, "src/g.rs", 0, 0)]),
         ],
     );
@@ -183,7 +299,10 @@ fn source_lines_before_the_bundles_of_each_line() {
     let object = object_with_lines();
     let bytes = vliw_elf::write_object(&object);
     let text = objdump_file(&bytes, "l.o", &options()).unwrap();
-    let code: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Disassembly of section .text.f")).collect();
+    let code: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Disassembly of section .text.f"))
+        .collect();
     let expected = [
         "Disassembly of section .text.f:",
         "",
@@ -204,32 +323,77 @@ fn source_lines_before_the_bundles_of_each_line() {
     ];
     assert_eq!(code[..expected.len()], expected, "{text}");
     // --no-line-numbers
-    let plain = objdump_file(&bytes, "l.o", &DisasmOptions { no_line_numbers: true, ..options() }).unwrap();
+    let plain = objdump_file(
+        &bytes,
+        "l.o",
+        &DisasmOptions {
+            no_line_numbers: true,
+            ..options()
+        },
+    )
+    .unwrap();
     assert!(!plain.contains("# src/"), "{plain}");
     // Other views and the reassembly do not change.
-    let relocs = objdump_file(&bytes, "l.o", &DisasmOptions { relocs: true, ..Default::default() }).unwrap();
+    let relocs = objdump_file(
+        &bytes,
+        "l.o",
+        &DisasmOptions {
+            relocs: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(!relocs.contains("# src/"), "{relocs}");
 }
 
 #[test]
 fn source_lines_in_executables() {
-    let code = words(&[&["movi r3 = 1"], &["movi r4 = 2"], &["add r3 = r3, r4"], &["ret"]]);
+    let code = words(&[
+        &["movi r3 = 1"],
+        &["movi r4 = 2"],
+        &["add r3 = r3, r4"],
+        &["ret"],
+    ]);
     let size = code.len() as u64;
     let mut exe = Executable {
         entry: 0x10000,
-        segments: vec![Segment { vaddr: 0x10000, mem_size: size, data: code, flags: SegmentFlags::RX }],
-        sections: vec![ExecSection { name: ".text".into(), addr: 0x10000, size, kind: SectionKind::Text }],
-        symbols: vec![ExecSymbol { name: "f".into(), addr: 0x10000, size, kind: SymbolKind::Func, binding: Binding::Global }],
+        segments: vec![Segment {
+            vaddr: 0x10000,
+            mem_size: size,
+            data: code,
+            flags: SegmentFlags::RX,
+        }],
+        sections: vec![ExecSection {
+            name: ".text".into(),
+            addr: 0x10000,
+            size,
+            kind: SectionKind::Text,
+        }],
+        symbols: vec![ExecSymbol {
+            name: "f".into(),
+            addr: 0x10000,
+            size,
+            kind: SymbolKind::Func,
+            binding: Binding::Global,
+        }],
         non_alloc_sections: Vec::new(),
     };
     let seqs = [dwarf::Seq {
         start: dwarf::Address::Constant(0x10008),
         size: 0x18,
-        rows: vec![(0, "src/main.rs", 12, 5), (8, "/abs/lib.rs", 40, 1), (0x10, "src/main.rs", 12, 9)],
+        rows: vec![
+            (0, "src/main.rs", 12, 5),
+            (8, "/abs/lib.rs", 40, 1),
+            (0x10, "src/main.rs", 12, 9),
+        ],
     }];
     for (name, (data, _)) in dwarf::write_dwarf(5, &seqs) {
         if !data.is_empty() {
-            exe.non_alloc_sections.push(vliw_elf::NonAllocSection { name: name.into(), kind: SectionKind::Other, data });
+            exe.non_alloc_sections.push(vliw_elf::NonAllocSection {
+                name: name.into(),
+                kind: SectionKind::Other,
+                data,
+            });
         }
     }
     let text = disassemble_executable(&exe, &options());

@@ -5,8 +5,14 @@
 
 use proptest::prelude::*;
 use vliw_asm::{DisasmOptions, assemble, disassemble_object, reassemble};
-use vliw_elf::{Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId, SymbolKind};
-use vliw_isa::{CmpType, FieldKind, Format, Gpr, Guard, ImmExpr, Inst, MachineConfig, NOP_BUNDLE, OPCODES, Opcode, Pred, RelocKind, format_inst};
+use vliw_elf::{
+    Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,
+    SymbolKind,
+};
+use vliw_isa::{
+    CmpType, FieldKind, Format, Gpr, Guard, ImmExpr, Inst, MachineConfig, NOP_BUNDLE, OPCODES,
+    Opcode, Pred, RelocKind, format_inst,
+};
 
 fn asm(source: &str) -> Object {
     assemble(source, "t.s", &MachineConfig::default()).unwrap_or_else(|errors| {
@@ -21,12 +27,18 @@ fn asm(source: &str) -> Object {
 fn reloc_view(object: &Object, r: &Reloc) -> (u64, RelocKind, String, i64) {
     let sym = object.symbol(r.symbol);
     match (sym.kind, sym.binding, sym.definition) {
-        (SymbolKind::Section, _, SymbolDefinition::Defined { section, .. }) => {
-            (r.offset, r.kind, format!("[{}]", object.section(section).name), r.addend)
-        }
-        (_, Binding::Local, SymbolDefinition::Defined { section, value }) => {
-            (r.offset, r.kind, format!("[{}]", object.section(section).name), r.addend + value as i64)
-        }
+        (SymbolKind::Section, _, SymbolDefinition::Defined { section, .. }) => (
+            r.offset,
+            r.kind,
+            format!("[{}]", object.section(section).name),
+            r.addend,
+        ),
+        (_, Binding::Local, SymbolDefinition::Defined { section, value }) => (
+            r.offset,
+            r.kind,
+            format!("[{}]", object.section(section).name),
+            r.addend + value as i64,
+        ),
         _ => (r.offset, r.kind, sym.name.clone(), r.addend),
     }
 }
@@ -42,7 +54,9 @@ fn symbols_view(object: &Object) -> Vec<SymbolView> {
             let def = match s.definition {
                 SymbolDefinition::Undefined => "undef".to_string(),
                 SymbolDefinition::Absolute(v) => format!("abs {v:#x}"),
-                SymbolDefinition::Defined { section, value } => format!("{}+{value:#x}", object.section(section).name),
+                SymbolDefinition::Defined { section, value } => {
+                    format!("{}+{value:#x}", object.section(section).name)
+                }
             };
             (s.name.clone(), s.binding, s.kind, def, s.size)
         })
@@ -52,7 +66,15 @@ fn symbols_view(object: &Object) -> Vec<SymbolView> {
 }
 
 /// Sections (name, kind, align, bytes, size, retain) and their relocations.
-type SectionView = (String, SectionKind, u64, Vec<u8>, u64, bool, Vec<(u64, RelocKind, String, i64)>);
+type SectionView = (
+    String,
+    SectionKind,
+    u64,
+    Vec<u8>,
+    u64,
+    bool,
+    Vec<(u64, RelocKind, String, i64)>,
+);
 
 fn sections_view(object: &Object) -> Vec<SectionView> {
     object
@@ -61,7 +83,15 @@ fn sections_view(object: &Object) -> Vec<SectionView> {
         .map(|s| {
             let mut relocs: Vec<_> = s.relocs.iter().map(|r| reloc_view(object, r)).collect();
             relocs.sort_by_key(|r| (r.0, r.1 as u32, r.2.clone(), r.3));
-            (s.name.clone(), s.kind, s.align, s.data.clone(), s.size(), s.retain, relocs)
+            (
+                s.name.clone(),
+                s.kind,
+                s.align,
+                s.data.clone(),
+                s.size(),
+                s.retain,
+                relocs,
+            )
         })
         .collect()
 }
@@ -72,11 +102,26 @@ fn round_trip(object: &Object) -> String {
     let text = reassemble(object, &MachineConfig::default());
     let again = assemble(&text, "rt.s", &MachineConfig::default()).unwrap_or_else(|errors| {
         let list: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        panic!("reassembly does not assemble:\n{}\n--- text:\n{text}", list.join("\n"))
+        panic!(
+            "reassembly does not assemble:\n{}\n--- text:\n{text}",
+            list.join("\n")
+        )
     });
-    assert_eq!(sections_view(&again), sections_view(object), "sections differ; text:\n{text}");
-    assert_eq!(symbols_view(&again), symbols_view(object), "symbols differ; text:\n{text}");
-    assert_eq!(reassemble(&again, &MachineConfig::default()), text, "the reassembly is not a fixed point");
+    assert_eq!(
+        sections_view(&again),
+        sections_view(object),
+        "sections differ; text:\n{text}"
+    );
+    assert_eq!(
+        symbols_view(&again),
+        symbols_view(object),
+        "symbols differ; text:\n{text}"
+    );
+    assert_eq!(
+        reassemble(&again, &MachineConfig::default()),
+        text,
+        "the reassembly is not a fixed point"
+    );
     text
 }
 
@@ -109,7 +154,10 @@ fn variants(opcode: Opcode) -> Vec<String> {
     let base = base_inst(opcode);
     if opcode == Opcode::Limm {
         // `limm` is written before the operation it extends.
-        return vec!["limm 0x12345678 ; movi r3 = 5".to_string(), "limm 0xffffffff ; add r1 = r2, -1".to_string()];
+        return vec![
+            "limm 0x12345678 ; movi r3 = 5".to_string(),
+            "limm 0xffffffff ; add r1 = r2, -1".to_string(),
+        ];
     }
     let mut out = vec![format_inst(&base, None)];
     let mut guarded = base;
@@ -126,20 +174,54 @@ fn variants(opcode: Opcode) -> Vec<String> {
     }
     if format.has(FieldKind::Imm) {
         let mut i = base;
-        i.imm = if format.is_pc_relative() { 0x7fff_fff8 } else { 0x7fff_ffff };
+        i.imm = if format.is_pc_relative() {
+            0x7fff_fff8
+        } else {
+            0x7fff_ffff
+        };
         out.push(format_inst(&i, None));
         i.imm = i32::MIN as i64;
         out.push(format_inst(&i, None));
         i.imm = 0;
         // A symbol in another section, an undefined one, and (pc-relative) a label
         // of this section.
-        out.push(format_inst(&i, Some(&ImmExpr::Sym { name: "data_label".into(), addend: 16 })));
-        out.push(format_inst(&i, Some(&ImmExpr::Sym { name: "ext".into(), addend: -8 })));
+        out.push(format_inst(
+            &i,
+            Some(&ImmExpr::Sym {
+                name: "data_label".into(),
+                addend: 16,
+            }),
+        ));
+        out.push(format_inst(
+            &i,
+            Some(&ImmExpr::Sym {
+                name: "ext".into(),
+                addend: -8,
+            }),
+        ));
         // A symbol named like a register must be quoted.
-        out.push(format_inst(&guarded, Some(&ImmExpr::Sym { name: "r5".into(), addend: 0 })));
+        out.push(format_inst(
+            &guarded,
+            Some(&ImmExpr::Sym {
+                name: "r5".into(),
+                addend: 0,
+            }),
+        ));
         if format.is_pc_relative() {
-            out.push(format_inst(&i, Some(&ImmExpr::Sym { name: "code_label".into(), addend: 0 })));
-            out.push(format_inst(&i, Some(&ImmExpr::Sym { name: "weak_label".into(), addend: 8 })));
+            out.push(format_inst(
+                &i,
+                Some(&ImmExpr::Sym {
+                    name: "code_label".into(),
+                    addend: 0,
+                }),
+            ));
+            out.push(format_inst(
+                &i,
+                Some(&ImmExpr::Sym {
+                    name: "weak_label".into(),
+                    addend: 8,
+                }),
+            ));
         }
         if format.is_extendable() {
             let mut l = base;
@@ -149,9 +231,30 @@ fn variants(opcode: Opcode) -> Vec<String> {
             l.long = true;
             out.push(format_inst(&l, None));
             l.imm = 0;
-            out.push(format_inst(&l, Some(&ImmExpr::Sym { name: "data_label".into(), addend: 4 })));
-            out.push(format_inst(&l, Some(&ImmExpr::Sym { name: "ext".into(), addend: 0 })));
-            out.push(format!("{} ; nop", format_inst(&l, Some(&ImmExpr::Sym { name: "code_label".into(), addend: 0 }))));
+            out.push(format_inst(
+                &l,
+                Some(&ImmExpr::Sym {
+                    name: "data_label".into(),
+                    addend: 4,
+                }),
+            ));
+            out.push(format_inst(
+                &l,
+                Some(&ImmExpr::Sym {
+                    name: "ext".into(),
+                    addend: 0,
+                }),
+            ));
+            out.push(format!(
+                "{} ; nop",
+                format_inst(
+                    &l,
+                    Some(&ImmExpr::Sym {
+                        name: "code_label".into(),
+                        addend: 0
+                    })
+                )
+            ));
         }
     }
     out
@@ -166,11 +269,16 @@ fn every_opcode_round_trips_in_every_operand_variant() {
             source.push_str(&format!("\t{v} ;;\n"));
             count += 1;
         }
-        source.push_str("weak_label:\n\tnop ;;\n\t.data\n\t.quad 0, 0, 0\ndata_label:\n\t.quad 1\n");
+        source
+            .push_str("weak_label:\n\tnop ;;\n\t.data\n\t.quad 0, 0, 0\ndata_label:\n\t.quad 1\n");
         let object = asm(&source);
         let text = round_trip(&object);
         if info.opcode != Opcode::Limm {
-            assert!(text.contains(info.mnemonic), "{} missing from:\n{text}", info.mnemonic);
+            assert!(
+                text.contains(info.mnemonic),
+                "{} missing from:\n{text}",
+                info.mnemonic
+            );
         }
     }
     assert!(count > 5 * OPCODES.len(), "only {count} variants");
@@ -178,9 +286,17 @@ fn every_opcode_round_trips_in_every_operand_variant() {
 
 #[test]
 fn symbolic_operands_print_as_symbols() {
-    let object = asm("f: movi r3 = long data_label+4 ;;\nbr f ;;\ncall ext ;;\nld.d r1 = [r2 + .data+8] ;;\nmovi r2 = .data ;;\n.data\n.quad 0\ndata_label: .quad 0\n");
+    let object = asm(
+        "f: movi r3 = long data_label+4 ;;\nbr f ;;\ncall ext ;;\nld.d r1 = [r2 + .data+8] ;;\nmovi r2 = .data ;;\n.data\n.quad 0\ndata_label: .quad 0\n",
+    );
     let text = round_trip(&object);
-    for expected in ["movi r3 = long data_label+4 ;;", "br f ;;", "call ext ;;", "ld.d r1 = [r2 + data_label] ;;", "movi r2 = .data ;;"] {
+    for expected in [
+        "movi r3 = long data_label+4 ;;",
+        "br f ;;",
+        "call ext ;;",
+        "ld.d r1 = [r2 + data_label] ;;",
+        "movi r2 = .data ;;",
+    ] {
         assert!(text.contains(expected), "`{expected}` not in:\n{text}");
     }
 }
@@ -254,10 +370,16 @@ after_buffer:
 fn a_mixed_file_round_trips() {
     let object = asm(MIXED);
     let text = round_trip(&object);
-    assert!(!text.contains(".Lloop"), "`.L` labels are not in the object, so not in its reassembly");
+    assert!(
+        !text.contains(".Lloop"),
+        "`.L` labels are not in the object, so not in its reassembly"
+    );
     // Spot checks of what the object holds.
     let table = object.symbol(object.symbol_by_name("table").unwrap());
-    assert_eq!((table.kind, table.size), (SymbolKind::Object, 8 * 4 + 4 + 4 + 8 + 2 + 3));
+    assert_eq!(
+        (table.kind, table.size),
+        (SymbolKind::Object, 8 * 4 + 4 + 4 + 8 + 2 + 3)
+    );
     let start = object.symbol(object.symbol_by_name("_start").unwrap());
     assert_eq!(start.size, 15 * 8);
 }
@@ -277,31 +399,119 @@ fn unusual_relocations_round_trip_exactly() {
     words.push(0); // 24: an illegal word with Abs64
     words.extend(op("movi r2 = 0", true)); // 32: Imm32 against an absolute symbol
     words.extend(op("br .+0", true)); // 40: Pcrel32 against its own section's symbol
-    let mut text = Section::new(".text", SectionKind::Text, 8, words.iter().flat_map(|w| w.to_le_bytes()).collect());
+    let mut text = Section::new(
+        ".text",
+        SectionKind::Text,
+        8,
+        words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+    );
     let mut data = Section::new(".data", SectionKind::Data, 8, vec![0; 32]);
     data.data[8] = 5; // Abs64 over non-zero bytes
     let mut object = Object::new();
     let t = object.add_section(text.clone());
     let d = object.add_section(data.clone());
-    let sym = |name: &str, binding, definition| Symbol { name: name.into(), binding, kind: SymbolKind::NoType, definition, size: 0 };
-    let text_sym = object.add_symbol(Symbol { name: String::new(), binding: Binding::Local, kind: SymbolKind::Section, definition: SymbolDefinition::Defined { section: t, value: 0 }, size: 0 });
-    let g = object.add_symbol(sym("g", Binding::Global, SymbolDefinition::Defined { section: t, value: 8 }));
-    let abs = object.add_symbol(sym("ABS", Binding::Local, SymbolDefinition::Absolute(0x1000)));
+    let sym = |name: &str, binding, definition| Symbol {
+        name: name.into(),
+        binding,
+        kind: SymbolKind::NoType,
+        definition,
+        size: 0,
+    };
+    let text_sym = object.add_symbol(Symbol {
+        name: String::new(),
+        binding: Binding::Local,
+        kind: SymbolKind::Section,
+        definition: SymbolDefinition::Defined {
+            section: t,
+            value: 0,
+        },
+        size: 0,
+    });
+    let g = object.add_symbol(sym(
+        "g",
+        Binding::Global,
+        SymbolDefinition::Defined {
+            section: t,
+            value: 8,
+        },
+    ));
+    let abs = object.add_symbol(sym(
+        "ABS",
+        Binding::Local,
+        SymbolDefinition::Absolute(0x1000),
+    ));
     let ext = object.add_symbol(sym("ext", Binding::Global, SymbolDefinition::Undefined));
-    let data_sym = object.add_symbol(sym("d", Binding::Local, SymbolDefinition::Defined { section: d, value: 4 }));
+    let data_sym = object.add_symbol(sym(
+        "d",
+        Binding::Local,
+        SymbolDefinition::Defined {
+            section: d,
+            value: 4,
+        },
+    ));
     text.relocs = vec![
-        Reloc { offset: 0, kind: RelocKind::Branch32, symbol: g, addend: 0 },
-        Reloc { offset: 8, kind: RelocKind::Imm32, symbol: ext, addend: 4 },
-        Reloc { offset: 16, kind: RelocKind::Imm32, symbol: ext, addend: 0 },
-        Reloc { offset: 24, kind: RelocKind::Abs64, symbol: ext, addend: 0 },
-        Reloc { offset: 32, kind: RelocKind::Imm32, symbol: abs, addend: 1 },
-        Reloc { offset: 40, kind: RelocKind::Branch32, symbol: text_sym, addend: 16 },
+        Reloc {
+            offset: 0,
+            kind: RelocKind::Branch32,
+            symbol: g,
+            addend: 0,
+        },
+        Reloc {
+            offset: 8,
+            kind: RelocKind::Imm32,
+            symbol: ext,
+            addend: 4,
+        },
+        Reloc {
+            offset: 16,
+            kind: RelocKind::Imm32,
+            symbol: ext,
+            addend: 0,
+        },
+        Reloc {
+            offset: 24,
+            kind: RelocKind::Abs64,
+            symbol: ext,
+            addend: 0,
+        },
+        Reloc {
+            offset: 32,
+            kind: RelocKind::Imm32,
+            symbol: abs,
+            addend: 1,
+        },
+        Reloc {
+            offset: 40,
+            kind: RelocKind::Branch32,
+            symbol: text_sym,
+            addend: 16,
+        },
     ];
     data.relocs = vec![
-        Reloc { offset: 0, kind: RelocKind::Abs64, symbol: ext, addend: 0 },
-        Reloc { offset: 8, kind: RelocKind::Abs64, symbol: ext, addend: 2 },
-        Reloc { offset: 16, kind: RelocKind::Pcrel32Data, symbol: data_sym, addend: 0 },
-        Reloc { offset: 20, kind: RelocKind::Imm32, symbol: ext, addend: 0 },
+        Reloc {
+            offset: 0,
+            kind: RelocKind::Abs64,
+            symbol: ext,
+            addend: 0,
+        },
+        Reloc {
+            offset: 8,
+            kind: RelocKind::Abs64,
+            symbol: ext,
+            addend: 2,
+        },
+        Reloc {
+            offset: 16,
+            kind: RelocKind::Pcrel32Data,
+            symbol: data_sym,
+            addend: 0,
+        },
+        Reloc {
+            offset: 20,
+            kind: RelocKind::Imm32,
+            symbol: ext,
+            addend: 0,
+        },
     ];
     object.sections[t.0] = text;
     object.sections[d.0] = data;
@@ -309,7 +519,13 @@ fn unusual_relocations_round_trip_exactly() {
     let printed = round_trip(&object);
     assert!(printed.contains(".reloc"), "{printed}");
     // The disassembly shows every relocation somewhere.
-    let listing = disassemble_object(&object, &DisasmOptions { disassemble: true, ..Default::default() });
+    let listing = disassemble_object(
+        &object,
+        &DisasmOptions {
+            disassemble: true,
+            ..Default::default()
+        },
+    );
     assert_eq!(listing.matches("R_VLIW_").count(), 6, "{listing}");
 }
 
@@ -318,10 +534,16 @@ fn bundles_the_machine_rejects_are_kept_as_words() {
     let wide = MachineConfig::from_overrides("width=8,alu=8").unwrap();
     let object = assemble("nop ; nop ; nop ; nop ; nop ; nop ;;\n", "w.s", &wide).unwrap();
     let text = round_trip(&object);
-    assert!(text.contains("# nop ; nop ; nop ; nop ; nop ; nop ;;"), "{text}");
+    assert!(
+        text.contains("# nop ; nop ; nop ; nop ; nop ; nop ;;"),
+        "{text}"
+    );
     // For the machine it was written for, it is printed as operations.
     let for_wide = reassemble(&object, &wide);
-    assert!(for_wide.contains("\tnop ; nop ; nop ; nop ; nop ; nop ;;"), "{for_wide}");
+    assert!(
+        for_wide.contains("\tnop ; nop ; nop ; nop ; nop ; nop ;;"),
+        "{for_wide}"
+    );
 }
 
 /// Code sections of random words: whatever decodes, and whatever does not.
@@ -330,8 +552,11 @@ fn random_code() -> impl Strategy<Value = Vec<u64>> {
         any::<u64>(),
         Just(NOP_BUNDLE),
         // Words with a legal opcode field, so that some decode.
-        (any::<u64>(), 1u64..=OPCODES.len() as u64, any::<bool>())
-            .prop_map(|(w, op, stop)| (w & ((1 << 49) - 1) & !(0x7fff << 32)) | (op << 54) | ((stop as u64) << 63)),
+        (any::<u64>(), 1u64..=OPCODES.len() as u64, any::<bool>()).prop_map(|(w, op, stop)| (w
+            & ((1 << 49) - 1)
+            & !(0x7fff << 32))
+            | (op << 54)
+            | ((stop as u64) << 63)),
     ];
     prop::collection::vec(word, 0..40)
 }
@@ -374,7 +599,10 @@ fn symbol_ids_do_not_matter() {
             r.symbol = new_id(r.symbol);
         }
     }
-    assert_eq!(reassemble(&shuffled, &MachineConfig::default()), reassemble(&object, &MachineConfig::default()));
+    assert_eq!(
+        reassemble(&shuffled, &MachineConfig::default()),
+        reassemble(&object, &MachineConfig::default())
+    );
     let _ = SectionId(0);
     let _ = Format::None;
 }

@@ -74,13 +74,27 @@ fn check(source: &str) {
             object.check().expect("a consistent object");
             let bytes = vliw_elf::write_object(&object);
             vliw_elf::read_object(&bytes, "f.o").expect("the object reads back");
-            let _ = disassemble_object(&object, &DisasmOptions { disassemble: true, syms: true, relocs: true, headers: true, full_contents: true, ..Default::default() });
+            let _ = disassemble_object(
+                &object,
+                &DisasmOptions {
+                    disassemble: true,
+                    syms: true,
+                    relocs: true,
+                    headers: true,
+                    full_contents: true,
+                    ..Default::default()
+                },
+            );
         }
         Err(errors) => {
             assert!(!errors.is_empty());
             let lines = source.lines().count().max(1);
             for e in errors {
-                assert!(e.line >= 1 && e.line <= lines, "error on line {} of {lines}: {e}", e.line);
+                assert!(
+                    e.line >= 1 && e.line <= lines,
+                    "error on line {} of {lines}: {e}",
+                    e.line
+                );
                 assert!(e.to_string().starts_with("f.s:"), "{e}");
             }
         }

@@ -152,4 +152,3 @@ static OUR_OBJECT_READER: ar_archive_writer::ObjectReader = ar_archive_writer::O
     is_64_bit_object_file: |_| true,
     ..ar_archive_writer::DEFAULT_OBJECT_READER
 };
-

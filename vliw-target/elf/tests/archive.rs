@@ -87,7 +87,11 @@ fn archive_without_objects_indexes_no_symbols() {
     }];
     let archive = read_archive(&write_archive(&m), "x.a").unwrap();
     assert_eq!(archive.members, m);
-    assert!(archive.symbols.as_ref().is_none_or(|s| s.is_empty()), "{:?}", archive.symbols);
+    assert!(
+        archive.symbols.as_ref().is_none_or(|s| s.is_empty()),
+        "{:?}",
+        archive.symbols
+    );
 }
 
 #[test]

@@ -61,13 +61,23 @@ pub fn check_bundle(insts: &[Inst], config: &MachineConfig) -> Result<(), Bundle
     }
     let syllables = syllable_count(insts);
     if syllables > config.width {
-        return Err(BundleError::TooWide { syllables, width: config.width });
+        return Err(BundleError::TooWide {
+            syllables,
+            width: config.width,
+        });
     }
     for unit in Unit::ALL {
-        let used = insts.iter().filter(|i| i.opcode != Opcode::Limm && i.opcode.unit() == unit).count();
+        let used = insts
+            .iter()
+            .filter(|i| i.opcode != Opcode::Limm && i.opcode.unit() == unit)
+            .count();
         let available = config.unit_count(unit) as usize;
         if used > available {
-            return Err(BundleError::UnitOverused { unit, used, available });
+            return Err(BundleError::UnitOverused {
+                unit,
+                used,
+                available,
+            });
         }
     }
     Ok(())
@@ -76,8 +86,15 @@ pub fn check_bundle(insts: &[Inst], config: &MachineConfig) -> Result<(), Bundle
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BundleError {
     Empty,
-    TooWide { syllables: usize, width: usize },
-    UnitOverused { unit: Unit, used: usize, available: usize },
+    TooWide {
+        syllables: usize,
+        width: usize,
+    },
+    UnitOverused {
+        unit: Unit,
+        used: usize,
+        available: usize,
+    },
 }
 
 impl fmt::Display for BundleError {
@@ -85,9 +102,16 @@ impl fmt::Display for BundleError {
         match self {
             BundleError::Empty => write!(f, "empty bundle"),
             BundleError::TooWide { syllables, width } => {
-                write!(f, "bundle has {syllables} syllables but the issue width is {width}")
+                write!(
+                    f,
+                    "bundle has {syllables} syllables but the issue width is {width}"
+                )
             }
-            BundleError::UnitOverused { unit, used, available } => write!(
+            BundleError::UnitOverused {
+                unit,
+                used,
+                available,
+            } => write!(
                 f,
                 "bundle uses {used} {} unit{} but the machine has {available}",
                 unit.name(),

@@ -7,7 +7,9 @@ use crate::opcode::OPCODES;
 
 /// The opcode table: encoding, mnemonic, format, unit, latency class, semantics.
 pub fn opcode_table() -> String {
-    let mut out = String::from("| enc | mnemonic | format | unit | latency | semantics |\n|---|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| enc | mnemonic | format | unit | latency | semantics |\n|---|---|---|---|---|---|\n",
+    );
     for info in OPCODES {
         out.push_str(&format!(
             "| {:#05x} | `{}` | {:?} | {} | {} | {} |\n",
@@ -30,10 +32,18 @@ pub fn machine_table() -> String {
         config.width, config.taken_branch_penalty
     );
     for unit in Unit::ALL {
-        out.push_str(&format!("| `{}` units | {} |\n", unit.name(), config.unit_count(unit)));
+        out.push_str(&format!(
+            "| `{}` units | {} |\n",
+            unit.name(),
+            config.unit_count(unit)
+        ));
     }
     for class in LatencyClass::ALL {
-        out.push_str(&format!("| `latency.{}` (cycles) | {} |\n", class.name(), config.latency(class)));
+        out.push_str(&format!(
+            "| `latency.{}` (cycles) | {} |\n",
+            class.name(),
+            config.latency(class)
+        ));
     }
     out
 }
@@ -56,7 +66,8 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/isa.md");
         let doc = std::fs::read_to_string(path).expect("docs/isa.md exists");
         for (name, generated) in [("opcodes", opcode_table()), ("machine", machine_table())] {
-            let found = section(&doc, name).unwrap_or_else(|| panic!("docs/isa.md lacks the {name} markers"));
+            let found = section(&doc, name)
+                .unwrap_or_else(|| panic!("docs/isa.md lacks the {name} markers"));
             assert!(
                 found == generated,
                 "docs/isa.md's {name} table is stale; regenerate it with\n  cargo run -p vliw-isa --example doc-tables\nexpected:\n{generated}"

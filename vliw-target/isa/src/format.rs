@@ -184,7 +184,10 @@ impl Format {
 
     /// Formats whose immediate a preceding `limm` syllable may extend to 64 bits.
     pub fn is_extendable(self) -> bool {
-        matches!(self, Format::RImm | Format::Imm | Format::Load | Format::Store | Format::CmpImm)
+        matches!(
+            self,
+            Format::RImm | Format::Imm | Format::Load | Format::Store | Format::CmpImm
+        )
     }
 
     /// Formats whose immediate is a byte offset from the syllable's own address.
@@ -215,11 +218,20 @@ mod tests {
             let mut seen = 0u64;
             for f in format.fields() {
                 assert_eq!(seen & f.mask(), 0, "{format:?}: {:?} overlaps", f.kind);
-                assert_eq!(f.mask() & !header::OPERAND_AREA, 0, "{format:?}: {:?} outside operand area", f.kind);
+                assert_eq!(
+                    f.mask() & !header::OPERAND_AREA,
+                    0,
+                    "{format:?}: {:?} outside operand area",
+                    f.kind
+                );
                 seen |= f.mask();
             }
             if let Some(imm) = format.field(FieldKind::Imm) {
-                assert_eq!((imm.lsb, imm.width), (0, 32), "immediates are always bits [31:0]");
+                assert_eq!(
+                    (imm.lsb, imm.width),
+                    (0, 32),
+                    "immediates are always bits [31:0]"
+                );
             }
         }
     }

@@ -68,12 +68,17 @@ impl Inst {
         let mut word = stop_bit
             | (self.opcode.encoding() << header::OPCODE_LSB)
             | ((self.guard.pred.num() as u64) << header::GUARD_LSB)
-            | if self.guard.negated { header::GUARD_NEG_BIT } else { 0 };
+            | if self.guard.negated {
+                header::GUARD_NEG_BIT
+            } else {
+                0
+            };
         if self.opcode == Opcode::Limm && !self.guard.is_always() {
             return Err(EncodeError::GuardedLimm);
         }
         if format == Format::Cmp || format == Format::CmpImm {
-            check_distinct_predicates(self.pd1, self.pd2).map_err(|_| EncodeError::SamePredicateTwice(self.pd1))?;
+            check_distinct_predicates(self.pd1, self.pd2)
+                .map_err(|_| EncodeError::SamePredicateTwice(self.pd1))?;
         }
         let long = self.needs_limm();
         for field in format.fields() {
@@ -94,9 +99,15 @@ impl Inst {
         if long {
             let hi = (self.imm as u64) >> 32;
             let limm = (Opcode::Limm.encoding() << header::OPCODE_LSB) | hi;
-            Ok(Encoded { words: [limm, word], len: 2 })
+            Ok(Encoded {
+                words: [limm, word],
+                len: 2,
+            })
         } else {
-            Ok(Encoded { words: [word, 0], len: 1 })
+            Ok(Encoded {
+                words: [word, 0],
+                len: 1,
+            })
         }
     }
 
@@ -106,9 +117,12 @@ impl Inst {
             return Ok(imm as u64 & 0xffff_ffff);
         }
         if format == Format::Limm {
-            return u32::try_from(imm).map(u64::from).map_err(|_| EncodeError::ImmediateOutOfRange(self.opcode, imm));
+            return u32::try_from(imm)
+                .map(u64::from)
+                .map_err(|_| EncodeError::ImmediateOutOfRange(self.opcode, imm));
         }
-        let value = i32::try_from(imm).map_err(|_| EncodeError::ImmediateOutOfRange(self.opcode, imm))?;
+        let value =
+            i32::try_from(imm).map_err(|_| EncodeError::ImmediateOutOfRange(self.opcode, imm))?;
         if format == Format::Branch && value % 8 != 0 {
             return Err(EncodeError::MisalignedTarget(self.opcode, imm));
         }
@@ -119,15 +133,20 @@ impl Inst {
     /// Returns the operation and the syllable's stop bit.
     pub fn decode(word: u64) -> Result<(Inst, bool), DecodeError> {
         let opcode_field = (word >> header::OPCODE_LSB) & header::OPCODE_MASK;
-        let opcode = Opcode::from_encoding(opcode_field).ok_or(DecodeError::IllegalOpcode(opcode_field as u16))?;
+        let opcode = Opcode::from_encoding(opcode_field)
+            .ok_or(DecodeError::IllegalOpcode(opcode_field as u16))?;
         let format = opcode.format();
         let reserved = word & header::OPERAND_AREA & !format.used_mask();
         if reserved != 0 {
-            return Err(DecodeError::ReservedBits { opcode, bits: reserved });
+            return Err(DecodeError::ReservedBits {
+                opcode,
+                bits: reserved,
+            });
         }
         let mut inst = Inst::new(opcode);
         inst.guard = Guard::new(
-            Pred::new(((word >> header::GUARD_LSB) & header::GUARD_MASK) as u8).expect("4-bit field"),
+            Pred::new(((word >> header::GUARD_LSB) & header::GUARD_MASK) as u8)
+                .expect("4-bit field"),
             word & header::GUARD_NEG_BIT != 0,
         );
         if opcode == Opcode::Limm && !inst.guard.is_always() {
@@ -148,12 +167,17 @@ impl Inst {
                 FieldKind::Ps2 => inst.ps2 = pred(),
                 FieldKind::CmpType => inst.ctype = CmpType::from_bits(raw),
                 FieldKind::Imm => {
-                    inst.imm = if format == Format::Limm { raw as i64 } else { raw as u32 as i32 as i64 };
+                    inst.imm = if format == Format::Limm {
+                        raw as i64
+                    } else {
+                        raw as u32 as i32 as i64
+                    };
                 }
             }
         }
         if format == Format::Cmp || format == Format::CmpImm {
-            check_distinct_predicates(inst.pd1, inst.pd2).map_err(DecodeError::SamePredicateTwice)?;
+            check_distinct_predicates(inst.pd1, inst.pd2)
+                .map_err(DecodeError::SamePredicateTwice)?;
         }
         Ok((inst, word & header::STOP_BIT != 0))
     }
@@ -177,8 +201,14 @@ impl Inst {
 
     /// A system call reads its arguments r3..r8.
     fn syscall_args(&self) -> impl Iterator<Item = Gpr> {
-        let count = if self.opcode == Opcode::Syscall { crate::abi::SYSCALL_ARG_REGS.len() } else { 0 };
-        crate::abi::SYSCALL_ARG_REGS[..count].iter().map(|&n| Gpr::new(n).expect("argument register"))
+        let count = if self.opcode == Opcode::Syscall {
+            crate::abi::SYSCALL_ARG_REGS.len()
+        } else {
+            0
+        };
+        crate::abi::SYSCALL_ARG_REGS[..count]
+            .iter()
+            .map(|&n| Gpr::new(n).expect("argument register"))
     }
 
     /// The general register written, if any (`r0` counts as none).
@@ -211,15 +241,22 @@ impl Inst {
     /// Predicates written (excluding `p0`).
     pub fn pred_dests(&self) -> impl Iterator<Item = Pred> + '_ {
         let format = self.format();
-        [format.has(FieldKind::Pd1).then_some(self.pd1), format.has(FieldKind::Pd2).then_some(self.pd2)]
-            .into_iter()
-            .flatten()
-            .filter(|p| *p != Pred::TRUE)
+        [
+            format.has(FieldKind::Pd1).then_some(self.pd1),
+            format.has(FieldKind::Pd2).then_some(self.pd2),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|p| *p != Pred::TRUE)
     }
 }
 
 fn check_distinct_predicates(pd1: Pred, pd2: Pred) -> Result<(), Pred> {
-    if pd1 == pd2 && pd1 != Pred::TRUE { Err(pd1) } else { Ok(()) }
+    if pd1 == pd2 && pd1 != Pred::TRUE {
+        Err(pd1)
+    } else {
+        Ok(())
+    }
 }
 
 /// One or two encoded syllables.
@@ -247,10 +284,18 @@ impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EncodeError::ImmediateOutOfRange(op, imm) => {
-                write!(f, "immediate {imm} does not fit the 32-bit field of `{}`", op.mnemonic())
+                write!(
+                    f,
+                    "immediate {imm} does not fit the 32-bit field of `{}`",
+                    op.mnemonic()
+                )
             }
             EncodeError::MisalignedTarget(op, imm) => {
-                write!(f, "`{}` target offset {imm} is not a multiple of 8", op.mnemonic())
+                write!(
+                    f,
+                    "`{}` target offset {imm} is not a multiple of 8",
+                    op.mnemonic()
+                )
             }
             EncodeError::SamePredicateTwice(p) => write!(f, "a compare cannot write {p} twice"),
             EncodeError::GuardedLimm => write!(f, "`limm` cannot be guarded"),
@@ -264,7 +309,10 @@ impl std::error::Error for EncodeError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DecodeError {
     IllegalOpcode(u16),
-    ReservedBits { opcode: Opcode, bits: u64 },
+    ReservedBits {
+        opcode: Opcode,
+        bits: u64,
+    },
     SamePredicateTwice(Pred),
     GuardedLimm,
     /// A `limm` is the last syllable of its bundle.
@@ -288,10 +336,18 @@ impl fmt::Display for DecodeError {
             DecodeError::GuardedLimm => write!(f, "guarded `limm`"),
             DecodeError::LimmAtEndOfBundle => write!(f, "`limm` at the end of a bundle"),
             DecodeError::LimmBeforeNonExtendable(op) => {
-                write!(f, "`limm` before `{}`, which takes no long immediate", op.mnemonic())
+                write!(
+                    f,
+                    "`limm` before `{}`, which takes no long immediate",
+                    op.mnemonic()
+                )
             }
-            DecodeError::Unterminated => write!(f, "bundle without a stop bit at the end of the code"),
-            DecodeError::BundleTooLong => write!(f, "bundle longer than {} syllables", crate::MAX_WIDTH),
+            DecodeError::Unterminated => {
+                write!(f, "bundle without a stop bit at the end of the code")
+            }
+            DecodeError::BundleTooLong => {
+                write!(f, "bundle longer than {} syllables", crate::MAX_WIDTH)
+            }
         }
     }
 }
@@ -304,7 +360,12 @@ mod tests {
     use crate::text::parse_inst;
 
     fn sources(text: &str) -> Vec<String> {
-        parse_inst(text).unwrap().inst.gpr_sources().map(|r| r.to_string()).collect()
+        parse_inst(text)
+            .unwrap()
+            .inst
+            .gpr_sources()
+            .map(|r| r.to_string())
+            .collect()
     }
 
     #[test]
@@ -313,9 +374,18 @@ mod tests {
         assert_eq!(sources("syscall 1"), ["r3", "r4", "r5", "r6", "r7", "r8"]);
         assert_eq!(sources("st.d [r1 + 8] = r5"), ["r1", "r5"]);
         assert_eq!(sources("add r3 = r0, r4"), ["r4"]);
-        assert_eq!(parse_inst("call foo").unwrap().inst.gpr_dest(), Some(Gpr::LR));
+        assert_eq!(
+            parse_inst("call foo").unwrap().inst.gpr_dest(),
+            Some(Gpr::LR)
+        );
         let cmp = parse_inst("(p3) cmp.eq p1, p0 = r4, r5").unwrap().inst;
-        assert_eq!(cmp.pred_sources().collect::<Vec<_>>(), [Pred::new(3).unwrap()]);
-        assert_eq!(cmp.pred_dests().collect::<Vec<_>>(), [Pred::new(1).unwrap()]);
+        assert_eq!(
+            cmp.pred_sources().collect::<Vec<_>>(),
+            [Pred::new(3).unwrap()]
+        );
+        assert_eq!(
+            cmp.pred_dests().collect::<Vec<_>>(),
+            [Pred::new(1).unwrap()]
+        );
     }
 }

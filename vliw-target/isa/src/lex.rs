@@ -61,14 +61,21 @@ pub fn tokenize(text: &str, col: usize) -> Result<Vec<Token>, (usize, String)> {
                 i += 1;
             }
             let literal: String = chars[start..i].iter().collect();
-            let value = crate::text::parse_number(&literal).ok_or((at, format!("bad number `{literal}`")))?;
-            out.push(Token { tok: Tok::Num(value), col: at });
+            let value = crate::text::parse_number(&literal)
+                .ok_or((at, format!("bad number `{literal}`")))?;
+            out.push(Token {
+                tok: Tok::Num(value),
+                col: at,
+            });
         } else if is_ident_start(c) {
             let start = i;
             while i < chars.len() && is_ident_continue(chars[i]) {
                 i += 1;
             }
-            out.push(Token { tok: Tok::Ident(chars[start..i].iter().collect()), col: at });
+            out.push(Token {
+                tok: Tok::Ident(chars[start..i].iter().collect()),
+                col: at,
+            });
         } else if c == '"' {
             let start = i + 1;
             i += 1;
@@ -81,13 +88,22 @@ pub fn tokenize(text: &str, col: usize) -> Result<Vec<Token>, (usize, String)> {
             if i >= chars.len() {
                 return Err((at, "unterminated string".to_string()));
             }
-            out.push(Token { tok: Tok::Quoted(chars[start..i].iter().collect()), col: at });
+            out.push(Token {
+                tok: Tok::Quoted(chars[start..i].iter().collect()),
+                col: at,
+            });
             i += 1;
         } else if (c == '<' || c == '>') && chars.get(i + 1) == Some(&c) {
-            out.push(Token { tok: Tok::Shift(c), col: at });
+            out.push(Token {
+                tok: Tok::Shift(c),
+                col: at,
+            });
             i += 2;
         } else if "+-*/%()~&|^,@=[]!".contains(c) {
-            out.push(Token { tok: Tok::Punct(c), col: at });
+            out.push(Token {
+                tok: Tok::Punct(c),
+                col: at,
+            });
             i += 1;
         } else {
             return Err((at, format!("unexpected character `{c}`")));
@@ -95,4 +111,3 @@ pub fn tokenize(text: &str, col: usize) -> Result<Vec<Token>, (usize, String)> {
     }
     Ok(out)
 }
-

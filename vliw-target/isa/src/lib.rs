@@ -24,7 +24,9 @@ pub use inst::{DecodeError, EncodeError, Encoded, Inst};
 pub use machine::{LatencyClass, MAX_WIDTH, MachineConfig, Unit};
 pub use opcode::{CmpType, OPCODES, Opcode, OpcodeInfo};
 pub use reg::{Gpr, Guard, NUM_GPRS, NUM_PREDS, Pred};
-pub use reloc::{EF_VLIW_ISA_V1, EM_VLIW, RelocError, RelocKind, apply_reloc, read_reloc_field, reloc_value};
+pub use reloc::{
+    EF_VLIW_ISA_V1, EM_VLIW, RelocError, RelocKind, apply_reloc, read_reloc_field, reloc_value,
+};
 pub use text::{ImmExpr, ParseError, ParsedInst, format_inst, parse_inst};
 
 /// Size of one syllable (operation) in bytes.
@@ -39,6 +41,9 @@ mod tests {
 
     #[test]
     fn nop_bundle_constant_matches_the_encoder() {
-        assert_eq!(Inst::new(Opcode::Nop).encode(true).unwrap().words(), &[NOP_BUNDLE]);
+        assert_eq!(
+            Inst::new(Opcode::Nop).encode(true).unwrap().words(),
+            &[NOP_BUNDLE]
+        );
     }
 }

@@ -117,16 +117,18 @@ impl MachineConfig {
     /// `width=8,alu=8,mem=4,latency.load=2,branch-penalty=0`.
     pub fn apply_overrides(&mut self, spec: &str) -> Result<(), String> {
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (key, value) =
-                item.split_once('=').ok_or_else(|| format!("machine option `{item}` is not KEY=VALUE"))?;
-            let value: u32 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("machine option `{key}`: `{value}` is not a non-negative integer"))?;
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("machine option `{item}` is not KEY=VALUE"))?;
+            let value: u32 = value.trim().parse().map_err(|_| {
+                format!("machine option `{key}`: `{value}` is not a non-negative integer")
+            })?;
             let key = key.trim();
             if key == "width" {
                 if value == 0 || value as usize > MAX_WIDTH {
-                    return Err(format!("machine option `width` must be 1..={MAX_WIDTH}, got {value}"));
+                    return Err(format!(
+                        "machine option `width` must be 1..={MAX_WIDTH}, got {value}"
+                    ));
                 }
                 self.width = value as usize;
             } else if key == "branch-penalty" {
@@ -135,14 +137,21 @@ impl MachineConfig {
                 let class = LatencyClass::ALL
                     .into_iter()
                     .find(|c| c.name() == class)
-                    .ok_or_else(|| format!("unknown latency class `{class}` (known: {})", latency_names()))?;
+                    .ok_or_else(|| {
+                        format!(
+                            "unknown latency class `{class}` (known: {})",
+                            latency_names()
+                        )
+                    })?;
                 if value == 0 {
                     return Err(format!("machine option `{key}` must be at least 1"));
                 }
                 self.latencies[class as usize] = value;
             } else if let Some(unit) = Unit::ALL.into_iter().find(|u| u.name() == key) {
                 if value == 0 {
-                    return Err(format!("machine option `{key}`: a machine needs at least one {key} unit"));
+                    return Err(format!(
+                        "machine option `{key}`: a machine needs at least one {key} unit"
+                    ));
                 }
                 self.units[unit as usize] = value;
             } else {
@@ -186,18 +195,39 @@ mod tests {
 
     #[test]
     fn overrides_round_trip_through_display() {
-        let config = MachineConfig::from_overrides("width=8, alu=6, latency.load=5,branch-penalty=0").unwrap();
+        let config =
+            MachineConfig::from_overrides("width=8, alu=6, latency.load=5,branch-penalty=0")
+                .unwrap();
         assert_eq!(config.width, 8);
         assert_eq!(config.unit_count(Unit::Alu), 6);
         assert_eq!(config.latency(LatencyClass::Load), 5);
-        assert_eq!(MachineConfig::from_overrides(&config.to_string()).unwrap(), config);
+        assert_eq!(
+            MachineConfig::from_overrides(&config.to_string()).unwrap(),
+            config
+        );
     }
 
     #[test]
     fn bad_overrides_are_explained() {
-        assert!(MachineConfig::from_overrides("width=0").unwrap_err().contains("1..=16"));
-        assert!(MachineConfig::from_overrides("latency.foo=1").unwrap_err().contains("unknown latency class"));
-        assert!(MachineConfig::from_overrides("bogus=1").unwrap_err().contains("unknown machine option"));
-        assert!(MachineConfig::from_overrides("alu").unwrap_err().contains("KEY=VALUE"));
+        assert!(
+            MachineConfig::from_overrides("width=0")
+                .unwrap_err()
+                .contains("1..=16")
+        );
+        assert!(
+            MachineConfig::from_overrides("latency.foo=1")
+                .unwrap_err()
+                .contains("unknown latency class")
+        );
+        assert!(
+            MachineConfig::from_overrides("bogus=1")
+                .unwrap_err()
+                .contains("unknown machine option")
+        );
+        assert!(
+            MachineConfig::from_overrides("alu")
+                .unwrap_err()
+                .contains("KEY=VALUE")
+        );
     }
 }

@@ -351,7 +351,13 @@ impl Opcode {
     pub fn is_speculative_load(self) -> bool {
         matches!(
             self,
-            Opcode::LdsB | Opcode::LdsBu | Opcode::LdsH | Opcode::LdsHu | Opcode::LdsW | Opcode::LdsWu | Opcode::LdsD
+            Opcode::LdsB
+                | Opcode::LdsBu
+                | Opcode::LdsH
+                | Opcode::LdsHu
+                | Opcode::LdsW
+                | Opcode::LdsWu
+                | Opcode::LdsD
         )
     }
 }
@@ -438,7 +444,10 @@ mod tests {
     fn table_is_indexed_by_opcode_and_fits_the_field() {
         for (i, info) in OPCODES.iter().enumerate() {
             assert_eq!(info.opcode as usize, i);
-            assert_eq!(Opcode::from_encoding(info.opcode.encoding()), Some(info.opcode));
+            assert_eq!(
+                Opcode::from_encoding(info.opcode.encoding()),
+                Some(info.opcode)
+            );
         }
         assert!(OPCODES.len() < 0x1ff, "the opcode field is 9 bits");
         assert_eq!(Opcode::from_encoding(0), None);
@@ -449,7 +458,12 @@ mod tests {
     fn mnemonic_and_format_identify_an_opcode() {
         let mut seen = HashSet::new();
         for info in OPCODES {
-            assert!(seen.insert((info.mnemonic, info.format)), "duplicate {} {:?}", info.mnemonic, info.format);
+            assert!(
+                seen.insert((info.mnemonic, info.format)),
+                "duplicate {} {:?}",
+                info.mnemonic,
+                info.format
+            );
         }
     }
 
@@ -460,9 +474,18 @@ mod tests {
 
     #[test]
     fn unc_clears_both_when_the_guard_is_false() {
-        assert_eq!(CmpType::Unc.apply(false, true, (true, true)), (false, false));
-        assert_eq!(CmpType::Normal.apply(false, true, (true, true)), (true, true));
-        assert_eq!(CmpType::And.apply(true, false, (true, true)), (false, false));
+        assert_eq!(
+            CmpType::Unc.apply(false, true, (true, true)),
+            (false, false)
+        );
+        assert_eq!(
+            CmpType::Normal.apply(false, true, (true, true)),
+            (true, true)
+        );
+        assert_eq!(
+            CmpType::And.apply(true, false, (true, true)),
+            (false, false)
+        );
         assert_eq!(CmpType::And.apply(true, true, (true, false)), (true, false));
     }
 }

@@ -23,7 +23,11 @@ impl Gpr {
     pub const LR: Gpr = Gpr(63);
 
     pub const fn new(n: u8) -> Option<Gpr> {
-        if (n as usize) < NUM_GPRS { Some(Gpr(n)) } else { None }
+        if (n as usize) < NUM_GPRS {
+            Some(Gpr(n))
+        } else {
+            None
+        }
     }
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -66,7 +70,11 @@ impl Pred {
     pub const TRUE: Pred = Pred(0);
 
     pub const fn new(n: u8) -> Option<Pred> {
-        if (n as usize) < NUM_PREDS { Some(Pred(n)) } else { None }
+        if (n as usize) < NUM_PREDS {
+            Some(Pred(n))
+        } else {
+            None
+        }
     }
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -101,7 +109,10 @@ pub struct Guard {
 
 impl Guard {
     /// `p0`: always executes.
-    pub const ALWAYS: Guard = Guard { pred: Pred::TRUE, negated: false };
+    pub const ALWAYS: Guard = Guard {
+        pred: Pred::TRUE,
+        negated: false,
+    };
 
     pub fn new(pred: Pred, negated: bool) -> Guard {
         Guard { pred, negated }
@@ -113,7 +124,11 @@ impl Guard {
 
 impl fmt::Display for Guard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.negated { write!(f, "(!{})", self.pred) } else { write!(f, "({})", self.pred) }
+        if self.negated {
+            write!(f, "(!{})", self.pred)
+        } else {
+            write!(f, "({})", self.pred)
+        }
     }
 }
 

@@ -104,7 +104,10 @@ impl RelocKind {
 
     /// Whether the value is relative to the place `P`.
     pub fn is_pc_relative(self) -> bool {
-        matches!(self, RelocKind::Pcrel32Data | RelocKind::Branch32 | RelocKind::Pcrel32)
+        matches!(
+            self,
+            RelocKind::Pcrel32Data | RelocKind::Branch32 | RelocKind::Pcrel32
+        )
     }
 }
 
@@ -116,7 +119,11 @@ pub enum RelocError {
     /// A pc-relative branch target that is not a multiple of the syllable size.
     Misaligned { kind: RelocKind, value: i64 },
     /// The place lies (partly) outside its section.
-    OutOfBounds { kind: RelocKind, offset: u64, section_size: u64 },
+    OutOfBounds {
+        kind: RelocKind,
+        offset: u64,
+        section_size: u64,
+    },
 }
 
 impl std::fmt::Display for RelocError {
@@ -126,9 +133,17 @@ impl std::fmt::Display for RelocError {
                 write!(f, "{} value {value:#x} does not fit its field", kind.name())
             }
             RelocError::Misaligned { kind, value } => {
-                write!(f, "{} offset {value:#x} is not a multiple of 8", kind.name())
+                write!(
+                    f,
+                    "{} offset {value:#x} is not a multiple of 8",
+                    kind.name()
+                )
             }
-            RelocError::OutOfBounds { kind, offset, section_size } => write!(
+            RelocError::OutOfBounds {
+                kind,
+                offset,
+                section_size,
+            } => write!(
                 f,
                 "{} at offset {offset:#x} reaches past the end of its section ({section_size:#x} bytes)",
                 kind.name()
@@ -142,15 +157,31 @@ impl std::error::Error for RelocError {}
 /// Computes the value of a relocation: `S + A` or `S + A - P`.
 pub fn reloc_value(kind: RelocKind, symbol: u64, addend: i64, place: u64) -> i64 {
     let target = symbol.wrapping_add(addend as u64);
-    if kind.is_pc_relative() { target.wrapping_sub(place) as i64 } else { target as i64 }
+    if kind.is_pc_relative() {
+        target.wrapping_sub(place) as i64
+    } else {
+        target as i64
+    }
 }
 
 /// Writes the relocation `value` (from [`reloc_value`]) into `bytes` at `offset`.
 /// `bytes` is the contents of the section holding the place.
-pub fn apply_reloc(kind: RelocKind, bytes: &mut [u8], offset: u64, value: i64) -> Result<(), RelocError> {
+pub fn apply_reloc(
+    kind: RelocKind,
+    bytes: &mut [u8],
+    offset: u64,
+    value: i64,
+) -> Result<(), RelocError> {
     let size = kind.size() as u64;
-    if offset.checked_add(size).is_none_or(|end| end > bytes.len() as u64) {
-        return Err(RelocError::OutOfBounds { kind, offset, section_size: bytes.len() as u64 });
+    if offset
+        .checked_add(size)
+        .is_none_or(|end| end > bytes.len() as u64)
+    {
+        return Err(RelocError::OutOfBounds {
+            kind,
+            offset,
+            section_size: bytes.len() as u64,
+        });
     }
     let at = offset as usize;
     let fits_i32 = i32::try_from(value).is_ok();
@@ -241,26 +272,48 @@ mod tests {
         let mut b = [0xffu8; 16];
         b[4..8].copy_from_slice(&[1, 2, 3, 4]);
         apply_reloc(RelocKind::Imm64, &mut b, 0, 0x1122_3344_5566_7788).unwrap();
-        assert_eq!(read_reloc_field(RelocKind::Imm64, &b, 0), Some(0x1122_3344_5566_7788));
-        assert_eq!(&b[4..8], &[1, 2, 3, 4], "upper half of the limm syllable untouched");
+        assert_eq!(
+            read_reloc_field(RelocKind::Imm64, &b, 0),
+            Some(0x1122_3344_5566_7788)
+        );
+        assert_eq!(
+            &b[4..8],
+            &[1, 2, 3, 4],
+            "upper half of the limm syllable untouched"
+        );
     }
 
     #[test]
     fn pcrel_requires_alignment_and_range() {
         let mut b = [0u8; 8];
-        assert!(matches!(apply_reloc(RelocKind::Branch32, &mut b, 0, 12), Err(RelocError::Misaligned { .. })));
-        assert!(matches!(apply_reloc(RelocKind::Branch32, &mut b, 0, 1 << 40), Err(RelocError::Overflow { .. })));
+        assert!(matches!(
+            apply_reloc(RelocKind::Branch32, &mut b, 0, 12),
+            Err(RelocError::Misaligned { .. })
+        ));
+        assert!(matches!(
+            apply_reloc(RelocKind::Branch32, &mut b, 0, 1 << 40),
+            Err(RelocError::Overflow { .. })
+        ));
         assert_eq!(reloc_value(RelocKind::Branch32, 0x1000, 8, 0x2000), -0xff8);
         // `addpc` may address any byte.
         apply_reloc(RelocKind::Pcrel32, &mut b, 0, 13).unwrap();
         assert_eq!(read_reloc_field(RelocKind::Pcrel32, &b, 0), Some(13));
-        assert!(matches!(apply_reloc(RelocKind::Pcrel32, &mut b, 0, 1 << 40), Err(RelocError::Overflow { .. })));
+        assert!(matches!(
+            apply_reloc(RelocKind::Pcrel32, &mut b, 0, 1 << 40),
+            Err(RelocError::Overflow { .. })
+        ));
     }
 
     #[test]
     fn out_of_bounds_place() {
         let mut b = [0u8; 12];
-        assert!(matches!(apply_reloc(RelocKind::Imm64, &mut b, 0, 0), Err(RelocError::OutOfBounds { .. })));
-        assert!(matches!(apply_reloc(RelocKind::Abs64, &mut b, u64::MAX, 0), Err(RelocError::OutOfBounds { .. })));
+        assert!(matches!(
+            apply_reloc(RelocKind::Imm64, &mut b, 0, 0),
+            Err(RelocError::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            apply_reloc(RelocKind::Abs64, &mut b, u64::MAX, 0),
+            Err(RelocError::OutOfBounds { .. })
+        ));
     }
 }

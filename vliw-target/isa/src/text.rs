@@ -12,16 +12,19 @@
 
 use crate::format::{FieldKind, Format};
 use crate::inst::Inst;
+use crate::lex::{Tok, Token, is_ident_continue, is_ident_start, tokenize};
 use crate::opcode::{CmpType, OPCODES, Opcode};
 use crate::reg::{Gpr, Guard, Pred};
-use crate::lex::{Tok, Token, is_ident_continue, is_ident_start, tokenize};
 use std::fmt;
 
 /// The value of an immediate operand as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ImmExpr {
     Num(i64),
-    Sym { name: String, addend: i64 },
+    Sym {
+        name: String,
+        addend: i64,
+    },
     /// `.` plus an offset: the address of the syllable holding the operand.
     Here(i64),
 }
@@ -53,11 +56,20 @@ fn err<T>(message: impl Into<String>) -> Result<T, ParseError> {
 /// Values up to `u64::MAX` are accepted and reinterpreted as `i64`.
 pub fn parse_number(text: &str) -> Option<i64> {
     let clean: String = text.chars().filter(|c| *c != '_').collect();
-    let (digits, radix) = if let Some(h) = clean.strip_prefix("0x").or_else(|| clean.strip_prefix("0X")) {
+    let (digits, radix) = if let Some(h) = clean
+        .strip_prefix("0x")
+        .or_else(|| clean.strip_prefix("0X"))
+    {
         (h, 16)
-    } else if let Some(b) = clean.strip_prefix("0b").or_else(|| clean.strip_prefix("0B")) {
+    } else if let Some(b) = clean
+        .strip_prefix("0b")
+        .or_else(|| clean.strip_prefix("0B"))
+    {
         (b, 2)
-    } else if let Some(o) = clean.strip_prefix("0o").or_else(|| clean.strip_prefix("0O")) {
+    } else if let Some(o) = clean
+        .strip_prefix("0o")
+        .or_else(|| clean.strip_prefix("0O"))
+    {
         (o, 8)
     } else {
         (clean.as_str(), 10)
@@ -83,7 +95,8 @@ impl<'a> Cursor<'a> {
         t
     }
     fn describe_next(&self) -> String {
-        self.peek().map_or_else(|| "end of line".to_string(), |t| t.to_string())
+        self.peek()
+            .map_or_else(|| "end of line".to_string(), |t| t.to_string())
     }
     fn eat(&mut self, c: char) -> bool {
         if self.peek() == Some(&Tok::Punct(c)) {
@@ -94,7 +107,11 @@ impl<'a> Cursor<'a> {
         }
     }
     fn expect(&mut self, c: char) -> Result<(), ParseError> {
-        if self.eat(c) { Ok(()) } else { err(format!("expected `{c}`, found {}", self.describe_next())) }
+        if self.eat(c) {
+            Ok(())
+        } else {
+            err(format!("expected `{c}`, found {}", self.describe_next()))
+        }
     }
     fn gpr(&mut self) -> Result<Gpr, ParseError> {
         match self.peek() {
@@ -102,10 +119,17 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 Ok(Gpr::parse(name).expect("checked"))
             }
-            Some(Tok::Ident(name)) if name.starts_with('r') && name[1..].chars().all(|c| c.is_ascii_digit()) => {
-                err(format!("no register `{name}`: general registers are r0..r63"))
+            Some(Tok::Ident(name))
+                if name.starts_with('r') && name[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                err(format!(
+                    "no register `{name}`: general registers are r0..r63"
+                ))
             }
-            _ => err(format!("expected a general register, found {}", self.describe_next())),
+            _ => err(format!(
+                "expected a general register, found {}",
+                self.describe_next()
+            )),
         }
     }
     fn pred(&mut self) -> Result<Pred, ParseError> {
@@ -114,10 +138,15 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 Ok(Pred::parse(name).expect("checked"))
             }
-            Some(Tok::Ident(name)) if name.starts_with('p') && name[1..].chars().all(|c| c.is_ascii_digit()) => {
+            Some(Tok::Ident(name))
+                if name.starts_with('p') && name[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
                 err(format!("no predicate `{name}`: predicates are p0..p15"))
             }
-            _ => err(format!("expected a predicate register, found {}", self.describe_next())),
+            _ => err(format!(
+                "expected a predicate register, found {}",
+                self.describe_next()
+            )),
         }
     }
     fn signed_number(&mut self) -> Result<i64, ParseError> {
@@ -157,13 +186,22 @@ impl<'a> Cursor<'a> {
                     ));
                 }
                 self.pos += 1;
-                Ok(ImmExpr::Sym { name: name.clone(), addend: self.addend()? })
+                Ok(ImmExpr::Sym {
+                    name: name.clone(),
+                    addend: self.addend()?,
+                })
             }
             Some(Tok::Quoted(name)) => {
                 self.pos += 1;
-                Ok(ImmExpr::Sym { name: name.clone(), addend: self.addend()? })
+                Ok(ImmExpr::Sym {
+                    name: name.clone(),
+                    addend: self.addend()?,
+                })
             }
-            _ => err(format!("expected an immediate, found {}", self.describe_next())),
+            _ => err(format!(
+                "expected an immediate, found {}",
+                self.describe_next()
+            )),
         }
     }
     fn addend(&mut self) -> Result<i64, ParseError> {
@@ -183,7 +221,10 @@ impl<'a> Cursor<'a> {
 /// Parses one operation, e.g. `(!p2) cmp.lt.unc p1, p3 = r4, 10`.
 pub fn parse_inst(text: &str) -> Result<ParsedInst, ParseError> {
     let tokens = tokenize(text, 1).map_err(|(_, message)| ParseError(message))?;
-    let mut cursor = Cursor { tokens: &tokens, pos: 0 };
+    let mut cursor = Cursor {
+        tokens: &tokens,
+        pos: 0,
+    };
     let guard = if cursor.eat('(') {
         let negated = cursor.eat('!');
         let pred = cursor.pred()?;
@@ -214,7 +255,11 @@ pub fn parse_inst(text: &str) -> Result<ParsedInst, ParseError> {
 /// The opcodes spelled `mnemonic` (one, or two when a register and an immediate
 /// form exist) and the compare type its suffix names.
 fn lookup_mnemonic(mnemonic: &str) -> Result<(Vec<Opcode>, CmpType), ParseError> {
-    let exact: Vec<Opcode> = OPCODES.iter().filter(|i| i.mnemonic == mnemonic).map(|i| i.opcode).collect();
+    let exact: Vec<Opcode> = OPCODES
+        .iter()
+        .filter(|i| i.mnemonic == mnemonic)
+        .map(|i| i.opcode)
+        .collect();
     if !exact.is_empty() {
         return Ok((exact, CmpType::Normal));
     }
@@ -236,7 +281,12 @@ fn lookup_mnemonic(mnemonic: &str) -> Result<(Vec<Opcode>, CmpType), ParseError>
     err(format!("unknown mnemonic `{mnemonic}`"))
 }
 
-fn parse_operands(c: &mut Cursor, opcode: Opcode, guard: Guard, ctype: CmpType) -> Result<ParsedInst, ParseError> {
+fn parse_operands(
+    c: &mut Cursor,
+    opcode: Opcode,
+    guard: Guard,
+    ctype: CmpType,
+) -> Result<ParsedInst, ParseError> {
     let mut inst = Inst::new(opcode);
     inst.guard = guard;
     inst.ctype = ctype;
@@ -367,7 +417,16 @@ fn parse_address(
     if c.eat('+') || matches!(c.peek(), Some(Tok::Punct('-'))) {
         take_imm(c, inst)?;
     } else {
-        take_imm(&mut Cursor { tokens: &[Token { tok: Tok::Num(0), col: 0 }], pos: 0 }, inst)?;
+        take_imm(
+            &mut Cursor {
+                tokens: &[Token {
+                    tok: Tok::Num(0),
+                    col: 0,
+                }],
+                pos: 0,
+            },
+            inst,
+        )?;
     }
     c.expect(']')
 }
@@ -387,7 +446,10 @@ fn format_addend(addend: i64) -> String {
     match addend.cmp(&0) {
         std::cmp::Ordering::Equal => String::new(),
         std::cmp::Ordering::Greater => format!("+{}", format_number(addend)),
-        std::cmp::Ordering::Less => format!("-{}", format_number(addend.wrapping_neg()).trim_start_matches('-')),
+        std::cmp::Ordering::Less => format!(
+            "-{}",
+            format_number(addend.wrapping_neg()).trim_start_matches('-')
+        ),
     }
 }
 
@@ -406,7 +468,15 @@ impl fmt::Display for ImmExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ImmExpr::Num(n) => f.write_str(&format_number(*n)),
-            ImmExpr::Here(n) => write!(f, ".{}", if *n == 0 { "+0".to_string() } else { format_addend(*n) }),
+            ImmExpr::Here(n) => write!(
+                f,
+                ".{}",
+                if *n == 0 {
+                    "+0".to_string()
+                } else {
+                    format_addend(*n)
+                }
+            ),
             ImmExpr::Sym { name, addend } => {
                 if is_plain_symbol(name) {
                     write!(f, "{name}{}", format_addend(*addend))
@@ -429,13 +499,22 @@ pub fn format_inst(inst: &Inst, imm: Option<&ImmExpr>) -> String {
     if format.has(FieldKind::CmpType) {
         out.push_str(inst.ctype.suffix());
     }
-    let default_imm =
-        if format.is_pc_relative() { ImmExpr::Here(inst.imm) } else { ImmExpr::Num(inst.imm) };
+    let default_imm = if format.is_pc_relative() {
+        ImmExpr::Here(inst.imm)
+    } else {
+        ImmExpr::Num(inst.imm)
+    };
     let imm = imm.unwrap_or(&default_imm);
-    let imm_text = if inst.needs_limm() { format!("long {imm}") } else { imm.to_string() };
+    let imm_text = if inst.needs_limm() {
+        format!("long {imm}")
+    } else {
+        imm.to_string()
+    };
     let address = |base: Gpr| match imm {
         ImmExpr::Num(0) if !inst.needs_limm() => format!("[{base}]"),
-        ImmExpr::Num(n) if *n < 0 && !inst.needs_limm() => format!("[{base} - {}]", format_number(n.wrapping_neg())),
+        ImmExpr::Num(n) if *n < 0 && !inst.needs_limm() => {
+            format!("[{base} - {}]", format_number(n.wrapping_neg()))
+        }
         _ => format!("[{base} + {imm_text}]"),
     };
     let operands = match format {
@@ -522,9 +601,18 @@ mod tests {
 
     #[test]
     fn register_and_immediate_forms_are_told_apart() {
-        assert_eq!(parse_inst("add r1 = r2, r3").unwrap().inst.opcode, Opcode::Add);
-        assert_eq!(parse_inst("add r1 = r2, 3").unwrap().inst.opcode, Opcode::AddI);
-        assert_eq!(parse_inst("add r1 = r2, x").unwrap().inst.opcode, Opcode::AddI);
+        assert_eq!(
+            parse_inst("add r1 = r2, r3").unwrap().inst.opcode,
+            Opcode::Add
+        );
+        assert_eq!(
+            parse_inst("add r1 = r2, 3").unwrap().inst.opcode,
+            Opcode::AddI
+        );
+        assert_eq!(
+            parse_inst("add r1 = r2, x").unwrap().inst.opcode,
+            Opcode::AddI
+        );
         let cmp = parse_inst("cmp.ne.unc p1, p2 = r1, 0").unwrap().inst;
         assert_eq!((cmp.opcode, cmp.ctype), (Opcode::CmpNeI, CmpType::Unc));
     }
@@ -546,7 +634,10 @@ mod tests {
         ];
         for (text, message) in cases {
             let e = parse_inst(text).unwrap_err().0;
-            assert!(e.contains(message), "`{text}`: got `{e}`, expected `{message}`");
+            assert!(
+                e.contains(message),
+                "`{text}`: got `{e}`, expected `{message}`"
+            );
         }
     }
 }

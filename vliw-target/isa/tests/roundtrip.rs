@@ -115,9 +115,18 @@ fn every_opcode_round_trips_through_text_and_bits() {
         inst.pd2 = Pred::new(2).unwrap();
         inst.ps1 = Pred::new(3).unwrap();
         inst.ps2 = Pred::new(4).unwrap();
-        inst.imm = if info.format.is_pc_relative() { -64 } else { 12 };
+        inst.imm = if info.format.is_pc_relative() {
+            -64
+        } else {
+            12
+        };
         let format = info.format;
-        for field in [FieldKind::Rd, FieldKind::Rs1, FieldKind::Rs2, FieldKind::Rs3] {
+        for field in [
+            FieldKind::Rd,
+            FieldKind::Rs1,
+            FieldKind::Rs2,
+            FieldKind::Rs3,
+        ] {
             if !format.has(field) {
                 match field {
                     FieldKind::Rd => inst.rd = Gpr::ZERO,
@@ -127,7 +136,12 @@ fn every_opcode_round_trips_through_text_and_bits() {
                 }
             }
         }
-        for field in [FieldKind::Pd1, FieldKind::Pd2, FieldKind::Ps1, FieldKind::Ps2] {
+        for field in [
+            FieldKind::Pd1,
+            FieldKind::Pd2,
+            FieldKind::Ps1,
+            FieldKind::Ps2,
+        ] {
             if !format.has(field) {
                 match field {
                     FieldKind::Pd1 => inst.pd1 = Pred::TRUE,

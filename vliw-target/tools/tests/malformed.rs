@@ -45,17 +45,31 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn name(tool: &str) -> String {
-    Path::new(tool).file_name().unwrap().to_string_lossy().into_owned()
+    Path::new(tool)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The tool failed cleanly: non-zero exit, no panic, and every `wanted` text in stderr.
 fn assert_clean_failure(tool: &str, args: &[&str], out: &Output, wanted: &[&str]) {
     let stderr = text(&out.stderr);
     let what = format!("{} {}", name(tool), args.join(" "));
-    assert!(!out.status.success(), "{what}: succeeded on bad input; stderr:\n{stderr}");
+    assert!(
+        !out.status.success(),
+        "{what}: succeeded on bad input; stderr:\n{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{what}: panicked:\n{stderr}");
-    assert_ne!(out.status.code(), Some(101), "{what}: exit status 101 (a panic?)\n{stderr}");
-    assert!(out.status.code().is_some(), "{what}: killed by a signal\n{stderr}");
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "{what}: exit status 101 (a panic?)\n{stderr}"
+    );
+    assert!(
+        out.status.code().is_some(),
+        "{what}: killed by a signal\n{stderr}"
+    );
     for w in wanted {
         assert!(stderr.contains(w), "{what}: stderr lacks `{w}`:\n{stderr}");
     }
@@ -67,7 +81,9 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        Fixture { dir: tempfile::tempdir().expect("a temporary directory") }
+        Fixture {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -101,8 +117,16 @@ impl Fixture {
             v
         };
         for (tool, args, wants) in [
-            (OBJDUMP, vec!["-d", "-r", "-t", "-h", "-s", path.as_str()], with(objdump_wants)),
-            (OBJDUMP, vec!["--reassemble", path.as_str()], with(objdump_wants)),
+            (
+                OBJDUMP,
+                vec!["-d", "-r", "-t", "-h", "-s", path.as_str()],
+                with(objdump_wants),
+            ),
+            (
+                OBJDUMP,
+                vec!["--reassemble", path.as_str()],
+                with(objdump_wants),
+            ),
             (LD, vec![path.as_str(), "-o", exe.as_str()], with(ld_wants)),
             (RUN, vec![path.as_str()], with(&[])),
         ] {
@@ -111,9 +135,17 @@ impl Fixture {
             assert_clean_failure(tool, &args, &out, &wants);
         }
         let out = run(OBJDUMP, &[&path], b"");
-        assert!(text(&out.stderr).starts_with(&format!("vliw-objdump: {path}: ")), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).starts_with(&format!("vliw-objdump: {path}: ")),
+            "{}",
+            text(&out.stderr)
+        );
         let out = run(LD, &[&path, "-o", &exe], b"");
-        assert!(text(&out.stderr).contains("vliw-ld: error: "), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("vliw-ld: error: "),
+            "{}",
+            text(&out.stderr)
+        );
         assert!(!Path::new(&exe).exists(), "vliw-ld left an output behind");
     }
 }
@@ -143,14 +175,25 @@ fn a_valid_program_goes_through_every_tool() {
     let out = run(LD, &[&obj, "-o", &exe], b"");
     assert!(out.status.success(), "vliw-ld: {}", text(&out.stderr));
     let out = run(RUN, &[&exe], b"");
-    assert_eq!((out.status.code(), text(&out.stdout)), (Some(5), "ok\n".to_string()), "{}", text(&out.stderr));
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(5), "ok\n".to_string()),
+        "{}",
+        text(&out.stderr)
+    );
     let out = run(OBJDUMP, &["-d", &exe], b"");
     let listing = text(&out.stdout);
     assert!(out.status.success());
-    assert!(listing.contains("<_start>:") && listing.contains("   10000:  movi r3 = 1 ; addpc r4 = "), "{listing}");
+    assert!(
+        listing.contains("<_start>:") && listing.contains("   10000:  movi r3 = 1 ; addpc r4 = "),
+        "{listing}"
+    );
     let out = run(OBJDUMP, &["-drt", &obj], b"");
     let listing = text(&out.stdout);
-    assert!(listing.contains("R_VLIW_IMM64") && listing.contains("SYMBOL TABLE:"), "{listing}");
+    assert!(
+        listing.contains("R_VLIW_IMM64") && listing.contains("SYMBOL TABLE:"),
+        "{listing}"
+    );
     // Standard input, and the reassembly assembles.
     let rt = f.path("rt.o").to_string_lossy().into_owned();
     let out = run(OBJDUMP, &["--reassemble", &obj], b"");
@@ -161,25 +204,43 @@ fn a_valid_program_goes_through_every_tool() {
 #[test]
 fn malformed_assembly_is_reported_with_file_and_line() {
     let f = Fixture::new();
-    let src = f.write("bad.s", b"nop ;;\n  frob r1 = r2 ;;\n.byte 300\nadd r1 = r2, r3\n");
+    let src = f.write(
+        "bad.s",
+        b"nop ;;\n  frob r1 = r2 ;;\n.byte 300\nadd r1 = r2, r3\n",
+    );
     let obj = f.path("bad.o");
     std::fs::write(&obj, b"stale").unwrap();
     let obj = obj.to_string_lossy().into_owned();
     let args = [src.as_str(), "-o", obj.as_str()];
     let out = run(AS, &args, b"");
-    assert_clean_failure(AS, &args, &out, &[
-        &format!("{src}:2:3: error: unknown mnemonic `frob`"),
-        &format!("{src}:3:7: error: value 300 is out of range"),
-        &format!("{src}:4:"),
-        "bundle not closed",
-    ]);
+    assert_clean_failure(
+        AS,
+        &args,
+        &out,
+        &[
+            &format!("{src}:2:3: error: unknown mnemonic `frob`"),
+            &format!("{src}:3:7: error: value 300 is out of range"),
+            &format!("{src}:4:"),
+            "bundle not closed",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(!Path::new(&obj).exists(), "a failed assembly must not leave an object behind");
+    assert!(
+        !Path::new(&obj).exists(),
+        "a failed assembly must not leave an object behind"
+    );
     // From standard input, the name is <stdin>.
     let out = run(AS, &["-", "-o", &obj], b"movi r1 = 1 ; movi r1 = ;;\n");
-    assert_clean_failure(AS, &["-"], &out, &["<stdin>:1:15: error: expected an immediate"]);
+    assert_clean_failure(
+        AS,
+        &["-"],
+        &out,
+        &["<stdin>:1:15: error: expected an immediate"],
+    );
     // Binary garbage as source.
-    let garbage: Vec<u8> = (0..2000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let garbage: Vec<u8> = (0..2000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     let src = f.write("garbage.s", &garbage);
     let out = run(AS, &[&src, "-o", &obj], b"");
     assert_clean_failure(AS, &[&src], &out, &["garbage.s:"]);
@@ -207,7 +268,12 @@ fn bad_command_lines_are_explained() {
 #[test]
 fn a_file_that_is_not_elf() {
     let f = Fixture::new();
-    f.readers_reject("notes.txt", b"this is not an object file\n", &["not an ELF file"], &[]);
+    f.readers_reject(
+        "notes.txt",
+        b"this is not an object file\n",
+        &["not an ELF file"],
+        &[],
+    );
     f.readers_reject("empty.o", b"", &[], &[]);
 }
 
@@ -215,11 +281,24 @@ fn a_file_that_is_not_elf() {
 fn truncated_objects() {
     let f = Fixture::new();
     let object = f.object();
-    for cut in [4, 16, 63, 64, 100, object.len() / 2, object.len() - 8, object.len() - 1] {
+    for cut in [
+        4,
+        16,
+        63,
+        64,
+        100,
+        object.len() / 2,
+        object.len() - 8,
+        object.len() - 1,
+    ] {
         f.readers_reject(&format!("cut{cut}.o"), &object[..cut], &[], &[]);
     }
     let out = run(OBJDUMP, &[&f.write("cut100.o", &object[..100])], b"");
-    assert!(text(&out.stderr).contains("truncated"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("truncated"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -239,7 +318,11 @@ fn corrupted_section_headers() {
     let object = f.object();
     let headers = section_headers(&object);
     // A section whose contents lie past the end of the file.
-    let (_, _, _, h) = headers.iter().copied().find(|&(t, ..)| t == 1).expect("a PROGBITS section");
+    let (_, _, _, h) = headers
+        .iter()
+        .copied()
+        .find(|&(t, ..)| t == 1)
+        .expect("a PROGBITS section");
     let mut bad = object.clone();
     bad[h + 0x18..h + 0x20].copy_from_slice(&(1u64 << 40).to_le_bytes());
     f.readers_reject("far.o", &bad, &[], &[]);
@@ -257,13 +340,21 @@ fn corrupted_section_headers() {
 fn unknown_relocation_type() {
     let f = Fixture::new();
     let object = f.object();
-    let (_, offset, size, _) = section_headers(&object).into_iter().find(|&(t, ..)| t == 4).expect("a RELA section");
+    let (_, offset, size, _) = section_headers(&object)
+        .into_iter()
+        .find(|&(t, ..)| t == 4)
+        .expect("a RELA section");
     assert!(size >= 24);
     let mut bad = object.clone();
     // r_info: symbol in the high 32 bits, type in the low 32 bits.
     let at = offset as usize + 8;
     bad[at..at + 4].copy_from_slice(&99u32.to_le_bytes());
-    f.readers_reject("reloc.o", &bad, &["unknown relocation type 99"], &["unknown relocation type 99"]);
+    f.readers_reject(
+        "reloc.o",
+        &bad,
+        &["unknown relocation type 99"],
+        &["unknown relocation type 99"],
+    );
 }
 
 #[test]
@@ -313,8 +404,16 @@ fn random_bytes_never_panic() {
         ] {
             let out = run(tool, &args, b"");
             let stderr = text(&out.stderr);
-            assert!(!stderr.contains("panicked"), "{} {args:?} panicked:\n{stderr}", name(tool));
-            assert!(out.status.code().is_some(), "{} {args:?} was killed by a signal", name(tool));
+            assert!(
+                !stderr.contains("panicked"),
+                "{} {args:?} panicked:\n{stderr}",
+                name(tool)
+            );
+            assert!(
+                out.status.code().is_some(),
+                "{} {args:?} was killed by a signal",
+                name(tool)
+            );
         }
     }
 }
@@ -324,13 +423,25 @@ fn archives_are_disassembled_member_by_member() {
     let f = Fixture::new();
     let object = f.object();
     let archive = vliw_elf::write_archive(&[
-        vliw_elf::ArchiveMember { name: "prog.o".into(), data: object },
-        vliw_elf::ArchiveMember { name: "lib.rmeta".into(), data: b"not an object".to_vec() },
+        vliw_elf::ArchiveMember {
+            name: "prog.o".into(),
+            data: object,
+        },
+        vliw_elf::ArchiveMember {
+            name: "lib.rmeta".into(),
+            data: b"not an object".to_vec(),
+        },
     ]);
     let path = f.write("libprog.a", &archive);
     let out = run(OBJDUMP, &["-d", &path], b"");
     let listing = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(listing.contains("libprog.a(prog.o):") && listing.contains("<_start>:"), "{listing}");
-    assert!(listing.contains("lib.rmeta): not an object file"), "{listing}");
+    assert!(
+        listing.contains("libprog.a(prog.o):") && listing.contains("<_start>:"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("lib.rmeta): not an object file"),
+        "{listing}"
+    );
 }

@@ -32,7 +32,12 @@ impl Lower<'_> {
     /// `br target(args)` at the end of the current block.
     fn jump_to(&mut self, bc: &BlockCall) {
         let args = self.block_args(bc);
-        let mut br = MInst::op(Opcode::Br, &[], &[], Imm::Block(self.machine_block(bc.block)));
+        let mut br = MInst::op(
+            Opcode::Br,
+            &[],
+            &[],
+            Imm::Block(self.machine_block(bc.block)),
+        );
         br.args = args;
         self.push(br);
     }
@@ -49,7 +54,12 @@ impl Lower<'_> {
         }
         let args = self.block_args(bc);
         let e = self.new_block();
-        let mut br = MInst::op(Opcode::Br, &[], &[], Imm::Block(self.machine_block(bc.block)));
+        let mut br = MInst::op(
+            Opcode::Br,
+            &[],
+            &[],
+            Imm::Block(self.machine_block(bc.block)),
+        );
         br.args = args;
         br.loc = self.loc;
         self.mf.blocks[e].insts.push(br);
@@ -58,7 +68,9 @@ impl Lower<'_> {
     }
 
     fn br_if(&mut self, p: Reg, target: MBlock) {
-        self.push(MInst::op(Opcode::Br, &[], &[], Imm::Block(target)).with_guard(MGuard::new(p, false)));
+        self.push(
+            MInst::op(Opcode::Br, &[], &[], Imm::Block(target)).with_guard(MGuard::new(p, false)),
+        );
     }
 
     fn br(&mut self, target: MBlock) {
@@ -86,7 +98,8 @@ impl Lower<'_> {
                 } else if blocks[0].args.is_empty() {
                     // negate instead: the argument-passing jump is the fall-through
                     self.push(
-                        MInst::op(Opcode::Br, &[], &[], Imm::Block(then_b)).with_guard(MGuard::new(p, false)),
+                        MInst::op(Opcode::Br, &[], &[], Imm::Block(then_b))
+                            .with_guard(MGuard::new(p, false)),
                     );
                     self.jump_to(&blocks[1]);
                 } else {
@@ -125,15 +138,29 @@ impl Lower<'_> {
                 self.push(ret);
                 Ok(())
             }
-            InstructionData::Nullary { opcode: IrOp::Unreachable } => {
-                self.push(MInst::op(Opcode::Trap, &[], &[], Imm::Const(trap_code::UNREACHABLE)));
+            InstructionData::Nullary {
+                opcode: IrOp::Unreachable,
+            } => {
+                self.push(MInst::op(
+                    Opcode::Trap,
+                    &[],
+                    &[],
+                    Imm::Const(trap_code::UNREACHABLE),
+                ));
                 Ok(())
             }
             InstructionData::Trap { code, .. } => {
-                self.push(MInst::op(Opcode::Trap, &[], &[], Imm::Const(i64::from(*code))));
+                self.push(MInst::op(
+                    Opcode::Trap,
+                    &[],
+                    &[],
+                    Imm::Const(i64::from(*code)),
+                ));
                 Ok(())
             }
-            InstructionData::Call { func: fref, args, .. } => {
+            InstructionData::Call {
+                func: fref, args, ..
+            } => {
                 let ext = &self.func.ext_funcs[*fref];
                 let name = ext.name.clone();
                 let rets = ext.signature.returns.clone();
@@ -150,7 +177,13 @@ impl Lower<'_> {
         }
     }
 
-    fn lower_call(&mut self, callee: Result<&str, Reg>, args: &[Value], rets: &[Type], results: &[Value]) {
+    fn lower_call(
+        &mut self,
+        callee: Result<&str, Reg>,
+        args: &[Value],
+        rets: &[Type],
+        results: &[Value],
+    ) {
         let types: Vec<Type> = args.iter().map(|&a| self.ty(a)).collect();
         let regs: Vec<Regs> = args.iter().map(|&a| self.get(a)).collect();
         let out = self.call(callee, &types, &regs, rets);
@@ -178,8 +211,10 @@ impl Lower<'_> {
         }
         let x = self.get1(arg);
         // case values in the canonical (sign-extended) form of the switched value
-        let cases: Vec<(i64, BlockCall)> =
-            table.cases().map(|(v, d)| (super::canonical_const(ty, v) as i64, d.clone())).collect();
+        let cases: Vec<(i64, BlockCall)> = table
+            .cases()
+            .map(|(v, d)| (super::canonical_const(ty, v) as i64, d.clone()))
+            .collect();
         if self.opts.jump_tables && cases.len() >= JUMP_TABLE_MIN_CASES {
             let min = cases.iter().map(|c| c.0).min().expect("cases");
             let max = cases.iter().map(|c| c.0).max().expect("cases");

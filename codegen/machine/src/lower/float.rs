@@ -18,7 +18,11 @@ fn pick(ty: Type, s: Opcode, d: Opcode) -> Opcode {
 }
 
 impl Lower<'_> {
-    pub(super) fn lower_float(&mut self, data: &InstructionData, results: &[Value]) -> Result<(), CompileError> {
+    pub(super) fn lower_float(
+        &mut self,
+        data: &InstructionData,
+        results: &[Value],
+    ) -> Result<(), CompileError> {
         match data {
             InstructionData::Binary { opcode, args } => {
                 let ty = self.ty(args[0]);
@@ -31,17 +35,23 @@ impl Lower<'_> {
                     IrOp::Fdiv => self.rr(pick(ty, Opcode::FdivS, Opcode::FdivD), a, b),
                     IrOp::Fmin => self.rr(pick(ty, Opcode::FminS, Opcode::FminD), a, b),
                     IrOp::Fmax => self.rr(pick(ty, Opcode::FmaxS, Opcode::FmaxD), a, b),
-                    IrOp::Fcopysign => self.rr(pick(ty, Opcode::FcopysignS, Opcode::FcopysignD), a, b),
+                    IrOp::Fcopysign => {
+                        self.rr(pick(ty, Opcode::FcopysignS, Opcode::FcopysignD), a, b)
+                    }
                     IrOp::Frem => {
                         let name = if ty == Type::F32 { "fmodf" } else { "fmod" };
-                        self.call(Ok(name), &[ty, ty], &[Regs::One(a), Regs::One(b)], &[ty])[0].one()
+                        self.call(Ok(name), &[ty, ty], &[Regs::One(a), Regs::One(b)], &[ty])[0]
+                            .one()
                     }
                     _ => return Err(self.err(format!("unexpected float operation `{opcode}`"))),
                 };
                 self.def1(results[0], r);
                 Ok(())
             }
-            InstructionData::Ternary { opcode: IrOp::Fma, args } => {
+            InstructionData::Ternary {
+                opcode: IrOp::Fma,
+                args,
+            } => {
                 let ty = self.ty(args[0]);
                 let a = self.get1(args[0]);
                 let b = self.get1(args[1]);
@@ -85,7 +95,11 @@ impl Lower<'_> {
                 let lt = self.cmp(op(Opcode::FcmpLtS, Opcode::FcmpLtD), a, b);
                 let gt = self.cmp(op(Opcode::FcmpGtS, Opcode::FcmpGtD), a, b);
                 let one = self.plogic(Opcode::Por, lt, gt);
-                if cond == FloatCC::One { one } else { self.pnot(one) }
+                if cond == FloatCC::One {
+                    one
+                } else {
+                    self.pnot(one)
+                }
             }
         }
     }
@@ -145,8 +159,22 @@ impl Lower<'_> {
                 let f32 = to == Type::F32;
                 let r = match (signed, from) {
                     (true, _) => self.r1(if f32 { Opcode::FcvtSL } else { Opcode::FcvtDL }, a),
-                    (false, Type::I64) => self.r1(if f32 { Opcode::FcvtSLu } else { Opcode::FcvtDLu }, a),
-                    (false, Type::I32) => self.r1(if f32 { Opcode::FcvtSWu } else { Opcode::FcvtDWu }, a),
+                    (false, Type::I64) => self.r1(
+                        if f32 {
+                            Opcode::FcvtSLu
+                        } else {
+                            Opcode::FcvtDLu
+                        },
+                        a,
+                    ),
+                    (false, Type::I32) => self.r1(
+                        if f32 {
+                            Opcode::FcvtSWu
+                        } else {
+                            Opcode::FcvtDWu
+                        },
+                        a,
+                    ),
                     (false, _) => {
                         let z = self.unsigned(from, a);
                         self.r1(if f32 { Opcode::FcvtSL } else { Opcode::FcvtDL }, z)
@@ -172,8 +200,17 @@ impl Lower<'_> {
                 let a = self.get1(av);
                 let f32 = from == Type::F32;
                 let r = match (signed, to) {
-                    (true, Type::I64) => self.r1(if f32 { Opcode::FcvtLS } else { Opcode::FcvtLD }, a),
-                    (false, Type::I64) => self.r1(if f32 { Opcode::FcvtLuS } else { Opcode::FcvtLuD }, a),
+                    (true, Type::I64) => {
+                        self.r1(if f32 { Opcode::FcvtLS } else { Opcode::FcvtLD }, a)
+                    }
+                    (false, Type::I64) => self.r1(
+                        if f32 {
+                            Opcode::FcvtLuS
+                        } else {
+                            Opcode::FcvtLuD
+                        },
+                        a,
+                    ),
                     (true, _) => {
                         let w = self.r1(if f32 { Opcode::FcvtWS } else { Opcode::FcvtWD }, a);
                         if to == Type::I32 {
@@ -188,7 +225,14 @@ impl Lower<'_> {
                         }
                     }
                     (false, _) => {
-                        let w = self.r1(if f32 { Opcode::FcvtWuS } else { Opcode::FcvtWuD }, a);
+                        let w = self.r1(
+                            if f32 {
+                                Opcode::FcvtWuS
+                            } else {
+                                Opcode::FcvtWuD
+                            },
+                            a,
+                        );
                         let w = if to == Type::I32 {
                             w
                         } else {

@@ -13,9 +13,15 @@ use crate::error::CompileError;
 use crate::mir::Reg;
 
 impl Lower<'_> {
-    pub(super) fn lower_int(&mut self, data: &InstructionData, results: &[Value]) -> Result<(), CompileError> {
+    pub(super) fn lower_int(
+        &mut self,
+        data: &InstructionData,
+        results: &[Value],
+    ) -> Result<(), CompileError> {
         match data {
-            InstructionData::Binary { opcode, args } => self.int_binary(*opcode, args[0], args[1], results),
+            InstructionData::Binary { opcode, args } => {
+                self.int_binary(*opcode, args[0], args[1], results)
+            }
             InstructionData::Unary { opcode, arg } => self.int_unary(*opcode, *arg, results[0]),
             InstructionData::IntCompare { cond, args, .. } => {
                 let p = self.icmp(*cond, args[0], args[1]);
@@ -79,7 +85,11 @@ impl Lower<'_> {
         self.trap_if(zero, trap_code::DIVISION_BY_ZERO);
         if signed {
             // the canonical (sign-extended) minimum and -1 of the type
-            let min = if ty == Type::I1 { 1 } else { i64::MIN >> (64 - ty.bits()) };
+            let min = if ty == Type::I1 {
+                1
+            } else {
+                i64::MIN >> (64 - ty.bits())
+            };
             let minus1 = if ty == Type::I1 { 1 } else { -1 };
             let is_min = self.cmpi(Opcode::CmpEqI, a, min);
             let is_m1 = self.cmpi(Opcode::CmpEqI, b, minus1);
@@ -88,7 +98,13 @@ impl Lower<'_> {
         }
     }
 
-    fn int_binary(&mut self, op: IrOp, av: Value, bv: Value, results: &[Value]) -> Result<(), CompileError> {
+    fn int_binary(
+        &mut self,
+        op: IrOp,
+        av: Value,
+        bv: Value,
+        results: &[Value],
+    ) -> Result<(), CompileError> {
         let ty = self.ty(av);
         let w = ty.bits();
         let r = match op {
@@ -106,7 +122,10 @@ impl Lower<'_> {
             }
             IrOp::Isub => {
                 let a = self.get1(av);
-                let neg_imm = self.imm32(bv).and_then(|c| c.checked_neg()).filter(|c| i32::try_from(*c).is_ok());
+                let neg_imm = self
+                    .imm32(bv)
+                    .and_then(|c| c.checked_neg())
+                    .filter(|c| i32::try_from(*c).is_ok());
                 match (ty, neg_imm) {
                     (Type::I64 | Type::Ptr, Some(n)) => self.ri(Opcode::AddI, a, n),
                     (Type::I32, Some(n)) => self.ri(Opcode::AddwI, a, n),
@@ -205,7 +224,9 @@ impl Lower<'_> {
                     self.canon(ty, h)
                 }
             }
-            IrOp::Ishl | IrOp::Ushr | IrOp::Sshr | IrOp::Rotl | IrOp::Rotr => self.shift(op, ty, av, bv),
+            IrOp::Ishl | IrOp::Ushr | IrOp::Sshr | IrOp::Rotl | IrOp::Rotr => {
+                self.shift(op, ty, av, bv)
+            }
             IrOp::Smin | IrOp::Smax | IrOp::Umin | IrOp::Umax => {
                 let a = self.get1(av);
                 let b = self.get1(bv);
@@ -217,7 +238,11 @@ impl Lower<'_> {
                 };
                 if ty == Type::I1 && matches!(op, IrOp::Smin | IrOp::Smax) {
                     // signed i1: 1 is -1, so the signed minimum is the unsigned maximum
-                    let mop = if op == IrOp::Smin { Opcode::Maxu } else { Opcode::Minu };
+                    let mop = if op == IrOp::Smin {
+                        Opcode::Maxu
+                    } else {
+                        Opcode::Minu
+                    };
                     self.rr(mop, a, b)
                 } else {
                     self.rr(mop, a, b)
@@ -386,7 +411,15 @@ impl Lower<'_> {
             IrOp::UaddOverflow | IrOp::UmulOverflow => {
                 let za = self.unsigned(ty, a);
                 let zb = self.unsigned(ty, b);
-                let e = self.rr(if op == IrOp::UaddOverflow { Opcode::Add } else { Opcode::Mul }, za, zb);
+                let e = self.rr(
+                    if op == IrOp::UaddOverflow {
+                        Opcode::Add
+                    } else {
+                        Opcode::Mul
+                    },
+                    za,
+                    zb,
+                );
                 let h = self.ri(Opcode::ShrI, e, i64::from(w));
                 let flag = if op == IrOp::UaddOverflow {
                     h // the carry is bit w, alone
@@ -460,7 +493,11 @@ impl Lower<'_> {
             },
             IrOp::Bswap => {
                 let s = self.r1(Opcode::Bswap, a);
-                if ty == Type::I64 { s } else { self.ri(Opcode::SraI, s, 64 - w) }
+                if ty == Type::I64 {
+                    s
+                } else {
+                    self.ri(Opcode::SraI, s, 64 - w)
+                }
             }
             IrOp::Bitrev => match ty {
                 Type::I1 => a,

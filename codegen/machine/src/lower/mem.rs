@@ -56,10 +56,22 @@ impl Lower<'_> {
         let mut acc = Reg::ZERO;
         for i in 0..size / unit {
             let piece = self.load_raw(load_op(unit, false), addr, offset + i64::from(i * unit));
-            let shifted = if i == 0 { piece } else { self.ri(Opcode::ShlI, piece, i64::from(8 * unit * i)) };
-            acc = if i == 0 { shifted } else { self.rr(Opcode::Or, acc, shifted) };
+            let shifted = if i == 0 {
+                piece
+            } else {
+                self.ri(Opcode::ShlI, piece, i64::from(8 * unit * i))
+            };
+            acc = if i == 0 {
+                shifted
+            } else {
+                self.rr(Opcode::Or, acc, shifted)
+            };
         }
-        if signed { self.sext_in(8 * size, acc) } else { acc }
+        if signed {
+            self.sext_in(8 * size, acc)
+        } else {
+            acc
+        }
     }
 
     fn store_word(&mut self, addr: Reg, offset: i64, size: u32, align: u32, value: Reg) {
@@ -68,7 +80,11 @@ impl Lower<'_> {
         }
         let unit = align;
         for i in 0..size / unit {
-            let piece = if i == 0 { value } else { self.ri(Opcode::ShrI, value, i64::from(8 * unit * i)) };
+            let piece = if i == 0 {
+                value
+            } else {
+                self.ri(Opcode::ShrI, value, i64::from(8 * unit * i))
+            };
             self.store_raw(store_op(unit), addr, offset + i64::from(i * unit), piece);
         }
     }
@@ -101,26 +117,50 @@ impl Lower<'_> {
         }
     }
 
-    pub(super) fn lower_mem(&mut self, data: &InstructionData, results: &[Value]) -> Result<(), CompileError> {
+    pub(super) fn lower_mem(
+        &mut self,
+        data: &InstructionData,
+        results: &[Value],
+    ) -> Result<(), CompileError> {
         match data {
-            InstructionData::Load { opcode, flags, arg, offset } => {
+            InstructionData::Load {
+                opcode,
+                flags,
+                arg,
+                offset,
+            } => {
                 let ty = self.ty(results[0]);
                 let addr = self.get1(*arg);
                 // atomic loads are natural-aligned (the IR traps otherwise)
-                let flags = if *opcode == IrOp::AtomicLoad { MemFlags::aligned(ty.bytes()) } else { *flags };
+                let flags = if *opcode == IrOp::AtomicLoad {
+                    MemFlags::aligned(ty.bytes())
+                } else {
+                    *flags
+                };
                 let r = self.load(ty, addr, i64::from(*offset), flags);
                 self.def(results[0], r);
                 Ok(())
             }
-            InstructionData::Store { opcode, flags, args, offset } => {
+            InstructionData::Store {
+                opcode,
+                flags,
+                args,
+                offset,
+            } => {
                 let ty = self.ty(args[0]);
                 let value = self.get(args[0]);
                 let addr = self.get1(args[1]);
-                let flags = if *opcode == IrOp::AtomicStore { MemFlags::aligned(ty.bytes()) } else { *flags };
+                let flags = if *opcode == IrOp::AtomicStore {
+                    MemFlags::aligned(ty.bytes())
+                } else {
+                    *flags
+                };
                 self.store(ty, value, addr, i64::from(*offset), flags);
                 Ok(())
             }
-            InstructionData::Nullary { opcode: IrOp::Fence } => {
+            InstructionData::Nullary {
+                opcode: IrOp::Fence,
+            } => {
                 self.push(MInst::op(Opcode::Fence, &[], &[], Imm::None));
                 Ok(())
             }
@@ -146,7 +186,9 @@ impl Lower<'_> {
             }
             InstructionData::Ternary { opcode, args } => {
                 let dst = self.get1(args[0]);
-                let len_const = self.const_i64(args[2]).filter(|&n| (0..=INLINE_MEM_MAX as i64).contains(&n));
+                let len_const = self
+                    .const_i64(args[2])
+                    .filter(|&n| (0..=INLINE_MEM_MAX as i64).contains(&n));
                 if let Some(n) = len_const {
                     match opcode {
                         IrOp::Memset => {
@@ -159,7 +201,9 @@ impl Lower<'_> {
                             // load everything before storing anything: right for
                             // overlapping ranges (memmove) too
                             let src = self.get1(args[1]);
-                            let bytes: Vec<Reg> = (0..n).map(|i| self.load_raw(Opcode::LdBu, src, i)).collect();
+                            let bytes: Vec<Reg> = (0..n)
+                                .map(|i| self.load_raw(Opcode::LdBu, src, i))
+                                .collect();
                             for (i, b) in bytes.into_iter().enumerate() {
                                 self.store_raw(Opcode::StB, dst, i as i64, b);
                             }
@@ -192,22 +236,69 @@ impl Lower<'_> {
         let size = ty.bytes();
         let amo = |base: [Opcode; 4]| base[size.trailing_zeros() as usize];
         let mop = match op {
-            AtomicRmwOp::Xchg => Some(amo([Opcode::AmoswapB, Opcode::AmoswapH, Opcode::AmoswapW, Opcode::AmoswapD])),
-            AtomicRmwOp::Add | AtomicRmwOp::Sub => {
-                Some(amo([Opcode::AmoaddB, Opcode::AmoaddH, Opcode::AmoaddW, Opcode::AmoaddD]))
-            }
-            AtomicRmwOp::And => Some(amo([Opcode::AmoandB, Opcode::AmoandH, Opcode::AmoandW, Opcode::AmoandD])),
-            AtomicRmwOp::Or => Some(amo([Opcode::AmoorB, Opcode::AmoorH, Opcode::AmoorW, Opcode::AmoorD])),
-            AtomicRmwOp::Xor => Some(amo([Opcode::AmoxorB, Opcode::AmoxorH, Opcode::AmoxorW, Opcode::AmoxorD])),
-            AtomicRmwOp::Smin => Some(amo([Opcode::AmominB, Opcode::AmominH, Opcode::AmominW, Opcode::AmominD])),
-            AtomicRmwOp::Smax => Some(amo([Opcode::AmomaxB, Opcode::AmomaxH, Opcode::AmomaxW, Opcode::AmomaxD])),
-            AtomicRmwOp::Umin => Some(amo([Opcode::AmominuB, Opcode::AmominuH, Opcode::AmominuW, Opcode::AmominuD])),
-            AtomicRmwOp::Umax => Some(amo([Opcode::AmomaxuB, Opcode::AmomaxuH, Opcode::AmomaxuW, Opcode::AmomaxuD])),
+            AtomicRmwOp::Xchg => Some(amo([
+                Opcode::AmoswapB,
+                Opcode::AmoswapH,
+                Opcode::AmoswapW,
+                Opcode::AmoswapD,
+            ])),
+            AtomicRmwOp::Add | AtomicRmwOp::Sub => Some(amo([
+                Opcode::AmoaddB,
+                Opcode::AmoaddH,
+                Opcode::AmoaddW,
+                Opcode::AmoaddD,
+            ])),
+            AtomicRmwOp::And => Some(amo([
+                Opcode::AmoandB,
+                Opcode::AmoandH,
+                Opcode::AmoandW,
+                Opcode::AmoandD,
+            ])),
+            AtomicRmwOp::Or => Some(amo([
+                Opcode::AmoorB,
+                Opcode::AmoorH,
+                Opcode::AmoorW,
+                Opcode::AmoorD,
+            ])),
+            AtomicRmwOp::Xor => Some(amo([
+                Opcode::AmoxorB,
+                Opcode::AmoxorH,
+                Opcode::AmoxorW,
+                Opcode::AmoxorD,
+            ])),
+            AtomicRmwOp::Smin => Some(amo([
+                Opcode::AmominB,
+                Opcode::AmominH,
+                Opcode::AmominW,
+                Opcode::AmominD,
+            ])),
+            AtomicRmwOp::Smax => Some(amo([
+                Opcode::AmomaxB,
+                Opcode::AmomaxH,
+                Opcode::AmomaxW,
+                Opcode::AmomaxD,
+            ])),
+            AtomicRmwOp::Umin => Some(amo([
+                Opcode::AmominuB,
+                Opcode::AmominuH,
+                Opcode::AmominuW,
+                Opcode::AmominuD,
+            ])),
+            AtomicRmwOp::Umax => Some(amo([
+                Opcode::AmomaxuB,
+                Opcode::AmomaxuH,
+                Opcode::AmomaxuW,
+                Opcode::AmomaxuD,
+            ])),
             AtomicRmwOp::Nand => None,
         };
         let old = match mop {
             Some(mop) => {
-                let operand = if op == AtomicRmwOp::Sub { self.ri(Opcode::SubI, v, 0) } else { v };
+                let operand = if op == AtomicRmwOp::Sub {
+                    self.ri(Opcode::SubI, v, 0)
+                } else {
+                    v
+                };
                 self.rr(mop, addr, operand)
             }
             None => self.nand_loop(ty, addr, v),
@@ -241,7 +332,10 @@ impl Lower<'_> {
         let retry = self.cmp(Opcode::CmpNe, seen, expected);
         // the retry edge has an argument: it goes through an edge block
         let edge = self.new_block();
-        self.push(MInst::op(Opcode::Br, &[], &[], Imm::Block(edge)).with_guard(crate::mir::MGuard::new(retry, false)));
+        self.push(
+            MInst::op(Opcode::Br, &[], &[], Imm::Block(edge))
+                .with_guard(crate::mir::MGuard::new(retry, false)),
+        );
         self.push(MInst::op(Opcode::Br, &[], &[], Imm::Block(exit)));
         let mut back = MInst::op(Opcode::Br, &[], &[], Imm::Block(head));
         back.args = vec![seen];

@@ -107,7 +107,11 @@ pub(crate) struct Lower<'a> {
 }
 
 /// Lowers one function to machine SSA.
-pub fn lower_function(module: &Module, func: &Function, opts: &Options) -> Result<MachFunction, CompileError> {
+pub fn lower_function(
+    module: &Module,
+    func: &Function,
+    opts: &Options,
+) -> Result<MachFunction, CompileError> {
     let mut mf = MachFunction::new(&func.name, func.linkage);
     mf.files = func.files.clone();
     let nvals = func.dfg.num_values();
@@ -145,10 +149,15 @@ pub fn lower_function(module: &Module, func: &Function, opts: &Options) -> Resul
                 let ty = func.dfg.value_type(p);
                 let words: Vec<Reg> = (0..abi::words_of(ty)).map(|_| lower.vreg()).collect();
                 for w in &words {
-                    lower.mf.blocks[mb].params.push(w.as_virtual().expect("virtual"));
+                    lower.mf.blocks[mb]
+                        .params
+                        .push(w.as_virtual().expect("virtual"));
                 }
-                lower.regs[p.index()] =
-                    Some(if words.len() == 2 { Regs::Two(words[0], words[1]) } else { Regs::One(words[0]) });
+                lower.regs[p.index()] = Some(if words.len() == 2 {
+                    Regs::Two(words[0], words[1])
+                } else {
+                    Regs::One(words[0])
+                });
             }
         }
     }
@@ -172,7 +181,10 @@ pub fn lower_function(module: &Module, func: &Function, opts: &Options) -> Resul
     }
     for b in func.layout.blocks() {
         if domtree.is_reachable(b) {
-            lower.mf.layout.push(lower.block_map[b.index()].expect("mapped"));
+            lower
+                .mf
+                .layout
+                .push(lower.block_map[b.index()].expect("mapped"));
             lower.mf.layout.extend(extra[b.index()].iter().copied());
         }
     }
@@ -192,7 +204,11 @@ impl<'a> Lower<'a> {
             let data = dfg.inst_data(inst);
             let pred_arg = match data {
                 InstructionData::Brif { arg, .. } => Some(*arg),
-                InstructionData::Ternary { opcode: IrOp::Select, args, .. } => Some(args[0]),
+                InstructionData::Ternary {
+                    opcode: IrOp::Select,
+                    args,
+                    ..
+                } => Some(args[0]),
                 _ => None,
             };
             for (i, v) in data.all_values().enumerate() {
@@ -327,7 +343,9 @@ impl<'a> Lower<'a> {
 
     /// `(p) trap code`.
     pub(crate) fn trap_if(&mut self, p: Reg, code: i64) {
-        self.push(MInst::op(Opcode::Trap, &[], &[], Imm::Const(code)).with_guard(MGuard::new(p, false)));
+        self.push(
+            MInst::op(Opcode::Trap, &[], &[], Imm::Const(code)).with_guard(MGuard::new(p, false)),
+        );
     }
 
     // ---- canonical forms ----
@@ -369,7 +387,11 @@ impl<'a> Lower<'a> {
 
     /// The signed (sign-extended) reading of a canonical value.
     pub(crate) fn signed(&mut self, ty: Type, r: Reg) -> Reg {
-        if ty == Type::I1 { self.ri(Opcode::SubI, r, 0) } else { r }
+        if ty == Type::I1 {
+            self.ri(Opcode::SubI, r, 0)
+        } else {
+            r
+        }
     }
 
     /// The unsigned (zero-extended) reading of a canonical value.
@@ -441,7 +463,11 @@ impl<'a> Lower<'a> {
             return p;
         }
         if let Some(c) = self.consts[v.index()] {
-            return if c & 1 != 0 { Reg::P0 } else { self.pnot(Reg::P0) };
+            return if c & 1 != 0 {
+                Reg::P0
+            } else {
+                self.pnot(Reg::P0)
+            };
         }
         let r = self.get1(v);
         self.r2p(r)
@@ -480,9 +506,12 @@ impl<'a> Lower<'a> {
                 let d = self.vreg();
                 match *loc {
                     Loc::Reg(r) => self.push(MInst::copy(d, Reg::Physical(PReg::Gpr(r)))),
-                    Loc::Stack(off) => {
-                        self.push(MInst::op(Opcode::LdD, &[d], &[Reg::SP], Imm::IncomingArg(off as i64)))
-                    }
+                    Loc::Stack(off) => self.push(MInst::op(
+                        Opcode::LdD,
+                        &[d],
+                        &[Reg::SP],
+                        Imm::IncomingArg(off as i64),
+                    )),
                 }
                 words.push(d);
             }
@@ -512,7 +541,9 @@ impl<'a> Lower<'a> {
                 self.consts[results[0].index()] = Some(*imm & ty.mask());
                 Ok(())
             }
-            InstructionData::Nullary { opcode: IrOp::Undef } => {
+            InstructionData::Nullary {
+                opcode: IrOp::Undef,
+            } => {
                 let ty = self.ty(results[0]);
                 if ty == Type::I128 {
                     self.def2(results[0], Reg::ZERO, Reg::ZERO);
@@ -524,14 +555,30 @@ impl<'a> Lower<'a> {
             InstructionData::SymbolAddr { global, offset, .. } => {
                 let name = self.func.globals[*global].clone();
                 let d = self.vreg();
-                self.push(MInst::op(Opcode::Addpc, &[d], &[], Imm::Symbol { name, addend: *offset }));
+                self.push(MInst::op(
+                    Opcode::Addpc,
+                    &[d],
+                    &[],
+                    Imm::Symbol {
+                        name,
+                        addend: *offset,
+                    },
+                ));
                 self.def1(results[0], d);
                 Ok(())
             }
             InstructionData::StackAddr { slot, offset, .. } => {
                 let fs = self.ir_slot(*slot);
                 let d = self.vreg();
-                self.push(MInst::op(Opcode::AddI, &[d], &[Reg::SP], Imm::Slot { slot: fs, offset: *offset }));
+                self.push(MInst::op(
+                    Opcode::AddI,
+                    &[d],
+                    &[Reg::SP],
+                    Imm::Slot {
+                        slot: fs,
+                        offset: *offset,
+                    },
+                ));
                 self.def1(results[0], d);
                 Ok(())
             }
@@ -552,7 +599,11 @@ impl<'a> Lower<'a> {
             {
                 self.lower_mem(&data, &results)
             }
-            InstructionData::Ternary { opcode: IrOp::Select, args, .. } => {
+            InstructionData::Ternary {
+                opcode: IrOp::Select,
+                args,
+                ..
+            } => {
                 let p = self.get_pred(args[0]);
                 let ty = self.ty(results[0]);
                 if ty == Type::I128 {
@@ -615,9 +666,12 @@ impl<'a> Lower<'a> {
             for (w, loc) in regs.words().into_iter().zip(locs) {
                 match *loc {
                     Loc::Reg(r) => reg_copies.push((PReg::Gpr(r), w)),
-                    Loc::Stack(off) => {
-                        self.push(MInst::op(Opcode::StD, &[], &[Reg::SP, w], Imm::Const(off as i64)))
-                    }
+                    Loc::Stack(off) => self.push(MInst::op(
+                        Opcode::StD,
+                        &[],
+                        &[Reg::SP, w],
+                        Imm::Const(off as i64),
+                    )),
                 }
             }
         }
@@ -627,7 +681,15 @@ impl<'a> Lower<'a> {
             implicit_uses.push(p);
         }
         let mut call = match callee {
-            Ok(name) => MInst::op(Opcode::Call, &[], &[], Imm::Symbol { name: name.to_string(), addend: 0 }),
+            Ok(name) => MInst::op(
+                Opcode::Call,
+                &[],
+                &[],
+                Imm::Symbol {
+                    name: name.to_string(),
+                    addend: 0,
+                },
+            ),
             Err(r) => MInst::op(Opcode::Callr, &[], &[r], Imm::None),
         };
         call.implicit_uses = implicit_uses;
@@ -640,13 +702,20 @@ impl<'a> Lower<'a> {
                 let d = self.vreg();
                 match *loc {
                     Loc::Reg(r) => self.push(MInst::copy(d, Reg::Physical(PReg::Gpr(r)))),
-                    Loc::Stack(off) => {
-                        self.push(MInst::op(Opcode::LdD, &[d], &[Reg::SP], Imm::Const(off as i64)))
-                    }
+                    Loc::Stack(off) => self.push(MInst::op(
+                        Opcode::LdD,
+                        &[d],
+                        &[Reg::SP],
+                        Imm::Const(off as i64),
+                    )),
                 }
                 words.push(d);
             }
-            out.push(if words.len() == 2 { Regs::Two(words[0], words[1]) } else { Regs::One(words[0]) });
+            out.push(if words.len() == 2 {
+                Regs::Two(words[0], words[1])
+            } else {
+                Regs::One(words[0])
+            });
         }
         out
     }

@@ -14,7 +14,11 @@ use crate::mir::Reg;
 type Pair = (Reg, Reg);
 
 impl Lower<'_> {
-    pub(super) fn lower_wide(&mut self, data: &InstructionData, results: &[Value]) -> Result<(), CompileError> {
+    pub(super) fn lower_wide(
+        &mut self,
+        data: &InstructionData,
+        results: &[Value],
+    ) -> Result<(), CompileError> {
         match data {
             InstructionData::IntCompare { cond, args, .. } => {
                 let a = self.get2(args[0]);
@@ -23,7 +27,9 @@ impl Lower<'_> {
                 self.def_pred(results[0], p);
                 Ok(())
             }
-            InstructionData::Binary { opcode, args } => self.wide_binary(*opcode, args[0], args[1], results),
+            InstructionData::Binary { opcode, args } => {
+                self.wide_binary(*opcode, args[0], args[1], results)
+            }
             InstructionData::Unary { opcode, arg } => self.wide_unary(*opcode, *arg, results[0]),
             _ => Err(self.err(format!("unexpected 128-bit operation `{}`", data.opcode()))),
         }
@@ -103,7 +109,15 @@ impl Lower<'_> {
                 let x0 = self.rr(Opcode::Xor, a.0, b.0);
                 let x1 = self.rr(Opcode::Xor, a.1, b.1);
                 let o = self.rr(Opcode::Or, x0, x1);
-                self.cmpi(if cond == IntCC::Eq { Opcode::CmpEqI } else { Opcode::CmpNeI }, o, 0)
+                self.cmpi(
+                    if cond == IntCC::Eq {
+                        Opcode::CmpEqI
+                    } else {
+                        Opcode::CmpNeI
+                    },
+                    o,
+                    0,
+                )
             }
             _ => {
                 // reduce to a < b or a <= b
@@ -168,15 +182,24 @@ impl Lower<'_> {
                 (lo, self.rr(Opcode::Or, h, c))
             }
             IrOp::Ushr if k >= 64 => (self.ri(Opcode::ShrI, a.1, i64::from(k - 64)), Reg::ZERO),
-            IrOp::Sshr if k >= 64 => {
-                (self.ri(Opcode::SraI, a.1, i64::from(k - 64)), self.ri(Opcode::SraI, a.1, 63))
-            }
+            IrOp::Sshr if k >= 64 => (
+                self.ri(Opcode::SraI, a.1, i64::from(k - 64)),
+                self.ri(Opcode::SraI, a.1, 63),
+            ),
             _ => {
                 let k = i64::from(k);
                 let l = self.ri(Opcode::ShrI, a.0, k);
                 let c = self.ri(Opcode::ShlI, a.1, 64 - k);
                 let lo = self.rr(Opcode::Or, l, c);
-                let hi = self.ri(if op == IrOp::Ushr { Opcode::ShrI } else { Opcode::SraI }, a.1, k);
+                let hi = self.ri(
+                    if op == IrOp::Ushr {
+                        Opcode::ShrI
+                    } else {
+                        Opcode::SraI
+                    },
+                    a.1,
+                    k,
+                );
                 (lo, hi)
             }
         }
@@ -185,7 +208,11 @@ impl Lower<'_> {
     /// Shifts by a register amount `s` (modulo 128): the machine's shifts take their
     /// amount modulo 64, bit 6 of `s` chooses between the two cases.
     fn shift128(&mut self, op: IrOp, a: Pair, s: Reg) -> Pair {
-        let s = if op == IrOp::Rotr { self.ri(Opcode::SubI, s, 0) } else { s };
+        let s = if op == IrOp::Rotr {
+            self.ri(Opcode::SubI, s, 0)
+        } else {
+            s
+        };
         let inv = self.ri(Opcode::XorI, s, 63); // 63 - (s mod 64), modulo 64
         let big_bit = self.ri(Opcode::AndI, s, 64);
         let big = self.cmpi(Opcode::CmpNeI, big_bit, 0);
@@ -205,7 +232,11 @@ impl Lower<'_> {
                 let c = self.rr(Opcode::Shl, t, inv);
                 let l = self.rr(Opcode::Shr, a.0, s);
                 let lo_s = self.rr(Opcode::Or, l, c);
-                let fill = if arith { self.ri(Opcode::SraI, a.1, 63) } else { Reg::ZERO };
+                let fill = if arith {
+                    self.ri(Opcode::SraI, a.1, 63)
+                } else {
+                    Reg::ZERO
+                };
                 (self.sel(big, hi_s, lo_s), self.sel(big, fill, hi_s))
             }
             _ => {
@@ -222,8 +253,17 @@ impl Lower<'_> {
         }
     }
 
-    fn wide_binary(&mut self, op: IrOp, av: Value, bv: Value, results: &[Value]) -> Result<(), CompileError> {
-        if matches!(op, IrOp::Ishl | IrOp::Ushr | IrOp::Sshr | IrOp::Rotl | IrOp::Rotr) {
+    fn wide_binary(
+        &mut self,
+        op: IrOp,
+        av: Value,
+        bv: Value,
+        results: &[Value],
+    ) -> Result<(), CompileError> {
+        if matches!(
+            op,
+            IrOp::Ishl | IrOp::Ushr | IrOp::Sshr | IrOp::Rotl | IrOp::Rotr
+        ) {
             let a = self.get2(av);
             let r = match self.const_of(bv) {
                 Some(c) => self.shift128_const(op, a, (c & 127) as u32),
@@ -258,8 +298,12 @@ impl Lower<'_> {
                     IrOp::Urem => "__umodti3",
                     _ => "__modti3",
                 };
-                let out =
-                    self.call(Ok(name), &[Type::I128, Type::I128], &[Regs::Two(a.0, a.1), Regs::Two(b.0, b.1)], &[Type::I128]);
+                let out = self.call(
+                    Ok(name),
+                    &[Type::I128, Type::I128],
+                    &[Regs::Two(a.0, a.1), Regs::Two(b.0, b.1)],
+                    &[Type::I128],
+                );
                 out[0].two()
             }
             IrOp::Umulhi => {
@@ -271,7 +315,11 @@ impl Lower<'_> {
                 self.smulhi128(a, b, w)
             }
             IrOp::Smin | IrOp::Smax | IrOp::Umin | IrOp::Umax => {
-                let cc = if matches!(op, IrOp::Smin | IrOp::Smax) { IntCC::Slt } else { IntCC::Ult };
+                let cc = if matches!(op, IrOp::Smin | IrOp::Smax) {
+                    IntCC::Slt
+                } else {
+                    IntCC::Ult
+                };
                 let p = self.icmp128(cc, a, b);
                 if matches!(op, IrOp::Smin | IrOp::Umin) {
                     (self.sel(p, a.0, b.0), self.sel(p, a.1, b.1))
@@ -290,7 +338,11 @@ impl Lower<'_> {
             }
             IrOp::SaddOverflow | IrOp::SsubOverflow => {
                 let add = op == IrOp::SaddOverflow;
-                let (lo, hi) = if add { self.add128(a, b) } else { self.sub128(a, b) };
+                let (lo, hi) = if add {
+                    self.add128(a, b)
+                } else {
+                    self.sub128(a, b)
+                };
                 // add: the result's sign differs from both operands' signs;
                 // sub: the operands' signs differ and the result's sign differs from a's
                 let t1 = self.rr(Opcode::Xor, a.1, if add { hi } else { b.1 });
@@ -360,11 +412,22 @@ impl Lower<'_> {
         let a = self.get2(av);
         let r: Pair = match op {
             IrOp::Ineg => self.neg128(a),
-            IrOp::Bnot => (self.ri(Opcode::XorI, a.0, -1), self.ri(Opcode::XorI, a.1, -1)),
+            IrOp::Bnot => (
+                self.ri(Opcode::XorI, a.0, -1),
+                self.ri(Opcode::XorI, a.1, -1),
+            ),
             IrOp::Clz | IrOp::Ctz => {
                 // the count of the half that decides, or 64 plus the other's
-                let (first, second) = if op == IrOp::Clz { (a.1, a.0) } else { (a.0, a.1) };
-                let mop = if op == IrOp::Clz { Opcode::Clz } else { Opcode::Ctz };
+                let (first, second) = if op == IrOp::Clz {
+                    (a.1, a.0)
+                } else {
+                    (a.0, a.1)
+                };
+                let mop = if op == IrOp::Clz {
+                    Opcode::Clz
+                } else {
+                    Opcode::Ctz
+                };
                 let c1 = self.r1(mop, first);
                 let c2 = self.r1(mop, second);
                 let t = self.ri(Opcode::AddI, c2, 64);

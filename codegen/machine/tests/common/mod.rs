@@ -47,12 +47,19 @@ pub fn runtime_archive() -> &'static [u8] {
             for d in &module.func_decls {
                 m.declare_function(&d.name, d.signature.clone());
             }
-            let obj = compile_module(&m, &Options::default()).unwrap_or_else(|e| panic!("runtime: {e}"));
-            members.push(ArchiveMember { name: format!("{}.o", f.name), data: write_object(&obj) });
+            let obj =
+                compile_module(&m, &Options::default()).unwrap_or_else(|e| panic!("runtime: {e}"));
+            members.push(ArchiveMember {
+                name: format!("{}.o", f.name),
+                data: write_object(&obj),
+            });
         }
         let io = vliw_asm::assemble(WRITE_ASM, "write.s", &MachineConfig::default())
             .unwrap_or_else(|e| panic!("write.s: {e:?}"));
-        members.push(ArchiveMember { name: "write.o".into(), data: write_object(&io) });
+        members.push(ArchiveMember {
+            name: "write.o".into(),
+            data: write_object(&io),
+        });
         write_archive(&members)
     })
 }
@@ -91,7 +98,11 @@ pub fn value_from_words(ty: Type, w: &[u64]) -> Result<DataValue, String> {
     };
     let canonical = words_of(&v);
     if canonical[..] != w[..canonical.len()] {
-        return Err(format!("{ty} result {:#x?} is not in canonical form (expected {:#x?})", &w[..canonical.len()], canonical));
+        return Err(format!(
+            "{ty} result {:#x?} is not in canonical form (expected {:#x?})",
+            &w[..canonical.len()],
+            canonical
+        ));
     }
     Ok(v)
 }
@@ -102,12 +113,16 @@ fn quote(name: &str) -> String {
 
 /// The driver: calls `name` with `args`, writes the result words to stdout, exits 0.
 pub fn driver_asm(name: &str, args: &[DataValue], rets: &[Type]) -> String {
-    let ret_words: usize = rets.iter().map(|&t| if t == Type::I128 { 2 } else { 1 }).sum();
+    let ret_words: usize = rets
+        .iter()
+        .map(|&t| if t == Type::I128 { 2 } else { 1 })
+        .sum();
     let ret_area = ret_words.saturating_sub(8);
     let arg_words: Vec<u64> = args.iter().flat_map(words_of).collect();
     let stack_args = arg_words.len().saturating_sub(8);
     let frame = (8 * (ret_area + stack_args)).div_ceil(16) * 16;
-    let mut s = String::from("    .text\n    .globl _start\n    .type _start, @function\n_start:\n");
+    let mut s =
+        String::from("    .text\n    .globl _start\n    .type _start, @function\n_start:\n");
     if frame > 0 {
         s += &format!("    add sp = sp, -{frame} ;;\n");
     }
@@ -125,11 +140,21 @@ pub fn driver_asm(name: &str, args: &[DataValue], rets: &[Type]) -> String {
         s += &format!("    st.d [r20 + {}] = r{} ;;\n", 8 * i, 3 + i);
     }
     for k in 0..ret_area {
-        s += &format!("    ld.d r11 = [sp + {}] ;;\n    st.d [r20 + {}] = r11 ;;\n", 8 * k, 8 * (8 + k));
+        s += &format!(
+            "    ld.d r11 = [sp + {}] ;;\n    st.d [r20 + {}] = r11 ;;\n",
+            8 * k,
+            8 * (8 + k)
+        );
     }
-    s += &format!("    movi r3 = 1 ;;\n    mov r4 = r20 ;;\n    movi r5 = {} ;;\n    syscall 1 ;;\n", 8 * ret_words);
+    s += &format!(
+        "    movi r3 = 1 ;;\n    mov r4 = r20 ;;\n    movi r5 = {} ;;\n    syscall 1 ;;\n",
+        8 * ret_words
+    );
     s += "    movi r3 = 0 ;;\n    syscall 0 ;;\n    .size _start, . - _start\n";
-    s += &format!("    .bss\n    .balign 8\n.Lresults:\n    .zero {}\n", 8 * ret_words.max(1));
+    s += &format!(
+        "    .bss\n    .balign 8\n.Lresults:\n    .zero {}\n",
+        8 * ret_words.max(1)
+    );
     s
 }
 
@@ -163,38 +188,74 @@ pub fn link_with_driver(
     let asm = driver_asm(name, args, rets);
     let driver = vliw_asm::assemble(&asm, "driver.s", &MachineConfig::default())
         .unwrap_or_else(|e| panic!("driver does not assemble: {e:?}\n{asm}"));
-    let mut files = vec![InputFile { name: "driver.o".into(), data: write_object(&driver), whole_archive: false }];
+    let mut files = vec![InputFile {
+        name: "driver.o".into(),
+        data: write_object(&driver),
+        whole_archive: false,
+    }];
     for (i, o) in objects.iter().enumerate() {
-        files.push(InputFile { name: format!("module{i}.o"), data: o.clone(), whole_archive: false });
+        files.push(InputFile {
+            name: format!("module{i}.o"),
+            data: o.clone(),
+            whole_archive: false,
+        });
     }
-    files.push(InputFile { name: "libruntime.a".into(), data: runtime_archive().to_vec(), whole_archive: false });
-    let config = LinkConfig { gc_sections: true, ..LinkConfig::default() };
-    link(&files, &config).map(|out| out.executable).map_err(|e| e.to_string())
+    files.push(InputFile {
+        name: "libruntime.a".into(),
+        data: runtime_archive().to_vec(),
+        whole_archive: false,
+    });
+    let config = LinkConfig {
+        gc_sections: true,
+        ..LinkConfig::default()
+    };
+    link(&files, &config)
+        .map(|out| out.executable)
+        .map_err(|e| e.to_string())
 }
 
 /// Links `objects` (ELF bytes) with the driver and the runtime and runs `name(args)`.
-pub fn run_on_machine(objects: &[Vec<u8>], name: &str, args: &[DataValue], rets: &[Type]) -> MachineResult {
+pub fn run_on_machine(
+    objects: &[Vec<u8>],
+    name: &str,
+    args: &[DataValue],
+    rets: &[Type],
+) -> MachineResult {
     let exe = match link_with_driver(objects, name, args, rets) {
         Ok(exe) => exe,
         Err(e) => return MachineResult::LinkError(e),
     };
     let program = Program::from_executable(&exe);
     let io = CaptureIo::default();
-    let options = vliw_sim::Options { max_cycles: Some(MAX_CYCLES), ..vliw_sim::Options::default() };
-    let mut sim = Simulator::new(&program, &options, &[b"test".to_vec()], &[], Box::new(io.clone()))
-        .unwrap_or_else(|e| panic!("load: {e:?}"));
+    let options = vliw_sim::Options {
+        max_cycles: Some(MAX_CYCLES),
+        ..vliw_sim::Options::default()
+    };
+    let mut sim = Simulator::new(
+        &program,
+        &options,
+        &[b"test".to_vec()],
+        &[],
+        Box::new(io.clone()),
+    )
+    .unwrap_or_else(|e| panic!("load: {e:?}"));
     let outcome = sim.run();
     let mut out = io.stdout();
     match outcome {
         Outcome::Fault(f) => MachineResult::Fault(f, out),
         Outcome::Exit(0) => {
-            let n: usize = rets.iter().map(|&t| if t == Type::I128 { 2 } else { 1 }).sum();
+            let n: usize = rets
+                .iter()
+                .map(|&t| if t == Type::I128 { 2 } else { 1 })
+                .sum();
             if out.len() < 8 * n {
                 return MachineResult::Exit(0, out);
             }
             let res = out.split_off(out.len() - 8 * n);
-            let words: Vec<u64> =
-                res.chunks(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+            let words: Vec<u64> = res
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect();
             let mut vals = Vec::new();
             let mut k = 0;
             for &t in rets {
@@ -216,8 +277,16 @@ pub fn compile(module: &Module, options: &Options) -> Result<Vec<u8>, String> {
     let obj = compile_module(&exported(module), options).map_err(|e| e.to_string())?;
     let bytes = write_object(&obj);
     // every object must read back and disassemble
-    let back = vliw_elf::read_object(&bytes, "module.o").map_err(|e| format!("object does not read back: {e}"))?;
-    let _ = vliw_asm::disassemble_object(&back, &vliw_asm::DisasmOptions { disassemble: true, relocs: true, ..Default::default() });
+    let back = vliw_elf::read_object(&bytes, "module.o")
+        .map_err(|e| format!("object does not read back: {e}"))?;
+    let _ = vliw_asm::disassemble_object(
+        &back,
+        &vliw_asm::DisasmOptions {
+            disassemble: true,
+            relocs: true,
+            ..Default::default()
+        },
+    );
     Ok(bytes)
 }
 

@@ -43,7 +43,10 @@ pub fn split_top(s: &str) -> Vec<String> {
 
 pub fn unescape(s: &str) -> Result<Vec<u8>, String> {
     let s = s.trim();
-    let inner = s.strip_prefix('"').and_then(|r| r.strip_suffix('"')).ok_or("expected a quoted string")?;
+    let inner = s
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .ok_or("expected a quoted string")?;
     let b = inner.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -108,7 +111,12 @@ pub fn parse_run(line: usize, s: &str) -> Result<Run, String> {
     } else {
         return Err(format!("run: cannot read '{rest}'"));
     };
-    Ok(Run { line, func, args, expect })
+    Ok(Run {
+        line,
+        func,
+        args,
+        expect,
+    })
 }
 
 /// The run lines and the `stdout` expectation of a file.
