@@ -10,6 +10,7 @@ pub mod builder;
 pub mod dfg;
 pub mod dominator;
 pub mod entities;
+pub mod filetest;
 pub mod flowgraph;
 pub mod function;
 pub mod instructions;

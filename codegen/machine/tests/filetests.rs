@@ -13,11 +13,11 @@
 
 mod common;
 
-use common::runlines::{Expect, directives};
 use common::*;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use vliw_ir::filetest::{Expect, directives};
 use vliw_ir::{DataValue, Interpreter, Module, Trap, TrapKind, Type, parse_module, verify_module};
 use vliw_machine::{Options, trap_code};
 use vliw_sim::FaultKind;
@@ -164,7 +164,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
 fn check_module(
     name: &str,
     module: &Module,
-    runs: &[common::runlines::Run],
+    runs: &[vliw_ir::filetest::Run],
     stdout_expect: Option<&[u8]>,
     options: &Options,
     tally: &mut Tally,

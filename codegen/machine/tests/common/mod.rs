@@ -15,8 +15,6 @@
 
 #![allow(dead_code)]
 
-pub mod runlines;
-
 use std::sync::OnceLock;
 use vliw_elf::{ArchiveMember, write_archive, write_object};
 use vliw_ir::{DataValue, Linkage, Module, Type, parse_module};

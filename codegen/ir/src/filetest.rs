@@ -1,9 +1,11 @@
-//! The directives of IR filetests that this harness uses (the format of
-//! `codegen/ir/tests/filetests.rs`): `; run: @f(args) == results`, `; run: @f(args)
-//! trap: TEXT`, `; run: @f(args)`, and `; stdout: "TEXT"`.
+//! The directives of IR filetests (`tests/ir/**/*.ir`) that say what running a
+//! function must give: `; run: @f(args) == results`, `; run: @f(args) == (r1, r2)`,
+//! `; run: @f(args) trap: TEXT`, `; run: @f(args)`, and `; stdout: "TEXT"`. Shared
+//! by the IR's own filetest runner (on the interpreter) and the back end's (on the
+//! simulator), so both read the same files the same way.
 
-#![allow(dead_code)]
-
+/// One `; run:` line.
+#[derive(Clone, Debug)]
 pub struct Run {
     pub line: usize,
     pub func: String,
@@ -11,6 +13,8 @@ pub struct Run {
     pub expect: Expect,
 }
 
+/// What a run must give.
+#[derive(Clone, Debug)]
 pub enum Expect {
     Nothing,
     Values(Vec<String>),
