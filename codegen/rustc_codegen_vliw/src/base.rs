@@ -142,6 +142,8 @@ pub fn codegen_allocator(
                 bx.get_param(i)
             })
             .collect();
+        // The callee (`__rdl_*`, defined in `alloc`) is an import of this module.
+        cx.declare_fn(&to, sig, None);
         let callee = cx.sym_addr(&to);
         let r = bx.call(
             sig,

@@ -390,3 +390,28 @@ fn smoke_program_matches_llvm() {
         assert_eq!(got, expected, "-Copt-level={opt}");
     }
 }
+
+/// The allocator shim of a crate that needs the default allocator: every `__rust_*`
+/// function forwards to alloc's `__rdl_*` counterpart, which the shim's module must
+/// declare (an import) for the IR verifier to accept the call.
+#[test]
+fn allocator_shim_imports_the_default_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = vliw_rustc();
+    c.args(["--crate-type=staticlib", "--out-dir"])
+        .arg(dir.path())
+        .arg(fixture("alloc_shim.rs"));
+    run_ok(c);
+    let archive = std::fs::read(dir.path().join("liballoc_shim.a")).unwrap();
+    let has = |name: &str| archive.windows(name.len()).any(|w| w == name.as_bytes());
+    for method in [
+        "alloc",
+        "dealloc",
+        "realloc",
+        "alloc_zeroed",
+        "alloc_error_handler",
+    ] {
+        assert!(has(&format!("__rust_{method}")), "no __rust_{method}");
+        assert!(has(&format!("__rdl_{method}")), "no __rdl_{method}");
+    }
+}
