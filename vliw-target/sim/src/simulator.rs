@@ -264,16 +264,7 @@ impl Simulator {
             };
             // After the bundle.
             let target = match ctl {
-                Ctl::Next => {
-                    if b.next == NONE {
-                        return self.fault(
-                            FaultKind::FellOffText,
-                            b.addr + 8 * b.syllables as u64,
-                            b.addr,
-                        );
-                    }
-                    b.next
-                }
+                Ctl::Next => b.next,
                 Ctl::Jump { target, addr } => {
                     if target == NONE {
                         return self.fault(FaultKind::BadJump, addr, b.addr);
@@ -313,17 +304,19 @@ impl Simulator {
                             return Outcome::Exit(code);
                         }
                     }
-                    if b.next == NONE {
-                        return self.fault(
-                            FaultKind::FellOffText,
-                            b.addr + 8 * b.syllables as u64,
-                            b.addr,
-                        );
-                    }
                     b.next
                 }
                 Ctl::Trap(code) => return self.fault(FaultKind::Trap(code), 0, b.addr),
             };
+            // Jumps to no bundle have faulted above: NONE here is the sequential
+            // successor of the last bundle of text.
+            if target == NONE {
+                return self.fault(
+                    FaultKind::FellOffText,
+                    b.addr + 8 * b.syllables as u64,
+                    b.addr,
+                );
+            }
             self.count_bundle(&b, nullified);
             idx = target;
         }
