@@ -1,0 +1,39 @@
+//! What `crt0.s` provides: the simulator's system calls (docs/isa.md §7) and the
+//! thread pointer `r2`; and the symbols the linker defines for the TLS image
+//! (docs/linking.md).
+
+unsafe extern "C" {
+    pub fn __vliw_sys_exit(code: i32) -> !;
+    pub fn __vliw_sys_write(fd: i32, buf: *const u8, len: usize) -> isize;
+    pub fn __vliw_sys_read(fd: i32, buf: *mut u8, len: usize) -> isize;
+    pub fn __vliw_sys_brk(addr: usize) -> usize;
+    pub fn __vliw_sys_clock(id: u64) -> i64;
+    pub fn __vliw_sys_random(buf: *mut u8, len: usize) -> isize;
+
+    pub fn __vliw_get_tp() -> *mut u8;
+    pub fn __vliw_set_tp(tp: *mut u8);
+
+    /// The TLS image: `.tdata` in `[__tls_start, __tls_data_end)`, then `.tbss` up
+    /// to `__tls_end`; the address of `__tls_align` is the image's alignment.
+    static __tls_start: u8;
+    static __tls_data_end: u8;
+    static __tls_end: u8;
+    static __tls_align: u8;
+}
+
+/// `clock` ids of the simulator.
+pub const CLOCK_CYCLES_NS: u64 = 0;
+pub const CLOCK_HOST_REALTIME_NS: u64 = 1;
+
+/// The TLS image: (address, initialized bytes, total bytes, alignment).
+pub fn tls_image() -> (*const u8, usize, usize, usize) {
+    // SAFETY: only the addresses of the linker's symbols are taken.
+    unsafe {
+        let start = &raw const __tls_start;
+        let data_end = &raw const __tls_data_end as usize;
+        let end = &raw const __tls_end as usize;
+        let align = &raw const __tls_align as usize;
+        let base = start as usize;
+        (start, data_end - base, end - base, align.max(1))
+    }
+}
