@@ -60,7 +60,8 @@ pub fn assemble(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FixupKind {
     /// An operation's immediate, filled by this relocation kind
-    /// (`RelocKind::for_operand`): Imm32, Imm64 (at the `limm`), Branch32 or Pcrel32.
+    /// (`RelocKind::for_operand`): Imm32, Imm64 (at the `limm`), Branch32 or Pcrel32;
+    /// or Tprel32 for `sym@tprel`.
     Code(RelocKind),
     /// A data item of 1, 2, 4 or 8 bytes.
     Data(u8),
@@ -98,8 +99,9 @@ pub struct RawReloc {
 #[derive(Clone, Debug)]
 pub struct PendingOp {
     pub inst: Inst,
-    /// A symbolic immediate, resolved at the end.
-    pub sym: Option<(String, i64)>,
+    /// A symbolic immediate, resolved at the end: name, addend and whether it is a
+    /// thread-pointer offset (`sym@tprel`).
+    pub sym: Option<(String, i64, bool)>,
     pub pos: Pos,
 }
 

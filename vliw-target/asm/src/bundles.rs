@@ -68,9 +68,25 @@ impl Assembler<'_> {
                     }
                     _ => {
                         inst.imm = 0;
-                        sym = Some((name, addend));
+                        sym = Some((name, addend, false));
                     }
                 }
+            }
+            Some(ImmExpr::Tprel { name, addend }) => {
+                if inst.opcode == Opcode::Limm || format.is_pc_relative() {
+                    return Err(format!(
+                        "`{name}@tprel` cannot be the operand of `{}`: a thread-pointer offset goes in the immediate of an operation such as `add rd = tp, {name}@tprel`",
+                        inst.opcode.mnemonic()
+                    ));
+                }
+                if inst.long {
+                    return Err(format!(
+                        "`long {name}@tprel`: a thread-pointer offset is a 32-bit immediate (R_VLIW_TPREL32); there is no 64-bit form"
+                    ));
+                }
+                self.symbols.reference(&name, pos);
+                inst.imm = 0;
+                sym = Some((name, addend, true));
             }
         }
         Ok(PendingOp { inst, sym, pos })
@@ -119,10 +135,12 @@ impl Assembler<'_> {
                     continue;
                 }
             }
-            if let Some((name, addend)) = &op.sym {
-                let kind = FixupKind::Code(
-                    RelocKind::for_operand(&op.inst).expect("symbolic operands are immediates"),
-                );
+            if let Some((name, addend, tprel)) = &op.sym {
+                let kind = FixupKind::Code(if *tprel {
+                    RelocKind::Tprel32
+                } else {
+                    RelocKind::for_operand(&op.inst).expect("symbolic operands are immediates")
+                });
                 // Imm64 patches the `limm` syllable and the one after it: both start here.
                 fixups.push(Fixup {
                     section,

@@ -251,11 +251,12 @@ impl Assembler<'_> {
             "function" | "STT_FUNC" => SymbolKind::Func,
             "object" | "STT_OBJECT" => SymbolKind::Object,
             "notype" | "STT_NOTYPE" => SymbolKind::NoType,
+            "tls_object" | "STT_TLS" => SymbolKind::Tls,
             other => {
                 return Err((
                     ty[0].col,
                     format!(
-                        "unsupported symbol type `{other}` (known: @function, @object, @notype)"
+                        "unsupported symbol type `{other}` (known: @function, @object, @tls_object, @notype)"
                     ),
                 ));
             }
@@ -346,7 +347,7 @@ impl Assembler<'_> {
                 let bytes: Vec<u8> = (0..words).flat_map(|_| NOP_BUNDLE.to_le_bytes()).collect();
                 section.push_bytes(&bytes).map_err(|e| (args_col, e))?;
             }
-            SectionKind::Bss => {
+            SectionKind::Bss | SectionKind::TlsBss => {
                 if fill.is_some_and(|f| f != 0) {
                     return Err((
                         args_col,
@@ -376,7 +377,7 @@ impl Assembler<'_> {
         self.close_bundle_before(&format!("`{name}`"), pos);
         let s = self.current_section();
         let section = &mut self.sections[s];
-        if section.kind == SectionKind::Bss {
+        if section.kind.is_nobits() {
             return Err((
                 pos.col,
                 format!(
@@ -496,7 +497,7 @@ impl Assembler<'_> {
         self.close_bundle_before(&format!("`{name}`"), pos);
         let s = self.current_section();
         let section = &mut self.sections[s];
-        if section.kind == SectionKind::Bss && fill != 0 {
+        if section.kind.is_nobits() && fill != 0 {
             return Err((args_col, "a bss section can only hold zeros".to_string()));
         }
         if section.is_code() {

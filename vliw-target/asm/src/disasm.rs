@@ -54,7 +54,7 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
     }
     if options.full_contents {
         for s in &object.sections {
-            if s.kind == SectionKind::Bss {
+            if s.kind.is_nobits() {
                 let _ = writeln!(
                     out,
                     "Contents of section {}: (bss, {:#x} bytes of zeros)",
@@ -124,6 +124,13 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
                 if f.execute { 'x' } else { '-' }
             );
         }
+        if let Some(tls) = exe.tls {
+            let _ = writeln!(
+                out,
+                "     TLS vaddr {:#018x} memsz {:#010x} filesz {:#010x} align {:#x}",
+                tls.vaddr, tls.mem_size, tls.file_size, tls.align
+            );
+        }
         let _ = writeln!(
             out,
             "\nSections:\nIdx Name                 Address          Size     Kind"
@@ -178,7 +185,7 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
     if options.full_contents {
         for s in &exe.sections {
             match exe.bytes_at(s.addr, s.size) {
-                Some(bytes) if s.kind != SectionKind::Bss => {
+                Some(bytes) if !s.kind.is_nobits() => {
                     let _ = writeln!(out, "Contents of section {}:", s.name);
                     hex_dump(bytes, s.addr, &mut out);
                 }
@@ -296,11 +303,13 @@ pub(crate) fn reloc_symbol_name(object: &Object, reloc: &Reloc) -> String {
     }
 }
 
-/// The operand a relocation stands for: `symbol+addend`.
-fn reloc_expr(object: &Object, reloc: &Reloc) -> ImmExpr {
-    ImmExpr::Sym {
-        name: reloc_symbol_name(object, reloc),
-        addend: reloc.addend,
+/// The operand a relocation stands for: `symbol+addend`, or `symbol@tprel+addend`.
+pub(crate) fn reloc_expr(object: &Object, reloc: &Reloc) -> ImmExpr {
+    let (name, addend) = (reloc_symbol_name(object, reloc), reloc.addend);
+    if reloc.kind.is_tls() {
+        ImmExpr::Tprel { name, addend }
+    } else {
+        ImmExpr::Sym { name, addend }
     }
 }
 
@@ -461,6 +470,8 @@ fn kind_name(kind: SectionKind) -> &'static str {
         SectionKind::FiniArray => "fini_array",
         SectionKind::Note => "note",
         SectionKind::Other => "other",
+        SectionKind::TlsData => "tdata",
+        SectionKind::TlsBss => "tbss",
     }
 }
 
@@ -479,6 +490,7 @@ fn kind_char(k: SymbolKind) -> char {
         SymbolKind::Object => 'O',
         SymbolKind::Section => 'd',
         SymbolKind::File => 'f',
+        SymbolKind::Tls => 'T',
     }
 }
 
@@ -498,7 +510,10 @@ fn object_headers(object: &Object, out: &mut String) {
         if s.kind == SectionKind::Text {
             flags.push("exec");
         }
-        if s.kind != SectionKind::Bss {
+        if s.kind.is_tls() {
+            flags.push("tls");
+        }
+        if !s.kind.is_nobits() {
             flags.push("contents");
         }
         if !s.relocs.is_empty() {

@@ -53,8 +53,11 @@ impl Assembler<'_> {
 
         let mut object = Object::new();
         for (i, s) in self.sections.iter().enumerate() {
-            let mut section = if s.kind == SectionKind::Bss {
-                Section::bss(&s.name, s.align, s.bss_size)
+            let mut section = if s.kind.is_nobits() {
+                Section {
+                    kind: s.kind,
+                    ..Section::bss(&s.name, s.align, s.bss_size)
+                }
             } else {
                 Section::new(&s.name, s.kind, s.align, s.data.clone())
             };
@@ -160,6 +163,19 @@ impl Assembler<'_> {
                 (FixTarget::Sym { name, addend }, FixupKind::Code(reloc_kind)) => {
                     let value = self.symbols.final_value(name);
                     match value {
+                        // A thread-pointer offset is known only to the linker, and only
+                        // for a thread-local variable.
+                        SymValue::Absolute(_) if reloc_kind.is_tls() => Err(format!(
+                            "`{name}@tprel`: `{name}` is a constant, not a thread-local variable"
+                        )),
+                        SymValue::InSection { section, .. }
+                            if reloc_kind.is_tls() && !self.sections[section].kind.is_tls() =>
+                        {
+                            Err(format!(
+                                "`{name}@tprel`: `{name}` is in section `{}`, which is not thread-local (.tdata/.tbss, flag `T`)",
+                                self.sections[section].name
+                            ))
+                        }
                         SymValue::InSection {
                             section, offset, ..
                         } if reloc_kind.is_pc_relative() && section == f.section => {

@@ -167,6 +167,7 @@ impl Printer<'_> {
             match sym.kind {
                 SymbolKind::Func => lines.push(format!("\t.type {n}, @function")),
                 SymbolKind::Object => lines.push(format!("\t.type {n}, @object")),
+                SymbolKind::Tls => lines.push(format!("\t.type {n}, @tls_object")),
                 _ => {}
             }
             if let SymbolDefinition::Absolute(v) = sym.definition {
@@ -319,7 +320,7 @@ impl Printer<'_> {
         let size = s.size();
         match s.kind {
             SectionKind::Text => self.code(index, &labels, &relocs),
-            SectionKind::Bss => self.bss(size, &labels),
+            SectionKind::Bss | SectionKind::TlsBss => self.bss(size, &labels),
             _ => self.data(index, &labels, &relocs),
         }
         for (&at, names) in labels.range(size..) {
@@ -470,10 +471,31 @@ impl Printer<'_> {
             .enumerate()
             .filter(|(_, r)| r.offset == offset);
         let (i, r) = at_offset.next()?;
-        if used[i] || r.kind != kind || at_offset.next().is_some() {
+        // `sym@tprel` is written where a 32-bit immediate is, against a symbol the
+        // assembler accepts for it (one in a thread-local section, or undefined).
+        let tprel = r.kind == RelocKind::Tprel32 && kind == RelocKind::Imm32 && self.tls_target(r);
+        if used[i] || (r.kind != kind && !tprel) || at_offset.next().is_some() {
             return None;
         }
-        Some((i, self.nameable(r, section)?))
+        match self.nameable(r, section)? {
+            ImmExpr::Sym { name, addend } if tprel => Some((i, ImmExpr::Tprel { name, addend })),
+            expr => Some((i, expr)),
+        }
+    }
+
+    /// Whether the assembler takes `sym@tprel` for the target of `reloc`: a symbol in
+    /// a thread-local section, or an undefined one.
+    fn tls_target(&self, reloc: &Reloc) -> bool {
+        let tls_section = |s: usize| self.object.sections.get(s).is_some_and(|s| s.kind.is_tls());
+        match self.canonical_target(reloc) {
+            Some(Target::Section(section, _)) => tls_section(section),
+            Some(Target::Named(..)) => match self.object.symbols[reloc.symbol.0].definition {
+                SymbolDefinition::Undefined => true,
+                SymbolDefinition::Defined { section, .. } => tls_section(section.0),
+                SymbolDefinition::Absolute(_) => false,
+            },
+            None => false,
+        }
     }
 
     /// A pc-relative operand without relocation whose target has a label: the label

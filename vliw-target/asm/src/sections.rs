@@ -40,7 +40,7 @@ impl SectionState {
 
     /// The location counter.
     pub fn offset(&self) -> u64 {
-        if self.kind == SectionKind::Bss {
+        if self.kind.is_nobits() {
             self.bss_size
         } else {
             self.data.len() as u64
@@ -64,7 +64,7 @@ impl SectionState {
                 MAX_SECTION_SIZE >> 20
             ));
         };
-        if self.kind == SectionKind::Bss {
+        if self.kind.is_nobits() {
             self.bss_size = end;
         } else {
             self.data.resize(end as usize, fill);
@@ -95,8 +95,10 @@ fn has_prefix(name: &str, prefix: &str) -> bool {
 /// The kind a section gets from its name alone (`.text.foo` is code, `.rodata.str`
 /// read-only data...); names without a known prefix are not loaded.
 pub fn kind_from_name(name: &str) -> SectionKind {
-    const PREFIXES: [(&str, SectionKind); 8] = [
+    const PREFIXES: [(&str, SectionKind); 10] = [
         (".text", SectionKind::Text),
+        (".tdata", SectionKind::TlsData),
+        (".tbss", SectionKind::TlsBss),
         (".data", SectionKind::Data),
         (".rodata", SectionKind::ReadOnlyData),
         (".bss", SectionKind::Bss),
@@ -122,7 +124,7 @@ pub fn kind_from_flags(
     section_type: Option<&str>,
 ) -> Result<(SectionKind, bool), String> {
     let mut retain = false;
-    let (mut alloc, mut write, mut exec) = (false, false, false);
+    let (mut alloc, mut write, mut exec, mut tls) = (false, false, false, false);
     if let Some(flags) = flags {
         for c in flags.chars() {
             match c {
@@ -133,11 +135,11 @@ pub fn kind_from_flags(
                 // Mergeable / strings: hints for linkers that merge constants; ours
                 // does not, and the contents are the same either way.
                 'M' | 'S' => {}
-                'T' => return Err("thread-local sections (flag `T`) are not supported".to_string()),
+                'T' => tls = true,
                 'G' => return Err("section groups (flag `G`) are not supported".to_string()),
                 other => {
                     return Err(format!(
-                        "unknown section flag `{other}` (known: a, w, x, R, M, S)"
+                        "unknown section flag `{other}` (known: a, w, x, T, R, M, S)"
                     ));
                 }
             }
@@ -155,6 +157,20 @@ pub fn kind_from_flags(
             ));
         }
     };
+    if tls {
+        return match by_type {
+            _ if !alloc || !write || exec => Err(
+                "a thread-local section (flag `T`) must be allocated, writable and not executable (flags \"awT\")"
+                    .to_string(),
+            ),
+            None => Ok((SectionKind::TlsData, retain)),
+            Some(SectionKind::Bss) => Ok((SectionKind::TlsBss, retain)),
+            Some(_) => Err(
+                "a thread-local section (flag `T`) is `@progbits` (.tdata) or `@nobits` (.tbss)"
+                    .to_string(),
+            ),
+        };
+    }
     if let Some(kind) = by_type {
         if kind == SectionKind::Bss && (exec || (flags.is_some() && !alloc)) {
             return Err(
@@ -185,6 +201,8 @@ pub fn flags_for_kind(kind: SectionKind, retain: bool) -> (String, &'static str)
         SectionKind::FiniArray => ("aw", "fini_array"),
         SectionKind::Note => ("", "note"),
         SectionKind::Other => ("", "progbits"),
+        SectionKind::TlsData => ("awT", "progbits"),
+        SectionKind::TlsBss => ("awT", "nobits"),
     };
     (
         format!("{flags}{}", if retain { "R" } else { "" }),
@@ -203,6 +221,9 @@ mod tests {
         assert_eq!(kind_from_name(".textual"), SectionKind::Other);
         assert_eq!(kind_from_name(".rodata.str1.1"), SectionKind::ReadOnlyData);
         assert_eq!(kind_from_name(".bss.x"), SectionKind::Bss);
+        assert_eq!(kind_from_name(".tdata.x"), SectionKind::TlsData);
+        assert_eq!(kind_from_name(".tbss"), SectionKind::TlsBss);
+        assert_eq!(kind_from_name(".tdatax"), SectionKind::Other);
         assert_eq!(kind_from_name(".init_array.00100"), SectionKind::InitArray);
         assert_eq!(kind_from_name(".debug_line"), SectionKind::Other);
         assert_eq!(kind_from_name(".comment"), SectionKind::Other);
@@ -221,6 +242,12 @@ mod tests {
             }
         }
         assert!(kind_from_flags(".x", Some("q"), None).is_err());
+        assert!(kind_from_flags(".x", Some("aT"), None).is_err());
+        assert!(kind_from_flags(".x", Some("awT"), Some("init_array")).is_err());
+        assert_eq!(
+            kind_from_flags(".tbss.y", Some("awT"), Some("nobits")),
+            Ok((SectionKind::TlsBss, false))
+        );
         assert!(kind_from_flags(".x", None, Some("weird")).is_err());
         assert_eq!(
             kind_from_flags(".data.x", None, None),

@@ -481,3 +481,88 @@ fn the_test_programs_assemble() {
         vliw_elf::read_object(&vliw_elf::write_object(&o), &path).expect("the object reads back");
     }
 }
+
+#[test]
+fn thread_local_sections_symbols_and_tprel() {
+    let o = asm(r#"
+        .text
+        .globl _start
+    _start:
+        add r4 = r2, counter@tprel ; ld.w r5 = [r2 + counter@tprel+4] ;;
+        add r6 = tp, slot@tprel-8 ; movi r7 = ext@tprel ;;
+        .section .tdata.counter, "awT", @progbits
+        .globl counter
+        .type counter, @tls_object
+        .p2align 3
+    counter: .quad 7
+        .size counter, 8
+        .section .tbss.slot, "awT", @nobits
+        .p2align 4
+        .type slot, @tls_object
+    slot: .zero 32
+        .section .tbss
+        .zero 4
+        .section .text
+        .reloc ., R_VLIW_TPREL32, counter+16
+        nop ;;
+    "#);
+    let section = |n: &str| &o.sections[o.section_by_name(n).unwrap().0];
+    assert_eq!(section(".tdata.counter").kind, SectionKind::TlsData);
+    assert_eq!(section(".tbss.slot").kind, SectionKind::TlsBss);
+    assert_eq!(section(".tbss.slot").size(), 32);
+    assert_eq!(section(".tbss").kind, SectionKind::TlsBss, "by its name");
+    let sym = |n: &str| &o.symbols[o.symbol_by_name(n).unwrap().0];
+    assert_eq!(
+        (sym("counter").kind, sym("counter").size),
+        (SymbolKind::Tls, 8)
+    );
+    assert_eq!(sym("slot").kind, SymbolKind::Tls);
+    let text = section(".text");
+    let relocs: Vec<(u64, RelocKind, i64)> = text
+        .relocs
+        .iter()
+        .map(|r| (r.offset, r.kind, r.addend))
+        .collect();
+    // `slot` is local: its section symbol with the offset in the addend.
+    assert_eq!(
+        relocs,
+        vec![
+            (0, RelocKind::Tprel32, 0),
+            (8, RelocKind::Tprel32, 4),
+            (16, RelocKind::Tprel32, -8),
+            (24, RelocKind::Tprel32, 0),
+            (32, RelocKind::Tprel32, 16),
+        ]
+    );
+    assert_eq!(
+        bundles(&o, ".text")[0][0].opcode,
+        Opcode::AddI,
+        "`add r4 = r2, x@tprel` is the immediate form"
+    );
+}
+
+#[test]
+fn tprel_errors() {
+    let cases = [
+        ("movi r1 = long x@tprel ;;", "there is no 64-bit form"),
+        ("br x@tprel ;;", "cannot be the operand of `br`"),
+        ("addpc r1 = x@tprel ;;", "cannot be the operand of `addpc`"),
+        (
+            ".set k, 5\n add r1 = r2, k@tprel ;;",
+            "`k` is a constant, not a thread-local variable",
+        ),
+        (
+            "d: nop ;;\n add r1 = r2, d@tprel ;;",
+            "`d` is in section `.text`, which is not thread-local",
+        ),
+        (".section .x, \"aT\"", "must be allocated, writable"),
+        (".type x, @tls", "unsupported symbol type `tls`"),
+    ];
+    for (source, message) in cases {
+        let errs = errors(source);
+        assert!(
+            errs.iter().any(|e| e.contains(message)),
+            "`{source}`: {errs:?} should mention `{message}`"
+        );
+    }
+}

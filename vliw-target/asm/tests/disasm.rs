@@ -167,6 +167,7 @@ fn executable_listing_names_branch_targets() {
             },
         ],
         non_alloc_sections: Vec::new(),
+        tls: None,
     };
     let text = disassemble_executable(&exe, &options());
     for expected in [
@@ -377,6 +378,7 @@ fn source_lines_in_executables() {
             binding: Binding::Global,
         }],
         non_alloc_sections: Vec::new(),
+        tls: None,
     };
     let seqs = [dwarf::Seq {
         start: dwarf::Address::Constant(0x10008),

@@ -384,6 +384,50 @@ fn a_mixed_file_round_trips() {
     assert_eq!(start.size, 15 * 8);
 }
 
+#[test]
+fn thread_local_code_and_data_round_trip() {
+    let object = asm(r#"
+        .globl _start
+    _start:
+        add r4 = r2, counter@tprel ; ld.w r5 = [r2 + counter@tprel+4] ;;
+        add r6 = r2, slot@tprel+8 ; st.d [r2 + ext@tprel] = r6 ;;
+        .reloc ., R_VLIW_TPREL32, counter
+        movi r7 = 3 ;;
+        .section .tdata.counter, "awT", @progbits
+        .globl counter
+        .type counter, @tls_object
+    counter: .quad _start
+        .size counter, 8
+        .section .tbss.slot, "awT", @nobits
+        .p2align 4
+    slot: .zero 24
+    "#);
+    let text = round_trip(&object);
+    for needle in [
+        "counter@tprel",
+        "counter@tprel+4",
+        "ext@tprel",
+        ".type counter, @tls_object",
+        "\"awT\", @progbits",
+        "\"awT\", @nobits",
+        ".reloc ., R_VLIW_TPREL32, counter",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+    let listing = disassemble_object(
+        &object,
+        &DisasmOptions {
+            disassemble: true,
+            ..DisasmOptions::default()
+        },
+    );
+    assert!(
+        listing.contains("add r4 = r2, counter@tprel")
+            && listing.contains("# R_VLIW_TPREL32 counter"),
+        "{listing}"
+    );
+}
+
 /// A hand-built object with relocations this assembler would never write the same
 /// way: they must come back exactly, through `.reloc` and raw words.
 #[test]

@@ -44,6 +44,21 @@ pub struct Segment {
     pub flags: SegmentFlags,
 }
 
+/// The `PT_TLS` program header: where the TLS image (the initial contents of every
+/// thread's TLS block) lies. It is not a loadable segment: its bytes are part of a
+/// `PT_LOAD` segment (the data segment), and the runtime copies them for each thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsTemplate {
+    /// Start address of the image (`p_vaddr`).
+    pub vaddr: u64,
+    /// Size of the initialized part, `.tdata` (`p_filesz`).
+    pub file_size: u64,
+    /// Size of the whole image, `.tdata` and then `.tbss` (`p_memsz`).
+    pub mem_size: u64,
+    /// Alignment of the image (`p_align`), a power of two.
+    pub align: u64,
+}
+
 /// An allocated output section: a named address range inside a segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecSection {
@@ -82,6 +97,8 @@ pub struct Executable {
     /// Empty if the executable was stripped.
     pub symbols: Vec<ExecSymbol>,
     pub non_alloc_sections: Vec<NonAllocSection>,
+    /// The `PT_TLS` header, if the program has thread-local variables.
+    pub tls: Option<TlsTemplate>,
 }
 
 impl Executable {

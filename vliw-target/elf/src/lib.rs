@@ -25,7 +25,9 @@ mod write_exec;
 
 pub use archive::{Archive, ArchiveMember, is_archive, read_archive, write_archive};
 pub use error::{ElfError, ElfErrorKind};
-pub use exec::{ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags};
+pub use exec::{
+    ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags, TlsTemplate,
+};
 pub use lines::{LineTable, SourceLine, SourceLocation, object_address};
 pub use model::{
     Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,

@@ -34,13 +34,19 @@ pub enum SectionKind {
     FiniArray,
     /// A note (`SHT_NOTE`), never loaded.
     Note,
+    /// Initialized thread-local data (`SHT_PROGBITS`, `SHF_ALLOC | SHF_WRITE |
+    /// SHF_TLS`, `.tdata*`): part of the TLS image that each thread gets a copy of.
+    TlsData,
+    /// Zero-initialized thread-local data (`SHT_NOBITS`, `SHF_ALLOC | SHF_WRITE |
+    /// SHF_TLS`, `.tbss*`): no bytes, a size; follows `.tdata` in the TLS image.
+    TlsBss,
     /// Any other section that is not loaded (`SHT_PROGBITS` without `SHF_ALLOC`):
     /// `.debug_*`, `.comment`.
     Other,
 }
 
 impl SectionKind {
-    pub const ALL: [SectionKind; 8] = [
+    pub const ALL: [SectionKind; 10] = [
         SectionKind::Text,
         SectionKind::Data,
         SectionKind::ReadOnlyData,
@@ -49,6 +55,8 @@ impl SectionKind {
         SectionKind::FiniArray,
         SectionKind::Note,
         SectionKind::Other,
+        SectionKind::TlsData,
+        SectionKind::TlsBss,
     ];
 
     /// Whether the section occupies memory when the program runs (`SHF_ALLOC`).
@@ -60,8 +68,23 @@ impl SectionKind {
     pub fn is_writable(self) -> bool {
         matches!(
             self,
-            SectionKind::Data | SectionKind::Bss | SectionKind::InitArray | SectionKind::FiniArray
+            SectionKind::Data
+                | SectionKind::Bss
+                | SectionKind::InitArray
+                | SectionKind::FiniArray
+                | SectionKind::TlsData
+                | SectionKind::TlsBss
         )
+    }
+
+    /// Whether the section has a size but no contents (`SHT_NOBITS`: `Bss`, `TlsBss`).
+    pub fn is_nobits(self) -> bool {
+        matches!(self, SectionKind::Bss | SectionKind::TlsBss)
+    }
+
+    /// Whether the section is part of the thread-local storage image (`SHF_TLS`).
+    pub fn is_tls(self) -> bool {
+        matches!(self, SectionKind::TlsData | SectionKind::TlsBss)
     }
 }
 
@@ -82,10 +105,11 @@ pub struct Section {
     pub kind: SectionKind,
     /// Alignment in bytes, a power of two (at least 1).
     pub align: u64,
-    /// The contents; empty for [`SectionKind::Bss`].
+    /// The contents; empty for [`SectionKind::Bss`] and [`SectionKind::TlsBss`].
     pub data: Vec<u8>,
-    /// Size in bytes of a [`SectionKind::Bss`] section; ignored (the length of `data`
-    /// is the size) for every other kind. Use [`Section::size`] to read it.
+    /// Size in bytes of a [`SectionKind::Bss`] or [`SectionKind::TlsBss`] section;
+    /// ignored (the length of `data` is the size) for every other kind. Use
+    /// [`Section::size`] to read it.
     pub size: u64,
     pub relocs: Vec<Reloc>,
     /// `SHF_GNU_RETAIN`: `--gc-sections` must keep this section.
@@ -93,7 +117,7 @@ pub struct Section {
 }
 
 impl Section {
-    /// A section with contents (any kind but `Bss`).
+    /// A section with contents (any kind but `Bss` and `TlsBss`).
     pub fn new(name: &str, kind: SectionKind, align: u64, data: Vec<u8>) -> Section {
         let size = data.len() as u64;
         Section {
@@ -120,9 +144,17 @@ impl Section {
         }
     }
 
-    /// Size in memory: `size` for Bss, the length of `data` otherwise.
+    /// A zero-initialized thread-local section of `size` bytes (`.tbss`).
+    pub fn tbss(name: &str, align: u64, size: u64) -> Section {
+        Section {
+            kind: SectionKind::TlsBss,
+            ..Section::bss(name, align, size)
+        }
+    }
+
+    /// Size in memory: `size` for Bss and TlsBss, the length of `data` otherwise.
     pub fn size(&self) -> u64 {
-        if self.kind == SectionKind::Bss {
+        if self.kind.is_nobits() {
             self.size
         } else {
             self.data.len() as u64
@@ -149,6 +181,10 @@ pub enum SymbolKind {
     Section,
     /// Names the source file (`STT_FILE`), always local and absolute.
     File,
+    /// A thread-local variable (`STT_TLS`), defined in a `TlsData` or `TlsBss`
+    /// section. Relocatable objects give its offset in its section as usual;
+    /// executables give its address in the TLS image as laid out by the linker.
+    Tls,
 }
 
 /// Where a symbol's value comes from.
@@ -244,7 +280,7 @@ impl Object {
                     sec.name, sec.align
                 ));
             }
-            if sec.kind == SectionKind::Bss && !sec.data.is_empty() {
+            if sec.kind.is_nobits() && !sec.data.is_empty() {
                 return Err(format!("bss section {} has contents", sec.name));
             }
             for r in &sec.relocs {

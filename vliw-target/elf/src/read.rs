@@ -111,9 +111,15 @@ fn section_kind(
     let flags = shdr.sh_flags(LE).0;
     let alloc = flags & elf::SHF_ALLOC.0 != 0;
     if flags & elf::SHF_TLS.0 != 0 {
-        return Err(raw.malformed(format!(
-            "section {name}: thread-local storage (SHF_TLS) is not supported"
-        )));
+        let write = flags & elf::SHF_WRITE.0 != 0;
+        return match shdr.sh_type(LE) {
+            elf::SHT_PROGBITS if alloc && write => Ok(SectionKind::TlsData),
+            elf::SHT_NOBITS if alloc && write => Ok(SectionKind::TlsBss),
+            _ => Err(raw.malformed(format!(
+                "section {name}: a thread-local section (SHF_TLS) must be a writable, \
+                 allocated SHT_PROGBITS or SHT_NOBITS section"
+            ))),
+        };
     }
     if flags & elf::SHF_COMPRESSED.0 != 0 {
         return Err(raw.malformed(format!(
@@ -167,11 +173,7 @@ fn read_symbols(
             elf::STT_OBJECT => SymbolKind::Object,
             elf::STT_SECTION => SymbolKind::Section,
             elf::STT_FILE => SymbolKind::File,
-            elf::STT_TLS => {
-                return Err(raw.malformed(format!(
-                    "{label}: thread-local symbols (STT_TLS) are not supported"
-                )));
-            }
+            elf::STT_TLS => SymbolKind::Tls,
             t => return Err(raw.malformed(format!("{label} has unsupported type {}", t.0))),
         };
         let value = sym.st_value(LE);

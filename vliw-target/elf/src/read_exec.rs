@@ -9,7 +9,9 @@ use object::elf;
 use object::read::elf::{ProgramHeader as _, SectionHeader as _, Sym as _};
 
 use crate::error::ElfError;
-use crate::exec::{ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags};
+use crate::exec::{
+    ExecSection, ExecSymbol, Executable, NonAllocSection, Segment, SegmentFlags, TlsTemplate,
+};
 use crate::model::{Binding, SectionKind, SymbolKind};
 use crate::parse::{RawElf, string_at};
 
@@ -22,6 +24,10 @@ pub fn read_executable(bytes: &[u8], file_name: &str) -> Result<Executable, ElfE
     };
 
     for (i, ph) in raw.program_headers()?.iter().enumerate() {
+        if ph.p_type(LE) == elf::PT_TLS {
+            exe.tls = Some(read_tls(&raw, i, ph, exe.tls.is_some())?);
+            continue;
+        }
         if ph.p_type(LE) != elf::PT_LOAD {
             continue;
         }
@@ -77,7 +83,10 @@ pub fn read_executable(bytes: &[u8], file_name: &str) -> Result<Executable, ElfE
             continue;
         }
         if flags & elf::SHF_ALLOC.0 != 0 {
+            let tls = flags & elf::SHF_TLS.0 != 0;
             let kind = match sh_type {
+                elf::SHT_NOBITS if tls => SectionKind::TlsBss,
+                _ if tls => SectionKind::TlsData,
                 elf::SHT_NOBITS => SectionKind::Bss,
                 elf::SHT_INIT_ARRAY => SectionKind::InitArray,
                 elf::SHT_FINI_ARRAY => SectionKind::FiniArray,
@@ -104,7 +113,52 @@ pub fn read_executable(bytes: &[u8], file_name: &str) -> Result<Executable, ElfE
         }
     }
     exe.sections.sort_by_key(|s| s.addr);
+    if let Some(tls) = exe.tls {
+        // The image must lie in the file part of a loaded segment, so that it is in
+        // memory for the runtime to copy.
+        let end = tls.vaddr + tls.file_size;
+        let inside = exe
+            .segments
+            .iter()
+            .any(|s| s.vaddr <= tls.vaddr && end <= s.vaddr + s.data.len() as u64);
+        if !inside && tls.file_size > 0 {
+            return Err(raw.malformed(format!(
+                "the TLS image at {:#x} ({:#x} bytes) is not inside a loaded segment",
+                tls.vaddr, tls.file_size
+            )));
+        }
+    }
     Ok(exe)
+}
+
+/// The `PT_TLS` header `i`.
+fn read_tls(
+    raw: &RawElf<'_>,
+    i: usize,
+    ph: &elf::ProgramHeader64<LE>,
+    duplicate: bool,
+) -> Result<TlsTemplate, ElfError> {
+    if duplicate {
+        return Err(raw.malformed(format!("program header {i}: a second PT_TLS header")));
+    }
+    let (vaddr, filesz, memsz, align) = (
+        ph.p_vaddr(LE),
+        ph.p_filesz(LE),
+        ph.p_memsz(LE),
+        ph.p_align(LE).max(1),
+    );
+    if filesz > memsz || vaddr.checked_add(memsz).is_none() || !align.is_power_of_two() {
+        return Err(raw.malformed(format!(
+            "program header {i}: bad PT_TLS (address {vaddr:#x}, file size {filesz:#x}, \
+             memory size {memsz:#x}, alignment {align:#x})"
+        )));
+    }
+    Ok(TlsTemplate {
+        vaddr,
+        file_size: filesz,
+        mem_size: memsz,
+        align,
+    })
 }
 
 fn read_symbols(raw: &RawElf<'_>, index: usize, exe: &mut Executable) -> Result<(), ElfError> {
@@ -127,6 +181,7 @@ fn read_symbols(raw: &RawElf<'_>, index: usize, exe: &mut Executable) -> Result<
             elf::STT_OBJECT => SymbolKind::Object,
             elf::STT_SECTION => SymbolKind::Section,
             elf::STT_FILE => SymbolKind::File,
+            elf::STT_TLS => SymbolKind::Tls,
             _ => SymbolKind::NoType,
         };
         exe.symbols.push(ExecSymbol {

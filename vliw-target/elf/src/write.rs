@@ -29,6 +29,8 @@ pub(crate) fn section_type_and_flags(kind: SectionKind) -> (elf::SectionType, u6
         SectionKind::FiniArray => (elf::SHT_FINI_ARRAY, alloc | write),
         SectionKind::Note => (elf::SHT_NOTE, 0),
         SectionKind::Other => (elf::SHT_PROGBITS, 0),
+        SectionKind::TlsData => (elf::SHT_PROGBITS, alloc | write | elf::SHF_TLS.0),
+        SectionKind::TlsBss => (elf::SHT_NOBITS, alloc | write | elf::SHF_TLS.0),
     }
 }
 
@@ -47,6 +49,7 @@ pub(crate) fn symbol_type(kind: SymbolKind) -> elf::SymbolType {
         SymbolKind::Object => elf::STT_OBJECT,
         SymbolKind::Section => elf::STT_SECTION,
         SymbolKind::File => elf::STT_FILE,
+        SymbolKind::Tls => elf::STT_TLS,
     }
 }
 
@@ -123,7 +126,7 @@ pub fn write_object(object: &Object) -> Vec<u8> {
     // File ranges.
     let mut data_offset = Vec::with_capacity(object.sections.len());
     for s in &object.sections {
-        let offset = if s.kind == SectionKind::Bss {
+        let offset = if s.kind.is_nobits() {
             0
         } else {
             w.reserve(s.data.len() as u64, file_align(s.align))
@@ -151,7 +154,7 @@ pub fn write_object(object: &Object) -> Vec<u8> {
     })
     .expect("ELF header");
     for s in &object.sections {
-        if s.kind != SectionKind::Bss {
+        if !s.kind.is_nobits() {
             w.write_align(file_align(s.align));
             w.write(&s.data);
         }

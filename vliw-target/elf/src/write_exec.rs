@@ -29,13 +29,14 @@ fn segment_flags(flags: SegmentFlags) -> elf::ProgramFlags {
 }
 
 /// Writes `exe` as an ELF64 little-endian `ET_EXEC` file for `EM_VLIW`, with one
-/// `PT_LOAD` program header per segment, section headers for the allocated and
+/// `PT_LOAD` program header per segment (and a `PT_TLS` one if `exe.tls` is set),
+/// section headers for the allocated and
 /// non-allocated sections, and a symbol table unless `exe.symbols` is empty.
 pub fn write_executable(exe: &Executable) -> Vec<u8> {
     let mut out = Vec::new();
     let mut w = Writer::new(Endianness::Little, true, &mut out);
     w.reserve_file_header();
-    w.reserve_program_headers(exe.segments.len() as u32);
+    w.reserve_program_headers(exe.segments.len() as u32 + u32::from(exe.tls.is_some()));
 
     let alloc_names: Vec<Option<StringId>> = exe
         .sections
@@ -137,6 +138,27 @@ pub fn write_executable(exe: &Executable) -> Vec<u8> {
             p_filesz: seg.data.len() as u64,
             p_memsz: seg.mem_size.max(seg.data.len() as u64),
             p_align: PAGE_SIZE,
+        });
+    }
+    if let Some(tls) = exe.tls {
+        // The file offset of the image: inside the segment that holds it.
+        let p_offset = exe
+            .segments
+            .iter()
+            .zip(&segment_offset)
+            .find(|(seg, _)| {
+                seg.vaddr <= tls.vaddr && tls.vaddr <= seg.vaddr.saturating_add(seg.mem_size)
+            })
+            .map_or(0, |(seg, &off)| off + (tls.vaddr - seg.vaddr));
+        w.write_program_header(&ProgramHeader {
+            p_type: elf::PT_TLS,
+            p_flags: elf::ProgramFlags(elf::PF_R.0),
+            p_offset,
+            p_vaddr: tls.vaddr,
+            p_paddr: tls.vaddr,
+            p_filesz: tls.file_size,
+            p_memsz: tls.mem_size,
+            p_align: tls.align,
         });
     }
     for (seg, &offset) in exe.segments.iter().zip(&segment_offset) {

@@ -145,7 +145,7 @@ fn symbol_index_out_of_range() {
     assert_contains(
         &object_error(&b),
         &[
-            "symbol index of relocation R_VLIW_IMM32 at .text.main+0x0: index 1000 is out of range (there are 10)",
+            "symbol index of relocation R_VLIW_IMM32 at .text.main+0x0: index 1000 is out of range (there are 12)",
         ],
     );
 }
@@ -187,10 +187,10 @@ fn relocation_past_section_end() {
     let mut b = write_object(&sample_object());
     let rela = header_of_type(&b, SHT_RELA);
     let entries = u64_at(&b, rela + 0x18) as usize;
-    put_u64(&mut b, entries, 44); // .text.main is 48 bytes; IMM32 needs 8
+    put_u64(&mut b, entries, 60); // .text.main is 64 bytes; IMM32 needs 8
     assert_eq!(
         object_error(&b),
-        "bad.o: relocation R_VLIW_IMM32 at .text.main+0x2c reaches past the end of the section (0x30 bytes)"
+        "bad.o: relocation R_VLIW_IMM32 at .text.main+0x3c reaches past the end of the section (0x40 bytes)"
     );
     put_u64(&mut b, entries, u64::MAX - 2);
     assert_contains(&object_error(&b), &["reaches past the end of the section"]);

@@ -88,6 +88,7 @@ fn sample() -> Executable {
                 data: b"vliw\0".to_vec(),
             },
         ],
+        tls: None,
     }
 }
 
@@ -103,6 +104,89 @@ fn executable_round_trip() {
     );
     assert_eq!(back.symbol_at(0x10010).unwrap().name, "_start");
     assert_eq!(back.bytes_at(0x11001, 2), Some(&b"bc"[..]));
+}
+
+/// The sample with a TLS image: 8 bytes of `.tdata` at the end of the data
+/// segment's file part, then 24 bytes of `.tbss`.
+fn sample_with_tls() -> Executable {
+    let mut exe = sample();
+    exe.segments[2].data.extend([1, 2, 3, 4, 5, 6, 7, 8]);
+    exe.sections.insert(
+        3,
+        ExecSection {
+            name: ".tdata".into(),
+            addr: 0x12010,
+            size: 8,
+            kind: SectionKind::TlsData,
+        },
+    );
+    exe.sections.insert(
+        4,
+        ExecSection {
+            name: ".tbss".into(),
+            addr: 0x12018,
+            size: 24,
+            kind: SectionKind::TlsBss,
+        },
+    );
+    exe.sections[5].addr = 0x12030;
+    exe.sections[5].size = 0xd0;
+    exe.symbols.push(ExecSymbol {
+        name: "counter".into(),
+        addr: 0x12010,
+        size: 8,
+        kind: SymbolKind::Tls,
+        binding: Binding::Global,
+    });
+    exe.tls = Some(TlsTemplate {
+        vaddr: 0x12010,
+        file_size: 8,
+        mem_size: 32,
+        align: 16,
+    });
+    exe
+}
+
+#[test]
+fn executable_with_tls_round_trips() {
+    use object::read::elf::{FileHeader as _, ProgramHeader as _};
+    let exe = sample_with_tls();
+    let bytes = write_executable(&exe);
+    assert_eq!(read_executable(&bytes, "a.out").unwrap(), exe);
+
+    let e = object::LittleEndian;
+    let header = object::elf::FileHeader64::<object::LittleEndian>::parse(&*bytes).unwrap();
+    let phdrs = header.program_headers(e, &*bytes).unwrap();
+    let tls: Vec<_> = phdrs
+        .iter()
+        .filter(|ph| ph.p_type(e) == object::elf::PT_TLS)
+        .collect();
+    assert_eq!(tls.len(), 1);
+    let (tls, data) = (tls[0], &phdrs[2]);
+    assert_eq!(data.p_type(e), object::elf::PT_LOAD);
+    assert_eq!(
+        (
+            tls.p_vaddr(e),
+            tls.p_filesz(e),
+            tls.p_memsz(e),
+            tls.p_align(e)
+        ),
+        (0x12010, 8, 32, 16)
+    );
+    // The image's bytes are where p_offset says, inside the data segment.
+    let at = tls.p_offset(e) as usize;
+    assert_eq!(at, data.p_offset(e) as usize + 0x10);
+    assert_eq!(&bytes[at..at + 8], &[1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn tls_image_outside_the_segments_is_rejected() {
+    let mut exe = sample_with_tls();
+    exe.tls.as_mut().unwrap().vaddr = 0x40000;
+    let message = read_executable(&write_executable(&exe), "a.out")
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("TLS image at 0x40000"), "{message}");
 }
 
 #[test]
@@ -159,7 +243,7 @@ fn readelf_accepts_our_executables() {
     let dir = std::env::temp_dir().join(format!("vliw-elf-exe-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("a.out");
-    std::fs::write(&path, write_executable(&sample())).unwrap();
+    std::fs::write(&path, write_executable(&sample_with_tls())).unwrap();
     let Ok(out) = std::process::Command::new("readelf")
         .arg("-a")
         .arg("-W")
@@ -177,6 +261,7 @@ fn readelf_accepts_our_executables() {
         "{stderr}"
     );
     assert!(stdout.contains("EXEC (Executable file)"), "{stdout}");
+    assert!(stdout.contains("TLS "), "{stdout}");
     assert!(
         stdout.contains("Entry point address:               0x10008"),
         "{stdout}"

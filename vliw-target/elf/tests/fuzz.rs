@@ -60,6 +60,12 @@ fn sample_executable() -> Vec<u8> {
             kind: SectionKind::Other,
             data: vec![1, 2, 3],
         }],
+        tls: Some(TlsTemplate {
+            vaddr: 0x11000,
+            file_size: 8,
+            mem_size: 24,
+            align: 8,
+        }),
     };
     write_executable(&exe)
 }

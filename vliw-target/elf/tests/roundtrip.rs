@@ -32,6 +32,7 @@ fn object_round_trip_keeps_every_kind() {
         SymbolKind::Object,
         SymbolKind::Section,
         SymbolKind::File,
+        SymbolKind::Tls,
     ] {
         assert!(o.symbols.iter().any(|s| s.kind == kind), "{kind:?}");
     }
@@ -56,7 +57,7 @@ fn object_crate_reads_our_objects() {
     );
     let text = file.section_by_name(".text.main").unwrap();
     assert_eq!(text.align(), 16);
-    assert_eq!(text.relocations().count(), 5);
+    assert_eq!(text.relocations().count(), 7);
     assert!(file.section_by_name(".rela.text.main").is_some());
     assert!(
         file.symbols()
@@ -64,7 +65,7 @@ fn object_crate_reads_our_objects() {
     );
     // Locals come first, and sh_info of .symtab counts them.
     let locals = file.symbols().take_while(|s| s.is_local()).count();
-    assert_eq!(locals, 3); // file, section, helper (the iterator skips the null symbol)
+    assert_eq!(locals, 4); // file, section, helper, slot (the iterator skips the null symbol)
 }
 
 #[test]

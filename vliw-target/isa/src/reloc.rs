@@ -37,10 +37,15 @@ pub enum RelocKind {
     /// PC-relative immediate of `addpc`: `S + A - P`, where `P` is the address of the
     /// syllable itself; must fit in a signed 32-bit value (any byte offset).
     Pcrel32 = 7,
+    /// Immediate field of one syllable: the thread-pointer offset `S + A - TLS`, where
+    /// `TLS` is the start address of the executable's TLS image (local-exec model:
+    /// `add rd = tp, sym@tprel`); must fit in a signed 32-bit value. `S` must be a
+    /// thread-local symbol. [`reloc_value`] takes `S - TLS` as its symbol value.
+    Tprel32 = 8,
 }
 
 impl RelocKind {
-    pub const ALL: [RelocKind; 8] = [
+    pub const ALL: [RelocKind; 9] = [
         RelocKind::None,
         RelocKind::Abs64,
         RelocKind::Abs32,
@@ -49,6 +54,7 @@ impl RelocKind {
         RelocKind::Imm64,
         RelocKind::Branch32,
         RelocKind::Pcrel32,
+        RelocKind::Tprel32,
     ];
 
     /// The relocation that fills the immediate of `inst` with a symbol's address:
@@ -84,6 +90,7 @@ impl RelocKind {
             RelocKind::Imm64 => "R_VLIW_IMM64",
             RelocKind::Branch32 => "R_VLIW_BRANCH32",
             RelocKind::Pcrel32 => "R_VLIW_PCREL32",
+            RelocKind::Tprel32 => "R_VLIW_TPREL32",
         }
     }
 
@@ -97,9 +104,15 @@ impl RelocKind {
             RelocKind::None => 0,
             RelocKind::Abs64 => 8,
             RelocKind::Abs32 | RelocKind::Pcrel32Data => 4,
-            RelocKind::Imm32 | RelocKind::Branch32 | RelocKind::Pcrel32 => 8,
+            RelocKind::Imm32 | RelocKind::Branch32 | RelocKind::Pcrel32 | RelocKind::Tprel32 => 8,
             RelocKind::Imm64 => 16,
         }
+    }
+
+    /// Whether the value is an offset from the thread pointer (the symbol must be
+    /// thread-local, and the linker passes its offset in the TLS image as `S`).
+    pub fn is_tls(self) -> bool {
+        self == RelocKind::Tprel32
     }
 
     /// Whether the value is relative to the place `P`.
@@ -154,7 +167,9 @@ impl std::fmt::Display for RelocError {
 
 impl std::error::Error for RelocError {}
 
-/// Computes the value of a relocation: `S + A` or `S + A - P`.
+/// Computes the value of a relocation: `S + A` or `S + A - P`. For
+/// [`RelocKind::Tprel32`] `symbol` is the symbol's offset from the start of the TLS
+/// image (`S - TLS`), so the value is `S + A - TLS`.
 pub fn reloc_value(kind: RelocKind, symbol: u64, addend: i64, place: u64) -> i64 {
     let target = symbol.wrapping_add(addend as u64);
     if kind.is_pc_relative() {
@@ -198,7 +213,7 @@ pub fn apply_reloc(
             }
             bytes[at..at + 4].copy_from_slice(&(value as i32).to_le_bytes());
         }
-        RelocKind::Imm32 | RelocKind::Pcrel32 => {
+        RelocKind::Imm32 | RelocKind::Pcrel32 | RelocKind::Tprel32 => {
             if !fits_i32 {
                 return Err(RelocError::Overflow { kind, value });
             }
@@ -235,9 +250,11 @@ pub fn read_reloc_field(kind: RelocKind, bytes: &[u8], offset: u64) -> Option<i6
         RelocKind::None => 0,
         RelocKind::Abs64 => i64::from_le_bytes(get(8)?.try_into().ok()?),
         RelocKind::Abs32 => u32::from_le_bytes(get(4)?.try_into().ok()?) as i64,
-        RelocKind::Pcrel32Data | RelocKind::Imm32 | RelocKind::Branch32 | RelocKind::Pcrel32 => {
-            i32::from_le_bytes(get(4)?.try_into().ok()?) as i64
-        }
+        RelocKind::Pcrel32Data
+        | RelocKind::Imm32
+        | RelocKind::Branch32
+        | RelocKind::Pcrel32
+        | RelocKind::Tprel32 => i32::from_le_bytes(get(4)?.try_into().ok()?) as i64,
         RelocKind::Imm64 => {
             let hi = u32::from_le_bytes(get(4)?.try_into().ok()?) as u64;
             let lo = u32::from_le_bytes(bytes.get(at + 8..at + 12)?.try_into().ok()?) as u64;
@@ -302,6 +319,21 @@ mod tests {
             apply_reloc(RelocKind::Pcrel32, &mut b, 0, 1 << 40),
             Err(RelocError::Overflow { .. })
         ));
+    }
+
+    #[test]
+    fn tprel32_patches_the_immediate_like_imm32() {
+        let mut b = [0u8; 8];
+        b[4..8].copy_from_slice(&[9, 9, 9, 9]);
+        assert_eq!(reloc_value(RelocKind::Tprel32, 0x10, 8, 0x2000), 0x18);
+        apply_reloc(RelocKind::Tprel32, &mut b, 0, -8).unwrap();
+        assert_eq!(read_reloc_field(RelocKind::Tprel32, &b, 0), Some(-8));
+        assert_eq!(&b[4..8], &[9, 9, 9, 9]);
+        assert!(matches!(
+            apply_reloc(RelocKind::Tprel32, &mut b, 0, 1 << 31),
+            Err(RelocError::Overflow { .. })
+        ));
+        assert!(RelocKind::Tprel32.is_tls() && !RelocKind::Imm32.is_tls());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! Operand syntax per format is documented on `Format`. Immediates are numbers
 //! (decimal, `0x`, `0o`, `0b`, `_` separators), `sym`, `sym+N`, `sym-N`, a quoted
 //! `"symbol"`, or `.`, `.+N`, `.-N` (this syllable's address), optionally preceded by
-//! `long` to force the two-syllable 64-bit form. The assembler (`vliw-asm`) adds
+//! `long` to force the two-syllable 64-bit form; `sym@tprel`, `sym@tprel+N` is the
+//! offset of a thread-local variable from the thread pointer (`R_VLIW_TPREL32`). The assembler (`vliw-asm`) adds
 //! labels, directives and bundles; this module is the part shared with the
 //! disassembler, so that what one prints the other reads.
 
@@ -27,6 +28,12 @@ pub enum ImmExpr {
     },
     /// `.` plus an offset: the address of the syllable holding the operand.
     Here(i64),
+    /// `sym@tprel+addend`: the offset of thread-local `sym` (plus `addend`) from the
+    /// start of the TLS block, which the thread pointer `tp` holds (`R_VLIW_TPREL32`).
+    Tprel {
+        name: String,
+        addend: i64,
+    },
 }
 
 /// One parsed operation. `inst.imm` holds the number when `imm` is `Num` or, for
@@ -186,23 +193,41 @@ impl<'a> Cursor<'a> {
                     ));
                 }
                 self.pos += 1;
-                Ok(ImmExpr::Sym {
-                    name: name.clone(),
-                    addend: self.addend()?,
-                })
+                self.symbol_operand(name)
             }
             Some(Tok::Quoted(name)) => {
                 self.pos += 1;
-                Ok(ImmExpr::Sym {
-                    name: name.clone(),
-                    addend: self.addend()?,
-                })
+                self.symbol_operand(name)
             }
             _ => err(format!(
                 "expected an immediate, found {}",
                 self.describe_next()
             )),
         }
+    }
+    /// After a symbol's name: `[@tprel][+N | -N]`.
+    fn symbol_operand(&mut self, name: &str) -> Result<ImmExpr, ParseError> {
+        let name = name.to_string();
+        if self.eat('@') {
+            match self.next() {
+                Some(Tok::Ident(m)) if m == "tprel" => {}
+                _ => {
+                    self.pos -= 1;
+                    return err(format!(
+                        "expected `tprel` after `@`, found {} (the only operand modifier is `sym@tprel`)",
+                        self.describe_next()
+                    ));
+                }
+            }
+            return Ok(ImmExpr::Tprel {
+                name,
+                addend: self.addend()?,
+            });
+        }
+        Ok(ImmExpr::Sym {
+            name,
+            addend: self.addend()?,
+        })
     }
     fn addend(&mut self) -> Result<i64, ParseError> {
         match self.peek() {
@@ -484,6 +509,13 @@ impl fmt::Display for ImmExpr {
                     write!(f, "\"{name}\"{}", format_addend(*addend))
                 }
             }
+            ImmExpr::Tprel { name, addend } => {
+                if is_plain_symbol(name) {
+                    write!(f, "{name}@tprel{}", format_addend(*addend))
+                } else {
+                    write!(f, "\"{name}\"@tprel{}", format_addend(*addend))
+                }
+            }
         }
     }
 }
@@ -594,6 +626,9 @@ mod tests {
             "ret",
             "syscall 1",
             "fma.d r1 = r2, r3, r4",
+            "add r4 = r2, counter@tprel",
+            "add r4 = r2, counter@tprel+8",
+            "ld.w r4 = [r2 + \"odd name\"@tprel-4]",
         ] {
             round_trip(text);
         }
@@ -613,6 +648,13 @@ mod tests {
             parse_inst("add r1 = r2, x").unwrap().inst.opcode,
             Opcode::AddI
         );
+        assert_eq!(
+            parse_inst("add r1 = r2, x@tprel+8").unwrap().imm,
+            Some(ImmExpr::Tprel {
+                name: "x".into(),
+                addend: 8
+            })
+        );
         let cmp = parse_inst("cmp.ne.unc p1, p2 = r1, 0").unwrap().inst;
         assert_eq!((cmp.opcode, cmp.ctype), (Opcode::CmpNeI, CmpType::Unc));
     }
@@ -631,6 +673,10 @@ mod tests {
             ("movi r1 = 0xfffffffffffffffff", "bad number"),
             ("movi r1 = 5 ?", "unexpected character `?`"),
             ("movi r1 = 5 @", "unexpected `@` after the operands"),
+            (
+                "movi r1 = x@tpoff",
+                "expected `tprel` after `@`, found `tpoff`",
+            ),
         ];
         for (text, message) in cases {
             let e = parse_inst(text).unwrap_err().0;

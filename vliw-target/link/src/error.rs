@@ -49,6 +49,15 @@ pub enum LinkError {
         kind: RelocKind,
         error: RelocError,
     },
+    /// A TLS relocation (`R_VLIW_TPREL32`) against a symbol that is not thread-local,
+    /// or another relocation against a thread-local symbol.
+    Tls {
+        object: String,
+        section: String,
+        offset: u64,
+        symbol: String,
+        kind: RelocKind,
+    },
     /// The entry symbol (`-e`, default `_start`) is not defined.
     MissingEntry(String),
     /// The program does not fit in the address space.
@@ -118,6 +127,27 @@ impl fmt::Display for LinkError {
                 "{object}: cannot apply relocation {} against symbol `{symbol}` at {section}+{offset:#x}: {error}",
                 kind.name()
             ),
+            LinkError::Tls {
+                object,
+                section,
+                offset,
+                symbol,
+                kind,
+            } => {
+                if kind.is_tls() {
+                    write!(
+                        f,
+                        "{object}: relocation {} against symbol `{symbol}` at {section}+{offset:#x}: the symbol is not thread-local (not in a .tdata or .tbss section)",
+                        kind.name()
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{object}: relocation {} against thread-local symbol `{symbol}` at {section}+{offset:#x}: a thread-local variable has no fixed address; use R_VLIW_TPREL32 (sym@tprel) for its offset from the thread pointer",
+                        kind.name()
+                    )
+                }
+            }
             LinkError::MissingEntry(name) => write!(f, "entry symbol `{name}` is not defined"),
             LinkError::Layout(message) => write!(f, "{message}"),
         }

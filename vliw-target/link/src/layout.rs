@@ -3,8 +3,11 @@
 //! ```text
 //! 0x10000   text segment (R+X)   .text          all Text sections
 //! page      rodata segment (R)   .rodata        all ReadOnlyData sections
-//! page      data segment (RW)    .init_array, .fini_array, .data, then .bss
+//! page      data segment (RW)    .init_array, .fini_array, .data, .tdata | .tbss, .bss
 //! ```
+//! `.tdata` and `.tbss` form the TLS image (the `PT_TLS` template): its start is
+//! aligned to the largest alignment of both, `.tdata` ends the file-backed part of the
+//! data segment, and `.tbss` is laid out (and zero-filled in memory) right after it.
 //! Nothing is mapped below 0x10000, so that a null pointer access faults. Within an
 //! output section, input sections follow in link order (command line, then archive
 //! member order), each at its own alignment. Non-allocated sections with the same name
@@ -52,8 +55,8 @@ impl OutputSection {
 }
 
 pub(crate) struct Layout {
-    /// `.text`, `.rodata`, `.init_array`, `.fini_array`, `.data`, `.bss`, in this
-    /// (address) order; some may be empty.
+    /// `.text`, `.rodata`, `.init_array`, `.fini_array`, `.data`, `.tdata`, `.tbss`,
+    /// `.bss`, in this (address) order; some may be empty.
     pub alloc: Vec<OutputSection>,
     /// Non-allocated output sections, in order of first appearance.
     pub non_alloc: Vec<OutputSection>,
@@ -64,17 +67,24 @@ pub(crate) struct Layout {
     pub data_start: u64,
     /// End of `.bss` rounded up to 16: where the heap starts.
     pub end: u64,
+    /// Alignment of the TLS image (`.tdata` then `.tbss`), 1 if there is none.
+    pub tls_align: u64,
 }
 
 /// The allocated output sections, in address order.
-const ALLOC_OUTPUTS: [(&str, SectionKind); 6] = [
+const ALLOC_OUTPUTS: [(&str, SectionKind); 8] = [
     (".text", SectionKind::Text),
     (".rodata", SectionKind::ReadOnlyData),
     (".init_array", SectionKind::InitArray),
     (".fini_array", SectionKind::FiniArray),
     (".data", SectionKind::Data),
+    (".tdata", SectionKind::TlsData),
+    (".tbss", SectionKind::TlsBss),
     (".bss", SectionKind::Bss),
 ];
+
+/// Index in [`ALLOC_OUTPUTS`] of the last output section with file contents.
+const LAST_FILE_BACKED: usize = 5;
 
 fn align_up(value: u64, align: u64) -> Result<u64, LinkError> {
     value.checked_next_multiple_of(align.max(1)).ok_or_else(|| {
@@ -111,19 +121,8 @@ impl Layout {
         let mut cur = TEXT_BASE;
         let mut rodata_start = 0;
         let mut data_start = 0;
-        for (name, kind) in ALLOC_OUTPUTS {
-            match kind {
-                SectionKind::ReadOnlyData => {
-                    cur = align_up(cur, PAGE_SIZE)?;
-                    rodata_start = cur;
-                }
-                SectionKind::InitArray => {
-                    cur = align_up(cur, PAGE_SIZE)?;
-                    data_start = cur;
-                }
-                _ => {}
-            }
-            let members: Vec<(usize, usize)> = inputs
+        let members_of = |kind: SectionKind| -> Vec<(usize, usize)> {
+            inputs
                 .iter()
                 .enumerate()
                 .flat_map(|(oi, input)| {
@@ -136,13 +135,46 @@ impl Layout {
                         .map(move |(si, _)| (oi, si))
                 })
                 .filter(|&(oi, si)| live[oi][si])
-                .collect();
-            let out = place(inputs, name, kind, cur, &members, &mut addr)?;
+                .collect()
+        };
+        let max_align = |members: &[(usize, usize)]| {
+            members
+                .iter()
+                .map(|&(oi, si)| inputs[oi].object.sections[si].align.max(1))
+                .max()
+                .unwrap_or(1)
+        };
+        let tls_align = max_align(&members_of(SectionKind::TlsData))
+            .max(max_align(&members_of(SectionKind::TlsBss)));
+        for (name, kind) in ALLOC_OUTPUTS {
+            match kind {
+                SectionKind::ReadOnlyData => {
+                    cur = align_up(cur, PAGE_SIZE)?;
+                    rodata_start = cur;
+                }
+                SectionKind::InitArray => {
+                    cur = align_up(cur, PAGE_SIZE)?;
+                    data_start = cur;
+                }
+                // The TLS image starts at its alignment (that of .tbss included), so
+                // that a thread's copy at an address so aligned keeps every offset.
+                SectionKind::TlsData => cur = align_up(cur, tls_align)?,
+                _ => {}
+            }
+            let members = members_of(kind);
+            let mut out = place(inputs, name, kind, cur, &members, &mut addr)?;
+            if kind == SectionKind::TlsData {
+                out.align = tls_align;
+            }
             cur = out.end();
             alloc.push(out);
         }
         let end = align_up(cur, 16)?;
-        for (start, last) in [(TEXT_BASE, 0), (rodata_start, 1), (data_start, 4)] {
+        for (start, last) in [
+            (TEXT_BASE, 0),
+            (rodata_start, 1),
+            (data_start, LAST_FILE_BACKED),
+        ] {
             if alloc[last].end() - start > MAX_SEGMENT_FILE_SIZE {
                 return Err(LinkError::Layout(format!(
                     "segment at {start:#x} is larger than {MAX_SEGMENT_FILE_SIZE:#x} bytes"
@@ -191,6 +223,7 @@ impl Layout {
             rodata_start,
             data_start,
             end,
+            tls_align,
         })
     }
 
@@ -213,10 +246,26 @@ impl Layout {
             LinkerSymbol::InitArrayEnd => out(SectionKind::InitArray).end(),
             LinkerSymbol::FiniArrayStart => out(SectionKind::FiniArray).addr,
             LinkerSymbol::FiniArrayEnd => out(SectionKind::FiniArray).end(),
-            LinkerSymbol::Edata => out(SectionKind::Data).end(),
+            LinkerSymbol::Edata => out(SectionKind::TlsData).end(),
             LinkerSymbol::BssStart => out(SectionKind::Bss).addr,
             LinkerSymbol::End => self.end,
+            LinkerSymbol::TlsStart => self.tls_start(),
+            LinkerSymbol::TlsDataEnd => out(SectionKind::TlsData).end(),
+            LinkerSymbol::TlsEnd => self.tls_end(),
+            LinkerSymbol::TlsAlign => self.tls_align,
         }
+    }
+
+    /// Start of the TLS image: the address of `.tdata` (empty or not).
+    pub fn tls_start(&self) -> u64 {
+        self.output(SectionKind::TlsData).addr
+    }
+
+    /// End of the TLS image: the end of `.tbss` (or of `.tdata` when `.tbss` is empty).
+    pub fn tls_end(&self) -> u64 {
+        self.output(SectionKind::TlsBss)
+            .end()
+            .max(self.output(SectionKind::TlsData).end())
     }
 }
 

@@ -2,7 +2,7 @@
 
 use vliw_elf::{
     Binding, ExecSection, ExecSymbol, Executable, NonAllocSection, SectionKind, Segment,
-    SegmentFlags, SymbolDefinition, SymbolId, SymbolKind,
+    SegmentFlags, SymbolDefinition, SymbolId, SymbolKind, TlsTemplate,
 };
 
 use crate::args::Strip;
@@ -48,6 +48,15 @@ pub(crate) fn build_executable(
                 flags,
             });
         }
+    }
+    let (tls_start, tls_end) = (layout.tls_start(), layout.tls_end());
+    if tls_end > tls_start {
+        exe.tls = Some(TlsTemplate {
+            vaddr: tls_start,
+            file_size: layout.output(SectionKind::TlsData).end() - tls_start,
+            mem_size: tls_end - tls_start,
+            align: layout.tls_align,
+        });
     }
     for out in &layout.alloc {
         if out.size > 0 {

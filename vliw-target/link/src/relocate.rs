@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use vliw_isa::{NOP_BUNDLE, apply_reloc, reloc_value};
+use vliw_isa::{NOP_BUNDLE, RelocKind, apply_reloc, reloc_value};
 
 use crate::error::{LinkError, UndefinedSymbol};
 use crate::layout::{Layout, OutputSection, TEXT_BASE};
@@ -19,7 +19,7 @@ pub(crate) struct Image {
     pub text: Vec<u8>,
     /// `rodata_start..end of .rodata`.
     pub rodata: Vec<u8>,
-    /// `data_start..end of .data` (`.init_array`, `.fini_array`, `.data`).
+    /// `data_start..end of .tdata` (`.init_array`, `.fini_array`, `.data`, `.tdata`).
     pub data: Vec<u8>,
     pub non_alloc: Vec<Vec<u8>>,
 }
@@ -91,6 +91,17 @@ pub(crate) fn symbol_value(target: Target, layout: &Layout) -> u64 {
     }
 }
 
+/// Whether a resolved symbol is a thread-local variable: defined in a `.tdata` or
+/// `.tbss` section (whatever its symbol type says).
+fn is_tls_target(inputs: &[Input], target: Target) -> bool {
+    match target {
+        Target::Section {
+            object, section, ..
+        } => inputs[object].object.sections[section.0].kind.is_tls(),
+        _ => false,
+    }
+}
+
 /// Copies the input sections into place and applies their relocations.
 pub(crate) fn build_image(
     inputs: &[Input],
@@ -115,8 +126,8 @@ pub(crate) fn build_image(
         &mut rodata,
     )?;
 
-    let mut data = vec![0; (layout.output(Data).end() - layout.data_start) as usize];
-    for kind in [InitArray, FiniArray, Data] {
+    let mut data = vec![0; (layout.output(TlsData).end() - layout.data_start) as usize];
+    for kind in [InitArray, FiniArray, Data, TlsData] {
         fill(
             inputs,
             resolution,
@@ -159,7 +170,27 @@ fn fill(
         bytes.copy_from_slice(&section.data);
         for r in &section.relocs {
             let target = resolution.target(inputs, p.object, r.symbol);
-            let s = symbol_value(target, layout);
+            let mut s = symbol_value(target, layout);
+            let tls_target = is_tls_target(inputs, target);
+            // Debug information may name a thread-local variable by its address; code
+            // and data must use a TLS relocation for it.
+            let mismatch = if r.kind.is_tls() {
+                !tls_target
+            } else {
+                tls_target && section.kind.is_alloc() && r.kind != RelocKind::None
+            };
+            if mismatch {
+                return Err(LinkError::Tls {
+                    object: input.name.clone(),
+                    section: section.name.clone(),
+                    offset: r.offset,
+                    symbol: symbol_display_name(&input.object, r.symbol),
+                    kind: r.kind,
+                });
+            }
+            if r.kind.is_tls() {
+                s = s.wrapping_sub(layout.tls_start());
+            }
             let value = reloc_value(r.kind, s, r.addend, p.addr.wrapping_add(r.offset));
             apply_reloc(r.kind, bytes, r.offset, value).map_err(|error| LinkError::Relocation {
                 object: input.name.clone(),

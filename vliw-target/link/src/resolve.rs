@@ -41,10 +41,15 @@ pub(crate) enum LinkerSymbol {
     InitArrayEnd,
     FiniArrayStart,
     FiniArrayEnd,
+    TlsStart,
+    TlsDataEnd,
+    TlsEnd,
+    /// An absolute symbol: the alignment of the TLS image (1 without TLS).
+    TlsAlign,
 }
 
 impl LinkerSymbol {
-    pub const ALL: [LinkerSymbol; 11] = [
+    pub const ALL: [LinkerSymbol; 15] = [
         LinkerSymbol::ExecutableStart,
         LinkerSymbol::Etext,
         LinkerSymbol::RodataStart,
@@ -56,6 +61,10 @@ impl LinkerSymbol {
         LinkerSymbol::Edata,
         LinkerSymbol::BssStart,
         LinkerSymbol::End,
+        LinkerSymbol::TlsStart,
+        LinkerSymbol::TlsDataEnd,
+        LinkerSymbol::TlsEnd,
+        LinkerSymbol::TlsAlign,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +80,10 @@ impl LinkerSymbol {
             LinkerSymbol::InitArrayEnd => "__init_array_end",
             LinkerSymbol::FiniArrayStart => "__fini_array_start",
             LinkerSymbol::FiniArrayEnd => "__fini_array_end",
+            LinkerSymbol::TlsStart => "__tls_start",
+            LinkerSymbol::TlsDataEnd => "__tls_data_end",
+            LinkerSymbol::TlsEnd => "__tls_end",
+            LinkerSymbol::TlsAlign => "__tls_align",
         }
     }
 

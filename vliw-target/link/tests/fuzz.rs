@@ -67,6 +67,7 @@ fn build(
         let align = 1u64 << s.align_log2;
         let section = match kind {
             SectionKind::Bss => Section::bss(&format!(".bss.{i}"), align, s.size),
+            SectionKind::TlsBss => Section::tbss(&format!(".tbss.{i}"), align, s.size),
             SectionKind::Text => Section::new(
                 &format!(".text.{i}"),
                 kind,

@@ -11,7 +11,7 @@ pub fn nops(n: usize) -> Vec<u8> {
 
 pub fn sample_object() -> Object {
     let mut o = Object::new();
-    let text = o.add_section(Section::new(".text.main", SectionKind::Text, 16, nops(6)));
+    let text = o.add_section(Section::new(".text.main", SectionKind::Text, 16, nops(8)));
     let data = o.add_section(Section::new(".data", SectionKind::Data, 8, vec![0; 24]));
     let rodata = o.add_section(Section::new(
         ".rodata.str",
@@ -48,6 +48,13 @@ pub fn sample_object() -> Object {
     let mut kept = Section::new(".text.kept", SectionKind::Text, 8, nops(1));
     kept.retain = true;
     o.add_section(kept);
+    let tdata = o.add_section(Section::new(
+        ".tdata.counter",
+        SectionKind::TlsData,
+        8,
+        vec![7, 0, 0, 0, 0, 0, 0, 0],
+    ));
+    let tbss = o.add_section(Section::tbss(".tbss.slot", 16, 32));
 
     let sym = |name: &str, binding, kind, definition, size| Symbol {
         name: name.to_string(),
@@ -134,6 +141,26 @@ pub fn sample_object() -> Object {
         SymbolDefinition::Absolute(0x1234),
         0,
     ));
+    let counter = o.add_symbol(sym(
+        "counter",
+        Binding::Global,
+        SymbolKind::Tls,
+        SymbolDefinition::Defined {
+            section: tdata,
+            value: 0,
+        },
+        8,
+    ));
+    let slot = o.add_symbol(sym(
+        "slot",
+        Binding::Local,
+        SymbolKind::Tls,
+        SymbolDefinition::Defined {
+            section: tbss,
+            value: 16,
+        },
+        16,
+    ));
     let _ = (data, init, fini, note, abs);
 
     let r = |offset, kind, symbol, addend| Reloc {
@@ -148,6 +175,8 @@ pub fn sample_object() -> Object {
         r(16, RelocKind::Imm64, buf, -8),
         r(32, RelocKind::Pcrel32, ext, 0),
         r(40, RelocKind::None, text_sym, 0),
+        r(48, RelocKind::Tprel32, counter, 4),
+        r(56, RelocKind::Tprel32, slot, 0),
     ];
     o.sections[data.0].relocs = vec![
         r(0, RelocKind::Abs64, main, 0),

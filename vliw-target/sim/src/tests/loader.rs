@@ -84,6 +84,40 @@ fn an_elf_executable_runs() {
     assert_eq!(fault.function, Some(("_start".to_string(), 0x28)));
 }
 
+/// A `PT_TLS` header is not a loadable segment: the program loads and runs as without
+/// it, and `tp` (r2) starts at 0 like every other register (the runtime sets it up).
+#[test]
+fn an_executable_with_a_tls_header_runs() {
+    let mut exe = executable(&[
+        // tp = the TLS image in place; write what the initialized part holds.
+        &["movi r2 = 0x20000"],
+        &["movi r3 = 1", "add r4 = r2, 0", "movi r5 = 4"],
+        &["syscall 1"],
+        // The .tbss part, past the file contents, is zero and writable.
+        &["st.d [r2 + 8] = r5"],
+        &["ld.d r3 = [r2 + 8]"],
+        &["ld.d r6 = [r2 + 16]"],
+        &["add r3 = r3, r6"],
+        &["syscall 0"],
+    ]);
+    exe.tls = Some(vliw_elf::TlsTemplate {
+        vaddr: 0x20000,
+        file_size: 4,
+        mem_size: 24,
+        align: 8,
+    });
+    let bytes = vliw_elf::write_executable(&exe);
+    assert_eq!(
+        vliw_elf::read_executable(&bytes, "tls").unwrap().tls,
+        exe.tls
+    );
+    let program = read_program(&bytes, "tls").unwrap();
+    let (mut sim, io) = start(&program, &["tls"], &[]).unwrap();
+    let outcome = sim.run();
+    assert_eq!(io.stdout(), b"hi!\n");
+    assert_eq!(outcome.exit_status(), 4, "{outcome:?}");
+}
+
 #[test]
 fn malformed_files_are_errors_not_panics() {
     let bytes = vliw_elf::write_executable(&executable(&[&["syscall 0"]]));
