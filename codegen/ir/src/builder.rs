@@ -354,6 +354,19 @@ impl InstBuilder<'_, '_> {
         )
     }
 
+    /// Address of this thread's copy of thread-local data object `global`, plus
+    /// `offset`.
+    pub fn tls_addr(self, global: GlobalRef, offset: i64) -> Value {
+        self.one(
+            InstructionData::SymbolAddr {
+                opcode: Opcode::TlsAddr,
+                global,
+                offset,
+            },
+            None,
+        )
+    }
+
     /// Address of stack slot `slot` plus `offset`.
     pub fn stack_addr(self, slot: StackSlot, offset: i64) -> Value {
         self.one(

@@ -63,6 +63,9 @@ opcodes! {
     F64const = "f64const": UnaryImm,
     /// `symbol_addr gv+off`: address of a symbol plus a byte offset.
     SymbolAddr = "symbol_addr": SymbolAddr,
+    /// `tls_addr gv+off`: address of this thread's copy of a thread-local data object
+    /// plus a byte offset.
+    TlsAddr = "tls_addr": SymbolAddr,
     /// `stack_addr ss+off`: address of a stack slot plus a byte offset.
     StackAddr = "stack_addr": StackAddr,
     /// `undef.T`: an arbitrary value (poison placeholder).

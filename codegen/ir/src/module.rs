@@ -57,6 +57,9 @@ pub struct DataObject {
     pub bytes: Vec<u8>,
     /// Sorted by offset, not overlapping.
     pub relocs: Vec<DataReloc>,
+    /// Thread-local (text `thread_local`): each thread has its own copy, whose address
+    /// `tls_addr` gives (never `symbol_addr` or a relocation). Kind `data` or `bss`.
+    pub thread_local: bool,
 }
 
 /// An external function the module refers to.

@@ -728,7 +728,7 @@ impl Parser {
         }
     }
 
-    /// `data @name: kind align N [linkage] = init`
+    /// `data @name: kind align N [thread_local] [linkage] = init`
     fn data(&mut self) -> PResult<DataObject> {
         self.keyword("data")?;
         let name = self.symbol()?;
@@ -739,6 +739,10 @@ impl Parser {
             .ok_or_else(|| self.err_at(kind_loc, format!("unknown data kind '{kind_name}'")))?;
         self.keyword("align")?;
         let align = self.u64()?;
+        let thread_local = self.at_ident("thread_local");
+        if thread_local {
+            self.bump();
+        }
         let linkage = self.linkage_opt().unwrap_or(Linkage::Local);
         self.expect(Tok::Equal)?;
         let mut d = DataObject {
@@ -748,6 +752,7 @@ impl Parser {
             align,
             bytes: Vec::new(),
             relocs: Vec::new(),
+            thread_local,
         };
         if self.eat(&Tok::LBrace) {
             if !self.eat(&Tok::RBrace) {

@@ -25,7 +25,7 @@ pub fn result_types(
         _ if op.has_type_suffix() => vec![ctrl?],
         F32const | Fdemote => vec![Type::F32],
         F64const | Fpromote => vec![Type::F64],
-        SymbolAddr | StackAddr | Ptradd => vec![Type::Ptr],
+        SymbolAddr | TlsAddr | StackAddr | Ptradd => vec![Type::Ptr],
         Icmp | Fcmp => vec![Type::I1],
         UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow | UmulOverflow | SmulOverflow => {
             vec![arg(0)?, Type::I1]

@@ -132,6 +132,12 @@ fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierError
     for d in &module.func_decls {
         sigs.entry(&d.name).or_insert(&d.signature);
     }
+    let thread_locals: HashSet<&str> = module
+        .data
+        .iter()
+        .filter(|d| d.thread_local)
+        .map(|d| d.name.as_str())
+        .collect();
     // data objects
     for d in &module.data {
         let loc = format!("data {}", sym(&d.name));
@@ -145,6 +151,12 @@ fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierError
             err(
                 loc.clone(),
                 "a definition cannot have import linkage".into(),
+            );
+        }
+        if d.thread_local && d.kind == DataKind::ReadOnly {
+            err(
+                loc.clone(),
+                "a thread-local data object is `data` or `bss`, not `rodata`".into(),
             );
         }
         if d.kind == DataKind::Bss && (!d.relocs.is_empty() || d.bytes.iter().any(|&b| b != 0)) {
@@ -190,6 +202,14 @@ fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierError
                         sym(&r.symbol)
                     ),
                 );
+            } else if thread_locals.contains(r.symbol.as_str()) {
+                err(
+                    loc.clone(),
+                    format!(
+                        "relocation against thread-local {}: a thread-local object has no address fixed at link time",
+                        sym(&r.symbol)
+                    ),
+                );
             }
         }
     }
@@ -226,6 +246,50 @@ fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierError
                 errors.push(VerifierError {
                     location: floc.clone(),
                     message: format!("{g} names {}, neither defined nor declared", sym(name)),
+                });
+            }
+        }
+        // `tls_addr` names a thread-local object (or a declared data symbol, which
+        // another module defines thread-local), `symbol_addr` anything else.
+        if !module.data.iter().any(|d| d.thread_local)
+            && !f
+                .dfg
+                .insts()
+                .any(|i| f.dfg.inst_data(i).opcode() == Opcode::TlsAddr)
+        {
+            continue;
+        }
+        for block in f.layout.blocks() {
+            for inst in f.layout.block_insts(block) {
+                let InstructionData::SymbolAddr { opcode, global, .. } = *f.dfg.inst_data(inst)
+                else {
+                    continue;
+                };
+                let Some(name) = f.globals.get(global) else {
+                    continue;
+                };
+                let message = match (opcode, seen.get(name.as_str())) {
+                    (Opcode::SymbolAddr, _) if thread_locals.contains(name.as_str()) => {
+                        format!("symbol_addr of thread-local {}: use tls_addr", sym(name))
+                    }
+                    (Opcode::TlsAddr, Some(&"a defined data object"))
+                        if !thread_locals.contains(name.as_str()) =>
+                    {
+                        format!(
+                            "tls_addr of {}, which is not thread-local: use symbol_addr",
+                            sym(name)
+                        )
+                    }
+                    (Opcode::TlsAddr, Some(&what))
+                        if what == "a defined function" || what == "a declared function" =>
+                    {
+                        format!("tls_addr of {}, {what}", sym(name))
+                    }
+                    _ => continue,
+                };
+                errors.push(VerifierError {
+                    location: format!("{floc}, {block}, inst \"{}\"", f.display_inst(inst)),
+                    message,
                 });
             }
         }
@@ -651,7 +715,7 @@ impl<'a> FuncVerifier<'a> {
                 }
                 Ok(())
             }
-            Undef | SymbolAddr | StackAddr | Fence | Jump | Unreachable | Trap => Ok(()),
+            Undef | SymbolAddr | TlsAddr | StackAddr | Fence | Jump | Unreachable | Trap => Ok(()),
             Iadd | Isub | Imul | Udiv | Sdiv | Urem | Srem | Umulhi | Smulhi | Band | Bor
             | Bxor | Smin | Smax | Umin | Umax | UaddOverflow | SaddOverflow | UsubOverflow
             | SsubOverflow | UmulOverflow | SmulOverflow => {

@@ -357,6 +357,9 @@ pub fn write_data(w: &mut dyn Write, data: &DataObject) -> fmt::Result {
     w.write_str("data ")?;
     write_symbol(w, &data.name)?;
     write!(w, ": {} align {}", data.kind.name(), data.align)?;
+    if data.thread_local {
+        w.write_str(" thread_local")?;
+    }
     if data.linkage != Linkage::Local {
         write!(w, " {}", data.linkage)?;
     }

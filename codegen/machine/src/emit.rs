@@ -145,7 +145,10 @@ pub fn encode_function(
         let insts = &func.blocks[b].insts;
         for mi in insts {
             let mut inst = to_inst(func, mi)?;
-            if matches!(mi.imm, Imm::Symbol { .. }) && inst.format().is_extendable() && !mi.long {
+            if matches!(mi.imm, Imm::Symbol { .. } | Imm::TpRel { .. })
+                && inst.format().is_extendable()
+                && !mi.long
+            {
                 inst.imm = 0; // R_VLIW_IMM32: one syllable
             }
             offset += 8 * inst.syllables() as u64;
@@ -202,6 +205,20 @@ pub fn encode_function(
                     code.relocs.push(CodeReloc {
                         offset: syll,
                         kind,
+                        target: RelocTarget::Symbol(name.clone()),
+                        addend: *addend,
+                    });
+                }
+                Imm::TpRel { name, addend } => {
+                    if RelocKind::for_operand(&inst) != Some(RelocKind::Imm32) {
+                        return Err(err(format!(
+                            "`{}` cannot take a thread-pointer offset",
+                            func.display_inst(mi)
+                        )));
+                    }
+                    code.relocs.push(CodeReloc {
+                        offset: syll,
+                        kind: RelocKind::Tprel32,
                         target: RelocTarget::Symbol(name.clone()),
                         addend: *addend,
                     });

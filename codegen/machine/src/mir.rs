@@ -95,6 +95,8 @@ impl Reg {
     pub const ZERO: Reg = Reg::Physical(PReg::Gpr(Gpr::ZERO));
     /// `r1`: the stack pointer.
     pub const SP: Reg = Reg::Physical(PReg::Gpr(Gpr::SP));
+    /// The thread pointer `tp` (r2): the start of this thread's TLS block.
+    pub const TP: Reg = Reg::Physical(PReg::Gpr(Gpr::TP));
     /// `r63`: the link register.
     pub const LR: Reg = Reg::Physical(PReg::Gpr(Gpr::LR));
     /// `r62`: the frame pointer.
@@ -189,6 +191,12 @@ pub enum Imm {
     Const(i64),
     /// The address of a symbol plus an addend (a relocation at emission).
     Symbol {
+        name: String,
+        addend: i64,
+    },
+    /// The offset of thread-local `name` plus `addend` from the thread pointer
+    /// (`R_VLIW_TPREL32` at emission; always the 32-bit form).
+    TpRel {
         name: String,
         addend: i64,
     },
@@ -591,6 +599,13 @@ impl MachFunction {
             Imm::Const(c) => write!(f, "{c}"),
             Imm::Symbol { name, addend } => {
                 write!(f, "@{name}")?;
+                if *addend != 0 {
+                    write!(f, "{addend:+}")?;
+                }
+                Ok(())
+            }
+            Imm::TpRel { name, addend } => {
+                write!(f, "@{name}@tprel")?;
                 if *addend != 0 {
                     write!(f, "{addend:+}")?;
                 }

@@ -1,5 +1,6 @@
 //! The relocatable object: one section per function (`.text.NAME`) and per data
-//! object (`.rodata.NAME`, `.data.NAME`, `.bss.NAME`), so that `--gc-sections` can
+//! object (`.rodata.NAME`, `.data.NAME`, `.bss.NAME`; thread-local ones in
+//! `.tdata.NAME`, `.tbss.NAME` with `STT_TLS` symbols), so that `--gc-sections` can
 //! drop what is unused; jump tables in `.rodata.jt.NAME` (`R_VLIW_ABS64` entries
 //! against the function's section); symbols with the IR's linkage (export → global,
 //! local → local, weak → weak; referenced but not defined → undefined global).
@@ -145,20 +146,31 @@ impl ObjectBuilder {
     }
 
     pub fn add_data(&mut self, d: &vliw_ir::DataObject) -> Result<SectionId, CompileError> {
-        let (prefix, kind) = match d.kind {
-            DataKind::ReadOnly => ("rodata", SectionKind::ReadOnlyData),
-            DataKind::Data => ("data", SectionKind::Data),
-            DataKind::Bss => ("bss", SectionKind::Bss),
+        let (prefix, kind) = match (d.kind, d.thread_local) {
+            (DataKind::ReadOnly, false) => ("rodata", SectionKind::ReadOnlyData),
+            (DataKind::Data, false) => ("data", SectionKind::Data),
+            (DataKind::Bss, false) => ("bss", SectionKind::Bss),
+            (DataKind::Data, true) => ("tdata", SectionKind::TlsData),
+            (DataKind::Bss, true) => ("tbss", SectionKind::TlsBss),
+            (DataKind::ReadOnly, true) => {
+                return Err(CompileError::new(
+                    "",
+                    format!("thread-local data `{}` is read-only", d.name),
+                ));
+            }
         };
         let name = format!(".{prefix}.{}", d.name);
         let align = d.align.max(1);
-        let mut section = if kind == SectionKind::Bss {
-            Section::bss(&name, align, d.bytes.len() as u64)
+        let mut section = if kind.is_nobits() {
+            Section {
+                kind,
+                ..Section::bss(&name, align, d.bytes.len() as u64)
+            }
         } else {
             Section::new(&name, kind, align, d.bytes.clone())
         };
         for r in &d.relocs {
-            if kind == SectionKind::Bss {
+            if kind.is_nobits() {
                 return Err(CompileError::new(
                     "",
                     format!("bss data `{}` has a relocation", d.name),
@@ -173,13 +185,12 @@ impl ObjectBuilder {
             });
         }
         let id = self.object.add_section(section);
-        self.define(
-            &d.name,
-            d.linkage,
-            SymbolKind::Object,
-            id,
-            d.bytes.len() as u64,
-        );
+        let symbol_kind = if d.thread_local {
+            SymbolKind::Tls
+        } else {
+            SymbolKind::Object
+        };
+        self.define(&d.name, d.linkage, symbol_kind, id, d.bytes.len() as u64);
         Ok(id)
     }
 }

@@ -326,3 +326,64 @@ fn the_naive_allocator_uses_only_scratch_registers_and_saves_lr_only_when_callin
         }
     }
 }
+
+#[test]
+fn thread_local_data_and_tls_addr() {
+    let module = parse_module(
+        r#"
+declare data @other_tls
+data @t: data align 8 thread_local export = { i64 5 }
+data @z: bss align 16 thread_local = zero 24
+
+function @f() -> ptr, ptr, ptr export {
+    gv0 = symbol @t
+    gv1 = symbol @z
+    gv2 = symbol @other_tls
+block0:
+    v0 = tls_addr gv0
+    v1 = tls_addr gv1+8
+    v2 = tls_addr gv2
+    return v0, v1, v2
+}
+"#,
+    )
+    .unwrap();
+    let obj = compile_module(&module, &Options::default()).unwrap();
+    let section = |name: &str| &obj.sections[obj.section_by_name(name).unwrap().0];
+    let t = section(".tdata.t");
+    assert_eq!(
+        (t.kind, t.align, t.data.as_slice()),
+        (SectionKind::TlsData, 8, &[5, 0, 0, 0, 0, 0, 0, 0][..])
+    );
+    let z = section(".tbss.z");
+    assert_eq!((z.kind, z.size(), z.align), (SectionKind::TlsBss, 24, 16));
+    let sym = |name: &str| obj.symbol(obj.symbol_by_name(name).unwrap());
+    assert_eq!(
+        (sym("t").kind, sym("t").binding),
+        (SymbolKind::Tls, Binding::Global)
+    );
+    assert_eq!(sym("z").kind, SymbolKind::Tls);
+    let relocs: Vec<(RelocKind, String, i64)> = section(".text.f")
+        .relocs
+        .iter()
+        .map(|r| (r.kind, obj.symbol(r.symbol).name.clone(), r.addend))
+        .collect();
+    assert_eq!(
+        relocs,
+        vec![
+            (RelocKind::Tprel32, "t".to_string(), 0),
+            (RelocKind::Tprel32, "z".to_string(), 8),
+            (RelocKind::Tprel32, "other_tls".to_string(), 0),
+        ]
+    );
+    // `add rd = tp, sym@tprel`.
+    let listing = vliw_asm::disassemble_object(
+        &obj,
+        &vliw_asm::DisasmOptions {
+            disassemble: true,
+            ..Default::default()
+        },
+    );
+    assert!(listing.contains("= r2, t@tprel"), "{listing}");
+    assert!(listing.contains("= r2, z@tprel+8"), "{listing}");
+}

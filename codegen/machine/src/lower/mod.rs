@@ -552,6 +552,26 @@ impl<'a> Lower<'a> {
                 }
                 Ok(())
             }
+            InstructionData::SymbolAddr {
+                opcode: IrOp::TlsAddr,
+                global,
+                offset,
+            } => {
+                // Local exec: tp + the variable's offset in the TLS image.
+                let name = self.func.globals[*global].clone();
+                let d = self.vreg();
+                self.push(MInst::op(
+                    Opcode::AddI,
+                    &[d],
+                    &[Reg::TP],
+                    Imm::TpRel {
+                        name,
+                        addend: *offset,
+                    },
+                ));
+                self.def1(results[0], d);
+                Ok(())
+            }
             InstructionData::SymbolAddr { global, offset, .. } => {
                 let name = self.func.globals[*global].clone();
                 let d = self.vreg();

@@ -121,6 +121,8 @@ pub fn driver_asm(name: &str, args: &[DataValue], rets: &[Type]) -> String {
     let frame = (8 * (ret_area + stack_args)).div_ceil(16) * 16;
     let mut s =
         String::from("    .text\n    .globl _start\n    .type _start, @function\n_start:\n");
+    // The thread pointer: the TLS image in place (one thread).
+    s += "    movi r2 = long __tls_start ;;\n";
     if frame > 0 {
         s += &format!("    add sp = sp, -{frame} ;;\n");
     }
