@@ -12,6 +12,8 @@
 //! | `expect-stderr-contains: TEXT` | repeatable; each must occur in stderr |
 //! | `args: A B C` | the program's arguments, split at whitespace |
 //! | `stdin: TEXT` | repeatable like `expect-stdout`; the program's stdin (default empty) |
+//! | `stdin-file: NAME` | the program's stdin is this file, next to the program (not with `stdin`) |
+//! | `env: KEY=VALUE` | repeatable; the program's environment, which has nothing else |
 //! | `run-flags: FLAGS` | extra `vliw-run` flags, e.g. `--strict --max-cycles 1000` |
 //! | `link-flags: FLAGS` | extra `vliw-ld` flags, e.g. `--gc-sections` |
 //! | `extra-sources: A.s B.s` | more files to assemble and link, relative to this one |
@@ -30,6 +32,8 @@ pub struct Headers {
     pub expect_stderr_contains: Vec<Vec<u8>>,
     pub args: Vec<String>,
     pub stdin: Option<Vec<u8>>,
+    pub stdin_file: Option<String>,
+    pub env: Vec<(String, String)>,
     pub run_flags: Vec<String>,
     pub link_flags: Vec<String>,
     pub extra_sources: Vec<String>,
@@ -93,6 +97,22 @@ pub fn parse_with(source: &str, marker: &str) -> Result<Headers, String> {
                     ));
                 }
                 h.expect_stderr_contains.push(text);
+            }
+            "stdin-file" => {
+                let name = value.trim();
+                if name.is_empty() || name.contains('/') {
+                    return Err(at(format!(
+                        "stdin-file: `{name}` is not a file name next to the program"
+                    )));
+                }
+                set_once(&mut h.stdin_file, name.to_string(), key).map_err(at)?;
+            }
+            "env" => {
+                let (k, v) = value
+                    .split_once('=')
+                    .filter(|(k, _)| !k.is_empty() && !k.contains(char::is_whitespace))
+                    .ok_or_else(|| at(format!("env: `{value}` is not KEY=VALUE")))?;
+                h.env.push((k.to_string(), v.to_string()));
             }
             "args" => h.args.extend(words(value)),
             "run-flags" => h.run_flags.extend(words(value)),
@@ -161,11 +181,16 @@ fn check_consistency(h: &Headers) -> Result<(), String> {
     if h.expect_asm_error.is_some() && (!h.extra_sources.is_empty() || !h.link_flags.is_empty()) {
         return Err("expect-asm-error: the program is never linked, extra-sources/link-flags have no effect".into());
     }
+    if h.stdin.is_some() && h.stdin_file.is_some() {
+        return Err("stdin and stdin-file together".into());
+    }
     let runs = h.expect_exit.is_some()
         || h.expect_stdout.is_some()
         || !h.expect_stderr_contains.is_empty()
         || !h.args.is_empty()
         || h.stdin.is_some()
+        || h.stdin_file.is_some()
+        || !h.env.is_empty()
         || !h.run_flags.is_empty();
     if !h.expects_run() && runs {
         return Err(
@@ -285,6 +310,23 @@ mod tests {
         assert_eq!(h.expect_exit, Some(101));
         assert_eq!(h.expect_stderr_contains, [b"overflow".to_vec()]);
         assert!(parse_with("// expect-exot: 1\n", "//").is_err());
+    }
+
+    #[test]
+    fn reads_stdin_file_and_env() {
+        let h = parse_with(
+            "// stdin-file: in.txt\n// env: A=1\n// env: B=x=y z\n// env: C=\n",
+            "//",
+        )
+        .unwrap();
+        assert_eq!(h.stdin_file.as_deref(), Some("in.txt"));
+        let env: Vec<(&str, &str)> = h.env.iter().map(|(k, v)| (&k[..], &v[..])).collect();
+        assert_eq!(env, [("A", "1"), ("B", "x=y z"), ("C", "")]);
+        assert!(parse("# env: NOVALUE\n").unwrap_err().contains("KEY=VALUE"));
+        assert!(parse("# env: =1\n").is_err());
+        assert!(parse("# stdin-file: ../x\n").is_err());
+        assert!(parse("# stdin-file: a\n# stdin-file: b\n").is_err());
+        assert!(parse("# stdin: x\n# stdin-file: a\n").is_err());
     }
 
     #[test]

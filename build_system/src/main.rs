@@ -6,6 +6,7 @@ mod bench;
 mod bench_compile;
 mod build;
 mod clean;
+mod differential;
 mod gen_program;
 mod headers;
 mod paths;

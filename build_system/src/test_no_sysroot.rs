@@ -20,15 +20,16 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
+pub(crate) use crate::differential::Rustc;
+use crate::differential::{
+    Commands, Outcome, check_host, compare, mkdir, prefix, report, run_parallel,
+};
 use crate::headers::{self, Headers};
 use crate::paths::Paths;
 use crate::process::{self, Output};
-use crate::report::{diff_excerpt, tail};
 use crate::test_target::{Failure, check_run, expect_success};
 use crate::toolchain::Toolchain;
 
@@ -46,22 +47,14 @@ pub(crate) const RUSTC_FLAGS: [&str; 3] =
     ["--edition=2024", "-Cpanic=abort", "-Coverflow-checks=on"];
 
 const THREADS: usize = 2;
-/// One rustc invocation; the first builds with a new backend may be slow.
-const COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
 /// One run of a program, native or simulated.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// Tools of dist/ on the runtime's small sources.
 const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
-const STDERR_TAIL: usize = 12;
 
 pub struct Options {
     /// Only the host half: build with LLVM, run, check the headers.
     pub host_only: bool,
-}
-
-pub struct Outcome {
-    pub passed: usize,
-    pub failed: usize,
 }
 
 struct Program {
@@ -70,13 +63,6 @@ struct Program {
     /// Relative to the repository root, as rustc is given it (panic messages name it).
     source: String,
     headers: Result<Headers, String>,
-}
-
-/// The pinned toolchain's rustc, called directly (not through rustup's proxy).
-pub(crate) struct Rustc {
-    pub(crate) path: PathBuf,
-    pub(crate) channel: String,
-    pub(crate) host: String,
 }
 
 /// What every test of one opt level shares: mini_core built for each side.
@@ -94,7 +80,7 @@ struct Runtime {
 
 struct Suite<'a> {
     paths: &'a Paths,
-    rustc: Rustc,
+    cmds: Commands,
     /// `build/test/no_sysroot`.
     work: PathBuf,
     /// None with --host-only; else the runtime objects and the backend, or why not.
@@ -121,7 +107,10 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
 
     let mut suite = Suite {
         paths,
-        rustc,
+        cmds: Commands {
+            root: paths.root.clone(),
+            rustc,
+        },
         work,
         vliw: None,
     };
@@ -144,50 +133,23 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
         .iter()
         .flat_map(|p| levels.iter().map(move |l| (p, l)))
         .collect();
-    let next = AtomicUsize::new(0);
-    let (send, receive) = mpsc::channel();
-    thread::scope(|scope| {
-        for _ in 0..THREADS.min(jobs.len()) {
-            let send = send.clone();
-            let (jobs, next, suite) = (&jobs, &next, &suite);
-            scope.spawn(move || {
-                while let Some((program, level)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let mut label = format!("{} (O{}", program.name, level.opt);
-                    label.push_str(if suite.vliw.is_none() {
-                        ", host only)"
-                    } else {
-                        ")"
-                    });
-                    let result = suite.test(program, level);
-                    if send.send((label, result)).is_err() {
-                        return;
-                    }
-                }
+    let suite = &suite;
+    run_parallel(
+        &jobs,
+        THREADS,
+        |&(program, level)| {
+            let mut label = format!("{} (O{}", program.name, level.opt);
+            label.push_str(if suite.vliw.is_none() {
+                ", host only)"
+            } else {
+                ")"
             });
-        }
-        drop(send);
-        for (label, result) in receive {
-            report(&label, result, &mut outcome);
-        }
-    });
+            (label, suite.test(program, level))
+        },
+        |(label, result)| report(&label, result, &mut outcome),
+    );
     println!("{} passed, {} failed", outcome.passed, outcome.failed);
     Ok(outcome)
-}
-
-fn report(label: &str, result: Result<(), Failure>, outcome: &mut Outcome) {
-    match result {
-        Ok(()) => {
-            outcome.passed += 1;
-            println!("ok {label}");
-        }
-        Err(failure) => {
-            outcome.failed += 1;
-            println!("FAILED {label}: {}", failure.reason);
-            for line in &failure.details {
-                println!("    {line}");
-            }
-        }
-    }
 }
 
 /// The programs: `*.rs` directly in `dir` except mini_core.rs (rt/ holds the runtime).
@@ -237,6 +199,8 @@ fn parse_headers(name: &str, text: &str) -> Result<Headers, String> {
     let h = headers::parse_with(text, "//").map_err(|e| format!("bad test headers: {e}"))?;
     let unsupported = h.expect_stdout.is_some()
         || h.stdin.is_some()
+        || h.stdin_file.is_some()
+        || !h.env.is_empty()
         || !h.args.is_empty()
         || !h.run_flags.is_empty()
         || !h.link_flags.is_empty()
@@ -286,40 +250,6 @@ pub(crate) fn backend(paths: &Paths) -> Result<PathBuf, String> {
     ))
 }
 
-impl Rustc {
-    pub(crate) fn locate(toolchain: &Toolchain) -> Result<Rustc, String> {
-        let print = |args: &[&str]| -> Result<String, String> {
-            let out = Command::new("rustc")
-                .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
-                .args(args)
-                .output()
-                .map_err(|e| format!("cannot run rustc: {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "rustc {} failed: {}",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        };
-        let sysroot = print(&["--print", "sysroot"])?;
-        let path = Path::new(sysroot.trim()).join("bin").join("rustc");
-        let version = print(&["-vV"])?;
-        let host = version
-            .lines()
-            .find_map(|l| l.strip_prefix("host: "))
-            .ok_or("rustc -vV names no host triple")?
-            .trim()
-            .to_string();
-        Ok(Rustc {
-            path,
-            channel: toolchain.channel.clone(),
-            host,
-        })
-    }
-}
-
 impl Suite<'_> {
     /// mini_core for the host and (unless --host-only) for the VLIW target at every opt
     /// level; failures are printed once here and named by every test they affect.
@@ -355,7 +285,7 @@ impl Suite<'_> {
 
     /// The common part of every rustc command line.
     fn rustc(&self, opt: &str, work: &Path) -> Command {
-        let mut cmd = Command::new(&self.rustc.path);
+        let mut cmd = Command::new(&self.cmds.rustc.path);
         // Relative source paths (tests/no_sysroot/x.rs) name the same file in panic
         // messages on both sides; ICE reports land with the outputs, not in the root.
         cmd.current_dir(&self.paths.root).env("RUSTC_ICE", work);
@@ -385,13 +315,14 @@ impl Suite<'_> {
         mkdir(&dir)?;
         let rlib = dir.join("libmini_core.rlib");
         let mut cmd = self.rustc(opt, &dir);
-        cmd.args(["--target", &self.rustc.host]);
+        cmd.args(["--target", &self.cmds.rustc.host]);
         self.mini_core_args(&mut cmd, &rlib);
         let inputs = [
             self.paths.tests.join("no_sysroot/mini_core.rs"),
-            self.rustc.path.clone(),
+            self.cmds.rustc.path.clone(),
         ];
-        self.cached(&[cmd], &[&rlib], &inputs, &dir.join("mini_core.stamp"))?;
+        self.cmds
+            .cached(&[cmd], &[&rlib], &inputs, &dir.join("mini_core.stamp"))?;
         Ok(rlib)
     }
 
@@ -402,8 +333,9 @@ impl Suite<'_> {
         let mut cmd = self.rustc(opt, &dir);
         self.vliw_target(&mut cmd, backend);
         self.mini_core_args(&mut cmd, &rlib);
-        self.record(&dir.join("mini_core.commands.txt"), &[&cmd]);
-        self.build_step("rustc (mini_core)", &mut cmd, &rlib)?;
+        self.cmds
+            .record(&dir.join("mini_core.commands.txt"), &[&cmd]);
+        self.cmds.build_step("rustc (mini_core)", &mut cmd, &rlib)?;
         Ok(rlib)
     }
 
@@ -421,7 +353,7 @@ impl Suite<'_> {
         let host = self
             .host(program, level.opt, host_core)
             .map_err(|f| prefix("host", f))?;
-        check_host(h, &host)?;
+        check_host(h, &host, RUN_TIMEOUT)?;
         let Some((runtime, _)) = &self.vliw else {
             return Ok(());
         };
@@ -439,7 +371,7 @@ impl Suite<'_> {
         let vliw = self
             .vliw(program, level.opt, backend, vliw_core, runtime)
             .map_err(|f| prefix("vliw", f))?;
-        compare(&host, &vliw)
+        compare(&host, &vliw, RUN_TIMEOUT)
     }
 
     /// Builds (unless up to date) and runs the host executable of `program`.
@@ -454,7 +386,7 @@ impl Suite<'_> {
         let exe = dir.join(&program.name);
         let mut staticlib = self.rustc(opt, &dir);
         staticlib
-            .args(["--target", &self.rustc.host, "--crate-type=staticlib"])
+            .args(["--target", &self.cmds.rustc.host, "--crate-type=staticlib"])
             .arg(format!("--crate-name={}", program.name))
             .arg(&program.source)
             .arg("--extern")
@@ -463,7 +395,7 @@ impl Suite<'_> {
             .arg(&lib);
         // The shim is an ordinary std program; the static library is a native library
         // to it, so the two `core`s (std's and mini_core) never meet in one crate graph.
-        let mut shim = Command::new(&self.rustc.path);
+        let mut shim = Command::new(&self.cmds.rustc.path);
         shim.current_dir(&self.paths.root)
             .env("RUSTC_ICE", &dir)
             .args([
@@ -482,9 +414,9 @@ impl Suite<'_> {
             self.paths.root.join(&program.source),
             self.paths.tests.join("no_sysroot/rt/host_shim.rs"),
             mini_core.to_path_buf(),
-            self.rustc.path.clone(),
+            self.cmds.rustc.path.clone(),
         ];
-        self.cached(
+        self.cmds.cached(
             &[staticlib, shim],
             &[&lib, &exe],
             &inputs,
@@ -525,8 +457,8 @@ impl Suite<'_> {
             .arg(&exe);
         let mut run = Command::new(self.paths.tool("vliw-run"));
         run.arg(&exe).current_dir(&dir);
-        self.record(&dir.join("commands.txt"), &[&cmd, &run]);
-        self.build_step("rustc", &mut cmd, &exe)?;
+        self.cmds.record(&dir.join("commands.txt"), &[&cmd, &run]);
+        self.cmds.build_step("rustc", &mut cmd, &exe)?;
         let out =
             process::run(&mut run, b"", Instant::now() + RUN_TIMEOUT).map_err(Failure::new)?;
         Ok(out)
@@ -581,128 +513,17 @@ impl Suite<'_> {
         cmd.current_dir(&self.work);
         let out = process::run(cmd, b"", Instant::now() + TOOL_TIMEOUT).map_err(Failure::new)?;
         if out.timed_out() {
-            return Err(Failure::new(format!("timed out: {}", self.show(cmd))));
+            return Err(Failure::new(format!("timed out: {}", self.cmds.show(cmd))));
         }
         Ok(out)
     }
 
-    /// Runs a rustc that must write `output`; a failure names the command.
-    fn build_step(&self, what: &str, cmd: &mut Command, output: &Path) -> Result<(), Failure> {
-        let _ = fs::remove_file(output);
-        let out = process::run(cmd, b"", Instant::now() + COMPILE_TIMEOUT).map_err(Failure::new)?;
-        let result = if out.timed_out() {
-            Err(Failure::new(format!(
-                "{what} timed out after {} s",
-                COMPILE_TIMEOUT.as_secs()
-            ))
-            .with(tail(&out.stderr, STDERR_TAIL)))
-        } else {
-            expect_success(what, &out, output)
-        };
-        result.map_err(|f| {
-            f.with([format!(
-                "command (from the repository root): {}",
-                self.show(cmd)
-            )])
-        })
-    }
-
-    /// Runs the build commands unless their outputs are newer than every input and
-    /// were made by the same commands (kept in `stamp`). Host builds only: they are
-    /// the expectations, and the same compiler on the same sources gives the same ones.
-    fn cached(
-        &self,
-        cmds: &[Command],
-        outputs: &[&Path],
-        inputs: &[PathBuf],
-        stamp: &Path,
-    ) -> Result<(), Failure> {
-        let key: Vec<String> = cmds.iter().map(|c| self.show(c)).collect();
-        let key = key.join("\n") + "\n";
-        let mtime = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-        let newest_input = inputs
-            .iter()
-            .map(|p| mtime(p))
-            .collect::<Option<Vec<SystemTime>>>()
-            .and_then(|t| t.into_iter().max());
-        let oldest_output = outputs
-            .iter()
-            .map(|p| mtime(p))
-            .collect::<Option<Vec<SystemTime>>>()
-            .and_then(|t| t.into_iter().min());
-        let fresh = matches!((newest_input, oldest_output), (Some(i), Some(o)) if o >= i)
-            && fs::read_to_string(stamp).is_ok_and(|s| s == key);
-        if fresh {
-            return Ok(());
-        }
-        let _ = fs::remove_file(stamp);
-        for (cmd, output) in cmds.iter().zip(outputs) {
-            // Command is not Clone: rebuild it from its parts.
-            let mut again = Command::new(cmd.get_program());
-            again.args(cmd.get_args());
-            if let Some(dir) = cmd.get_current_dir() {
-                again.current_dir(dir);
-            }
-            for (k, v) in cmd.get_envs() {
-                match v {
-                    Some(v) => again.env(k, v),
-                    None => again.env_remove(k),
-                };
-            }
-            self.build_step("rustc", &mut again, output)?;
-        }
-        fs::write(stamp, key)
-            .map_err(|e| Failure::new(format!("cannot write {}: {e}", stamp.display())))
-    }
-
     /// Removes host outputs of programs that no longer exist.
     fn prune_host(&self, programs: &[Program]) {
+        let names: Vec<&str> = programs.iter().map(|p| p.name.as_str()).collect();
         for opt in OPT_LEVELS {
-            let Ok(entries) = fs::read_dir(self.work.join("host").join(format!("O{opt}"))) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if let Some(stem) = name.strip_suffix(".d")
-                    && !programs.iter().any(|p| p.name == stem)
-                {
-                    let _ = fs::remove_dir_all(entry.path());
-                }
-            }
+            Commands::prune(&self.work.join("host").join(format!("O{opt}")), &names);
         }
-    }
-
-    /// The build commands of a test, for reproducing it by hand.
-    fn record(&self, file: &Path, cmds: &[&Command]) {
-        let mut text = String::from("# Run from the repository root.\n");
-        for cmd in cmds {
-            text.push_str(&self.show(cmd));
-            text.push('\n');
-        }
-        let _ = fs::write(file, text);
-    }
-
-    /// A command line as it can be typed in the repository root: rustc through rustup
-    /// with the pinned channel, paths inside the repository relative to it.
-    fn show(&self, cmd: &Command) -> String {
-        let root = format!("{}/", self.paths.root.display());
-        let program = cmd.get_program().to_string_lossy().into_owned();
-        let mut words = vec![if Path::new(&program) == self.rustc.path {
-            format!("rustc +{}", self.rustc.channel)
-        } else {
-            program.replace(&root, "")
-        }];
-        for arg in cmd.get_args() {
-            let arg = arg.to_string_lossy().replace(&root, "");
-            if arg.is_empty()
-                || arg.contains(|c: char| c.is_whitespace() || "'\"$\\;&|<>()*?".contains(c))
-            {
-                words.push(format!("'{}'", arg.replace('\'', r"'\''")));
-            } else {
-                words.push(arg);
-            }
-        }
-        words.join(" ")
     }
 }
 
@@ -722,84 +543,6 @@ fn shared_failure(opt: &str, side: &str, f: Failure) -> String {
         "mini_core (O{opt}) did not build: {}",
         first_error.unwrap_or(&f.reason)
     )
-}
-
-fn prefix(side: &str, f: Failure) -> Failure {
-    Failure {
-        reason: format!("{side}: {}", f.reason),
-        details: f.details,
-    }
-}
-
-fn mkdir(dir: &Path) -> Result<(), Failure> {
-    fs::create_dir_all(dir)
-        .map_err(|e| Failure::new(format!("cannot create {}: {e}", dir.display())))
-}
-
-/// The host run is the expectation: it must meet the program's headers (its author's
-/// intent: exit code, panic message) and print something, or the test is broken.
-fn check_host(h: &Headers, out: &Output) -> Result<(), Failure> {
-    let mut reasons = Vec::new();
-    if out.timed_out() {
-        reasons.push(format!("killed after {} s", RUN_TIMEOUT.as_secs()));
-    } else if out.code() != Some(h.exit_code()) {
-        reasons.push(format!(
-            "{}, the program's headers expect exit code {}",
-            out.describe(),
-            h.exit_code()
-        ));
-    }
-    if out.stdout.is_empty() {
-        reasons.push("printed nothing on stdout (a program must print what it computes)".into());
-    }
-    for text in &h.expect_stderr_contains {
-        if !process::contains(&out.stderr, text) {
-            reasons.push(format!("stderr lacks {}", crate::report::quote(text)));
-        }
-    }
-    if reasons.is_empty() {
-        return Ok(());
-    }
-    let mut details = Vec::new();
-    if !out.stderr.is_empty() {
-        details.push("host stderr:".to_string());
-        details.extend(
-            tail(&out.stderr, STDERR_TAIL)
-                .into_iter()
-                .map(|l| format!("  {l}")),
-        );
-    }
-    Err(Failure::new(format!("host run: {}", reasons.join("; "))).with(details))
-}
-
-/// The VLIW run must reproduce the host run: exit code, stdout and stderr.
-fn compare(host: &Output, vliw: &Output) -> Result<(), Failure> {
-    let mut reasons = Vec::new();
-    let mut details = Vec::new();
-    if vliw.timed_out() {
-        reasons.push(format!("vliw-run killed after {} s", RUN_TIMEOUT.as_secs()));
-    } else if vliw.code() != host.code() {
-        reasons.push(format!(
-            "vliw: {}, host: {}",
-            vliw.describe(),
-            host.describe()
-        ));
-    }
-    for (name, h, v) in [
-        ("stdout", &host.stdout, &vliw.stdout),
-        ("stderr", &host.stderr, &vliw.stderr),
-    ] {
-        if h != v {
-            reasons.push(format!("{name} differs"));
-            details.push(format!("{name}: host (-), vliw (+)"));
-            details.extend(diff_excerpt(h, v).into_iter().map(|l| format!("  {l}")));
-        }
-    }
-    if reasons.is_empty() {
-        Ok(())
-    } else {
-        Err(Failure::new(reasons.join("; ")).with(details))
-    }
 }
 
 #[cfg(test)]
@@ -834,49 +577,5 @@ mod tests {
             parse_headers("ok_2", "fn main() {}\n").unwrap().exit_code(),
             0
         );
-    }
-
-    fn output(code: i32, stdout: &[u8], stderr: &[u8]) -> Output {
-        use std::os::unix::process::ExitStatusExt;
-        Output {
-            status: Some(std::process::ExitStatus::from_raw(code << 8)),
-            stdout: stdout.to_vec(),
-            stderr: stderr.to_vec(),
-        }
-    }
-
-    #[test]
-    fn the_host_run_must_meet_the_headers_and_print() {
-        let h = parse_headers(
-            "p",
-            "// expect-exit: 101\n// expect-stderr-contains: boom\n",
-        )
-        .unwrap();
-        assert!(check_host(&h, &output(101, b"x\n", b"panicked: boom\n")).is_ok());
-        let f = check_host(&h, &output(0, b"x\n", b"")).unwrap_err();
-        assert!(
-            f.reason.contains("expect exit code 101") && f.reason.contains("lacks"),
-            "{}",
-            f.reason
-        );
-        let h = parse_headers("p", "").unwrap();
-        assert!(
-            check_host(&h, &output(0, b"", b""))
-                .unwrap_err()
-                .reason
-                .contains("printed nothing")
-        );
-    }
-
-    #[test]
-    fn compares_code_stdout_and_stderr() {
-        let host = output(0, b"a\nb\n", b"");
-        assert!(compare(&host, &output(0, b"a\nb\n", b"")).is_ok());
-        let f = compare(&host, &output(3, b"a\nc\n", b"fault\n")).unwrap_err();
-        assert_eq!(
-            f.reason,
-            "vliw: exit code 3, host: exit code 0; stdout differs; stderr differs"
-        );
-        assert!(f.details.iter().any(|l| l.contains("+ \"c\"")));
     }
 }

@@ -198,6 +198,11 @@ impl Runner<'_> {
             .map_err(|e| Failure::new(format!("cannot read the test: {e}")))?;
         let h =
             headers::parse(&text).map_err(|e| Failure::new(format!("bad test headers: {e}")))?;
+        if h.stdin_file.is_some() || !h.env.is_empty() {
+            return Err(Failure::new(
+                "bad test headers: stdin-file and env are headers of the programs suite",
+            ));
+        }
 
         if let Some(message) = &h.expect_asm_error {
             let out = self.tool(
