@@ -15,6 +15,7 @@ mod report;
 mod run;
 mod test;
 mod test_no_sysroot;
+mod test_programs;
 mod test_target;
 mod toolchain;
 
@@ -34,8 +35,9 @@ Commands:
                     but those marked [explicit]); prints a summary and exits non-zero
                     if any suite failed
                       --list       list the suites and exit
-                      --host-only  no_sysroot: only the host half (LLVM builds run
-                                   natively and checked against their headers)
+                      --host-only  no_sysroot, programs: only the host half (LLVM
+                                   builds run natively and checked against their
+                                   headers)
   run [FLAGS] FILE [-- ARGS...]
                     Build FILE and run it on the simulator with ARGS; prints only the
                     program's output on stdout and exits with its exit code.

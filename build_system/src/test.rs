@@ -11,10 +11,13 @@ use std::fs;
 use crate::build::{self, Profile};
 use crate::paths::Paths;
 use crate::toolchain::Toolchain;
-use crate::{test_no_sysroot, test_target};
+use crate::{test_no_sysroot, test_programs, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 3] = ["unit", "target", "no_sysroot"];
+const SUITES: [&str; 4] = ["unit", "target", "no_sysroot", "programs"];
+
+/// The suites that take --host-only.
+const HOST_ONLY_SUITES: [&str; 2] = ["no_sysroot", "programs"];
 
 /// The flag that keeps a suite out of a plain `./y.sh test`.
 const EXPLICIT: &str = "[explicit]";
@@ -30,7 +33,7 @@ pub struct Suite {
 /// Options of `test` that apply to one suite.
 #[derive(Default)]
 pub struct Options {
-    /// no_sysroot: only the host (LLVM) half.
+    /// no_sysroot, programs: only the host (LLVM) half.
     pub host_only: bool,
 }
 
@@ -98,10 +101,16 @@ pub fn test(
     options: &Options,
 ) -> Result<bool, String> {
     let suites = load_suites(paths)?;
-    if options.host_only && !selected.iter().any(|s| s == "no_sysroot") {
-        return Err("--host-only is an option of the no_sysroot suite: \
+    if options.host_only
+        && !selected
+            .iter()
+            .any(|s| HOST_ONLY_SUITES.contains(&s.as_str()))
+    {
+        return Err(
+            "--host-only is an option of the no_sysroot and programs suites: \
                     ./y.sh test no_sysroot --host-only"
-            .into());
+                .into(),
+        );
     }
     let names: Vec<&str> = if selected.is_empty() {
         for s in suites.iter().filter(|s| s.explicit) {
@@ -135,6 +144,7 @@ pub fn test(
             "unit" => unit(paths, toolchain),
             "target" => target(paths, toolchain),
             "no_sysroot" => no_sysroot(paths, toolchain, options),
+            "programs" => programs(paths, toolchain, options),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
         if let Err(message) = &result {
@@ -220,6 +230,30 @@ fn no_sysroot(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result
         paths,
         toolchain,
         &test_no_sysroot::Options {
+            host_only: options.host_only,
+        },
+    )?;
+    let mut summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
+    if options.host_only {
+        summary.push_str(", host only");
+    }
+    if outcome.failed == 0 {
+        Ok(summary)
+    } else {
+        Err(summary)
+    }
+}
+
+/// The std programs, built by LLVM for the host and by dist/rustc-vliw for the
+/// target; with --host-only only the former, which needs nothing of dist/.
+fn programs(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<String, String> {
+    if !options.host_only {
+        build::build(paths, toolchain, Profile::Release)?;
+    }
+    let outcome = test_programs::run(
+        paths,
+        toolchain,
+        &test_programs::Options {
             host_only: options.host_only,
         },
     )?;
