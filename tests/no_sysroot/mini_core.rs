@@ -24,7 +24,8 @@
     decl_macro,
     auto_traits,
     unboxed_closures,
-    transparent_unions
+    transparent_unions,
+    thread_local
 )]
 #![no_core]
 #![allow(
@@ -1315,6 +1316,29 @@ pub fn size_of_val<T: ?Sized>(x: &T) -> usize {
 #[inline]
 pub fn black_box<T>(x: T) -> T {
     intrinsics::black_box(x)
+}
+
+// ---------------------------------------------------------------------------------------
+// Thread-local statics another crate uses (thread_local.rs): a `#[thread_local]`
+// static reached from another crate is a reference to an external TLS symbol.
+// ---------------------------------------------------------------------------------------
+
+pub mod tls {
+    /// Initialized (`.tdata`).
+    #[thread_local]
+    pub static mut TLS_COUNTER: u64 = 1000;
+    /// Zero-initialized (`.tbss`).
+    #[thread_local]
+    pub static mut TLS_PAIR: [u32; 2] = [0; 2];
+
+    /// Adds `by` to this thread's `TLS_COUNTER`; the new value.
+    #[inline(never)]
+    pub fn bump_counter(by: u64) -> u64 {
+        unsafe {
+            TLS_COUNTER = TLS_COUNTER + by;
+            TLS_COUNTER
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------

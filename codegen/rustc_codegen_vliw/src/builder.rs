@@ -1600,6 +1600,14 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
 
 impl<'a, 'tcx> StaticBuilderMethods for Builder<'a, 'tcx> {
     fn get_static(&mut self, def_id: DefId) -> Value {
+        if self.cx.is_thread_local_static(def_id) {
+            // This thread's copy: `tls_addr` (local exec, `tp` + the offset).
+            let name = self.cx.static_name(def_id);
+            self.cx.symbol(&name);
+            let gv = self.global_ref(&name);
+            let addr = self.with_ins(|i| i.tls_addr(gv, 0));
+            return self.wrap_ir(addr, self.cx.ty_ptr);
+        }
         self.cx.get_static_addr(def_id)
     }
 }

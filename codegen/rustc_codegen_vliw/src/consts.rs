@@ -35,14 +35,27 @@ impl<'tcx> CodegenCx<'tcx> {
         })
     }
 
-    /// The address of a static (defined here or elsewhere).
+    /// Whether a static is `#[thread_local]`.
+    pub fn is_thread_local_static(&self, def_id: DefId) -> bool {
+        self.tcx
+            .codegen_fn_attrs(def_id)
+            .flags
+            .contains(CodegenFnAttrFlags::THREAD_LOCAL)
+    }
+
+    /// The link-time address of a static (defined here or elsewhere), as a constant.
+    /// Code reaches a thread-local static through `Builder::get_static` (`tls_addr`);
+    /// a thread-local static has no link-time address, so a constant or another
+    /// static's initializer that points at one (which rustc rejects) is an error here
+    /// rather than a relocation the linker would refuse.
     pub fn get_static_addr(&self, def_id: DefId) -> Value {
         let attrs = self.tcx.codegen_fn_attrs(def_id);
         if attrs.flags.contains(CodegenFnAttrFlags::THREAD_LOCAL) {
-            self.unsupported(
-                None,
-                &format!("thread-local statics (`{}`)", self.tcx.def_path_str(def_id)),
-            );
+            self.tcx.dcx().fatal(format!(
+                "the VLIW backend cannot take the link-time address of thread-local static `{}` \
+                 (a pointer to it in a constant or a static's initializer): each thread has its own copy",
+                self.tcx.def_path_str(def_id)
+            ));
         }
         if attrs.import_linkage.is_some() {
             self.unsupported(
@@ -148,6 +161,7 @@ impl<'tcx> CodegenCx<'tcx> {
             align,
             bytes,
             relocs,
+            thread_local: false,
         });
     }
 }
@@ -249,6 +263,7 @@ impl<'tcx> ConstCodegenMethods for CodegenCx<'tcx> {
                 align: 1,
                 bytes: s.as_bytes().to_vec(),
                 relocs: Vec::new(),
+                thread_local: false,
             });
             self.const_strs.borrow_mut().insert(s.to_string(), sym);
             sym
@@ -401,13 +416,7 @@ impl<'tcx> StaticCodegenMethods for CodegenCx<'tcx> {
             // The error has been reported.
             return;
         };
-        let attrs = self.tcx.codegen_fn_attrs(def_id);
-        if attrs.flags.contains(CodegenFnAttrFlags::THREAD_LOCAL) {
-            self.unsupported(
-                None,
-                &format!("thread-local statics (`{}`)", self.tcx.def_path_str(def_id)),
-            );
-        }
+        let thread_local = self.is_thread_local_static(def_id);
         let (name, linkage) = match self.statics.borrow().get(&def_id) {
             Some(s) => (s.name.clone(), s.linkage),
             None => (
@@ -424,6 +433,15 @@ impl<'tcx> StaticCodegenMethods for CodegenCx<'tcx> {
             align = align.max(min.bytes());
         }
         self.symbol(&name);
-        self.push_data(name, linkage, inner.mutability.is_mut(), align, alloc);
+        // A thread-local static is writable whatever its mutability: its TLS image is
+        // copied into each thread's block.
+        let mutable = inner.mutability.is_mut() || thread_local;
+        self.push_data(name, linkage, mutable, align, alloc);
+        if thread_local {
+            // Pointers in its initializer are ordinary R_VLIW_ABS64 relocations in
+            // .tdata: each thread's copy starts with the same addresses.
+            let mut data = self.data.borrow_mut();
+            data.last_mut().expect("pushed just now").thread_local = true;
+        }
     }
 }

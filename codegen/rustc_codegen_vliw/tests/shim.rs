@@ -188,10 +188,6 @@ fn unsupported_features_are_compile_errors() {
     let dir = tempfile::tempdir().unwrap();
     for (cfg, message) in [
         (
-            "tls",
-            "does not support thread-local statics (`PER_THREAD`) (in `uses_tls`)",
-        ),
-        (
             "simd",
             "does not support SIMD vector types (in `uses_simd`)",
         ),
@@ -213,6 +209,35 @@ fn unsupported_features_are_compile_errors() {
             "{cfg}: expected `{message}` in:\n{stderr}"
         );
     }
+}
+
+/// `#[thread_local]` statics are thread-local data objects reached with `tls_addr`.
+#[test]
+fn thread_local_statics_use_tls_addr() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = compile_to_ir(&fixture("unsupported.rs"), dir.path(), &["--cfg", "tls"]);
+    let data = m
+        .data
+        .iter()
+        .find(|d| d.name.contains("PER_THREAD"))
+        .expect("the static");
+    assert!(data.thread_local);
+    assert_eq!(
+        data.kind,
+        vliw_ir::DataKind::Data,
+        "immutable but in .tdata"
+    );
+    let f = m.function("uses_tls").unwrap();
+    let tls: Vec<String> = f
+        .insts_in_layout()
+        .filter(|&(_, i)| f.dfg.opcode(i) == Opcode::TlsAddr)
+        .map(|(_, i)| match &f.dfg[i] {
+            vliw_ir::InstructionData::SymbolAddr { global, .. } => f.globals[*global].clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(tls, [data.name.clone()]);
+    vliw_ir::verifier::verify_module(&m).unwrap();
 }
 
 #[test]

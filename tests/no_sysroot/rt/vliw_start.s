@@ -5,11 +5,16 @@
 # Calling convention (docs/isa.md §6): arguments in r3..r10, result in r3, return
 # address in lr (r63). At startup sp is 16-byte aligned and every other register is
 # 0 except r3..r5 (argc, argv, envp), which test_main does not take.
+#
+# Thread-local storage (docs/isa.md §6): tp (r2) points to the thread's TLS block, a
+# copy of the TLS image (.tdata then zeroed .tbss) that the linker places between
+# __tls_start and __tls_end. There is one thread here, so the image is used in place.
 
     .section .text._start, "ax"
     .globl _start
     .type _start, @function
 _start:
+    movi r2 = __tls_start ;;
     # exit(test_main())
     call test_main ;;
     syscall 0 ;;
