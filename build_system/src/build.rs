@@ -1,4 +1,5 @@
-//! `build`: the workspace with the pinned toolchain, then the tools into `dist/`.
+//! `build`: the workspace with the pinned toolchain, then the tools into `dist/`, then
+//! (release builds) the sysroot and the wrappers (`sysroot.rs`).
 
 use std::fs;
 use std::path::Path;
@@ -46,6 +47,9 @@ pub fn build(paths: &Paths, toolchain: &Toolchain, profile: Profile) -> Result<(
         install(&from, &paths.dist.join(tool))?;
     }
     eprintln!("[build] tools installed in {}/", paths.show(&paths.dist));
+    if profile == Profile::Release {
+        crate::sysroot::build(paths, toolchain)?;
+    }
     Ok(())
 }
 
@@ -59,7 +63,7 @@ fn profile_name(profile: Profile) -> &'static str {
 /// Copies `from` to `to` unless `to` already has the same size and modification
 /// time. Through a temporary file and a rename, so that a tool still running from
 /// `dist/` never sees a half-written binary ("text file busy" cannot happen either).
-fn install(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn install(from: &Path, to: &Path) -> Result<(), String> {
     let source = fs::metadata(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
     if let Ok(dest) = fs::metadata(to)
         && dest.len() == source.len()

@@ -13,9 +13,11 @@ mod paths;
 mod process;
 mod report;
 mod run;
+mod sysroot;
 mod test;
 mod test_no_sysroot;
 mod test_programs;
+mod test_sysroot;
 mod test_target;
 mod toolchain;
 
@@ -29,8 +31,10 @@ Usage: ./y.sh COMMAND [OPTIONS]
 Commands:
   prepare           Install the toolchain pinned in rust-toolchain.toml, with its
                     components, using rustup (a fast check when already installed)
-  build [--debug]   Build the workspace and install the tools in dist/
-                      --debug    build without optimizations
+  build [--debug]   Build the workspace, install the tools in dist/, build the
+                    sysroot (core, alloc, std, test) with our backend into
+                    dist/sysroot and write dist/rustc-vliw and dist/cargo-vliw
+                      --debug    the workspace without optimizations (no sysroot)
   test [SUITE...]   Run the test suites of tests/suites.txt (default: all of them
                     but those marked [explicit]); prints a summary and exits non-zero
                     if any suite failed
@@ -39,10 +43,13 @@ Commands:
                                    builds run natively and checked against their
                                    headers)
   run [FLAGS] FILE [-- ARGS...]
-                    Build FILE and run it on the simulator with ARGS; prints only the
-                    program's output on stdout and exits with its exit code.
-                    FILE: an assembly program (.s); Rust (.rs) needs the rustc backend,
-                    which is not built yet
+                    Build FILE and run it on the simulator with ARGS; stdin, stdout,
+                    stderr and the exit code are the program's (build messages go
+                    to stderr). FILE: a Rust program with std (.rs, built by
+                    dist/rustc-vliw) or an assembly program (.s)
+                      --release          Rust: -Copt-level=3 (default 0)
+                      -C KEY=VALUE       Rust: a backend option (-Cllvm-args=KEY=VALUE;
+                                         `-C help=` lists them)
                       --stats            print cycles, bundles, ops, nullified ops,
                                          stalls, branches on stderr
                       --strict           a stall is a scheduling error
@@ -193,11 +200,28 @@ fn no_options(command: &str, options: &[String]) -> Result<(), Error> {
 /// belongs to the program.
 fn run_command(paths: &Paths, options: &[String]) -> Result<ExitCode, Error> {
     let mut sim_flags = Vec::new();
+    let mut backend_options = Vec::new();
+    let mut release = false;
     let mut rest = options.iter();
     let file = loop {
         match rest.next().map(String::as_str) {
             None => return Err(Error::Usage("run: no FILE given".into())),
             Some(flag @ ("--stats" | "--strict" | "--trace")) => sim_flags.push(flag.to_string()),
+            Some("--release") => release = true,
+            Some("-C") => {
+                let option = rest
+                    .next()
+                    .filter(|o| o.contains('='))
+                    .ok_or_else(|| Error::Usage("run: -C needs KEY=VALUE".into()))?;
+                backend_options.push(option.clone());
+            }
+            Some(flag) if flag.starts_with("-C") && flag.len() > 2 => {
+                let option = &flag[2..];
+                if !option.contains('=') {
+                    return Err(Error::Usage(format!("run: {flag}: expected -C KEY=VALUE")));
+                }
+                backend_options.push(option.to_string());
+            }
             Some("--max-cycles") => {
                 let n = rest.next().filter(|n| n.parse::<u64>().is_ok());
                 let n = n.ok_or_else(|| Error::Usage("run: --max-cycles needs a number".into()))?;
@@ -214,24 +238,24 @@ fn run_command(paths: &Paths, options: &[String]) -> Result<ExitCode, Error> {
         args.remove(0);
     }
     let kind = run::kind(&file).map_err(Error::Usage)?;
-    let toolchain = toolchain::ensure_toolchain(&paths.root)?;
-    match kind {
-        run::Kind::Rust => {
-            eprintln!("error: {}", run::RUST_UNSUPPORTED);
-            Ok(ExitCode::from(run::UNSUPPORTED as u8))
-        }
-        run::Kind::Assembly => {
-            build::build(paths, &toolchain, build::Profile::Release)?;
-            let code = run::run_assembly(
-                paths,
-                &run::Options {
-                    sim_flags,
-                    file,
-                    args,
-                },
-            )?;
-            // Exit codes are 0..=255 on every host we run on; clamp rather than wrap.
-            Ok(ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX)))
-        }
+    if kind == run::Kind::Assembly && (release || !backend_options.is_empty()) {
+        return Err(Error::Usage(
+            "run: --release and -C apply to Rust programs only".into(),
+        ));
     }
+    let toolchain = toolchain::ensure_toolchain(&paths.root)?;
+    build::build(paths, &toolchain, build::Profile::Release)?;
+    let opts = run::Options {
+        sim_flags,
+        file,
+        args,
+        release,
+        backend_options,
+    };
+    let code = match kind {
+        run::Kind::Rust => run::run_rust(paths, &opts)?,
+        run::Kind::Assembly => run::run_assembly(paths, &opts)?,
+    };
+    // Exit codes are 0..=255 on every host we run on; clamp rather than wrap.
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX)))
 }

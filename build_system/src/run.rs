@@ -16,12 +16,13 @@ pub struct Options {
     pub sim_flags: Vec<String>,
     pub file: String,
     pub args: Vec<String>,
+    /// Rust: `-Copt-level=3` instead of 0.
+    pub release: bool,
+    /// Rust: backend options, `KEY=VALUE` each (`-Cllvm-args=KEY=VALUE`).
+    pub backend_options: Vec<String>,
 }
 
-/// Exit status of `run` for a program it cannot build yet (distinct from a program's
-/// own failure, which is usually 1).
-pub const UNSUPPORTED: i32 = 2;
-
+#[derive(Clone, Copy, PartialEq)]
 pub enum Kind {
     Assembly,
     Rust,
@@ -37,8 +38,37 @@ pub fn kind(file: &str) -> Result<Kind, String> {
     }
 }
 
-pub const RUST_UNSUPPORTED: &str = "run: compiling Rust needs the rustc backend, which is not built yet \
-     (issue 3 adds it); only assembly programs (.s) can be run for now";
+/// Compiles `opts.file` with `dist/rustc-vliw` (std, edition 2024) into
+/// `build/run/`, then runs it on the simulator with inherited stdio. Returns the
+/// program's exit code.
+pub fn run_rust(paths: &Paths, opts: &Options) -> Result<i32, String> {
+    let source = paths.user_path(&opts.file);
+    if !source.is_file() {
+        return Err(format!("run: {} does not exist", source.display()));
+    }
+    let work = paths.build.join("run");
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let exe = work.join(source.file_stem().unwrap_or_default());
+    let opt = if opts.release { "3" } else { "0" };
+    eprintln!(
+        "[run] compiling {} (-Copt-level={opt})",
+        paths.show(&source)
+    );
+    build_step(
+        Command::new(paths.dist.join("rustc-vliw"))
+            .args(["--edition=2024", &format!("-Copt-level={opt}")])
+            .args(
+                opts.backend_options
+                    .iter()
+                    .map(|o| format!("-Cllvm-args={o}")),
+            )
+            .arg(&source)
+            .arg("-o")
+            .arg(&exe),
+        "rustc-vliw",
+    )?;
+    simulate(paths, opts, &exe)
+}
 
 /// Assembles and links `opts.file` (with the `extra-sources` and `link-flags` of its
 /// headers, so that test programs run as the test suite runs them) into `build/run/`,
@@ -80,9 +110,14 @@ pub fn run_assembly(paths: &Paths, opts: &Options) -> Result<i32, String> {
         "vliw-ld",
     )?;
 
+    simulate(paths, opts, &exe)
+}
+
+/// Runs `exe` on the simulator with the program's arguments and our stdio.
+fn simulate(paths: &Paths, opts: &Options, exe: &Path) -> Result<i32, String> {
     let status = Command::new(paths.tool("vliw-run"))
         .args(&opts.sim_flags)
-        .arg(&exe)
+        .arg(exe)
         .args(&opts.args)
         .status()
         .map_err(|e| format!("cannot run {}: {e}", paths.show(&paths.tool("vliw-run"))))?;

@@ -11,10 +11,10 @@ use std::fs;
 use crate::build::{self, Profile};
 use crate::paths::Paths;
 use crate::toolchain::Toolchain;
-use crate::{test_no_sysroot, test_programs, test_target};
+use crate::{test_no_sysroot, test_programs, test_sysroot, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 4] = ["unit", "target", "no_sysroot", "programs"];
+const SUITES: [&str; 5] = ["unit", "target", "no_sysroot", "programs", "sysroot"];
 
 /// The suites that take --host-only.
 const HOST_ONLY_SUITES: [&str; 2] = ["no_sysroot", "programs"];
@@ -145,6 +145,7 @@ pub fn test(
             "target" => target(paths, toolchain),
             "no_sysroot" => no_sysroot(paths, toolchain, options),
             "programs" => programs(paths, toolchain, options),
+            "sysroot" => sysroot(paths, toolchain),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
         if let Err(message) = &result {
@@ -265,6 +266,24 @@ fn programs(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<S
         Ok(summary)
     } else {
         Err(summary)
+    }
+}
+
+/// coretests and alloctests on the simulator beside the host (test_sysroot.rs).
+fn sysroot(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
+    build::build(paths, toolchain, Profile::Release)?;
+    let outcome = test_sysroot::run(
+        paths,
+        toolchain,
+        &test_sysroot::Options {
+            binaries: Vec::new(),
+        },
+    )?;
+    let summary = outcome.lines.join("; ");
+    if outcome.regressions == 0 {
+        Ok(summary)
+    } else {
+        Err(format!("{} regressions: {summary}", outcome.regressions))
     }
 }
 

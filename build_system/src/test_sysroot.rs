@@ -1,0 +1,562 @@
+//! The `sysroot` suite: Rust's own library tests (`coretests`, `alloctests` from
+//! rust-src) built with our backend against `dist/sysroot` and run on the simulator
+//! with libtest, beside the same tests built by LLVM for the host and run natively.
+//! As rustc_codegen_cranelift proves itself.
+//!
+//! Both sides are built by cargo in the patched library copy of `./y.sh build`
+//! (`build/sysroot/library`), release profile. The host's results are the
+//! expectation: the suite fails if a test that passes on the host does not pass on
+//! ours, unless `tests/sysroot/skip.txt` lists it with a reason.
+//!
+//! Running on the simulator: panics abort (`panic=abort`, no unwinding), and
+//! libtest cannot fork, so tests run inside the test binary
+//! (`--force-run-in-process`) and a failing test ends the run. The runner therefore
+//! lists the tests (`--list`), runs them in batches of exact names, and when a run
+//! dies in a test, records that test as failed and runs the rest of the batch again.
+//! Batches run in parallel, one simulator per core.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::paths::Paths;
+use crate::process;
+use crate::sysroot::{Layout, TARGET, json_string, json_strings};
+use crate::toolchain::Toolchain;
+
+/// The test crates of the library workspace that the suite runs.
+pub const CRATES: [&str; 2] = ["coretests", "alloctests"];
+const SKIP_FILE: &str = "tests/sysroot/skip.txt";
+/// Tests per simulator run.
+const BATCH: usize = 64;
+const JOBS: usize = 2;
+/// One simulator run of a batch: cycles, then wall time.
+const MAX_CYCLES: u64 = 200_000_000_000;
+const RUN_TIMEOUT: Duration = Duration::from_secs(1800);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed,
+    Ignored,
+}
+
+/// One listed test of the skip file.
+#[derive(Debug, PartialEq)]
+pub struct Skip {
+    pub binary: String,
+    pub test: String,
+    pub reason: String,
+}
+
+pub struct Options {
+    /// Only these test binaries (`coretests`, `alloctests`, `alloctests-lib`...);
+    /// empty: all.
+    pub binaries: Vec<String>,
+}
+
+/// Per binary: (binary, tests on the host, tests on ours).
+pub struct Outcome {
+    pub lines: Vec<String>,
+    pub regressions: usize,
+}
+
+pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Outcome, String> {
+    let layout = Layout::new(paths);
+    let library = paths.build.join("sysroot").join("library");
+    if !layout.is_installed() || !library.is_dir() {
+        return Err("the sysroot is not built: run ./y.sh build".into());
+    }
+    let skips = load_skips(&paths.root.join(SKIP_FILE))?;
+
+    eprintln!(
+        "[sysroot] building {} for the host (LLVM)",
+        CRATES.join(", ")
+    );
+    let host = build_tests(paths, toolchain, &library, None)?;
+    eprintln!(
+        "[sysroot] building {} for {TARGET} (our backend)",
+        CRATES.join(", ")
+    );
+    let ours = build_tests(paths, toolchain, &library, Some(&layout))?;
+
+    let mut lines = Vec::new();
+    let mut regressions = 0;
+    for (name, host_exe) in &host {
+        if !options.binaries.is_empty() && !options.binaries.contains(name) {
+            continue;
+        }
+        let Some(our_exe) = ours.get(name) else {
+            return Err(format!(
+                "{name} was built for the host but not for {TARGET}"
+            ));
+        };
+        eprintln!("[sysroot] {name}: running on the host");
+        let host_results = run_host(host_exe)?;
+        let skipped: BTreeSet<&str> = skips
+            .iter()
+            .filter(|s| s.binary == *name)
+            .map(|s| s.test.as_str())
+            .collect();
+        eprintln!("[sysroot] {name}: running on the simulator");
+        let started = Instant::now();
+        let (our_results, cycles) = run_simulated(paths, our_exe, &skipped)?;
+        let report = compare(name, &host_results, &our_results, &skipped);
+        for line in &report.regressions {
+            println!("REGRESSION {name} {line}");
+        }
+        regressions += report.regressions.len();
+        let line = format!(
+            "{name}: host {} passed/{} failed/{} ignored; vliw {} passed/{} failed/{} ignored, \
+             {} skipped (listed), {} not built for the target; {} regressions; {:.1} G \
+             simulated cycles, {:.0} s",
+            report.host.0,
+            report.host.1,
+            report.host.2,
+            report.ours.0,
+            report.ours.1,
+            report.ours.2,
+            report.listed,
+            report.missing,
+            report.regressions.len(),
+            cycles as f64 / 1e9,
+            started.elapsed().as_secs_f64()
+        );
+        println!("{line}");
+        lines.push(line);
+    }
+    Ok(Outcome { lines, regressions })
+}
+
+/// The tests of the skip file: `BINARY TEST REASON...` per line, `#` comments.
+pub fn parse_skips(text: &str) -> Result<Vec<Skip>, String> {
+    let mut skips = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.splitn(3, char::is_whitespace);
+        let (Some(binary), Some(test), Some(reason)) = (words.next(), words.next(), words.next())
+        else {
+            return Err(format!(
+                "line {}: expected `BINARY TEST REASON`, got `{line}`",
+                i + 1
+            ));
+        };
+        if reason.trim().is_empty() {
+            return Err(format!("line {}: {test} needs a reason", i + 1));
+        }
+        skips.push(Skip {
+            binary: binary.to_string(),
+            test: test.to_string(),
+            reason: reason.trim().to_string(),
+        });
+    }
+    Ok(skips)
+}
+
+fn load_skips(path: &Path) -> Result<Vec<Skip>, String> {
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse_skips(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `cargo test --no-run` of the test crates; returns the test executables by binary
+/// name (`coretests`, `alloctests`, and `alloctests-lib` for the unit tests of
+/// alloctests' library target).
+fn build_tests(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    library: &Path,
+    vliw: Option<&Layout>,
+) -> Result<BTreeMap<String, PathBuf>, String> {
+    let mut cmd = toolchain.cargo(library);
+    cmd.args(["test", "--no-run", "--release", "--locked", "--offline"])
+        .args(["--message-format", "json-render-diagnostics"])
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    for krate in CRATES {
+        cmd.args(["-p", krate]);
+    }
+    match vliw {
+        None => {
+            cmd.env(
+                "CARGO_TARGET_DIR",
+                paths.build.join("sysroot").join("tests-host"),
+            );
+        }
+        Some(layout) => {
+            cmd.arg("--target")
+                .arg(&layout.spec)
+                .arg("-Zjson-target-spec")
+                .env(
+                    "CARGO_TARGET_DIR",
+                    paths.build.join("sysroot").join("tests-vliw"),
+                )
+                .env(
+                    "RUSTFLAGS",
+                    format!(
+                        "-Zcodegen-backend={} --sysroot {} -Clinker={}",
+                        layout.backend.display(),
+                        layout.sysroot.display(),
+                        paths.tool("vliw-ld").display()
+                    ),
+                );
+        }
+    }
+    let out = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the library tests failed ({}); see cargo's messages above",
+            out.status
+        ));
+    }
+    let mut exes = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let kind = json_strings(line, "kind").into_iter().next();
+        let (Some(exe), Some(kind)) = (json_string(line, "executable"), kind) else {
+            continue;
+        };
+        let target = json_string(line, "name").unwrap_or_default();
+        let name = if kind == "lib" {
+            format!("{target}-lib")
+        } else {
+            target
+        };
+        exes.insert(name, PathBuf::from(exe));
+    }
+    if exes.is_empty() {
+        return Err("cargo built the library tests but reported no test executable".into());
+    }
+    Ok(exes)
+}
+
+/// Runs a host test binary (all tests, in parallel, as cargo test would) and reads
+/// its verdicts.
+fn run_host(exe: &Path) -> Result<BTreeMap<String, Verdict>, String> {
+    let out = process::run(
+        Command::new(exe).env_remove("RUST_BACKTRACE"),
+        b"",
+        Instant::now() + RUN_TIMEOUT,
+    )?;
+    if out.timed_out() {
+        return Err(format!("{} timed out on the host", exe.display()));
+    }
+    let (results, _) = parse_results(&String::from_utf8_lossy(&out.stdout));
+    if results.is_empty() {
+        return Err(format!(
+            "{} ran no test on the host ({}):\n{}",
+            exe.display(),
+            out.describe(),
+            out.stderr_text()
+        ));
+    }
+    Ok(results)
+}
+
+/// The verdicts of libtest's pretty output (`test NAME ... ok|FAILED|ignored`) and
+/// the test that was running when the output ends (`test NAME ... ` with no
+/// verdict), if any.
+pub fn parse_results(stdout: &str) -> (BTreeMap<String, Verdict>, Option<String>) {
+    let mut results = BTreeMap::new();
+    let mut running = None;
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
+        let Some((name, verdict)) = rest.split_once(" ... ") else {
+            if let Some(name) = rest.strip_suffix(" ...") {
+                running = Some(strip_should_panic(name).to_string());
+            }
+            continue;
+        };
+        let name = strip_should_panic(name).to_string();
+        let verdict = verdict.trim();
+        let verdict = if verdict == "ok" {
+            Verdict::Passed
+        } else if verdict.starts_with("ignored") {
+            Verdict::Ignored
+        } else if verdict.is_empty() {
+            running = Some(name);
+            continue;
+        } else {
+            Verdict::Failed
+        };
+        running = None;
+        results.insert(name, verdict);
+    }
+    (results, running)
+}
+
+fn strip_should_panic(name: &str) -> &str {
+    name.strip_suffix(" - should panic").unwrap_or(name)
+}
+
+/// Lists the binary's tests on the simulator, then runs all that are not skipped
+/// in batches (see the module documentation). Returns the verdicts and the
+/// simulated cycles of all runs.
+fn run_simulated(
+    paths: &Paths,
+    exe: &Path,
+    skipped: &BTreeSet<&str>,
+) -> Result<(BTreeMap<String, Verdict>, u64), String> {
+    let list = simulate(paths, exe, &["--list".to_string()])?;
+    if !list.0.success() {
+        return Err(format!(
+            "{} --list failed on the simulator ({}):\n{}",
+            exe.display(),
+            list.0.describe(),
+            tail(&list.0.stderr_text(), 20)
+        ));
+    }
+    let names: Vec<String> = String::from_utf8_lossy(&list.0.stdout)
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .filter(|n| !skipped.contains(n))
+        .map(str::to_string)
+        .collect();
+    let batches: Vec<Vec<String>> = names.chunks(BATCH).map(<[String]>::to_vec).collect();
+    let total = batches.len();
+    let next = Mutex::new(0usize);
+    let results = Mutex::new((BTreeMap::new(), list.1, Vec::<String>::new()));
+    std::thread::scope(|scope| {
+        for _ in 0..JOBS {
+            scope.spawn(|| {
+                loop {
+                    let index = {
+                        let mut n = next.lock().unwrap();
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(batch) = batches.get(index) else {
+                        break;
+                    };
+                    let outcome = run_batch(paths, exe, batch);
+                    let mut r = results.lock().unwrap();
+                    match outcome {
+                        Ok((verdicts, cycles)) => {
+                            r.0.extend(verdicts);
+                            r.1 += cycles;
+                        }
+                        Err(e) => r.2.push(e),
+                    }
+                    eprintln!("[sysroot]   batch {}/{total} done", index + 1);
+                }
+            });
+        }
+    });
+    let (verdicts, cycles, errors) = results.into_inner().unwrap();
+    if let Some(e) = errors.first() {
+        return Err(e.clone());
+    }
+    Ok((verdicts, cycles))
+}
+
+/// Runs one batch until every test in it has a verdict: a run that ends inside a
+/// test fails that test, and the tests after it run again.
+fn run_batch(
+    paths: &Paths,
+    exe: &Path,
+    batch: &[String],
+) -> Result<(BTreeMap<String, Verdict>, u64), String> {
+    let mut verdicts = BTreeMap::new();
+    let mut cycles = 0;
+    let mut pending: Vec<String> = batch.to_vec();
+    while !pending.is_empty() {
+        let mut args: Vec<String> = [
+            "-Zunstable-options",
+            "--force-run-in-process",
+            "--test-threads=1",
+            "--exact",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(pending.iter().cloned());
+        let (out, used) = simulate(paths, exe, &args)?;
+        cycles += used;
+        let (results, running) = parse_results(&String::from_utf8_lossy(&out.stdout));
+        let progressed = !results.is_empty() || running.is_some();
+        for (name, verdict) in results {
+            verdicts.insert(name, verdict);
+        }
+        if let Some(name) = running {
+            eprintln!(
+                "[sysroot]   {} died in `{name}` ({}): {}",
+                exe.file_name().unwrap_or_default().to_string_lossy(),
+                out.describe(),
+                tail(&out.stderr_text(), 3).replace('\n', " | ")
+            );
+            verdicts.insert(name, Verdict::Failed);
+        } else if !out.success() && !progressed {
+            return Err(format!(
+                "{} failed on the simulator before running a test ({}):\n{}",
+                exe.display(),
+                out.describe(),
+                tail(&out.stderr_text(), 20)
+            ));
+        }
+        pending.retain(|n| !verdicts.contains_key(n));
+        if out.success() || !progressed {
+            // Whatever libtest did not report (filtered out) stays without verdict.
+            break;
+        }
+    }
+    Ok((verdicts, cycles))
+}
+
+/// One simulator run with `--stats`; returns the output and the cycles.
+fn simulate(paths: &Paths, exe: &Path, args: &[String]) -> Result<(process::Output, u64), String> {
+    let out = process::run(
+        Command::new(paths.tool("vliw-run"))
+            .arg("--stats")
+            .args(["--max-cycles", &MAX_CYCLES.to_string()])
+            .arg(exe)
+            .args(args)
+            .env_remove("RUST_BACKTRACE"),
+        b"",
+        Instant::now() + RUN_TIMEOUT,
+    )?;
+    let cycles = stats_cycles(&out.stderr_text()).unwrap_or(0);
+    Ok((out, cycles))
+}
+
+/// `cycles=N` of vliw-run's `stats:` line.
+fn stats_cycles(stderr: &str) -> Option<u64> {
+    let line = stderr.lines().rev().find(|l| l.starts_with("stats:"))?;
+    let field = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("cycles="))?;
+    field.parse().ok()
+}
+
+struct Comparison {
+    /// (passed, failed, ignored)
+    host: (usize, usize, usize),
+    ours: (usize, usize, usize),
+    listed: usize,
+    /// Host tests that do not exist in our build (cfg'd out for the target).
+    missing: usize,
+    regressions: Vec<String>,
+}
+
+fn compare(
+    name: &str,
+    host: &BTreeMap<String, Verdict>,
+    ours: &BTreeMap<String, Verdict>,
+    skipped: &BTreeSet<&str>,
+) -> Comparison {
+    let count = |m: &BTreeMap<String, Verdict>, v: Verdict| m.values().filter(|&&x| x == v).count();
+    let mut regressions = Vec::new();
+    let mut missing = 0;
+    for (test, verdict) in host {
+        if *verdict != Verdict::Passed || skipped.contains(test.as_str()) {
+            continue;
+        }
+        match ours.get(test) {
+            Some(Verdict::Passed) => {}
+            Some(v) => regressions.push(format!("{test}: passes on the host, {v:?} on vliw")),
+            None => missing += 1,
+        }
+    }
+    let _ = name;
+    Comparison {
+        host: (
+            count(host, Verdict::Passed),
+            count(host, Verdict::Failed),
+            count(host, Verdict::Ignored),
+        ),
+        ours: (
+            count(ours, Verdict::Passed),
+            count(ours, Verdict::Failed),
+            count(ours, Verdict::Ignored),
+        ),
+        listed: skipped.len(),
+        missing,
+        regressions,
+    }
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_verdicts_and_the_test_that_died() {
+        let out = "running 4 tests\n\
+                   test a::b ... ok\n\
+                   test a::c - should panic ... ok\n\
+                   test d ... ignored, slow\n\
+                   test e ... FAILED\n\
+                   test f ... ";
+        let (r, running) = parse_results(out);
+        assert_eq!(r["a::b"], Verdict::Passed);
+        assert_eq!(r["a::c"], Verdict::Passed);
+        assert_eq!(r["d"], Verdict::Ignored);
+        assert_eq!(r["e"], Verdict::Failed);
+        assert_eq!(running.as_deref(), Some("f"));
+        let (_, running) = parse_results("test a ... ok\n\ntest result: ok.");
+        assert_eq!(running, None);
+    }
+
+    #[test]
+    fn skip_file_needs_a_reason_per_test() {
+        let s = parse_skips("# c\ncoretests a::b should_panic: needs unwinding\n").unwrap();
+        assert_eq!(
+            s,
+            vec![Skip {
+                binary: "coretests".into(),
+                test: "a::b".into(),
+                reason: "should_panic: needs unwinding".into()
+            }]
+        );
+        assert!(parse_skips("coretests a::b\n").is_err());
+    }
+
+    #[test]
+    fn reads_cargo_json() {
+        let line = r#"{"reason":"compiler-artifact","target":{"kind":["test"],"name":"coretests"},"executable":"/x/coretests-12"}"#;
+        assert_eq!(
+            json_string(line, "executable").as_deref(),
+            Some("/x/coretests-12")
+        );
+        assert_eq!(json_strings(line, "kind"), vec!["test".to_string()]);
+        assert_eq!(json_string(line, "name").as_deref(), Some("coretests"));
+    }
+
+    #[test]
+    fn regressions_are_host_passes_that_do_not_pass_here() {
+        let host: BTreeMap<String, Verdict> = [
+            ("a".to_string(), Verdict::Passed),
+            ("b".to_string(), Verdict::Passed),
+            ("c".to_string(), Verdict::Failed),
+            ("d".to_string(), Verdict::Passed),
+            ("e".to_string(), Verdict::Passed),
+        ]
+        .into();
+        let ours: BTreeMap<String, Verdict> = [
+            ("a".to_string(), Verdict::Passed),
+            ("b".to_string(), Verdict::Failed),
+            ("c".to_string(), Verdict::Failed),
+        ]
+        .into();
+        let skipped: BTreeSet<&str> = ["d"].into();
+        let c = compare("x", &host, &ours, &skipped);
+        assert_eq!(c.regressions.len(), 1);
+        assert!(c.regressions[0].starts_with("b:"));
+        assert_eq!(c.missing, 1, "e is not in our build");
+    }
+}
