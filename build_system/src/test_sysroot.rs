@@ -14,6 +14,10 @@
 //! lists the tests (`--list`), runs them in batches of exact names, and when a run
 //! dies in a test, records that test as failed and runs the rest of the batch again.
 //! Batches run in parallel, one simulator per core.
+//!
+//! The pieces that run any libtest binary this way (the skip file, the host run,
+//! the batched simulator run, the comparison) are shared with the `extended` suite
+//! (test_extended.rs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -32,6 +36,7 @@ pub const CRATES: [&str; 2] = ["coretests", "alloctests"];
 const SKIP_FILE: &str = "tests/sysroot/skip.txt";
 /// Tests per simulator run.
 const BATCH: usize = 64;
+/// Simulators running at once.
 const JOBS: usize = 2;
 /// One simulator run of a batch: cycles, then wall time.
 const MAX_CYCLES: u64 = 200_000_000_000;
@@ -44,7 +49,8 @@ pub enum Verdict {
     Ignored,
 }
 
-/// One listed test of the skip file.
+/// One listed test of the skip file. `binary` is the first word of the line: a test
+/// binary here, a crate in the `extended` suite's file.
 #[derive(Debug, PartialEq)]
 pub struct Skip {
     pub binary: String,
@@ -96,35 +102,20 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
         };
         eprintln!("[sysroot] {name}: running on the host");
         let host_results = run_host(host_exe)?;
-        let skipped: BTreeSet<&str> = skips
-            .iter()
-            .filter(|s| s.binary == *name)
-            .map(|s| s.test.as_str())
-            .collect();
+        if host_results.is_empty() {
+            // coretests' library target: `test = false` in its manifest, no tests.
+            continue;
+        }
+        let skipped = skipped_for(&skips, name);
         eprintln!("[sysroot] {name}: running on the simulator");
         let started = Instant::now();
-        let (our_results, cycles) = run_simulated(paths, our_exe, &skipped)?;
-        let report = compare(name, &host_results, &our_results, &skipped);
+        let (our_results, cycles) = run_simulated(paths, our_exe, &skipped, JOBS, "sysroot")?;
+        let report = compare(&host_results, &our_results, &skipped);
         for line in &report.regressions {
             println!("REGRESSION {name} {line}");
         }
         regressions += report.regressions.len();
-        let line = format!(
-            "{name}: host {} passed/{} failed/{} ignored; vliw {} passed/{} failed/{} ignored, \
-             {} skipped (listed), {} not built for the target; {} regressions; {:.1} G \
-             simulated cycles, {:.0} s",
-            report.host.0,
-            report.host.1,
-            report.host.2,
-            report.ours.0,
-            report.ours.1,
-            report.ours.2,
-            report.listed,
-            report.missing,
-            report.regressions.len(),
-            cycles as f64 / 1e9,
-            started.elapsed().as_secs_f64()
-        );
+        let line = format!("{name}: {}", report.describe(cycles, started.elapsed()));
         println!("{line}");
         lines.push(line);
     }
@@ -159,7 +150,16 @@ pub fn parse_skips(text: &str) -> Result<Vec<Skip>, String> {
     Ok(skips)
 }
 
-fn load_skips(path: &Path) -> Result<Vec<Skip>, String> {
+/// The tests that the skip file lists for `binary` (its lines' first word).
+pub(crate) fn skipped_for<'a>(skips: &'a [Skip], binary: &str) -> BTreeSet<&'a str> {
+    skips
+        .iter()
+        .filter(|s| s.binary == binary)
+        .map(|s| s.test.as_str())
+        .collect()
+}
+
+pub(crate) fn load_skips(path: &Path) -> Result<Vec<Skip>, String> {
     let text =
         fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     parse_skips(&text).map_err(|e| format!("{}: {e}", path.display()))
@@ -182,6 +182,9 @@ fn build_tests(
     for krate in CRATES {
         cmd.args(["-p", krate]);
     }
+    // The unit tests of the libraries and the integration tests; not the benches,
+    // which `cargo test` would build too (they have `test = true`).
+    cmd.args(["--lib", "--test", "*"]);
     match vliw {
         None => {
             cmd.env(
@@ -218,8 +221,18 @@ fn build_tests(
             out.status
         ));
     }
+    let exes = test_executables(&String::from_utf8_lossy(&out.stdout));
+    if exes.is_empty() {
+        return Err("cargo built the library tests but reported no test executable".into());
+    }
+    Ok(exes)
+}
+
+/// The test executables of `cargo test --no-run --message-format json...`'s messages
+/// by binary name: the target's name, with `-lib` for a library's unit tests.
+pub(crate) fn test_executables(messages: &str) -> BTreeMap<String, PathBuf> {
     let mut exes = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in messages.lines() {
         let kind = json_strings(line, "kind").into_iter().next();
         let (Some(exe), Some(kind)) = (json_string(line, "executable"), kind) else {
             continue;
@@ -232,15 +245,12 @@ fn build_tests(
         };
         exes.insert(name, PathBuf::from(exe));
     }
-    if exes.is_empty() {
-        return Err("cargo built the library tests but reported no test executable".into());
-    }
-    Ok(exes)
+    exes
 }
 
 /// Runs a host test binary (all tests, in parallel, as cargo test would) and reads
 /// its verdicts.
-fn run_host(exe: &Path) -> Result<BTreeMap<String, Verdict>, String> {
+pub(crate) fn run_host(exe: &Path) -> Result<BTreeMap<String, Verdict>, String> {
     let out = process::run(
         Command::new(exe).env_remove("RUST_BACKTRACE"),
         b"",
@@ -250,7 +260,7 @@ fn run_host(exe: &Path) -> Result<BTreeMap<String, Verdict>, String> {
         return Err(format!("{} timed out on the host", exe.display()));
     }
     let (results, _) = parse_results(&String::from_utf8_lossy(&out.stdout));
-    if results.is_empty() {
+    if results.is_empty() && !out.success() {
         return Err(format!(
             "{} ran no test on the host ({}):\n{}",
             exe.display(),
@@ -264,7 +274,7 @@ fn run_host(exe: &Path) -> Result<BTreeMap<String, Verdict>, String> {
 /// The verdicts of libtest's pretty output (`test NAME ... ok|FAILED|ignored`) and
 /// the test that was running when the output ends (`test NAME ... ` with no
 /// verdict), if any.
-pub fn parse_results(stdout: &str) -> (BTreeMap<String, Verdict>, Option<String>) {
+pub(crate) fn parse_results(stdout: &str) -> (BTreeMap<String, Verdict>, Option<String>) {
     let mut results = BTreeMap::new();
     let mut running = None;
     for line in stdout.lines() {
@@ -300,12 +310,14 @@ fn strip_should_panic(name: &str) -> &str {
 }
 
 /// Lists the binary's tests on the simulator, then runs all that are not skipped
-/// in batches (see the module documentation). Returns the verdicts and the
-/// simulated cycles of all runs.
-fn run_simulated(
+/// in batches on `jobs` simulators (see the module documentation). Returns the
+/// verdicts and the simulated cycles of all runs. `suite` prefixes progress lines.
+pub(crate) fn run_simulated(
     paths: &Paths,
     exe: &Path,
     skipped: &BTreeSet<&str>,
+    jobs: usize,
+    suite: &str,
 ) -> Result<(BTreeMap<String, Verdict>, u64), String> {
     let list = simulate(paths, exe, &["--list".to_string()])?;
     if !list.0.success() {
@@ -327,7 +339,7 @@ fn run_simulated(
     let next = Mutex::new(0usize);
     let results = Mutex::new((BTreeMap::new(), list.1, Vec::<String>::new()));
     std::thread::scope(|scope| {
-        for _ in 0..JOBS {
+        for _ in 0..jobs.max(1) {
             scope.spawn(|| {
                 loop {
                     let index = {
@@ -339,7 +351,7 @@ fn run_simulated(
                     let Some(batch) = batches.get(index) else {
                         break;
                     };
-                    let outcome = run_batch(paths, exe, batch);
+                    let outcome = run_batch(paths, exe, batch, suite);
                     let mut r = results.lock().unwrap();
                     match outcome {
                         Ok((verdicts, cycles)) => {
@@ -348,7 +360,7 @@ fn run_simulated(
                         }
                         Err(e) => r.2.push(e),
                     }
-                    eprintln!("[sysroot]   batch {}/{total} done", index + 1);
+                    eprintln!("[{suite}]   batch {}/{total} done", index + 1);
                 }
             });
         }
@@ -366,6 +378,7 @@ fn run_batch(
     paths: &Paths,
     exe: &Path,
     batch: &[String],
+    suite: &str,
 ) -> Result<(BTreeMap<String, Verdict>, u64), String> {
     let mut verdicts = BTreeMap::new();
     let mut cycles = 0;
@@ -390,7 +403,7 @@ fn run_batch(
         }
         if let Some(name) = running {
             eprintln!(
-                "[sysroot]   {} died in `{name}` ({}): {}",
+                "[{suite}]   {} died in `{name}` ({}): {}",
                 exe.file_name().unwrap_or_default().to_string_lossy(),
                 out.describe(),
                 tail(&out.stderr_text(), 3).replace('\n', " | ")
@@ -438,18 +451,55 @@ fn stats_cycles(stderr: &str) -> Option<u64> {
     field.parse().ok()
 }
 
-struct Comparison {
+/// One binary's (or, summed, one crate's) verdicts on both sides.
+#[derive(Default)]
+pub(crate) struct Comparison {
     /// (passed, failed, ignored)
-    host: (usize, usize, usize),
-    ours: (usize, usize, usize),
-    listed: usize,
+    pub(crate) host: (usize, usize, usize),
+    pub(crate) ours: (usize, usize, usize),
+    /// Host tests that the skip file lists.
+    pub(crate) listed: usize,
     /// Host tests that do not exist in our build (cfg'd out for the target).
-    missing: usize,
-    regressions: Vec<String>,
+    pub(crate) missing: usize,
+    pub(crate) regressions: Vec<String>,
 }
 
-fn compare(
-    name: &str,
+impl Comparison {
+    pub(crate) fn add(&mut self, other: Comparison) {
+        let sum = |a: &mut (usize, usize, usize), b: (usize, usize, usize)| {
+            a.0 += b.0;
+            a.1 += b.1;
+            a.2 += b.2;
+        };
+        sum(&mut self.host, other.host);
+        sum(&mut self.ours, other.ours);
+        self.listed += other.listed;
+        self.missing += other.missing;
+        self.regressions.extend(other.regressions);
+    }
+
+    /// `host P passed/F failed/I ignored; vliw ...; R regressions; cycles, time`.
+    pub(crate) fn describe(&self, cycles: u64, elapsed: Duration) -> String {
+        format!(
+            "host {} passed/{} failed/{} ignored; vliw {} passed/{} failed/{} ignored, \
+             {} skipped (listed), {} not built for the target; {} regressions; {:.1} G \
+             simulated cycles, {:.0} s",
+            self.host.0,
+            self.host.1,
+            self.host.2,
+            self.ours.0,
+            self.ours.1,
+            self.ours.2,
+            self.listed,
+            self.missing,
+            self.regressions.len(),
+            cycles as f64 / 1e9,
+            elapsed.as_secs_f64()
+        )
+    }
+}
+
+pub(crate) fn compare(
     host: &BTreeMap<String, Verdict>,
     ours: &BTreeMap<String, Verdict>,
     skipped: &BTreeSet<&str>,
@@ -467,7 +517,6 @@ fn compare(
             None => missing += 1,
         }
     }
-    let _ = name;
     Comparison {
         host: (
             count(host, Verdict::Passed),
@@ -479,13 +528,13 @@ fn compare(
             count(ours, Verdict::Failed),
             count(ours, Verdict::Ignored),
         ),
-        listed: skipped.len(),
+        listed: host.keys().filter(|t| skipped.contains(t.as_str())).count(),
         missing,
         regressions,
     }
 }
 
-fn tail(text: &str, lines: usize) -> String {
+pub(crate) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
@@ -554,9 +603,10 @@ mod tests {
         ]
         .into();
         let skipped: BTreeSet<&str> = ["d"].into();
-        let c = compare("x", &host, &ours, &skipped);
+        let c = compare(&host, &ours, &skipped);
         assert_eq!(c.regressions.len(), 1);
         assert!(c.regressions[0].starts_with("b:"));
         assert_eq!(c.missing, 1, "e is not in our build");
+        assert_eq!(c.listed, 1);
     }
 }
