@@ -72,12 +72,17 @@ impl<'tcx> CodegenCx<'tcx> {
         let mut sret = false;
         let ret = match &fn_abi.ret.mode {
             PassMode::Ignore => None,
-            PassMode::Direct(_) => {
-                let BackendRepr::Scalar(s) = fn_abi.ret.layout.backend_repr else {
-                    self.unsupported(None, "SIMD vector return values")
-                };
-                Some(self.scalar_shape(self.immediate_backend_type(fn_abi.ret.layout), s))
-            }
+            PassMode::Direct(_) => match fn_abi.ret.layout.backend_repr {
+                BackendRepr::Scalar(s) => {
+                    Some(self.scalar_shape(self.immediate_backend_type(fn_abi.ret.layout), s))
+                }
+                // A vector: its lanes, one result each.
+                BackendRepr::SimdVector { element, .. } => {
+                    let ext = scalar_ext(element);
+                    Some(self.shape(self.immediate_backend_type(fn_abi.ret.layout), &|_| ext))
+                }
+                _ => self.unsupported(None, "scalable vector return values"),
+            },
             PassMode::Pair(..) => {
                 let BackendRepr::ScalarPair { a, b, .. } = fn_abi.ret.layout.backend_repr else {
                     bug!("pair return of a non-pair layout")
@@ -117,7 +122,11 @@ impl<'tcx> CodegenCx<'tcx> {
                 BackendRepr::Scalar(s) => {
                     args.push(self.scalar_shape(self.immediate_backend_type(arg.layout), s))
                 }
-                _ => self.unsupported(None, "SIMD vector arguments"),
+                BackendRepr::SimdVector { element, .. } => {
+                    let ext = scalar_ext(element);
+                    args.push(self.shape(self.immediate_backend_type(arg.layout), &|_| ext))
+                }
+                _ => self.unsupported(None, "scalable vector arguments"),
             },
             PassMode::Pair(..) => {
                 let BackendRepr::ScalarPair { a, b, .. } = arg.layout.backend_repr else {

@@ -218,7 +218,95 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         self.cx.value(v).ty()
     }
 
+    /// The lane type and count of `ty` if it is a SIMD vector type.
+    pub fn vector_of(&self, ty: Type) -> Option<(Type, u64)> {
+        match self.cx.ty_data(ty) {
+            TyData::Vector { elem, len } => Some((elem, len)),
+            _ => None,
+        }
+    }
+
+    /// The vector type of `len` lanes of `elem`.
+    pub fn vector_type(&self, elem: Type, len: u64) -> Type {
+        self.cx.intern_type(TyData::Vector { elem, len })
+    }
+
+    /// The lanes of vector value `v` (SIMD vectors are lists of scalar lane values).
+    pub fn lanes(&mut self, v: Value) -> Vec<Value> {
+        match self.cx.value(v) {
+            ValueData::Aggregate { elems, .. } => elems.to_vec(),
+            ValueData::Undef { ty } => {
+                let (elem, len) = self
+                    .vector_of(ty)
+                    .unwrap_or_else(|| bug!("lanes of a non-vector"));
+                (0..len)
+                    .map(|_| self.cx.new_value(ValueData::Undef { ty: elem }))
+                    .collect()
+            }
+            d => bug!("lanes of {d:?}"),
+        }
+    }
+
+    /// A vector value of the given lanes (all of one type).
+    pub fn make_vector(&mut self, lanes: Vec<Value>) -> Value {
+        let elem = self.val_type(lanes[0]);
+        let ty = self.vector_type(elem, lanes.len() as u64);
+        self.cx.aggregate(ty, lanes)
+    }
+
+    /// Apply `f` to each lane of `a` (and `b`) if `a` is a vector: `None` for scalars.
+    fn map_lanes(
+        &mut self,
+        a: Value,
+        b: Option<Value>,
+        mut f: impl FnMut(&mut Self, Value, Option<Value>) -> Value,
+    ) -> Option<Value> {
+        self.vector_of(self.val_type(a))?;
+        let xs = self.lanes(a);
+        let ys = b.map(|b| self.lanes(b));
+        let r: Vec<Value> = xs
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let y = ys.as_ref().map(|ys| ys[i]);
+                f(self, x, y)
+            })
+            .collect();
+        Some(self.make_vector(r))
+    }
+
+    /// A cast of vector `val` to vector type `dest_ty`, lane by lane; `None` for scalars.
+    fn map_cast(
+        &mut self,
+        val: Value,
+        dest_ty: Type,
+        f: fn(&mut Self, Value, Type) -> Value,
+    ) -> Option<Value> {
+        let (elem, _) = self.vector_of(dest_ty)?;
+        self.map_lanes(val, None, |bx, x, _| f(bx, x, elem))
+    }
+
+    /// Reinterpret the bytes of `val` as `dest_ty` through a stack slot.
+    fn bitcast_through_memory(&mut self, val: Value, dest_ty: Type) -> Value {
+        let from = self.val_type(val);
+        let (size, align) = {
+            let t = self.cx.types.borrow();
+            (
+                t.size(from).max(t.size(dest_ty)),
+                t.align(from).max(t.align(dest_ty)),
+            )
+        };
+        let align = Align::from_bytes(align).unwrap();
+        let slot = self.alloca(Size::from_bytes(size), align);
+        let p = self.ir_value(slot);
+        self.store_typed(val, p, 0, align, false);
+        self.load_typed(dest_ty, p, 0, align, false)
+    }
+
     fn unary(&mut self, op: ir::Opcode, a: Value) -> Value {
+        if let Some(r) = self.map_lanes(a, None, |bx, x, _| bx.unary(op, x)) {
+            return r;
+        }
         let ty = self.val_type(a);
         let x = self.ir_value(a);
         let r = self.with_ins(|i| i.unary(op, x));
@@ -226,6 +314,9 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
     }
 
     fn binary(&mut self, op: ir::Opcode, a: Value, b: Value) -> Value {
+        if let Some(r) = self.map_lanes(a, Some(b), |bx, x, y| bx.binary(op, x, y.unwrap())) {
+            return r;
+        }
         let ty = self.val_type(a);
         let x = self.ir_value(a);
         let y = self.ir_value(b);
@@ -279,7 +370,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
     ) -> Value {
         let data = self.cx.ty_data(ty);
         match data {
-            TyData::Struct { .. } | TyData::Array { .. } => {
+            TyData::Struct { .. } | TyData::Array { .. } | TyData::Vector { .. } => {
                 let fields = self.cx.types.borrow().fields(ty).unwrap();
                 let elems: Vec<Value> = fields
                     .into_iter()
@@ -488,6 +579,9 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
     }
 
     fn icmp_values(&mut self, cc: ir::IntCC, a: Value, b: Value) -> Value {
+        if let Some(r) = self.map_lanes(a, Some(b), |bx, x, y| bx.icmp_values(cc, x, y.unwrap())) {
+            return r;
+        }
         let x = self.ir_value(a);
         let y = self.ir_value(b);
         let x = self.ptr_as_int(x);
@@ -932,10 +1026,11 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
                 self.to_immediate_scalar(va, a),
                 self.to_immediate_scalar(vb, b),
             )
-        } else if let BackendRepr::SimdVector { .. } | BackendRepr::SimdScalableVector { .. } =
-            place.layout.backend_repr
-        {
-            self.unsupported("SIMD vector types")
+        } else if let BackendRepr::SimdVector { .. } = place.layout.backend_repr {
+            let ty = self.backend_type(place.layout);
+            OperandValue::Immediate(self.load(ty, place.val.llval, place.val.align))
+        } else if let BackendRepr::SimdScalableVector { .. } = place.layout.backend_repr {
+            self.unsupported("scalable vectors")
         } else {
             OperandValue::Ref(place.val)
         };
@@ -1105,6 +1200,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn trunc(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::trunc) {
+            return r;
+        }
         if self.val_type(val) == dest_ty {
             return val;
         }
@@ -1130,6 +1228,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn fptoui_sat(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptoui_sat) {
+            return r;
+        }
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_to_uint_sat(t, x));
@@ -1137,6 +1238,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn fptosi_sat(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptosi_sat) {
+            return r;
+        }
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_to_sint_sat(t, x));
@@ -1144,15 +1248,24 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn fptoui(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptoui) {
+            return r;
+        }
         // Out-of-range conversions are undefined behaviour; saturating is one choice.
         self.fptoui_sat(val, dest_ty)
     }
 
     fn fptosi(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptosi) {
+            return r;
+        }
         self.fptosi_sat(val, dest_ty)
     }
 
     fn uitofp(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::uitofp) {
+            return r;
+        }
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_from_uint(t, x));
@@ -1160,6 +1273,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn sitofp(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::sitofp) {
+            return r;
+        }
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_from_sint(t, x));
@@ -1167,6 +1283,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn fptrunc(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptrunc) {
+            return r;
+        }
         if self.val_type(val) == dest_ty {
             return val;
         }
@@ -1176,6 +1295,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn fpext(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fpext) {
+            return r;
+        }
         if self.val_type(val) == dest_ty {
             return val;
         }
@@ -1185,6 +1307,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn ptrtoint(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::ptrtoint) {
+            return r;
+        }
         match self.cx.value(val) {
             ValueData::SymAddr { sym, offset, .. } if dest_ty == self.cx.ty_i64 => {
                 return self.cx.new_value(ValueData::SymAddr {
@@ -1210,6 +1335,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn inttoptr(&mut self, val: Value, dest_ty: Type) -> Value {
+        if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::inttoptr) {
+            return r;
+        }
         match self.cx.value(val) {
             ValueData::Int { bits, .. } => {
                 return self.cx.new_value(ValueData::Int {
@@ -1237,6 +1365,21 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if from == dest_ty {
             return val;
         }
+        if self.vector_of(from).is_some() || self.vector_of(dest_ty).is_some() {
+            let same_lanes = match (self.vector_of(from), self.vector_of(dest_ty)) {
+                (Some((a, n)), Some((b, m))) => {
+                    n == m && self.cx.types.borrow().size(a) == self.cx.types.borrow().size(b)
+                }
+                _ => false,
+            };
+            if same_lanes {
+                let (elem, _) = self.vector_of(dest_ty).unwrap();
+                return self
+                    .map_lanes(val, None, |bx, x, _| bx.bitcast(x, elem))
+                    .unwrap();
+            }
+            return self.bitcast_through_memory(val, dest_ty);
+        }
         let t = self.ir_type_of(dest_ty);
         if let ValueData::Int { bits, .. } = self.cx.value(val) {
             if t.is_int() || t.is_ptr() {
@@ -1261,6 +1404,11 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn intcast(&mut self, val: Value, dest_ty: Type, is_signed: bool) -> Value {
+        if let Some((elem, _)) = self.vector_of(dest_ty) {
+            return self
+                .map_lanes(val, None, |bx, x, _| bx.intcast(x, elem, is_signed))
+                .unwrap();
+        }
         if self.val_type(val) == dest_ty {
             return val;
         }
@@ -1292,6 +1440,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     }
 
     fn fcmp(&mut self, op: RealPredicate, lhs: Value, rhs: Value) -> Value {
+        if let Some(r) = self.map_lanes(lhs, Some(rhs), |bx, x, y| bx.fcmp(op, x, y.unwrap())) {
+            return r;
+        }
         use RealPredicate::*;
         let cc = match op {
             RealPredicateFalse => return self.cx.const_bool(false),
@@ -1380,6 +1531,15 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
 
     fn select(&mut self, cond: Value, then_val: Value, else_val: Value) -> Value {
         let ty = self.val_type(then_val);
+        if self.vector_of(self.val_type(cond)).is_some() {
+            let cs = self.lanes(cond);
+            let xs = self.lanes(then_val);
+            let ys = self.lanes(else_val);
+            let r = (0..cs.len())
+                .map(|i| self.select(cs[i], xs[i], ys[i]))
+                .collect();
+            return self.make_vector(r);
+        }
         if self.cx.types.borrow().is_aggregate(ty) {
             let n = self.cx.types.borrow().fields(ty).unwrap().len();
             let elems = (0..n as u64)
@@ -1402,12 +1562,22 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         self.unsupported("C-variadic function definitions (`va_arg`)")
     }
 
-    fn extract_element(&mut self, _vec: Value, _idx: Value) -> Value {
-        self.unsupported("SIMD vector types")
+    fn extract_element(&mut self, vec: Value, idx: Value) -> Value {
+        if let Some(i) = self.const_int(idx) {
+            let lanes = self.lanes(vec);
+            return match lanes.get(i as usize) {
+                Some(&l) => l,
+                None => {
+                    let (elem, _) = self.vector_of(self.val_type(vec)).unwrap();
+                    self.cx.new_value(ValueData::Undef { ty: elem })
+                }
+            };
+        }
+        self.extract_element_dyn(vec, idx)
     }
 
-    fn vector_splat(&mut self, _num_elts: usize, _elt: Value) -> Value {
-        self.unsupported("SIMD vector types")
+    fn vector_splat(&mut self, num_elts: usize, elt: Value) -> Value {
+        self.make_vector(vec![elt; num_elts])
     }
 
     fn extract_value(&mut self, agg: Value, idx: u64) -> Value {

@@ -51,7 +51,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         self.wrap_ir(r, self.cx.ty_i32)
     }
 
-    fn saturating(
+    pub(crate) fn saturating(
         &mut self,
         add: bool,
         signed: bool,
@@ -150,7 +150,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         self.wrap_ir(r, self.cx.ty_i1)
     }
 
-    fn float_libcall(&mut self, name: Symbol, ty: Ty<'tcx>) -> Option<&'static str> {
+    pub(crate) fn float_libcall(&mut self, name: Symbol, ty: Ty<'tcx>) -> Option<&'static str> {
         let f32 = match ty.kind() {
             ty::Float(ty::FloatTy::F32) => true,
             ty::Float(ty::FloatTy::F64) => false,
@@ -448,9 +448,14 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
                 );
                 self.cx.const_i32(0)
             }
-            _ if name.as_str().starts_with("simd_") => self
-                .cx
-                .unsupported(Some(self.func), &format!("SIMD intrinsics (`{name}`)")),
+            _ if name.as_str().starts_with("simd_") => {
+                match self.simd_intrinsic(name, instance, args, result_layout) {
+                    Some(v) => return IntrinsicResult::Operand(v),
+                    None => self
+                        .cx
+                        .unsupported(Some(self.func), &format!("the SIMD intrinsic `{name}`")),
+                }
+            }
             _ => {
                 let must_override = tcx
                     .intrinsic(instance.def_id())

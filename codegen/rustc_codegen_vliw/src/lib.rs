@@ -50,6 +50,7 @@ mod context;
 pub mod emit;
 mod intrinsic;
 pub mod options;
+mod simd;
 mod timing;
 mod type_of;
 mod types;

@@ -46,7 +46,8 @@ pub enum TyData {
         elem: Type,
         len: u64,
     },
-    /// SIMD vectors: representable as types, rejected when a value is built.
+    /// SIMD vectors: `len` lanes of scalar type `elem`, contiguous in memory. A vector
+    /// value is an aggregate of its lane values (the machine has no vector registers).
     Vector {
         elem: Type,
         len: u64,
@@ -231,7 +232,6 @@ impl TypeTable {
             let index = field.unwrap_or(0) as usize;
             let ir = self.ir_type(ty).ok_or_else(|| match self.get(ty) {
                 TyData::F16 | TyData::F128 => "the f16 and f128 types".to_string(),
-                TyData::Vector { .. } => "SIMD vector types".to_string(),
                 d => format!("arguments of type {d:?}"),
             })?;
             let (abi, ext) = match ir {
@@ -253,7 +253,7 @@ impl TypeTable {
         };
         match self.get(t) {
             TyData::Void => Ok(Vec::new()),
-            TyData::Struct { .. } | TyData::Array { .. } => {
+            TyData::Struct { .. } | TyData::Array { .. } | TyData::Vector { .. } => {
                 let fields = self.fields(t).unwrap();
                 let mut parts = Vec::with_capacity(fields.len());
                 for (i, (ft, _)) in fields.into_iter().enumerate() {

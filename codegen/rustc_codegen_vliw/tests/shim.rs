@@ -188,8 +188,8 @@ fn unsupported_features_are_compile_errors() {
     let dir = tempfile::tempdir().unwrap();
     for (cfg, message) in [
         (
-            "simd",
-            "does not support SIMD vector types (in `uses_simd`)",
+            "simd_clmul",
+            "does not support the SIMD intrinsic `simd_carryless_mul` (in `uses_clmul`)",
         ),
         (
             "half",
@@ -209,6 +209,37 @@ fn unsupported_features_are_compile_errors() {
             "{cfg}: expected `{message}` in:\n{stderr}"
         );
     }
+}
+
+/// SIMD vectors are scalarized: `u64x2` arguments and results travel by reference
+/// (rustc's Rust ABI for vectors), are loaded lane by lane, added lane by lane,
+/// shuffled for free and stored lane by lane.
+#[test]
+fn simd_vectors_are_scalarized() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = compile_to_ir(&fixture("unsupported.rs"), dir.path(), &["--cfg", "simd"]);
+    let f = m.function("uses_simd").unwrap();
+    use vliw_ir::Type::Ptr;
+    assert_eq!(f.signature.params, [Ptr, Ptr, Ptr], "sret, a, b");
+    assert!(f.signature.returns.is_empty());
+    let insts = |op| -> Vec<_> {
+        f.insts_in_layout()
+            .filter(|&(_, i)| f.dfg.opcode(i) == op)
+            .map(|(_, i)| i)
+            .collect()
+    };
+    assert_eq!(insts(Opcode::Load).len(), 4);
+    let adds: Vec<_> = insts(Opcode::Iadd)
+        .into_iter()
+        .map(|i| f.dfg.first_result(i))
+        .collect();
+    assert_eq!(adds.len(), 2);
+    let stored: Vec<_> = insts(Opcode::Store)
+        .into_iter()
+        .map(|i| f.dfg.inst_args(i)[0])
+        .collect();
+    assert_eq!(stored, [adds[1], adds[0]], "lanes swapped");
+    vliw_ir::verifier::verify_module(&m).unwrap();
 }
 
 /// `#[thread_local]` statics are thread-local data objects reached with `tls_addr`.
