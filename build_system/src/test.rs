@@ -11,10 +11,17 @@ use std::fs;
 use crate::build::{self, Profile};
 use crate::paths::Paths;
 use crate::toolchain::Toolchain;
-use crate::{test_no_sysroot, test_programs, test_sysroot, test_target};
+use crate::{test_extended, test_no_sysroot, test_programs, test_sysroot, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 5] = ["unit", "target", "no_sysroot", "programs", "sysroot"];
+const SUITES: [&str; 6] = [
+    "unit",
+    "target",
+    "no_sysroot",
+    "programs",
+    "extended",
+    "sysroot",
+];
 
 /// The suites that take --host-only.
 const HOST_ONLY_SUITES: [&str; 2] = ["no_sysroot", "programs"];
@@ -145,6 +152,7 @@ pub fn test(
             "target" => target(paths, toolchain),
             "no_sysroot" => no_sysroot(paths, toolchain, options),
             "programs" => programs(paths, toolchain, options),
+            "extended" => extended(paths, toolchain),
             "sysroot" => sysroot(paths, toolchain),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
@@ -269,6 +277,22 @@ fn programs(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<S
     }
 }
 
+/// Real crates' test suites on the simulator beside the host (test_extended.rs).
+fn extended(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
+    build::build(paths, toolchain, Profile::Release)?;
+    let outcome = test_extended::run(paths, toolchain)?;
+    against_the_host(outcome.regressions, outcome.summary)
+}
+
+/// The verdict of a suite that compares libtest's results with the host's.
+fn against_the_host(regressions: usize, summary: String) -> Result<String, String> {
+    if regressions == 0 {
+        Ok(summary)
+    } else {
+        Err(format!("{regressions} regressions: {summary}"))
+    }
+}
+
 /// coretests and alloctests on the simulator beside the host (test_sysroot.rs).
 fn sysroot(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
@@ -279,12 +303,7 @@ fn sysroot(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
             binaries: Vec::new(),
         },
     )?;
-    let summary = outcome.lines.join("; ");
-    if outcome.regressions == 0 {
-        Ok(summary)
-    } else {
-        Err(format!("{} regressions: {summary}", outcome.regressions))
-    }
+    against_the_host(outcome.regressions, outcome.lines.join("; "))
 }
 
 #[cfg(test)]

@@ -40,6 +40,8 @@ const BATCH: usize = 64;
 const JOBS: usize = 2;
 /// One simulator run of a batch: cycles, then wall time.
 const MAX_CYCLES: u64 = 200_000_000_000;
+/// vliw-run's exit status when the run reached `--max-cycles`.
+const CYCLE_LIMIT_STATUS: i32 = 143;
 const RUN_TIMEOUT: Duration = Duration::from_secs(1800);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +111,13 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
         let skipped = skipped_for(&skips, name);
         eprintln!("[sysroot] {name}: running on the simulator");
         let started = Instant::now();
-        let (our_results, cycles) = run_simulated(paths, our_exe, &skipped, JOBS, "sysroot")?;
+        let runner = Simulator {
+            paths,
+            jobs: JOBS,
+            max_cycles: MAX_CYCLES,
+            suite: "sysroot",
+        };
+        let (our_results, cycles) = runner.run_tests(our_exe, &skipped)?;
         let report = compare(&host_results, &our_results, &skipped);
         for line in &report.regressions {
             println!("REGRESSION {name} {line}");
@@ -309,137 +317,165 @@ fn strip_should_panic(name: &str) -> &str {
     name.strip_suffix(" - should panic").unwrap_or(name)
 }
 
-/// Lists the binary's tests on the simulator, then runs all that are not skipped
-/// in batches on `jobs` simulators (see the module documentation). Returns the
-/// verdicts and the simulated cycles of all runs. `suite` prefixes progress lines.
-pub(crate) fn run_simulated(
-    paths: &Paths,
-    exe: &Path,
-    skipped: &BTreeSet<&str>,
-    jobs: usize,
-    suite: &str,
-) -> Result<(BTreeMap<String, Verdict>, u64), String> {
-    let list = simulate(paths, exe, &["--list".to_string()])?;
-    if !list.0.success() {
-        return Err(format!(
-            "{} --list failed on the simulator ({}):\n{}",
-            exe.display(),
-            list.0.describe(),
-            tail(&list.0.stderr_text(), 20)
-        ));
-    }
-    let names: Vec<String> = String::from_utf8_lossy(&list.0.stdout)
-        .lines()
-        .filter_map(|l| l.strip_suffix(": test"))
-        .filter(|n| !skipped.contains(n))
-        .map(str::to_string)
-        .collect();
-    let batches: Vec<Vec<String>> = names.chunks(BATCH).map(<[String]>::to_vec).collect();
-    let total = batches.len();
-    let next = Mutex::new(0usize);
-    let results = Mutex::new((BTreeMap::new(), list.1, Vec::<String>::new()));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let index = {
-                        let mut n = next.lock().unwrap();
-                        let i = *n;
-                        *n += 1;
-                        i
-                    };
-                    let Some(batch) = batches.get(index) else {
-                        break;
-                    };
-                    let outcome = run_batch(paths, exe, batch, suite);
-                    let mut r = results.lock().unwrap();
-                    match outcome {
-                        Ok((verdicts, cycles)) => {
-                            r.0.extend(verdicts);
-                            r.1 += cycles;
-                        }
-                        Err(e) => r.2.push(e),
-                    }
-                    eprintln!("[{suite}]   batch {}/{total} done", index + 1);
-                }
-            });
-        }
-    });
-    let (verdicts, cycles, errors) = results.into_inner().unwrap();
-    if let Some(e) = errors.first() {
-        return Err(e.clone());
-    }
-    Ok((verdicts, cycles))
+/// How test binaries run on the simulator (see the module documentation).
+pub(crate) struct Simulator<'a> {
+    pub(crate) paths: &'a Paths,
+    /// Simulators at once.
+    pub(crate) jobs: usize,
+    /// The cycle limit of one run of a batch (`vliw-run --max-cycles`): a test
+    /// that loops forever fails after that.
+    pub(crate) max_cycles: u64,
+    /// The suite's name, in progress lines.
+    pub(crate) suite: &'a str,
 }
 
-/// Runs one batch until every test in it has a verdict: a run that ends inside a
-/// test fails that test, and the tests after it run again.
-fn run_batch(
-    paths: &Paths,
-    exe: &Path,
-    batch: &[String],
-    suite: &str,
-) -> Result<(BTreeMap<String, Verdict>, u64), String> {
-    let mut verdicts = BTreeMap::new();
-    let mut cycles = 0;
-    let mut pending: Vec<String> = batch.to_vec();
-    while !pending.is_empty() {
-        let mut args: Vec<String> = [
-            "-Zunstable-options",
-            "--force-run-in-process",
-            "--test-threads=1",
-            "--exact",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.extend(pending.iter().cloned());
-        let (out, used) = simulate(paths, exe, &args)?;
-        cycles += used;
-        let (results, running) = parse_results(&String::from_utf8_lossy(&out.stdout));
-        let progressed = !results.is_empty() || running.is_some();
-        for (name, verdict) in results {
-            verdicts.insert(name, verdict);
-        }
-        if let Some(name) = running {
-            eprintln!(
-                "[{suite}]   {} died in `{name}` ({}): {}",
-                exe.file_name().unwrap_or_default().to_string_lossy(),
-                out.describe(),
-                tail(&out.stderr_text(), 3).replace('\n', " | ")
-            );
-            verdicts.insert(name, Verdict::Failed);
-        } else if !out.success() && !progressed {
+impl Simulator<'_> {
+    /// Lists the binary's tests on the simulator, then runs all that are not
+    /// skipped in batches on `jobs` simulators. Returns the verdicts and the
+    /// simulated cycles of all runs.
+    pub(crate) fn run_tests(
+        &self,
+        exe: &Path,
+        skipped: &BTreeSet<&str>,
+    ) -> Result<(BTreeMap<String, Verdict>, u64), String> {
+        let list = self.simulate(exe, &["--list".to_string()])?;
+        if !list.0.success() {
             return Err(format!(
-                "{} failed on the simulator before running a test ({}):\n{}",
+                "{} --list failed on the simulator ({}):\n{}",
                 exe.display(),
-                out.describe(),
-                tail(&out.stderr_text(), 20)
+                list.0.describe(),
+                tail(&list.0.stderr_text(), 20)
             ));
         }
-        pending.retain(|n| !verdicts.contains_key(n));
-        if out.success() || !progressed {
-            // Whatever libtest did not report (filtered out) stays without verdict.
-            break;
+        let names: Vec<String> = String::from_utf8_lossy(&list.0.stdout)
+            .lines()
+            .filter_map(|l| l.strip_suffix(": test"))
+            .filter(|n| !skipped.contains(n))
+            .map(str::to_string)
+            .collect();
+        let batches: Vec<Vec<String>> = names.chunks(BATCH).map(<[String]>::to_vec).collect();
+        let total = batches.len();
+        let next = Mutex::new(0usize);
+        let results = Mutex::new((BTreeMap::new(), list.1, Vec::<String>::new()));
+        std::thread::scope(|scope| {
+            for _ in 0..self.jobs.max(1) {
+                scope.spawn(|| {
+                    loop {
+                        let index = {
+                            let mut n = next.lock().unwrap();
+                            let i = *n;
+                            *n += 1;
+                            i
+                        };
+                        let Some(batch) = batches.get(index) else {
+                            break;
+                        };
+                        let outcome = self.run_batch(exe, batch);
+                        let mut r = results.lock().unwrap();
+                        match outcome {
+                            Ok((verdicts, cycles)) => {
+                                r.0.extend(verdicts);
+                                r.1 += cycles;
+                            }
+                            Err(e) => r.2.push(e),
+                        }
+                        eprintln!("[{}]   batch {}/{total} done", self.suite, index + 1);
+                    }
+                });
+            }
+        });
+        let (verdicts, cycles, errors) = results.into_inner().unwrap();
+        if let Some(e) = errors.first() {
+            return Err(e.clone());
         }
+        Ok((verdicts, cycles))
     }
-    Ok((verdicts, cycles))
+
+    /// Runs one batch until every test in it has a verdict: a run that ends inside a
+    /// test fails that test, and the tests after it run again; a run that reaches
+    /// the cycle limit after other tests passed runs the test again first, alone at
+    /// the head of the batch.
+    fn run_batch(
+        &self,
+        exe: &Path,
+        batch: &[String],
+    ) -> Result<(BTreeMap<String, Verdict>, u64), String> {
+        let mut verdicts = BTreeMap::new();
+        let mut cycles = 0;
+        let mut pending: Vec<String> = batch.to_vec();
+        while !pending.is_empty() {
+            let mut args: Vec<String> = [
+                "-Zunstable-options",
+                "--force-run-in-process",
+                "--test-threads=1",
+                "--exact",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            args.extend(pending.iter().cloned());
+            let (out, used) = self.simulate(exe, &args)?;
+            cycles += used;
+            let (results, running) = parse_results(&String::from_utf8_lossy(&out.stdout));
+            let progressed = !results.is_empty() || running.is_some();
+            // The cycle limit is the run's: when tests before it used part of it, the
+            // test that was running gets a run of its own before it is blamed.
+            let retry = out.code() == Some(CYCLE_LIMIT_STATUS) && !results.is_empty();
+            for (name, verdict) in results {
+                verdicts.insert(name, verdict);
+            }
+            if retry {
+                // It is the first pending test now.
+            } else if let Some(name) = running {
+                eprintln!(
+                    "[{}]   {} died in `{name}` ({}): {}",
+                    self.suite,
+                    exe.file_name().unwrap_or_default().to_string_lossy(),
+                    out.describe(),
+                    tail(&without_stats(&out.stderr_text()), 3).replace('\n', " | ")
+                );
+                verdicts.insert(name, Verdict::Failed);
+            } else if !out.success() && !progressed {
+                return Err(format!(
+                    "{} failed on the simulator before running a test ({}):\n{}",
+                    exe.display(),
+                    out.describe(),
+                    tail(&out.stderr_text(), 20)
+                ));
+            }
+            pending.retain(|n| !verdicts.contains_key(n));
+            if out.success() || !progressed {
+                // Whatever libtest did not report (filtered out) stays without verdict.
+                break;
+            }
+        }
+        Ok((verdicts, cycles))
+    }
+
+    /// One simulator run with `--stats`; returns the output and the cycles.
+    fn simulate(&self, exe: &Path, args: &[String]) -> Result<(process::Output, u64), String> {
+        let out = process::run(
+            Command::new(self.paths.tool("vliw-run"))
+                .arg("--stats")
+                .args(["--max-cycles", &self.max_cycles.to_string()])
+                .arg(exe)
+                .args(args)
+                .env_remove("RUST_BACKTRACE"),
+            b"",
+            Instant::now() + RUN_TIMEOUT,
+        )?;
+        let cycles = stats_cycles(&out.stderr_text()).unwrap_or(0);
+        Ok((out, cycles))
+    }
 }
 
-/// One simulator run with `--stats`; returns the output and the cycles.
-fn simulate(paths: &Paths, exe: &Path, args: &[String]) -> Result<(process::Output, u64), String> {
-    let out = process::run(
-        Command::new(paths.tool("vliw-run"))
-            .arg("--stats")
-            .args(["--max-cycles", &MAX_CYCLES.to_string()])
-            .arg(exe)
-            .args(args)
-            .env_remove("RUST_BACKTRACE"),
-        b"",
-        Instant::now() + RUN_TIMEOUT,
-    )?;
-    let cycles = stats_cycles(&out.stderr_text()).unwrap_or(0);
-    Ok((out, cycles))
+/// A simulated run's stderr without vliw-run's `stats:` line.
+fn without_stats(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("stats:"))
+        .collect();
+    lines.join("\n")
 }
 
 /// `cycles=N` of vliw-run's `stats:` line.
@@ -452,7 +488,7 @@ fn stats_cycles(stderr: &str) -> Option<u64> {
 }
 
 /// One binary's (or, summed, one crate's) verdicts on both sides.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Comparison {
     /// (passed, failed, ignored)
     pub(crate) host: (usize, usize, usize),
