@@ -153,6 +153,7 @@ fn run_crate(
         jobs: JOBS,
         max_cycles: MAX_CYCLES,
         suite: "extended",
+        sample: 1,
     };
     let mut report = Comparison::default();
     let mut cycles = 0;
