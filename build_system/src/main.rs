@@ -15,6 +15,7 @@ mod report;
 mod run;
 mod sysroot;
 mod test;
+mod test_cargo;
 mod test_extended;
 mod test_no_sysroot;
 mod test_programs;

@@ -245,23 +245,30 @@ fn sysroot_rustflags(paths: &Paths, backend: &Path) -> Result<String, String> {
     Ok(flags.join(" "))
 }
 
-/// Replaces `dist/sysroot` with the freshly built rlibs and the target specification.
+/// Brings `dist/sysroot` up to date with the freshly built rlibs and the target
+/// specification: files that did not change are left alone (a program being linked
+/// against the sysroot at the same time keeps working), stale ones are removed.
 fn install_sysroot(layout: &Layout, spec_source: &Path, rlibs: &[PathBuf]) -> Result<(), String> {
     if rlibs.is_empty() {
         return Err("cargo built the sysroot but named no rlib".into());
     }
-    if layout.sysroot.exists() {
-        fs::remove_dir_all(&layout.sysroot)
-            .map_err(|e| format!("cannot remove {}: {e}", layout.sysroot.display()))?;
-    }
     fs::create_dir_all(&layout.lib)
         .map_err(|e| format!("cannot create {}: {e}", layout.lib.display()))?;
-    fs::copy(spec_source, &layout.spec)
-        .map_err(|e| format!("cannot copy {}: {e}", spec_source.display()))?;
+    crate::build::install(spec_source, &layout.spec)?;
+    let mut wanted = std::collections::BTreeSet::new();
     for rlib in rlibs {
         let name = rlib.file_name().expect("an rlib file name");
-        fs::copy(rlib, layout.lib.join(name))
-            .map_err(|e| format!("cannot copy {}: {e}", rlib.display()))?;
+        crate::build::install(rlib, &layout.lib.join(name))?;
+        wanted.insert(name.to_os_string());
+    }
+    for entry in fs::read_dir(&layout.lib).map_err(|e| format!("{}: {e}", layout.lib.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name();
+        let ours = name == "crt0.o" || name == "libvliw_rt.a";
+        if !ours && !wanted.contains(&name) {
+            fs::remove_file(entry.path())
+                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+        }
     }
     Ok(())
 }

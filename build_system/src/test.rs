@@ -14,7 +14,7 @@ use crate::toolchain::Toolchain;
 use crate::{test_extended, test_no_sysroot, test_programs, test_sysroot, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 7] = [
+const SUITES: [&str; 8] = [
     "unit",
     "target",
     "no_sysroot",
@@ -22,6 +22,7 @@ const SUITES: [&str; 7] = [
     "extended",
     "sysroot",
     "sysroot_sample",
+    "cargo",
 ];
 
 /// The suites that take --host-only.
@@ -154,6 +155,7 @@ pub fn test(
             "no_sysroot" => no_sysroot(paths, toolchain, options),
             "programs" => programs(paths, toolchain, options),
             "extended" => extended(paths, toolchain),
+            "cargo" => cargo_suite(paths, toolchain),
             "sysroot" => sysroot(paths, toolchain, 1),
             "sysroot_sample" => sysroot(paths, toolchain, SYSROOT_SAMPLE),
             _ => unreachable!("suite names are checked by parse_suites"),
@@ -292,6 +294,18 @@ fn against_the_host(regressions: usize, summary: String) -> Result<String, Strin
         Ok(summary)
     } else {
         Err(format!("{regressions} regressions: {summary}"))
+    }
+}
+
+/// dist/cargo-vliw in tests/cargo/demo against cargo for the host (test_cargo.rs).
+fn cargo_suite(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
+    build::build(paths, toolchain, Profile::Release)?;
+    let outcome = crate::test_cargo::run(paths, toolchain)?;
+    let summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
+    if outcome.failed == 0 {
+        Ok(summary)
+    } else {
+        Err(summary)
     }
 }
 

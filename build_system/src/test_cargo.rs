@@ -1,0 +1,180 @@
+//! The `cargo` suite: `dist/cargo-vliw` in a real crate (`tests/cargo/demo`: a
+//! library with unit tests, a binary, a build script that runs on the host), against
+//! plain cargo for the host. `cargo-vliw run` must print what `cargo run` prints and
+//! exit with the same code, `cargo-vliw test` must report the same passed and
+//! ignored counts, and a program that faults (`--bin fault`) must fail with the
+//! simulator's message.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::paths::Paths;
+use crate::process::{self, Output};
+use crate::toolchain::Toolchain;
+
+const TIMEOUT: Duration = Duration::from_secs(600);
+const ARGS: [&str; 2] = ["x", "y"];
+
+pub struct Outcome {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
+    let wrapper = paths.dist.join("cargo-vliw");
+    if !wrapper.is_file() {
+        return Err(format!(
+            "{} does not exist: run ./y.sh build",
+            paths.show(&wrapper)
+        ));
+    }
+    let demo = paths.tests.join("cargo").join("demo");
+    let work = paths.build.join("test").join("cargo");
+    let host = |args: &[&str]| -> Result<Output, String> {
+        let mut cmd = toolchain.cargo(&demo);
+        cmd.env("CARGO_TARGET_DIR", work.join("host")).args(args);
+        cargo(&mut cmd)
+    };
+    let vliw = |args: &[&str]| -> Result<Output, String> {
+        let mut cmd = Command::new(&wrapper);
+        cmd.current_dir(&demo)
+            .env("CARGO_TARGET_DIR", work.join("vliw"))
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .args(args);
+        cargo(&mut cmd)
+    };
+
+    let mut outcome = Outcome {
+        passed: 0,
+        failed: 0,
+    };
+    let mut check = |name: &str, result: Result<(), String>| match result {
+        Ok(()) => {
+            println!("ok {name}");
+            outcome.passed += 1;
+        }
+        Err(e) => {
+            println!("FAILED {name}: {e}");
+            outcome.failed += 1;
+        }
+    };
+
+    let run_args: Vec<&str> = ["run", "-q", "--release", "--"]
+        .into_iter()
+        .chain(ARGS)
+        .collect();
+    check(
+        "cargo-vliw run",
+        (|| {
+            let expected = host(&run_args)?;
+            let got = vliw(&run_args)?;
+            if got.stdout != expected.stdout {
+                return Err(format!(
+                    "stdout differs:\n--- host\n{}--- vliw\n{}",
+                    String::from_utf8_lossy(&expected.stdout),
+                    String::from_utf8_lossy(&got.stdout)
+                ));
+            }
+            if got.code() != expected.code() {
+                return Err(format!(
+                    "exit code {:?} on vliw, {:?} on the host\n{}",
+                    got.code(),
+                    expected.code(),
+                    got.stderr_text()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+
+    let test_args = ["test", "--release", "--tests"];
+    check(
+        "cargo-vliw test",
+        (|| {
+            let expected = test_counts(&host(&test_args)?)?;
+            let got = test_counts(&vliw(&test_args)?)?;
+            if got != expected {
+                return Err(format!(
+                    "(passed, ignored) = {got:?} on vliw, {expected:?} on the host"
+                ));
+            }
+            Ok(())
+        })(),
+    );
+
+    check(
+        "cargo-vliw run --bin fault",
+        (|| {
+            let got = vliw(&["run", "-q", "--release", "--bin", "fault"])?;
+            let stderr = got.stderr_text();
+            if got.success() || !stderr.contains("vliw-run: ") || !stderr.contains("unmapped") {
+                return Err(format!(
+                    "expected a failure with the simulator's fault message, got {}:\n{stderr}",
+                    got.describe()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    println!("{} passed, {} failed", outcome.passed, outcome.failed);
+    Ok(outcome)
+}
+
+fn cargo(cmd: &mut Command) -> Result<Output, String> {
+    let out = process::run(
+        cmd.env_remove("RUST_BACKTRACE"),
+        b"",
+        Instant::now() + TIMEOUT,
+    )?;
+    if out.timed_out() {
+        return Err(format!(
+            "{:?} timed out",
+            cmd.get_args().collect::<Vec<_>>()
+        ));
+    }
+    Ok(out)
+}
+
+/// The sums of passed and ignored tests over cargo's `test result:` lines; an
+/// error unless the run succeeded.
+fn test_counts(out: &Output) -> Result<(usize, usize), String> {
+    if !out.success() {
+        return Err(format!(
+            "cargo test failed ({}):\n{}",
+            out.describe(),
+            crate::test_sysroot::tail(&out.stderr_text(), 20)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut counts = (0, 0);
+    for line in text.lines().filter(|l| l.starts_with("test result:")) {
+        counts.0 += count_before(line, " passed");
+        counts.1 += count_before(line, " ignored");
+    }
+    Ok(counts)
+}
+
+/// The number just before `label` in a `test result:` line.
+fn count_before(line: &str, label: &str) -> usize {
+    let Some(end) = line.find(label) else {
+        return 0;
+    };
+    line[..end]
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_test_result_lines() {
+        let line = "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out";
+        assert_eq!(count_before(line, " passed"), 3);
+        assert_eq!(count_before(line, " ignored"), 1);
+        assert_eq!(count_before("nothing", " passed"), 0);
+    }
+}

@@ -1,0 +1,41 @@
+//! The library half of the `cargo` suite's demo crate: unit tests that
+//! `cargo-vliw test` runs on the simulator.
+
+include!(concat!(env!("OUT_DIR"), "/squares.rs"));
+
+/// Sum of the generated squares below `n`.
+pub fn sum_squares(n: usize) -> u32 {
+    SQUARES.iter().take(n).sum()
+}
+
+/// Words of `text`, longest first, ties alphabetically.
+pub fn longest_words(text: &str) -> Vec<&str> {
+    let mut words: Vec<&str> = text.split_whitespace().collect();
+    words.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squares_from_the_build_script() {
+        assert_eq!(SQUARES[9], 81);
+        assert_eq!(sum_squares(4), 14);
+    }
+
+    #[test]
+    fn words_sorted() {
+        assert_eq!(longest_words("a bb ccc dd"), vec!["ccc", "bb", "dd", "a"]);
+    }
+
+    #[test]
+    #[ignore]
+    fn ignored_test() {}
+
+    #[test]
+    fn formatting() {
+        assert_eq!(format!("{:>6.2}|{:<4}|{:#x}", 3.14159, "ab", 255), "  3.14|ab  |0xff");
+    }
+}
