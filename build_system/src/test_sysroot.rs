@@ -511,6 +511,9 @@ pub(crate) struct Comparison {
     pub(crate) listed: usize,
     /// Host tests that do not exist in our build (cfg'd out for the target).
     pub(crate) missing: usize,
+    /// Host passes that our build ignores: the test itself asks for it on this
+    /// target (e.g. `#[cfg_attr(not(panic = "unwind"), ignore)]`).
+    pub(crate) ignored_here: usize,
     pub(crate) regressions: Vec<String>,
 }
 
@@ -525,6 +528,7 @@ impl Comparison {
         sum(&mut self.ours, other.ours);
         self.listed += other.listed;
         self.missing += other.missing;
+        self.ignored_here += other.ignored_here;
         self.regressions.extend(other.regressions);
     }
 
@@ -532,8 +536,8 @@ impl Comparison {
     pub(crate) fn describe(&self, cycles: u64, elapsed: Duration) -> String {
         format!(
             "host {} passed/{} failed/{} ignored; vliw {} passed/{} failed/{} ignored, \
-             {} skipped (listed), {} not built for the target; {} regressions; {:.1} G \
-             simulated cycles, {:.0} s",
+             {} skipped (listed), {} not built for the target, {} ignored by the tests on \
+             the target; {} regressions; {:.1} G simulated cycles, {:.0} s",
             self.host.0,
             self.host.1,
             self.host.2,
@@ -542,6 +546,7 @@ impl Comparison {
             self.ours.2,
             self.listed,
             self.missing,
+            self.ignored_here,
             self.regressions.len(),
             cycles as f64 / 1e9,
             elapsed.as_secs_f64()
@@ -557,12 +562,14 @@ pub(crate) fn compare(
     let count = |m: &BTreeMap<String, Verdict>, v: Verdict| m.values().filter(|&&x| x == v).count();
     let mut regressions = Vec::new();
     let mut missing = 0;
+    let mut ignored_here = 0;
     for (test, verdict) in host {
         if *verdict != Verdict::Passed || skipped.contains(test.as_str()) {
             continue;
         }
         match ours.get(test) {
             Some(Verdict::Passed) => {}
+            Some(Verdict::Ignored) => ignored_here += 1,
             Some(v) => regressions.push(format!("{test}: passes on the host, {v:?} on vliw")),
             None => missing += 1,
         }
@@ -580,6 +587,7 @@ pub(crate) fn compare(
         ),
         listed: host.keys().filter(|t| skipped.contains(t.as_str())).count(),
         missing,
+        ignored_here,
         regressions,
     }
 }
@@ -655,12 +663,14 @@ mod tests {
             ("c".to_string(), Verdict::Failed),
             ("d".to_string(), Verdict::Passed),
             ("e".to_string(), Verdict::Passed),
+            ("f".to_string(), Verdict::Passed),
         ]
         .into();
         let ours: BTreeMap<String, Verdict> = [
             ("a".to_string(), Verdict::Passed),
             ("b".to_string(), Verdict::Failed),
             ("c".to_string(), Verdict::Failed),
+            ("f".to_string(), Verdict::Ignored),
         ]
         .into();
         let skipped: BTreeSet<&str> = ["d"].into();
@@ -668,6 +678,7 @@ mod tests {
         assert_eq!(c.regressions.len(), 1);
         assert!(c.regressions[0].starts_with("b:"));
         assert_eq!(c.missing, 1, "e is not in our build");
+        assert_eq!(c.ignored_here, 1, "f ignores itself on the target");
         assert_eq!(c.listed, 1);
     }
 }
