@@ -2,9 +2,12 @@
 //! library with unit tests, a binary, a build script that runs on the host), against
 //! plain cargo for the host. `cargo-vliw run` must print what `cargo run` prints and
 //! exit with the same code, `cargo-vliw test` must report the same passed and
-//! ignored counts, and a program that faults (`--bin fault`) must fail with the
-//! simulator's message.
+//! ignored counts, a program that faults (`--bin fault`) must fail with the
+//! simulator's message, and `./y.sh run` must pass a program's stdin, stdout and exit
+//! code through untouched.
 
+use std::fs;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -116,8 +119,77 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
             Ok(())
         })(),
     );
+    check(
+        "./y.sh run --release --stats",
+        y_run(paths, toolchain, &work),
+    );
     println!("{} passed, {} failed", outcome.passed, outcome.failed);
     Ok(outcome)
+}
+
+/// `./y.sh run --release --stats -C verify=yes FILE -- ARGS` with a line on stdin:
+/// its stdout must be exactly the host build's (all of y.sh's own messages on
+/// stderr), its exit code the same, and its stderr must end with the `stats:` line.
+fn y_run(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String> {
+    let source = work.join("y_run.rs");
+    let program = "// ./y.sh run check of the cargo suite: echo stdin, args, exit code.\n\
+                   use std::io::BufRead;\n\
+                   fn main() {\n\
+                       let line = std::io::stdin().lock().lines().next().unwrap().unwrap();\n\
+                       let args: Vec<String> = std::env::args().skip(1).collect();\n\
+                       println!(\"{} {:?}\", line.to_uppercase(), args);\n\
+                       std::process::exit(args.len() as i32);\n\
+                   }\n";
+    fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    fs::write(&source, program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    let host_exe = work.join("y_run_host");
+    let mut rustc = Command::new("rustc");
+    rustc
+        .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
+        .args(["--edition=2024", "-Copt-level=3"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&host_exe);
+    let built = cargo(&mut rustc)?;
+    if !built.success() {
+        return Err(format!("host rustc failed: {}", built.stderr_text()));
+    }
+    let stdin = b"hello from stdin\n";
+    let expected = process::run(
+        Command::new(&host_exe).args(ARGS),
+        stdin,
+        Instant::now() + TIMEOUT,
+    )?;
+    let got = process::run(
+        Command::new(paths.root.join("y.sh"))
+            .current_dir(&paths.root)
+            .args(["run", "--release", "--stats", "-C", "verify=yes"])
+            .arg(&source)
+            .arg("--")
+            .args(ARGS),
+        stdin,
+        Instant::now() + TIMEOUT,
+    )?;
+    if got.stdout != expected.stdout || got.code() != expected.code() {
+        return Err(format!(
+            "stdout/exit code differ: host {:?} {:?}, y.sh run {:?} {:?}\n{}",
+            String::from_utf8_lossy(&expected.stdout),
+            expected.code(),
+            String::from_utf8_lossy(&got.stdout),
+            got.code(),
+            got.stderr_text()
+        ));
+    }
+    let last = got
+        .stderr_text()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    if !last.starts_with("stats: cycles=") {
+        return Err(format!("stderr does not end with the stats line: {last:?}"));
+    }
+    Ok(())
 }
 
 fn cargo(cmd: &mut Command) -> Result<Output, String> {
