@@ -322,6 +322,20 @@ pub(crate) fn compare(host: &Output, vliw: &Output, run_timeout: Duration) -> Re
     }
 }
 
+/// A program's file stem is its crate name: lowercase letters, digits and `_`.
+pub fn check_crate_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        return Err(format!(
+            "`{name}` is not a crate name: use lowercase letters, digits and `_`"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -225,12 +225,7 @@ fn unit(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
 fn target(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
     let outcome = test_target::run(paths)?;
-    let summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
-    if outcome.failed == 0 {
-        Ok(summary)
-    } else {
-        Err(summary)
-    }
+    counted(outcome.passed, outcome.failed, false)
 }
 
 /// The `#![no_core]` programs, built by LLVM for the host and by our backend for the
@@ -246,15 +241,7 @@ fn no_sysroot(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result
             host_only: options.host_only,
         },
     )?;
-    let mut summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
-    if options.host_only {
-        summary.push_str(", host only");
-    }
-    if outcome.failed == 0 {
-        Ok(summary)
-    } else {
-        Err(summary)
-    }
+    counted(outcome.passed, outcome.failed, options.host_only)
 }
 
 /// The std programs, built by LLVM for the host and by dist/rustc-vliw for the
@@ -270,15 +257,7 @@ fn programs(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<S
             host_only: options.host_only,
         },
     )?;
-    let mut summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
-    if options.host_only {
-        summary.push_str(", host only");
-    }
-    if outcome.failed == 0 {
-        Ok(summary)
-    } else {
-        Err(summary)
-    }
+    counted(outcome.passed, outcome.failed, options.host_only)
 }
 
 /// Real crates' test suites on the simulator beside the host (test_extended.rs).
@@ -286,6 +265,19 @@ fn extended(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
     let outcome = test_extended::run(paths, toolchain)?;
     against_the_host(outcome.regressions, outcome.summary)
+}
+
+/// The verdict of a suite that counts passed and failed tests.
+fn counted(passed: usize, failed: usize, host_only: bool) -> Result<String, String> {
+    let mut summary = format!("{passed} passed, {failed} failed");
+    if host_only {
+        summary.push_str(", host only");
+    }
+    if failed == 0 {
+        Ok(summary)
+    } else {
+        Err(summary)
+    }
 }
 
 /// The verdict of a suite that compares libtest's results with the host's.
@@ -301,12 +293,7 @@ fn against_the_host(regressions: usize, summary: String) -> Result<String, Strin
 fn cargo_suite(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
     let outcome = crate::test_cargo::run(paths, toolchain)?;
-    let summary = format!("{} passed, {} failed", outcome.passed, outcome.failed);
-    if outcome.failed == 0 {
-        Ok(summary)
-    } else {
-        Err(summary)
-    }
+    counted(outcome.passed, outcome.failed, false)
 }
 
 /// CI's share of the sysroot suite: one test in this many (`test_sysroot::sampled`).

@@ -187,15 +187,7 @@ fn discover(paths: &Paths, dir: &Path) -> Result<Vec<Program>, String> {
 /// The `// key: value` headers of a program (headers.rs): only `expect-exit` and
 /// `expect-stderr-contains` mean something here; the output itself comes from the host.
 fn parse_headers(name: &str, text: &str) -> Result<Headers, String> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    {
-        return Err(format!(
-            "`{name}` is not a crate name: use lowercase letters, digits and `_`"
-        ));
-    }
+    crate::differential::check_crate_name(name)?;
     let h = headers::parse_with(text, "//").map_err(|e| format!("bad test headers: {e}"))?;
     let unsupported = h.expect_stdout.is_some()
         || h.stdin.is_some()

@@ -215,15 +215,7 @@ fn discover(paths: &Paths, dir: &Path) -> Result<Vec<Program>, String> {
 /// `expect-stderr-contains`, checked against the host run. The output itself is never
 /// written down: it comes from the host build.
 fn parse_headers(name: &str, text: &str) -> Result<Headers, String> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    {
-        return Err(format!(
-            "`{name}` is not a crate name: use lowercase letters, digits and `_`"
-        ));
-    }
+    crate::differential::check_crate_name(name)?;
     let h = headers::parse_with(text, "//").map_err(|e| format!("bad test headers: {e}"))?;
     let unsupported = h.expect_stdout.is_some()
         || !h.run_flags.is_empty()
