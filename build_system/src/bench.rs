@@ -9,26 +9,52 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::bench_compile;
+use crate::bench_report::Section;
 use crate::paths::Paths;
 use crate::process;
 use crate::toolchain::Toolchain;
+use crate::{bench_compile, bench_hexagon, bench_programs};
 
-/// The benchmarks `bench` knows, with a one-line description each.
-pub const BENCHES: [(&str, &str); 2] = [
+/// The benchmarks `bench` knows, with a one-line description each, in report order.
+pub const BENCHES: [(&str, &str); 4] = [
     (
-        "sim",
-        "simulator speed: simulated ops/s and bundles/s on tests/bench/sim_loop.s",
+        "programs",
+        "simulated cycles, IPC, bundle fill, stalls of benches/programs at -Copt-level=3, \
+         with each optional pass switched off in turn; simulator speed against the native \
+         LLVM build",
+    ),
+    (
+        "hexagon",
+        "static bundles per kernel function and loop body beside LLVM's Hexagon packets",
     ),
     (
         "compile",
-        "compile time per phase of generated programs, ours against LLVM -O0, and its growth with function size",
+        "compile time of the sysroot and sample crates, ours against LLVM and Cranelift, \
+         and the backend's time per phase",
+    ),
+    (
+        "sim",
+        "peak simulator speed: simulated ops/s and bundles/s on tests/bench/sim_loop.s",
     ),
 ];
 
+/// How much to measure.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct BenchOptions {
+    /// `--quick`: fewer runs and workloads, so that the whole bench takes minutes.
+    pub quick: bool,
+}
+
+impl BenchOptions {
+    /// Repetitions of a wall-clock measurement.
+    pub fn runs(self) -> usize {
+        if self.quick { 1 } else { RUNS }
+    }
+}
+
 const RUNS: usize = 3;
 /// Generous: a benchmark run takes seconds; this only stops a runaway.
-const TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Checks the names before anything is built, so that a typo fails at once.
 pub fn check_names(names: &[String]) -> Result<(), String> {
@@ -44,20 +70,60 @@ pub fn check_names(names: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs one benchmark (the workspace and tools are built) and returns its report.
-pub fn run(paths: &Paths, toolchain: &Toolchain, name: &str) -> Result<String, String> {
+/// Runs one benchmark (the workspace, tools and sysroot are built) and returns its
+/// section of the report.
+pub fn run(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    name: &str,
+    options: BenchOptions,
+) -> Result<Section, String> {
     match name {
-        "sim" => sim_speed(paths),
-        "compile" => bench_compile::compile_speed(paths, toolchain),
+        "programs" => bench_programs::run(paths, toolchain, options),
+        "hexagon" => bench_hexagon::run(paths, toolchain, options),
+        "compile" => bench_compile::bench(paths, toolchain, options),
+        "sim" => sim_speed(paths, options),
         _ => unreachable!("names are checked by check_names"),
     }
 }
 
+/// Where the report and its plots go.
+pub fn report_dir(paths: &Paths) -> std::path::PathBuf {
+    paths.root.join("target").join("bench")
+}
+
+/// Writes `report.md` with the sections and their SVG plots, and returns the summary
+/// to print.
+pub fn write_report(paths: &Paths, sections: &[Section]) -> Result<String, String> {
+    let dir = report_dir(paths);
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut report = format!(
+        "# Benchmark report\n\nWritten by `./y.sh bench`; {}.\n\n",
+        machine(paths)
+    );
+    let mut summary = String::new();
+    for section in sections {
+        report.push_str(&format!("## {}\n\n{}\n", section.title, section.markdown));
+        for plot in &section.plots {
+            write_file(&dir.join(&plot.file), &plot.to_svg())?;
+            report.push_str(&format!("![{}]({})\n\n", plot.title, plot.file));
+        }
+        if !section.summary.is_empty() {
+            summary.push_str(&format!("{}:\n", section.title));
+            for line in &section.summary {
+                summary.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    write_file(&dir.join("report.md"), &report)?;
+    Ok(summary)
+}
+
 /// The figures of the `stats:` line that `vliw-run --stats` prints last on stderr.
-struct Stats(BTreeMap<String, u64>);
+pub(crate) struct Stats(BTreeMap<String, u64>);
 
 impl Stats {
-    fn parse(stderr: &[u8]) -> Result<Stats, String> {
+    pub(crate) fn parse(stderr: &[u8]) -> Result<Stats, String> {
         let text = String::from_utf8_lossy(stderr);
         let line = text
             .lines()
@@ -78,7 +144,7 @@ impl Stats {
         Ok(Stats(figures))
     }
 
-    fn get(&self, key: &str) -> Result<u64, String> {
+    pub(crate) fn get(&self, key: &str) -> Result<u64, String> {
         self.0
             .get(key)
             .copied()
@@ -86,7 +152,7 @@ impl Stats {
     }
 }
 
-fn sim_speed(paths: &Paths) -> Result<String, String> {
+fn sim_speed(paths: &Paths, options: BenchOptions) -> Result<Section, String> {
     let source = paths.tests.join("bench").join("sim_loop.s");
     let work = paths.build.join("bench");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
@@ -103,10 +169,11 @@ fn sim_speed(paths: &Paths) -> Result<String, String> {
         &[object.as_os_str(), "-o".as_ref(), exe.as_os_str()],
     )?;
 
+    let runs = options.runs();
     let mut times = Vec::new();
     let mut stats = None;
-    for run in 1..=RUNS {
-        eprintln!("[bench] sim: run {run} of {RUNS}");
+    for run in 1..=runs {
+        eprintln!("[bench] sim: run {run} of {runs}");
         let mut cmd = Command::new(paths.tool("vliw-run"));
         cmd.arg("--stats").arg(&exe);
         let start = Instant::now();
@@ -123,47 +190,53 @@ fn sim_speed(paths: &Paths) -> Result<String, String> {
         times.push(elapsed);
         stats = Some(Stats::parse(&out.stderr)?);
     }
-    let stats = stats.expect("RUNS > 0");
+    let stats = stats.expect("at least one run");
     let (ops, bundles, cycles) = (
         stats.get("ops")?,
         stats.get("bundles")?,
         stats.get("cycles")?,
     );
-    let best = times.iter().min().copied().expect("RUNS > 0").as_secs_f64();
+    let best = times
+        .iter()
+        .min()
+        .copied()
+        .expect("at least one run")
+        .as_secs_f64();
     let rate = |n: u64, secs: f64| n as f64 / secs / 1e6;
 
-    let mut report = String::new();
-    report.push_str("# Simulator speed\n\n");
-    report.push_str(&format!(
-        "Program: `{}`, {}.\n\n",
+    let mut markdown = format!(
+        "A hand-written loop that keeps the simulator's fast path busy: `{}`. Simulated \
+         per run: {ops} ops, {bundles} bundles, {cycles} cycles ({:.2} ops/bundle).\n\n",
         paths.show(&source),
-        machine(paths)
-    ));
-    report.push_str(&format!(
-        "Simulated per run: {ops} ops, {bundles} bundles, {cycles} cycles ({:.2} ops/bundle).\n\n",
         ops as f64 / bundles.max(1) as f64
-    ));
-    report.push_str("| run | wall time (s) | Mops/s | Mbundles/s |\n|---|---|---|---|\n");
+    );
+    markdown.push_str("| run | wall time (s) | M ops/s | M bundles/s |\n|---|---|---|---|\n");
     for (i, time) in times.iter().enumerate() {
         let secs = time.as_secs_f64();
-        report.push_str(&format!(
+        markdown.push_str(&format!(
             "| {} | {secs:.3} | {:.1} | {:.1} |\n",
             i + 1,
             rate(ops, secs),
             rate(bundles, secs)
         ));
     }
-    report.push_str(&format!(
-        "\n**Best of {RUNS}: {:.1} M simulated ops/s, {:.1} M bundles/s** \
-         (wall time of the whole `vliw-run`, loading included).\n",
+    let headline = format!(
+        "best of {runs}: {:.1} M simulated ops/s, {:.1} M bundles/s",
         rate(ops, best),
         rate(bundles, best)
+    );
+    markdown.push_str(&format!(
+        "\n**{headline}** (wall time of the whole `vliw-run`, loading included).\n"
     ));
-    write_report(&paths.build.join("bench").join("sim.md"), &report)?;
-    Ok(report)
+    Ok(Section {
+        title: "Peak simulator speed".into(),
+        markdown,
+        plots: Vec::new(),
+        summary: vec![headline],
+    })
 }
 
-fn tool(paths: &Paths, name: &str, args: &[&std::ffi::OsStr]) -> Result<(), String> {
+pub(crate) fn tool(paths: &Paths, name: &str, args: &[&std::ffi::OsStr]) -> Result<(), String> {
     let out = process::run(
         Command::new(paths.tool(name)).args(args),
         b"",
@@ -180,10 +253,8 @@ fn tool(paths: &Paths, name: &str, args: &[&std::ffi::OsStr]) -> Result<(), Stri
     }
 }
 
-fn write_report(path: &Path, report: &str) -> Result<(), String> {
-    fs::write(path, report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    eprintln!("[bench] report written to {}", path.display());
-    Ok(())
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Where and when a measurement was taken: date, commit, CPU.
@@ -250,11 +321,11 @@ mod tests {
 
     #[test]
     fn checks_names() {
-        assert!(check_names(&["sim".into(), "compile".into()]).is_ok());
+        assert!(check_names(&["sim".into(), "compile".into(), "hexagon".into()]).is_ok());
         assert!(
             check_names(&["simm".into()])
                 .unwrap_err()
-                .contains("known: sim, compile")
+                .contains("known: programs, hexagon, compile, sim")
         );
     }
 }

@@ -168,7 +168,22 @@ struct Measured {
     sizes: (u64, u64),
 }
 
-pub fn compile_speed(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
+/// The `compile` benchmark's section of the report.
+pub fn bench(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    _options: crate::bench::BenchOptions,
+) -> Result<crate::bench_report::Section, String> {
+    let markdown = compile_speed(paths, toolchain)?;
+    Ok(crate::bench_report::Section {
+        title: "Compile time".into(),
+        markdown,
+        plots: Vec::new(),
+        summary: Vec::new(),
+    })
+}
+
+fn compile_speed(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
     let work = paths.build.join("bench").join("compile");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let programs = generate(&work)?;

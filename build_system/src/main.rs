@@ -4,6 +4,9 @@
 
 mod bench;
 mod bench_compile;
+mod bench_hexagon;
+mod bench_programs;
+mod bench_report;
 mod build;
 mod clean;
 mod differential;
@@ -57,12 +60,21 @@ Commands:
                       --strict           a stall is a scheduling error
                       --trace            trace executed bundles on stderr
                       --max-cycles N     stop the program after N cycles
-  bench [WHAT...]   Run benchmarks (default: all) and write reports to build/bench/
-                      sim        simulator speed in simulated ops/s and bundles/s
-                      compile    compile time per phase of generated #![no_core]
-                                 programs, our backend against LLVM -Copt-level=0, and
-                                 how each phase grows with the size of one function
-                                 (build/bench/compile.md; about a minute)
+  bench [--quick] [WHAT...]
+                    Run benchmarks (default: all) and write target/bench/report.md
+                    with SVG plots; prints a summary
+                      --quick    one run per wall-clock figure and fewer compile
+                                 workloads: a few minutes
+                      programs   simulated cycles, IPC, bundle fill, stalls, code
+                                 size of benches/programs at -Copt-level=3, each
+                                 optional pass switched off in turn; simulator
+                                 speed against the native LLVM build
+                      hexagon    static bundles per kernel function and loop body
+                                 beside LLVM's Hexagon packets (benches/kernels)
+                      compile    compile time of the sysroot and sample crates,
+                                 ours against LLVM -O0/-O3 and Cranelift, and the
+                                 backend's time per phase
+                      sim        peak simulator speed on tests/bench/sim_loop.s
   clean             Remove dist/, build/ and target/
   help, --help      Show this message
 
@@ -161,20 +173,36 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
         }
         "run" => run_command(&paths, options),
         "bench" => {
-            let names: Vec<String> = if options.is_empty() {
-                bench::BENCHES
+            let mut bench_options = bench::BenchOptions::default();
+            let mut names: Vec<String> = Vec::new();
+            for option in options {
+                match option.as_str() {
+                    "--quick" => bench_options.quick = true,
+                    flag if flag.starts_with('-') => {
+                        return Err(Error::Usage(format!("unknown bench option `{flag}`")));
+                    }
+                    name => names.push(name.to_string()),
+                }
+            }
+            if names.is_empty() {
+                names = bench::BENCHES
                     .iter()
                     .map(|(name, _)| name.to_string())
-                    .collect()
-            } else {
-                options.to_vec()
-            };
+                    .collect();
+            }
             bench::check_names(&names).map_err(Error::Usage)?;
             let toolchain = toolchain::ensure_toolchain(&paths.root)?;
             build::build(&paths, &toolchain, build::Profile::Release)?;
+            let mut sections = Vec::new();
             for name in &names {
-                println!("{}", bench::run(&paths, &toolchain, name)?);
+                sections.push(bench::run(&paths, &toolchain, name, bench_options)?);
             }
+            let summary = bench::write_report(&paths, &sections)?;
+            println!("{summary}");
+            println!(
+                "report: {}",
+                paths.show(&bench::report_dir(&paths).join("report.md"))
+            );
             Ok(ExitCode::SUCCESS)
         }
         // No toolchain check: clean runs no cargo, and it should not download a
