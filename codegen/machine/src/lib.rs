@@ -30,7 +30,9 @@ pub use lower::{lower_function, trap_code};
 pub use mir::{
     FrameSlot, Imm, JumpTable, MBlock, MGuard, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg,
 };
-pub use options::{DumpSink, DumpStage, Options, RegAlloc, Sched, Timings};
+pub use options::{
+    DumpSink, DumpStage, OPTIONAL_PASSES, OptionalPass, Options, RegAlloc, Sched, Timings,
+};
 
 use vliw_elf::Object;
 use vliw_ir::{Function, Module};

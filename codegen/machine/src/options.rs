@@ -23,6 +23,28 @@ pub enum Sched {
     Off,
 }
 
+/// A technique that can be switched off, so that what it contributes can be measured.
+/// `./y.sh bench` builds its ablation table from this list (through the shim's
+/// `-Cllvm-args=passes`): a pass appears there as soon as it is listed here.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OptionalPass {
+    /// Short name, the heading of the pass's column ("without NAME").
+    pub name: &'static str,
+    /// The back-end option (`KEY=VALUE`) that switches it off, i.e. selects the
+    /// baseline it is measured against.
+    pub off: &'static str,
+    /// What it does, in a few words.
+    pub about: &'static str,
+}
+
+/// The optional passes, in pipeline order. Switching all of them off gives the naive
+/// baseline.
+pub const OPTIONAL_PASSES: &[OptionalPass] = &[OptionalPass {
+    name: "jump-tables",
+    off: "jump-tables=off",
+    about: "dense switches lowered to a jump table instead of a compare chain",
+}];
+
 /// The points at which the machine code can be dumped as text.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 pub enum DumpStage {
@@ -245,6 +267,22 @@ mod tests {
                 .contains("isel, regalloc, final")
         );
         assert!(o.set("bogus", "1").is_err());
+    }
+
+    #[test]
+    fn every_optional_pass_can_be_switched_off() {
+        for pass in OPTIONAL_PASSES {
+            let (key, value) = pass.off.split_once('=').expect("KEY=VALUE");
+            let mut o = Options::default();
+            o.set(key, value).unwrap();
+            assert_ne!(
+                format!("{o:?}"),
+                format!("{:?}", Options::default()),
+                "`{}` must change the default options",
+                pass.off
+            );
+            assert!(!pass.name.contains(char::is_whitespace));
+        }
     }
 
     #[test]

@@ -115,6 +115,11 @@ impl CodegenBackend for VliwCodegenBackend {
         use rustc_session::config::{InstrumentCoverage, LtoCli};
         let options =
             Options::parse(&sess.opts.cg.llvm_args).unwrap_or_else(|e| sess.dcx().fatal(e));
+        if options.list_passes {
+            // Like LLVM's `-help`: a listing on stdout, then exit, before any input is read.
+            print!("{}", Options::pass_list());
+            std::process::exit(0);
+        }
         if sess.opts.cg.panic == Some(PanicStrategy::Unwind) {
             sess.dcx()
                 .fatal("the VLIW backend does not support unwinding; use -Cpanic=abort");

@@ -58,6 +58,8 @@ pub struct Options {
     pub time_passes: bool,
     /// `verify=no`: skip the IR verifier (it runs by default after the shim).
     pub verify: bool,
+    /// `passes`: print the optional passes and exit.
+    pub list_passes: bool,
 }
 
 impl Options {
@@ -73,6 +75,8 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
   sched=off              the scheduler (off: one operation per bundle)
   jump-tables=on|off     lower dense switches to jump tables (default on)
   machine=KEY=V[,...]    the machine configuration (docs/isa.md section 8)
+  passes                 print the optional passes (NAME, the option that
+                         switches it off, what it does; tab-separated) and exit
   help                   print this help";
     /// Parse the words of `-Cllvm-args` (each a `KEY` or `KEY=VALUE`).
     pub fn parse<'a>(args: &'a [String]) -> Result<Options, String> {
@@ -126,6 +130,7 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
                 "time-passes" => opts.time_passes = parse_bool(key, value.unwrap_or("yes"))?,
                 "verify" => opts.verify = parse_bool(key, need(value)?)?,
                 "help" => return Err(Options::HELP.to_string()),
+                "passes" => opts.list_passes = true,
                 _ => {
                     return Err(format!(
                         "unknown backend option `{arg}` (-Cllvm-args=help lists them)"
@@ -134,6 +139,14 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
             }
         }
         Ok(opts)
+    }
+
+    /// The `passes` listing: one line per optional pass, `NAME\tOFF\tABOUT`.
+    pub fn pass_list() -> String {
+        vliw_machine::OPTIONAL_PASSES
+            .iter()
+            .map(|p| format!("{}\t{}\t{}\n", p.name, p.off, p.about))
+            .collect()
     }
 
     pub fn dumps(&self, stage: DumpStage) -> bool {
@@ -198,5 +211,17 @@ mod tests {
         );
         assert!(parse(&["dump"]).unwrap_err().contains("needs a value"));
         assert!(parse(&["verify=maybe"]).unwrap_err().contains("yes or no"));
+    }
+
+    #[test]
+    fn lists_passes_with_switches_that_parse() {
+        assert!(parse(&["passes"]).unwrap().list_passes);
+        let list = Options::pass_list();
+        assert_eq!(list.lines().count(), vliw_machine::OPTIONAL_PASSES.len());
+        for line in list.lines() {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 3, "{line}");
+            parse(&[fields[1]]).unwrap();
+        }
     }
 }
