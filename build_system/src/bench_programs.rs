@@ -1,14 +1,700 @@
-//! `bench programs`: the benchmark programs of benches/programs on the simulator.
+//! `bench programs`: the programs of benches/programs at `-Copt-level=3` on the
+//! simulator. Each is checked against the LLVM host build's output first (a benchmark
+//! that computes something else measures nothing), then measured with all optional
+//! passes, without each one in turn, and with all of them off. The pass list comes
+//! from the backend itself (`-Cllvm-args=passes`), so a new pass gets its column
+//! without an edit here. The default build's runs also time the simulator against the
+//! native LLVM build.
 
-use crate::bench::BenchOptions;
-use crate::bench_report::Section;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::bench::{BenchOptions, Stats, TIMEOUT};
+use crate::bench_report::{Plot, Scale, Section, Series, geomean, number, table};
+use crate::differential::{self, Rustc};
 use crate::paths::Paths;
+use crate::process;
 use crate::toolchain::Toolchain;
 
-pub fn run(
-    _paths: &Paths,
-    _toolchain: &Toolchain,
-    _options: BenchOptions,
-) -> Result<Section, String> {
-    Err("not written yet".into())
+/// Ops per bundle of the default machine (docs/isa.md section 8).
+const WIDTH: f64 = 4.0;
+/// Fixed arguments of every simulator run: no host environment (std copies it at
+/// start-up, which would change the cycle counts) and a fixed seed.
+const SIM_ARGS: [&str; 4] = ["--clear-env", "--seed", "1", "--stats"];
+/// Native runs take milliseconds: the best of this many is the figure.
+const NATIVE_RUNS: usize = 10;
+
+/// An optional pass as the backend lists it.
+#[derive(Clone, Debug, PartialEq)]
+struct Pass {
+    name: String,
+    /// The `-Cllvm-args` word that switches it off.
+    off: String,
+    about: String,
+}
+
+/// One way to build the programs: a column of the ablation table.
+#[derive(Clone, Debug)]
+struct Config {
+    label: String,
+    /// Directory name under build/bench/programs.
+    slug: String,
+    llvm_args: Vec<String>,
+}
+
+/// What the simulator and the binaries tell about one program in one configuration.
+#[derive(Clone, Debug)]
+struct Figures {
+    cycles: u64,
+    bundles: u64,
+    ops: u64,
+    nullified: u64,
+    stalls: u64,
+    branches: u64,
+    /// Bytes of code in the program's own object (its functions and the generic code
+    /// it instantiates).
+    own_code: u64,
+    /// Bytes of `.text` in the linked executable (std included).
+    text: u64,
+    /// Best wall time of the simulator run.
+    sim_time: Duration,
+}
+
+pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Result<Section, String> {
+    let programs = discover(&paths.root.join("benches").join("programs"))?;
+    let passes = query_passes(paths)?;
+    let configs = configs(&passes);
+    let work = paths.build.join("bench").join("programs");
+    let rustc = Rustc::locate(toolchain)?;
+
+    // The expectations and the native times: LLVM's host build.
+    let mut expected = Vec::new();
+    let mut native = Vec::new();
+    for program in &programs {
+        eprintln!("[bench] programs: LLVM host build of {}", program.0);
+        let exe = work.join("host").join(&program.0);
+        build_host(&rustc, &program.1, &exe)?;
+        let (stdout, time) = run_native(&exe, if options.quick { 3 } else { NATIVE_RUNS })?;
+        expected.push(stdout);
+        native.push(time);
+    }
+
+    // Our builds: each configuration, each program. Builds run two at a time; the
+    // default configuration's runs are timed one at a time so that they do not share
+    // the machine.
+    let mut figures: Vec<Vec<Figures>> = Vec::new();
+    for (index, config) in configs.iter().enumerate() {
+        let timed = index == 0;
+        let jobs: Vec<usize> = (0..programs.len()).collect();
+        let mut built: Vec<Option<Result<(PathBuf, u64, u64), String>>> =
+            vec![None; programs.len()];
+        differential::run_parallel(
+            &jobs,
+            2,
+            |&i| {
+                eprintln!("[bench] programs: {} ({})", programs[i].0, config.label);
+                (i, build_ours(paths, config, &programs[i], &work))
+            },
+            |(i, result)| built[i] = Some(result),
+        );
+        let mut column = Vec::new();
+        for (i, result) in built.into_iter().enumerate() {
+            let (exe, own_code, text) = result.expect("every job reports")?;
+            let runs = if timed { options.runs() } else { 1 };
+            let (stats, sim_time) = run_simulated(paths, &exe, &expected[i], runs)
+                .map_err(|e| format!("{} ({}): {e}", programs[i].0, config.label))?;
+            column.push(Figures {
+                cycles: stats.get("cycles")?,
+                bundles: stats.get("bundles")?,
+                ops: stats.get("ops")?,
+                nullified: stats.get("nullified")?,
+                stalls: stats.get("stalls")?,
+                branches: stats.get("branches")?,
+                own_code,
+                text,
+                sim_time,
+            });
+        }
+        figures.push(column);
+    }
+    let names: Vec<String> = programs.iter().map(|p| p.0.clone()).collect();
+    Ok(section(
+        &names, &passes, &configs, &figures, &native, options,
+    ))
+}
+
+/// The `.rs` files of the directory, by name.
+fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut programs = Vec::new();
+    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .ok_or_else(|| format!("{}: file name is not UTF-8", path.display()))?
+                .to_string();
+            differential::check_crate_name(&name)?;
+            programs.push((name, path));
+        }
+    }
+    programs.sort();
+    if programs.is_empty() {
+        return Err(format!("no benchmark programs in {}", dir.display()));
+    }
+    Ok(programs)
+}
+
+/// Asks the backend for its optional passes.
+fn query_passes(paths: &Paths) -> Result<Vec<Pass>, String> {
+    let mut cmd = Command::new(paths.dist.join("rustc-vliw"));
+    cmd.args(["-Cllvm-args=passes", "-"]);
+    let out = process::run(&mut cmd, b"", Instant::now() + TIMEOUT)?;
+    if !out.success() {
+        return Err(format!(
+            "dist/rustc-vliw -Cllvm-args=passes failed ({}): {}",
+            out.describe(),
+            out.stderr_text().trim_end()
+        ));
+    }
+    parse_passes(&String::from_utf8_lossy(&out.stdout))
+}
+
+fn parse_passes(text: &str) -> Result<Vec<Pass>, String> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let mut fields = line.split('\t');
+            match (fields.next(), fields.next(), fields.next(), fields.next()) {
+                (Some(name), Some(off), Some(about), None) if !name.is_empty() => Ok(Pass {
+                    name: name.into(),
+                    off: off.into(),
+                    about: about.into(),
+                }),
+                _ => Err(format!(
+                    "the backend's pass list has a malformed line `{line}`"
+                )),
+            }
+        })
+        .collect()
+}
+
+/// All passes, then each one off, then all off (when that is a different build).
+fn configs(passes: &[Pass]) -> Vec<Config> {
+    let mut configs = vec![Config {
+        label: "all passes".into(),
+        slug: "default".into(),
+        llvm_args: Vec::new(),
+    }];
+    for pass in passes {
+        configs.push(Config {
+            label: format!("without {}", pass.name),
+            slug: format!("without-{}", pass.name),
+            llvm_args: vec![pass.off.clone()],
+        });
+    }
+    if passes.len() > 1 {
+        configs.push(Config {
+            label: "all off".into(),
+            slug: "all-off".into(),
+            llvm_args: passes.iter().map(|p| p.off.clone()).collect(),
+        });
+    }
+    configs
+}
+
+fn build_host(rustc: &Rustc, source: &Path, exe: &Path) -> Result<(), String> {
+    mkdir_parent(exe)?;
+    let mut cmd = Command::new(&rustc.path);
+    cmd.args(["--edition", "2024", "-Copt-level=3", "-o"])
+        .arg(exe)
+        .arg(source);
+    checked(&mut cmd, "rustc (LLVM host build)")
+}
+
+/// Builds with our backend; returns the executable and the code sizes.
+fn build_ours(
+    paths: &Paths,
+    config: &Config,
+    program: &(String, PathBuf),
+    work: &Path,
+) -> Result<(PathBuf, u64, u64), String> {
+    let exe = work.join(&config.slug).join(&program.0);
+    let object = exe.with_extension("o");
+    mkdir_parent(&exe)?;
+    let mut cmd = Command::new(paths.dist.join("rustc-vliw"));
+    cmd.args(["--edition", "2024", "-Copt-level=3"]);
+    if !config.llvm_args.is_empty() {
+        cmd.arg(format!("-Cllvm-args={}", config.llvm_args.join(" ")));
+    }
+    let mut emit = std::ffi::OsString::from("--emit=obj=");
+    emit.push(&object);
+    emit.push(",link=");
+    emit.push(&exe);
+    cmd.arg(emit).arg(&program.1);
+    checked(&mut cmd, "rustc-vliw")?;
+    let own_code = text_bytes(paths, &object)?;
+    let text = text_bytes(paths, &exe)?;
+    Ok((exe, own_code, text))
+}
+
+/// Bytes in the text sections of an object or executable, from `vliw-objdump -h`.
+fn text_bytes(paths: &Paths, file: &Path) -> Result<u64, String> {
+    let mut cmd = Command::new(paths.tool("vliw-objdump"));
+    cmd.arg("-h").arg(file);
+    let out = process::run(&mut cmd, b"", Instant::now() + TIMEOUT)?;
+    if !out.success() {
+        return Err(format!(
+            "vliw-objdump -h {} failed: {}",
+            file.display(),
+            out.stderr_text().trim_end()
+        ));
+    }
+    parse_text_bytes(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// Sums the sizes of the `text` sections in `vliw-objdump -h` output: rows under an
+/// `Idx Name ... Size ... Kind` header (an object's has `Align`, an executable's
+/// `Address`), sizes in hex.
+fn parse_text_bytes(listing: &str) -> Result<u64, String> {
+    let mut columns: Option<(usize, usize)> = None;
+    let mut total = 0;
+    let mut seen = false;
+    for line in listing.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.first() == Some(&"Idx") {
+            let find = |name: &str| fields.iter().position(|f| *f == name);
+            columns = find("Size").zip(find("Kind"));
+            continue;
+        }
+        let Some((size_at, kind_at)) = columns else {
+            continue;
+        };
+        if fields.first().is_some_and(|f| f.parse::<u32>().is_ok())
+            && fields.get(kind_at) == Some(&"text")
+        {
+            let size = fields[size_at];
+            total += u64::from_str_radix(size, 16)
+                .map_err(|_| format!("bad section size `{size}` in `{line}`"))?;
+            seen = true;
+        }
+    }
+    if seen {
+        Ok(total)
+    } else {
+        Err("vliw-objdump -h listed no text section".into())
+    }
+}
+
+/// Runs the LLVM build natively `runs` times; its stdout (checked to be the same
+/// each time) and the best wall time.
+fn run_native(exe: &Path, runs: usize) -> Result<(Vec<u8>, Duration), String> {
+    let mut best = Duration::MAX;
+    let mut stdout: Option<Vec<u8>> = None;
+    for _ in 0..runs {
+        // A plain blocking wait: process::run polls, which would blur milliseconds.
+        let start = Instant::now();
+        let out = Command::new(exe)
+            .env_clear()
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        best = best.min(start.elapsed());
+        if !out.status.success() {
+            return Err(format!(
+                "the LLVM host build {} failed ({}): {}",
+                exe.display(),
+                process::describe_status(out.status),
+                String::from_utf8_lossy(&out.stderr).trim_end()
+            ));
+        }
+        if stdout.as_ref().is_some_and(|s| *s != out.stdout) {
+            return Err(format!(
+                "the LLVM host build {} printed different output on two runs",
+                exe.display()
+            ));
+        }
+        stdout = Some(out.stdout);
+    }
+    Ok((stdout.unwrap_or_default(), best))
+}
+
+/// Runs our build on the simulator `runs` times; checks its output against the host's
+/// and returns the statistics and the best wall time.
+fn run_simulated(
+    paths: &Paths,
+    exe: &Path,
+    expected: &[u8],
+    runs: usize,
+) -> Result<(Stats, Duration), String> {
+    let mut best = Duration::MAX;
+    let mut stats = None;
+    for _ in 0..runs.max(1) {
+        let mut cmd = Command::new(paths.tool("vliw-run"));
+        cmd.args(SIM_ARGS).arg(exe);
+        let start = Instant::now();
+        let out = process::run(&mut cmd, b"", start + TIMEOUT)?;
+        best = best.min(start.elapsed());
+        if !out.success() {
+            return Err(format!(
+                "the simulated run failed ({}): {}",
+                out.describe(),
+                out.stderr_text().trim_end()
+            ));
+        }
+        if out.stdout != expected {
+            let mut message =
+                "the simulated run's output differs from the LLVM host build's:".to_string();
+            for line in crate::report::diff_excerpt(expected, &out.stdout) {
+                message.push_str("\n  ");
+                message.push_str(&line);
+            }
+            return Err(message);
+        }
+        stats = Some(Stats::parse(&out.stderr)?);
+    }
+    Ok((stats.expect("at least one run"), best))
+}
+
+fn checked(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = process::run(cmd, b"", Instant::now() + differential::COMPILE_TIMEOUT)?;
+    if out.success() {
+        Ok(())
+    } else {
+        let mut message = format!("{what} failed ({}):", out.describe());
+        for line in crate::report::tail(&out.stderr, 15) {
+            message.push_str("\n  ");
+            message.push_str(&line);
+        }
+        Err(message)
+    }
+}
+
+fn mkdir_parent(file: &Path) -> Result<(), String> {
+    let dir = file.parent().expect("a file in a directory");
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if b > 0.0 {
+        format!("{:.3}", a / b)
+    } else {
+        "–".into()
+    }
+}
+
+/// The report: the default build's figures, the ablation, the simulator's speed.
+fn section(
+    names: &[String],
+    passes: &[Pass],
+    configs: &[Config],
+    figures: &[Vec<Figures>],
+    native: &[Duration],
+    options: BenchOptions,
+) -> Section {
+    let default = &figures[0];
+    let mut md = String::new();
+    md.push_str(
+        "Each program of `benches/programs` built by `dist/rustc-vliw --edition 2024 \
+         -Copt-level=3` and run by `vliw-run --clear-env --seed 1 --stats`; its output is \
+         checked against the LLVM host build's (`rustc -Copt-level=3`, run natively) \
+         before anything is counted. Simulated figures are exact (the simulator is \
+         deterministic).\n\n",
+    );
+    md.push_str(&format!(
+        "IPC is ops per cycle; fill is ops per bundle over the machine width ({WIDTH}); \
+         stalls are cycles lost waiting for latencies; branches are taken control \
+         transfers (calls and returns included); own code is the `.text` of the program's \
+         own object, `.text` that of the linked executable.\n\n"
+    ));
+    let mut rows = Vec::new();
+    for (name, f) in names.iter().zip(default) {
+        rows.push(vec![
+            name.clone(),
+            f.cycles.to_string(),
+            f.bundles.to_string(),
+            f.ops.to_string(),
+            format!("{:.3}", f.ops as f64 / f.cycles.max(1) as f64),
+            format!("{:.3}", f.ops as f64 / f.bundles.max(1) as f64 / WIDTH),
+            f.nullified.to_string(),
+            format!(
+                "{} ({:.0}%)",
+                f.stalls,
+                100.0 * f.stalls as f64 / f.cycles.max(1) as f64
+            ),
+            f.branches.to_string(),
+            f.own_code.to_string(),
+            f.text.to_string(),
+        ]);
+    }
+    let gm = |get: &dyn Fn(&Figures) -> f64| geomean(default.iter().map(get)).unwrap_or(0.0);
+    let ipc = gm(&|f| f.ops as f64 / f.cycles.max(1) as f64);
+    let fill = gm(&|f| f.ops as f64 / f.bundles.max(1) as f64 / WIDTH);
+    let cycles = gm(&|f| f.cycles as f64);
+    let stall_share = default.iter().map(|f| f.stalls).sum::<u64>() as f64
+        / default.iter().map(|f| f.cycles).sum::<u64>().max(1) as f64;
+    rows.push(vec![
+        "**geomean**".into(),
+        number(cycles),
+        number(gm(&|f| f.bundles as f64)),
+        number(gm(&|f| f.ops as f64)),
+        format!("{ipc:.3}"),
+        format!("{fill:.3}"),
+        String::new(),
+        format!("{:.0}% of all cycles", 100.0 * stall_share),
+        String::new(),
+        number(gm(&|f| f.own_code as f64)),
+        number(gm(&|f| f.text as f64)),
+    ]);
+    md.push_str("### All passes (the default build)\n\n");
+    md.push_str(&table(
+        &[
+            "program",
+            "cycles",
+            "bundles",
+            "ops",
+            "IPC",
+            "fill",
+            "nullified",
+            "stalls",
+            "taken branches",
+            "own code (bytes)",
+            ".text (bytes)",
+        ],
+        &rows,
+    ));
+
+    // The ablation: cycles per configuration, and each as a ratio to the default.
+    md.push_str("\n### Ablation: cycles with each optional pass switched off\n\n");
+    if passes.is_empty() {
+        md.push_str("The backend lists no optional passes.\n\n");
+    } else {
+        md.push_str("The optional passes, as the backend lists them (`-Cllvm-args=passes`):\n\n");
+        for pass in passes {
+            md.push_str(&format!(
+                "- **{}** (off: `-Cllvm-args={}`): {}\n",
+                pass.name, pass.off, pass.about
+            ));
+        }
+        if passes.len() == 1 {
+            md.push_str("\nWith one pass, \"all off\" is the column without it.\n");
+        }
+        md.push('\n');
+    }
+    let mut header = vec!["program".to_string()];
+    for config in configs {
+        header.push(format!("{} (cycles)", config.label));
+        if !config.llvm_args.is_empty() {
+            header.push("× all passes".into());
+        }
+    }
+    let mut rows = Vec::new();
+    for (p, name) in names.iter().enumerate() {
+        let mut row = vec![name.clone()];
+        for (c, config) in configs.iter().enumerate() {
+            row.push(figures[c][p].cycles.to_string());
+            if !config.llvm_args.is_empty() {
+                row.push(ratio(figures[c][p].cycles as f64, default[p].cycles as f64));
+            }
+        }
+        rows.push(row);
+    }
+    let mut geo = vec!["**geomean**".to_string()];
+    let mut summary = vec![format!(
+        "{} programs, all passes: geomean {} cycles, IPC {ipc:.3}, fill {fill:.3}, \
+         stalls {:.0}% of cycles",
+        names.len(),
+        number(cycles),
+        100.0 * stall_share
+    )];
+    for (c, config) in configs.iter().enumerate() {
+        geo.push(number(
+            geomean(figures[c].iter().map(|f| f.cycles as f64)).unwrap_or(0.0),
+        ));
+        if !config.llvm_args.is_empty() {
+            let r = geomean(
+                figures[c]
+                    .iter()
+                    .zip(default)
+                    .map(|(f, d)| f.cycles as f64 / d.cycles.max(1) as f64),
+            )
+            .unwrap_or(0.0);
+            geo.push(format!("{r:.3}"));
+            summary.push(format!(
+                "{}: {r:.3}x the cycles of all passes",
+                config.label
+            ));
+        }
+    }
+    rows.push(geo);
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    md.push_str(&table(&header, &rows));
+
+    // Simulator speed.
+    md.push_str("\n### Simulator speed\n\n");
+    md.push_str(&format!(
+        "Wall time of the default build's simulated run (best of {}, loading included) \
+         beside the LLVM host build run natively (best of {}, process start included: the \
+         programs do milliseconds of work natively, so start-up is a good part of the \
+         native time and the slowdown is a lower bound).\n\n",
+        options.runs(),
+        if options.quick { 3 } else { NATIVE_RUNS }
+    ));
+    let mut rows = Vec::new();
+    for ((name, f), native) in names.iter().zip(default).zip(native) {
+        let secs = f.sim_time.as_secs_f64();
+        rows.push(vec![
+            name.clone(),
+            f.ops.to_string(),
+            format!("{secs:.3}"),
+            format!("{:.1}", f.ops as f64 / secs / 1e6),
+            format!("{:.2}", native.as_secs_f64() * 1e3),
+            format!("{:.0}", secs / native.as_secs_f64().max(1e-9)),
+        ]);
+    }
+    let total_ops: u64 = default.iter().map(|f| f.ops).sum();
+    let total_sim: f64 = default.iter().map(|f| f.sim_time.as_secs_f64()).sum();
+    let slowdown = geomean(
+        default
+            .iter()
+            .zip(native)
+            .map(|(f, n)| f.sim_time.as_secs_f64() / n.as_secs_f64().max(1e-9)),
+    )
+    .unwrap_or(0.0);
+    rows.push(vec![
+        "**all**".into(),
+        total_ops.to_string(),
+        format!("{total_sim:.3}"),
+        format!("{:.1}", total_ops as f64 / total_sim / 1e6),
+        String::new(),
+        format!("{slowdown:.0} (geomean)"),
+    ]);
+    md.push_str(&table(
+        &[
+            "program",
+            "simulated ops",
+            "simulator (s)",
+            "M ops/s",
+            "native (ms)",
+            "slowdown",
+        ],
+        &rows,
+    ));
+    summary.push(format!(
+        "simulator: {:.1} M ops/s over the suite, {slowdown:.0}x slower than native (geomean)",
+        total_ops as f64 / total_sim / 1e6
+    ));
+
+    let categories: Vec<String> = names.to_vec();
+    let series_of = |get: &dyn Fn(&Figures) -> f64, c: usize, name: &str| Series {
+        name: name.into(),
+        values: figures[c].iter().map(|f| Some(get(f))).collect(),
+    };
+    let plots = vec![
+        Plot {
+            file: "programs-cycles.svg".into(),
+            title: "Simulated cycles per program, with and without each optional pass".into(),
+            unit: "cycles at -Copt-level=3".into(),
+            categories: categories.clone(),
+            series: configs
+                .iter()
+                .enumerate()
+                .map(|(c, config)| series_of(&|f| f.cycles as f64, c, &config.label))
+                .collect(),
+            scale: Scale::Log,
+        },
+        Plot {
+            file: "programs-ipc.svg".into(),
+            title: "Ops per cycle (IPC) and bundle fill, all passes".into(),
+            unit: format!("IPC (ops/cycle), fill (ops/bundle / {WIDTH})"),
+            categories: categories.clone(),
+            series: vec![
+                series_of(&|f| f.ops as f64 / f.cycles.max(1) as f64, 0, "IPC"),
+                series_of(
+                    &|f| f.ops as f64 / f.bundles.max(1) as f64 / WIDTH,
+                    0,
+                    "bundle fill",
+                ),
+                series_of(
+                    &|f| f.stalls as f64 / f.cycles.max(1) as f64,
+                    0,
+                    "stalled share of cycles",
+                ),
+            ],
+            scale: Scale::Linear,
+        },
+    ];
+    Section {
+        title: "Benchmark programs on the simulator".into(),
+        markdown: md,
+        plots,
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_pass_list() {
+        let passes = parse_passes("jump-tables\tjump-tables=off\tdense switches\n\n").unwrap();
+        assert_eq!(
+            passes,
+            vec![Pass {
+                name: "jump-tables".into(),
+                off: "jump-tables=off".into(),
+                about: "dense switches".into()
+            }]
+        );
+        assert!(parse_passes("jump-tables jump-tables=off\n").is_err());
+        assert!(parse_passes("a\tb\tc\td\n").is_err());
+        assert_eq!(parse_passes("").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn configurations_follow_the_pass_list() {
+        let pass = |n: &str| Pass {
+            name: n.into(),
+            off: format!("{n}=off"),
+            about: String::new(),
+        };
+        let labels =
+            |ps: &[Pass]| -> Vec<String> { configs(ps).into_iter().map(|c| c.label).collect() };
+        assert_eq!(labels(&[]), ["all passes"]);
+        assert_eq!(labels(&[pass("a")]), ["all passes", "without a"]);
+        let two = configs(&[pass("a"), pass("b")]);
+        assert_eq!(two.len(), 4);
+        assert_eq!(two[3].llvm_args, ["a=off", "b=off"]);
+        assert!(two[0].llvm_args.is_empty());
+    }
+
+    #[test]
+    fn sums_text_sections() {
+        let listing = "\
+crc32:     file format elf64-vliw (executable)
+
+Sections:
+Idx Name                 Address          Size     Kind
+  0 .text                0000000000010000 000dd0f8 text
+  1 .rodata              00000000000ee000 00006af9 rodata
+  2 .text.f              0000000000000000 00000010 text
+";
+        assert_eq!(parse_text_bytes(listing).unwrap(), 0xdd0f8 + 0x10);
+        let object = "\
+Sections:
+Idx Name                 Size     Align  Kind        Flags
+  0 .text._RNvCs1_5crc324main 00001888 8      text        alloc, exec, contents, relocs
+  1 .rodata.x 00000010 8      rodata      alloc
+  2 .text._RNvCs1_5crc325crc32 00000550 8      text        alloc, exec, contents
+";
+        assert_eq!(parse_text_bytes(object).unwrap(), 0x1888 + 0x550);
+        assert!(parse_text_bytes("Idx Name Address Size Kind\n  1 .rodata 0 10 rodata\n").is_err());
+        assert!(parse_text_bytes("  0 .text 0 10 text\n").is_err());
+    }
 }

@@ -167,7 +167,7 @@ impl Plot {
 /// Maps values to the fraction of the plot width, with round tick values.
 struct Axis {
     scale: Scale,
-    /// Linear: 0..max. Log: log10 of min..max, widened to whole decades.
+    /// Linear: 0..max. Log: log10 of min..max, widened to 1, 2 or 5 times a power of ten.
     low: f64,
     high: f64,
 }
@@ -189,8 +189,8 @@ impl Axis {
                 let min = positive.clone().fold(f64::INFINITY, f64::min);
                 let max = positive.fold(0.0, f64::max);
                 let (min, max) = if max > 0.0 { (min, max) } else { (1.0, 10.0) };
-                let low = min.log10().floor();
-                let high = max.log10().ceil().max(low + 1.0);
+                let low = nice_floor(min).log10();
+                let high = log_ceiling(max).log10().max(low + 2f64.log10());
                 Axis { scale, low, high }
             }
         }
@@ -214,12 +214,16 @@ impl Axis {
                 })
                 .collect(),
             Scale::Log => {
-                let decades = (self.high - self.low) as i32;
-                (0..=decades)
-                    .map(|d| {
-                        let v = 10f64.powi(self.low as i32 + d);
-                        (v, number(v))
+                // 1, 2 and 5 times each power of ten in range.
+                let first = self.low.floor() as i32;
+                let last = self.high.ceil() as i32;
+                (first..=last)
+                    .flat_map(|e| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(e)))
+                    .filter(|v| {
+                        let l = v.log10();
+                        l >= self.low - 1e-9 && l <= self.high + 1e-9
                     })
+                    .map(|v| (v, number(v)))
                     .collect()
             }
         }
@@ -234,6 +238,27 @@ fn nice_ceiling(v: f64) -> f64 {
         .map(|m| m * decade)
         .find(|c| *c >= v * (1.0 - 1e-9))
         .unwrap_or(10.0 * decade)
+}
+
+/// The smallest of 1, 2, 5 times a power of ten that is at least `v` (`v` > 0): the
+/// values the log axis has ticks at.
+fn log_ceiling(v: f64) -> f64 {
+    let decade = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|c| *c >= v * (1.0 - 1e-9))
+        .unwrap_or(10.0 * decade)
+}
+
+/// The largest of 1, 2, 5 times a power of ten that is at most `v` (`v` > 0).
+fn nice_floor(v: f64) -> f64 {
+    let decade = 10f64.powf(v.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|c| *c <= v * (1.0 + 1e-9))
+        .unwrap_or(decade)
 }
 
 /// A value as a short label: 3 significant digits with k/M/G suffixes.
@@ -326,12 +351,17 @@ mod tests {
     }
 
     #[test]
-    fn log_axis_spans_whole_decades() {
+    fn log_axis_spans_round_values() {
         let axis = Axis::new([1500.0, 2.5e7].into_iter(), Scale::Log);
-        assert_eq!((axis.low, axis.high), (3.0, 8.0));
         assert_eq!(axis.fraction(1e3), 0.0);
-        assert_eq!(axis.fraction(1e8), 1.0);
-        assert_eq!(axis.ticks().len(), 6);
+        assert_eq!(axis.fraction(5e7), 1.0);
+        let ticks: Vec<f64> = axis.ticks().into_iter().map(|t| t.0).collect();
+        assert_eq!(ticks.first().copied(), Some(1e3));
+        assert_eq!(ticks.last().copied(), Some(5e7));
+        assert_eq!(ticks.len(), 15);
+        let narrow = Axis::new([16.6e6, 135e6].into_iter(), Scale::Log);
+        assert!((narrow.low - 1e7f64.log10()).abs() < 1e-12);
+        assert!((narrow.high - 2e8f64.log10()).abs() < 1e-12);
         let linear = Axis::new([0.3, 0.74].into_iter(), Scale::Linear);
         assert_eq!(linear.high, 1.0);
     }
