@@ -61,6 +61,26 @@ pub fn compile_function(
     func: &Function,
     options: &Options,
 ) -> Result<emit::FunctionCode, CompileError> {
+    // The middle end works on a copy: the module is shared by the codegen unit.
+    let optimized;
+    let func = if options.mem2reg || options.dce {
+        let mut copy = func.clone();
+        if options.mem2reg {
+            options.time("mem2reg", || vliw_opt::mem2reg(&mut copy));
+        }
+        if options.dce {
+            options.time("dce", || vliw_opt::dce(&mut copy));
+        }
+        if cfg!(debug_assertions) {
+            vliw_ir::verify_function(&copy).map_err(|e| {
+                CompileError::new(&func.name, format!("the middle end broke the IR:\n{e}"))
+            })?;
+        }
+        optimized = copy;
+        &optimized
+    } else {
+        func
+    };
     let mut mf = options.time("isel", || lower_function(module, func, options))?;
     if cfg!(debug_assertions) {
         mf.check(true)

@@ -39,11 +39,24 @@ pub struct OptionalPass {
 
 /// The optional passes, in pipeline order. Switching all of them off gives the naive
 /// baseline.
-pub const OPTIONAL_PASSES: &[OptionalPass] = &[OptionalPass {
-    name: "jump-tables",
-    off: "jump-tables=off",
-    about: "dense switches lowered to a jump table instead of a compare chain",
-}];
+pub const OPTIONAL_PASSES: &[OptionalPass] = &[
+    OptionalPass {
+        name: "mem2reg",
+        off: "mem2reg=off",
+        about: "stack slots whose address does not escape promoted to SSA values, \
+                aggregates split into fields (vliw_opt::mem2reg)",
+    },
+    OptionalPass {
+        name: "dce",
+        off: "dce=off",
+        about: "unused instructions without side effects removed (vliw_opt::dce)",
+    },
+    OptionalPass {
+        name: "jump-tables",
+        off: "jump-tables=off",
+        about: "dense switches lowered to a jump table instead of a compare chain",
+    },
+];
 
 /// The points at which the machine code can be dumped as text.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
@@ -120,6 +133,10 @@ pub struct Options {
     pub machine: MachineConfig,
     pub regalloc: RegAlloc,
     pub sched: Sched,
+    /// Promote non-escaping stack slots to SSA values (`mem2reg=on|off`).
+    pub mem2reg: bool,
+    /// Remove unused instructions without side effects (`dce=on|off`).
+    pub dce: bool,
     /// Lower dense `switch`es to jump tables (`jump-tables=on|off`).
     pub jump_tables: bool,
     /// Write DWARF line tables (`debug-info=on|off`; rustc's `-g`).
@@ -137,6 +154,8 @@ impl Default for Options {
             machine: MachineConfig::default(),
             regalloc: RegAlloc::Naive,
             sched: Sched::Off,
+            mem2reg: true,
+            dce: true,
             jump_tables: true,
             debug_info: false,
             dump: Vec::new(),
@@ -152,6 +171,8 @@ impl core::fmt::Debug for Options {
             .field("machine", &self.machine.to_string())
             .field("regalloc", &self.regalloc)
             .field("sched", &self.sched)
+            .field("mem2reg", &self.mem2reg)
+            .field("dce", &self.dce)
             .field("jump_tables", &self.jump_tables)
             .field("debug_info", &self.debug_info)
             .field("dump", &self.dump)
@@ -183,20 +204,10 @@ impl Options {
                     _ => return Err(format!("sched={value}: unknown scheduler (known: off)")),
                 }
             }
-            "jump-tables" => {
-                self.jump_tables = match value {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(format!("jump-tables={value}: expected on or off")),
-                }
-            }
-            "debug-info" => {
-                self.debug_info = match value {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(format!("debug-info={value}: expected on or off")),
-                }
-            }
+            "jump-tables" => self.jump_tables = on_off(key, value)?,
+            "mem2reg" => self.mem2reg = on_off(key, value)?,
+            "dce" => self.dce = on_off(key, value)?,
+            "debug-info" => self.debug_info = on_off(key, value)?,
             "dump" => {
                 for s in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                     let stage = DumpStage::from_name(s).ok_or_else(|| {
@@ -238,6 +249,14 @@ impl Options {
             let _ = writeln!(w, "; dump={}", stage.name());
             let _ = w.write_all(text.as_bytes());
         }
+    }
+}
+
+fn on_off(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{key}={value}: expected on or off")),
     }
 }
 

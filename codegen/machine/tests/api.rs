@@ -28,6 +28,7 @@ block0(v0: i64):
     v2 = call fn1(v1)
     v3 = symbol_addr gv0
     v4 = symbol_addr gv1+16
+    store align 8 v3, v4
     v5 = iconst.i64 0x123456789abcdef
     v6 = iadd v2, v5
     return v6

@@ -159,6 +159,21 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             tally,
         );
     }
+    // slots are promoted to registers by default: check them in memory too
+    if module.functions.iter().any(|f| !f.stack_slots.is_empty()) {
+        let options = Options {
+            mem2reg: false,
+            ..Options::default()
+        };
+        check_module(
+            &format!("{name} (mem2reg=off)"),
+            &module,
+            &runs,
+            stdout_expect.as_deref(),
+            &options,
+            tally,
+        );
+    }
 }
 
 fn check_module(

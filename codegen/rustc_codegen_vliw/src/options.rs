@@ -73,6 +73,8 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
   verify=yes|no          run the IR verifier after the shim (default yes)
   regalloc=naive         the register allocator
   sched=off              the scheduler (off: one operation per bundle)
+  mem2reg=on|off         promote stack slots to SSA values (default on)
+  dce=on|off             remove unused side-effect-free instructions (default on)
   jump-tables=on|off     lower dense switches to jump tables (default on)
   machine=KEY=V[,...]    the machine configuration (docs/isa.md section 8)
   passes                 print the optional passes (NAME, the option that
@@ -116,7 +118,7 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
                         }
                     }
                 }
-                "regalloc" | "sched" | "jump-tables" | "machine" => {
+                "regalloc" | "sched" | "mem2reg" | "dce" | "jump-tables" | "machine" => {
                     let value = need(value)?;
                     vliw_machine::Options::default().set(key, value)?;
                     opts.machine.push((key.into(), value.into()));

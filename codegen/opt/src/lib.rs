@@ -1,0 +1,19 @@
+//! The middle end: passes that rewrite a verified `vliw_ir::Function` into an
+//! equivalent verified one.
+//!
+//! - [`mem2reg`]: stack slots whose address never escapes become SSA values (block
+//!   parameters where paths join), split into one value per accessed field (scalar
+//!   replacement of aggregates). Minimal pruned SSA: a parameter only where the value
+//!   is live and two definitions meet.
+//! - [`dce`]: instructions without side effects whose results are unused are removed.
+//!
+//! Each pass keeps the function verifiable (the tests run the verifier and the
+//! interpreter before and after) and reports what it did, for `time-passes` and the
+//! benchmark.
+
+mod dce;
+mod dominance_frontier;
+mod mem2reg;
+
+pub use dce::{DceStats, dce};
+pub use mem2reg::{Mem2RegStats, mem2reg};

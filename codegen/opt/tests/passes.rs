@@ -1,0 +1,323 @@
+//! mem2reg and DCE against the interpreter: every IR filetest of the repository with
+//! run lines, and hand-written cases for what is promoted and what is not. A pass must
+//! keep the module verifiable and every run's results, traps and output.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use vliw_ir::filetest::{Run, directives};
+use vliw_ir::{
+    DataValue, Interpreter, Module, Opcode, Trap, TrapKind, parse_module, verify_module,
+};
+use vliw_opt::{Mem2RegStats, dce, mem2reg};
+
+fn optimized(module: &Module) -> (Module, Mem2RegStats) {
+    let mut out = module.clone();
+    let mut stats = Mem2RegStats::default();
+    for func in &mut out.functions {
+        stats += mem2reg(func);
+        dce(func);
+    }
+    if let Err(e) = verify_module(&out) {
+        panic!("the optimized module does not verify:\n{e}\n{out}");
+    }
+    (out, stats)
+}
+
+/// The outcome of a run as text: results or the trap's kind, and what it wrote.
+fn outcome(module: &Module, run: &Run) -> String {
+    let mut interp = Interpreter::new(module);
+    interp.set_step_limit(1_000_000);
+    let written: Rc<RefCell<Vec<u8>>> = Rc::default();
+    let out = written.clone();
+    interp.add_host("write", move |mem, args| {
+        let (DataValue::I64(_), DataValue::Ptr(p), DataValue::I64(n)) = (args[0], args[1], args[2])
+        else {
+            return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
+        };
+        out.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
+        Ok(vec![DataValue::I64(n)])
+    });
+    let sig = module
+        .function(&run.func)
+        .expect("the run's function")
+        .signature
+        .clone();
+    let args: Vec<DataValue> = run
+        .args
+        .iter()
+        .zip(&sig.params)
+        .map(|(a, &t)| DataValue::parse(t, a).expect("argument"))
+        .collect();
+    let result = match interp.call(&run.func, &args) {
+        Ok(values) => format!("{values:?}"),
+        Err(trap) => format!("trap {:?}", trap.kind),
+    };
+    format!("{result} / {:?}", written.borrow())
+}
+
+fn filetests(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("tests/ir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            filetests(&path, out);
+        } else if path.extension().is_some_and(|e| e == "ir") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_filetest_runs_the_same_after_the_passes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ir");
+    let mut files = Vec::new();
+    filetests(&root, &mut files);
+    files.sort();
+    assert!(files.len() > 40, "found only {} filetests", files.len());
+    let (mut runs_checked, mut total) = (0, Mem2RegStats::default());
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("read");
+        let Ok(module) = parse_module(&text) else {
+            continue;
+        };
+        if verify_module(&module).is_err() {
+            continue;
+        }
+        let Ok((runs, _)) = directives(&text) else {
+            continue;
+        };
+        let (after, stats) = optimized(&module);
+        total += stats;
+        for run in &runs {
+            if module.function(&run.func).is_none() {
+                continue;
+            }
+            assert_eq!(
+                outcome(&module, run),
+                outcome(&after, run),
+                "{}:{}: @{} differs after mem2reg and dce:\n{}",
+                file.display(),
+                run.line,
+                run.func,
+                after.function(&run.func).unwrap()
+            );
+            runs_checked += 1;
+        }
+    }
+    assert!(runs_checked > 500, "only {runs_checked} runs");
+    // The filetests have slots that can be promoted; the pass must find them.
+    assert!(total.promoted >= 5, "{total:?}");
+}
+
+/// Parses, checks the runs before and after, and returns the optimized module.
+fn check(text: &str) -> (Module, Mem2RegStats) {
+    let module = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    verify_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let (after, stats) = optimized(&module);
+    let (runs, _) = directives(text).unwrap();
+    assert!(!runs.is_empty());
+    for run in &runs {
+        let expected = outcome(&module, run);
+        assert_eq!(
+            expected,
+            outcome(&after, run),
+            "line {}:\n{after}",
+            run.line
+        );
+    }
+    (after, stats)
+}
+
+fn count(module: &Module, op: Opcode) -> usize {
+    module
+        .functions
+        .iter()
+        .map(|f| {
+            f.layout
+                .blocks()
+                .flat_map(|b| f.layout.block_insts(b))
+                .filter(|&i| f.dfg.opcode(i) == op)
+                .count()
+        })
+        .sum()
+}
+
+#[test]
+fn a_loop_counter_becomes_a_block_parameter() {
+    // sum = 0; i = 0; while i < n { sum += i; i += 1 }: both in slots, as the shim emits.
+    let (after, stats) = check(
+        "function @sum(i64) -> i64 {
+    ss0 = stack_slot 8, align 8
+    ss1 = stack_slot 8, align 8
+block0(v0: i64):
+    v1 = stack_addr ss0
+    v2 = stack_addr ss1
+    v3 = iconst.i64 0
+    store align 8 v3, v1
+    store align 8 v3, v2
+    jump block1
+block1:
+    v4 = load.i64 align 8 v2
+    v5 = icmp slt v4, v0
+    brif v5, block2, block3
+block2:
+    v6 = load.i64 align 8 v1
+    v7 = iadd v6, v4
+    store align 8 v7, v1
+    v8 = iconst.i64 1
+    v9 = iadd v4, v8
+    store align 8 v9, v2
+    jump block1
+block3:
+    v10 = load.i64 align 8 v1
+    return v10
+}
+; run: @sum(0) == 0
+; run: @sum(10) == 45
+; run: @sum(1000) == 499500
+",
+    );
+    assert_eq!(stats.promoted, 2);
+    assert_eq!(
+        stats.params, 2,
+        "one parameter per variable at the loop header"
+    );
+    assert_eq!(
+        count(&after, Opcode::Load) + count(&after, Opcode::Store),
+        0
+    );
+    assert_eq!(count(&after, Opcode::StackAddr), 0);
+    let f = &after.functions[0];
+    assert!(f.stack_slots.values().all(|s| s.size == 0));
+}
+
+#[test]
+fn an_aggregate_is_split_into_its_fields() {
+    // A slice iterator: two pointers at offsets 0 and 8 of one slot, the second reached
+    // through ptradd.
+    let (after, stats) = check(
+        "function @len(ptr, i64) -> i64 {
+    ss0 = stack_slot 16, align 8
+block0(v0: ptr, v1: i64):
+    v2 = stack_addr ss0
+    store align 8 v0, v2
+    v3 = iconst.i64 8
+    v4 = ptradd v2, v3
+    v5 = ptradd v0, v1
+    store align 8 v5, v4
+    v6 = load.ptr align 8 v2
+    v7 = load.ptr align 8 v2+8
+    v8 = bitcast.i64 v6
+    v9 = bitcast.i64 v7
+    v10 = isub v9, v8
+    return v10
+}
+; run: @len(0x1000, 24) == 24
+",
+    );
+    assert_eq!((stats.promoted, stats.fields), (1, 2));
+    assert_eq!(
+        count(&after, Opcode::Load) + count(&after, Opcode::Store),
+        0
+    );
+}
+
+#[test]
+fn escaping_and_overlapping_slots_stay_in_memory() {
+    let (after, stats) = check(
+        "function @escape(i32) -> i32 {
+    ss0 = stack_slot 4, align 4
+    fn0 = @observe(ptr)
+block0(v0: i32):
+    v1 = stack_addr ss0
+    store align 4 v0, v1
+    call fn0(v1)
+    v2 = load.i32 align 4 v1
+    return v2
+}
+
+function @overlap(i64) -> i32 {
+    ss0 = stack_slot 8, align 8
+block0(v0: i64):
+    v1 = stack_addr ss0
+    store align 8 v0, v1
+    v2 = load.i32 align 4 v1+4
+    return v2
+}
+
+function @observe(ptr) {
+block0(v0: ptr):
+    return
+}
+; run: @escape(7) == 7
+; run: @overlap(0x1122334455667788) == 0x11223344
+",
+    );
+    assert_eq!(stats.promoted, 0);
+    assert_eq!(count(&after, Opcode::Store), 2);
+}
+
+#[test]
+fn a_field_read_with_another_type_is_a_bitcast_and_an_unset_field_is_undef() {
+    let (after, stats) = check(
+        "function @pun(f64) -> i64 {
+    ss0 = stack_slot 8, align 8
+block0(v0: f64):
+    v1 = stack_addr ss0
+    store align 8 v0, v1
+    v2 = load.i64 align 8 v1
+    return v2
+}
+
+function @maybe(i8) -> i32 {
+    ss0 = stack_slot 4, align 4
+block0(v0: i8):
+    v1 = stack_addr ss0
+    v9 = iconst.i8 0
+    v10 = icmp ne v0, v9
+    brif v10, block1, block2
+block1:
+    v2 = iconst.i32 5
+    store align 4 v2, v1
+    jump block2
+block2:
+    v3 = iconst.i32 0
+    brif v10, block3, block4
+block3:
+    v4 = load.i32 align 4 v1
+    return v4
+block4:
+    return v3
+}
+; run: @pun(1.0) == 0x3ff0000000000000
+; run: @maybe(1) == 5
+; run: @maybe(0) == 0
+",
+    );
+    assert_eq!(stats.promoted, 2);
+    assert_eq!(count(&after, Opcode::Bitcast), 1);
+    assert_eq!(count(&after, Opcode::Undef), 1, "{after}");
+}
+
+#[test]
+fn dce_removes_unused_pure_code_but_keeps_effects() {
+    let module = parse_module(
+        "function @f(i64, i64) -> i64 {
+block0(v0: i64, v1: i64):
+    v2 = iadd v0, v1
+    v3 = imul v2, v2
+    v4 = udiv v0, v1
+    v5 = iconst.i64 1
+    return v5
+}
+",
+    )
+    .unwrap();
+    let mut f = module.functions[0].clone();
+    let stats = dce(&mut f);
+    assert_eq!(
+        stats.removed, 2,
+        "iadd and imul go; udiv can trap; the constant is used"
+    );
+}
