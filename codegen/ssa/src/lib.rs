@@ -1,0 +1,6 @@
+//! `vliw-ssa`: SSA analyses for the machine back end.
+pub mod bitset;
+pub mod cfg;
+pub mod dfs;
+pub mod dominators;
+pub mod loops;
