@@ -348,6 +348,8 @@ pub unsafe extern "C" fn fnv1a64(bytes: *const u8, n: usize) -> u64 {
 /// `w`, updating the eight words of `state`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sha256_rounds(state: *mut u32, w: *const u32, k: *const u32) {
+    // Written out rather than `rotate_right`: no call into `core`.
+    #[allow(clippy::manual_rotate)]
     #[inline(always)]
     fn rotr(x: u32, s: u32) -> u32 {
         (x >> s) | (x << (32 - s))
