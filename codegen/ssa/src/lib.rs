@@ -4,3 +4,8 @@ pub mod cfg;
 pub mod dfs;
 pub mod dominators;
 pub mod loops;
+pub mod reduced;
+pub mod program;
+pub mod liveness;
+pub mod dataflow;
+pub mod livecheck;
