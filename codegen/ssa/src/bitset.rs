@@ -18,7 +18,10 @@ const BITS: usize = 64;
 impl BitSet {
     /// The empty set over `0..universe`.
     pub fn new(universe: usize) -> Self {
-        BitSet { words: vec![0; universe.div_ceil(BITS)], universe }
+        BitSet {
+            words: vec![0; universe.div_ceil(BITS)],
+            universe,
+        }
     }
 
     /// The size of the universe (not the number of members).
@@ -28,7 +31,11 @@ impl BitSet {
 
     /// Adds `i`; returns whether it was absent. Panics if `i` is outside the universe.
     pub fn insert(&mut self, i: usize) -> bool {
-        assert!(i < self.universe, "bit {i} outside a universe of {}", self.universe);
+        assert!(
+            i < self.universe,
+            "bit {i} outside a universe of {}",
+            self.universe
+        );
         let (w, m) = (i / BITS, 1u64 << (i % BITS));
         let absent = self.words[w] & m == 0;
         self.words[w] |= m;
@@ -73,7 +80,10 @@ impl BitSet {
 
     /// Whether the two sets share a member.
     pub fn intersects(&self, other: &BitSet) -> bool {
-        self.words.iter().zip(&other.words).any(|(&a, &b)| a & b != 0)
+        self.words
+            .iter()
+            .zip(&other.words)
+            .any(|(&a, &b)| a & b != 0)
     }
 
     /// Removes every member.
@@ -134,7 +144,10 @@ mod tests {
         assert!(s.remove(63));
         assert!(!s.remove(63));
         assert!(!s.contains(63));
-        assert!(!s.contains(1000), "outside the universe is absent, not a panic");
+        assert!(
+            !s.contains(1000),
+            "outside the universe is absent, not a panic"
+        );
     }
 
     #[test]

@@ -58,7 +58,10 @@ impl Cfg {
             succ_start.push(u32::try_from(succ_list.len()).expect("edge count fits in u32"));
         }
         let n = succ_start.len() - 1;
-        assert!(entry.index() < n, "entry {entry:?} outside a graph of {n} blocks");
+        assert!(
+            entry.index() < n,
+            "entry {entry:?} outside a graph of {n} blocks"
+        );
         if let Some(bad) = succ_list.iter().find(|s| s.index() >= n) {
             panic!("successor {bad:?} outside a graph of {n} blocks");
         }
@@ -69,7 +72,10 @@ impl Cfg {
         reachable[entry.index()] = true;
         let mut num_reachable = 1;
         while let Some(b) = stack.pop() {
-            let (lo, hi) = (succ_start[b.index()] as usize, succ_start[b.index() + 1] as usize);
+            let (lo, hi) = (
+                succ_start[b.index()] as usize,
+                succ_start[b.index() + 1] as usize,
+            );
             for &s in &succ_list[lo..hi] {
                 if !reachable[s.index()] {
                     reachable[s.index()] = true;
@@ -100,7 +106,15 @@ impl Cfg {
             }
         }
 
-        Cfg { entry, succ_start, succ_list, pred_start, pred_list, reachable, num_reachable }
+        Cfg {
+            entry,
+            succ_start,
+            succ_list,
+            pred_start,
+            pred_list,
+            reachable,
+            num_reachable,
+        }
     }
 
     pub fn entry(&self) -> Block {
@@ -131,12 +145,14 @@ impl Cfg {
 
     /// The successors of `b`, one per outgoing edge, in edge order.
     pub fn succs(&self, b: Block) -> &[Block] {
-        &self.succ_list[self.succ_start[b.index()] as usize..self.succ_start[b.index() + 1] as usize]
+        &self.succ_list
+            [self.succ_start[b.index()] as usize..self.succ_start[b.index() + 1] as usize]
     }
 
     /// The reachable predecessors of `b`, one per incoming edge.
     pub fn preds(&self, b: Block) -> &[Block] {
-        &self.pred_list[self.pred_start[b.index()] as usize..self.pred_start[b.index() + 1] as usize]
+        &self.pred_list
+            [self.pred_start[b.index()] as usize..self.pred_start[b.index() + 1] as usize]
     }
 
     /// The number of edges leaving reachable blocks.
@@ -156,14 +172,26 @@ mod tests {
     #[test]
     fn preds_skip_unreachable_sources_and_keep_duplicate_edges() {
         // 0 -> 1 (twice), 1 -> 2, 3 -> 2 with 3 unreachable.
-        let cfg = Cfg::from_successors(b(0), vec![vec![b(1), b(1)], vec![b(2)], vec![], vec![b(2)]]);
+        let cfg =
+            Cfg::from_successors(b(0), vec![vec![b(1), b(1)], vec![b(2)], vec![], vec![b(2)]]);
         assert_eq!(cfg.num_blocks(), 4);
         assert_eq!(cfg.num_reachable(), 3);
         assert!(!cfg.is_reachable(b(3)));
         assert_eq!(cfg.preds(b(1)), &[b(0), b(0)]);
-        assert_eq!(cfg.preds(b(2)), &[b(1)], "the edge from unreachable 3 is left out");
-        assert_eq!(cfg.succs(b(3)), &[b(2)], "successor lists are kept as given");
-        assert_eq!(cfg.reachable_blocks().collect::<Vec<_>>(), vec![b(0), b(1), b(2)]);
+        assert_eq!(
+            cfg.preds(b(2)),
+            &[b(1)],
+            "the edge from unreachable 3 is left out"
+        );
+        assert_eq!(
+            cfg.succs(b(3)),
+            &[b(2)],
+            "successor lists are kept as given"
+        );
+        assert_eq!(
+            cfg.reachable_blocks().collect::<Vec<_>>(),
+            vec![b(0), b(1), b(2)]
+        );
     }
 
     #[test]

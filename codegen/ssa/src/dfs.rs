@@ -175,7 +175,10 @@ mod tests {
         let b = Block;
         assert_eq!(d.preorder(), &[b(0), b(1), b(2), b(3)]);
         assert_eq!(d.postorder(), &[b(2), b(1), b(3), b(0)]);
-        assert_eq!(d.reverse_postorder().collect::<Vec<_>>(), vec![b(0), b(3), b(1), b(2)]);
+        assert_eq!(
+            d.reverse_postorder().collect::<Vec<_>>(),
+            vec![b(0), b(3), b(1), b(2)]
+        );
         assert_eq!(d.classify(b(0), b(1)), EdgeKind::Tree);
         assert_eq!(d.classify(b(1), b(2)), EdgeKind::Tree);
         assert_eq!(d.classify(b(2), b(1)), EdgeKind::Back);
@@ -198,7 +201,13 @@ mod tests {
         let n = 200_000u32;
         let g = Cfg::from_successors(
             Block(0),
-            (0..n).map(|i| if i + 1 < n { vec![Block(i + 1)] } else { vec![Block(0)] }),
+            (0..n).map(|i| {
+                if i + 1 < n {
+                    vec![Block(i + 1)]
+                } else {
+                    vec![Block(0)]
+                }
+            }),
         );
         let d = DfsOrder::compute(&g);
         assert_eq!(d.postorder()[0], Block(n - 1));

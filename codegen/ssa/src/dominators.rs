@@ -61,7 +61,11 @@ impl DomTree {
                         continue;
                     }
                     let pp = post(p);
-                    new = if new == NONE { pp } else { intersect(&idom_po, pp, new) };
+                    new = if new == NONE {
+                        pp
+                    } else {
+                        intersect(&idom_po, pp, new)
+                    };
                 }
                 if new != idom_po[b.index()] {
                     idom_po[b.index()] = new;

@@ -1,11 +1,57 @@
-//! `vliw-ssa`: SSA analyses for the machine back end.
+//! `vliw-ssa`: SSA analyses for the machine back end, independent of rustc and of the
+//! IRs: the CFG orders, dominators and loop-nesting forest, and liveness after
+//! Boissinot's thesis (chapter 3): live sets in two passes without fixpoint iteration,
+//! and a liveness check that stays valid while the code is edited. The reference is
+//! `docs/ssa.md`.
+//!
+//! # Contracts
+//!
+//! - **CFG** ([`cfg::Cfg`]): blocks are dense indices; successor lists are ordered
+//!   edges (duplicates allowed); the entry may have predecessors. Blocks the entry does
+//!   not reach are ignored by every analysis: no dominator, no loop, empty live sets.
+//! - **Program** ([`program::SsaProgram`]): variables are dense indices, in strict SSA
+//!   (one definition, dominating every use) on the reachable blocks. A φ-definition
+//!   (block parameter) sits at the entry of its block, a φ-use (branch argument) at the
+//!   end of the predecessor, after every instruction. Results on non-strict input are
+//!   unspecified.
+//! - **Liveness** (§3.1): `v` is live-in at `B` if a path from `B`'s entry to a use of
+//!   `v` avoids `v`'s definition, so `B`'s own φ-definitions are never live-in at `B`;
+//!   live-out at `B` means live at the end of `B`: live-in at a successor, or used by
+//!   a φ on an edge leaving `B`.
+//! - **Liveness check** ([`livecheck::LivenessChecker`]): its data depends only on the
+//!   CFG. Queries read the variable's definition block and use sites at call time, so
+//!   adding or removing instructions and variables never invalidates it; changing the
+//!   CFG does.
+//!
+//! Every traversal is iterative (no recursion), for functions of 10^5 blocks and more.
+//!
+//! # Modules
+//!
+//! - [`cfg`], [`dfs`]: the graph, depth-first orders and edge classes (Alg 1–2).
+//! - [`dominators`]: immediate dominators, O(1) dominance, the dominator-tree preorder.
+//! - [`loops`]: the minimal connected loop-nesting forest, one header per loop (§2.2).
+//! - [`reduced`]: the reduced graph without loop edges, with Alg 12's redirection.
+//! - [`program`]: how variables, definitions and uses are described.
+//! - [`liveness`]: the two-pass live sets (Alg 4–6, §3.4).
+//! - [`livecheck`]: the liveness check (Alg 10–11, §3.4) with the dominance test.
+//! - [`dataflow`]: iterative data-flow liveness (Alg 3), the reference.
+//! - [`bitset`]: the dense sets they use.
+
 pub mod bitset;
 pub mod cfg;
+pub mod dataflow;
 pub mod dfs;
 pub mod dominators;
-pub mod loops;
-pub mod reduced;
-pub mod program;
-pub mod liveness;
-pub mod dataflow;
 pub mod livecheck;
+pub mod liveness;
+pub mod loops;
+pub mod program;
+pub mod reduced;
+
+pub use cfg::{Block, Cfg};
+pub use dataflow::DataflowLiveness;
+pub use dominators::DomTree;
+pub use livecheck::LivenessChecker;
+pub use liveness::LiveSets;
+pub use loops::{LoopForest, LoopId};
+pub use program::{ExplicitProgram, SsaProgram, UseSite, Var};

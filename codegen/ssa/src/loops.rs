@@ -127,11 +127,17 @@ impl LoopForest {
         }
         // Subtree ends, children before parents (reverse preorder).
         for l in (0..m).rev() {
-            let end = loops[l].children.iter().map(|c| loops[c.index()].subtree_end).max();
+            let end = loops[l]
+                .children
+                .iter()
+                .map(|c| loops[c.index()].subtree_end)
+                .max();
             loops[l].subtree_end = end.unwrap_or(l as u32 + 1);
         }
-        let innermost: Vec<Option<LoopId>> =
-            innermost_created.iter().map(|o| o.map(|l| LoopId(new_id[l]))).collect();
+        let innermost: Vec<Option<LoopId>> = innermost_created
+            .iter()
+            .map(|o| o.map(|l| LoopId(new_id[l])))
+            .collect();
 
         // Group blocks by innermost loop (counting sort; slot 0 is "no loop").
         let mut group_start = vec![0u32; m + 2];
@@ -150,7 +156,12 @@ impl LoopForest {
         }
         group_start.remove(0);
 
-        LoopForest { loops, innermost, grouped, group_start }
+        LoopForest {
+            loops,
+            innermost,
+            grouped,
+            group_start,
+        }
     }
 
     pub fn num_loops(&self) -> usize {
@@ -208,12 +219,14 @@ impl LoopForest {
 
     /// Whether block `b` is in the body of loop `l` (nested loops included). O(1).
     pub fn contains(&self, l: LoopId, b: Block) -> bool {
-        self.innermost_loop(b).is_some_and(|i| self.loop_contains_loop(l, i))
+        self.innermost_loop(b)
+            .is_some_and(|i| self.loop_contains_loop(l, i))
     }
 
     /// The blocks whose innermost loop is `l`.
     pub fn direct_blocks(&self, l: LoopId) -> &[Block] {
-        &self.grouped[self.group_start[l.index()] as usize..self.group_start[l.index() + 1] as usize]
+        &self.grouped
+            [self.group_start[l.index()] as usize..self.group_start[l.index() + 1] as usize]
     }
 
     /// Every block of the body of `l`, nested loops included.
@@ -246,7 +259,8 @@ impl LoopForest {
 
     /// Whether `from -> to` is a loop edge: `to` heads a loop that contains `from`.
     pub fn is_loop_edge(&self, from: Block, to: Block) -> bool {
-        self.loop_headed_by(to).is_some_and(|l| self.contains(l, from))
+        self.loop_headed_by(to)
+            .is_some_and(|l| self.contains(l, from))
     }
 }
 
@@ -287,9 +301,8 @@ impl SccFinder {
             self.stamp[b.index()] = stamp;
             self.index[b.index()] = UNVISITED;
         }
-        let followed = |stamp_of: &[u32], s: Block| {
-            stamp_of[s.index()] == stamp && Some(s) != removed_target
-        };
+        let followed =
+            |stamp_of: &[u32], s: Block| stamp_of[s.index()] == stamp && Some(s) != removed_target;
         let mut found = Vec::new();
         let mut counter = 0u32;
         let mut tarjan_stack: Vec<Block> = Vec::new();
@@ -338,7 +351,10 @@ impl SccFinder {
                         }
                     }
                     let cyclic = component.len() > 1
-                        || cfg.succs(v).iter().any(|&s| s == v && followed(&self.stamp, s));
+                        || cfg
+                            .succs(v)
+                            .iter()
+                            .any(|&s| s == v && followed(&self.stamp, s));
                     if cyclic {
                         found.push(component);
                     }

@@ -117,14 +117,23 @@ pub enum SsaError {
     MultipleDefinitions(Var),
     Undefined(Var),
     /// A use its definition does not dominate.
-    NotDominated { var: Var, at: UseSite },
+    NotDominated {
+        var: Var,
+        at: UseSite,
+    },
     /// An edge passes a different number of arguments than the target has parameters.
-    ArgumentCount { block: Block, edge: usize },
+    ArgumentCount {
+        block: Block,
+        edge: usize,
+    },
 }
 
 impl ExplicitProgram {
     pub fn new(num_blocks: usize) -> Self {
-        ExplicitProgram { var_count: 0, blocks: vec![BlockCode::default(); num_blocks] }
+        ExplicitProgram {
+            var_count: 0,
+            blocks: vec![BlockCode::default(); num_blocks],
+        }
     }
 
     pub fn new_var(&mut self) -> Var {
@@ -186,7 +195,11 @@ impl ExplicitProgram {
             let (d, dpos) = def_at[v.index()].ok_or(SsaError::Undefined(v))?;
             let u = at.block();
             let ok = dom.strictly_dominates(d, u) || (d == u && dpos < pos);
-            if ok { Ok(()) } else { Err(SsaError::NotDominated { var: v, at }) }
+            if ok {
+                Ok(())
+            } else {
+                Err(SsaError::NotDominated { var: v, at })
+            }
         };
         for b in cfg.reachable_blocks() {
             let code = &self.blocks[b.index()];
@@ -197,7 +210,10 @@ impl ExplicitProgram {
             }
             let succs = cfg.succs(b);
             if code.edge_args.len() != succs.len() {
-                return Err(SsaError::ArgumentCount { block: b, edge: code.edge_args.len() });
+                return Err(SsaError::ArgumentCount {
+                    block: b,
+                    edge: code.edge_args.len(),
+                });
             }
             for (e, (args, &s)) in code.edge_args.iter().zip(succs).enumerate() {
                 if args.len() != self.blocks[s.index()].params.len() {
@@ -218,7 +234,11 @@ impl SsaProgram for ExplicitProgram {
     }
 
     fn for_each_phi_def(&self, block: Block, f: impl FnMut(Var)) {
-        self.blocks[block.index()].params.iter().copied().for_each(f);
+        self.blocks[block.index()]
+            .params
+            .iter()
+            .copied()
+            .for_each(f);
     }
 
     fn for_each_access_backward(&self, block: Block, mut f: impl FnMut(Access)) {
@@ -229,7 +249,12 @@ impl SsaProgram for ExplicitProgram {
     }
 
     fn for_each_phi_use(&self, block: Block, f: impl FnMut(Var)) {
-        self.blocks[block.index()].edge_args.iter().flatten().copied().for_each(f);
+        self.blocks[block.index()]
+            .edge_args
+            .iter()
+            .flatten()
+            .copied()
+            .for_each(f);
     }
 }
 
@@ -240,26 +265,44 @@ mod tests {
     #[test]
     fn strict_ssa_check_rejects_an_undominated_use() {
         // 0 -> 1, 2; 1 -> 2. v0 defined in 1, used in 2: 1 does not dominate 2.
-        let cfg = Cfg::from_successors(Block(0), vec![vec![Block(1), Block(2)], vec![Block(2)], vec![]]);
+        let cfg = Cfg::from_successors(
+            Block(0),
+            vec![vec![Block(1), Block(2)], vec![Block(2)], vec![]],
+        );
         let dom = DomTree::compute(&cfg);
         let mut p = ExplicitProgram::new(3);
         let v = p.new_var();
         p.blocks[0].edge_args = vec![vec![], vec![]];
-        p.blocks[1].insts.push(Instruction { defs: vec![v], uses: vec![] });
+        p.blocks[1].insts.push(Instruction {
+            defs: vec![v],
+            uses: vec![],
+        });
         p.blocks[1].edge_args = vec![vec![]];
-        p.blocks[2].insts.push(Instruction { defs: vec![], uses: vec![v] });
+        p.blocks[2].insts.push(Instruction {
+            defs: vec![],
+            uses: vec![v],
+        });
         assert_eq!(
             p.check_strict_ssa(&cfg, &dom),
-            Err(SsaError::NotDominated { var: v, at: UseSite::Instruction(Block(2)) })
+            Err(SsaError::NotDominated {
+                var: v,
+                at: UseSite::Instruction(Block(2))
+            })
         );
         // Passing it as an argument from 1 instead is fine.
         let w = p.new_var();
         p.blocks[2].insts[0].uses = vec![w];
         p.blocks[2].params = vec![w];
         p.blocks[0].edge_args = vec![vec![], vec![v]];
-        assert!(matches!(p.check_strict_ssa(&cfg, &dom), Err(SsaError::NotDominated { .. })));
+        assert!(matches!(
+            p.check_strict_ssa(&cfg, &dom),
+            Err(SsaError::NotDominated { .. })
+        ));
         let z = p.new_var();
-        p.blocks[0].insts.push(Instruction { defs: vec![z], uses: vec![] });
+        p.blocks[0].insts.push(Instruction {
+            defs: vec![z],
+            uses: vec![],
+        });
         p.blocks[0].edge_args = vec![vec![], vec![z]];
         p.blocks[1].edge_args = vec![vec![v]];
         assert_eq!(p.check_strict_ssa(&cfg, &dom), Ok(()));
@@ -271,8 +314,17 @@ mod tests {
         let dom = DomTree::compute(&cfg);
         let mut p = ExplicitProgram::new(1);
         let v = p.new_var();
-        p.blocks[0].insts.push(Instruction { defs: vec![], uses: vec![v] });
-        p.blocks[0].insts.push(Instruction { defs: vec![v], uses: vec![] });
-        assert!(matches!(p.check_strict_ssa(&cfg, &dom), Err(SsaError::NotDominated { .. })));
+        p.blocks[0].insts.push(Instruction {
+            defs: vec![],
+            uses: vec![v],
+        });
+        p.blocks[0].insts.push(Instruction {
+            defs: vec![v],
+            uses: vec![],
+        });
+        assert!(matches!(
+            p.check_strict_ssa(&cfg, &dom),
+            Err(SsaError::NotDominated { .. })
+        ));
     }
 }

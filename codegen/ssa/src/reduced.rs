@@ -24,7 +24,11 @@ pub fn reduced_target(loops: &LoopForest, from: Block, to: Block) -> Option<Bloc
         return Some(loops.header(m));
     }
     // Every loop containing `to` contains `from`: a loop edge iff `to` is a header.
-    if loops.loop_headed_by(to).is_some() { None } else { Some(to) }
+    if loops.loop_headed_by(to).is_some() {
+        None
+    } else {
+        Some(to)
+    }
 }
 
 /// The successors of `b` in the reduced graph, one per CFG edge that is not a loop edge
@@ -34,7 +38,9 @@ pub fn reduced_succs<'a>(
     loops: &'a LoopForest,
     b: Block,
 ) -> impl Iterator<Item = Block> + 'a {
-    cfg.succs(b).iter().filter_map(move |&s| reduced_target(loops, b, s))
+    cfg.succs(b)
+        .iter()
+        .filter_map(move |&s| reduced_target(loops, b, s))
 }
 
 /// A postorder of the reduced graph from the entry: every block comes after all its
@@ -49,7 +55,11 @@ pub fn reduced_postorder(cfg: &Cfg, loops: &LoopForest) -> Vec<Block> {
         |_, _| {},
         |b| order.push(b),
     );
-    debug_assert_eq!(order.len(), cfg.num_reachable(), "Thm 1: the reduced graph is connected");
+    debug_assert_eq!(
+        order.len(),
+        cfg.num_reachable(),
+        "Thm 1: the reduced graph is connected"
+    );
     order
 }
 

@@ -13,7 +13,11 @@ use vliw_ssa::loops::LoopForest;
 use vliw_ssa::reduced::{reduced_succs, reduced_target};
 
 fn shapes() -> impl Strategy<Value = Shape> {
-    prop_oneof![Just(Shape::Reducible), Just(Shape::Irreducible), Just(Shape::Arbitrary)]
+    prop_oneof![
+        Just(Shape::Reducible),
+        Just(Shape::Irreducible),
+        Just(Shape::Arbitrary)
+    ]
 }
 
 /// Blocks reachable from the entry using only the edges `keep` accepts, never entering
@@ -42,7 +46,10 @@ fn acyclic(cfg: &Cfg, edges: &[(Block, Block)]) -> bool {
     for &(_, t) in edges {
         indeg[t.index()] += 1;
     }
-    let mut ready: Vec<Block> = cfg.reachable_blocks().filter(|b| indeg[b.index()] == 0).collect();
+    let mut ready: Vec<Block> = cfg
+        .reachable_blocks()
+        .filter(|b| indeg[b.index()] == 0)
+        .collect();
     let mut done = 0;
     while let Some(b) = ready.pop() {
         done += 1;

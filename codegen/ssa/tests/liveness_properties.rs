@@ -16,7 +16,11 @@ use vliw_ssa::loops::LoopForest;
 use vliw_ssa::program::{ExplicitProgram, Var};
 
 fn shapes() -> impl Strategy<Value = Shape> {
-    prop_oneof![Just(Shape::Reducible), Just(Shape::Irreducible), Just(Shape::Arbitrary)]
+    prop_oneof![
+        Just(Shape::Reducible),
+        Just(Shape::Irreducible),
+        Just(Shape::Arbitrary)
+    ]
 }
 
 fn assert_sets_equal(cfg: &Cfg, got: &LiveSets, want: &LiveSets) -> Result<(), TestCaseError> {
@@ -40,12 +44,20 @@ fn assert_check_agrees(
             prop_assert_eq!(
                 check.is_live_in(def, sites.uses.iter().copied(), b),
                 sets.is_live_in(b, v),
-                "{:?} (def {:?}, uses {:?}) live-in at {:?}", v, def, sites.uses, b
+                "{:?} (def {:?}, uses {:?}) live-in at {:?}",
+                v,
+                def,
+                sites.uses,
+                b
             );
             prop_assert_eq!(
                 check.is_live_out(def, sites.uses.iter().copied(), b),
                 sets.is_live_out(b, v),
-                "{:?} (def {:?}, uses {:?}) live-out at {:?}", v, def, sites.uses, b
+                "{:?} (def {:?}, uses {:?}) live-out at {:?}",
+                v,
+                def,
+                sites.uses,
+                b
             );
         }
     }

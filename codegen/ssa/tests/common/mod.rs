@@ -39,7 +39,11 @@ impl Rng {
     }
 
     pub fn pick<T: Copy>(&mut self, xs: &[T]) -> Option<T> {
-        if xs.is_empty() { None } else { Some(xs[self.below(xs.len())]) }
+        if xs.is_empty() {
+            None
+        } else {
+            Some(xs[self.below(xs.len())])
+        }
     }
 }
 
@@ -70,10 +74,10 @@ pub fn random_cfg(shape: Shape, n: usize, rng: &mut Rng) -> Cfg {
         let p = rng.below(i);
         succs[p].push(Block::new(i));
     }
-    for i in 0..n.saturating_sub(1) {
+    for (i, s) in succs.iter_mut().enumerate().take(n.saturating_sub(1)) {
         if rng.chance(1, 2) {
             let j = i + 1 + rng.below(n - i - 1);
-            succs[i].push(Block::new(j));
+            s.push(Block::new(j));
         }
     }
     let dag = build(&succs);
@@ -121,7 +125,9 @@ pub struct Generated {
 }
 
 fn dominated_blocks(cfg: &Cfg, dom: &DomTree, d: Block) -> Vec<Block> {
-    cfg.reachable_blocks().filter(|&u| dom.dominates(d, u)).collect()
+    cfg.reachable_blocks()
+        .filter(|&u| dom.dominates(d, u))
+        .collect()
 }
 
 /// A random strict-SSA program on `cfg`: about `vars` variables, each defined in a
@@ -157,8 +163,7 @@ pub fn random_program(cfg: &Cfg, dom: &DomTree, vars: usize, rng: &mut Rng) -> G
             def_at.push((d, i + 1));
         }
     }
-    for v in 0..p.var_count {
-        let (d, pos) = def_at[v];
+    for (v, &(d, pos)) in def_at.iter().enumerate() {
         let candidates = dominated_blocks(cfg, dom, d);
         for _ in 0..rng.below(4) {
             let u = rng.pick(&candidates).unwrap();
@@ -185,7 +190,9 @@ pub fn random_program(cfg: &Cfg, dom: &DomTree, vars: usize, rng: &mut Rng) -> G
         let args = succs
             .iter()
             .map(|s| {
-                (0..p.blocks[s.index()].params.len()).map(|_| rng.pick(&available).unwrap()).collect()
+                (0..p.blocks[s.index()].params.len())
+                    .map(|_| rng.pick(&available).unwrap())
+                    .collect()
             })
             .collect();
         p.blocks[b.index()].edge_args = args;
@@ -206,19 +213,26 @@ pub fn edit_program(g: &mut Generated, cfg: &Cfg, dom: &DomTree, edits: usize, r
         let b = rng.pick(&below_def).unwrap();
         if rng.chance(1, 2) {
             // A new use of x at the end of b (after x's definition if b defines it).
-            g.program.blocks[b.index()]
-                .insts
-                .push(Instruction { defs: vec![], uses: vec![Var::new(x)] });
+            g.program.blocks[b.index()].insts.push(Instruction {
+                defs: vec![],
+                uses: vec![Var::new(x)],
+            });
             continue;
         }
         let w = g.program.new_var();
         let blk = &mut g.program.blocks[b.index()];
-        blk.insts.push(Instruction { defs: vec![w], uses: vec![Var::new(x)] });
+        blk.insts.push(Instruction {
+            defs: vec![w],
+            uses: vec![Var::new(x)],
+        });
         g.def_at.push((b, blk.insts.len()));
         for _ in 0..rng.below(3) {
             let u = rng.pick(&reachable).unwrap();
             if dom.strictly_dominates(b, u) {
-                g.program.blocks[u.index()].insts.push(Instruction { defs: vec![], uses: vec![w] });
+                g.program.blocks[u.index()].insts.push(Instruction {
+                    defs: vec![],
+                    uses: vec![w],
+                });
             } else if dom.dominates(b, u) {
                 // b itself: replace one of its branch arguments.
                 let args = &mut g.program.blocks[u.index()].edge_args;
