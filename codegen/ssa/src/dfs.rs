@@ -2,7 +2,7 @@
 //! reverse postorder, the spanning tree and the classification of edges.
 //!
 //! The walk is iterative (an explicit stack of successor iterators), so it handles
-//! graphs of any depth; [`walk`] is the engine, reused for the reduced graph.
+//! graphs of any depth; `walk` is the engine, reused for the reduced graph.
 
 use crate::cfg::{Block, Cfg};
 

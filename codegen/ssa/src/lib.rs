@@ -27,7 +27,7 @@
 //!
 //! # Modules
 //!
-//! - [`cfg`], [`dfs`]: the graph, depth-first orders and edge classes (Alg 1–2).
+//! - [`cfg`](mod@cfg), [`dfs`]: the graph, depth-first orders and edge classes (Alg 1–2).
 //! - [`dominators`]: immediate dominators, O(1) dominance, the dominator-tree preorder.
 //! - [`loops`]: the minimal connected loop-nesting forest, one header per loop (§2.2).
 //! - [`reduced`]: the reduced graph without loop edges, with Alg 12's redirection.
