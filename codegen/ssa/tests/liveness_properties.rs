@@ -69,7 +69,7 @@ proptest! {
 
     #[test]
     fn two_pass_sets_equal_data_flow_and_the_check_agrees(
-        shape in shapes(), n in 1usize..16, vars in 0usize..24, seed: u64,
+        shape in shapes(), n in 1usize..24, vars in 0usize..24, seed: u64,
     ) {
         let mut rng = Rng::new(seed);
         let cfg = random_cfg(shape, n, &mut rng);
