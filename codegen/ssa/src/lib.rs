@@ -45,6 +45,7 @@ pub mod dominators;
 pub mod livecheck;
 pub mod liveness;
 pub mod loops;
+pub mod parallel_copy;
 pub mod program;
 pub mod reduced;
 
@@ -54,4 +55,5 @@ pub use dominators::DomTree;
 pub use livecheck::LivenessChecker;
 pub use liveness::LiveSets;
 pub use loops::{LoopForest, LoopId};
+pub use parallel_copy::{ParallelCopyError, sequentialize};
 pub use program::{ExplicitProgram, SsaProgram, UseSite, Var};
