@@ -205,17 +205,25 @@ pub(super) fn measure(
     if let Err(e) = &cranelift {
         eprintln!("[bench] compile: Cranelift unavailable: {e}");
     }
-    for w in &workloads {
-        bench.prepare(w)?;
-    }
-
     let mut cells: Vec<Vec<Cell>> = workloads
         .iter()
         .map(|_| COMPILERS.iter().map(|_| Cell::default()).collect())
         .collect();
+    // A workload that cannot be prepared (no network for crates.io...) is reported
+    // as not measured; the others still are.
+    for (workload, row) in workloads.iter().zip(&mut cells) {
+        if let Err(e) = bench.prepare(workload) {
+            eprintln!("[bench] compile: {}: {e}", workload.name);
+            for cell in row.iter_mut() {
+                cell.error = Some(format!("not prepared: {e}"));
+            }
+        }
+    }
     if let Err(e) = &cranelift {
         for row in &mut cells {
-            row[CRANELIFT].error = Some(format!("unavailable: {e}"));
+            row[CRANELIFT]
+                .error
+                .get_or_insert(format!("unavailable: {e}"));
         }
     }
     let runs = options.runs();
