@@ -24,6 +24,7 @@ pub mod mir;
 pub mod object;
 pub mod options;
 pub mod regalloc;
+pub mod ssa_view;
 
 pub use error::CompileError;
 pub use lower::{lower_function, trap_code};
