@@ -482,6 +482,8 @@ fn phase_rows() -> Vec<(&'static str, &'static str, Option<&'static str>)> {
         ("shim: verify", "verify", None),
         ("lower (vliw-machine::compile_module)", "lower", None),
         ("&nbsp;&nbsp;verify", "lower/verify", None),
+        ("&nbsp;&nbsp;mem2reg", "lower/mem2reg", None),
+        ("&nbsp;&nbsp;dce", "lower/dce", None),
         ("&nbsp;&nbsp;isel", "lower/isel", None),
         ("&nbsp;&nbsp;regalloc", "lower/regalloc", None),
         ("&nbsp;&nbsp;frame", "lower/frame", None),
