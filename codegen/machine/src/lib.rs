@@ -6,8 +6,8 @@
 //! 1. `lower`: instruction selection and legalization into machine SSA (`mir`):
 //!    canonical forms of narrow integers, `i128` as register pairs, calls per the
 //!    calling convention (`abi`);
-//! 2. `regalloc`: leaving SSA (block arguments to sequentialized copies) and the
-//!    naive register allocator (`regalloc=naive`);
+//! 2. `destruct`: leaving SSA (`ssa-destruction=copies|sreedhar3|boissinot`), then
+//!    `regalloc`: the naive register allocator (`regalloc=naive`);
 //! 3. `frame`: frame layout, prologue and epilogues;
 //! 4. `emit`: bundling (`sched=off`: one operation per bundle) and encoding;
 //! 5. `object`: sections, symbols and relocations of the module.
@@ -15,6 +15,7 @@
 //! `docs/machine.md` is the reference.
 
 pub mod abi;
+pub mod destruct;
 pub mod dwarf;
 pub mod emit;
 pub mod error;
@@ -32,7 +33,8 @@ pub use mir::{
     FrameSlot, Imm, JumpTable, MBlock, MGuard, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg,
 };
 pub use options::{
-    DumpSink, DumpStage, OPTIONAL_PASSES, OptionalPass, Options, RegAlloc, Sched, Timings,
+    Counters, DumpSink, DumpStage, OPTIONAL_PASSES, OptionalPass, Options, RegAlloc, Sched,
+    SsaDestruction, Timings,
 };
 
 use vliw_elf::Object;
@@ -93,7 +95,11 @@ pub fn compile_function(
     options.time("regalloc", || -> Result<(), CompileError> {
         match options.regalloc {
             RegAlloc::Naive => {
-                regalloc::destruct_ssa(&mut mf);
+                destruct::destruct(
+                    &mut mf,
+                    options.ssa_destruction,
+                    options.counters.as_deref(),
+                );
                 regalloc::allocate_naive(&mut mf)
             }
         }

@@ -23,6 +23,36 @@ pub enum Sched {
     Off,
 }
 
+/// How the back end leaves SSA (`ssa-destruction=...`, `destruct`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum SsaDestruction {
+    /// Every block argument copied to its parameter, no coalescing (`copies`).
+    #[default]
+    Copies,
+    /// Sreedhar et al.'s Method III: copies only for interfering φ resources
+    /// (`sreedhar3`).
+    Sreedhar3,
+    /// Boissinot's: Method I parallel copies, value-based interference, aggressive
+    /// coalescing with the linear class test, minimal sequentialization (`boissinot`).
+    Boissinot,
+}
+
+impl SsaDestruction {
+    pub const ALL: [SsaDestruction; 3] = [
+        SsaDestruction::Copies,
+        SsaDestruction::Sreedhar3,
+        SsaDestruction::Boissinot,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SsaDestruction::Copies => "copies",
+            SsaDestruction::Sreedhar3 => "sreedhar3",
+            SsaDestruction::Boissinot => "boissinot",
+        }
+    }
+}
+
 /// A technique that can be switched off, so that what it contributes can be measured.
 /// `./y.sh bench` builds its ablation table from this list (through the shim's
 /// `-Cllvm-args=passes`): a pass appears there as soon as it is listed here.
@@ -127,12 +157,53 @@ impl Timings {
     }
 }
 
+/// Event counts (remaining copies per phase of SSA destruction, ...), shared by the
+/// codegen units of a session like [`Timings`] (`stats`).
+#[derive(Debug, Default)]
+pub struct Counters {
+    counts: Mutex<BTreeMap<String, u64>>,
+}
+
+impl Counters {
+    pub fn new() -> Arc<Counters> {
+        Arc::new(Counters::default())
+    }
+
+    /// Add `n` to `name` (created at 0).
+    pub fn add(&self, name: &str, n: u64) {
+        let mut m = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        *m.entry(name.to_string()).or_default() += n;
+    }
+
+    pub fn get(&self, name: &str) -> u64 {
+        let m = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(name).copied().unwrap_or(0)
+    }
+
+    /// `(name, count)` in name order.
+    pub fn report(&self) -> Vec<(String, u64)> {
+        let m = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        m.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    /// One line `vliw-stats: key=value ...` (names contain no spaces), for `stats`.
+    pub fn to_line(&self) -> String {
+        let mut s = String::from("vliw-stats:");
+        for (k, v) in self.report() {
+            s.push_str(&format!(" {k}={v}"));
+        }
+        s
+    }
+}
+
 /// What `compile_module` does besides compiling.
 #[derive(Clone)]
 pub struct Options {
     pub machine: MachineConfig,
     pub regalloc: RegAlloc,
     pub sched: Sched,
+    /// How to leave SSA (`ssa-destruction=copies|sreedhar3|boissinot`).
+    pub ssa_destruction: SsaDestruction,
     /// Promote non-escaping stack slots to SSA values (`mem2reg=on|off`).
     pub mem2reg: bool,
     /// Remove unused instructions without side effects (`dce=on|off`).
@@ -146,6 +217,8 @@ pub struct Options {
     pub dump_to: Option<DumpSink>,
     /// Per-phase timings are added here when present (`time-passes`).
     pub timings: Option<Arc<Timings>>,
+    /// Counts (copies per destruction phase) are added here when present (`stats`).
+    pub counters: Option<Arc<Counters>>,
 }
 
 impl Default for Options {
@@ -154,6 +227,7 @@ impl Default for Options {
             machine: MachineConfig::default(),
             regalloc: RegAlloc::Naive,
             sched: Sched::Off,
+            ssa_destruction: SsaDestruction::Copies,
             mem2reg: true,
             dce: true,
             jump_tables: true,
@@ -161,6 +235,7 @@ impl Default for Options {
             dump: Vec::new(),
             dump_to: None,
             timings: None,
+            counters: None,
         }
     }
 }
@@ -171,19 +246,22 @@ impl core::fmt::Debug for Options {
             .field("machine", &self.machine.to_string())
             .field("regalloc", &self.regalloc)
             .field("sched", &self.sched)
+            .field("ssa_destruction", &self.ssa_destruction)
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
             .field("jump_tables", &self.jump_tables)
             .field("debug_info", &self.debug_info)
             .field("dump", &self.dump)
             .field("timings", &self.timings.is_some())
+            .field("counters", &self.counters.is_some())
             .finish()
     }
 }
 
 impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
-    /// `-Cllvm-args`): `regalloc=naive`, `sched=off`, `jump-tables=on|off`,
+    /// `-Cllvm-args`): `regalloc=naive`, `sched=off`,
+    /// `ssa-destruction=copies|sreedhar3|boissinot`, `jump-tables=on|off`,
     /// `debug-info=on|off`, `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -203,6 +281,16 @@ impl Options {
                     "off" => Sched::Off,
                     _ => return Err(format!("sched={value}: unknown scheduler (known: off)")),
                 }
+            }
+            "ssa-destruction" => {
+                self.ssa_destruction = SsaDestruction::ALL
+                    .into_iter()
+                    .find(|m| m.name() == value)
+                    .ok_or_else(|| {
+                        format!(
+                            "ssa-destruction={value}: unknown method (known: copies, sreedhar3, boissinot)"
+                        )
+                    })?
             }
             "jump-tables" => self.jump_tables = on_off(key, value)?,
             "mem2reg" => self.mem2reg = on_off(key, value)?,
@@ -271,6 +359,13 @@ mod tests {
         o.set("sched", "off").unwrap();
         o.set("dump", "isel,final").unwrap();
         o.set("jump-tables", "off").unwrap();
+        o.set("ssa-destruction", "boissinot").unwrap();
+        assert_eq!(o.ssa_destruction, SsaDestruction::Boissinot);
+        assert!(
+            o.set("ssa-destruction", "cytron")
+                .unwrap_err()
+                .contains("sreedhar3")
+        );
         o.set("machine", "width=2,latency.load=5").unwrap();
         assert_eq!(o.dump, vec![DumpStage::Isel, DumpStage::Final]);
         assert!(!o.jump_tables);
@@ -302,6 +397,16 @@ mod tests {
             );
             assert!(!pass.name.contains(char::is_whitespace));
         }
+    }
+
+    #[test]
+    fn counters_accumulate_into_one_line() {
+        let c = Counters::new();
+        c.add("b.x", 2);
+        c.add("a.y", 1);
+        c.add("b.x", 3);
+        assert_eq!(c.get("b.x"), 5);
+        assert_eq!(c.to_line(), "vliw-stats: a.y=1 b.x=5");
     }
 
     #[test]
