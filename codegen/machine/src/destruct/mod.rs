@@ -142,11 +142,18 @@ pub fn method1_classes(mf: &mut MachFunction) -> (program::CopySites, Ctx, Class
 /// `boissinot` (see the module documentation).
 fn boissinot(mf: &mut MachFunction) -> Stats {
     let (copy_sites, ctx, mut classes) = method1_classes(mf);
+    let inserted = mf
+        .layout
+        .iter()
+        .flat_map(|&b| &mf.blocks[b].insts)
+        .filter(|i| i.op == MOp::ParallelCopy)
+        .map(|i| i.defs.len())
+        .sum();
     let affinities = coalesce::affinities(mf, &copy_sites, &ctx);
     coalesce::coalesce(&ctx, &mut classes, &affinities);
     let seq = rename::rename(mf, &classes, &ctx);
     Stats {
-        inserted: affinities.len(),
+        inserted,
         remaining: seq.remaining,
         sequential: seq.copies,
         temporaries: seq.temporaries,
