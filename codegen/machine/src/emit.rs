@@ -2,10 +2,11 @@
 //! relocations.
 //!
 //! `sched=off` makes one bundle per operation (plus its `limm` syllable when the
-//! immediate needs 64 bits). Branches within the function are resolved here
-//! (pc-relative to the branch syllable); references to symbols become relocations
-//! chosen by `RelocKind::for_operand` (`call` → `R_VLIW_BRANCH32`, `addpc` →
-//! `R_VLIW_PCREL32`, a `long` immediate → `R_VLIW_IMM64`, else `R_VLIW_IMM32`).
+//! immediate needs 64 bits); `sched=list` takes the bundles of `crate::sched`.
+//! Branches within the function are resolved here (pc-relative to the branch
+//! syllable); references to symbols become relocations chosen by
+//! `RelocKind::for_operand` (`call` → `R_VLIW_BRANCH32`, `addpc` → `R_VLIW_PCREL32`,
+//! a `long` immediate → `R_VLIW_IMM64`, else `R_VLIW_IMM32`).
 
 use vliw_ir::SourceLoc;
 use vliw_isa::{
@@ -118,12 +119,39 @@ pub fn to_inst(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
     Ok(inst)
 }
 
-/// The bundles of a block as lengths (operations per bundle): with `sched=off`, one
-/// operation each.
-pub fn bundle_block(insts: &[MInst], sched: Sched) -> Vec<usize> {
-    match sched {
-        Sched::Off => vec![1; insts.len()],
+/// The bundles of a function: for each block of the layout (in layout order), the
+/// number of operations of each of its bundles, in order. `sched=off` makes one
+/// operation per bundle ([`Bundles::one_per_op`]); `sched=list` is `crate::sched`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bundles {
+    pub blocks: Vec<Vec<usize>>,
+}
+
+impl Bundles {
+    /// One bundle per operation (`sched=off`).
+    pub fn one_per_op(func: &MachFunction) -> Bundles {
+        Bundles {
+            blocks: func
+                .layout
+                .iter()
+                .map(|&b| vec![1; func.blocks[b].insts.len()])
+                .collect(),
+        }
     }
+}
+
+/// The machine operation an allocated `MInst` is encoded as, before branch offsets
+/// are known: a symbolic immediate is 0, or stays long when the operation asks for
+/// the `limm` form, so that its size (`Inst::syllables`) is final.
+pub fn encoding_of(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
+    let mut inst = to_inst(func, mi)?;
+    if matches!(mi.imm, Imm::Symbol { .. } | Imm::TpRel { .. })
+        && inst.format().is_extendable()
+        && !mi.long
+    {
+        inst.imm = 0; // R_VLIW_IMM32: one syllable
+    }
+    Ok(inst)
 }
 
 /// Encodes an allocated, frame-lowered function.
@@ -131,6 +159,23 @@ pub fn encode_function(
     func: &MachFunction,
     config: &MachineConfig,
     sched: Sched,
+) -> Result<FunctionCode, CompileError> {
+    match sched {
+        Sched::Off => encode_bundles(func, config, &Bundles::one_per_op(func)),
+        Sched::List => {
+            let mut func = func.clone();
+            let bundles = crate::sched::schedule_function(&mut func, config);
+            encode_bundles(&func, config, &bundles)
+        }
+    }
+}
+
+/// Encodes an allocated, frame-lowered function whose blocks are cut into `bundles`
+/// (operations in bundle order, consecutive).
+pub fn encode_bundles(
+    func: &MachFunction,
+    config: &MachineConfig,
+    layout_bundles: &Bundles,
 ) -> Result<FunctionCode, CompileError> {
     let err = |m: String| CompileError::new(&func.name, m);
     // every operation and its form first: the size of each immediate is known before
@@ -140,21 +185,21 @@ pub fn encode_function(
     let mut bundles: Vec<usize> = Vec::with_capacity(n); // operations per bundle
     let mut block_offsets = vec![u64::MAX; func.blocks.len()];
     let mut offset = 0u64;
-    for &b in &func.layout {
+    if layout_bundles.blocks.len() != func.layout.len() {
+        return Err(err("bundles do not match the block layout".into()));
+    }
+    for (&b, lens) in func.layout.iter().zip(&layout_bundles.blocks) {
         block_offsets[cranelift_entity::EntityRef::index(b)] = offset;
         let insts = &func.blocks[b].insts;
+        if lens.iter().sum::<usize>() != insts.len() || lens.contains(&0) {
+            return Err(err(format!("bundles of {b} do not cover its operations")));
+        }
         for mi in insts {
-            let mut inst = to_inst(func, mi)?;
-            if matches!(mi.imm, Imm::Symbol { .. } | Imm::TpRel { .. })
-                && inst.format().is_extendable()
-                && !mi.long
-            {
-                inst.imm = 0; // R_VLIW_IMM32: one syllable
-            }
+            let inst = encoding_of(func, mi)?;
             offset += 8 * inst.syllables() as u64;
             ops.push((inst, mi));
         }
-        bundles.extend(bundle_block(insts, sched));
+        bundles.extend(lens.iter().copied());
     }
     let block_offset = |b: MBlock| -> Result<u64, CompileError> {
         match block_offsets[cranelift_entity::EntityRef::index(b)] {

@@ -9,7 +9,8 @@
 //! 2. `destruct`: leaving SSA (`ssa-destruction=copies|sreedhar3|boissinot`), then
 //!    `regalloc`: the naive register allocator (`regalloc=naive`);
 //! 3. `frame`: frame layout, prologue and epilogues;
-//! 4. `emit`: bundling (`sched=off`: one operation per bundle) and encoding;
+//! 4. `sched`: bundling (`sched=off`: one operation per bundle; `sched=list`: list
+//!    scheduling), then `emit`: encoding;
 //! 5. `object`: sections, symbols and relocations of the module.
 //!
 //! `docs/machine.md` is the reference.
@@ -25,6 +26,7 @@ pub mod mir;
 pub mod object;
 pub mod options;
 pub mod regalloc;
+pub mod sched;
 pub mod ssa_view;
 
 pub use error::CompileError;
@@ -111,10 +113,20 @@ pub fn compile_function(
         frame::lower_frame(&mut mf);
         emit::remove_fallthrough_branches(&mut mf);
     });
+    let bundles = match options.sched {
+        Sched::Off => emit::Bundles::one_per_op(&mf),
+        Sched::List => options.time("sched", || {
+            sched::schedule_function(&mut mf, &options.machine)
+        }),
+    };
     if options.wants_dump(DumpStage::Final) {
-        options.write_dump(DumpStage::Final, &mf.to_string());
+        let text = match options.sched {
+            Sched::Off => mf.to_string(),
+            Sched::List => sched::display(&mf, &bundles),
+        };
+        options.write_dump(DumpStage::Final, &text);
     }
     options.time("emit", || {
-        emit::encode_function(&mf, &options.machine, options.sched)
+        emit::encode_bundles(&mf, &options.machine, &bundles)
     })
 }

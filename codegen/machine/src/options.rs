@@ -21,6 +21,10 @@ pub enum Sched {
     /// One operation per bundle (`sched=off`).
     #[default]
     Off,
+    /// List scheduling per block over the dependence graph, with empty bundles where
+    /// latencies leave nothing to issue, so that no operation waits in the interlock
+    /// (`sched=list`, `crate::sched`).
+    List,
 }
 
 /// How the back end leaves SSA (`ssa-destruction=...`, `destruct`).
@@ -260,7 +264,7 @@ impl core::fmt::Debug for Options {
 
 impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
-    /// `-Cllvm-args`): `regalloc=naive`, `sched=off`,
+    /// `-Cllvm-args`): `regalloc=naive`, `sched=off|list`,
     /// `ssa-destruction=copies|sreedhar3|boissinot`, `jump-tables=on|off`,
     /// `debug-info=on|off`, `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
@@ -279,7 +283,12 @@ impl Options {
             "sched" => {
                 self.sched = match value {
                     "off" => Sched::Off,
-                    _ => return Err(format!("sched={value}: unknown scheduler (known: off)")),
+                    "list" => Sched::List,
+                    _ => {
+                        return Err(format!(
+                            "sched={value}: unknown scheduler (known: off, list)"
+                        ));
+                    }
                 }
             }
             "ssa-destruction" => {
@@ -357,6 +366,9 @@ mod tests {
         let mut o = Options::default();
         o.set("regalloc", "naive").unwrap();
         o.set("sched", "off").unwrap();
+        o.set("sched", "list").unwrap();
+        assert_eq!(o.sched, Sched::List);
+        assert!(o.set("sched", "trace").unwrap_err().contains("off, list"));
         o.set("dump", "isel,final").unwrap();
         o.set("jump-tables", "off").unwrap();
         o.set("ssa-destruction", "boissinot").unwrap();

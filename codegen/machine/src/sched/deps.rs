@@ -1,0 +1,340 @@
+//! The dependence graph of a basic block of allocated operations (physical
+//! registers), for the list scheduler.
+//!
+//! An edge `a → b` (a before b in program order) with distance `d` says that `b` may
+//! issue no earlier than `d` cycles after `a`: `d = 0` allows the same bundle, which
+//! is safe because a bundle's operations are emitted in program order (its slot order
+//! preserves program order), every operation reads the state before the bundle, and
+//! writes take effect in slot order (`docs/isa.md` §4). The kinds:
+//!
+//! | kind | from → to | distance |
+//! |---|---|---|
+//! | true (RAW) | each write that may reach the read (the last unconditional write and the guarded or and/or-type writes after it) → reader | the writer's latency |
+//! | anti (WAR) | reader → next writer | 0 |
+//! | output (WAW) | write that may reach → next writer | 1 |
+//! | memory | store → later load or store that may overlap | 1 |
+//! | memory | load → later store that may overlap | 0 |
+//! | barrier | every earlier operation → a control operation other than `trap` (`br`, `jr`, `call`, `callr`, `ret`, `syscall`) | 0 |
+//! | barrier | such a control operation → every later operation | 1 |
+//! | trap | memory operation or `trap` → later `trap`; `trap` → later memory operation | 0; 1 |
+//! | end | every operation → the block's final control operation | 0 |
+//!
+//! Guards, implicit uses (`ret`'s results and `lr`, a call's arguments, `syscall`'s
+//! `r3`..`r8`) are reads; compare destinations, implicit definitions (a call's
+//! clobbers, `lr`) are writes. And/or-type compares read nothing but write their
+//! destinations conditionally, so they stay ordered among themselves (WAW). Two
+//! accesses off the same base register, not redefined between them, with constant
+//! offsets whose byte ranges do not overlap are independent; any other pair of
+//! accesses is assumed to overlap, and atomics and `fence` overlap everything.
+//! Operations that only write registers (no memory, no control) may cross a guarded
+//! `trap`: when it is taken the run ends and registers no longer matter.
+
+use vliw_isa::{CmpType, Format, Inst, MachineConfig, Opcode, Unit};
+
+use crate::mir::{Imm, MInst, PReg, Reg};
+
+/// Registers as indices: `r0`..`r63`, then `p0`..`p15`.
+pub const NUM_REGS: usize = 64 + 16;
+
+pub fn reg_index(p: PReg) -> usize {
+    match p {
+        PReg::Gpr(g) => g.index(),
+        PReg::Pred(q) => 64 + q.index(),
+    }
+}
+
+/// `r0` and `p0` are constants: never waited for, writes discarded.
+fn is_constant(p: PReg) -> bool {
+    p == PReg::gpr(0) || p == PReg::pred(0)
+}
+
+/// What a dependence edge stands for.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum DepKind {
+    True,
+    Anti,
+    Output,
+    Memory,
+    Barrier,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    /// Minimum number of cycles from `from`'s bundle to `to`'s (0: same bundle).
+    pub distance: u32,
+    pub kind: DepKind,
+}
+
+/// A memory access: base register, offset and size when known.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Access {
+    pub reads: bool,
+    pub writes: bool,
+    /// `(base register, version of the base, offset, size)`; `None` if unknown.
+    pub place: Option<(usize, u32, i64, u32)>,
+}
+
+impl Access {
+    /// Whether the two accesses may touch a common byte.
+    pub fn may_overlap(&self, other: &Access) -> bool {
+        match (self.place, other.place) {
+            (Some((b1, v1, o1, s1)), Some((b2, v2, o2, s2))) if b1 == b2 && v1 == v2 => {
+                o1 < o2 + s2 as i64 && o2 < o1 + s1 as i64
+            }
+            _ => true,
+        }
+    }
+}
+
+/// What the scheduler needs to know of one operation.
+#[derive(Clone, Debug)]
+pub struct OpInfo {
+    /// The encoded form (unit, syllables; `check_bundle` takes these).
+    pub inst: Inst,
+    /// Registers read (guard included), as `reg_index`.
+    pub reads: Vec<usize>,
+    /// Registers written and whether the write may not happen (guarded, and/or type).
+    pub writes: Vec<(usize, bool)>,
+    /// Cycles until the results can be read.
+    pub latency: u32,
+    pub access: Option<Access>,
+    /// `br`, `jr`, `call`, `callr`, `ret`, `syscall`: nothing crosses it.
+    pub barrier: bool,
+    pub trap: bool,
+}
+
+/// Size in bytes of a load or store.
+fn access_size(op: Opcode) -> Option<u32> {
+    use Opcode::*;
+    Some(match op {
+        LdB | LdBu | LdsB | LdsBu | StB => 1,
+        LdH | LdHu | LdsH | LdsHu | StH => 2,
+        LdW | LdWu | LdsW | LdsWu | StW => 4,
+        LdD | LdsD | StD => 8,
+        _ => return None,
+    })
+}
+
+impl OpInfo {
+    /// The facts of `mi`, encoded as `inst` (see `emit::encoding_of`).
+    pub fn new(mi: &MInst, inst: Inst, config: &MachineConfig) -> OpInfo {
+        let mut reads: Vec<usize> = Vec::new();
+        let mut push_read = |p: PReg| {
+            if !is_constant(p) && !reads.contains(&reg_index(p)) {
+                reads.push(reg_index(p));
+            }
+        };
+        for r in mi.all_uses() {
+            if let Reg::Physical(p) = r {
+                push_read(p);
+            }
+        }
+        // what the operation reads beyond its operand fields (`lr` of `ret`, the
+        // arguments of `syscall`)
+        for g in inst.gpr_sources() {
+            push_read(PReg::Gpr(g));
+        }
+        for p in inst.pred_sources() {
+            push_read(PReg::Pred(p));
+        }
+        let conditional = !(mi.guard.is_always() || mi.ctype == CmpType::Unc)
+            || !matches!(mi.ctype, CmpType::Normal | CmpType::Unc);
+        let mut writes: Vec<(usize, bool)> = Vec::new();
+        let mut push_write = |p: PReg| {
+            if !is_constant(p) && !writes.iter().any(|w| w.0 == reg_index(p)) {
+                writes.push((reg_index(p), conditional));
+            }
+        };
+        for r in mi.all_defs() {
+            if let Reg::Physical(p) = r {
+                push_write(p);
+            }
+        }
+        if let Some(g) = inst.gpr_dest() {
+            push_write(PReg::Gpr(g));
+        }
+        for p in inst.pred_dests() {
+            push_write(PReg::Pred(p));
+        }
+        let op = inst.opcode;
+        let access = match op.format() {
+            Format::Load | Format::Store => {
+                let place = match (mi.uses[0], &mi.imm, access_size(op)) {
+                    (Reg::Physical(base), Imm::Const(off), Some(size)) => {
+                        Some((reg_index(base), 0, *off, size))
+                    }
+                    (Reg::Physical(base), Imm::None, Some(size)) => {
+                        Some((reg_index(base), 0, 0, size))
+                    }
+                    _ => None,
+                };
+                Some(Access {
+                    reads: op.format() == Format::Load,
+                    writes: op.format() == Format::Store,
+                    place,
+                })
+            }
+            _ if op.unit() == Unit::Mem => Some(Access {
+                reads: true,
+                writes: true,
+                place: None,
+            }),
+            _ => None,
+        };
+        OpInfo {
+            inst,
+            reads,
+            writes,
+            latency: config.latency(op.latency_class()),
+            access,
+            barrier: op.is_control() && op != Opcode::Trap,
+            trap: op == Opcode::Trap,
+        }
+    }
+}
+
+/// The dependence graph of a block: edges in both directions, by operation.
+#[derive(Clone, Debug, Default)]
+pub struct DepGraph {
+    pub succs: Vec<Vec<Edge>>,
+    pub preds: Vec<Vec<Edge>>,
+}
+
+impl DepGraph {
+    fn add(&mut self, from: usize, to: usize, distance: u32, kind: DepKind) {
+        debug_assert!(from < to);
+        let e = Edge {
+            from,
+            to,
+            distance,
+            kind,
+        };
+        self.succs[from].push(e);
+        self.preds[to].push(e);
+    }
+
+    /// The strongest constraint from `a` to `b`, if any (for tests).
+    pub fn distance(&self, a: usize, b: usize) -> Option<u32> {
+        self.succs[a]
+            .iter()
+            .filter(|e| e.to == b)
+            .map(|e| e.distance)
+            .max()
+    }
+
+    /// The kinds of the edges from `a` to `b` (for tests).
+    pub fn kinds(&self, a: usize, b: usize) -> Vec<DepKind> {
+        self.succs[a]
+            .iter()
+            .filter(|e| e.to == b)
+            .map(|e| e.kind)
+            .collect()
+    }
+
+    /// Builds the graph of a block's operations, in program order.
+    pub fn build(ops: &mut [OpInfo]) -> DepGraph {
+        let n = ops.len();
+        let mut g = DepGraph {
+            succs: vec![Vec::new(); n],
+            preds: vec![Vec::new(); n],
+        };
+        // per register: the writes that may reach this point, the reads since the
+        // last write, how many times it was written (versions of base registers)
+        let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); NUM_REGS];
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); NUM_REGS];
+        let mut version = [0u32; NUM_REGS];
+        // memory operations since the last barrier
+        let mut accesses: Vec<usize> = Vec::new();
+        let mut last_barrier: Option<usize> = None;
+        let mut since_barrier: Vec<usize> = Vec::new();
+        let mut traps: Vec<usize> = Vec::new();
+        for i in 0..n {
+            // the version of the base register makes accesses comparable
+            if let Some(a) = ops[i].access.as_mut()
+                && let Some(place) = a.place.as_mut()
+            {
+                place.1 = version[place.0];
+            }
+            let op = &ops[i];
+            for &r in &op.reads {
+                for &w in &reaching[r] {
+                    g.add(w, i, ops[w].latency, DepKind::True);
+                }
+            }
+            for &(r, _) in &op.writes {
+                for &w in &reaching[r] {
+                    g.add(w, i, 1, DepKind::Output);
+                }
+                for &u in &readers[r] {
+                    if u != i {
+                        g.add(u, i, 0, DepKind::Anti);
+                    }
+                }
+            }
+            if let Some(a) = op.access {
+                for &j in &accesses {
+                    let b = ops[j].access.expect("memory operation");
+                    if (b.writes || a.writes) && a.may_overlap(&b) {
+                        g.add(j, i, u32::from(b.writes), DepKind::Memory);
+                    }
+                }
+                for &t in &traps {
+                    g.add(t, i, 1, DepKind::Barrier);
+                }
+            }
+            if op.trap {
+                for &j in accesses.iter().chain(&traps) {
+                    g.add(j, i, 0, DepKind::Barrier);
+                }
+            }
+            if op.barrier {
+                for &j in &since_barrier {
+                    g.add(j, i, 0, DepKind::Barrier);
+                }
+            }
+            if let Some(b) = last_barrier {
+                g.add(b, i, 1, DepKind::Barrier);
+            }
+            // update the state
+            let op = &ops[i];
+            for &r in &op.reads {
+                if !readers[r].contains(&i) {
+                    readers[r].push(i);
+                }
+            }
+            for &(r, conditional) in &op.writes {
+                readers[r].clear();
+                if !conditional {
+                    reaching[r].clear();
+                }
+                reaching[r].push(i);
+                version[r] += 1;
+            }
+            if op.barrier {
+                last_barrier = Some(i);
+                since_barrier.clear();
+                accesses.clear();
+                traps.clear();
+            } else {
+                since_barrier.push(i);
+                if op.access.is_some() {
+                    accesses.push(i);
+                }
+                if op.trap {
+                    traps.push(i);
+                }
+            }
+        }
+        // the block's final control operation ends it
+        if let Some(last) = n.checked_sub(1)
+            && ops[last].inst.opcode.is_control()
+        {
+            for j in 0..last {
+                g.add(j, last, 0, DepKind::Barrier);
+            }
+        }
+        g
+    }
+}

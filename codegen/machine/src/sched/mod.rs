@@ -1,0 +1,211 @@
+//! Bundling by list scheduling (`sched=list`), after register allocation, frame
+//! lowering and branch cleanup, so that it works on physical registers and respects
+//! the allocation (anti and output dependences included).
+//!
+//! Per block: the dependence graph (`deps`), list scheduling by critical path
+//! (`list`); then, over the function, the padding that keeps every read at or after
+//! its value's ready cycle across blocks too (`pad`). Cycles in which nothing can
+//! issue become empty bundles (a `nop`): the code never waits in the interlock, so it
+//! runs under `vliw-run --strict` (`docs/machine.md` §8 weighs this against leaving
+//! the waits to the interlock, `Policy::Interlock`).
+//!
+//! The operations of a bundle are kept in program order, which is what makes
+//! distance-0 dependences (a write in the same bundle after a read of the old value,
+//! a branch after the operations before it) correct.
+
+pub mod deps;
+pub mod list;
+pub mod pad;
+
+#[cfg(test)]
+mod tests;
+
+use vliw_isa::{MachineConfig, Opcode};
+
+use crate::emit::{Bundles, encoding_of};
+use crate::mir::{Imm, MInst, MOp, MachFunction};
+use deps::{DepGraph, OpInfo};
+use pad::{BlockSchedule, Target};
+
+/// What to do with the cycles in which nothing can issue.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Policy {
+    /// Empty bundles, and exits delayed, so that no read waits (`sched=list`).
+    Pad,
+    /// Leave the waits to the hardware interlock: no empty bundles (shorter code,
+    /// the same cycles within a block, stalls under `--strict`).
+    Interlock,
+}
+
+/// Schedules every block of an allocated, frame-lowered function (`Policy::Pad`):
+/// reorders the operations of each block into bundle order, inserts a `nop` for each
+/// empty bundle, and returns the bundles.
+pub fn schedule_function(func: &mut MachFunction, config: &MachineConfig) -> Bundles {
+    schedule_function_with(func, config, Policy::Pad)
+}
+
+pub fn schedule_function_with(
+    func: &mut MachFunction,
+    config: &MachineConfig,
+    policy: Policy,
+) -> Bundles {
+    let layout = func.layout.clone();
+    let position: std::collections::HashMap<crate::mir::MBlock, usize> =
+        layout.iter().enumerate().map(|(k, &b)| (b, k)).collect();
+    // the operations of each block and their facts; a block with an operation that
+    // cannot be encoded is left one operation per bundle (the encoder reports it)
+    let mut infos: Vec<Option<Vec<OpInfo>>> = Vec::with_capacity(layout.len());
+    for &b in &layout {
+        let insts = &func.blocks[b].insts;
+        let ops: Option<Vec<OpInfo>> = insts
+            .iter()
+            .map(|mi| {
+                encoding_of(func, mi)
+                    .ok()
+                    .map(|inst| OpInfo::new(mi, inst, config))
+            })
+            .collect();
+        infos.push(ops);
+    }
+    let mut graphs: Vec<DepGraph> = Vec::with_capacity(layout.len());
+    let mut scheds: Vec<BlockSchedule<'_>> = Vec::with_capacity(layout.len());
+    for ops in infos.iter_mut() {
+        graphs.push(match ops {
+            Some(ops) => DepGraph::build(ops),
+            None => DepGraph::default(),
+        });
+    }
+    for (k, &b) in layout.iter().enumerate() {
+        let insts = &func.blocks[b].insts;
+        let Some(ops) = infos[k].as_deref() else {
+            scheds.push(BlockSchedule {
+                ops: &[],
+                bundles: Vec::new(),
+                exits: Vec::new(),
+                fallthrough: None,
+            });
+            continue;
+        };
+        let cycles = list::schedule(ops, &graphs[k], config);
+        let len = cycles.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        let mut bundles = vec![Vec::new(); len];
+        for (i, &c) in cycles.iter().enumerate() {
+            bundles[c as usize].push(i);
+        }
+        let mut exits = Vec::new();
+        for (i, mi) in insts.iter().enumerate() {
+            let target = match mi.op {
+                MOp::Op(Opcode::Br) => match mi.imm {
+                    Imm::Block(t) => Some(Target::Blocks(vec![position[&t]])),
+                    _ => Some(Target::Unknown),
+                },
+                MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, insts, &position)),
+                MOp::Op(Opcode::Call | Opcode::Callr | Opcode::Ret) => Some(Target::Unknown),
+                _ => None,
+            };
+            if let Some(t) = target {
+                exits.push((i, t));
+            }
+        }
+        let falls = insts.last().is_none_or(|l| !l.is_unconditional_exit());
+        scheds.push(BlockSchedule {
+            ops,
+            bundles,
+            exits,
+            fallthrough: if falls && k + 1 < layout.len() {
+                Some(k + 1)
+            } else {
+                None
+            },
+        });
+    }
+    let padded: Vec<Vec<Vec<usize>>> = match policy {
+        Policy::Pad => {
+            let need = pad::needs(&scheds, config);
+            scheds
+                .iter()
+                .map(|s| pad::pad_block(s, &need, config))
+                .collect()
+        }
+        Policy::Interlock => scheds
+            .iter()
+            .map(|s| {
+                s.bundles
+                    .iter()
+                    .filter(|b| !b.is_empty())
+                    .cloned()
+                    .collect()
+            })
+            .collect(),
+    };
+    drop(scheds);
+    // reorder the operations into bundle order, a `nop` for each empty bundle
+    let mut result = Bundles::default();
+    for (k, &b) in layout.iter().enumerate() {
+        if infos[k].is_none() {
+            result.blocks.push(vec![1; func.blocks[b].insts.len()]);
+            continue;
+        }
+        let old = core::mem::take(&mut func.blocks[b].insts);
+        let mut slots: Vec<Option<MInst>> = old.into_iter().map(Some).collect();
+        let mut insts = Vec::with_capacity(slots.len());
+        let mut lens = Vec::with_capacity(padded[k].len());
+        for bundle in &padded[k] {
+            if bundle.is_empty() {
+                insts.push(MInst::op(Opcode::Nop, &[], &[], Imm::None));
+                lens.push(1);
+                continue;
+            }
+            let mut members = bundle.clone();
+            members.sort_unstable();
+            for i in members {
+                insts.push(slots[i].take().expect("each operation in one bundle"));
+            }
+            lens.push(bundle.len());
+        }
+        debug_assert!(slots.iter().all(Option::is_none));
+        func.blocks[b].insts = insts;
+        result.blocks.push(lens);
+    }
+    result
+}
+
+/// The targets of a block's `jr`: those of the jump table whose address the block
+/// takes, or unknown code.
+fn jump_table_targets(
+    func: &MachFunction,
+    insts: &[MInst],
+    position: &std::collections::HashMap<crate::mir::MBlock, usize>,
+) -> Target {
+    for mi in insts {
+        if let (MOp::Op(Opcode::Addpc), Imm::JumpTable(jt)) = (mi.op, &mi.imm) {
+            return Target::Blocks(func.jump_tables[*jt].iter().map(|t| position[t]).collect());
+        }
+    }
+    Target::Unknown
+}
+
+/// The function as text with its bundles: the operations of a bundle on one line,
+/// separated by ` ; `, ending in ` ;;` (`dump=final` with `sched=list`).
+pub fn display(func: &MachFunction, bundles: &Bundles) -> String {
+    use core::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "machine function @{} {{", func.name);
+    if let Some(frame) = &func.frame {
+        let _ = writeln!(out, "    ; {frame}");
+    }
+    for (&b, lens) in func.layout.iter().zip(&bundles.blocks) {
+        let _ = writeln!(out, "{b}:");
+        let mut insts = func.blocks[b].insts.iter();
+        for &len in lens {
+            let ops: Vec<String> = insts
+                .by_ref()
+                .take(len)
+                .map(|mi| func.display_inst(mi))
+                .collect();
+            let _ = writeln!(out, "    {} ;;", ops.join(" ; "));
+        }
+    }
+    out.push_str("}\n");
+    out
+}
