@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use vliw_ir::filetest::{Expect, directives};
 use vliw_ir::{DataValue, Interpreter, Module, Trap, TrapKind, Type, parse_module, verify_module};
-use vliw_machine::{Options, trap_code};
+use vliw_machine::{Options, Sched, trap_code};
 use vliw_sim::FaultKind;
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -161,6 +161,19 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             tally,
         );
     }
+    // list-scheduled bundles, which must never wait in the interlock
+    let options = Options {
+        sched: Sched::List,
+        ..Options::default()
+    };
+    check_module(
+        &format!("{name} (sched=list)"),
+        &module,
+        &runs,
+        stdout_expect.as_deref(),
+        &options,
+        tally,
+    );
     // leaving SSA: every method on the modules with φs (block parameters, or slots
     // that mem2reg turns into them), with the copies each leaves counted
     let has_phis = module.functions.iter().any(|f| {
@@ -246,11 +259,15 @@ fn check_module(
             continue;
         };
         let oracle = interpret(&module, &run.func, &args, interp_out.clone());
-        let result = run_on_machine(
+        // list-scheduled code runs strict: a latency stall is a fault
+        let strict = options.sched == Sched::List;
+        let result = run_on_machine_with(
             std::slice::from_ref(&object),
             &run.func,
             &args,
             &sig.returns,
+            options.sched,
+            strict,
         );
         let out = match &result {
             MachineResult::Values(_, o)

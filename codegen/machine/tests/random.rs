@@ -5,6 +5,9 @@
 //! NaN is made canonical before its bits are observed (the payload of a NaN is not
 //! specified across implementations).
 //!
+//! Each program runs with one operation per bundle and list-scheduled (`sched=list`)
+//! on a strict simulator, where a latency stall is a fault.
+//!
 //! `RANDOM_PROGRAMS=N` sets the number of programs (default 150), `RANDOM_SEED=S` the
 //! first seed.
 
@@ -12,7 +15,7 @@ mod common;
 
 use common::*;
 use vliw_ir::*;
-use vliw_machine::Options;
+use vliw_machine::{Options, Sched};
 
 struct Rng(u64);
 
@@ -432,31 +435,50 @@ fn random_programs_agree_with_the_interpreter() {
         if let Err(e) = verify_module(&module) {
             panic!("seed {s}: the generator made invalid IR: {e}\n{module}");
         }
-        let object = match compile(&module, &Options::default()) {
-            Ok(o) => o,
-            Err(e) => {
-                failures.push(format!("seed {s}: {e}\n{module}"));
-                continue;
-            }
-        };
-        let sig = module.functions[0].signature.clone();
-        for _ in 0..3 {
-            let args: Vec<DataValue> = sig.params.iter().map(|&t| arg_value(&mut rng, t)).collect();
-            let expected = Interpreter::new(&module).call("f", &args);
-            let expected = match expected {
-                Ok(v) => v,
-                Err(t) => panic!("seed {s}: the interpreter trapped: {t}\n{module}"),
+        // the same arguments for both: the generator's state after the function
+        let args_state = rng.0;
+        // one op per bundle, and list-scheduled bundles run strict (no stall)
+        for sched in [Sched::Off, Sched::List] {
+            let options = Options {
+                sched,
+                ..Options::default()
             };
-            runs += 1;
-            match run_on_machine(std::slice::from_ref(&object), "f", &args, &sig.returns) {
-                MachineResult::Values(got, _)
-                    if got.len() == expected.len()
-                        && got.iter().zip(&expected).all(|(g, e)| same_value(g, e)) => {}
-                other => {
-                    failures.push(format!(
-                        "seed {s}: args {args:?}\n  interpreter {expected:?}\n  machine     {other:?}\n{module}"
-                    ));
-                    break;
+            let object = match compile(&module, &options) {
+                Ok(o) => o,
+                Err(e) => {
+                    failures.push(format!("seed {s} ({sched:?}): {e}\n{module}"));
+                    continue;
+                }
+            };
+            let sig = module.functions[0].signature.clone();
+            let mut rng = Rng(args_state);
+            for _ in 0..3 {
+                let args: Vec<DataValue> =
+                    sig.params.iter().map(|&t| arg_value(&mut rng, t)).collect();
+                let expected = Interpreter::new(&module).call("f", &args);
+                let expected = match expected {
+                    Ok(v) => v,
+                    Err(t) => panic!("seed {s}: the interpreter trapped: {t}\n{module}"),
+                };
+                runs += 1;
+                let strict = sched == Sched::List;
+                match run_on_machine_with(
+                    std::slice::from_ref(&object),
+                    "f",
+                    &args,
+                    &sig.returns,
+                    sched,
+                    strict,
+                ) {
+                    MachineResult::Values(got, _)
+                        if got.len() == expected.len()
+                            && got.iter().zip(&expected).all(|(g, e)| same_value(g, e)) => {}
+                    other => {
+                        failures.push(format!(
+                            "seed {s} ({sched:?}): args {args:?}\n  interpreter {expected:?}\n  machine     {other:?}\n{module}"
+                        ));
+                        break;
+                    }
                 }
             }
         }

@@ -20,15 +20,30 @@ use vliw_elf::{ArchiveMember, write_archive, write_object};
 use vliw_ir::{DataValue, Linkage, Module, Type, parse_module};
 use vliw_isa::MachineConfig;
 use vliw_link::{InputFile, LinkConfig, link};
-use vliw_machine::{Options, compile_module};
+use vliw_machine::{Options, Sched, compile_module};
 use vliw_sim::{CaptureIo, Outcome, Program, Simulator};
 
 pub const MAX_CYCLES: u64 = 50_000_000;
 
 /// The runtime archive (built once per test binary).
 pub fn runtime_archive() -> &'static [u8] {
+    runtime_archive_for(Sched::Off)
+}
+
+/// The runtime archive compiled with scheduler `sched` (so that a strict run of
+/// list-scheduled code does not stall in the runtime).
+pub fn runtime_archive_for(sched: Sched) -> &'static [u8] {
     static RT: OnceLock<Vec<u8>> = OnceLock::new();
-    RT.get_or_init(|| {
+    static RT_LIST: OnceLock<Vec<u8>> = OnceLock::new();
+    let options = Options {
+        sched,
+        ..Options::default()
+    };
+    let cell = match sched {
+        Sched::Off => &RT,
+        Sched::List => &RT_LIST,
+    };
+    cell.get_or_init(|| {
         let text = include_str!("../support/runtime.ir");
         let module = parse_module(text).unwrap_or_else(|e| panic!("runtime.ir: {e}"));
         let mut members = Vec::new();
@@ -45,8 +60,7 @@ pub fn runtime_archive() -> &'static [u8] {
             for d in &module.func_decls {
                 m.declare_function(&d.name, d.signature.clone());
             }
-            let obj =
-                compile_module(&m, &Options::default()).unwrap_or_else(|e| panic!("runtime: {e}"));
+            let obj = compile_module(&m, &options).unwrap_or_else(|e| panic!("runtime: {e}"));
             members.push(ArchiveMember {
                 name: format!("{}.o", f.name),
                 data: write_object(&obj),
@@ -141,7 +155,7 @@ pub fn driver_asm(name: &str, args: &[DataValue], rets: &[Type]) -> String {
     }
     for k in 0..ret_area {
         s += &format!(
-            "    ld.d r11 = [sp + {}] ;;\n    st.d [r20 + {}] = r11 ;;\n",
+            "    ld.d r11 = [sp + {}] ;;\n    nop ;;\n    nop ;;\n    st.d [r20 + {}] = r11 ;;\n",
             8 * k,
             8 * (8 + k)
         );
@@ -185,6 +199,17 @@ pub fn link_with_driver(
     args: &[DataValue],
     rets: &[Type],
 ) -> Result<vliw_elf::Executable, String> {
+    link_with_driver_for(objects, name, args, rets, Sched::Off)
+}
+
+/// [`link_with_driver`] with the runtime compiled with scheduler `sched`.
+pub fn link_with_driver_for(
+    objects: &[Vec<u8>],
+    name: &str,
+    args: &[DataValue],
+    rets: &[Type],
+    sched: Sched,
+) -> Result<vliw_elf::Executable, String> {
     let asm = driver_asm(name, args, rets);
     let driver = vliw_asm::assemble(&asm, "driver.s", &MachineConfig::default())
         .unwrap_or_else(|e| panic!("driver does not assemble: {e:?}\n{asm}"));
@@ -202,7 +227,7 @@ pub fn link_with_driver(
     }
     files.push(InputFile {
         name: "libruntime.a".into(),
-        data: runtime_archive().to_vec(),
+        data: runtime_archive_for(sched).to_vec(),
         whole_archive: false,
     });
     let config = LinkConfig {
@@ -221,7 +246,20 @@ pub fn run_on_machine(
     args: &[DataValue],
     rets: &[Type],
 ) -> MachineResult {
-    let exe = match link_with_driver(objects, name, args, rets) {
+    run_on_machine_with(objects, name, args, rets, Sched::Off, false)
+}
+
+/// [`run_on_machine`] with the runtime compiled with scheduler `sched`; `strict`: a
+/// latency stall is a fault (`vliw-run --strict`).
+pub fn run_on_machine_with(
+    objects: &[Vec<u8>],
+    name: &str,
+    args: &[DataValue],
+    rets: &[Type],
+    sched: Sched,
+    strict: bool,
+) -> MachineResult {
+    let exe = match link_with_driver_for(objects, name, args, rets, sched) {
         Ok(exe) => exe,
         Err(e) => return MachineResult::LinkError(e),
     };
@@ -229,6 +267,7 @@ pub fn run_on_machine(
     let io = CaptureIo::default();
     let options = vliw_sim::Options {
         max_cycles: Some(MAX_CYCLES),
+        strict,
         ..vliw_sim::Options::default()
     };
     let mut sim = Simulator::new(
