@@ -102,6 +102,7 @@ fn machine_options(
     }
     let timings = options.time_passes.then(vliw_machine::Timings::new);
     m.timings = timings.clone();
+    m.counters = options.stats.then(vliw_machine::Counters::new);
     Ok((m, timings))
 }
 
@@ -158,6 +159,9 @@ pub fn emit_module(
                         d.as_secs_f64() * 1e3
                     );
                 }
+            }
+            if let Some(c) = &machine.counters {
+                eprintln!("{}", c.to_line());
             }
             if let Err(e) = obj.check() {
                 fatal(format!("the back end produced an invalid object: {e}"));

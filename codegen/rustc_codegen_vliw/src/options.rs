@@ -56,6 +56,9 @@ pub struct Options {
     pub dump_to: DumpTarget,
     /// `time-passes`: per-phase timings on stderr.
     pub time_passes: bool,
+    /// `stats`: the back end's counters (copies per SSA destruction phase) on stderr,
+    /// one `vliw-stats: key=value ...` line per codegen unit.
+    pub stats: bool,
     /// `verify=no`: skip the IR verifier (it runs by default after the shim).
     pub verify: bool,
     /// `passes`: print the optional passes and exit.
@@ -70,9 +73,13 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
   dump-to=DIR|-          where dumps go: a directory, or - for stderr
                          (default: next to the output file)
   time-passes            print the time of each backend phase on stderr
+  stats                  print the backend's counters on stderr, one line
+                         `vliw-stats: key=value ...` per codegen unit
   verify=yes|no          run the IR verifier after the shim (default yes)
   regalloc=naive         the register allocator
   sched=off              the scheduler (off: one operation per bundle)
+  ssa-destruction=copies|sreedhar3|boissinot
+                         how to leave SSA (default copies)
   mem2reg=on|off         promote stack slots to SSA values (default on)
   dce=on|off             remove unused side-effect-free instructions (default on)
   jump-tables=on|off     lower dense switches to jump tables (default on)
@@ -118,7 +125,8 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
                         }
                     }
                 }
-                "regalloc" | "sched" | "mem2reg" | "dce" | "jump-tables" | "machine" => {
+                "regalloc" | "sched" | "ssa-destruction" | "mem2reg" | "dce" | "jump-tables"
+                | "machine" => {
                     let value = need(value)?;
                     vliw_machine::Options::default().set(key, value)?;
                     opts.machine.push((key.into(), value.into()));
@@ -130,6 +138,7 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
                     }
                 }
                 "time-passes" => opts.time_passes = parse_bool(key, value.unwrap_or("yes"))?,
+                "stats" => opts.stats = parse_bool(key, value.unwrap_or("yes"))?,
                 "verify" => opts.verify = parse_bool(key, need(value)?)?,
                 "help" => return Err(Options::HELP.to_string()),
                 "passes" => opts.list_passes = true,
@@ -194,6 +203,13 @@ mod tests {
         assert_eq!(m.dump, vec![vliw_machine::DumpStage::Final]);
         assert!(!m.jump_tables);
         assert_eq!(m.machine.width, 2);
+        let o = parse(&["stats ssa-destruction=boissinot"]).unwrap();
+        assert!(o.stats);
+        assert_eq!(
+            o.machine_options().ssa_destruction,
+            vliw_machine::SsaDestruction::Boissinot
+        );
+        assert!(parse(&["ssa-destruction=cytron"]).is_err());
         let o = parse(&["verify=no dump-to=/tmp/x"]).unwrap();
         assert!(!o.verify);
         assert_eq!(o.dump_to, DumpTarget::Dir(PathBuf::from("/tmp/x")));
