@@ -19,8 +19,10 @@
 //! | trap | memory operation or `trap` → later `trap`; `trap` → later memory operation | 0; 1 |
 //! | end | every operation → the block's final control operation | 0 |
 //!
-//! Guards, implicit uses (`ret`'s results and `lr`, a call's arguments, `syscall`'s
-//! `r3`..`r8`) are reads; compare destinations, implicit definitions (a call's
+//! Guards, `lr` of `ret` and `syscall`'s `r3`..`r8` are reads; the implicit uses of
+//! calls and returns (arguments, results) are not (the code on the other side reads
+//! them, and `pad` makes them ready in time for it); compare destinations, implicit
+//! definitions (a call's
 //! clobbers, `lr`) are writes. And/or-type compares read nothing but write their
 //! destinations conditionally, so they stay ordered among themselves (WAW). Two
 //! accesses off the same base register, not redefined between them, with constant
@@ -126,7 +128,15 @@ impl OpInfo {
                 reads.push(reg_index(p));
             }
         };
-        for r in mi.all_uses() {
+        // The implicit uses of a call or return (arguments, results) are read by the
+        // code on the other side, not by the operation: the interlock does not wait
+        // for them (`docs/isa.md` §4), the padding of exits does (`pad`), and the
+        // barrier keeps their writes before the transfer.
+        let crosses = matches!(inst.opcode, Opcode::Call | Opcode::Callr | Opcode::Ret);
+        let uses = mi.all_uses().filter(|r| {
+            !(crosses && matches!(r, Reg::Physical(p) if mi.implicit_uses.contains(p)))
+        });
+        for r in uses {
             if let Reg::Physical(p) = r {
                 push_read(p);
             }

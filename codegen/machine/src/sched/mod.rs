@@ -100,7 +100,7 @@ pub fn schedule_function_with(
                     _ => Some(Target::Unknown),
                 },
                 MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, insts, &position)),
-                MOp::Op(Opcode::Call | Opcode::Callr | Opcode::Ret) => Some(Target::Unknown),
+                MOp::Op(Opcode::Call | Opcode::Callr | Opcode::Ret) => Some(Target::Abi),
                 _ => None,
             };
             if let Some(t) = target {

@@ -4,10 +4,13 @@
 //! Within a block the dependence graph already keeps every read at or after its
 //! producer's issue + latency. Across blocks the convention is:
 //!
-//! - code the compiler does not see (a callee, the caller after `ret`, the target of
-//!   an indirect jump without a jump table) finds every register ready: a `call`,
-//!   `callr`, `ret` or unknown `jr` issues only when all results of its block are
-//!   ready by the time the next bundle issues;
+//! - code the compiler does not see finds the registers it may read ready: a
+//!   `call`, `callr` or `ret` issues only when the argument and result registers
+//!   (`r3`..`r10`), `sp`, `tp` and the callee-saved registers its block wrote are
+//!   ready by the time the next bundle issues (the other caller-saved registers are
+//!   written before they are read on the other side, and a write makes the register
+//!   ready at its own latency: the last write decides); a `jr` without a jump table
+//!   waits for every register;
 //! - a known successor block `S` may find register `r` still pending for
 //!   `need(S, r)` cycles after its entry, where `need` is the earliest cycle at which
 //!   `S`, or any path from its entry, may read `r`: the cycle of `S`'s first read of
@@ -25,15 +28,35 @@
 
 use vliw_isa::{LatencyClass, MachineConfig};
 
-use super::deps::{NUM_REGS, OpInfo};
+use super::deps::{NUM_REGS, OpInfo, reg_index};
+use crate::mir::PReg;
 
 /// Where a control transfer goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// Blocks of the function, as positions in the layout.
     Blocks(Vec<usize>),
-    /// Code the compiler does not see (callee, caller, unknown indirect jump).
+    /// Code the compiler does not see behind a call or a return (callee, caller):
+    /// it may read the argument and result registers, `sp`, `tp` and the
+    /// callee-saved registers at once, but no other caller-saved register before
+    /// writing it (the calling convention).
+    Abi,
+    /// Other code the compiler does not see (an indirect jump without a jump
+    /// table): it may read any register at once.
     Unknown,
+}
+
+/// `need` at a call or return boundary ([`Target::Abi`]): 0 but for the caller-saved
+/// registers that carry neither arguments nor results.
+fn abi_need(cap: u32) -> Need {
+    let mut n = [0u32; NUM_REGS];
+    for p in crate::abi::caller_saved() {
+        let arg_or_result = matches!(p, PReg::Gpr(g) if (3..=10).contains(&g.num()));
+        if !arg_or_result {
+            n[reg_index(p)] = cap;
+        }
+    }
+    n
 }
 
 /// The scheduled form of a block that padding looks at.
@@ -88,6 +111,7 @@ pub fn needs(blocks: &[BlockSchedule<'_>], config: &MachineConfig) -> Vec<Need> 
                 .collect()
         })
         .collect();
+    let abi = abi_need(cap);
     let mut need = first_read.clone();
     loop {
         let mut changed = false;
@@ -102,6 +126,7 @@ pub fn needs(blocks: &[BlockSchedule<'_>], config: &MachineConfig) -> Vec<Need> 
             for &(entry, target) in &exit_cycles[k] {
                 match target {
                     Target::Unknown => through(entry, None),
+                    Target::Abi => through(entry, Some(&abi)),
                     Target::Blocks(ts) => {
                         for &t in ts {
                             through(entry, Some(&need[t]));
@@ -128,6 +153,7 @@ pub fn needs(blocks: &[BlockSchedule<'_>], config: &MachineConfig) -> Vec<Need> 
 pub fn pad_block(b: &BlockSchedule<'_>, need: &[Need], config: &MachineConfig) -> Vec<Vec<usize>> {
     let penalty = config.taken_branch_penalty;
     let zero = [0u32; NUM_REGS];
+    let abi = abi_need(max_latency(config));
     let mut ready_at = [0u32; NUM_REGS];
     let mut out: Vec<Vec<usize>> = Vec::with_capacity(b.bundles.len());
     for bundle in &b.bundles {
@@ -136,6 +162,7 @@ pub fn pad_block(b: &BlockSchedule<'_>, need: &[Need], config: &MachineConfig) -
             if let Some((_, target)) = b.exits.iter().find(|e| e.0 == i) {
                 let needs: Vec<&Need> = match target {
                     Target::Unknown => vec![&zero],
+                    Target::Abi => vec![&abi],
                     Target::Blocks(ts) => ts.iter().map(|&t| &need[t]).collect(),
                 };
                 // issue cycle c must satisfy ready_at[r] <= c + 1 + penalty + need[r]
