@@ -256,7 +256,7 @@ impl DepGraph {
         let mut readers: Vec<Vec<usize>> = vec![Vec::new(); NUM_REGS];
         let mut version = [0u32; NUM_REGS];
         // memory operations since the last barrier
-        let mut accesses: Vec<usize> = Vec::new();
+        let mut accesses = Accesses::default();
         let mut last_barrier: Option<usize> = None;
         let mut since_barrier: Vec<usize> = Vec::new();
         let mut traps: Vec<usize> = Vec::new();
@@ -284,7 +284,7 @@ impl DepGraph {
                 }
             }
             if let Some(a) = op.access {
-                for &j in &accesses {
+                for j in accesses.may_overlap(&a) {
                     let b = ops[j].access.expect("memory operation");
                     if (b.writes || a.writes) && a.may_overlap(&b) {
                         g.add(j, i, u32::from(b.writes), DepKind::Memory);
@@ -295,7 +295,7 @@ impl DepGraph {
                 }
             }
             if op.trap {
-                for &j in accesses.iter().chain(&traps) {
+                for j in accesses.all().chain(traps.iter().copied()) {
                     g.add(j, i, 0, DepKind::Barrier);
                 }
             }
@@ -310,9 +310,7 @@ impl DepGraph {
             // update the state
             let op = &ops[i];
             for &r in &op.reads {
-                if !readers[r].contains(&i) {
-                    readers[r].push(i);
-                }
+                readers[r].push(i); // `reads` has no duplicates
             }
             for &(r, conditional) in &op.writes {
                 readers[r].clear();
@@ -325,12 +323,12 @@ impl DepGraph {
             if op.barrier {
                 last_barrier = Some(i);
                 since_barrier.clear();
-                accesses.clear();
+                accesses = Accesses::default();
                 traps.clear();
             } else {
                 since_barrier.push(i);
-                if op.access.is_some() {
-                    accesses.push(i);
+                if let Some(a) = op.access {
+                    accesses.insert(i, a);
                 }
                 if op.trap {
                     traps.push(i);
@@ -346,5 +344,65 @@ impl DepGraph {
             }
         }
         g
+    }
+}
+
+/// The memory operations of a block since its last barrier, indexed so that an
+/// access off a base register compares offsets only with the accesses off the same
+/// base (and version) near its offset, and with every access off another base or at
+/// an unknown place.
+#[derive(Default)]
+struct Accesses {
+    /// By base register and version: operations by offset.
+    placed: std::collections::HashMap<(usize, u32), std::collections::BTreeMap<i64, Vec<usize>>>,
+    unknown: Vec<usize>,
+}
+
+/// Accesses are at most this many bytes (`ld.d`, `st.d`).
+const MAX_ACCESS: i64 = 8;
+
+impl Accesses {
+    fn insert(&mut self, i: usize, a: Access) {
+        if a.place.is_none() && a.writes {
+            // every earlier access is ordered before this one (it may overlap them
+            // all), and anything later that overlaps one of them overlaps this store
+            // too and is ordered after it: the earlier ones need no more edges
+            self.placed.clear();
+            self.unknown.clear();
+        }
+        match a.place {
+            Some((base, version, offset, _)) => self
+                .placed
+                .entry((base, version))
+                .or_default()
+                .entry(offset)
+                .or_default()
+                .push(i),
+            None => self.unknown.push(i),
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = usize> + '_ {
+        self.placed
+            .values()
+            .flat_map(|m| m.values().flatten().copied())
+            .chain(self.unknown.iter().copied())
+    }
+
+    /// The earlier accesses that may overlap `a` (a superset; in program order).
+    fn may_overlap(&self, a: &Access) -> Vec<usize> {
+        let mut out: Vec<usize> = self.unknown.clone();
+        for (&key, by_offset) in &self.placed {
+            match a.place {
+                Some((base, version, offset, size)) if key == (base, version) => {
+                    let range = offset.saturating_sub(MAX_ACCESS - 1)
+                        ..offset.saturating_add(i64::from(size));
+                    out.extend(by_offset.range(range).flat_map(|(_, v)| v.iter().copied()));
+                }
+                _ => out.extend(by_offset.values().flatten().copied()),
+            }
+        }
+        out.sort_unstable();
+        out
     }
 }

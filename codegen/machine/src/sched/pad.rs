@@ -96,18 +96,18 @@ pub fn needs(blocks: &[BlockSchedule<'_>], config: &MachineConfig) -> Vec<Need> 
         }
         first_read.push(f);
     }
-    let cycle_of = |b: &BlockSchedule<'_>, i: usize| -> u32 {
-        b.bundles
-            .iter()
-            .position(|bundle| bundle.contains(&i))
-            .expect("scheduled operation") as u32
-    };
     let exit_cycles: Vec<Vec<(u32, &Target)>> = blocks
         .iter()
         .map(|b| {
+            let mut cycle = vec![0u32; b.ops.len()];
+            for (c, bundle) in b.bundles.iter().enumerate() {
+                for &i in bundle {
+                    cycle[i] = c as u32;
+                }
+            }
             b.exits
                 .iter()
-                .map(|(i, t)| (cycle_of(b, *i) + 1 + penalty, t))
+                .map(|(i, t)| (cycle[*i] + 1 + penalty, t))
                 .collect()
         })
         .collect();
@@ -155,11 +155,15 @@ pub fn pad_block(b: &BlockSchedule<'_>, need: &[Need], config: &MachineConfig) -
     let zero = [0u32; NUM_REGS];
     let abi = abi_need(max_latency(config));
     let mut ready_at = [0u32; NUM_REGS];
+    let mut exit_of: Vec<Option<&Target>> = vec![None; b.ops.len()];
+    for (i, t) in &b.exits {
+        exit_of[*i] = Some(t);
+    }
     let mut out: Vec<Vec<usize>> = Vec::with_capacity(b.bundles.len());
     for bundle in &b.bundles {
         let mut current: Vec<usize> = Vec::with_capacity(bundle.len());
         for &i in bundle {
-            if let Some((_, target)) = b.exits.iter().find(|e| e.0 == i) {
+            if let Some(target) = exit_of[i] {
                 let needs: Vec<&Need> = match target {
                     Target::Unknown => vec![&zero],
                     Target::Abi => vec![&abi],

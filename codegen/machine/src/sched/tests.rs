@@ -397,3 +397,27 @@ fn arguments_need_only_be_ready_when_the_callee_starts() {
     let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
     assert_eq!(bundles.blocks, vec![vec![2, 1, 1]]);
 }
+
+#[test]
+fn a_large_block_schedules_in_reasonable_time() {
+    // naive-allocator-like code: loads and stores of homes off sp, now and then a
+    // store through a pointer (which may alias every home)
+    let n = 6000;
+    let mut insts = Vec::new();
+    for k in 0..n as i64 {
+        insts.push(ld(11, 1, 8 * k));
+        insts.push(op(Opcode::AddI, &[r(14)], &[r(11)], 1));
+        insts.push(st(1, 8 * k + 8, 14));
+        if k % 50 == 0 {
+            insts.push(st(11, 0, 14));
+        }
+    }
+    insts.push(MInst::op(Opcode::Ret, &[], &[], Imm::None));
+    let mut f = function_of(insts);
+    let start = std::time::Instant::now();
+    let bundles = schedule_function_with(&mut f, &MachineConfig::default(), Policy::Pad);
+    let took = start.elapsed();
+    assert!(bundles.blocks[0].len() >= 3 * n / 4);
+    assert!(took.as_secs_f64() < 5.0, "{took:?}");
+    eprintln!("{} operations: {took:?}", 3 * n);
+}
