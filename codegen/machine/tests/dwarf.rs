@@ -77,9 +77,21 @@ fn read_rows(exe: &vliw_elf::Executable) -> Rows {
 
 #[test]
 fn line_tables_map_bundles_to_source_lines_after_linking() {
+    line_tables_after_linking("off");
+}
+
+/// With several operations per bundle, a bundle's row is the location of its first
+/// operation that has one.
+#[test]
+fn line_tables_of_list_scheduled_bundles() {
+    line_tables_after_linking("list");
+}
+
+fn line_tables_after_linking(sched: &str) {
     let module = parse_module(MODULE).unwrap();
     let mut options = Options::default();
     options.set("debug-info", "on").unwrap();
+    options.set("sched", sched).unwrap();
     let obj = compile_module(&common::exported(&module), &options).unwrap();
     for name in [".debug_line", ".debug_info", ".debug_abbrev"] {
         assert!(obj.section_by_name(name).is_some(), "{name} missing");
