@@ -77,7 +77,8 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
                          `vliw-stats: key=value ...` per codegen unit
   verify=yes|no          run the IR verifier after the shim (default yes)
   regalloc=naive         the register allocator
-  sched=off              the scheduler (off: one operation per bundle)
+  sched=off|list         the scheduler (off: one operation per bundle, the
+                         default; list: list scheduling without stalls)
   ssa-destruction=copies|sreedhar3|boissinot
                          how to leave SSA (default copies)
   mem2reg=on|off         promote stack slots to SSA values (default on)
