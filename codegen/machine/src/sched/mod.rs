@@ -96,7 +96,12 @@ pub fn schedule_function_with(
         for (i, mi) in insts.iter().enumerate() {
             let target = match mi.op {
                 MOp::Op(Opcode::Br) => match mi.imm {
-                    Imm::Block(t) => Some(Target::Blocks(vec![position[&t]])),
+                    // a block outside the layout is the encoder's error to report
+                    Imm::Block(t) => Some(
+                        position
+                            .get(&t)
+                            .map_or(Target::Unknown, |&k| Target::Blocks(vec![k])),
+                    ),
                     _ => Some(Target::Unknown),
                 },
                 MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, insts, &position)),
@@ -179,7 +184,11 @@ fn jump_table_targets(
 ) -> Target {
     for mi in insts {
         if let (MOp::Op(Opcode::Addpc), Imm::JumpTable(jt)) = (mi.op, &mi.imm) {
-            return Target::Blocks(func.jump_tables[*jt].iter().map(|t| position[t]).collect());
+            let targets: Option<Vec<usize>> = func.jump_tables[*jt]
+                .iter()
+                .map(|t| position.get(t).copied())
+                .collect();
+            return targets.map_or(Target::Unknown, Target::Blocks);
         }
     }
     Target::Unknown

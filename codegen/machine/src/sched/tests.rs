@@ -421,3 +421,34 @@ fn a_large_block_schedules_in_reasonable_time() {
     assert!(took.as_secs_f64() < 5.0, "{took:?}");
     eprintln!("{} operations: {took:?}", 3 * n);
 }
+
+#[test]
+fn a_narrower_machine_gets_narrower_bundles() {
+    let config = MachineConfig::from_overrides("width=2,mem=1").unwrap();
+    let c = cycles(
+        &(10..14).map(|n| ld(n, 1, 8 * n as i64)).collect::<Vec<_>>(),
+        &config,
+    );
+    assert_eq!(c, vec![0, 1, 2, 3]);
+    let c = cycles(&(10..14).map(|n| movi(n, 1)).collect::<Vec<_>>(), &config);
+    assert_eq!(c, vec![0, 0, 1, 1]);
+    // a long immediate fills a 2-wide bundle alone
+    let c = cycles(&[movi(10, 1 << 40), movi(11, 1)], &config);
+    assert_eq!(c, vec![0, 1]);
+}
+
+#[test]
+fn the_dump_shows_bundles() {
+    let config = MachineConfig::default();
+    let mut f = function_of(vec![
+        movi(10, 1),
+        movi(11, 2),
+        MInst::op(Opcode::Ret, &[], &[], Imm::None),
+    ]);
+    let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
+    let text = super::display(&f, &bundles);
+    assert!(
+        text.contains("    r10 = movi 1 ; r11 = movi 2 ; ret ;;"),
+        "{text}"
+    );
+}
