@@ -174,6 +174,22 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         &options,
         tally,
     );
+    // and with the stack slots in memory: accesses through computed addresses
+    if module.functions.iter().any(|f| !f.stack_slots.is_empty()) {
+        let options = Options {
+            sched: Sched::List,
+            mem2reg: false,
+            ..Options::default()
+        };
+        check_module(
+            &format!("{name} (sched=list, mem2reg=off)"),
+            &module,
+            &runs,
+            stdout_expect.as_deref(),
+            &options,
+            tally,
+        );
+    }
     // leaving SSA: every method on the modules with φs (block parameters, or slots
     // that mem2reg turns into them), with the copies each leaves counted
     let has_phis = module.functions.iter().any(|f| {
