@@ -125,25 +125,12 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
     ))
 }
 
-/// The `.rs` files of the directory, by name.
+/// The benchmark programs: the `.rs` files of the directory, by name.
 fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    let mut programs = Vec::new();
-    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
-        if path.extension().is_some_and(|e| e == "rs") {
-            let name = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .ok_or_else(|| format!("{}: file name is not UTF-8", path.display()))?
-                .to_string();
-            differential::check_crate_name(&name)?;
-            programs.push((name, path));
-        }
+    let programs = differential::rust_programs(dir)?;
+    for (name, _) in &programs {
+        differential::check_crate_name(name)?;
     }
-    programs.sort();
     if programs.is_empty() {
         return Err(format!("no benchmark programs in {}", dir.display()));
     }

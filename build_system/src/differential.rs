@@ -198,6 +198,30 @@ impl Commands {
     }
 }
 
+/// The Rust programs of a directory: each `*.rs` file directly in it, as (crate name,
+/// path), sorted by name. Shared by the suites and the benchmark that build one
+/// program per file.
+pub(crate) fn rust_programs(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut programs = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .path();
+        if !path.is_file() || path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        programs.push((name, path));
+    }
+    programs.sort();
+    Ok(programs)
+}
+
 /// Runs `work` on every job on `threads` threads and hands each result to `done` on
 /// the calling thread, in the order they finish.
 pub(crate) fn run_parallel<J: Sync, R: Send>(

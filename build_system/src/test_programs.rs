@@ -175,20 +175,8 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
 
 /// The programs: `*.rs` directly in `dir`, with their headers and stdin.
 fn discover(paths: &Paths, dir: &Path) -> Result<Vec<Program>, String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut programs = Vec::new();
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-            .path();
-        if !path.is_file() || path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let name = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+    for (name, path) in crate::differential::rust_programs(dir)? {
         let setup = fs::read_to_string(&path)
             .map_err(|e| format!("cannot read the program: {e}"))
             .and_then(|text| parse_headers(&name, &text))
@@ -206,7 +194,6 @@ fn discover(paths: &Paths, dir: &Path) -> Result<Vec<Program>, String> {
             setup,
         });
     }
-    programs.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(programs)
 }
 
