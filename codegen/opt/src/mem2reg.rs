@@ -20,9 +20,10 @@
 //! SSA construction is Cytron et al.'s: block parameters at the iterated dominance
 //! frontier of the blocks that store a field, pruned to the blocks where the field is
 //! live-in (pruned SSA), then one renaming walk over the dominator tree. A load before
-//! any store reads `undef`. Unreachable blocks are removed first (they may load from
-//! slots, and nothing reachable uses their values). A function whose entry block is a
-//! branch target is left alone: the entry's parameters are the function's arguments.
+//! any store reads `undef`. In a function that takes a slot address, unreachable blocks
+//! are removed first (they may load from slots, and nothing reachable uses their
+//! values). A function whose entry block is a branch target is left alone: the entry's
+//! parameters are the function's arguments.
 
 use std::collections::HashMap;
 
@@ -93,8 +94,22 @@ pub fn mem2reg(func: &mut Function) -> Mem2RegStats {
     let Some(entry) = func.layout.entry_block() else {
         return stats;
     };
-    stats.unreachable_blocks = remove_unreachable_blocks(func);
-    let cfg = ControlFlowGraph::compute(func);
+    // Most functions have no slot: nothing to analyze then.
+    let has_slot_address = func.layout.blocks().any(|b| {
+        func.layout
+            .block_insts(b)
+            .any(|i| func.dfg.opcode(i) == Opcode::StackAddr)
+    });
+    if !has_slot_address {
+        return stats;
+    }
+    let mut cfg = ControlFlowGraph::compute(func);
+    let mut domtree = DominatorTree::with_cfg(func, &cfg);
+    stats.unreachable_blocks = remove_unreachable_blocks(func, &domtree);
+    if stats.unreachable_blocks > 0 {
+        cfg = ControlFlowGraph::compute(func);
+        domtree = DominatorTree::with_cfg(func, &cfg);
+    }
     if !cfg.preds(entry).is_empty() {
         return stats;
     }
@@ -124,7 +139,6 @@ pub fn mem2reg(func: &mut Function) -> Mem2RegStats {
     stats.promoted = promoted.len();
     stats.fields = var_types.len();
 
-    let domtree = DominatorTree::with_cfg(func, &cfg);
     let params = place_parameters(func, &cfg, &domtree, &var_types, &access_var);
     stats.params = params.values().map(Vec::len).sum();
     let (loads, stores) = rename(func, &domtree, &var_types, &access_var, &params);
@@ -142,9 +156,9 @@ pub fn mem2reg(func: &mut Function) -> Mem2RegStats {
     stats
 }
 
-/// Removes the blocks the entry does not reach; returns how many.
-fn remove_unreachable_blocks(func: &mut Function) -> usize {
-    let domtree = DominatorTree::compute(func);
+/// Removes the blocks the entry does not reach (by `domtree`, computed before); returns
+/// how many.
+fn remove_unreachable_blocks(func: &mut Function, domtree: &DominatorTree) -> usize {
     let dead: Vec<Block> = func
         .layout
         .blocks()
