@@ -6,8 +6,9 @@
 //! 1. `lower`: instruction selection and legalization into machine SSA (`mir`):
 //!    canonical forms of narrow integers, `i128` as register pairs, calls per the
 //!    calling convention (`abi`);
-//! 2. `destruct`: leaving SSA (`ssa-destruction=copies|sreedhar3|boissinot`), then
-//!    `regalloc`: the naive register allocator (`regalloc=naive`);
+//! 2. `regalloc=naive`: `destruct`, leaving SSA (`ssa-destruction=copies|sreedhar3|
+//!    boissinot`), then `regalloc`, the naive register allocator; `regalloc=ssa`:
+//!    `ssa_regalloc`, spilling and colouring on SSA, then leaving SSA on the colours;
 //! 3. `frame`: frame layout, prologue and epilogues;
 //! 4. `sched`: bundling (`sched=off`: one operation per bundle; `sched=list`: list
 //!    scheduling), then `emit`: encoding;
@@ -27,6 +28,7 @@ pub mod object;
 pub mod options;
 pub mod regalloc;
 pub mod sched;
+pub mod ssa_regalloc;
 pub mod ssa_view;
 
 pub use error::CompileError;
@@ -104,6 +106,7 @@ pub fn compile_function(
                 );
                 regalloc::allocate_naive(&mut mf)
             }
+            RegAlloc::Ssa => ssa_regalloc::allocate(&mut mf, options),
         }
     })?;
     if options.wants_dump(DumpStage::Regalloc) {

@@ -13,6 +13,9 @@ pub enum RegAlloc {
     /// scratch registers and stores its results (`regalloc=naive`).
     #[default]
     Naive,
+    /// Spilling and colouring on SSA, then leaving SSA on the colours
+    /// (`regalloc=ssa`, `crate::ssa_regalloc`).
+    Ssa,
 }
 
 /// Schedulers (bundle formation).
@@ -264,7 +267,7 @@ impl core::fmt::Debug for Options {
 
 impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
-    /// `-Cllvm-args`): `regalloc=naive`, `sched=off|list`,
+    /// `-Cllvm-args`): `regalloc=naive|ssa`, `sched=off|list`,
     /// `ssa-destruction=copies|sreedhar3|boissinot`, `jump-tables=on|off`,
     /// `debug-info=on|off`, `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
@@ -273,9 +276,10 @@ impl Options {
             "regalloc" => {
                 self.regalloc = match value {
                     "naive" => RegAlloc::Naive,
+                    "ssa" => RegAlloc::Ssa,
                     _ => {
                         return Err(format!(
-                            "regalloc={value}: unknown allocator (known: naive)"
+                            "regalloc={value}: unknown allocator (known: naive, ssa)"
                         ));
                     }
                 }
@@ -382,10 +386,12 @@ mod tests {
         assert_eq!(o.dump, vec![DumpStage::Isel, DumpStage::Final]);
         assert!(!o.jump_tables);
         assert_eq!(o.machine.width, 2);
+        o.set("regalloc", "ssa").unwrap();
+        assert_eq!(o.regalloc, RegAlloc::Ssa);
         assert!(
-            o.set("regalloc", "ssa")
+            o.set("regalloc", "linear")
                 .unwrap_err()
-                .contains("known: naive")
+                .contains("known: naive, ssa")
         );
         assert!(
             o.set("dump", "rvsdg")

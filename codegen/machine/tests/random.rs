@@ -5,8 +5,9 @@
 //! NaN is made canonical before its bits are observed (the payload of a NaN is not
 //! specified across implementations).
 //!
-//! Each program runs with one operation per bundle and list-scheduled (`sched=list`)
-//! on a strict simulator, where a latency stall is a fault.
+//! Each program runs with the naive allocator, one operation per bundle and
+//! list-scheduled (`sched=list`), and with the SSA allocator list-scheduled; scheduled
+//! code runs on a strict simulator, where a latency stall is a fault.
 //!
 //! `RANDOM_PROGRAMS=N` sets the number of programs (default 150), `RANDOM_SEED=S` the
 //! first seed.
@@ -15,7 +16,7 @@ mod common;
 
 use common::*;
 use vliw_ir::*;
-use vliw_machine::{Options, Sched};
+use vliw_machine::{Options, RegAlloc, Sched};
 
 struct Rng(u64);
 
@@ -438,15 +439,20 @@ fn random_programs_agree_with_the_interpreter() {
         // the same arguments for both: the generator's state after the function
         let args_state = rng.0;
         // one op per bundle, and list-scheduled bundles run strict (no stall)
-        for sched in [Sched::Off, Sched::List] {
+        for (regalloc, sched) in [
+            (RegAlloc::Naive, Sched::Off),
+            (RegAlloc::Naive, Sched::List),
+            (RegAlloc::Ssa, Sched::List),
+        ] {
             let options = Options {
+                regalloc,
                 sched,
                 ..Options::default()
             };
             let object = match compile(&module, &options) {
                 Ok(o) => o,
                 Err(e) => {
-                    failures.push(format!("seed {s} ({sched:?}): {e}\n{module}"));
+                    failures.push(format!("seed {s} ({regalloc:?}, {sched:?}): {e}\n{module}"));
                     continue;
                 }
             };
@@ -475,7 +481,7 @@ fn random_programs_agree_with_the_interpreter() {
                             && got.iter().zip(&expected).all(|(g, e)| same_value(g, e)) => {}
                     other => {
                         failures.push(format!(
-                            "seed {s} ({sched:?}): args {args:?}\n  interpreter {expected:?}\n  machine     {other:?}\n{module}"
+                            "seed {s} ({regalloc:?}, {sched:?}): args {args:?}\n  interpreter {expected:?}\n  machine     {other:?}\n{module}"
                         ));
                         break;
                     }

@@ -1,0 +1,367 @@
+//! Spilling on SSA: lowers the register pressure until it never exceeds the registers
+//! at any point, before colouring (so that colouring in dominance order succeeds).
+//!
+//! **Which values** (Belady's rule, made global and loop-aware after Braun & Hack,
+//! "Register Spilling and Live-Range Splitting for SSA-Form Programs", CC 2009): at a
+//! point lacking `k` registers of a class, the `k` live values of that class whose next
+//! use is furthest are spilled. The next-use distance of a value live out of a block
+//! is the smallest, over the successors, of the successor's distance, and an edge that
+//! leaves a loop adds [`LOOP_EXIT`] — so a value only used after a loop is spilled
+//! before one used in every iteration. Distances are computed (a backward data flow
+//! over sparse maps) only in functions with a violation.
+//!
+//! **How** (spill everywhere): a spilled value gets a spill slot, is stored right
+//! after its definition (at the entry of its block for a parameter), and every
+//! operation that reads it first reloads it into a new virtual register, which lives
+//! only up to that operation and is never spilled. The program stays in SSA. A
+//! predicate travels through a general register (`p2r` + store, load + `r2p`).
+//!
+//! The allocator repeats analysis and spilling until no point lacks registers; the
+//! last-use points of reloads need at most the registers of one operation.
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::collections::HashMap;
+use vliw_isa::Opcode;
+
+use super::analysis::{Analysis, Excess, Walker, virtual_defs, virtual_uses};
+use super::regs::class_index;
+use crate::mir::{FrameSlotKind, Imm, MBlock, MInst, MachFunction, Reg, RegClass, VReg};
+use crate::ssa_view::{block, mblock};
+
+/// The distance added by an edge that leaves a loop.
+pub const LOOP_EXIT: u32 = 100_000;
+
+/// Next-use distances of the values live at each block's end.
+struct NextUse {
+    at_end: SecondaryMap<MBlock, HashMap<VReg, u32>>,
+}
+
+impl NextUse {
+    /// The backward data flow: `in(b)[v]` = index of the first use of `v` in `b`, or
+    /// `len(b) + out(b)[v]`; `out(b)[v]` = min over successors `s` of `in(s)[v]`
+    /// (plus [`LOOP_EXIT`] when the edge leaves a loop), 0 for `b`'s block arguments.
+    fn compute(mf: &MachFunction, a: &Analysis) -> NextUse {
+        let mut at_start: SecondaryMap<MBlock, HashMap<VReg, u32>> = SecondaryMap::new();
+        let mut at_end: SecondaryMap<MBlock, HashMap<VReg, u32>> = SecondaryMap::new();
+        let post: Vec<MBlock> = vliw_ssa::dfs::DfsOrder::compute(&a.cfg)
+            .postorder()
+            .iter()
+            .map(|&b| mblock(b))
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &post {
+                let live_out = a.live.live_out(block(b));
+                let mut out: HashMap<VReg, u32> = HashMap::new();
+                for s in a.cfg.succs(block(b)) {
+                    let exit = a.loops.loop_depth(*s) < a.loops.loop_depth(block(b));
+                    for (&v, &d) in &at_start[mblock(*s)] {
+                        if !live_out.contains(v.index()) {
+                            continue;
+                        }
+                        let d = d.saturating_add(if exit { LOOP_EXIT } else { 0 });
+                        let e = out.entry(v).or_insert(u32::MAX);
+                        *e = (*e).min(d);
+                    }
+                }
+                let insts = &mf.blocks[b].insts;
+                let len = insts.len() as u32;
+                let mut start: HashMap<VReg, u32> = out
+                    .iter()
+                    .map(|(&v, &d)| (v, d.saturating_add(len)))
+                    .collect();
+                for (i, inst) in insts.iter().enumerate().rev() {
+                    for d in virtual_defs(inst) {
+                        start.remove(&d);
+                    }
+                    for u in virtual_uses(inst) {
+                        start.insert(u, i as u32);
+                    }
+                }
+                for p in &mf.blocks[b].params {
+                    start.remove(p);
+                }
+                if at_start[b] != start {
+                    at_start[b] = start;
+                    changed = true;
+                }
+                at_end[b] = out;
+            }
+        }
+        NextUse { at_end }
+    }
+}
+
+/// Chooses the values to spill so that every violation of `a` is removed (values in
+/// `unspillable` are never chosen). Empty when there is no violation. An error when a
+/// point cannot be helped by spilling.
+pub fn choose(
+    mf: &MachFunction,
+    a: &Analysis,
+    unspillable: &SecondaryMap<VReg, bool>,
+) -> Result<Vec<VReg>, String> {
+    if a.violations.is_empty() {
+        return Ok(Vec::new());
+    }
+    let next = NextUse::compute(mf, a);
+    let mut chosen: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    let mut out = Vec::new();
+    for &b in &a.violations {
+        let insts = &mf.blocks[b].insts;
+        let len = insts.len() as u32;
+        // next use (index in the block, or beyond its end) of every live value
+        let mut dist: HashMap<VReg, u32> = next.at_end[b]
+            .iter()
+            .map(|(&v, &d)| (v, d.saturating_add(len)))
+            .collect();
+        let mut walker = Walker::at_end(mf, a.live.live_out(block(b)));
+        for (i, inst) in insts.iter().enumerate().rev() {
+            let touched: Vec<VReg> = virtual_uses(inst).chain(virtual_defs(inst)).collect();
+            let after = walker.step_defs(mf, inst, None, |_| {});
+            // the live set still holds the values live after `inst` and its defs
+            relieve(
+                mf,
+                &walker,
+                after,
+                i as u32,
+                &touched,
+                &dist,
+                unspillable,
+                &mut chosen,
+                &mut out,
+            )?;
+            // `step_defs` removed the defs: nothing to do for them in `dist`
+            let before = walker.step_uses(mf, inst, |_| {});
+            for u in virtual_uses(inst) {
+                dist.insert(u, i as u32);
+            }
+            relieve(
+                mf,
+                &walker,
+                before,
+                i as u32,
+                &touched,
+                &dist,
+                unspillable,
+                &mut chosen,
+                &mut out,
+            )?;
+        }
+        // the entry of the block: the live-in values and the parameters
+        let mut live = a.live.live_in(block(b)).clone();
+        for &p in &mf.blocks[b].params {
+            live.insert(p.index());
+        }
+        let mut count = [0; 2];
+        for v in live.iter() {
+            count[class_index(mf.vregs[VReg::new(v)])] += 1;
+        }
+        let entry = Walker {
+            live,
+            count,
+            phys: [0, 0],
+        };
+        let excess = super::analysis::excess(count, [0, 0]);
+        relieve(
+            mf,
+            &entry,
+            excess,
+            0,
+            &[],
+            &dist,
+            unspillable,
+            &mut chosen,
+            &mut out,
+        )?;
+    }
+    Ok(out)
+}
+
+/// Spills, at one point of excess `excess`, the live values (not read or written by
+/// the operation, `touched`) with the furthest next use, counting those already chosen.
+#[allow(clippy::too_many_arguments)]
+fn relieve(
+    mf: &MachFunction,
+    walker: &Walker,
+    excess: Excess,
+    at: u32,
+    touched: &[VReg],
+    dist: &HashMap<VReg, u32>,
+    unspillable: &SecondaryMap<VReg, bool>,
+    chosen: &mut SecondaryMap<VReg, bool>,
+    out: &mut Vec<VReg>,
+) -> Result<(), String> {
+    for class in super::regs::CLASSES {
+        let c = class_index(class);
+        if excess[c] <= 0 {
+            continue;
+        }
+        let mut need = excess[c];
+        let mut candidates = Vec::new();
+        for v in walker.live.iter().map(VReg::new) {
+            if mf.vregs[v] != class || touched.contains(&v) {
+                continue;
+            }
+            if chosen[v] {
+                need -= 1;
+            } else if !unspillable[v] {
+                let d = dist.get(&v).copied().unwrap_or(u32::MAX);
+                candidates.push((d.saturating_sub(at), v));
+            }
+        }
+        if need <= 0 {
+            continue;
+        }
+        // furthest next use first; the lower number among equals (deterministic)
+        candidates.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        if (candidates.len() as i64) < need {
+            return Err(format!(
+                "{:?} registers cannot hold the values live at one point even after spilling",
+                class
+            ));
+        }
+        for &(_, v) in &candidates[..need as usize] {
+            chosen[v] = true;
+            out.push(v);
+        }
+    }
+    Ok(())
+}
+
+/// What spilling inserted.
+#[derive(Copy, Clone, Default, Debug)]
+pub struct SpillStats {
+    pub values: usize,
+    pub stores: usize,
+    pub reloads: usize,
+}
+
+fn slot_imm(slot: crate::mir::FrameSlot) -> Imm {
+    Imm::Slot { slot, offset: 0 }
+}
+
+/// Spills every value of `values` everywhere (see the module documentation); the
+/// reloads it creates are marked `unspillable`.
+pub fn spill_everywhere(
+    mf: &mut MachFunction,
+    values: &[VReg],
+    unspillable: &mut SecondaryMap<VReg, bool>,
+    stats: &mut SpillStats,
+) {
+    let mut slot_of: SecondaryMap<VReg, Option<crate::mir::FrameSlot>> = SecondaryMap::new();
+    for &v in values {
+        slot_of[v] = Some(mf.new_slot(8, 8, FrameSlotKind::Spill(v)));
+    }
+    stats.values += values.len();
+    for b in mf.layout.clone() {
+        let insts = core::mem::take(&mut mf.blocks[b].insts);
+        let mut out = Vec::with_capacity(insts.len() + 4);
+        for p in mf.blocks[b].params.clone() {
+            if let Some(slot) = slot_of[p] {
+                store(
+                    mf,
+                    &mut out,
+                    p,
+                    slot,
+                    unspillable,
+                    vliw_ir::SourceLoc::default(),
+                );
+                stats.stores += 1;
+            }
+        }
+        for mut inst in insts {
+            let mut reloaded: Vec<(VReg, VReg)> = Vec::new();
+            for u in virtual_uses(&inst).collect::<Vec<_>>() {
+                if let Some(slot) = slot_of[u]
+                    && !reloaded.iter().any(|(w, _)| *w == u)
+                {
+                    let t = reload(mf, &mut out, u, slot, unspillable, inst.loc);
+                    reloaded.push((u, t));
+                    stats.reloads += 1;
+                }
+            }
+            if !reloaded.is_empty() {
+                let map = |r: &mut Reg| {
+                    if let Reg::Virtual(v) = *r
+                        && let Some(&(_, t)) = reloaded.iter().find(|(w, _)| *w == v)
+                    {
+                        *r = Reg::Virtual(t);
+                    }
+                };
+                map(&mut inst.guard.pred);
+                inst.psi_guards.iter_mut().for_each(|g| map(&mut g.pred));
+                inst.uses.iter_mut().for_each(map);
+                inst.args.iter_mut().for_each(map);
+            }
+            let spilled_defs: Vec<VReg> = virtual_defs(&inst)
+                .filter(|d| slot_of[*d].is_some())
+                .collect();
+            let loc = inst.loc;
+            out.push(inst);
+            for d in spilled_defs {
+                store(
+                    mf,
+                    &mut out,
+                    d,
+                    slot_of[d].expect("spilled"),
+                    unspillable,
+                    loc,
+                );
+                stats.stores += 1;
+            }
+        }
+        mf.blocks[b].insts = out;
+    }
+}
+
+fn store(
+    mf: &mut MachFunction,
+    out: &mut Vec<MInst>,
+    v: VReg,
+    slot: crate::mir::FrameSlot,
+    unspillable: &mut SecondaryMap<VReg, bool>,
+    loc: vliw_ir::SourceLoc,
+) {
+    let word = match mf.vregs[v] {
+        RegClass::Gpr => Reg::Virtual(v),
+        RegClass::Pred => {
+            let x = mf.new_vreg(RegClass::Gpr);
+            unspillable[x] = true;
+            let mut i = MInst::op(Opcode::P2r, &[x.into()], &[v.into()], Imm::None);
+            i.loc = loc;
+            out.push(i);
+            Reg::Virtual(x)
+        }
+    };
+    let mut i = MInst::op(Opcode::StD, &[], &[Reg::SP, word], slot_imm(slot));
+    i.loc = loc;
+    out.push(i);
+}
+
+fn reload(
+    mf: &mut MachFunction,
+    out: &mut Vec<MInst>,
+    v: VReg,
+    slot: crate::mir::FrameSlot,
+    unspillable: &mut SecondaryMap<VReg, bool>,
+    loc: vliw_ir::SourceLoc,
+) -> VReg {
+    let class = mf.vregs[v];
+    let word = mf.new_vreg(RegClass::Gpr);
+    unspillable[word] = true;
+    let mut i = MInst::op(Opcode::LdD, &[word.into()], &[Reg::SP], slot_imm(slot));
+    i.loc = loc;
+    out.push(i);
+    match class {
+        RegClass::Gpr => word,
+        RegClass::Pred => {
+            let p = mf.new_vreg(RegClass::Pred);
+            unspillable[p] = true;
+            let mut i = MInst::op(Opcode::R2p, &[p.into()], &[word.into()], Imm::None);
+            i.loc = loc;
+            out.push(i);
+            p
+        }
+    }
+}
