@@ -216,23 +216,31 @@ fn prepare_sources(paths: &Paths, rust_src: &Path, library: &Path) -> Result<(),
     write(&stamp_file, &stamp)
 }
 
-/// RUSTFLAGS of the sysroot build. The backend's size and modification time are in
-/// a `--cfg`, so that cargo rebuilds the sysroot when the backend changes (it does
-/// not track the dylib itself).
-fn sysroot_rustflags(paths: &Paths, backend: &Path) -> Result<String, String> {
+/// `--cfg=vliw_backend_build="SIZE-MTIME"` of the backend: cargo does not track the
+/// codegen backend dylib, so the sysroot build and `cargo-vliw` pass this cfg to make
+/// cargo rebuild what an older backend compiled.
+pub(crate) fn backend_cfg(backend: &Path) -> Result<String, String> {
     let meta = fs::metadata(backend).map_err(|e| format!("{}: {e}", backend.display()))?;
     let mtime = meta
         .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
+    Ok(format!(
+        "--cfg=vliw_backend_build=\"{}-{mtime}\"",
+        meta.len()
+    ))
+}
+
+/// RUSTFLAGS of the sysroot build, with [`backend_cfg`].
+fn sysroot_rustflags(paths: &Paths, backend: &Path) -> Result<String, String> {
     let flags = [
         format!("-Zcodegen-backend={}", backend.display()),
         "-Zunstable-options".into(),
         "-Zforce-unstable-if-unmarked".into(),
         "-Cpanic=abort".into(),
         format!("-Clinker={}", paths.tool("vliw-ld").display()),
-        format!("--cfg=vliw_backend_build=\"{}-{mtime}\"", meta.len()),
+        backend_cfg(backend)?,
     ];
     for flag in &flags {
         if flag.contains(char::is_whitespace) {
@@ -373,7 +381,8 @@ shift
 export RUSTUP_TOOLCHAIN={channel}
 # Only target units get RUSTFLAGS when --target is given: build scripts and proc
 # macros still build for the host with LLVM.
-export RUSTFLAGS="$RUSTFLAGS -Zcodegen-backend=$d/lib/{backend} --sysroot $d/sysroot -Clinker=$d/vliw-ld"
+# The cfg names this build of the backend, so that cargo rebuilds after a new one.
+export RUSTFLAGS="$RUSTFLAGS -Zcodegen-backend=$d/lib/{backend} --sysroot $d/sysroot -Clinker=$d/vliw-ld {stamp}"
 export {runner_var}="$d/vliw-run"
 case "$command" in
   test|t)
@@ -394,6 +403,7 @@ esac
 "#,
         channel = toolchain.channel,
         backend = BACKEND_FILE,
+        stamp = backend_cfg(&layout.backend)?.replace('"', "\\\""),
     );
     write_executable(&paths.dist.join("rustc-vliw"), &rustc)?;
     write_executable(&paths.dist.join("cargo-vliw"), &cargo)

@@ -223,10 +223,11 @@ fn build_tests(
                 .env(
                     "RUSTFLAGS",
                     format!(
-                        "-Zcodegen-backend={} --sysroot {} -Clinker={}",
+                        "-Zcodegen-backend={} --sysroot {} -Clinker={} {}",
                         layout.backend.display(),
                         layout.sysroot.display(),
-                        paths.tool("vliw-ld").display()
+                        paths.tool("vliw-ld").display(),
+                        crate::sysroot::backend_cfg(&layout.backend)?
                     ),
                 );
         }

@@ -232,8 +232,8 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             machine: MachineConfig::default(),
-            regalloc: RegAlloc::Naive,
-            sched: Sched::Off,
+            regalloc: RegAlloc::Ssa,
+            sched: Sched::List,
             ssa_destruction: SsaDestruction::Copies,
             mem2reg: true,
             dce: true,

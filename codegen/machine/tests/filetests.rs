@@ -140,12 +140,17 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             tally.opcodes.insert(f.dfg.opcode(i).name().to_string());
         }
     }
+    // the defaults: the SSA allocator, list-scheduled
+    let options = Options {
+        counters: Some(tally.ssa_regalloc.clone()),
+        ..Options::default()
+    };
     check_module(
         &name,
         &module,
         &runs,
         stdout_expect.as_deref(),
-        &Options::default(),
+        &options,
         tally,
     );
     // switches have two lowerings: check the compare chains too
@@ -167,29 +172,21 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             tally,
         );
     }
-    // list-scheduled bundles, which must never wait in the interlock
-    let options = Options {
-        sched: Sched::List,
-        ..Options::default()
-    };
-    check_module(
-        &format!("{name} (sched=list)"),
-        &module,
-        &runs,
-        stdout_expect.as_deref(),
-        &options,
-        tally,
-    );
-    // the SSA allocator, alone and list-scheduled
-    for sched in [Sched::Off, Sched::List] {
+    // the naive allocator (the baseline), with one operation per bundle and
+    // list-scheduled, and the SSA allocator with one operation per bundle
+    for (regalloc, sched) in [
+        (RegAlloc::Naive, Sched::Off),
+        (RegAlloc::Naive, Sched::List),
+        (RegAlloc::Ssa, Sched::Off),
+    ] {
         let options = Options {
-            regalloc: RegAlloc::Ssa,
+            regalloc,
             sched,
             counters: Some(tally.ssa_regalloc.clone()),
             ..Options::default()
         };
         check_module(
-            &format!("{name} (regalloc=ssa, sched={sched:?})"),
+            &format!("{name} (regalloc={regalloc:?}, sched={sched:?})"),
             &module,
             &runs,
             stdout_expect.as_deref(),
@@ -200,14 +197,12 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     // and with the stack slots in memory: accesses through computed addresses
     if module.functions.iter().any(|f| !f.stack_slots.is_empty()) {
         let options = Options {
-            regalloc: RegAlloc::Ssa,
-            sched: Sched::List,
             mem2reg: false,
             counters: Some(tally.ssa_regalloc.clone()),
             ..Options::default()
         };
         check_module(
-            &format!("{name} (regalloc=ssa, sched=list, mem2reg=off)"),
+            &format!("{name} (mem2reg=off)"),
             &module,
             &runs,
             stdout_expect.as_deref(),
@@ -215,12 +210,13 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             tally,
         );
         let options = Options {
+            regalloc: RegAlloc::Naive,
             sched: Sched::List,
             mem2reg: false,
             ..Options::default()
         };
         check_module(
-            &format!("{name} (sched=list, mem2reg=off)"),
+            &format!("{name} (regalloc=naive, sched=list, mem2reg=off)"),
             &module,
             &runs,
             stdout_expect.as_deref(),
@@ -240,6 +236,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     if has_phis {
         for method in vliw_machine::SsaDestruction::ALL {
             let options = Options {
+                regalloc: RegAlloc::Naive,
                 ssa_destruction: method,
                 counters: Some(tally.destruct.clone()),
                 ..Options::default()
@@ -257,11 +254,13 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     // slots are promoted to registers by default: check them in memory too
     if module.functions.iter().any(|f| !f.stack_slots.is_empty()) {
         let options = Options {
+            regalloc: RegAlloc::Naive,
+            sched: Sched::Off,
             mem2reg: false,
             ..Options::default()
         };
         check_module(
-            &format!("{name} (mem2reg=off)"),
+            &format!("{name} (regalloc=naive, sched=off, mem2reg=off)"),
             &module,
             &runs,
             stdout_expect.as_deref(),
