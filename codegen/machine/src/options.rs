@@ -93,6 +93,18 @@ pub const OPTIONAL_PASSES: &[OptionalPass] = &[
         off: "jump-tables=off",
         about: "dense switches lowered to a jump table instead of a compare chain",
     },
+    OptionalPass {
+        name: "ssa-regalloc",
+        off: "regalloc=naive",
+        about: "registers allocated on SSA (spilling, colouring in dominance order) \
+                instead of every value in a stack slot (crate::ssa_regalloc)",
+    },
+    OptionalPass {
+        name: "sched",
+        off: "sched=off",
+        about: "list scheduling into bundles instead of one operation per bundle \
+                (crate::sched)",
+    },
 ];
 
 /// The points at which the machine code can be dumped as text.
