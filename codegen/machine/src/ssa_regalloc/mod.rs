@@ -27,6 +27,9 @@ pub mod regs;
 pub mod rewrite;
 pub mod spill;
 
+#[cfg(test)]
+mod tests;
+
 use cranelift_entity::SecondaryMap;
 use vliw_isa::{CmpType, Opcode};
 

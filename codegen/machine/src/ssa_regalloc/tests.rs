@@ -1,0 +1,426 @@
+//! Unit tests of the SSA allocator: machine SSA built by hand, allocated, and run by a
+//! small interpreter before and after allocation. The interpreter's `call` writes junk
+//! into every caller-saved register, so a value kept in one across a call is caught.
+
+use std::collections::HashMap;
+
+use vliw_isa::Opcode;
+
+use super::*;
+use crate::abi;
+use crate::mir::{MBlock, MGuard, PReg, Reg, RegClass};
+
+fn br(t: MBlock, args: &[Reg]) -> MInst {
+    let mut i = MInst::op(Opcode::Br, &[], &[], Imm::Block(t));
+    i.args = args.to_vec();
+    i
+}
+
+fn movi(d: VReg, c: i64) -> MInst {
+    MInst::op(Opcode::Movi, &[d.into()], &[], Imm::Const(c))
+}
+
+fn addi(d: VReg, a: VReg, c: i64) -> MInst {
+    MInst::op(Opcode::AddI, &[d.into()], &[a.into()], Imm::Const(c))
+}
+
+fn add(d: VReg, a: VReg, b: VReg) -> MInst {
+    MInst::op(Opcode::Add, &[d.into()], &[a.into(), b.into()], Imm::None)
+}
+
+fn cmp_lt(p: VReg, a: VReg, b: VReg) -> MInst {
+    MInst::op(
+        Opcode::CmpLt,
+        &[p.into(), Reg::P0],
+        &[a.into(), b.into()],
+        Imm::None,
+    )
+}
+
+fn sel(d: VReg, p: VReg, a: VReg, b: VReg) -> MInst {
+    MInst::op(
+        Opcode::Sel,
+        &[d.into()],
+        &[p.into(), a.into(), b.into()],
+        Imm::None,
+    )
+}
+
+/// `r3 = copy a; call @f; d = copy r3`: the callee returns `2 * r3 + 1`.
+fn call(d: VReg, a: VReg) -> Vec<MInst> {
+    let mut c = MInst::op(
+        Opcode::Call,
+        &[],
+        &[],
+        Imm::Symbol {
+            name: "f".into(),
+            addend: 0,
+        },
+    );
+    c.implicit_uses = vec![PReg::gpr(3)];
+    c.implicit_defs = abi::caller_saved();
+    vec![
+        MInst::copy(Reg::gpr(3), a.into()),
+        c,
+        MInst::copy(d.into(), Reg::gpr(3)),
+    ]
+}
+
+fn ret(v: VReg) -> Vec<MInst> {
+    let mut r = MInst::op(Opcode::Ret, &[], &[], Imm::None);
+    r.implicit_uses = vec![PReg::gpr(3)];
+    vec![MInst::copy(Reg::gpr(3), v.into()), r]
+}
+
+fn func(blocks: usize) -> (MachFunction, Vec<MBlock>) {
+    let mut mf = MachFunction::new("f", vliw_ir::Linkage::Export);
+    let b: Vec<MBlock> = (0..blocks).map(|_| mf.new_block()).collect();
+    mf.layout = b.clone();
+    (mf, b)
+}
+
+fn gprs(mf: &mut MachFunction, n: usize) -> Vec<VReg> {
+    (0..n).map(|_| mf.new_vreg(RegClass::Gpr)).collect()
+}
+
+/// Runs `mf` (before or after allocation) with `r3 = arg`; returns `r3` at `ret`.
+fn run(mf: &MachFunction, arg: i64) -> Option<i64> {
+    let mut regs: HashMap<Reg, i64> = HashMap::from([(Reg::gpr(3), arg), (Reg::SP, 1 << 20)]);
+    let mut slots: HashMap<u32, i64> = HashMap::new();
+    let get = |regs: &HashMap<Reg, i64>, r: Reg| match r {
+        Reg::P0 => 1,
+        Reg::ZERO => 0,
+        _ => *regs
+            .get(&r)
+            .unwrap_or_else(|| panic!("{r:?} read before written")),
+    };
+    let mut b = mf.layout[0];
+    let mut steps = 0;
+    let mut junk = 0x5eed_0000_i64;
+    loop {
+        let mut next = None;
+        for inst in &mf.blocks[b].insts {
+            steps += 1;
+            if steps > 100_000 {
+                return None;
+            }
+            if (get(&regs, inst.guard.pred) != 0) == inst.guard.negated {
+                continue;
+            }
+            let u: Vec<i64> = inst.uses.iter().map(|&r| get(&regs, r)).collect();
+            let imm = match inst.imm {
+                Imm::Const(c) => c,
+                Imm::Slot { slot, .. } => cranelift_entity::EntityRef::index(slot) as i64,
+                _ => 0,
+            };
+            let vals: Vec<i64> = match inst.op {
+                MOp::Copy => u.clone(),
+                MOp::Op(Opcode::Mov) => vec![u[0]],
+                MOp::Op(Opcode::Por) => vec![u[0] | u[1]],
+                MOp::Op(Opcode::Movi) => vec![imm],
+                MOp::Op(Opcode::AddI) => vec![u[0].wrapping_add(imm)],
+                MOp::Op(Opcode::Add) => vec![u[0].wrapping_add(u[1])],
+                MOp::Op(Opcode::Sel) => vec![if u[0] != 0 { u[1] } else { u[2] }],
+                MOp::Op(Opcode::CmpLt) => vec![(u[0] < u[1]) as i64, (u[0] >= u[1]) as i64],
+                MOp::Op(Opcode::P2r) => vec![(u[0] != 0) as i64],
+                MOp::Op(Opcode::R2p) => vec![(u[0] != 0) as i64],
+                MOp::Op(Opcode::StD) => {
+                    slots.insert(imm as u32, u[1]);
+                    vec![]
+                }
+                MOp::Op(Opcode::LdD) => vec![*slots.get(&(imm as u32))?],
+                MOp::Op(Opcode::Call) => {
+                    let a = get(&regs, Reg::gpr(3));
+                    for &p in &inst.implicit_defs {
+                        junk += 1;
+                        regs.insert(Reg::Physical(p), junk);
+                    }
+                    regs.insert(Reg::gpr(3), a.wrapping_mul(2).wrapping_add(1));
+                    vec![]
+                }
+                MOp::Op(Opcode::Trap) => return None,
+                MOp::Op(Opcode::Br) => {
+                    let Imm::Block(t) = inst.imm else { panic!() };
+                    let args: Vec<i64> = inst.args.iter().map(|&r| get(&regs, r)).collect();
+                    for (&p, a) in mf.blocks[t].params.iter().zip(args) {
+                        regs.insert(Reg::Virtual(p), a);
+                    }
+                    next = Some(t);
+                    break;
+                }
+                MOp::Op(Opcode::Ret) => return Some(get(&regs, Reg::gpr(3))),
+                op => panic!("{op:?}"),
+            };
+            for (&d, v) in inst.defs.iter().zip(vals) {
+                if d != Reg::P0 {
+                    regs.insert(d, v);
+                }
+            }
+        }
+        b = next?;
+    }
+}
+
+/// Allocates a copy of `mf`; checks that it uses physical registers only, never a
+/// reserved one, and computes what `mf` computes for each argument.
+fn allocated(mf: &MachFunction, args: &[i64]) -> (MachFunction, Stats) {
+    let mut out = mf.clone();
+    let mut stats = Stats::default();
+    allocate_ssa(&mut out, &mut stats).unwrap_or_else(|e| panic!("{e}\n{mf}"));
+    for &b in &out.layout {
+        assert!(out.blocks[b].params.is_empty());
+        for inst in &out.blocks[b].insts {
+            assert!(inst.args.is_empty());
+            for r in inst.all_uses().chain(inst.all_defs()) {
+                assert!(r.as_physical().is_some(), "{r:?} left in\n{out}");
+            }
+            for r in inst.defs.iter() {
+                if let Reg::Physical(PReg::Gpr(g)) = r {
+                    assert!(![0, 1, 2, 62, 63].contains(&g.num()) || *r == Reg::ZERO);
+                }
+            }
+        }
+    }
+    for &a in args {
+        assert_eq!(run(&out, a), run(mf, a), "argument {a}:\n{mf}\n{out}");
+    }
+    (out, stats)
+}
+
+fn moves(mf: &MachFunction) -> usize {
+    mf.layout
+        .iter()
+        .flat_map(|&b| &mf.blocks[b].insts)
+        .filter(|i| i.is(Opcode::Mov) || i.is(Opcode::Por))
+        .count()
+}
+
+#[test]
+fn copies_and_arguments_coalesce_away() {
+    // entry: x = copy r3; y = copy x (x live on); z = y + x; r3 = copy z; ret
+    let (mut mf, b) = func(1);
+    let v = gprs(&mut mf, 3);
+    mf.blocks[b[0]].insts = vec![
+        MInst::copy(v[0].into(), Reg::gpr(3)),
+        MInst::copy(v[1].into(), v[0].into()),
+        add(v[2], v[1], v[0]),
+    ];
+    mf.blocks[b[0]].insts.extend(ret(v[2]));
+    let (out, stats) = allocated(&mf, &[0, 7, -5]);
+    assert_eq!(moves(&out), 0, "{out}");
+    assert_eq!((stats.copies.before, stats.copies.after), (3, 0));
+}
+
+#[test]
+fn values_live_across_a_call_take_callee_saved_registers() {
+    let (mut mf, b) = func(1);
+    let v = gprs(&mut mf, 5);
+    mf.blocks[b[0]].insts = vec![MInst::copy(v[0].into(), Reg::gpr(3)), addi(v[1], v[0], 5)];
+    mf.blocks[b[0]].insts.extend(call(v[2], v[0]));
+    mf.blocks[b[0]].insts.push(add(v[3], v[2], v[1]));
+    mf.blocks[b[0]].insts.push(add(v[4], v[3], v[0]));
+    mf.blocks[b[0]].insts.extend(ret(v[4]));
+    let (out, stats) = allocated(&mf, &[1, 100]);
+    assert_eq!(stats.spill.values, 0);
+    // v0 and v1 survive the call: two callee-saved registers are written
+    let written_callee_saved: std::collections::BTreeSet<PReg> = out
+        .layout
+        .iter()
+        .flat_map(|&b| &out.blocks[b].insts)
+        .flat_map(|i| i.defs.iter())
+        .filter_map(|r| r.as_physical())
+        .filter(|&p| abi::is_callee_saved(p))
+        .collect();
+    assert_eq!(written_callee_saved.len(), 2, "{out}");
+}
+
+#[test]
+fn the_swap_problem_goes_through_the_temporary() {
+    // block0: a = 1, b = 2, i = 0; block1(a, b, i): loop swapping a and b n times
+    let (mut mf, b) = func(3);
+    let v = gprs(&mut mf, 9);
+    let (a0, b0, i0, n, a, bb, i, i2, r) = (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+    let (t, p) = (mf.new_vreg(RegClass::Gpr), mf.new_vreg(RegClass::Pred));
+    mf.blocks[b[0]].insts = vec![
+        MInst::copy(n.into(), Reg::gpr(3)),
+        movi(a0, 1),
+        movi(b0, 2),
+        movi(i0, 0),
+        br(b[1], &[a0.into(), b0.into(), i0.into()]),
+    ];
+    mf.blocks[b[1]].params = vec![a, bb, i];
+    mf.blocks[b[1]].insts = vec![
+        addi(i2, i, 1),
+        cmp_lt(p, i, n),
+        br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
+        br(b[1], &[bb.into(), a.into(), i2.into()]),
+    ];
+    mf.blocks[b[2]].insts = vec![add(t, a, a), add(r, t, bb)];
+    mf.blocks[b[2]].insts.extend(ret(r));
+    let (out, _) = allocated(&mf, &[0, 1, 2, 3, 10]);
+    let temp = out
+        .layout
+        .iter()
+        .flat_map(|&b| &out.blocks[b].insts)
+        .any(|i| i.defs.first() == Some(&Reg::gpr(regs::GPR_TEMP)));
+    assert!(temp, "a swap needs the temporary:\n{out}");
+}
+
+/// `n` values live at once, then summed: more than the registers when `n` > 58.
+fn many_live(n: usize, calls: bool) -> MachFunction {
+    let (mut mf, b) = func(1);
+    let x = mf.new_vreg(RegClass::Gpr);
+    let mut insts = vec![MInst::copy(x.into(), Reg::gpr(3))];
+    let vals = gprs(&mut mf, n);
+    for (k, &v) in vals.iter().enumerate() {
+        insts.push(addi(v, x, k as i64 * 3 + 1));
+    }
+    let mut acc = x;
+    for (k, &v) in vals.iter().enumerate().rev() {
+        let s = mf.new_vreg(RegClass::Gpr);
+        insts.push(add(s, acc, v));
+        acc = s;
+        if calls && k % 8 == 0 {
+            let c = mf.new_vreg(RegClass::Gpr);
+            insts.extend(call(c, acc));
+            acc = c;
+        }
+    }
+    insts.extend(ret(acc));
+    mf.blocks[b[0]].insts = insts;
+    mf
+}
+
+#[test]
+fn pressure_beyond_the_registers_is_spilled() {
+    let (_, stats) = allocated(&many_live(40, false), &[3]);
+    assert_eq!(stats.spill.values, 0, "40 values fit in 58 registers");
+    let (_, stats) = allocated(&many_live(70, false), &[3, -9]);
+    assert!(stats.spill.values >= 12, "{stats:?}");
+    assert_eq!(stats.spill.reloads, stats.spill.values, "one use each");
+    // across calls only the 30 callee-saved registers remain: 32 values cross the
+    // first call (v0..v31)
+    let (_, stats) = allocated(&many_live(40, true), &[3, -9]);
+    assert_eq!(stats.spill.values, 2, "{stats:?}");
+}
+
+#[test]
+fn predicates_live_across_a_call_are_spilled_beyond_four() {
+    let (mut mf, b) = func(1);
+    let x = mf.new_vreg(RegClass::Gpr);
+    let mut insts = vec![MInst::copy(x.into(), Reg::gpr(3))];
+    let mut preds = Vec::new();
+    for k in 0..8 {
+        let (c, p) = (mf.new_vreg(RegClass::Gpr), mf.new_vreg(RegClass::Pred));
+        insts.push(movi(c, k * 10));
+        insts.push(cmp_lt(p, x, c));
+        preds.push(p);
+    }
+    let r = mf.new_vreg(RegClass::Gpr);
+    insts.extend(call(r, x));
+    let mut acc = r;
+    for (k, &p) in preds.iter().enumerate() {
+        let (one, s, sum) = (
+            mf.new_vreg(RegClass::Gpr),
+            mf.new_vreg(RegClass::Gpr),
+            mf.new_vreg(RegClass::Gpr),
+        );
+        insts.push(movi(one, 1 << k));
+        insts.push(sel(s, p, one, x));
+        insts.push(add(sum, acc, s));
+        acc = sum;
+    }
+    insts.extend(ret(acc));
+    mf.blocks[b[0]].insts = insts;
+    let (_, stats) = allocated(&mf, &[-1, 5, 25, 100]);
+    assert_eq!(
+        stats.spill.values, 4,
+        "8 predicates, 4 callee-saved: {stats:?}"
+    );
+}
+
+#[test]
+fn a_value_used_after_a_loop_is_spilled_before_one_used_in_it() {
+    // 55 values used in every iteration, the counter, the bound, the sum and `late`,
+    // used only after the loop: one too many; `late` must be the one spilled
+    let (mut mf, b) = func(3);
+    let x = mf.new_vreg(RegClass::Gpr);
+    let late = mf.new_vreg(RegClass::Gpr);
+    let hot = gprs(&mut mf, 55);
+    let (i0, i, i2, n) = (
+        mf.new_vreg(RegClass::Gpr),
+        mf.new_vreg(RegClass::Gpr),
+        mf.new_vreg(RegClass::Gpr),
+        mf.new_vreg(RegClass::Gpr),
+    );
+    let p = mf.new_vreg(RegClass::Pred);
+    let mut entry = vec![MInst::copy(x.into(), Reg::gpr(3)), addi(late, x, 1000)];
+    for (k, &h) in hot.iter().enumerate() {
+        entry.push(addi(h, x, k as i64));
+    }
+    entry.extend([movi(i0, 0), movi(n, 4), br(b[1], &[i0.into()])]);
+    mf.blocks[b[0]].insts = entry;
+    mf.blocks[b[1]].params = vec![i];
+    let mut body = Vec::new();
+    let mut acc = i;
+    for &h in &hot {
+        let s = mf.new_vreg(RegClass::Gpr);
+        body.push(add(s, acc, h));
+        acc = s;
+    }
+    body.extend([
+        addi(i2, i, 1),
+        cmp_lt(p, i2, n),
+        br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
+        br(b[1], &[i2.into()]),
+    ]);
+    mf.blocks[b[1]].insts = body;
+    let r = mf.new_vreg(RegClass::Gpr);
+    mf.blocks[b[2]].insts = vec![add(r, acc, late)];
+    mf.blocks[b[2]].insts.extend(ret(r));
+    let (out, stats) = allocated(&mf, &[2]);
+    assert_eq!(stats.spill.values, 1, "{stats:?}");
+    let loop_reloads = out.blocks[b[1]]
+        .insts
+        .iter()
+        .filter(|i| i.is(Opcode::LdD))
+        .count();
+    assert_eq!(loop_reloads, 0, "nothing reloaded in the loop:\n{out}");
+}
+
+#[test]
+fn unsupported_forms_are_left_to_the_naive_allocator() {
+    let (mut mf, b) = func(1);
+    let v = gprs(&mut mf, 2);
+    let p = mf.new_vreg(RegClass::Pred);
+    mf.blocks[b[0]].insts = vec![
+        MInst::copy(v[0].into(), Reg::gpr(3)),
+        cmp_lt(p, v[0], v[0]),
+        movi(v[1], 1).with_guard(MGuard::new(p.into(), false)),
+    ];
+    mf.blocks[b[0]].insts.extend(ret(v[0]));
+    let mut stats = Stats::default();
+    let err = allocate_ssa(&mut mf.clone(), &mut stats).unwrap_err();
+    assert!(err.contains("guarded definition"), "{err}");
+    let counters = std::sync::Arc::new(crate::options::Counters::default());
+    let options = Options {
+        counters: Some(counters.clone()),
+        ..Options::default()
+    };
+    allocate(&mut mf, &options).unwrap();
+    assert_eq!(counters.get("regalloc.ssa.fallbacks"), 1);
+    assert_eq!(run(&mf, 4), Some(4));
+}
+
+#[test]
+fn unreachable_blocks_become_traps() {
+    let (mut mf, b) = func(2);
+    let v = gprs(&mut mf, 2);
+    mf.blocks[b[0]].insts = vec![MInst::copy(v[0].into(), Reg::gpr(3))];
+    mf.blocks[b[0]].insts.extend(ret(v[0]));
+    mf.blocks[b[1]].insts = vec![addi(v[1], v[0], 1)];
+    mf.blocks[b[1]].insts.extend(ret(v[1]));
+    let (out, _) = allocated(&mf, &[9]);
+    assert_eq!(out.blocks[b[1]].insts.len(), 1);
+    assert!(out.blocks[b[1]].insts[0].is(Opcode::Trap));
+}
