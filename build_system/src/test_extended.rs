@@ -12,9 +12,11 @@
 //! 2. the source is copied to `build/extended/NAME-VERSION` (once: a registry's
 //!    source does not change), given an empty `[workspace]` table (it lies inside
 //!    this repository's workspace) and the committed lock file;
-//! 3. `cargo test --release --locked --tests --no-run CARGO-ARGS` builds the unit and
+//! 3. `cargo test --locked --tests --no-run CARGO-ARGS` builds the unit and
 //!    integration tests (not doc tests: rustdoc cannot run them for a cross target)
-//!    for the host, `dist/cargo-vliw test ...` the same for VLIW-64;
+//!    for the host, `dist/cargo-vliw test ...` the same for VLIW-64, once with
+//!    `--release` (opt-level 3) and once without (opt-level 0, debug assertions and
+//!    overflow checks on both sides);
 //! 4. every host test binary runs natively; its namesake runs on the simulator with
 //!    test_sysroot's batched runner (a failing test aborts the binary under
 //!    panic=abort; the runner records it and runs the rest again).
@@ -43,6 +45,26 @@ const JOBS: usize = 1;
 /// test that loops forever fails after that; a test that needs more is listed in
 /// skip.txt as too slow.
 const MAX_CYCLES: u64 = 25_000_000_000;
+/// The cargo profiles each crate's tests are built with: both optimization levels.
+const PROFILES: [Profile; 2] = [Profile::Release, Profile::Debug];
+
+#[derive(Copy, Clone, PartialEq, Debug)]
+enum Profile {
+    /// `--release`: opt-level 3.
+    Release,
+    /// cargo's default `dev` profile: opt-level 0.
+    Debug,
+}
+
+impl Profile {
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Release => "release",
+            Profile::Debug => "debug",
+        }
+    }
+}
+
 /// Marks a complete copy of a crate's source in build/extended.
 const COPIED: &str = ".extended-source";
 
@@ -82,26 +104,28 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
     let mut regressions = 0;
     let mut failures = Vec::new();
     for krate in &crates {
-        let crate_started = Instant::now();
-        let label = format!("{} {}", krate.name, krate.version);
-        let skipped = test_sysroot::skipped_for(&skips, &krate.name);
-        match run_crate(paths, toolchain, &dir, krate, &skipped) {
-            Ok((report, cycles)) => {
-                for line in &report.regressions {
-                    println!("REGRESSION {} {line}", krate.name);
+        for profile in PROFILES {
+            let crate_started = Instant::now();
+            let label = format!("{} {} ({})", krate.name, krate.version, profile.name());
+            let skipped = test_sysroot::skipped_for(&skips, &krate.name);
+            match run_crate(paths, toolchain, &dir, krate, profile, &skipped) {
+                Ok((report, cycles)) => {
+                    for line in &report.regressions {
+                        println!("REGRESSION {} ({}) {line}", krate.name, profile.name());
+                    }
+                    regressions += report.regressions.len();
+                    let line = format!(
+                        "{label}: {}",
+                        report.describe(cycles, crate_started.elapsed())
+                    );
+                    println!("{line}");
+                    total.add(report.clone());
+                    total_cycles += cycles;
                 }
-                regressions += report.regressions.len();
-                let line = format!(
-                    "{label}: {}",
-                    report.describe(cycles, crate_started.elapsed())
-                );
-                println!("{line}");
-                total.add(report.clone());
-                total_cycles += cycles;
-            }
-            Err(e) => {
-                println!("{label}: FAILED: {e}");
-                failures.push(label);
+                Err(e) => {
+                    println!("{label}: FAILED: {e}");
+                    failures.push(label);
+                }
             }
         }
     }
@@ -114,7 +138,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         ));
     }
     let summary = format!(
-        "{} crates: {}",
+        "{} crates at opt-level 3 and 0: {}",
         crates.len(),
         total.describe(total_cycles, started.elapsed())
     );
@@ -131,22 +155,24 @@ fn run_crate(
     toolchain: &Toolchain,
     dir: &Path,
     krate: &Crate,
+    profile: Profile,
     skipped: &BTreeSet<&str>,
 ) -> Result<(Comparison, u64), String> {
-    let id = format!("{}-{}", krate.name, krate.version);
+    let name = format!("{}-{}", krate.name, krate.version);
+    let id = format!("{name} ({})", profile.name());
     let source = fetch(toolchain, dir, krate)?;
-    let copy = dir.join(&id);
+    let copy = dir.join(&name);
     prepare_copy(paths, toolchain, &source, &copy, krate)?;
-    let target_dir = dir.join("target").join(&id);
+    let target_dir = dir.join("target").join(&name);
 
     eprintln!("[extended] {id}: building the tests for the host (LLVM)");
     let mut host_cargo = toolchain.cargo(&copy);
     host_cargo.arg("test");
-    let host = build_tests(host_cargo, &target_dir, krate)?;
+    let host = build_tests(host_cargo, &target_dir, krate, profile)?;
     eprintln!("[extended] {id}: building the tests for VLIW-64 (dist/cargo-vliw)");
     let mut our_cargo = Command::new(paths.dist.join("cargo-vliw"));
     our_cargo.current_dir(&copy).arg("test");
-    let ours = build_tests(our_cargo, &target_dir, krate)?;
+    let ours = build_tests(our_cargo, &target_dir, krate, profile)?;
 
     let simulator = Simulator {
         paths,
@@ -344,15 +370,19 @@ fn prepare_copy(
     }
 }
 
-/// `cargo test --release --locked --tests --no-run` with the crate's arguments;
+/// `cargo test [--release] --locked --tests --no-run` with the crate's arguments;
 /// returns the test executables by binary name.
 fn build_tests(
     mut cargo: Command,
     target_dir: &Path,
     krate: &Crate,
+    profile: Profile,
 ) -> Result<BTreeMap<String, PathBuf>, String> {
+    if profile == Profile::Release {
+        cargo.arg("--release");
+    }
     cargo
-        .args(["--release", "--locked", "--tests", "--no-run"])
+        .args(["--locked", "--tests", "--no-run"])
         .args(["--message-format", "json-render-diagnostics"])
         .args(&krate.cargo_args)
         .env("CARGO_TARGET_DIR", target_dir)
