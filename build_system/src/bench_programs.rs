@@ -4,8 +4,10 @@
 //! passes, without each one in turn, and with all of them off. The pass list comes
 //! from the backend itself (`-Cllvm-args=passes`), so a new pass gets its column
 //! without an edit here. The default build's runs also time the simulator against the
-//! native LLVM build.
+//! native LLVM build, and the default build passes `-Cllvm-args=stats` so that the
+//! report can show what the register allocator did per program.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,6 +27,8 @@ const WIDTH: f64 = 4.0;
 const SIM_ARGS: [&str; 4] = ["--clear-env", "--seed", "1", "--stats"];
 /// Native runs take milliseconds: the best of this many is the figure.
 const NATIVE_RUNS: usize = 10;
+/// How the backend starts each line of counters (`-Cllvm-args=stats`).
+const STATS_PREFIX: &str = "vliw-stats:";
 
 /// An optional pass as the backend lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +46,9 @@ struct Config {
     /// Directory name under build/bench/programs.
     slug: String,
     llvm_args: Vec<String>,
+    /// Also pass `stats` and keep the backend's counters (the default build only:
+    /// the counters do not change the code, and one set is what the report shows).
+    counters: bool,
 }
 
 /// What the simulator and the binaries tell about one program in one configuration.
@@ -60,7 +67,85 @@ struct Figures {
     text: u64,
     /// Best wall time of the simulator run.
     sim_time: Duration,
+    /// The backend's counters, summed over codegen units (configurations with
+    /// `counters` only).
+    counters: Option<Counters>,
 }
+
+/// What one build with our backend gives.
+#[derive(Clone, Debug)]
+struct Built {
+    exe: PathBuf,
+    own_code: u64,
+    text: u64,
+    counters: Option<Counters>,
+}
+
+/// The backend's counters from `-Cllvm-args=stats`: rustc's stderr has one line
+/// `vliw-stats: key=value ...` per codegen unit; these are their sums. A key that a
+/// line leaves out counts 0 there.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Counters {
+    sums: BTreeMap<String, u64>,
+    /// `vliw-stats:` lines seen: the codegen units that were lowered.
+    lines: usize,
+}
+
+impl Counters {
+    /// Sums the `vliw-stats:` lines of `stderr`; other lines are not looked at. A
+    /// line is recognized wherever the prefix starts in it (a codegen unit's line
+    /// could land after another thread's unfinished output); its fields must be
+    /// `key=value` with a decimal value.
+    fn parse(stderr: &[u8]) -> Result<Counters, String> {
+        let text = String::from_utf8_lossy(stderr);
+        let mut counters = Counters::default();
+        for line in text.lines() {
+            let Some(at) = line.find(STATS_PREFIX) else {
+                continue;
+            };
+            counters.lines += 1;
+            for field in line[at + STATS_PREFIX.len()..].split_whitespace() {
+                let (key, value) = field
+                    .split_once('=')
+                    .filter(|(k, _)| !k.is_empty())
+                    .ok_or_else(|| format!("bad field `{field}` in `{line}`"))?;
+                let value: u64 = value
+                    .parse()
+                    .map_err(|_| format!("bad value `{field}` in `{line}`"))?;
+                let sum = counters.sums.entry(key.to_string()).or_default();
+                *sum = sum
+                    .checked_add(value)
+                    .ok_or_else(|| format!("the sum of `{key}` overflows"))?;
+            }
+        }
+        Ok(counters)
+    }
+
+    /// The sum of `key` (0 when no line has it).
+    fn get(&self, key: &str) -> u64 {
+        self.sums.get(key).copied().unwrap_or(0)
+    }
+
+    /// The sums of the keys that start with `prefix`, in key order.
+    fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, u64)> {
+        self.sums
+            .iter()
+            .filter(move |(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.as_str(), *v))
+    }
+}
+
+/// The figures of the register allocation table, in its column order (after the
+/// program): the `regalloc.ssa.*` counter and the column's heading.
+const REGALLOC_COLUMNS: [(&str, &str); 7] = [
+    ("functions", "functions"),
+    ("spilled", "spilled values"),
+    ("stores", "spill stores"),
+    ("reloads", "reloads"),
+    ("copies-before", "copies before"),
+    ("copies-after", "copies after"),
+    ("fallbacks", "fallbacks"),
+];
 
 pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Result<Section, String> {
     let programs = discover(&paths.root.join("benches").join("programs"))?;
@@ -88,8 +173,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
     for (index, config) in configs.iter().enumerate() {
         let timed = index == 0;
         let jobs: Vec<usize> = (0..programs.len()).collect();
-        let mut built: Vec<Option<Result<(PathBuf, u64, u64), String>>> =
-            vec![None; programs.len()];
+        let mut built: Vec<Option<Result<Built, String>>> = vec![None; programs.len()];
         differential::run_parallel(
             &jobs,
             2,
@@ -101,9 +185,9 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
         );
         let mut column = Vec::new();
         for (i, result) in built.into_iter().enumerate() {
-            let (exe, own_code, text) = result.expect("every job reports")?;
+            let built = result.expect("every job reports")?;
             let runs = if timed { options.runs() } else { 1 };
-            let (stats, sim_time) = run_simulated(paths, &exe, &expected[i], runs)
+            let (stats, sim_time) = run_simulated(paths, &built.exe, &expected[i], runs)
                 .map_err(|e| format!("{} ({}): {e}", programs[i].0, config.label))?;
             column.push(Figures {
                 cycles: stats.get("cycles")?,
@@ -112,9 +196,10 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
                 nullified: stats.get("nullified")?,
                 stalls: stats.get("stalls")?,
                 branches: stats.get("branches")?,
-                own_code,
-                text,
+                own_code: built.own_code,
+                text: built.text,
                 sim_time,
+                counters: built.counters,
             });
         }
         figures.push(column);
@@ -177,12 +262,14 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
         label: "all passes".into(),
         slug: "default".into(),
         llvm_args: Vec::new(),
+        counters: true,
     }];
     for pass in passes {
         configs.push(Config {
             label: format!("without {}", pass.name),
             slug: format!("without-{}", pass.name),
             llvm_args: vec![pass.off.clone()],
+            counters: false,
         });
     }
     if passes.len() > 1 {
@@ -190,6 +277,7 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
             label: "all off".into(),
             slug: "all-off".into(),
             llvm_args: passes.iter().map(|p| p.off.clone()).collect(),
+            counters: false,
         });
     }
     configs
@@ -201,33 +289,60 @@ fn build_host(rustc: &Rustc, source: &Path, exe: &Path) -> Result<(), String> {
     cmd.args(["--edition", "2024", "-Copt-level=3", "-o"])
         .arg(exe)
         .arg(source);
-    checked(&mut cmd, "rustc (LLVM host build)")
+    checked(&mut cmd, "rustc (LLVM host build)").map(|_| ())
 }
 
-/// Builds with our backend; returns the executable and the code sizes.
+/// Builds with our backend; returns the executable, the code sizes and (when the
+/// configuration asks) the backend's counters.
 fn build_ours(
     paths: &Paths,
     config: &Config,
     program: &(String, PathBuf),
     work: &Path,
-) -> Result<(PathBuf, u64, u64), String> {
+) -> Result<Built, String> {
     let exe = work.join(&config.slug).join(&program.0);
     let object = exe.with_extension("o");
     mkdir_parent(&exe)?;
     let mut cmd = Command::new(paths.dist.join("rustc-vliw"));
     cmd.args(["--edition", "2024", "-Copt-level=3"]);
-    if !config.llvm_args.is_empty() {
-        cmd.arg(format!("-Cllvm-args={}", config.llvm_args.join(" ")));
+    let mut llvm_args = config.llvm_args.clone();
+    if config.counters {
+        llvm_args.push("stats".into());
+    }
+    if !llvm_args.is_empty() {
+        cmd.arg(format!("-Cllvm-args={}", llvm_args.join(" ")));
     }
     let mut emit = std::ffi::OsString::from("--emit=obj=");
     emit.push(&object);
     emit.push(",link=");
     emit.push(&exe);
     cmd.arg(emit).arg(&program.1);
-    checked(&mut cmd, "rustc-vliw")?;
+    let stderr = checked(&mut cmd, "rustc-vliw")?;
+    let counters = if config.counters {
+        let counters = Counters::parse(&stderr).map_err(|e| {
+            format!(
+                "{} ({}): rustc-vliw's counters: {e}",
+                program.0, config.label
+            )
+        })?;
+        if counters.lines == 0 {
+            return Err(format!(
+                "{} ({}): rustc-vliw -Cllvm-args=stats printed no `{STATS_PREFIX}` line",
+                program.0, config.label
+            ));
+        }
+        Some(counters)
+    } else {
+        None
+    };
     let own_code = text_bytes(paths, &object)?;
     let text = text_bytes(paths, &exe)?;
-    Ok((exe, own_code, text))
+    Ok(Built {
+        exe,
+        own_code,
+        text,
+        counters,
+    })
 }
 
 /// Bytes in the text sections of an object or executable, from `vliw-objdump -h`.
@@ -348,13 +463,20 @@ fn run_simulated(
     Ok((stats.expect("at least one run"), best))
 }
 
-fn checked(cmd: &mut Command, what: &str) -> Result<(), String> {
+/// Runs a compiler; its stderr when it succeeds, an error with the end of its stderr
+/// (the backend's `vliw-stats:` lines left out) when it fails.
+fn checked(cmd: &mut Command, what: &str) -> Result<Vec<u8>, String> {
     let out = process::run(cmd, b"", Instant::now() + differential::COMPILE_TIMEOUT)?;
     if out.success() {
-        Ok(())
+        Ok(out.stderr)
     } else {
         let mut message = format!("{what} failed ({}):", out.describe());
-        for line in crate::report::tail(&out.stderr, 15) {
+        let stderr: String = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| !l.contains(STATS_PREFIX))
+            .flat_map(|l| [l, "\n"])
+            .collect();
+        for line in crate::report::tail(stderr.as_bytes(), 15) {
             message.push_str("\n  ");
             message.push_str(&line);
         }
@@ -456,6 +578,14 @@ fn section(
         &rows,
     ));
 
+    // What the register allocator did, from the default build's counters.
+    let counters: Vec<Counters> = default
+        .iter()
+        .map(|f| f.counters.clone().unwrap_or_default())
+        .collect();
+    let (regalloc, regalloc_summary) = regalloc_table(names, &counters);
+    md.push_str(&regalloc);
+
     // The ablation: cycles per configuration, and each as a ratio to the default.
     md.push_str("\n### Ablation: cycles with each optional pass switched off\n\n");
     if passes.is_empty() {
@@ -492,13 +622,16 @@ fn section(
         rows.push(row);
     }
     let mut geo = vec!["**geomean**".to_string()];
-    let mut summary = vec![format!(
-        "{} programs, all passes: geomean {} cycles, IPC {ipc:.3}, fill {fill:.3}, \
-         stalls {:.0}% of cycles",
-        names.len(),
-        number(cycles),
-        100.0 * stall_share
-    )];
+    let mut summary = vec![
+        format!(
+            "{} programs, all passes: geomean {} cycles, IPC {ipc:.3}, fill {fill:.3}, \
+             stalls {:.0}% of cycles",
+            names.len(),
+            number(cycles),
+            100.0 * stall_share
+        ),
+        regalloc_summary,
+    ];
     for (c, config) in configs.iter().enumerate() {
         geo.push(number(
             geomean(figures[c].iter().map(|f| f.cycles as f64)).unwrap_or(0.0),
@@ -624,6 +757,90 @@ fn section(
     }
 }
 
+/// The register allocation table of the default build (a `###` subsection) and its
+/// summary line: per program the `regalloc.ssa.*` counters, the ratio of copies
+/// after colouring to copies before, and a total row.
+fn regalloc_table(names: &[String], counters: &[Counters]) -> (String, String) {
+    let key = |name: &str| format!("regalloc.ssa.{name}");
+    let total = |name: &str| counters.iter().map(|c| c.get(&key(name))).sum::<u64>();
+    let mut md =
+        String::from("\n### Register allocation: spills and copies per program (all passes)\n\n");
+    md.push_str(
+        "The SSA register allocator's counters in the default build (`regalloc=ssa`, \
+         `-Cllvm-args=stats`: one `vliw-stats:` line per codegen unit on rustc's stderr, \
+         summed per program). **They cover the program's own crate only**: its functions \
+         and the generic code it instantiates, and the allocator shim that rustc adds to \
+         an executable (`__rust_alloc` and the like, a codegen unit of its own); std comes \
+         precompiled from `dist/sysroot` and is not counted. *Functions*: functions allocated; *spilled values*: values \
+         given a stack slot; *spill stores* and *reloads*: the stores and loads inserted \
+         for them; *copies before*: copies and block arguments from instruction \
+         selection; *copies after*: register moves left after colouring (parallel-copy \
+         temporaries included), and *after / before* their ratio; *fallbacks*: functions \
+         the SSA allocator did not take, given to the naive allocator.\n\n",
+    );
+    if total("functions") == 0 {
+        md.push_str(
+            "No function was counted: the default build reported no `regalloc.ssa.*` \
+             counters (is `regalloc=ssa` still the default?).\n\n",
+        );
+    }
+    let mut header: Vec<&str> = vec!["program"];
+    let mut rows = Vec::new();
+    for (name, heading) in REGALLOC_COLUMNS {
+        header.push(heading);
+        if name == "copies-after" {
+            header.push("after / before");
+        }
+    }
+    let row = |label: String, get: &dyn Fn(&str) -> u64| -> Vec<String> {
+        let mut row = vec![label];
+        for (name, _) in REGALLOC_COLUMNS {
+            row.push(get(name).to_string());
+            if name == "copies-after" {
+                row.push(ratio(
+                    get("copies-after") as f64,
+                    get("copies-before") as f64,
+                ));
+            }
+        }
+        row
+    };
+    for (name, c) in names.iter().zip(counters) {
+        rows.push(row(name.clone(), &|n| c.get(&key(n))));
+    }
+    rows.push(row("**total**".into(), &|n| total(n)));
+    md.push_str(&table(&header, &rows));
+
+    // Functions the naive allocator took leave SSA by `ssa-destruction`'s method.
+    let mut destruct: BTreeMap<&str, u64> = BTreeMap::new();
+    for c in counters {
+        for (k, v) in c.with_prefix("destruct.") {
+            *destruct.entry(k).or_default() += v;
+        }
+    }
+    if destruct.values().any(|&v| v > 0) {
+        let fields: Vec<String> = destruct.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
+        md.push_str(&format!(
+            "\nThe fallbacks left SSA before naive allocation; its counters, summed over \
+             the programs: {}.\n",
+            fields.join(", ")
+        ));
+    }
+    let summary = format!(
+        "register allocation (programs' own crates): {} functions, {} values spilled \
+         ({} stores, {} reloads), copies {} before colouring and {} after ({}), {} fallbacks",
+        total("functions"),
+        total("spilled"),
+        total("stores"),
+        total("reloads"),
+        total("copies-before"),
+        total("copies-after"),
+        ratio(total("copies-after") as f64, total("copies-before") as f64),
+        total("fallbacks"),
+    );
+    (md, summary)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,6 +876,81 @@ mod tests {
         assert_eq!(two.len(), 4);
         assert_eq!(two[3].llvm_args, ["a=off", "b=off"]);
         assert!(two[0].llvm_args.is_empty());
+    }
+
+    #[test]
+    fn sums_the_counter_lines() {
+        let stderr = b"\
+warning: unused variable: `x`
+vliw-stats: regalloc.ssa.copies-after=156 regalloc.ssa.copies-before=474 regalloc.ssa.functions=54 regalloc.ssa.spilled=2
+vliw-stats: regalloc.ssa.copies-after=0 regalloc.ssa.copies-before=28 regalloc.ssa.functions=5 destruct.copies.inserted=3
+vliw-stats:
+  --> src/main.rs:1:1 vliw-stats: regalloc.ssa.fallbacks=1
+stats: not ours=1
+";
+        let c = Counters::parse(stderr).unwrap();
+        assert_eq!(c.lines, 4);
+        assert_eq!(c.get("regalloc.ssa.functions"), 59);
+        assert_eq!(c.get("regalloc.ssa.copies-before"), 502);
+        assert_eq!(c.get("regalloc.ssa.copies-after"), 156);
+        assert_eq!(c.get("regalloc.ssa.spilled"), 2);
+        assert_eq!(c.get("regalloc.ssa.fallbacks"), 1);
+        assert_eq!(c.get("regalloc.ssa.reloads"), 0);
+        assert_eq!(c.get("not ours"), 0);
+        assert_eq!(
+            c.with_prefix("destruct.").collect::<Vec<_>>(),
+            [("destruct.copies.inserted", 3)]
+        );
+        assert_eq!(
+            Counters::parse(b"no counters\n").unwrap(),
+            Counters::default()
+        );
+        assert!(Counters::parse(b"vliw-stats: a=1 b\n").is_err());
+        assert!(Counters::parse(b"vliw-stats: a=-1\n").is_err());
+        assert!(Counters::parse(b"vliw-stats: =1\n").is_err());
+        let max = format!("vliw-stats: a={}\nvliw-stats: a=1\n", u64::MAX);
+        assert!(Counters::parse(max.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn tabulates_the_counters() {
+        let parse = |s: &str| Counters::parse(s.as_bytes()).unwrap();
+        let counters = [
+            parse(
+                "vliw-stats: regalloc.ssa.functions=3 regalloc.ssa.copies-before=10 \
+                 regalloc.ssa.copies-after=4 regalloc.ssa.spilled=1 regalloc.ssa.stores=1 \
+                 regalloc.ssa.reloads=2\n",
+            ),
+            parse(
+                "vliw-stats: regalloc.ssa.functions=2 regalloc.ssa.copies-before=10 \
+                 regalloc.ssa.fallbacks=1 destruct.boissinot.inserted=5\n",
+            ),
+        ];
+        let (md, summary) = regalloc_table(&["a".into(), "b".into()], &counters);
+        assert!(md.contains(
+            "| program | functions | spilled values | spill stores | reloads | copies before \
+             | copies after | after / before | fallbacks |"
+        ));
+        assert!(
+            md.contains("| a | 3 | 1 | 1 | 2 | 10 | 4 | 0.400 | 0 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| b | 2 | 0 | 0 | 0 | 10 | 0 | 0.000 | 1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| **total** | 5 | 1 | 1 | 2 | 20 | 4 | 0.200 | 1 |"),
+            "{md}"
+        );
+        assert!(md.contains("`destruct.boissinot.inserted=5`"), "{md}");
+        assert!(md.contains("own crate only"));
+        assert!(!md.contains("No function was counted"));
+        assert!(summary.contains("5 functions, 1 values spilled (1 stores, 2 reloads)"));
+        assert!(summary.contains("20 before colouring and 4 after (0.200), 1 fallbacks"));
+        let (md, _) = regalloc_table(&["a".into()], &[Counters::default()]);
+        assert!(md.contains("No function was counted"));
+        assert!(md.contains("| a | 0 | 0 | 0 | 0 | 0 | 0 | – | 0 |"), "{md}");
     }
 
     #[test]
