@@ -18,6 +18,9 @@ use crate::bench_report::{Plot, Scale, Section, Series, geomean, number, table};
 use crate::differential::{self, Rustc};
 use crate::paths::Paths;
 use crate::process;
+
+#[path = "bench_programs_destruct.rs"]
+mod destruct;
 use crate::toolchain::Toolchain;
 
 /// Ops per bundle of the default machine (docs/isa.md section 8).
@@ -205,9 +208,13 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
         figures.push(column);
     }
     let names: Vec<String> = programs.iter().map(|p| p.0.clone()).collect();
-    Ok(section(
-        &names, &passes, &configs, &figures, &native, options,
-    ))
+    let mut section = section(&names, &passes, &configs, &figures, &native, options);
+    // leaving SSA: the copies of each method, with the naive allocator
+    let counts = destruct::measure(paths, &programs, &work)?;
+    let (md, summary) = destruct::table_of(&names, &counts);
+    section.markdown.push_str(&md);
+    section.summary.push(summary);
+    Ok(section)
 }
 
 /// The benchmark programs: the `.rs` files of the directory, by name.
