@@ -33,7 +33,7 @@ use std::time::Instant;
 
 use crate::paths::Paths;
 use crate::sysroot::{Layout, json_string};
-use crate::test_sysroot::{self, Comparison, Simulator};
+use crate::test_sysroot::{self, Comparison, PROFILES, Profile, Simulator};
 use crate::toolchain::Toolchain;
 
 const CRATES_FILE: &str = "tests/extended/crates.txt";
@@ -45,26 +45,6 @@ const JOBS: usize = 1;
 /// test that loops forever fails after that; a test that needs more is listed in
 /// skip.txt as too slow.
 const MAX_CYCLES: u64 = 25_000_000_000;
-/// The cargo profiles each crate's tests are built with: both optimization levels.
-const PROFILES: [Profile; 2] = [Profile::Release, Profile::Debug];
-
-#[derive(Copy, Clone, PartialEq, Debug)]
-enum Profile {
-    /// `--release`: opt-level 3.
-    Release,
-    /// cargo's default `dev` profile: opt-level 0.
-    Debug,
-}
-
-impl Profile {
-    fn name(self) -> &'static str {
-        match self {
-            Profile::Release => "release",
-            Profile::Debug => "debug",
-        }
-    }
-}
-
 /// Marks a complete copy of a crate's source in build/extended.
 const COPIED: &str = ".extended-source";
 
@@ -378,9 +358,7 @@ fn build_tests(
     krate: &Crate,
     profile: Profile,
 ) -> Result<BTreeMap<String, PathBuf>, String> {
-    if profile == Profile::Release {
-        cargo.arg("--release");
-    }
+    profile.apply(&mut cargo);
     cargo
         .args(["--locked", "--tests", "--no-run"])
         .args(["--message-format", "json-render-diagnostics"])

@@ -4,7 +4,8 @@
 //! As rustc_codegen_cranelift proves itself.
 //!
 //! Both sides are built by cargo in the patched library copy of `./y.sh build`
-//! (`build/sysroot/library`), release profile. The host's results are the
+//! (`build/sysroot/library`), with the release profile (opt-level 3) and with the
+//! dev profile (opt-level 0, debug assertions), each side the same. The host's results are the
 //! expectation: the suite fails if a test that passes on the host does not pass on
 //! ours, unless `tests/sysroot/skip.txt` lists it with a reason.
 //!
@@ -52,6 +53,33 @@ pub enum Verdict {
     Ignored,
 }
 
+/// The cargo profiles the test suites are built with: both optimization levels.
+pub(crate) const PROFILES: [Profile; 2] = [Profile::Release, Profile::Debug];
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Profile {
+    /// `--release`: opt-level 3.
+    Release,
+    /// cargo's default `dev` profile: opt-level 0, debug assertions.
+    Debug,
+}
+
+impl Profile {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Profile::Release => "release",
+            Profile::Debug => "debug",
+        }
+    }
+
+    /// Adds the profile's argument to a `cargo` command.
+    pub(crate) fn apply(self, cargo: &mut Command) {
+        if self == Profile::Release {
+            cargo.arg("--release");
+        }
+    }
+}
+
 /// One listed test of the skip file. `binary` is the first word of the line: a test
 /// binary here, a crate in the `extended` suite's file.
 #[derive(Debug, PartialEq)]
@@ -90,54 +118,60 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
     }
     let skips = load_skips(&paths.root.join(SKIP_FILE))?;
 
-    eprintln!(
-        "[sysroot] building {} for the host (LLVM)",
-        CRATES.join(", ")
-    );
-    let host = build_tests(paths, toolchain, &library, None)?;
-    eprintln!(
-        "[sysroot] building {} for {TARGET} (our backend)",
-        CRATES.join(", ")
-    );
-    let ours = build_tests(paths, toolchain, &library, Some(&layout))?;
-
     let mut lines = Vec::new();
     let mut regressions = 0;
-    for (name, host_exe) in &host {
-        if !options.binaries.is_empty() && !options.binaries.contains(name) {
-            continue;
+    for profile in PROFILES {
+        let p = profile.name();
+        eprintln!(
+            "[sysroot] building {} for the host (LLVM, {p})",
+            CRATES.join(", ")
+        );
+        let host = build_tests(paths, toolchain, &library, None, profile)?;
+        eprintln!(
+            "[sysroot] building {} for {TARGET} (our backend, {p})",
+            CRATES.join(", ")
+        );
+        let ours = build_tests(paths, toolchain, &library, Some(&layout), profile)?;
+
+        for (name, host_exe) in &host {
+            if !options.binaries.is_empty() && !options.binaries.contains(name) {
+                continue;
+            }
+            let Some(our_exe) = ours.get(name) else {
+                return Err(format!(
+                    "{name} ({p}) was built for the host but not for {TARGET}"
+                ));
+            };
+            eprintln!("[sysroot] {name} ({p}): running on the host");
+            let mut host_results = run_host(host_exe)?;
+            host_results.retain(|test, _| sampled(test, options.sample));
+            if host_results.is_empty() {
+                // coretests' library target: `test = false` in its manifest, no tests.
+                continue;
+            }
+            let skipped = skipped_for(&skips, name);
+            eprintln!("[sysroot] {name} ({p}): running on the simulator");
+            let started = Instant::now();
+            let runner = Simulator {
+                paths,
+                jobs: JOBS,
+                max_cycles: MAX_CYCLES,
+                suite: "sysroot",
+                sample: options.sample,
+            };
+            let (our_results, cycles) = runner.run_tests(our_exe, &skipped)?;
+            let report = compare(&host_results, &our_results, &skipped);
+            for line in &report.regressions {
+                println!("REGRESSION {name} ({p}) {line}");
+            }
+            regressions += report.regressions.len();
+            let line = format!(
+                "{name} ({p}): {}",
+                report.describe(cycles, started.elapsed())
+            );
+            println!("{line}");
+            lines.push(line);
         }
-        let Some(our_exe) = ours.get(name) else {
-            return Err(format!(
-                "{name} was built for the host but not for {TARGET}"
-            ));
-        };
-        eprintln!("[sysroot] {name}: running on the host");
-        let mut host_results = run_host(host_exe)?;
-        host_results.retain(|test, _| sampled(test, options.sample));
-        if host_results.is_empty() {
-            // coretests' library target: `test = false` in its manifest, no tests.
-            continue;
-        }
-        let skipped = skipped_for(&skips, name);
-        eprintln!("[sysroot] {name}: running on the simulator");
-        let started = Instant::now();
-        let runner = Simulator {
-            paths,
-            jobs: JOBS,
-            max_cycles: MAX_CYCLES,
-            suite: "sysroot",
-            sample: options.sample,
-        };
-        let (our_results, cycles) = runner.run_tests(our_exe, &skipped)?;
-        let report = compare(&host_results, &our_results, &skipped);
-        for line in &report.regressions {
-            println!("REGRESSION {name} {line}");
-        }
-        regressions += report.regressions.len();
-        let line = format!("{name}: {}", report.describe(cycles, started.elapsed()));
-        println!("{line}");
-        lines.push(line);
     }
     Ok(Outcome { lines, regressions })
 }
@@ -193,9 +227,12 @@ fn build_tests(
     toolchain: &Toolchain,
     library: &Path,
     vliw: Option<&Layout>,
+    profile: Profile,
 ) -> Result<BTreeMap<String, PathBuf>, String> {
     let mut cmd = toolchain.cargo(library);
-    cmd.args(["test", "--no-run", "--release", "--locked", "--offline"])
+    cmd.args(["test", "--no-run"]);
+    profile.apply(&mut cmd);
+    cmd.args(["--locked", "--offline"])
         .args(["--message-format", "json-render-diagnostics"])
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
