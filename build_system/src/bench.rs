@@ -13,10 +13,10 @@ use crate::bench_report::Section;
 use crate::paths::Paths;
 use crate::process;
 use crate::toolchain::Toolchain;
-use crate::{bench_compile, bench_hexagon, bench_programs};
+use crate::{bench_analyses, bench_compile, bench_hexagon, bench_programs};
 
 /// The benchmarks `bench` knows, with a one-line description each, in report order.
-pub const BENCHES: [(&str, &str); 4] = [
+pub const BENCHES: [(&str, &str); 5] = [
     (
         "programs",
         "simulated cycles, IPC, bundle fill, stalls of benches/programs at -Copt-level=3, \
@@ -31,6 +31,12 @@ pub const BENCHES: [(&str, &str); 4] = [
         "compile",
         "compile time of the sysroot and sample crates, ours against LLVM and Cranelift, \
          and the backend's time per phase",
+    ),
+    (
+        "analyses",
+        "time of the SSA analyses (two-pass and data-flow liveness, liveness checker) and \
+         of SSA destruction per function of the sysroot, by function size; data flow \
+         against two-pass on the largest functions",
     ),
     (
         "sim",
@@ -82,6 +88,7 @@ pub fn run(
         "programs" => bench_programs::run(paths, toolchain, options),
         "hexagon" => bench_hexagon::run(paths, toolchain, options),
         "compile" => bench_compile::bench(paths, toolchain, options),
+        "analyses" => bench_analyses::run(paths, toolchain, options),
         "sim" => sim_speed(paths, options),
         _ => unreachable!("names are checked by check_names"),
     }
@@ -325,7 +332,7 @@ mod tests {
         assert!(
             check_names(&["simm".into()])
                 .unwrap_err()
-                .contains("known: programs, hexagon, compile, sim")
+                .contains("known: programs, hexagon, compile, analyses, sim")
         );
     }
 }

@@ -28,7 +28,7 @@ use crate::test_no_sysroot::{self, RUSTC_FLAGS, Rustc, TARGET_SPEC};
 use crate::toolchain::Toolchain;
 
 #[path = "bench_compile_builds.rs"]
-mod builds;
+pub(crate) mod builds;
 #[path = "bench_compile_tables.rs"]
 mod tables;
 

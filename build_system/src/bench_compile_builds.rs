@@ -317,11 +317,7 @@ impl Bench<'_> {
     }
 
     fn sysroot_package(&self) -> PathBuf {
-        self.paths
-            .build
-            .join("sysroot")
-            .join("library")
-            .join("sysroot")
+        sysroot_package(self.paths)
     }
 
     /// The generated package (unchanged files are left alone); its directory and lines.
@@ -350,17 +346,7 @@ impl Bench<'_> {
     /// dependencies (not timed: the builds are offline).
     fn prepare(&self, workload: &Workload) -> Result<(), String> {
         match &workload.source {
-            Source::Sysroot => {
-                let package = self.sysroot_package();
-                if package.join("Cargo.toml").is_file() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "{} is missing: ./y.sh build prepares it",
-                        self.paths.show(&package)
-                    ))
-                }
-            }
+            Source::Sysroot => check_sysroot_sources(self.paths),
             Source::Package { locked: false, .. } => Ok(()),
             Source::Package { dir, locked: true } => {
                 let mut cmd = self.toolchain.cargo(dir);
@@ -417,34 +403,13 @@ impl Bench<'_> {
 
     /// The cargo command of one build (its target directory not yet cleaned).
     fn command(&self, workload: &Workload, compiler: Compiler, target_dir: &Path) -> Command {
-        let layout = Layout::new(self.paths);
         let host = self.rustc.host.as_str();
-        let mut flags: Vec<String> = Vec::new();
-        let mut cmd = match (&workload.source, compiler.backend) {
-            (Source::Sysroot, backend) => {
-                let mut cmd = self.toolchain.cargo(&self.sysroot_package());
-                cmd.args(["build", "--release", "--locked", "--offline"])
-                    .args(["--no-default-features", "--features", SYSROOT_FEATURES])
-                    .env("__CARGO_DEFAULT_LIB_METADATA", "vliw-sysroot");
-                if backend == Backend::Ours {
-                    cmd.arg("--target")
-                        .arg(
-                            self.paths
-                                .root
-                                .join("sysroot")
-                                .join(format!("{}.json", sysroot::TARGET)),
-                        )
-                        .arg("-Zjson-target-spec");
-                    flags.push(format!("-Zcodegen-backend={}", layout.backend.display()));
-                    flags.push("-Zunstable-options".into());
-                    flags.push(format!("-Clinker={}", self.paths.tool("vliw-ld").display()));
-                } else {
-                    cmd.args(["--target", host]);
-                }
-                flags.push("-Zforce-unstable-if-unmarked".into());
-                flags.push("-Cpanic=abort".into());
-                cmd
-            }
+        let (mut cmd, mut flags) = match (&workload.source, compiler.backend) {
+            (Source::Sysroot, backend) => sysroot_command(
+                self.paths,
+                self.toolchain,
+                (backend != Backend::Ours).then_some(host),
+            ),
             (Source::Package { dir, locked }, backend) => {
                 let mut cmd = if backend == Backend::Ours {
                     // dist/cargo-vliw adds the backend, sysroot, linker and target.
@@ -469,7 +434,7 @@ impl Bench<'_> {
                 if *locked {
                     cmd.arg("--locked");
                 }
-                cmd
+                (cmd, Vec::new())
             }
         };
         match compiler.backend {
@@ -478,14 +443,7 @@ impl Bench<'_> {
             Backend::Llvm => {}
         }
         flags.push("-Ztime-passes".into());
-        cmd.env("CARGO_TARGET_DIR", target_dir)
-            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", compiler.opt.to_string())
-            .env("RUSTFLAGS", flags.join(" "))
-            .env("RUSTC_ICE", &self.work)
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("CARGO_BUILD_RUSTFLAGS")
-            .env_remove("CARGO_BUILD_TARGET")
-            .env_remove("RUSTDOCFLAGS");
+        set_build_environment(&mut cmd, &flags, compiler.opt, target_dir, &self.work);
         cmd
     }
 
@@ -521,7 +479,88 @@ impl Bench<'_> {
     }
 }
 
-fn remove_dir(dir: &Path) -> Result<(), String> {
+/// `build/sysroot/library/sysroot`: the package `sysroot.rs` builds, in the sources
+/// `./y.sh build` prepared.
+pub(crate) fn sysroot_package(paths: &Paths) -> PathBuf {
+    paths.build.join("sysroot").join("library").join("sysroot")
+}
+
+/// Whether the sysroot's sources are there (`./y.sh build` prepares them).
+pub(crate) fn check_sysroot_sources(paths: &Paths) -> Result<(), String> {
+    let package = sysroot_package(paths);
+    if package.join("Cargo.toml").is_file() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is missing: ./y.sh build prepares it",
+            paths.show(&package)
+        ))
+    }
+}
+
+/// The cargo command that builds the sysroot as `sysroot.rs` does (the `sysroot`
+/// package: core, compiler_builtins, alloc, std, panic_abort, test and their
+/// dependencies; `--release --locked --offline`, its features, `-Cpanic=abort`), with
+/// our backend for
+/// `vliw64-unknown-hermit`, or for `host` (with LLVM, or another backend the caller
+/// selects through the flags); and the RUSTFLAGS it needs, to which the caller adds
+/// its own before `set_build_environment`.
+pub(crate) fn sysroot_command(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    host: Option<&str>,
+) -> (Command, Vec<String>) {
+    let layout = Layout::new(paths);
+    let mut flags: Vec<String> = Vec::new();
+    let mut cmd = toolchain.cargo(&sysroot_package(paths));
+    cmd.args(["build", "--release", "--locked", "--offline"])
+        .args(["--no-default-features", "--features", SYSROOT_FEATURES])
+        .env("__CARGO_DEFAULT_LIB_METADATA", "vliw-sysroot");
+    match host {
+        None => {
+            cmd.arg("--target")
+                .arg(
+                    paths
+                        .root
+                        .join("sysroot")
+                        .join(format!("{}.json", sysroot::TARGET)),
+                )
+                .arg("-Zjson-target-spec");
+            flags.push(format!("-Zcodegen-backend={}", layout.backend.display()));
+            flags.push("-Zunstable-options".into());
+            flags.push(format!("-Clinker={}", paths.tool("vliw-ld").display()));
+        }
+        Some(host) => {
+            cmd.args(["--target", host]);
+        }
+    }
+    flags.push("-Zforce-unstable-if-unmarked".into());
+    flags.push("-Cpanic=abort".into());
+    (cmd, flags)
+}
+
+/// The environment of a benchmark build: RUSTFLAGS, the target directory, the
+/// optimization level of the release profile (so that everything else in the profile
+/// stays as it is), rustc's crash reports in `work`; variables of the caller's
+/// environment that would change the build removed.
+pub(crate) fn set_build_environment(
+    cmd: &mut Command,
+    flags: &[String],
+    opt: u8,
+    target_dir: &Path,
+    work: &Path,
+) {
+    cmd.env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", opt.to_string())
+        .env("RUSTFLAGS", flags.join(" "))
+        .env("RUSTC_ICE", work)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_RUSTFLAGS")
+        .env_remove("CARGO_BUILD_TARGET")
+        .env_remove("RUSTDOCFLAGS");
+}
+
+pub(crate) fn remove_dir(dir: &Path) -> Result<(), String> {
     match fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),

@@ -3,6 +3,7 @@
 //! installs the pinned nightly and drives cargo and the project's tools.
 
 mod bench;
+mod bench_analyses;
 mod bench_compile;
 mod bench_hexagon;
 mod bench_programs;
@@ -74,6 +75,10 @@ Commands:
                       compile    compile time of the sysroot and sample crates,
                                  ours against LLVM -O0/-O3 and Cranelift, and the
                                  backend's time per phase
+                      analyses   time of the SSA analyses and SSA destruction
+                                 per function of the sysroot (core only with
+                                 --quick), by function size; data-flow against
+                                 two-pass liveness on the largest functions
                       sim        peak simulator speed on tests/bench/sim_loop.s
   clean             Remove dist/, build/ and target/
   help, --help      Show this message

@@ -92,6 +92,26 @@ pub fn run(cmd: &mut Command, stdin: &[u8], deadline: Instant) -> Result<Output,
     })
 }
 
+/// Runs `cmd` with no input and its stderr written to the file `log` (stdout is
+/// discarded), for output too large to capture (`CAPTURE_LIMIT`); kills it when
+/// `deadline` passes (then `None`). Errors only when the log cannot be created or the
+/// program cannot be started.
+pub fn run_logged(
+    cmd: &mut Command,
+    log: &std::path::Path,
+    deadline: Instant,
+) -> Result<Option<ExitStatus>, String> {
+    let file =
+        std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(file)
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
+    Ok(wait(&mut child, deadline))
+}
+
 fn reader(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<Vec<u8>> {
     thread::spawn(move || {
         let mut kept = Vec::new();
@@ -152,6 +172,19 @@ mod tests {
         assert!(out.timed_out());
         assert_eq!(out.describe(), "killed at the timeout");
         assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn logs_stderr_to_a_file() {
+        let log = std::env::temp_dir().join(format!("y-run-logged-{}.txt", std::process::id()));
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 4"]);
+        let status = run_logged(&mut cmd, &log, Instant::now() + Duration::from_secs(30))
+            .unwrap()
+            .expect("finished");
+        assert_eq!(status.code(), Some(4));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "err\n");
+        let _ = std::fs::remove_file(&log);
     }
 
     #[test]

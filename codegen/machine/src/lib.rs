@@ -17,6 +17,7 @@
 //! `docs/machine.md` is the reference.
 
 pub mod abi;
+pub mod analysis_timing;
 pub mod destruct;
 pub mod dwarf;
 pub mod emit;
@@ -95,6 +96,11 @@ pub fn compile_function(
     }
     if options.wants_dump(DumpStage::Isel) {
         options.write_dump(DumpStage::Isel, &mf.to_string());
+    }
+    if options.analysis_timing {
+        // Measurement only: on `mf` as it is and on clones; the pipeline goes on with
+        // `mf` unchanged.
+        analysis_timing::report(&mf);
     }
     options.time("regalloc", || -> Result<(), CompileError> {
         match options.regalloc {

@@ -238,6 +238,11 @@ pub struct Options {
     pub timings: Option<Arc<Timings>>,
     /// Counts (copies per destruction phase) are added here when present (`stats`).
     pub counters: Option<Arc<Counters>>,
+    /// Time the SSA analyses and SSA destruction on every function after instruction
+    /// selection and print one `vliw-analysis-timing:` line per function on stderr
+    /// (`analysis-timing=on|off`, default off; `crate::analysis_timing`). Measurement
+    /// only: the generated code is the same.
+    pub analysis_timing: bool,
 }
 
 impl Default for Options {
@@ -255,6 +260,7 @@ impl Default for Options {
             dump_to: None,
             timings: None,
             counters: None,
+            analysis_timing: false,
         }
     }
 }
@@ -273,6 +279,7 @@ impl core::fmt::Debug for Options {
             .field("dump", &self.dump)
             .field("timings", &self.timings.is_some())
             .field("counters", &self.counters.is_some())
+            .field("analysis_timing", &self.analysis_timing)
             .finish()
     }
 }
@@ -282,7 +289,10 @@ impl Options {
     /// `-Cllvm-args`): `regalloc=naive|ssa`, `sched=off|list`,
     /// `ssa-destruction=copies|sreedhar3|boissinot`, `jump-tables=on|off`,
     /// `debug-info=on|off`, `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
-    /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
+    /// `docs/isa.md` §8), `analysis-timing=on|off` (default off: when on, each
+    /// function's SSA analyses and SSA destruction are timed after instruction selection
+    /// and reported on stderr, `crate::analysis_timing`; the code is unchanged). Unknown
+    /// keys and values are errors that say what is known.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "regalloc" => {
@@ -321,6 +331,7 @@ impl Options {
             "mem2reg" => self.mem2reg = on_off(key, value)?,
             "dce" => self.dce = on_off(key, value)?,
             "debug-info" => self.debug_info = on_off(key, value)?,
+            "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "dump" => {
                 for s in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                     let stage = DumpStage::from_name(s).ok_or_else(|| {
@@ -387,6 +398,14 @@ mod tests {
         assert!(o.set("sched", "trace").unwrap_err().contains("off, list"));
         o.set("dump", "isel,final").unwrap();
         o.set("jump-tables", "off").unwrap();
+        assert!(!o.analysis_timing);
+        o.set("analysis-timing", "on").unwrap();
+        assert!(o.analysis_timing);
+        assert!(
+            o.set("analysis-timing", "yes")
+                .unwrap_err()
+                .contains("on or off")
+        );
         o.set("ssa-destruction", "boissinot").unwrap();
         assert_eq!(o.ssa_destruction, SsaDestruction::Boissinot);
         assert!(

@@ -388,3 +388,51 @@ block0:
     assert!(listing.contains("= r2, t@tprel"), "{listing}");
     assert!(listing.contains("= r2, z@tprel+8"), "{listing}");
 }
+
+/// `analysis-timing=on` measures and changes nothing: every IR filetest compiles to the
+/// same object with it as without, with either allocator.
+#[test]
+fn analysis_timing_leaves_the_code_unchanged() {
+    fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                collect(&p, out);
+            } else if p.extension().is_some_and(|e| e == "ir") {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ir");
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    let mut compared = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let Ok(module) = parse_module(&text) else {
+            continue;
+        };
+        for regalloc in ["ssa", "naive"] {
+            let mut off = Options::default();
+            off.set("regalloc", regalloc).unwrap();
+            let Ok(expected) = compile_module(&module, &off) else {
+                continue;
+            };
+            let mut on = off.clone();
+            on.set("analysis-timing", "on").unwrap();
+            let actual = compile_module(&module, &on).unwrap();
+            assert!(
+                write_object(&expected) == write_object(&actual),
+                "{}: analysis-timing=on changed the object (regalloc={regalloc})",
+                file.display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 60, "only {compared} modules compared");
+}

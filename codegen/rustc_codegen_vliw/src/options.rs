@@ -46,9 +46,9 @@ pub enum DumpTarget {
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// The back end's options (`regalloc=`, `sched=`, `jump-tables=`, `machine=`, and
-    /// its dump stages as `dump=`), checked here and applied to each codegen unit's
-    /// `vliw_machine::Options` by `machine_options`.
+    /// The back end's options (`regalloc=`, `sched=`, `jump-tables=`, `machine=`,
+    /// `analysis-timing=`, ..., and its dump stages as `dump=`), checked here and applied
+    /// to each codegen unit's `vliw_machine::Options` by `machine_options`.
     pub machine: Vec<(String, String)>,
     /// `dump=STAGE[,STAGE...]`: text dumps of these stages.
     pub dump: Vec<DumpStage>,
@@ -84,6 +84,10 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
   mem2reg=on|off         promote stack slots to SSA values (default on)
   dce=on|off             remove unused side-effect-free instructions (default on)
   jump-tables=on|off     lower dense switches to jump tables (default on)
+  analysis-timing=on|off time the SSA analyses and SSA destruction of every
+                         function after instruction selection, one line
+                         `vliw-analysis-timing: ...` per function on stderr
+                         (default off; the code is unchanged)
   machine=KEY=V[,...]    the machine configuration (docs/isa.md section 8)
   passes                 print the optional passes (NAME, the option that
                          switches it off, what it does; tab-separated) and exit
@@ -127,7 +131,7 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
                     }
                 }
                 "regalloc" | "sched" | "ssa-destruction" | "mem2reg" | "dce" | "jump-tables"
-                | "machine" => {
+                | "machine" | "analysis-timing" => {
                     let value = need(value)?;
                     vliw_machine::Options::default().set(key, value)?;
                     opts.machine.push((key.into(), value.into()));
@@ -211,6 +215,14 @@ mod tests {
             vliw_machine::SsaDestruction::Boissinot
         );
         assert!(parse(&["ssa-destruction=cytron"]).is_err());
+        assert!(
+            parse(&["analysis-timing=on"])
+                .unwrap()
+                .machine_options()
+                .analysis_timing
+        );
+        assert!(!o.machine_options().analysis_timing);
+        assert!(parse(&["analysis-timing"]).is_err());
         let o = parse(&["verify=no dump-to=/tmp/x"]).unwrap();
         assert!(!o.verify);
         assert_eq!(o.dump_to, DumpTarget::Dir(PathBuf::from("/tmp/x")));
