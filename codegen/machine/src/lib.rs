@@ -7,7 +7,7 @@
 //!    canonical forms of narrow integers, `i128` as register pairs, calls per the
 //!    calling convention (`abi`);
 //! 2. `regalloc=naive`: `destruct`, leaving SSA (`ssa-destruction=copies|sreedhar3|
-//!    boissinot`), then `regalloc`, the naive register allocator; `regalloc=ssa`:
+//!    boissinot|virtual`), then `regalloc`, the naive register allocator; `regalloc=ssa`:
 //!    `ssa_regalloc`, spilling and colouring on SSA, then leaving SSA on the colours;
 //! 3. `frame`: frame layout, prologue and epilogues;
 //! 4. `sched`: bundling (`sched=off`: one operation per bundle; `sched=list`: list

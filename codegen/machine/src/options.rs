@@ -42,13 +42,18 @@ pub enum SsaDestruction {
     /// Boissinot's: Method I parallel copies, value-based interference, aggressive
     /// coalescing with the linear class test, minimal sequentialization (`boissinot`).
     Boissinot,
+    /// Boissinot's with the φ copies virtualized (thesis §5.3.3): one φ at a time, a
+    /// copy created only when coalescing it fails, then the ordinary copies coalesced
+    /// (`virtual`).
+    Virtual,
 }
 
 impl SsaDestruction {
-    pub const ALL: [SsaDestruction; 3] = [
+    pub const ALL: [SsaDestruction; 4] = [
         SsaDestruction::Copies,
         SsaDestruction::Sreedhar3,
         SsaDestruction::Boissinot,
+        SsaDestruction::Virtual,
     ];
 
     pub fn name(self) -> &'static str {
@@ -56,6 +61,7 @@ impl SsaDestruction {
             SsaDestruction::Copies => "copies",
             SsaDestruction::Sreedhar3 => "sreedhar3",
             SsaDestruction::Boissinot => "boissinot",
+            SsaDestruction::Virtual => "virtual",
         }
     }
 }
@@ -221,7 +227,7 @@ pub struct Options {
     pub machine: MachineConfig,
     pub regalloc: RegAlloc,
     pub sched: Sched,
-    /// How to leave SSA (`ssa-destruction=copies|sreedhar3|boissinot`).
+    /// How to leave SSA (`ssa-destruction=copies|sreedhar3|boissinot|virtual`).
     pub ssa_destruction: SsaDestruction,
     /// Promote non-escaping stack slots to SSA values (`mem2reg=on|off`).
     pub mem2reg: bool,
@@ -287,7 +293,7 @@ impl core::fmt::Debug for Options {
 impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
     /// `-Cllvm-args`): `regalloc=naive|ssa`, `sched=off|list`,
-    /// `ssa-destruction=copies|sreedhar3|boissinot`, `jump-tables=on|off`,
+    /// `ssa-destruction=copies|sreedhar3|boissinot|virtual`, `jump-tables=on|off`,
     /// `debug-info=on|off`, `dump=isel,regalloc,final`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8), `analysis-timing=on|off` (default off: when on, each
     /// function's SSA analyses and SSA destruction are timed after instruction selection
@@ -322,8 +328,11 @@ impl Options {
                     .into_iter()
                     .find(|m| m.name() == value)
                     .ok_or_else(|| {
+                        let known: Vec<&str> =
+                            SsaDestruction::ALL.iter().map(|m| m.name()).collect();
                         format!(
-                            "ssa-destruction={value}: unknown method (known: copies, sreedhar3, boissinot)"
+                            "ssa-destruction={value}: unknown method (known: {})",
+                            known.join(", ")
                         )
                     })?
             }
@@ -408,11 +417,12 @@ mod tests {
         );
         o.set("ssa-destruction", "boissinot").unwrap();
         assert_eq!(o.ssa_destruction, SsaDestruction::Boissinot);
-        assert!(
-            o.set("ssa-destruction", "cytron")
-                .unwrap_err()
-                .contains("sreedhar3")
-        );
+        o.set("ssa-destruction", "virtual").unwrap();
+        assert_eq!(o.ssa_destruction, SsaDestruction::Virtual);
+        let err = o.set("ssa-destruction", "cytron").unwrap_err();
+        for m in SsaDestruction::ALL {
+            assert!(err.contains(m.name()), "{err}");
+        }
         o.set("machine", "width=2,latency.load=5").unwrap();
         assert_eq!(o.dump, vec![DumpStage::Isel, DumpStage::Final]);
         assert!(!o.jump_tables);

@@ -79,7 +79,7 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
   regalloc=naive         the register allocator
   sched=off|list         the scheduler (off: one operation per bundle, the
                          default; list: list scheduling without stalls)
-  ssa-destruction=copies|sreedhar3|boissinot
+  ssa-destruction=copies|sreedhar3|boissinot|virtual
                          how to leave SSA (default copies)
   mem2reg=on|off         promote stack slots to SSA values (default on)
   dce=on|off             remove unused side-effect-free instructions (default on)

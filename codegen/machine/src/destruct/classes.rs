@@ -227,6 +227,25 @@ impl Classes {
         red
     }
 
+    /// Sets `equal_anc_in(v)` (the nearest member of `v`'s class that dominates it,
+    /// has its value and intersects it).
+    pub fn set_equal_anc_in(&mut self, v: VReg, anc: Option<VReg>) {
+        self.equal_anc_in[v.index()] = anc;
+    }
+
+    /// After the live range of `anc` grew (a virtual copy coalesced,
+    /// `ssa-destruction=virtual`), `anc` — same class and value as `v`, dominating it —
+    /// intersects `v`: `equal_anc_in(v)` becomes the nearer (≺-later) of the two.
+    /// Returns the previous one, to undo with [`Classes::set_equal_anc_in`].
+    pub fn note_equal_ancestor(&mut self, ctx: &Ctx, v: VReg, anc: VReg) -> Option<VReg> {
+        let old = self.equal_anc_in[v.index()];
+        self.equal_anc_in[v.index()] = Some(match old {
+            Some(o) if Self::order(ctx, anc) < Self::order(ctx, o) => o,
+            _ => anc,
+        });
+        old
+    }
+
     /// Merges the classes of `a` and `b` if they do not interfere (linear test).
     pub fn try_coalesce(&mut self, ctx: &Ctx, a: VReg, b: VReg) -> bool {
         let (ca, cb) = (self.class(a), self.class(b));

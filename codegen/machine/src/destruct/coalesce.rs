@@ -50,6 +50,27 @@ pub fn affinities(mf: &MachFunction, sites: &CopySites, ctx: &Ctx) -> Vec<Affini
     out
 }
 
+/// The ordinary copies (`v = copy w` between virtual registers, unguarded, reachable
+/// blocks), heaviest first, program order among equals. Renaming deletes those whose
+/// two sides end in one class.
+pub fn ordinary_affinities(mf: &MachFunction, ctx: &Ctx) -> Vec<Affinity> {
+    let loops = ctx.checker.loops();
+    let mut out = Vec::new();
+    for &b in &mf.layout {
+        if !ctx.dom().is_reachable(block(b)) {
+            continue;
+        }
+        let weight = loops.loop_depth(block(b));
+        for inst in &mf.blocks[b].insts {
+            if inst.op == MOp::Copy && inst.guard.is_always() {
+                out.extend(pairs(inst).map(|(dst, src)| Affinity { dst, src, weight }));
+            }
+        }
+    }
+    out.sort_by_key(|a| core::cmp::Reverse(a.weight));
+    out
+}
+
 /// Coalesces the affinities in order; returns how many were coalesced.
 pub fn coalesce(ctx: &Ctx, classes: &mut Classes, affinities: &[Affinity]) -> usize {
     affinities

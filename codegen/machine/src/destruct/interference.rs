@@ -86,6 +86,18 @@ impl Ctx {
         }
     }
 
+    /// Whether `v` intersects a variable defined at `p` and live just after it, up to
+    /// the end of `p`'s copy site (the new variable of a copy that is not materialized
+    /// yet, `a'i` at an exit site or `a'0` at a block's entry; no operation defines
+    /// anything inside those ranges): `v` is defined at `p` too, or its definition
+    /// dominates `p` and it is live just after `p`.
+    pub fn intersects_def_at(&self, v: VReg, p: Point) -> bool {
+        let Some(d) = self.sites.def(v) else {
+            return false;
+        };
+        d == p || (self.point_dominates(d, p) && self.live_after(v, p))
+    }
+
     pub fn value(&self, v: VReg) -> VReg {
         self.values.get(v.index()).copied().unwrap_or(v)
     }

@@ -1,6 +1,6 @@
-//! Leaving SSA (`ssa-destruction=copies|sreedhar3|boissinot`), after Boissinot's
-//! thesis, chapter 5 (`../shared/seeds/001_515dc08d5e528063.txt`), and the baseline
-//! it is compared with. `docs/machine.md` §7 is the reference.
+//! Leaving SSA (`ssa-destruction=copies|sreedhar3|boissinot|virtual`), after
+//! Boissinot's thesis, chapter 5 (`../shared/seeds/001_515dc08d5e528063.txt`), and the
+//! baseline it is compared with. `docs/machine.md` §7 is the reference.
 //!
 //! - `copies` ([`crate::regalloc::destruct_ssa`]): every block argument copied to its
 //!   parameter before the final `br`, nothing coalesced.
@@ -12,8 +12,12 @@
 //!   classes and its equal-ancestor extension ([`classes`]), then renaming and
 //!   sequentialization with the minimum number of copies ([`rename`]). The φ copies are
 //!   inserted first and coalesced after (the thesis's "Us I"), not virtualized.
+//! - `virtual` ([`virtualized`]): the same with the φ copies *virtualized* (§5.3.3):
+//!   one φ at a time, its copies by decreasing loop depth, each coalesced or else
+//!   materialized, so that only the copies that stay are created; then the ordinary
+//!   copies are coalesced, and renaming and sequentialization are `boissinot`'s.
 //!
-//! Both methods place their copies at the copy sites of [`program`]: after every
+//! The methods place their copies at the copy sites of [`program`]: after every
 //! operation of a predecessor but its final `br` (so after a definition of the
 //! argument and after the guarded branches, thesis Figs 5.1–5.2), and at the entry of
 //! the φ's block.
@@ -21,9 +25,12 @@
 //! Counters (`Options::counters`, `stats`), per method `M`:
 //! `destruct.M.phis` (block parameters), `destruct.M.inserted` (copies after
 //! insertion: all arguments for `copies`, Method I's for `boissinot`, Method III's
-//! for `sreedhar3`), `destruct.M.coalesced` (copies left after coalescing and
-//! renaming), `destruct.M.sequential` (copies emitted, temporaries included),
-//! `destruct.M.temporaries`.
+//! for `sreedhar3`, the materialized ones for `virtual`), `destruct.M.coalesced`
+//! (copies left after coalescing and renaming), `destruct.M.sequential` (copies
+//! emitted, temporaries included), `destruct.M.temporaries`; for `virtual` also
+//! `destruct.virtual.avoided` (virtual copies never materialized: Method I's copies in
+//! reachable blocks minus `inserted`) and `destruct.virtual.ordinary` (ordinary copies
+//! deleted by coalescing).
 
 pub mod classes;
 pub mod coalesce;
@@ -33,6 +40,7 @@ pub mod program;
 pub mod rename;
 pub mod sreedhar;
 pub mod values;
+pub mod virtualized;
 
 #[cfg(test)]
 mod tests;
@@ -53,6 +61,10 @@ pub struct Stats {
     pub remaining: usize,
     pub sequential: usize,
     pub temporaries: usize,
+    /// `virtual`: virtual copies never materialized.
+    pub avoided: usize,
+    /// `virtual`: ordinary copies deleted by coalescing.
+    pub ordinary: usize,
 }
 
 /// Leaves SSA with `method`; adds the copy counts to `counters`.
@@ -62,6 +74,7 @@ pub fn destruct(mf: &mut MachFunction, method: SsaDestruction, counters: Option<
         SsaDestruction::Copies => copies(mf),
         SsaDestruction::Sreedhar3 => sreedhar::destruct(mf),
         SsaDestruction::Boissinot => boissinot(mf),
+        SsaDestruction::Virtual => virtual_copies(mf),
     };
     if let Some(c) = counters {
         let m = method.name();
@@ -73,6 +86,10 @@ pub fn destruct(mf: &mut MachFunction, method: SsaDestruction, counters: Option<
             &format!("destruct.{m}.temporaries"),
             stats.temporaries as u64,
         );
+        if method == SsaDestruction::Virtual {
+            c.add("destruct.virtual.avoided", stats.avoided as u64);
+            c.add("destruct.virtual.ordinary", stats.ordinary as u64);
+        }
     }
 }
 
@@ -108,6 +125,7 @@ fn copies(mf: &mut MachFunction) -> Stats {
         remaining,
         sequential,
         temporaries: sequential - remaining,
+        ..Stats::default()
     }
 }
 
@@ -157,5 +175,22 @@ fn boissinot(mf: &mut MachFunction) -> Stats {
         remaining: seq.remaining,
         sequential: seq.copies,
         temporaries: seq.temporaries,
+        ..Stats::default()
+    }
+}
+
+/// `virtual` (see the module documentation).
+fn virtual_copies(mf: &mut MachFunction) -> Stats {
+    let mut v = virtualized::coalesce_phis(mf);
+    let ordinary = coalesce::ordinary_affinities(mf, &v.ctx);
+    coalesce::coalesce(&v.ctx, &mut v.classes, &ordinary);
+    let seq = rename::rename(mf, &v.classes, &v.ctx);
+    Stats {
+        inserted: v.materialized,
+        remaining: seq.remaining,
+        sequential: seq.copies,
+        temporaries: seq.temporaries,
+        avoided: v.considered - v.materialized,
+        ordinary: seq.deleted,
     }
 }

@@ -185,4 +185,48 @@ impl Sites {
             u.swap_remove(i);
         }
     }
+
+    /// Moves one use of `v` from `from` to `to`.
+    pub fn move_use(&mut self, v: VReg, from: Point, to: Point) {
+        let u = &mut self.uses[v.index()];
+        let i = u.iter().position(|&p| p == from);
+        debug_assert!(i.is_some(), "{v} is not used at {from:?}");
+        if let Some(i) = i {
+            u[i] = to;
+        }
+    }
+
+    /// The φ-functions as Method I would leave them before any of its copies exists
+    /// (`ssa-destruction=virtual`, thesis §5.3.3): every argument a reachable
+    /// predecessor passes is *used at its exit copy site* (where `a'i ← ai` would read
+    /// it) instead of at the end of the block, so it is not live after the site, and
+    /// every parameter of a reachable block is *defined at its entry copy site* (by
+    /// `a0 ← a'0`). Coalescing a virtual copy moves that point back
+    /// ([`Sites::move_use`], [`Sites::set_def`]).
+    pub fn move_phis_to_copy_sites(&mut self, mf: &MachFunction, sites: &CopySites, dom: &DomTree) {
+        for &b in &mf.layout {
+            if !dom.is_reachable(block(b)) {
+                continue;
+            }
+            if let Some(entry) = sites.entry_index(b) {
+                for &p in &mf.blocks[b].params {
+                    self.set_def(p, Point::inst(b, entry));
+                }
+            }
+            if let Some(exit) = sites.exit_index(mf, b) {
+                let br = mf.blocks[b].insts.last().expect("br");
+                for a in br.args.iter().filter_map(|r| r.as_virtual()) {
+                    self.move_use(a, Point::new(b, END), Point::inst(b, exit));
+                }
+            }
+        }
+    }
+
+    pub fn set_def(&mut self, v: VReg, at: Point) {
+        self.def[v.index()] = Some(at);
+    }
+
+    pub fn add_use(&mut self, v: VReg, at: Point) {
+        self.uses[v.index()].push(at);
+    }
 }

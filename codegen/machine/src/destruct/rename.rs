@@ -3,7 +3,8 @@
 //! dominates the others'), block parameters and arguments disappear, and each
 //! parallel copy, without the copies its renaming made trivial, is sequentialized by
 //! `vliw_ssa::sequentialize` with the minimum number of copies: one extra copy, into a
-//! fresh register of the class, per circuit that no tree edge leaves.
+//! fresh register of the class, per circuit that no tree edge leaves. An ordinary copy
+//! whose two sides got one name is deleted.
 
 use cranelift_entity::EntityRef;
 
@@ -20,6 +21,8 @@ pub struct Sequentialized {
     pub copies: usize,
     /// Copies into a temporary (one per circuit without a tree edge).
     pub temporaries: usize,
+    /// Ordinary copies (`Copy`) deleted because their two sides got one name.
+    pub deleted: usize,
 }
 
 /// The register a class is renamed to.
@@ -67,6 +70,14 @@ pub fn rename(mf: &mut MachFunction, classes: &Classes, ctx: &Ctx) -> Sequential
             inst.defs.iter_mut().for_each(map);
             inst.uses.iter_mut().for_each(map);
             inst.args.clear();
+            // an ordinary copy whose two sides were coalesced
+            if inst.op == MOp::Copy
+                && inst.defs == inst.uses
+                && inst.defs.iter().all(|d| d.as_virtual().is_some())
+            {
+                stats.deleted += 1;
+                continue;
+            }
             out.push(inst);
         }
         mf.blocks[b].insts = out;

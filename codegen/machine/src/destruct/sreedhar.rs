@@ -118,6 +118,7 @@ pub fn destruct(mf: &mut MachFunction) -> Stats {
         remaining: seq.remaining,
         sequential: seq.copies,
         temporaries: seq.temporaries,
+        ..Stats::default()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Unit tests of SSA destruction on machine IR: values, interference against brute
 //! force, the linear class test against the quadratic one, Method I's CSSA property,
-//! copy placement (thesis Figs 5.1–5.2), and both methods on random programs.
+//! copy placement (thesis Figs 5.1–5.2), every method on random programs, and the
+//! virtualized method against Method I coalesced φ by φ.
 
 use cranelift_entity::EntityRef;
 use vliw_isa::Opcode;
@@ -190,6 +191,8 @@ fn destructed(mut mf: MachFunction, method: SsaDestruction) -> (MachFunction, St
         remaining: get("coalesced"),
         sequential: get("sequential"),
         temporaries: get("temporaries"),
+        avoided: get("avoided"),
+        ordinary: get("ordinary"),
     };
     assert!(mf.layout.iter().all(|&b| {
         mf.blocks[b].params.is_empty()
@@ -319,7 +322,11 @@ fn copies_go_after_a_definition_and_before_the_final_branch() {
     assert!(insts[exit - 2].is(Opcode::AddI) && insts[exit - 1].is(Opcode::Br));
     assert_eq!(exit + 2, insts.len());
     // u is used after the loop: the back edge cannot simply rename t to u
-    for method in [SsaDestruction::Sreedhar3, SsaDestruction::Boissinot] {
+    for method in [
+        SsaDestruction::Sreedhar3,
+        SsaDestruction::Boissinot,
+        SsaDestruction::Virtual,
+    ] {
         let (out, _) = destructed(mf.clone(), method);
         let insts = &out.blocks[b[1]].insts;
         let def_t = insts
@@ -343,7 +350,7 @@ fn copies_go_after_a_definition_and_before_the_final_branch() {
                 "{method:?}: copy at {c}\n{out}"
             );
         }
-        if method == SsaDestruction::Boissinot {
+        if matches!(method, SsaDestruction::Boissinot | SsaDestruction::Virtual) {
             // t and u interfere (u is used after the loop): one copy stays, at the
             // entry of the loop or on the back edge
             let all = insts.iter().filter(|i| i.op == MOp::Copy).count();
@@ -660,14 +667,18 @@ fn linear_class_test_agrees_with_the_quadratic_check() {
 
 #[test]
 fn random_programs_keep_their_semantics_and_boissinot_needs_fewer_copies() {
-    let (mut boissinot, mut sreedhar) = (0, 0);
+    let (mut boissinot, mut sreedhar, mut virt) = (0, 0, 0);
+    let (mut inserted_boissinot, mut inserted_virtual) = (0, 0);
+    // per program: virtual's copies against boissinot's
+    let (mut fewer, mut more) = (0, 0);
     let mut ran = 0;
     for seed in 0..300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
         let init = [(Reg::gpr(20), 0), (Reg::gpr(21), 0)];
         let want = run(&mf, &init);
-        for method in SsaDestruction::ALL {
+        let mut per_method = [0; 4];
+        for (m, method) in SsaDestruction::ALL.into_iter().enumerate() {
             let (out, stats) = destructed(mf.clone(), method);
             if want.is_some() {
                 assert_eq!(
@@ -676,17 +687,264 @@ fn random_programs_keep_their_semantics_and_boissinot_needs_fewer_copies() {
                     "seed {seed} {method:?}\n{mf}\n{out}"
                 );
             }
+            per_method[m] = stats.sequential;
             match method {
-                SsaDestruction::Boissinot => boissinot += stats.sequential,
+                SsaDestruction::Boissinot => {
+                    boissinot += stats.sequential;
+                    inserted_boissinot += stats.inserted;
+                }
+                SsaDestruction::Virtual => {
+                    virt += stats.sequential;
+                    inserted_virtual += stats.inserted;
+                    assert!(stats.inserted >= stats.remaining, "seed {seed}");
+                }
                 SsaDestruction::Sreedhar3 => sreedhar += stats.sequential,
                 SsaDestruction::Copies => {}
             }
         }
+        fewer += usize::from(per_method[3] < per_method[2]);
+        more += usize::from(per_method[3] > per_method[2]);
         ran += usize::from(want.is_some());
     }
+    eprintln!(
+        "random programs: sequential copies boissinot {boissinot}, virtual {virt}, \
+         sreedhar3 {sreedhar}; inserted boissinot {inserted_boissinot}, virtual \
+         {inserted_virtual}; virtual fewer copies on {fewer} programs, more on {more}"
+    );
     assert!(ran > 100);
     assert!(
         boissinot <= sreedhar,
         "boissinot {boissinot}, sreedhar3 {sreedhar}"
     );
+    assert!(virt <= sreedhar, "virtual {virt}, sreedhar3 {sreedhar}");
+    assert!(inserted_virtual < inserted_boissinot);
+}
+
+/// Method I, then its copies coalesced φ by φ (each φ's by decreasing loop depth,
+/// program order among equals), then the ordinary copies: what `virtual` emulates
+/// without inserting the copies first.
+fn method1_phi_by_phi(mut mf: MachFunction) -> (MachFunction, rename::Sequentialized) {
+    let copy_sites = program::insert_copy_sites(&mut mf);
+    let webs = method1::insert(&mut mf, &copy_sites);
+    let ctx = analyze(&mf);
+    let mut classes = Classes::new(mf.vregs.len());
+    for web in &webs {
+        for &v in &web[1..] {
+            assert!(classes.try_coalesce(&ctx, web[0], v));
+        }
+    }
+    let all = coalesce::affinities(&mf, &copy_sites, &ctx);
+    let by_phi: Vec<coalesce::Affinity> = webs
+        .iter()
+        .flat_map(|w| {
+            all.iter()
+                .filter(|a| w.contains(&a.dst) || w.contains(&a.src))
+                .copied()
+        })
+        .collect();
+    assert_eq!(by_phi.len(), all.len());
+    coalesce::coalesce(&ctx, &mut classes, &by_phi);
+    let ordinary = coalesce::ordinary_affinities(&mf, &ctx);
+    coalesce::coalesce(&ctx, &mut classes, &ordinary);
+    let seq = rename::rename(&mut mf, &classes, &ctx);
+    (mf, seq)
+}
+
+/// Whether some block parameter is never read.
+fn has_dead_parameter(mf: &MachFunction) -> bool {
+    let ctx = analyze(mf);
+    mf.layout.iter().any(|&b| {
+        mf.blocks[b]
+            .params
+            .iter()
+            .any(|&p| ctx.sites.uses(p).is_empty())
+    })
+}
+
+/// `virtual` is Method I coalesced φ by φ, without the copies. One difference: when
+/// the copy `a0 ← a'0` of a dead φ target is coalesced, Method I's analysis (made once,
+/// on the program with every copy) still sees `a0` defined at the entry site, where it
+/// meets the other targets defined there; `virtual` sees it where it is then, at the
+/// block's entry, and may coalesce more.
+/// `mf` with every block parameter read by the block's first operations.
+fn with_parameters_read(mut mf: MachFunction) -> MachFunction {
+    for b in mf.layout.clone() {
+        let reads: Vec<MInst> = mf.blocks[b]
+            .params
+            .iter()
+            .map(|&p| MInst::copy(Reg::gpr(22), p.into()))
+            .collect();
+        mf.blocks[b].insts.splice(0..0, reads);
+    }
+    mf
+}
+
+#[test]
+fn virtual_copies_give_what_method1_gives_phi_by_phi() {
+    let (mut avoided, mut with_dead, mut better) = (0, 0, 0);
+    let (mut sum_virtual, mut sum_reference) = (0, 0);
+    for seed in 0..800u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let mf = random_function(&mut rng);
+        let mf = if seed % 2 == 0 {
+            mf
+        } else {
+            with_parameters_read(mf)
+        };
+        let (_, reference) = method1_phi_by_phi(mf.clone());
+        let (out, stats) = destructed(mf.clone(), SsaDestruction::Virtual);
+        avoided += stats.avoided;
+        sum_virtual += stats.remaining;
+        sum_reference += reference.remaining;
+        if has_dead_parameter(&mf) {
+            with_dead += 1;
+            better += usize::from(stats.remaining < reference.remaining);
+            assert!(
+                stats.remaining <= reference.remaining,
+                "seed {seed}\n{mf}\n{out}"
+            );
+            continue;
+        }
+        assert_eq!(
+            (
+                stats.remaining,
+                stats.sequential,
+                stats.temporaries,
+                stats.ordinary
+            ),
+            (
+                reference.remaining,
+                reference.copies,
+                reference.temporaries,
+                reference.deleted
+            ),
+            "seed {seed}\n{mf}\n{out}"
+        );
+    }
+    eprintln!(
+        "virtual against Method I φ by φ: {sum_virtual} copies left against \
+         {sum_reference}; {with_dead} programs with a dead parameter, {better} of them \
+         with fewer copies; {avoided} copies avoided"
+    );
+    assert!(avoided > 0 && with_dead < 400 && with_dead > 100);
+}
+
+/// After the φs: the use and definition points `virtual` maintained are the
+/// program's, and every class is free of interference (checked pair by pair on the
+/// analyses of the program as it then is).
+#[test]
+fn virtual_copies_keep_the_sites_exact_and_the_classes_free_of_interference() {
+    for seed in 0..300u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let mut mf = random_function(&mut rng);
+        let v = virtualized::coalesce_phis(&mut mf);
+        let fresh = analyze(&mf);
+        for r in 0..mf.vregs.len() {
+            let r = VReg::new(r);
+            assert_eq!(
+                v.ctx.sites.def(r),
+                fresh.sites.def(r),
+                "seed {seed}: {r}\n{mf}"
+            );
+            let sorted = |u: &[Point]| {
+                let mut u: Vec<(u32, u32)> = u.iter().map(|p| (p.block.as_u32(), p.pos)).collect();
+                u.sort();
+                u
+            };
+            assert_eq!(
+                sorted(v.ctx.sites.uses(r)),
+                sorted(fresh.sites.uses(r)),
+                "seed {seed}: {r}\n{mf}"
+            );
+        }
+        for members in v.classes.nontrivial() {
+            for &a in members {
+                for &b in members {
+                    assert!(
+                        a == b || !fresh.interfere(a, b),
+                        "seed {seed}: {a} {b}\n{mf}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn virtual_copies_materialize_one_copy_for_the_lost_copy_and_four_for_the_swap() {
+    let (out, stats) = destructed(lost_copy(), SsaDestruction::Virtual);
+    // three virtual copies (x's target copy, the entry edge's, the back edge's); the
+    // back edge passes y while x is live out of the latch: one copy
+    assert_eq!((stats.inserted, stats.avoided), (1, 2), "{out}");
+    assert_eq!(stats.sequential, 1, "{out}");
+    let (out, stats) = destructed(swap(), SsaDestruction::Virtual);
+    assert_eq!((stats.sequential, stats.temporaries), (4, 1), "{out}");
+    let (_, b) = destructed(swap(), SsaDestruction::Boissinot);
+    assert!(stats.inserted < b.inserted);
+}
+
+/// `y = copy x`; one edge passes `(y, x)` to `f1, f2`, the other `(x, x)`, and `y` is
+/// read after the join. `y`'s copy fails (`y` is live at the join's entry, where `f1`
+/// is defined), `x` joins `f1`'s φ-node through the other edge, next to `y'` — a
+/// materialized copy with `x`'s value at the exit site where `x` is `f2`'s argument.
+/// Trying `x` for `f2` extends it over that site: it then meets `y'`, whose
+/// `equal_anc_in` must follow (and be restored when the two φ-nodes turn out to
+/// interfere, as two φs of one block always do).
+#[test]
+fn virtual_copies_extend_a_variable_over_a_copy_of_its_value() {
+    let (mut mf, b) = func(4);
+    let (x, y, f1, f2, t) = (
+        gpr(&mut mf),
+        gpr(&mut mf),
+        gpr(&mut mf),
+        gpr(&mut mf),
+        gpr(&mut mf),
+    );
+    let p = mf.new_vreg(RegClass::Pred);
+    // layout: entry, join, the two edges' blocks (the join's entry copies come first)
+    mf.blocks[b[0]].insts = vec![
+        movi(x, 5),
+        MInst::copy(y.into(), x.into()),
+        MInst::op(
+            Opcode::CmpLt,
+            &[p.into(), Reg::P0],
+            &[Reg::gpr(20), Reg::gpr(21)],
+            Imm::None,
+        ),
+        br(b[3], &[]).with_guard(MGuard::new(p.into(), false)),
+        br(b[2], &[]),
+    ];
+    mf.blocks[b[1]].params = vec![f1, f2];
+    mf.blocks[b[1]].insts = vec![
+        MInst::op(Opcode::Add, &[t.into()], &[f1.into(), y.into()], Imm::None),
+        MInst::op(
+            Opcode::Add,
+            &[Reg::gpr(3)],
+            &[t.into(), f2.into()],
+            Imm::None,
+        ),
+        ret(),
+    ];
+    mf.blocks[b[2]].insts = vec![br(b[1], &[y.into(), x.into()])];
+    mf.blocks[b[3]].insts = vec![br(b[1], &[x.into(), x.into()])];
+    mf.check(true).unwrap();
+    let mut v = mf.clone();
+    let virt = virtualized::coalesce_phis(&mut v);
+    let fresh = analyze(&v);
+    for members in virt.classes.nontrivial() {
+        for &a in members {
+            for &b in members {
+                assert!(a == b || !fresh.interfere(a, b), "{a} {b}\n{v}");
+            }
+        }
+    }
+    for init in [[0, 0], [0, 1]] {
+        let init = [(Reg::gpr(20), init[0]), (Reg::gpr(21), init[1])];
+        let want = run(&mf, &init);
+        assert_eq!(want, Some(vec![15]));
+        for method in SsaDestruction::ALL {
+            let (out, _) = destructed(mf.clone(), method);
+            assert_eq!(run(&out, &init), want, "{method:?}\n{out}");
+        }
+    }
 }
