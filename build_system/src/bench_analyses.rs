@@ -58,7 +58,7 @@ pub(crate) struct Analysis {
 }
 
 /// The figures of a line, in their order there.
-pub(crate) const ANALYSES: [Analysis; 5] = [
+pub(crate) const ANALYSES: [Analysis; 6] = [
     Analysis {
         key: "two_pass_ns",
         label: "two-pass live sets",
@@ -76,6 +76,10 @@ pub(crate) const ANALYSES: [Analysis; 5] = [
         label: "destruction: boissinot",
     },
     Analysis {
+        key: "virtual_ns",
+        label: "destruction: virtual",
+    },
+    Analysis {
         key: "sreedhar3_ns",
         label: "destruction: sreedhar3",
     },
@@ -91,7 +95,7 @@ pub(crate) struct FunctionTiming {
     pub(crate) blocks: u64,
     pub(crate) insts: u64,
     pub(crate) vregs: u64,
-    pub(crate) ns: [f64; 5],
+    pub(crate) ns: [f64; ANALYSES.len()],
 }
 
 /// Parses one line: `None` when it is not a `vliw-analysis-timing:` line, an error when
@@ -110,7 +114,7 @@ fn parse_fields(rest: &str) -> Result<FunctionTiming, String> {
         return Err("an empty name".into());
     }
     let mut sizes: [Option<u64>; 3] = [None; 3];
-    let mut ns: [Option<f64>; 5] = [None; 5];
+    let mut ns: [Option<f64>; ANALYSES.len()] = [None; ANALYSES.len()];
     for field in fields.split_whitespace() {
         let (key, value) = field
             .split_once('=')
@@ -129,7 +133,7 @@ fn parse_fields(rest: &str) -> Result<FunctionTiming, String> {
     }
     let missing = |what: &str| format!("no `{what}=` field");
     let [blocks, insts, vregs] = [0, 1, 2].map(|i| sizes[i]);
-    let mut times = [0.0; 5];
+    let mut times = [0.0; ANALYSES.len()];
     for (i, t) in times.iter_mut().enumerate() {
         *t = ns[i].ok_or_else(|| missing(ANALYSES[i].key))?;
     }
@@ -318,7 +322,10 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, _: BenchOptions) -> Result<Sect
 
 /// The growth exponents of each figure over the functions of at least `min_insts`
 /// instructions, and how many functions that is.
-fn exponents(functions: &[FunctionTiming], min_insts: u64) -> ([Option<f64>; 5], usize) {
+fn exponents(
+    functions: &[FunctionTiming],
+    min_insts: u64,
+) -> ([Option<f64>; ANALYSES.len()], usize) {
     let fitted: Vec<&FunctionTiming> = functions.iter().filter(|f| f.insts >= min_insts).collect();
     let exps = std::array::from_fn(|a| {
         if fitted.len() < MIN_FIT_FUNCTIONS {
@@ -409,7 +416,8 @@ pub(crate) fn report(functions: &[FunctionTiming], crates: &str, build_seconds: 
         })
         .collect();
     let total_insts: u64 = functions.iter().map(|f| f.insts).sum();
-    let totals: [f64; 5] = std::array::from_fn(|a| functions.iter().map(|f| f.ns[a]).sum());
+    let totals: [f64; ANALYSES.len()] =
+        std::array::from_fn(|a| functions.iter().map(|f| f.ns[a]).sum());
     let mut all = vec![
         "all (total time / total instructions)".to_string(),
         functions.len().to_string(),
@@ -600,10 +608,10 @@ mod tests {
     use super::*;
 
     const LINE: &str = "vliw-analysis-timing: blocks=4 insts=9 vregs=4 two_pass_ns=1234 \
-                        dataflow_ns=2000 checker_ns=801 boissinot_ns=5000 sreedhar3_ns=7000 \
+                        dataflow_ns=2000 checker_ns=801 boissinot_ns=5000 virtual_ns=4000 sreedhar3_ns=7000 \
                         name=_ZN4core3fmt5write17h0123456789abcdefE";
 
-    fn timing(insts: u64, ns: [f64; 5], name: &str) -> FunctionTiming {
+    fn timing(insts: u64, ns: [f64; ANALYSES.len()], name: &str) -> FunctionTiming {
         FunctionTiming {
             name: name.into(),
             blocks: insts / 4 + 1,
@@ -623,7 +631,7 @@ mod tests {
                 blocks: 4,
                 insts: 9,
                 vregs: 4,
-                ns: [1234.0, 2000.0, 801.0, 5000.0, 7000.0],
+                ns: [1234.0, 2000.0, 801.0, 5000.0, 4000.0, 7000.0],
             }
         );
         assert!(parse_line("time:   0.1ms  lower").is_none());
@@ -697,6 +705,7 @@ mod tests {
                     0.01 * nf * nf + 10.0 * nf,
                     5.0 * nf,
                     50.0 * nf,
+                    40.0 * nf,
                     80.0 * nf,
                 ],
                 &format!("f{i}"),

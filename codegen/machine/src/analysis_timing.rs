@@ -7,7 +7,7 @@
 //! Per function, one line on stderr ([`Measurement::line`]):
 //!
 //! ```text
-//! vliw-analysis-timing: blocks=B insts=I vregs=V two_pass_ns=.. dataflow_ns=.. checker_ns=.. boissinot_ns=.. sreedhar3_ns=.. name=SYMBOL
+//! vliw-analysis-timing: blocks=B insts=I vregs=V two_pass_ns=.. dataflow_ns=.. checker_ns=.. boissinot_ns=.. virtual_ns=.. sreedhar3_ns=.. name=SYMBOL
 //! ```
 //!
 //! with, in nanoseconds per run:
@@ -18,7 +18,7 @@
 //!   ([`DataflowLiveness::compute`], Alg 3);
 //! - `checker_ns`: the CFG and the liveness checker's CFG-only data
 //!   ([`LivenessChecker::new`]: dominators, loops, reduced reachability);
-//! - `boissinot_ns`, `sreedhar3_ns`: [`destruct::destruct`] with that method, on a
+//! - `boissinot_ns`, `virtual_ns`, `sreedhar3_ns`: [`destruct::destruct`] with that method, on a
 //!   clone of the function (the clone is not timed).
 //!
 //! `blocks` counts the blocks of the layout, `insts` their instructions, `vregs` the
@@ -56,6 +56,7 @@ pub struct Measurement {
     pub dataflow_ns: f64,
     pub checker_ns: f64,
     pub boissinot_ns: f64,
+    pub virtual_ns: f64,
     pub sreedhar3_ns: f64,
 }
 
@@ -84,6 +85,7 @@ impl Measurement {
             dataflow_ns,
             checker_ns,
             boissinot_ns: destruction_per_run(mf, SsaDestruction::Boissinot),
+            virtual_ns: destruction_per_run(mf, SsaDestruction::Virtual),
             sreedhar3_ns: destruction_per_run(mf, SsaDestruction::Sreedhar3),
         }
     }
@@ -92,7 +94,8 @@ impl Measurement {
     pub fn line(&self, name: &str) -> String {
         format!(
             "vliw-analysis-timing: blocks={} insts={} vregs={} two_pass_ns={:.0} \
-             dataflow_ns={:.0} checker_ns={:.0} boissinot_ns={:.0} sreedhar3_ns={:.0} \
+             dataflow_ns={:.0} checker_ns={:.0} boissinot_ns={:.0} virtual_ns={:.0} \
+             sreedhar3_ns={:.0} \
              name={name}",
             self.blocks,
             self.insts,
@@ -101,6 +104,7 @@ impl Measurement {
             self.dataflow_ns,
             self.checker_ns,
             self.boissinot_ns,
+            self.virtual_ns,
             self.sreedhar3_ns
         )
     }
@@ -222,6 +226,7 @@ mod tests {
             m.dataflow_ns,
             m.checker_ns,
             m.boissinot_ns,
+            m.virtual_ns,
             m.sreedhar3_ns,
         ] {
             assert!(ns > 0.0 && ns.is_finite(), "{m:?}");
@@ -238,12 +243,14 @@ mod tests {
             dataflow_ns: 2000.0,
             checker_ns: 800.6,
             boissinot_ns: 5000.0,
+            virtual_ns: 4000.0,
             sreedhar3_ns: 7000.0,
         };
         assert_eq!(
             m.line("f"),
             "vliw-analysis-timing: blocks=4 insts=9 vregs=4 two_pass_ns=1234 \
-             dataflow_ns=2000 checker_ns=801 boissinot_ns=5000 sreedhar3_ns=7000 name=f"
+             dataflow_ns=2000 checker_ns=801 boissinot_ns=5000 virtual_ns=4000 \
+             sreedhar3_ns=7000 name=f"
         );
     }
 
