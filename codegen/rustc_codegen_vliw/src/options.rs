@@ -76,11 +76,12 @@ VLIW backend options (-Cllvm-args=KEY[=VALUE] ...):
   stats                  print the backend's counters on stderr, one line
                          `vliw-stats: key=value ...` per codegen unit
   verify=yes|no          run the IR verifier after the shim (default yes)
-  regalloc=naive         the register allocator
-  sched=off|list         the scheduler (off: one operation per bundle, the
-                         default; list: list scheduling without stalls)
+  regalloc=ssa|naive     the register allocator (ssa: spilling and colouring
+                         on SSA, the default; naive: every value in a slot)
+  sched=list|off         the scheduler (list: list scheduling without stalls,
+                         the default; off: one operation per bundle)
   ssa-destruction=copies|sreedhar3|boissinot|virtual
-                         how to leave SSA (default copies)
+                         how regalloc=naive leaves SSA (default copies)
   mem2reg=on|off         promote stack slots to SSA values (default on)
   dce=on|off             remove unused side-effect-free instructions (default on)
   jump-tables=on|off     lower dense switches to jump tables (default on)
