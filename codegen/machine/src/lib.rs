@@ -31,6 +31,8 @@ pub mod regalloc;
 pub mod sched;
 pub mod ssa_regalloc;
 pub mod ssa_view;
+#[cfg(test)]
+mod test_support;
 
 pub use error::CompileError;
 pub use lower::{lower_function, trap_code};

@@ -12,30 +12,10 @@ use super::program::{CopySites, END, Point};
 use super::*;
 use crate::mir::{Imm, MBlock, MGuard, MInst, Reg, RegClass, VReg};
 use crate::ssa_view::{SsaView, block, var};
-
-fn br(t: MBlock, args: &[Reg]) -> MInst {
-    let mut i = MInst::op(Opcode::Br, &[], &[], Imm::Block(t));
-    i.args = args.to_vec();
-    i
-}
-
-fn movi(d: VReg, c: i64) -> MInst {
-    MInst::op(Opcode::Movi, &[d.into()], &[], Imm::Const(c))
-}
-
-fn addw(d: VReg, a: VReg, c: i64) -> MInst {
-    MInst::op(Opcode::AddI, &[d.into()], &[a.into()], Imm::Const(c))
-}
+use crate::test_support::{addi, br, func, movi};
 
 fn ret() -> MInst {
     MInst::op(Opcode::Ret, &[], &[], Imm::None)
-}
-
-fn func(blocks: usize) -> (MachFunction, Vec<MBlock>) {
-    let mut mf = MachFunction::new("f", vliw_ir::Linkage::Export);
-    let b: Vec<MBlock> = (0..blocks).map(|_| mf.new_block()).collect();
-    mf.layout = b.clone();
-    (mf, b)
 }
 
 fn gpr(mf: &mut MachFunction) -> VReg {
@@ -119,7 +99,7 @@ fn lost_copy() -> MachFunction {
     mf.blocks[b[0]].insts = vec![movi(v0, 0), movi(n, 5), br(b[1], &[v0.into()])];
     mf.blocks[b[1]].params = vec![x];
     mf.blocks[b[1]].insts = vec![
-        addw(y, x, 1),
+        addi(y, x, 1),
         MInst::op(
             Opcode::CmpLt,
             &[p.into(), Reg::P0],
@@ -156,7 +136,7 @@ fn swap() -> MachFunction {
     ];
     mf.blocks[b[1]].params = vec![a, bb, i];
     mf.blocks[b[1]].insts = vec![
-        addw(i2, i, 1),
+        addi(i2, i, 1),
         MInst::op(
             Opcode::CmpLt,
             &[p.into(), Reg::P0],
@@ -307,7 +287,7 @@ fn copies_go_after_a_definition_and_before_the_final_branch() {
             &[u.into(), Reg::gpr(0)],
             Imm::None,
         ),
-        addw(t, u, -1),
+        addi(t, u, -1),
         br(b[2], &[]).with_guard(MGuard::new(p.into(), false)),
         br(b[1], &[t.into()]),
     ];

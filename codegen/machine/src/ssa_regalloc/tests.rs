@@ -8,21 +8,8 @@ use vliw_isa::Opcode;
 
 use super::*;
 use crate::abi;
-use crate::mir::{MBlock, MGuard, PReg, Reg, RegClass};
-
-fn br(t: MBlock, args: &[Reg]) -> MInst {
-    let mut i = MInst::op(Opcode::Br, &[], &[], Imm::Block(t));
-    i.args = args.to_vec();
-    i
-}
-
-fn movi(d: VReg, c: i64) -> MInst {
-    MInst::op(Opcode::Movi, &[d.into()], &[], Imm::Const(c))
-}
-
-fn addi(d: VReg, a: VReg, c: i64) -> MInst {
-    MInst::op(Opcode::AddI, &[d.into()], &[a.into()], Imm::Const(c))
-}
+use crate::mir::{MGuard, PReg, Reg, RegClass};
+use crate::test_support::{addi, br, func, movi};
 
 fn add(d: VReg, a: VReg, b: VReg) -> MInst {
     MInst::op(Opcode::Add, &[d.into()], &[a.into(), b.into()], Imm::None)
@@ -70,13 +57,6 @@ fn ret(v: VReg) -> Vec<MInst> {
     let mut r = MInst::op(Opcode::Ret, &[], &[], Imm::None);
     r.implicit_uses = vec![PReg::gpr(3)];
     vec![MInst::copy(Reg::gpr(3), v.into()), r]
-}
-
-fn func(blocks: usize) -> (MachFunction, Vec<MBlock>) {
-    let mut mf = MachFunction::new("f", vliw_ir::Linkage::Export);
-    let b: Vec<MBlock> = (0..blocks).map(|_| mf.new_block()).collect();
-    mf.layout = b.clone();
-    (mf, b)
 }
 
 fn gprs(mf: &mut MachFunction, n: usize) -> Vec<VReg> {
