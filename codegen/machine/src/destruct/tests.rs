@@ -10,7 +10,7 @@ use vliw_ssa::{DataflowLiveness, DomTree};
 use super::classes::Classes;
 use super::program::{CopySites, END, Point};
 use super::*;
-use crate::mir::{Imm, MBlock, MGuard, MInst, Reg, RegClass, VReg};
+use crate::mir::{Imm, MGuard, MInst, Reg, RegClass, VReg};
 use crate::ssa_view::{SsaView, block, var};
 use crate::test_support::{addi, br, func, movi};
 
