@@ -141,7 +141,8 @@ struct Naive<'f> {
     slots: SecondaryMap<VReg, Option<FrameSlot>>,
 }
 
-fn slot_imm(slot: FrameSlot) -> Imm {
+/// The immediate addressing frame slot `slot` from `sp`.
+pub(crate) fn slot_imm(slot: FrameSlot) -> Imm {
     Imm::Slot { slot, offset: 0 }
 }
 
@@ -212,13 +213,9 @@ impl Naive<'_> {
             }
             (Reg::Physical(_), Reg::Virtual(sv)) => self.load(out, sv, d, guard),
             (Reg::Virtual(dv), Reg::Physical(_)) => self.store(out, dv, s, guard),
-            (Reg::Physical(_), Reg::Physical(_)) => {
-                let i = match class {
-                    RegClass::Gpr => MInst::op(Opcode::Mov, &[d], &[s], Imm::None),
-                    RegClass::Pred => MInst::op(Opcode::Por, &[d], &[s, s], Imm::None),
-                };
-                out.push(i.with_guard(guard));
-            }
+            (Reg::Physical(_), Reg::Physical(_)) => out.push(crate::ssa_regalloc::rewrite::mov(
+                class, d, s, guard, inst.loc,
+            )),
         }
     }
 

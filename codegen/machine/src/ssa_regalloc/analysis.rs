@@ -21,7 +21,7 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use vliw_ssa::bitset::BitSet;
 use vliw_ssa::{Cfg, DomTree, LiveSets, LoopForest};
 
-use super::regs::{self, CLASSES, Mask, add_physical, allocatable, class_index};
+use super::regs::{CLASSES, Mask, add_physical, allocatable, class_index};
 use crate::mir::{MBlock, MInst, MachFunction, Reg, VReg};
 use crate::ssa_view::{SsaView, block, cfg_of};
 
@@ -236,9 +236,4 @@ impl Analysis {
     pub fn depth(&self, b: MBlock) -> u32 {
         self.loops.loop_depth(block(b))
     }
-}
-
-/// Registers of `class` a value with forbidden set `forbidden` may ever take.
-pub fn admissible(class: crate::mir::RegClass, forbidden: Mask) -> Mask {
-    regs::allocatable(class) & !forbidden
 }

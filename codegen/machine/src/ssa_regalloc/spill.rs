@@ -26,6 +26,7 @@ use vliw_isa::Opcode;
 use super::analysis::{Analysis, Excess, Walker, virtual_defs, virtual_uses};
 use super::regs::class_index;
 use crate::mir::{FrameSlotKind, Imm, MBlock, MInst, MachFunction, Reg, RegClass, VReg};
+use crate::regalloc::slot_imm;
 use crate::ssa_view::{block, mblock};
 
 /// The distance added by an edge that leaves a loop.
@@ -105,8 +106,12 @@ pub fn choose(
         return Ok(Vec::new());
     }
     let next = NextUse::compute(mf, a);
-    let mut chosen: SecondaryMap<VReg, bool> = SecondaryMap::new();
-    let mut out = Vec::new();
+    let mut chooser = Chooser {
+        mf,
+        unspillable,
+        chosen: SecondaryMap::new(),
+        out: Vec::new(),
+    };
     for &b in &a.violations {
         let insts = &mf.blocks[b].insts;
         let len = insts.len() as u32;
@@ -119,114 +124,84 @@ pub fn choose(
         for (i, inst) in insts.iter().enumerate().rev() {
             let touched: Vec<VReg> = virtual_uses(inst).chain(virtual_defs(inst)).collect();
             let after = walker.step_defs(mf, inst, None, |_| {});
-            // the live set still holds the values live after `inst` and its defs
-            relieve(
-                mf,
-                &walker,
-                after,
-                i as u32,
-                &touched,
-                &dist,
-                unspillable,
-                &mut chosen,
-                &mut out,
-            )?;
+            // the excess counts `inst`'s defs, which `touched` keeps out of the choice
+            chooser.relieve(&walker, after, i as u32, &touched, &dist)?;
             // `step_defs` removed the defs: nothing to do for them in `dist`
             let before = walker.step_uses(mf, inst, |_| {});
             for u in virtual_uses(inst) {
                 dist.insert(u, i as u32);
             }
-            relieve(
-                mf,
-                &walker,
-                before,
-                i as u32,
-                &touched,
-                &dist,
-                unspillable,
-                &mut chosen,
-                &mut out,
-            )?;
+            chooser.relieve(&walker, before, i as u32, &touched, &dist)?;
         }
         // the entry of the block: the live-in values and the parameters
         let mut live = a.live.live_in(block(b)).clone();
         for &p in &mf.blocks[b].params {
             live.insert(p.index());
         }
-        let mut count = [0; 2];
-        for v in live.iter() {
-            count[class_index(mf.vregs[VReg::new(v)])] += 1;
-        }
-        let entry = Walker {
-            live,
-            count,
-            phys: [0, 0],
-        };
-        let excess = super::analysis::excess(count, [0, 0]);
-        relieve(
-            mf,
-            &entry,
-            excess,
-            0,
-            &[],
-            &dist,
-            unspillable,
-            &mut chosen,
-            &mut out,
-        )?;
+        let entry = Walker::at_end(mf, &live);
+        let excess = super::analysis::excess(entry.count, [0, 0]);
+        chooser.relieve(&entry, excess, 0, &[], &dist)?;
     }
-    Ok(out)
+    Ok(chooser.out)
 }
 
-/// Spills, at one point of excess `excess`, the live values (not read or written by
-/// the operation, `touched`) with the furthest next use, counting those already chosen.
-#[allow(clippy::too_many_arguments)]
-fn relieve(
-    mf: &MachFunction,
-    walker: &Walker,
-    excess: Excess,
-    at: u32,
-    touched: &[VReg],
-    dist: &HashMap<VReg, u32>,
-    unspillable: &SecondaryMap<VReg, bool>,
-    chosen: &mut SecondaryMap<VReg, bool>,
-    out: &mut Vec<VReg>,
-) -> Result<(), String> {
-    for class in super::regs::CLASSES {
-        let c = class_index(class);
-        if excess[c] <= 0 {
-            continue;
-        }
-        let mut need = excess[c];
-        let mut candidates = Vec::new();
-        for v in walker.live.iter().map(VReg::new) {
-            if mf.vregs[v] != class || touched.contains(&v) {
+/// The values chosen so far, and what the choice needs of the function.
+struct Chooser<'a> {
+    mf: &'a MachFunction,
+    unspillable: &'a SecondaryMap<VReg, bool>,
+    chosen: SecondaryMap<VReg, bool>,
+    out: Vec<VReg>,
+}
+
+impl Chooser<'_> {
+    /// Spills, at one point of excess `excess` (operation `at`), the live values (not
+    /// read or written by the operation, `touched`) with the furthest next use (`dist`:
+    /// index of the next use), counting those already chosen.
+    fn relieve(
+        &mut self,
+        walker: &Walker,
+        excess: Excess,
+        at: u32,
+        touched: &[VReg],
+        dist: &HashMap<VReg, u32>,
+    ) -> Result<(), String> {
+        let mf = self.mf;
+        for class in super::regs::CLASSES {
+            let c = class_index(class);
+            if excess[c] <= 0 {
                 continue;
             }
-            if chosen[v] {
-                need -= 1;
-            } else if !unspillable[v] {
-                let d = dist.get(&v).copied().unwrap_or(u32::MAX);
-                candidates.push((d.saturating_sub(at), v));
+            let mut need = excess[c];
+            let mut candidates = Vec::new();
+            for v in walker.live.iter().map(VReg::new) {
+                if mf.vregs[v] != class || touched.contains(&v) {
+                    continue;
+                }
+                if self.chosen[v] {
+                    need -= 1;
+                } else if !self.unspillable[v] {
+                    let d = dist.get(&v).copied().unwrap_or(u32::MAX);
+                    candidates.push((d.saturating_sub(at), v));
+                }
+            }
+            if need <= 0 {
+                continue;
+            }
+            // furthest next use first; the lower number among equals (deterministic)
+            candidates.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+            if (candidates.len() as i64) < need {
+                return Err(format!(
+                    "{:?} registers cannot hold the values live at one point even after spilling",
+                    class
+                ));
+            }
+            for &(_, v) in &candidates[..need as usize] {
+                self.chosen[v] = true;
+                self.out.push(v);
             }
         }
-        if need <= 0 {
-            continue;
-        }
-        // furthest next use first; the lower number among equals (deterministic)
-        candidates.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-        if (candidates.len() as i64) < need {
-            return Err(format!(
-                "{:?} registers cannot hold the values live at one point even after spilling",
-                class
-            ));
-        }
-        for &(_, v) in &candidates[..need as usize] {
-            chosen[v] = true;
-            out.push(v);
-        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What spilling inserted.
@@ -235,10 +210,6 @@ pub struct SpillStats {
     pub values: usize,
     pub stores: usize,
     pub reloads: usize,
-}
-
-fn slot_imm(slot: crate::mir::FrameSlot) -> Imm {
-    Imm::Slot { slot, offset: 0 }
 }
 
 /// Spills every value of `values` everywhere (see the module documentation); the
