@@ -48,6 +48,12 @@ Commands:
                       --host-only  no_sysroot, programs: only the host half (LLVM
                                    builds run natively and checked against their
                                    headers)
+                      --binary NAME    sysroot, sysroot_sample: only this test
+                                       binary (coretests, alloctests,
+                                       alloctests-lib); repeatable
+                      --profile P      sysroot, sysroot_sample: only this build
+                                       profile (release: opt-level 3, debug:
+                                       opt-level 0)
   run [FLAGS] FILE [-- ARGS...]
                     Build FILE and run it on the simulator with ARGS; stdin, stdout,
                     stderr and the exit code are the program's (build messages go
@@ -159,9 +165,23 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             }
             let mut test_options = test::Options::default();
             let mut names = Vec::new();
-            for o in options {
+            let mut options = options.iter();
+            while let Some(o) = options.next() {
                 match o.as_str() {
                     "--host-only" => test_options.host_only = true,
+                    "--binary" | "--profile" => {
+                        let Some(value) = options.next() else {
+                            return Err(Error::Usage(format!("test: {o} needs a value")));
+                        };
+                        if o == "--binary" {
+                            test_options.binaries.push(value.clone());
+                        } else {
+                            test_options.profile = Some(
+                                test_sysroot::Profile::parse(value)
+                                    .map_err(|e| Error::Usage(format!("test: {e}")))?,
+                            );
+                        }
+                    }
                     flag if flag.starts_with('-') => {
                         return Err(Error::Usage(format!("test: unknown option {flag}")));
                     }

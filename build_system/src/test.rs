@@ -28,6 +28,9 @@ const SUITES: [&str; 8] = [
 /// The suites that take --host-only.
 const HOST_ONLY_SUITES: [&str; 2] = ["no_sysroot", "programs"];
 
+/// The suites that take --binary and --profile.
+const SYSROOT_SUITES: [&str; 2] = ["sysroot", "sysroot_sample"];
+
 /// The flag that keeps a suite out of a plain `./y.sh test`.
 const EXPLICIT: &str = "[explicit]";
 
@@ -44,6 +47,10 @@ pub struct Suite {
 pub struct Options {
     /// no_sysroot, programs: only the host (LLVM) half.
     pub host_only: bool,
+    /// sysroot, sysroot_sample: only these test binaries (empty: all).
+    pub binaries: Vec<String>,
+    /// sysroot, sysroot_sample: only this build profile (`None`: both).
+    pub profile: Option<test_sysroot::Profile>,
 }
 
 pub fn load_suites(paths: &Paths) -> Result<Vec<Suite>, String> {
@@ -121,6 +128,15 @@ pub fn test(
                 .into(),
         );
     }
+    if (!options.binaries.is_empty() || options.profile.is_some())
+        && !selected.iter().any(|s| SYSROOT_SUITES.contains(&s.as_str()))
+    {
+        return Err(
+            "--binary and --profile are options of the sysroot suites: \
+                    ./y.sh test sysroot --binary coretests --profile debug"
+                .into(),
+        );
+    }
     let names: Vec<&str> = if selected.is_empty() {
         for s in suites.iter().filter(|s| s.explicit) {
             eprintln!(
@@ -156,8 +172,8 @@ pub fn test(
             "programs" => programs(paths, toolchain, options),
             "extended" => extended(paths, toolchain),
             "cargo" => cargo_suite(paths, toolchain),
-            "sysroot" => sysroot(paths, toolchain, 1),
-            "sysroot_sample" => sysroot(paths, toolchain, SYSROOT_SAMPLE),
+            "sysroot" => sysroot(paths, toolchain, 1, options),
+            "sysroot_sample" => sysroot(paths, toolchain, SYSROOT_SAMPLE, options),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
         if let Err(message) = &result {
@@ -301,13 +317,22 @@ const SYSROOT_SAMPLE: u64 = 16;
 
 /// coretests and alloctests on the simulator beside the host (test_sysroot.rs): all
 /// of them, or one in `sample`.
-fn sysroot(paths: &Paths, toolchain: &Toolchain, sample: u64) -> Result<String, String> {
+fn sysroot(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    sample: u64,
+    options: &Options,
+) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
     let outcome = test_sysroot::run(
         paths,
         toolchain,
         &test_sysroot::Options {
-            binaries: Vec::new(),
+            binaries: options.binaries.clone(),
+            profiles: match options.profile {
+                Some(p) => vec![p],
+                None => test_sysroot::PROFILES.to_vec(),
+            },
             sample,
         },
     )?;

@@ -87,8 +87,9 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         for profile in PROFILES {
             let crate_started = Instant::now();
             let label = format!("{} {} ({})", krate.name, krate.version, profile.name());
-            let skipped = test_sysroot::skipped_for(&skips, &krate.name);
-            match run_crate(paths, toolchain, &dir, krate, profile, &skipped) {
+            let skipped = test_sysroot::skipped_for(&skips, &krate.name, profile);
+            let host_skipped = test_sysroot::host_skipped_for(&skips, &krate.name, profile);
+            match run_crate(paths, toolchain, &dir, krate, profile, &skipped, &host_skipped) {
                 Ok((report, cycles)) => {
                     for line in &report.regressions {
                         println!("REGRESSION {} ({}) {line}", krate.name, profile.name());
@@ -137,6 +138,7 @@ fn run_crate(
     krate: &Crate,
     profile: Profile,
     skipped: &BTreeSet<&str>,
+    host_skipped: &BTreeSet<&str>,
 ) -> Result<(Comparison, u64), String> {
     let name = format!("{}-{}", krate.name, krate.version);
     let id = format!("{name} ({})", profile.name());
@@ -166,7 +168,7 @@ fn run_crate(
     let mut seen: BTreeSet<String> = BTreeSet::new();
     for (binary, host_exe) in &host {
         eprintln!("[extended] {id}: {binary} on the host");
-        let host_results = test_sysroot::run_host(host_exe).or_else(|e| {
+        let host_results = test_sysroot::run_host(host_exe, host_skipped).or_else(|e| {
             // A binary without tests (all cfg'd out) prints no verdict.
             if e.contains("ran no test") {
                 Ok(BTreeMap::new())

@@ -5,8 +5,7 @@
 //!
 //! Both sides are built by cargo in the patched library copy of `./y.sh build`
 //! (`build/sysroot/library`), with the release profile (opt-level 3) and with the
-//! dev profile (opt-level 0, debug assertions), each side the same; coretests only
-//! with the release profile (see [`crates_for`]). The host's results are the
+//! dev profile (opt-level 0, debug assertions), each side the same. The host's results are the
 //! expectation: the suite fails if a test that passes on the host does not pass on
 //! ours, unless `tests/sysroot/skip.txt` lists it with a reason.
 //!
@@ -36,16 +35,6 @@ use crate::toolchain::Toolchain;
 /// The test crates of the library workspace that the suite runs.
 pub const CRATES: [&str; 2] = ["coretests", "alloctests"];
 
-/// The test crates built with `profile`. coretests is not built at opt-level 0: its
-/// `const_::test_f128` evaluates `f128` code in `const` blocks whose `f128` locals
-/// only optimization removes, and the backend refuses `f128` (a compile error naming
-/// it); at opt-level 3 they are gone.
-fn crates_for(profile: Profile) -> &'static [&'static str] {
-    match profile {
-        Profile::Release => &CRATES,
-        Profile::Debug => &CRATES[1..],
-    }
-}
 const SKIP_FILE: &str = "tests/sysroot/skip.txt";
 /// Tests per simulator run.
 const BATCH: usize = 64;
@@ -77,6 +66,14 @@ pub(crate) enum Profile {
 }
 
 impl Profile {
+    /// The profile named `name` (as `name` gives it).
+    pub(crate) fn parse(name: &str) -> Result<Profile, String> {
+        PROFILES
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| format!("unknown profile `{name}` (release or debug)"))
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Profile::Release => "release",
@@ -97,6 +94,10 @@ impl Profile {
 #[derive(Debug, PartialEq)]
 pub struct Skip {
     pub binary: String,
+    /// `BINARY@PROFILE`: the line holds for that build profile only, and the test is
+    /// not run on the host either at that profile. For tests that do not end without
+    /// optimization, on any machine (coretests' `usize::MAX`-element slices).
+    pub profile: Option<Profile>,
     pub test: String,
     pub reason: String,
 }
@@ -105,6 +106,8 @@ pub struct Options {
     /// Only these test binaries (`coretests`, `alloctests`, `alloctests-lib`...);
     /// empty: all.
     pub binaries: Vec<String>,
+    /// The build profiles to test, in order.
+    pub profiles: Vec<Profile>,
     /// Run one test in `sample` (those whose name hashes to 0 modulo `sample`), on
     /// both sides: CI's deterministic subset. 1: every test.
     pub sample: u64,
@@ -132,18 +135,25 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
 
     let mut lines = Vec::new();
     let mut regressions = 0;
-    for profile in PROFILES {
+    for &profile in &options.profiles {
         let p = profile.name();
         eprintln!(
             "[sysroot] building {} for the host (LLVM, {p})",
-            crates_for(profile).join(", ")
+            CRATES.join(", ")
         );
         let host = build_tests(paths, toolchain, &library, None, profile)?;
         eprintln!(
             "[sysroot] building {} for {TARGET} (our backend, {p})",
-            crates_for(profile).join(", ")
+            CRATES.join(", ")
         );
         let ours = build_tests(paths, toolchain, &library, Some(&layout), profile)?;
+        if let Some(unknown) = options.binaries.iter().find(|b| !host.contains_key(*b)) {
+            let known: Vec<&str> = host.keys().map(String::as_str).collect();
+            return Err(format!(
+                "no test binary `{unknown}`; the library tests are {}",
+                known.join(", ")
+            ));
+        }
 
         for (name, host_exe) in &host {
             if !options.binaries.is_empty() && !options.binaries.contains(name) {
@@ -155,13 +165,14 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
                 ));
             };
             eprintln!("[sysroot] {name} ({p}): running on the host");
-            let mut host_results = run_host(host_exe)?;
+            let mut host_results =
+                run_host(host_exe, &host_skipped_for(&skips, name, profile))?;
             host_results.retain(|test, _| sampled(test, options.sample));
             if host_results.is_empty() {
                 // coretests' library target: `test = false` in its manifest, no tests.
                 continue;
             }
-            let skipped = skipped_for(&skips, name);
+            let skipped = skipped_for(&skips, name, profile);
             eprintln!("[sysroot] {name} ({p}): running on the simulator");
             let started = Instant::now();
             let runner = Simulator {
@@ -207,8 +218,16 @@ pub fn parse_skips(text: &str) -> Result<Vec<Skip>, String> {
         if reason.trim().is_empty() {
             return Err(format!("line {}: {test} needs a reason", i + 1));
         }
+        let (binary, profile) = match binary.split_once('@') {
+            Some((binary, profile)) => (
+                binary,
+                Some(Profile::parse(profile).map_err(|e| format!("line {}: {e}", i + 1))?),
+            ),
+            None => (binary, None),
+        };
         skips.push(Skip {
             binary: binary.to_string(),
+            profile,
             test: test.to_string(),
             reason: reason.trim().to_string(),
         });
@@ -216,11 +235,30 @@ pub fn parse_skips(text: &str) -> Result<Vec<Skip>, String> {
     Ok(skips)
 }
 
-/// The tests that the skip file lists for `binary` (its lines' first word).
-pub(crate) fn skipped_for<'a>(skips: &'a [Skip], binary: &str) -> BTreeSet<&'a str> {
+/// The tests that the skip file lists for `binary` (its lines' first word) built
+/// with `profile`.
+pub(crate) fn skipped_for<'a>(
+    skips: &'a [Skip],
+    binary: &str,
+    profile: Profile,
+) -> BTreeSet<&'a str> {
     skips
         .iter()
-        .filter(|s| s.binary == binary)
+        .filter(|s| s.binary == binary && s.profile.is_none_or(|p| p == profile))
+        .map(|s| s.test.as_str())
+        .collect()
+}
+
+/// The tests of `binary` not to run on the host either at `profile`: the lines
+/// qualified by that profile (`BINARY@PROFILE`).
+pub(crate) fn host_skipped_for<'a>(
+    skips: &'a [Skip],
+    binary: &str,
+    profile: Profile,
+) -> BTreeSet<&'a str> {
+    skips
+        .iter()
+        .filter(|s| s.binary == binary && s.profile == Some(profile))
         .map(|s| s.test.as_str())
         .collect()
 }
@@ -248,7 +286,7 @@ fn build_tests(
         .args(["--message-format", "json-render-diagnostics"])
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
-    for krate in crates_for(profile) {
+    for krate in CRATES {
         cmd.args(["-p", krate]);
     }
     // The unit tests of the libraries and the integration tests; not the benches,
@@ -320,9 +358,20 @@ pub(crate) fn test_executables(messages: &str) -> BTreeMap<String, PathBuf> {
 
 /// Runs a host test binary (all tests, in parallel, as cargo test would) and reads
 /// its verdicts.
-pub(crate) fn run_host(exe: &Path) -> Result<BTreeMap<String, Verdict>, String> {
+pub(crate) fn run_host(
+    exe: &Path,
+    skip: &BTreeSet<&str>,
+) -> Result<BTreeMap<String, Verdict>, String> {
+    let mut cmd = Command::new(exe);
+    cmd.env_remove("RUST_BACKTRACE");
+    if !skip.is_empty() {
+        cmd.arg("--exact");
+        for test in skip {
+            cmd.args(["--skip", test]);
+        }
+    }
     let out = process::run(
-        Command::new(exe).env_remove("RUST_BACKTRACE"),
+        &mut cmd,
         b"",
         Instant::now() + RUN_TIMEOUT,
     )?;
@@ -687,11 +736,26 @@ mod tests {
             s,
             vec![Skip {
                 binary: "coretests".into(),
+                profile: None,
                 test: "a::b".into(),
                 reason: "should_panic: needs unwinding".into()
             }]
         );
         assert!(parse_skips("coretests a::b\n").is_err());
+    }
+
+    #[test]
+    fn a_skip_line_may_hold_for_one_profile_and_the_host_too() {
+        let s = parse_skips("coretests@debug a::slow forever at opt-level 0\ncoretests a::b x\n")
+            .unwrap();
+        assert_eq!(s[0].profile, Some(Profile::Debug));
+        let ours = |p| skipped_for(&s, "coretests", p).into_iter().collect::<Vec<_>>();
+        assert_eq!(ours(Profile::Debug), ["a::b", "a::slow"]);
+        assert_eq!(ours(Profile::Release), ["a::b"]);
+        let host = |p| host_skipped_for(&s, "coretests", p).into_iter().collect::<Vec<_>>();
+        assert_eq!(host(Profile::Debug), ["a::slow"]);
+        assert!(host(Profile::Release).is_empty());
+        assert!(parse_skips("coretests@fast a::b x\n").is_err());
     }
 
     #[test]

@@ -116,9 +116,6 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         self.cx.types.borrow().ir_type(ty).unwrap_or_else(|| {
             let d = self.cx.ty_data(ty);
             match d {
-                TyData::F16 | TyData::F128 => self
-                    .cx
-                    .unsupported(Some(self.func), "the f16 and f128 types"),
                 TyData::Vector { .. } => self.cx.unsupported(Some(self.func), "SIMD vector types"),
                 _ => bug!("{:?} has no IR type", d),
             }
@@ -145,9 +142,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             ValueData::Float { ty, bits } => match self.cx.ty_data(ty) {
                 TyData::F32 => self.with_ins(|i| i.f32const_bits(bits as u32)),
                 TyData::F64 => self.with_ins(|i| i.f64const_bits(bits)),
-                _ => self
-                    .cx
-                    .unsupported(Some(self.func), "the f16 and f128 types"),
+                d => bug!("float constant of {d:?}"),
             },
             ValueData::Undef { ty } => {
                 let t = self.ir_type_of(ty);
@@ -308,6 +303,12 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             return r;
         }
         let ty = self.val_type(a);
+        if let Some(bits) = self.soft_float_bits(ty) {
+            // Only `fneg` reaches here with a float: it flips the sign bit.
+            debug_assert_eq!(op, ir::Opcode::Fneg);
+            let sign = self.cx.const_uint_big(ty, 1u128 << (bits - 1));
+            return self.xor(a, sign);
+        }
         let x = self.ir_value(a);
         let r = self.with_ins(|i| i.unary(op, x));
         self.wrap_ir(r, ty)
@@ -318,10 +319,48 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             return r;
         }
         let ty = self.val_type(a);
+        if self.soft_float_bits(ty).is_some()
+            && matches!(
+                op,
+                ir::Opcode::Fadd
+                    | ir::Opcode::Fsub
+                    | ir::Opcode::Fmul
+                    | ir::Opcode::Fdiv
+                    | ir::Opcode::Frem
+            )
+        {
+            self.refuse_soft_float("arithmetic");
+        }
         let x = self.ir_value(a);
         let y = self.ir_value(b);
         let r = self.with_ins(|i| i.binary(op, x, y));
         self.wrap_ir(r, ty)
+    }
+
+    /// The width of `ty` if it is a float format the machine lacks (f16, f128). Such
+    /// values are held as their bits in an integer (`TypeTable::ir_type`): they move,
+    /// load, store, travel as arguments and negate, and what needs their arithmetic is
+    /// refused by `refuse_soft_float`.
+    pub(crate) fn soft_float_bits(&self, ty: Type) -> Option<u32> {
+        match self.cx.ty_data(ty) {
+            TyData::F16 => Some(16),
+            TyData::F128 => Some(128),
+            _ => None,
+        }
+    }
+
+    /// The compile error for an f16/f128 operation that needs their arithmetic.
+    pub(crate) fn refuse_soft_float(&self, what: &str) -> ! {
+        self.cx
+            .unsupported(Some(self.func), &format!("{what} on f16 and f128 values"))
+    }
+
+    /// Refuses a conversion from or to f16/f128.
+    fn check_conversion(&self, val: Value, dest_ty: Type) {
+        let from = self.val_type(val);
+        if self.soft_float_bits(from).is_some() || self.soft_float_bits(dest_ty).is_some() {
+            self.refuse_soft_float("conversions");
+        }
     }
 
     /// `x` as an `i64` if it is a pointer (for comparisons and atomics).
@@ -1231,6 +1270,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptoui_sat) {
             return r;
         }
+        self.check_conversion(val, dest_ty);
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_to_uint_sat(t, x));
@@ -1241,6 +1281,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptosi_sat) {
             return r;
         }
+        self.check_conversion(val, dest_ty);
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_to_sint_sat(t, x));
@@ -1266,6 +1307,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::uitofp) {
             return r;
         }
+        self.check_conversion(val, dest_ty);
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_from_uint(t, x));
@@ -1276,6 +1318,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::sitofp) {
             return r;
         }
+        self.check_conversion(val, dest_ty);
         let t = self.ir_type_of(dest_ty);
         let x = self.ir_value(val);
         let r = self.with_ins(|i| i.fcvt_from_sint(t, x));
@@ -1286,6 +1329,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fptrunc) {
             return r;
         }
+        self.check_conversion(val, dest_ty);
         if self.val_type(val) == dest_ty {
             return val;
         }
@@ -1298,6 +1342,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         if let Some(r) = self.map_cast(val, dest_ty, <Self as BuilderMethods>::fpext) {
             return r;
         }
+        self.check_conversion(val, dest_ty);
         if self.val_type(val) == dest_ty {
             return val;
         }
@@ -1442,6 +1487,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     fn fcmp(&mut self, op: RealPredicate, lhs: Value, rhs: Value) -> Value {
         if let Some(r) = self.map_lanes(lhs, Some(rhs), |bx, x, y| bx.fcmp(op, x, y.unwrap())) {
             return r;
+        }
+        if self.soft_float_bits(self.val_type(lhs)).is_some() {
+            self.refuse_soft_float("comparisons");
         }
         use RealPredicate::*;
         let cc = match op {

@@ -6,6 +6,8 @@
 //! the allocation holds a pointer.
 
 use rustc_abi::{self as abi, Primitive, Size};
+use rustc_apfloat::FloatConvert;
+use rustc_apfloat::ieee::{Double, Half, Quad};
 use rustc_codegen_ssa::traits::{ConstCodegenMethods, StaticCodegenMethods};
 use rustc_hir::def_id::DefId;
 use rustc_middle::middle::codegen_fn_attrs::CodegenFnAttrFlags;
@@ -26,6 +28,7 @@ impl<'tcx> CodegenCx<'tcx> {
     fn int_const(&self, ty: Type, bits: u128) -> Value {
         let mask = match self.ty_data(ty) {
             TyData::Int(b) if b < 128 => (1u128 << b) - 1,
+            TyData::F16 => u16::MAX as u128,
             TyData::Ptr => u64::MAX as u128,
             _ => u128::MAX,
         };
@@ -246,7 +249,10 @@ impl<'tcx> ConstCodegenMethods for CodegenCx<'tcx> {
         let bits = match self.ty_data(t) {
             TyData::F32 => (val as f32).to_bits() as u64,
             TyData::F64 => val.to_bits(),
-            _ => self.unsupported(None, "the f16 and f128 types"),
+            // Held as integer bits (see `TypeTable::ir_type`): rounded as IEEE says.
+            TyData::F16 => return self.int_const(t, soft_float_bits::<Half>(val)),
+            TyData::F128 => return self.int_const(t, soft_float_bits::<Quad>(val)),
+            d => bug!("const_real of {d:?}"),
         };
         self.new_value(ValueData::Float { ty: t, bits })
     }
@@ -331,7 +337,7 @@ impl<'tcx> ConstCodegenMethods for CodegenCx<'tcx> {
                         ty,
                         bits: bits as u64,
                     }),
-                    TyData::F16 | TyData::F128 => self.unsupported(None, "the f16 and f128 types"),
+                    // f16 and f128 are held as their bits (`TypeTable::ir_type`).
                     _ => self.int_const(ty, bits),
                 }
             }
@@ -444,4 +450,17 @@ impl<'tcx> StaticCodegenMethods for CodegenCx<'tcx> {
             data.last_mut().expect("pushed just now").thread_local = true;
         }
     }
+}
+
+/// The IEEE bits of `val` in format `F` (f16 or f128), rounded to nearest-even.
+fn soft_float_bits<F: rustc_apfloat::Float>(val: f64) -> u128
+where
+    Double: FloatConvert<F>,
+{
+    use rustc_apfloat::Float as _;
+    let mut loses_info = false;
+    let x: F = Double::from_bits(val.to_bits() as u128)
+        .convert(&mut loses_info)
+        .value;
+    x.to_bits()
 }

@@ -292,6 +292,25 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
                 let b = self.imm(&args[1]);
                 self.saturating(name == sym::saturating_add, signed, a, b, result_ty)
             }
+            // f16 and f128 are held as their bits: the sign-bit operations are integer
+            // ones; the rest of their intrinsics fall back or are refused below.
+            sym::fabs | sym::copysignf16 | sym::copysignf128
+                if self.soft_float_bits(result_ty).is_some() =>
+            {
+                let bits = self.soft_float_bits(result_ty).unwrap();
+                let sign = 1u128 << (bits - 1);
+                let x = args[0].immediate();
+                let magnitude = self.cx.const_uint_big(result_ty, !sign);
+                let abs = self.and(x, magnitude);
+                if name == sym::fabs {
+                    abs
+                } else {
+                    let y = args[1].immediate();
+                    let sign = self.cx.const_uint_big(result_ty, sign);
+                    let sign = self.and(y, sign);
+                    self.or(abs, sign)
+                }
+            }
             sym::fabs
             | sym::sqrt
             | sym::floor

@@ -22,6 +22,7 @@
 #![feature(rustc_private)]
 
 extern crate rustc_abi;
+extern crate rustc_apfloat;
 extern crate rustc_ast;
 extern crate rustc_attr_ir;
 extern crate rustc_codegen_ssa;

@@ -185,8 +185,10 @@ impl TypeTable {
         }
     }
 
-    /// The IR type holding a scalar of type `t`; `None` for aggregates, `Void` and the
-    /// float formats the machine lacks (f16, f128).
+    /// The IR type holding a scalar of type `t`; `None` for aggregates and `Void`. The
+    /// float formats the machine lacks (f16, f128) are held as their IEEE bits in an
+    /// integer of their width: they move, load, store and travel as arguments like one,
+    /// and the builder refuses the operations that need their arithmetic.
     pub fn ir_type(&self, t: Type) -> Option<ir::Type> {
         Some(match *self.get(t) {
             TyData::Int(1) => ir::Type::I1,
@@ -195,8 +197,10 @@ impl TypeTable {
             TyData::Int(bits) if bits <= 32 => ir::Type::I32,
             TyData::Int(bits) if bits <= 64 => ir::Type::I64,
             TyData::Int(128) => ir::Type::I128,
+            TyData::F16 => ir::Type::I16,
             TyData::F32 => ir::Type::F32,
             TyData::F64 => ir::Type::F64,
+            TyData::F128 => ir::Type::I128,
             TyData::Ptr => ir::Type::Ptr,
             _ => return None,
         })
@@ -230,10 +234,9 @@ impl TypeTable {
     ) -> Result<Vec<Part>, String> {
         let part = |ty: Type, field: Option<u32>| -> Result<Part, String> {
             let index = field.unwrap_or(0) as usize;
-            let ir = self.ir_type(ty).ok_or_else(|| match self.get(ty) {
-                TyData::F16 | TyData::F128 => "the f16 and f128 types".to_string(),
-                d => format!("arguments of type {d:?}"),
-            })?;
+            let ir = self
+                .ir_type(ty)
+                .ok_or_else(|| format!("arguments of type {:?}", self.get(ty)))?;
             let (abi, ext) = match ir {
                 ir::Type::I1 | ir::Type::I8 | ir::Type::I16 | ir::Type::I32 => {
                     (ir::Type::I64, scalar_ext(index, ty))
@@ -270,11 +273,12 @@ impl TypeTable {
 }
 
 /// The machine's convention for a narrow integer without a signedness of its own:
-/// 32-bit values travel sign-extended (their canonical form), others zero-extended.
+/// 32-bit values travel sign-extended (their canonical form), others zero-extended
+/// (an f16's bits included).
 pub fn default_ext(table: &TypeTable, t: Type) -> Ext {
     match table.get(t) {
         TyData::Int(32) => Ext::Sext,
-        TyData::Int(_) => Ext::Zext,
+        TyData::Int(_) | TyData::F16 => Ext::Zext,
         _ => Ext::None,
     }
 }

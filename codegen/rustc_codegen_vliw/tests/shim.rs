@@ -193,7 +193,7 @@ fn unsupported_features_are_compile_errors() {
         ),
         (
             "half",
-            "does not support the f16 and f128 types (in `uses_f16`)",
+            "does not support arithmetic on f16 and f128 values (in `uses_f16`)",
         ),
     ] {
         let mut c = vliw_rustc();

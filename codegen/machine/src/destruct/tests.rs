@@ -700,8 +700,8 @@ fn random_programs_keep_their_semantics_and_boissinot_needs_fewer_copies() {
     assert!(inserted_virtual < inserted_boissinot);
 }
 
-/// Method I, then its copies coalesced φ by φ (each φ's by decreasing loop depth,
-/// program order among equals), then the ordinary copies: what `virtual` emulates
+/// Method I, then its copies coalesced φ by φ (each φ's in `coalesce::copy_order`:
+/// decreasing loop depth, φ links first, program order), then the ordinary copies: what `virtual` emulates
 /// without inserting the copies first.
 fn method1_phi_by_phi(mut mf: MachFunction) -> (MachFunction, rename::Sequentialized) {
     let copy_sites = program::insert_copy_sites(&mut mf);

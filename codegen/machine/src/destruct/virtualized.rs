@@ -16,8 +16,8 @@
 //! and every φ target `a0` is defined at the entry site of its block (by `a0 ← a'0`).
 //!
 //! **One φ at a time** (blocks in layout order, then parameters), all its virtual
-//! copies by decreasing loop depth of their block (program order among equals, as
-//! [`super::coalesce`]), each coalesced or materialized before any other copy is
+//! copies in [`super::coalesce::copy_order`] (decreasing loop depth of their block,
+//! then φ links first, then program order, as [`super::coalesce`]), each coalesced or materialized before any other copy is
 //! examined. The *φ-node* is the class of the decided members of the φ's web (Method
 //! I's `{a'0, ..., a'n}`): materialized `a'` and the classes of the coalesced
 //! variables. Coalescing the copy of `x` (`ai` or `a0`) into it needs:
@@ -65,6 +65,7 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 
 use super::analyze;
 use super::classes::{ClassId, Classes};
+use super::coalesce::{CopyOrder, PhiLink, copy_order};
 use super::interference::Ctx;
 use super::program::{CopySites, END, Point, Sites, insert_copy_sites, push_copy};
 use crate::mir::{MBlock, MachFunction, Reg, VReg};
@@ -83,7 +84,8 @@ struct VirtualCopy {
     def: Point,
     /// The value `a'` would hold (`None` for a physical argument: a value of its own).
     value: Option<VReg>,
-    weight: u32,
+    /// Loop depth, then φ links first ([`super::coalesce::PhiLink`]).
+    rank: CopyOrder,
     /// Program order: the block's position in the layout, entry site first.
     order: (usize, bool),
 }
@@ -115,6 +117,13 @@ pub fn coalesce_phis(mf: &mut MachFunction) -> Virtualized {
     for (i, &b) in mf.layout.iter().enumerate() {
         layout_pos[b] = i;
     }
+    // The φ targets of the program as it came (materializing adds registers).
+    let mut phi_targets = vec![false; mf.vregs.len()];
+    for &b in &mf.layout {
+        for p in &mf.blocks[b].params {
+            phi_targets[p.index()] = true;
+        }
+    }
     let mut v = Virtualized {
         classes: Classes::new(mf.vregs.len()),
         copy_sites,
@@ -127,7 +136,7 @@ pub fn coalesce_phis(mf: &mut MachFunction) -> Virtualized {
             continue;
         }
         for k in 0..mf.blocks[b0].params.len() {
-            v.phi(mf, b0, k, &layout_pos);
+            v.phi(mf, b0, k, &layout_pos, &phi_targets);
         }
     }
     v
@@ -141,6 +150,7 @@ impl Virtualized {
         b0: MBlock,
         k: usize,
         layout_pos: &SecondaryMap<MBlock, usize>,
+        phi_targets: &[bool],
     ) {
         let loops = self.ctx.checker.loops();
         let entry = self
@@ -154,7 +164,7 @@ impl Virtualized {
             index: entry,
             def: Point::new(b0, 0),
             value: Some(self.ctx.value(a0)),
-            weight: loops.loop_depth(block(b0)),
+            rank: copy_order(loops.loop_depth(block(b0)), PhiLink::Phi),
             order: (layout_pos[b0], false),
         }];
         for &p in &self.copy_sites.phi_preds[b0] {
@@ -172,11 +182,17 @@ impl Virtualized {
                 index: exit,
                 def: Point::inst(p, exit),
                 value: a.as_virtual().map(|a| self.ctx.value(a)),
-                weight: loops.loop_depth(block(p)),
+                rank: copy_order(
+                    loops.loop_depth(block(p)),
+                    match a.as_virtual() {
+                        Some(a) if phi_targets.get(a.index()) == Some(&true) => PhiLink::Phi,
+                        _ => PhiLink::Ordinary,
+                    },
+                ),
                 order: (layout_pos[p], true),
             });
         }
-        copies.sort_by_key(|c| (core::cmp::Reverse(c.weight), c.order));
+        copies.sort_by_key(|c| (c.rank, c.order));
         self.considered += copies.len();
         let mut node: Option<ClassId> = None;
         for (i, c) in copies.iter().enumerate() {
