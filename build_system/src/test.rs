@@ -129,13 +129,13 @@ pub fn test(
         );
     }
     if (!options.binaries.is_empty() || options.profile.is_some())
-        && !selected.iter().any(|s| SYSROOT_SUITES.contains(&s.as_str()))
+        && !selected
+            .iter()
+            .any(|s| SYSROOT_SUITES.contains(&s.as_str()))
     {
-        return Err(
-            "--binary and --profile are options of the sysroot suites: \
+        return Err("--binary and --profile are options of the sysroot suites: \
                     ./y.sh test sysroot --binary coretests --profile debug"
-                .into(),
-        );
+            .into());
     }
     let names: Vec<&str> = if selected.is_empty() {
         for s in suites.iter().filter(|s| s.explicit) {

@@ -89,7 +89,15 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
             let label = format!("{} {} ({})", krate.name, krate.version, profile.name());
             let skipped = test_sysroot::skipped_for(&skips, &krate.name, profile);
             let host_skipped = test_sysroot::host_skipped_for(&skips, &krate.name, profile);
-            match run_crate(paths, toolchain, &dir, krate, profile, &skipped, &host_skipped) {
+            match run_crate(
+                paths,
+                toolchain,
+                &dir,
+                krate,
+                profile,
+                &skipped,
+                &host_skipped,
+            ) {
                 Ok((report, cycles)) => {
                     for line in &report.regressions {
                         println!("REGRESSION {} ({}) {line}", krate.name, profile.name());

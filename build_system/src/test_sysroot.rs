@@ -165,8 +165,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
                 ));
             };
             eprintln!("[sysroot] {name} ({p}): running on the host");
-            let mut host_results =
-                run_host(host_exe, &host_skipped_for(&skips, name, profile))?;
+            let mut host_results = run_host(host_exe, &host_skipped_for(&skips, name, profile))?;
             host_results.retain(|test, _| sampled(test, options.sample));
             if host_results.is_empty() {
                 // coretests' library target: `test = false` in its manifest, no tests.
@@ -370,11 +369,7 @@ pub(crate) fn run_host(
             cmd.args(["--skip", test]);
         }
     }
-    let out = process::run(
-        &mut cmd,
-        b"",
-        Instant::now() + RUN_TIMEOUT,
-    )?;
+    let out = process::run(&mut cmd, b"", Instant::now() + RUN_TIMEOUT)?;
     if out.timed_out() {
         return Err(format!("{} timed out on the host", exe.display()));
     }
@@ -749,10 +744,18 @@ mod tests {
         let s = parse_skips("coretests@debug a::slow forever at opt-level 0\ncoretests a::b x\n")
             .unwrap();
         assert_eq!(s[0].profile, Some(Profile::Debug));
-        let ours = |p| skipped_for(&s, "coretests", p).into_iter().collect::<Vec<_>>();
+        let ours = |p| {
+            skipped_for(&s, "coretests", p)
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
         assert_eq!(ours(Profile::Debug), ["a::b", "a::slow"]);
         assert_eq!(ours(Profile::Release), ["a::b"]);
-        let host = |p| host_skipped_for(&s, "coretests", p).into_iter().collect::<Vec<_>>();
+        let host = |p| {
+            host_skipped_for(&s, "coretests", p)
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
         assert_eq!(host(Profile::Debug), ["a::slow"]);
         assert!(host(Profile::Release).is_empty());
         assert!(parse_skips("coretests@fast a::b x\n").is_err());
