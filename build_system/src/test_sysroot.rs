@@ -241,9 +241,18 @@ pub(crate) fn skipped_for<'a>(
     binary: &str,
     profile: Profile,
 ) -> BTreeSet<&'a str> {
+    tests_where(skips, binary, |s| s.profile.is_none_or(|p| p == profile))
+}
+
+/// The tests of the skip lines for `binary` that `keep` accepts.
+fn tests_where<'a>(
+    skips: &'a [Skip],
+    binary: &str,
+    keep: impl Fn(&Skip) -> bool,
+) -> BTreeSet<&'a str> {
     skips
         .iter()
-        .filter(|s| s.binary == binary && s.profile.is_none_or(|p| p == profile))
+        .filter(|s| s.binary == binary && keep(s))
         .map(|s| s.test.as_str())
         .collect()
 }
@@ -255,11 +264,7 @@ pub(crate) fn host_skipped_for<'a>(
     binary: &str,
     profile: Profile,
 ) -> BTreeSet<&'a str> {
-    skips
-        .iter()
-        .filter(|s| s.binary == binary && s.profile == Some(profile))
-        .map(|s| s.test.as_str())
-        .collect()
+    tests_where(skips, binary, |s| s.profile == Some(profile))
 }
 
 pub(crate) fn load_skips(path: &Path) -> Result<Vec<Skip>, String> {
