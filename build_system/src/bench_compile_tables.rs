@@ -223,8 +223,8 @@ fn phase_table(workloads: &[Workload], cells: &[Vec<Cell>]) -> (String, Vec<Stri
         "Ours -O3, from `-Cllvm-args=time-passes`: each phase's time summed over the \
          target's crates and codegen units (median of the runs), in ms and as a share of \
          all phases. Phases of different codegen units run in parallel on rustc's worker \
-         threads, so these are CPU times; `lower` (IR to object in `vliw-machine`) is split \
-         into its own phases, indented.\n\n",
+         threads, so these are CPU times; `lower` (IR to object: the passes of \
+         `vliw-pipeline`) is split into its passes, indented.\n\n",
     );
     md.push_str(&table(&header, &rows));
     md.push('\n');
@@ -345,7 +345,7 @@ mod tests {
             ("build-ir", 100.0),
             ("lower", 300.0),
             ("lower/isel", 200.0),
-            ("lower/regalloc", 50.0),
+            ("lower/ssa-regalloc", 50.0),
         ];
         let mut row: Vec<Cell> = COMPILERS.iter().map(|_| Cell::default()).collect();
         row[OURS] = cell(&[3.0, 2.0, 4.0], &ours);
@@ -356,7 +356,7 @@ mod tests {
         assert_eq!(
             summary,
             [
-                "our phases (ours -O3, all workloads): lower 75% (isel 50%, regalloc 12%), \
+                "our phases (ours -O3, all workloads): lower 75% (isel 50%, ssa-regalloc 12%), \
               build-ir 25%"
             ]
         );

@@ -244,23 +244,30 @@ fn query_passes(paths: &Paths) -> Result<Vec<Pass>, String> {
     parse_passes(&String::from_utf8_lossy(&out.stdout))
 }
 
+/// The pipeline as `-Cllvm-args=passes` lists it, one pass per line: `PASS`,
+/// `FROM->TO`, `SWITCH`, `OFF`, `ABOUT`, tab-separated, `-` for a pass without a
+/// switch. The passes with a switch are the ones measured.
 fn parse_passes(text: &str) -> Result<Vec<Pass>, String> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let mut fields = line.split('\t');
-            match (fields.next(), fields.next(), fields.next(), fields.next()) {
-                (Some(name), Some(off), Some(about), None) if !name.is_empty() => Ok(Pass {
-                    name: name.into(),
+    let mut passes = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        match fields[..] {
+            [pass, _, "-", "-", _] if !pass.is_empty() => {}
+            [pass, _, switch, off, about] if !pass.is_empty() && !switch.is_empty() => {
+                passes.push(Pass {
+                    name: switch.into(),
                     off: off.into(),
                     about: about.into(),
-                }),
-                _ => Err(format!(
-                    "the backend's pass list has a malformed line `{line}`"
-                )),
+                })
             }
-        })
-        .collect()
+            _ => {
+                return Err(format!(
+                    "the backend's pass list has a malformed line `{line}`"
+                ));
+            }
+        }
+    }
+    Ok(passes)
 }
 
 /// All passes, then each one off, then all off (when that is a different build).
@@ -854,7 +861,11 @@ mod tests {
 
     #[test]
     fn parses_the_pass_list() {
-        let passes = parse_passes("jump-tables\tjump-tables=off\tdense switches\n\n").unwrap();
+        let passes = parse_passes(
+            "isel\tir->machine-ssa\tjump-tables\tjump-tables=off\tdense switches\n\n\
+             frame\tallocated->allocated\t-\t-\tframe layout\n",
+        )
+        .unwrap();
         assert_eq!(
             passes,
             vec![Pass {
@@ -865,6 +876,7 @@ mod tests {
         );
         assert!(parse_passes("jump-tables jump-tables=off\n").is_err());
         assert!(parse_passes("a\tb\tc\td\n").is_err());
+        assert!(parse_passes("a\tb\tc\n").is_err());
         assert_eq!(parse_passes("").unwrap(), vec![]);
     }
 

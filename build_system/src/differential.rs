@@ -20,6 +20,11 @@ use crate::toolchain::Toolchain;
 /// One rustc invocation; the first builds with a new backend may be slow.
 pub(crate) const COMPILE_TIMEOUT: Duration = Duration::from_secs(300);
 const STDERR_TAIL: usize = 12;
+/// The backend option that verifies the IR after every pass of the pipeline (the
+/// default verifies only at the boundaries of its stages): the differential suites
+/// build with it, so that a pass that breaks an invariant fails there even when the
+/// program happens to print the right output.
+pub(crate) const VERIFY_EACH: &str = "-Cllvm-args=verify=each";
 
 pub struct Outcome {
     pub passed: usize,

@@ -276,7 +276,9 @@ impl Suite<'_> {
         cmd.arg("-Zunstable-options")
             .arg("--target")
             .arg(self.paths.root.join(TARGET_SPEC))
-            .arg(format!("-Zcodegen-backend={}", backend.display()));
+            .arg(format!("-Zcodegen-backend={}", backend.display()))
+            // the IR is verified after every pass of the pipeline
+            .arg(crate::differential::VERIFY_EACH);
     }
 
     fn mini_core_args(&self, cmd: &mut Command, output: &Path) {

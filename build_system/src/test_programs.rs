@@ -398,6 +398,8 @@ impl Suite<'_> {
         let dir = self.dir("vliw", opt, program)?;
         let exe = dir.join(&program.name);
         let mut cmd = self.compile(rustc_vliw, opt, &program.source, &exe, &dir);
+        // the IR is verified after every pass of the pipeline
+        cmd.arg(crate::differential::VERIFY_EACH);
         let mut run = Command::new(self.paths.tool("vliw-run"));
         run.args(["--max-cycles", MAX_CYCLES, "--clear-env"]);
         for (k, v) in &h.env {

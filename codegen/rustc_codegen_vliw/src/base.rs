@@ -65,7 +65,7 @@ fn module_codegen(
             cx.finish()
         },
     );
-    if options.verify {
+    if options.verify != vliw_pipeline::VerifyLevel::None {
         timer.time(Phase::Verify, String::new, || verify(tcx, name, &module));
     }
     ModuleCodegen::new_regular(
@@ -169,7 +169,7 @@ pub fn codegen_allocator(
     Builder::build(&cx, entry).ret_void();
 
     let module = cx.finish();
-    if options.verify {
+    if options.verify != vliw_pipeline::VerifyLevel::None {
         verify(tcx, module_name, &module);
     }
     VliwModule {

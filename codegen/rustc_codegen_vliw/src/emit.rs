@@ -20,15 +20,15 @@ use crate::VliwModule;
 use crate::options::{DumpStage, DumpTarget, Options};
 use crate::timing::{Phase, Timer};
 
-/// The one entry of the machine lowering: a verified IR module to a relocatable
-/// object, by the rustc-free back end (`vliw_machine::compile_module`,
-/// `docs/machine.md`). `options` are the back end's own, from `-Cllvm-args`, with this
+/// The one entry of the lowering: a verified IR module to a relocatable object, by
+/// the rustc-free pipeline of passes (`vliw_pipeline::compile_module`,
+/// `docs/backend.md`). `options` are the pipeline's, from `-Cllvm-args`, with this
 /// codegen unit's dump sink and timings.
 pub fn compile_module(
     module: &ir::Module,
-    options: &vliw_machine::Options,
+    options: &vliw_pipeline::Options,
 ) -> Result<vliw_elf::Object, String> {
-    vliw_machine::compile_module(module, options).map_err(|e| e.to_string())
+    vliw_pipeline::compile_module(module, options).map_err(|e| e.to_string())
 }
 
 /// The IR of a module as text.
@@ -44,10 +44,11 @@ fn dump_path(
     options: &Options,
     unit: &str,
     stage: &str,
+    ext: &str,
 ) -> Result<Option<PathBuf>, String> {
     let file = cgcx
         .output_filenames
-        .temp_path_ext_for_cgu(&format!("{stage}.vir"), unit);
+        .temp_path_ext_for_cgu(&format!("{stage}.{ext}"), unit);
     Ok(match &options.dump_to {
         DumpTarget::Stderr => None,
         DumpTarget::OutputDir => Some(file),
@@ -65,7 +66,7 @@ fn dump(
     stage: DumpStage,
     text: &str,
 ) -> Result<(), String> {
-    match dump_path(cgcx, options, unit, stage.name())? {
+    match dump_path(cgcx, options, unit, stage.name(), "vir")? {
         None => {
             let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "; ---- {stage}: codegen unit {unit} ----");
@@ -78,19 +79,24 @@ fn dump(
     }
 }
 
-/// The back end's options for one codegen unit: its dumps (`isel`, `regalloc`,
-/// `final`) go to `<stem>.<unit>.rcgu.machine.vir` (or stderr), its timings to a table
-/// of its own; `debuginfo` (`-g`) asks for DWARF line tables.
-fn machine_options(
+/// The pipeline's options for one codegen unit: its dumps (`dump=after:PASS`, ...) go
+/// to `<stem>.<unit>.rcgu.passes.vir` (`.passes.dot` with `dump-format=dot`; or
+/// stderr), its timings to a table of its own; `debuginfo` (`-g`) asks for DWARF line
+/// tables.
+fn pipeline_options(
     cgcx: &CodegenContext,
     options: &Options,
     unit: &str,
     debuginfo: bool,
-) -> Result<(vliw_machine::Options, Option<Arc<vliw_machine::Timings>>), String> {
-    let mut m = options.machine_options();
-    m.debug_info = debuginfo;
-    if !m.dump.is_empty() {
-        let sink: vliw_machine::DumpSink = match dump_path(cgcx, options, unit, "machine")? {
+) -> Result<(vliw_pipeline::Options, Option<Arc<vliw_pipeline::Timings>>), String> {
+    let mut m = options.pipeline_options();
+    m.backend.debug_info = debuginfo;
+    if options.dumps_passes() {
+        let (stage, ext) = match m.dump_format {
+            vliw_pipeline::DumpFormat::Text => ("passes", "vir"),
+            vliw_pipeline::DumpFormat::Dot => ("passes", "dot"),
+        };
+        let sink: vliw_pipeline::DumpSink = match dump_path(cgcx, options, unit, stage, ext)? {
             None => Arc::new(Mutex::new(std::io::stderr())),
             Some(path) => {
                 let f = fs::File::create(&path)
@@ -100,9 +106,9 @@ fn machine_options(
         };
         m.dump_to = Some(sink);
     }
-    let timings = options.time_passes.then(vliw_machine::Timings::new);
+    let timings = options.time_passes.then(vliw_pipeline::Timings::new);
     m.timings = timings.clone();
-    m.counters = options.stats.then(vliw_machine::Counters::new);
+    m.backend.counters = options.stats.then(vliw_pipeline::Counters::new);
     Ok((m, timings))
 }
 
@@ -143,7 +149,7 @@ pub fn emit_module(
         EmitObj::None => None,
         EmitObj::Bitcode | EmitObj::ObjectCode(_) => {
             let (machine, timings) =
-                machine_options(cgcx, &options, &name, debuginfo).unwrap_or_else(|e| fatal(e));
+                pipeline_options(cgcx, &options, &name, debuginfo).unwrap_or_else(|e| fatal(e));
             let obj = timer
                 .time(Phase::Lower, String::new, || {
                     compile_module(&ir_module, &machine)
@@ -160,7 +166,7 @@ pub fn emit_module(
                     );
                 }
             }
-            if let Some(c) = &machine.counters {
+            if let Some(c) = &machine.backend.counters {
                 eprintln!("{}", c.to_line());
             }
             if let Err(e) = obj.check() {

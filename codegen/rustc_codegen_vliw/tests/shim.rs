@@ -304,7 +304,9 @@ fn options_dumps_and_timings() {
     vliw_ir::verifier::verify_module(&module).unwrap();
 
     for (arg, message) in [
-        ("-Cllvm-args=dump=asm", "unknown dump stage `asm`"),
+        ("-Cllvm-args=dump=asm", "dump=asm: unknown dump point"),
+        ("-Cllvm-args=dump=after:rvsdg", "no pass `rvsdg`"),
+        ("-Cllvm-args=verify=sometimes", "expected yes, no or each"),
         (
             "-Cllvm-args=frobnicate",
             "unknown backend option `frobnicate`",
@@ -322,6 +324,61 @@ fn options_dumps_and_timings() {
             "{arg}"
         );
     }
+}
+
+/// The pipeline's dump points: `dump=before:PASS,after:PASS` with `dump-format=dot`
+/// write Graphviz next to the output, one digraph per function and point; `passes`
+/// lists the pipeline; `verify=each` compiles the same object as the default.
+#[test]
+fn pipeline_dumps_listing_and_verification() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = vliw_rustc();
+    c.args([
+        "--crate-type=lib",
+        "--emit=obj",
+        "-Cllvm-args=dump=before:mem2reg,after:isel dump-format=dot",
+    ])
+    .arg(fixture("abi_c.rs"))
+    .arg("--out-dir")
+    .arg(dir.path());
+    run_ok(c);
+    let dumps: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".passes.dot"))
+        .collect();
+    assert!(!dumps.is_empty());
+    let text: String = dumps
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    for point in ["before:mem2reg @user", "after:isel @user"] {
+        assert!(text.contains(&format!("digraph \"{point}\" {{")), "{text}");
+    }
+
+    let mut c = vliw_rustc();
+    c.arg("-Cllvm-args=passes").arg("-");
+    let out = run_ok(c);
+    let list = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = list
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(names.first(), Some(&"mem2reg"));
+    assert_eq!(names.last(), Some(&"emit"));
+    assert!(names.contains(&"isel") && names.contains(&"ssa-regalloc"));
+
+    let object = |extra: &str| {
+        let path = dir.path().join(format!("abi_c{}.o", extra.len()));
+        let mut c = vliw_rustc();
+        c.args(["--crate-type=lib", "--emit=obj", "-Copt-level=2", extra])
+            .arg(fixture("abi_c.rs"))
+            .arg("-o")
+            .arg(&path);
+        run_ok(c);
+        std::fs::read(&path).unwrap()
+    };
+    assert!(object("-Cllvm-args=verify=each") == object("-Cllvm-args=verify=yes"));
 }
 
 /// `--emit=obj` goes through vliw-machine: a VLIW-64 object that defines the crate's

@@ -16,7 +16,8 @@ mod common;
 
 use common::*;
 use vliw_ir::*;
-use vliw_machine::{Options, RegAlloc, Sched};
+use vliw_machine::{RegAlloc, Sched};
+use vliw_pipeline::Options;
 
 struct Rng(u64);
 
@@ -444,11 +445,9 @@ fn random_programs_agree_with_the_interpreter() {
             (RegAlloc::Naive, Sched::List),
             (RegAlloc::Ssa, Sched::List),
         ] {
-            let options = Options {
-                regalloc,
-                sched,
-                ..Options::default()
-            };
+            let mut options = Options::parse("verify=each").expect("options");
+            options.backend.regalloc = regalloc;
+            options.backend.sched = sched;
             let object = match compile(&module, &options) {
                 Ok(o) => o,
                 Err(e) => {

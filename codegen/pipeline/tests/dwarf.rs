@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use vliw_elf::write_object;
 use vliw_ir::{DataValue, Type, parse_module};
-use vliw_machine::{Options, compile_module};
+use vliw_pipeline::{Options, compile_module};
 
 const MODULE: &str = r#"
 function @square_plus(i64, i64) -> i64 export {
@@ -168,20 +168,10 @@ fn no_line_tables_unless_asked_or_without_locations() {
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
     // odd file names (empty, with a NUL) do not break the writer
     let odd = parse_module("function @g() export {\n    file0 = \"\"\n    file1 = \"a\\0b/c.rs\"\nblock0:\n    [0:1:1] v0 = iconst.i64 1\n    [1:2:2] return\n}\n").unwrap();
-    let obj = compile_module(
-        &odd,
-        &Options {
-            debug_info: true,
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let obj = compile_module(&odd, &Options::parse("debug-info=on").unwrap()).unwrap();
     assert!(obj.section_by_name(".debug_line").is_some());
     let bare = parse_module("function @f() export {\nblock0:\n    return\n}\n").unwrap();
-    let options = Options {
-        debug_info: true,
-        ..Options::default()
-    };
+    let options = Options::parse("debug-info=on").unwrap();
     let obj = compile_module(&bare, &options).unwrap();
     assert!(obj.sections.iter().all(|s| !s.name.starts_with(".debug")));
 }

@@ -19,7 +19,16 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use vliw_ir::filetest::{Expect, directives};
 use vliw_ir::{DataValue, Interpreter, Module, Trap, TrapKind, Type, parse_module, verify_module};
-use vliw_machine::{Options, RegAlloc, Sched, trap_code};
+use vliw_machine::trap_code;
+use vliw_pipeline::Options;
+
+/// The pipeline's options for one variant (`KEY=VALUE` words), verified after every
+/// pass, with the counters of `stats` added to `counters`.
+fn options_for(words: &str, counters: Option<&std::sync::Arc<vliw_machine::Counters>>) -> Options {
+    let mut o = Options::parse(&format!("verify=each {words}")).expect("options");
+    o.backend.counters = counters.cloned();
+    o
+}
 use vliw_sim::FaultKind;
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -141,10 +150,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         }
     }
     // the defaults: the SSA allocator, list-scheduled
-    let options = Options {
-        counters: Some(tally.ssa_regalloc.clone()),
-        ..Options::default()
-    };
+    let options = options_for("", Some(&tally.ssa_regalloc));
     check_module(
         &name,
         &module,
@@ -159,10 +165,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             .any(|(_, i)| f.dfg.opcode(i) == vliw_ir::Opcode::Switch)
     });
     if has_switch {
-        let options = Options {
-            jump_tables: false,
-            ..Options::default()
-        };
+        let options = options_for("jump-tables=off", None);
         check_module(
             &format!("{name} (jump-tables=off)"),
             &module,
@@ -174,19 +177,14 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     }
     // the naive allocator (the baseline), with one operation per bundle and
     // list-scheduled, and the SSA allocator with one operation per bundle
-    for (regalloc, sched) in [
-        (RegAlloc::Naive, Sched::Off),
-        (RegAlloc::Naive, Sched::List),
-        (RegAlloc::Ssa, Sched::Off),
+    for variant in [
+        "regalloc=naive sched=off",
+        "regalloc=naive sched=list",
+        "regalloc=ssa sched=off",
     ] {
-        let options = Options {
-            regalloc,
-            sched,
-            counters: Some(tally.ssa_regalloc.clone()),
-            ..Options::default()
-        };
+        let options = options_for(variant, Some(&tally.ssa_regalloc));
         check_module(
-            &format!("{name} (regalloc={regalloc:?}, sched={sched:?})"),
+            &format!("{name} ({variant})"),
             &module,
             &runs,
             stdout_expect.as_deref(),
@@ -196,11 +194,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     }
     // and with the stack slots in memory: accesses through computed addresses
     if module.functions.iter().any(|f| !f.stack_slots.is_empty()) {
-        let options = Options {
-            mem2reg: false,
-            counters: Some(tally.ssa_regalloc.clone()),
-            ..Options::default()
-        };
+        let options = options_for("mem2reg=off", Some(&tally.ssa_regalloc));
         check_module(
             &format!("{name} (mem2reg=off)"),
             &module,
@@ -209,12 +203,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
             &options,
             tally,
         );
-        let options = Options {
-            regalloc: RegAlloc::Naive,
-            sched: Sched::List,
-            mem2reg: false,
-            ..Options::default()
-        };
+        let options = options_for("regalloc=naive sched=list mem2reg=off", None);
         check_module(
             &format!("{name} (regalloc=naive, sched=list, mem2reg=off)"),
             &module,
@@ -235,12 +224,10 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     });
     if has_phis {
         for method in vliw_machine::SsaDestruction::ALL {
-            let options = Options {
-                regalloc: RegAlloc::Naive,
-                ssa_destruction: method,
-                counters: Some(tally.destruct.clone()),
-                ..Options::default()
-            };
+            let options = options_for(
+                &format!("regalloc=naive ssa-destruction={}", method.name()),
+                Some(&tally.destruct),
+            );
             check_module(
                 &format!("{name} (ssa-destruction={})", method.name()),
                 &module,
@@ -253,12 +240,7 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
     }
     // slots are promoted to registers by default: check them in memory too
     if module.functions.iter().any(|f| !f.stack_slots.is_empty()) {
-        let options = Options {
-            regalloc: RegAlloc::Naive,
-            sched: Sched::Off,
-            mem2reg: false,
-            ..Options::default()
-        };
+        let options = options_for("regalloc=naive sched=off mem2reg=off", None);
         check_module(
             &format!("{name} (regalloc=naive, sched=off, mem2reg=off)"),
             &module,
@@ -313,13 +295,13 @@ fn check_module(
         };
         let oracle = interpret(&module, &run.func, &args, interp_out.clone());
         // list-scheduled code runs strict: a latency stall is a fault
-        let strict = options.sched == Sched::List;
+        let strict = options.backend.sched == vliw_machine::Sched::List;
         let result = run_on_machine_with(
             std::slice::from_ref(&object),
             &run.func,
             &args,
             &sig.returns,
-            options.sched,
+            options.backend.sched,
             strict,
         );
         let out = match &result {

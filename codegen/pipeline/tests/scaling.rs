@@ -3,7 +3,7 @@
 //! linearly (at most n log n) with the number of instructions.
 
 use vliw_ir::*;
-use vliw_machine::{Options, Timings, compile_module};
+use vliw_pipeline::{Options, Timings, compile_module};
 
 /// A function of `n` blocks, each with a few operations, a call, loads and stores, a
 /// conditional branch passing arguments and a switch every so often.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use vliw_elf::{Binding, SectionKind, SymbolDefinition, SymbolKind, write_object};
 use vliw_ir::{DataValue, Type, parse_module};
 use vliw_isa::RelocKind;
-use vliw_machine::{DumpStage, Options, Timings, compile_module};
+use vliw_pipeline::{Options, Timings, compile_module};
 
 const MODULE: &str = r#"
 declare function @external(i64) -> i64
@@ -248,8 +248,11 @@ fn dumps_and_timings() {
     o.timings = Some(timings.clone());
     compile_module(&module, &o).unwrap();
     let text = String::from_utf8(sink.lock().unwrap().clone()).unwrap();
-    for stage in DumpStage::ALL {
-        assert!(text.contains(&format!("; dump={}", stage.name())), "{text}");
+    for point in ["after:isel", "after:ssa-regalloc", "after:sched"] {
+        assert!(
+            text.contains(&format!("; dump={point} function=local_helper")),
+            "{text}"
+        );
     }
     assert!(text.contains("machine function @local_helper"));
     assert!(
@@ -259,18 +262,124 @@ fn dumps_and_timings() {
     assert!(text.contains("ret uses[r3]"), "{text}");
     assert!(text.contains("jt0 = [block"), "{text}");
     assert!(text.contains("; frame"), "{text}");
+    // the time of every pass that ran, in pipeline order
     let phases: Vec<&str> = timings.report().iter().map(|p| p.0).collect();
-    for p in ["verify", "isel", "regalloc", "frame", "emit", "object"] {
-        assert!(phases.contains(&p), "{phases:?}");
-    }
-    // no dump without a sink, and none of a stage not asked for
+    let expected = [
+        "verify",
+        "mem2reg",
+        "dce",
+        "isel",
+        "ssa-regalloc",
+        "frame",
+        "fallthrough",
+        "sched",
+        "emit",
+        "object",
+    ];
+    let ran: Vec<&str> = phases
+        .iter()
+        .copied()
+        .filter(|p| expected.contains(p))
+        .collect();
+    assert_eq!(ran, expected, "{phases:?}");
+    // no dump without a sink, and none of a point not asked for
     let mut o = Options::default();
     o.set("dump", "final").unwrap();
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     o.dump_to = Some(sink.clone());
     compile_module(&module, &o).unwrap();
     let text = String::from_utf8(sink.lock().unwrap().clone()).unwrap();
-    assert!(!text.contains("dump=isel") && text.contains("dump=final"));
+    assert!(!text.contains("dump=after:isel") && text.contains("dump=after:sched"));
+}
+
+/// `dump=before:all,after:all` dumps every function before and after every pass that
+/// runs, and the text dumps of the SSA IR parse back.
+#[test]
+fn dumps_before_and_after_every_pass() {
+    let module = parse_module(MODULE).unwrap();
+    for variant in ["regalloc=ssa sched=list", "regalloc=naive sched=off"] {
+        let mut o = Options::parse(variant).unwrap();
+        o.set("dump", "before:all,after:all").unwrap();
+        let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
+        o.dump_to = Some(sink.clone());
+        compile_module(&module, &o).unwrap();
+        let text = String::from_utf8(sink.lock().unwrap().clone()).unwrap();
+        let running: Vec<_> = vliw_pipeline::PIPELINE
+            .iter()
+            .filter(|p| (p.runs)(&o))
+            .collect();
+        for f in &module.functions {
+            for p in &running {
+                for when in ["before", "after"] {
+                    let head = format!("; dump={when}:{} function={}\n", p.name, f.name);
+                    assert_eq!(text.matches(&head).count(), 1, "{variant}: {head}");
+                }
+            }
+        }
+        // the IR after the middle end is valid IR text
+        let after_dce = text
+            .split("; dump=after:dce function=exported\n")
+            .nth(1)
+            .unwrap();
+        let ir = after_dce.split("; dump=").next().unwrap();
+        let reparsed = parse_module(ir).unwrap_or_else(|e| panic!("{e}\n{ir}"));
+        assert_eq!(reparsed.functions[0].name, "exported");
+    }
+}
+
+#[test]
+fn dot_dumps_are_one_digraph_per_function_and_point() {
+    let module = parse_module(MODULE).unwrap();
+    let mut o = Options::parse("dump=after:dce,after:isel,after:sched dump-format=dot").unwrap();
+    let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
+    o.dump_to = Some(sink.clone());
+    compile_module(&module, &o).unwrap();
+    let text = String::from_utf8(sink.lock().unwrap().clone()).unwrap();
+    assert_eq!(
+        text.matches("digraph ").count(),
+        3 * module.functions.len(),
+        "{text}"
+    );
+    assert!(
+        text.contains("digraph \"after:isel @local_helper\" {"),
+        "{text}"
+    );
+    // a switch: the entry block branches to all five cases
+    let isel = text
+        .split("digraph \"after:isel @local_helper\"")
+        .nth(1)
+        .unwrap();
+    let isel = &isel[..isel.find("\n}\n").unwrap()];
+    assert!(isel.matches(" -> ").count() >= 5, "{isel}");
+    assert!(text.trim_end().ends_with('}'), "{text}");
+}
+
+/// `verify=each` verifies after every pass, `verify=no` not even the input.
+#[test]
+fn verification_levels() {
+    let module = parse_module(MODULE).unwrap();
+    let timed = |words: &str| {
+        let mut o = Options::parse(words).unwrap();
+        let t = Timings::new();
+        o.timings = Some(t.clone());
+        compile_module(&module, &o).unwrap();
+        t.report()
+            .iter()
+            .find(|p| p.0 == "verify")
+            .map_or(0, |p| p.2)
+    };
+    let functions = module.functions.len() as u64;
+    let passes = vliw_pipeline::PIPELINE
+        .iter()
+        .filter(|p| (p.runs)(&Options::default()))
+        .count() as u64;
+    assert_eq!(timed("verify=each"), 1 + functions * passes);
+    let boundaries = timed("verify=yes");
+    assert!(
+        boundaries > 1 && boundaries < 1 + functions * passes,
+        "{boundaries}"
+    );
+    assert_eq!(timed("verify=no"), 0);
 }
 
 #[test]
@@ -296,7 +405,8 @@ fn errors_not_panics() {
 fn the_naive_allocator_uses_only_scratch_registers_and_saves_lr_only_when_calling() {
     let module = parse_module(MODULE).unwrap();
     for f in &module.functions {
-        let mut mf = vliw_machine::lower_function(&module, f, &Options::default()).unwrap();
+        let mut mf =
+            vliw_machine::lower_function(&module, f, &vliw_machine::Options::default()).unwrap();
         mf.check(true).unwrap();
         vliw_machine::regalloc::destruct_ssa(&mut mf);
         mf.check(false).unwrap();

@@ -1,4 +1,4 @@
-//! The differential test harness: compile IR with `vliw_machine::compile_module`, link
+//! The differential test harness: compile IR with `vliw_pipeline::compile_module`, link
 //! it with a generated driver (assembled with `vliw-asm`) and the test runtime, run it
 //! on the simulator, and compare with the expectation and with the IR interpreter.
 //!
@@ -20,7 +20,8 @@ use vliw_elf::{ArchiveMember, write_archive, write_object};
 use vliw_ir::{DataValue, Linkage, Module, Type, parse_module};
 use vliw_isa::MachineConfig;
 use vliw_link::{InputFile, LinkConfig, link};
-use vliw_machine::{Options, Sched, compile_module};
+use vliw_machine::Sched;
+use vliw_pipeline::{Options, compile_module};
 use vliw_sim::{CaptureIo, Outcome, Program, Simulator};
 
 pub const MAX_CYCLES: u64 = 50_000_000;
@@ -35,10 +36,8 @@ pub fn runtime_archive() -> &'static [u8] {
 pub fn runtime_archive_for(sched: Sched) -> &'static [u8] {
     static RT: OnceLock<Vec<u8>> = OnceLock::new();
     static RT_LIST: OnceLock<Vec<u8>> = OnceLock::new();
-    let options = Options {
-        sched,
-        ..Options::default()
-    };
+    let mut options = Options::default();
+    options.backend.sched = sched;
     let cell = match sched {
         Sched::Off => &RT,
         Sched::List => &RT_LIST,

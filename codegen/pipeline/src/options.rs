@@ -1,0 +1,400 @@
+//! The options of the pipeline: which passes run, how much is verified, what is
+//! dumped and where, timings and counters. The back end's own settings (machine,
+//! allocator, scheduler, leaving SSA, jump tables, debug info) are a
+//! `vliw_machine::Options` inside.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use vliw_machine::Counters;
+
+use crate::passes::{PIPELINE, Pass};
+
+/// How much of the IR is verified as it goes through the pipeline (`verify=`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum VerifyLevel {
+    /// Nothing (`verify=no`).
+    None,
+    /// The input, and the function at the end of each stage and after each pass that
+    /// enters a new stage (`verify=yes`, the default: cheap).
+    #[default]
+    Boundaries,
+    /// After every pass (`verify=each`).
+    Each,
+}
+
+impl VerifyLevel {
+    pub fn parse(value: &str) -> Result<VerifyLevel, String> {
+        match value {
+            "no" | "off" | "false" | "0" => Ok(VerifyLevel::None),
+            "yes" | "on" | "true" | "1" => Ok(VerifyLevel::Boundaries),
+            "each" => Ok(VerifyLevel::Each),
+            _ => Err(format!("verify={value}: expected yes, no or each")),
+        }
+    }
+}
+
+/// Before or after a pass.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum When {
+    Before,
+    After,
+}
+
+impl When {
+    pub fn name(self) -> &'static str {
+        match self {
+            When::Before => "before",
+            When::After => "after",
+        }
+    }
+}
+
+/// A point of the pipeline to dump: before or after a pass (`all`: every pass).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct DumpPoint {
+    pub when: When,
+    pub pass: String,
+}
+
+impl DumpPoint {
+    fn matches(&self, when: When, pass: &Pass) -> bool {
+        self.when == when && (self.pass == "all" || self.pass == pass.name)
+    }
+}
+
+/// The dump points named by the back end's older stage names, kept as aliases.
+const DUMP_ALIASES: &[(&str, &[&str])] = &[
+    ("isel", &["isel"]),
+    ("regalloc", &["ssa-regalloc", "naive-regalloc"]),
+    ("final", &["sched", "bundle"]),
+];
+
+/// The text form of every stage, or Graphviz for the graph-shaped ones (`dump-format=`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum DumpFormat {
+    #[default]
+    Text,
+    Dot,
+}
+
+/// A shared text sink for dumps (several codegen units may write to it in parallel;
+/// each function's dump is written in one piece).
+pub type DumpSink = Arc<Mutex<dyn Write + Send>>;
+
+/// Accumulated time per pass, shared by the codegen units of a session, in the order
+/// the passes first ran (`time-passes`).
+#[derive(Debug, Default)]
+pub struct Timings {
+    phases: Mutex<Vec<(&'static str, Duration, u64)>>,
+}
+
+impl Timings {
+    pub fn new() -> Arc<Timings> {
+        Arc::new(Timings::default())
+    }
+
+    /// Add `d` to `phase`.
+    pub fn add(&self, phase: &'static str, d: Duration) {
+        let mut m = self.phases.lock().unwrap_or_else(|e| e.into_inner());
+        match m.iter_mut().find(|e| e.0 == phase) {
+            Some(e) => {
+                e.1 += d;
+                e.2 += 1;
+            }
+            None => m.push((phase, d, 1)),
+        }
+    }
+
+    /// `(phase, total time, number of measurements)`, in the order phases first ran.
+    pub fn report(&self) -> Vec<(&'static str, Duration, u64)> {
+        self.phases
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The report as text lines.
+    pub fn to_text(&self) -> String {
+        self.report()
+            .iter()
+            .map(|(phase, d, n)| format!("{:>10.3} ms  {phase} ({n}x)\n", d.as_secs_f64() * 1e3))
+            .collect()
+    }
+}
+
+/// Everything `compile_module` needs besides the module.
+#[derive(Clone)]
+pub struct Options {
+    /// The back end's settings and its counters.
+    pub backend: vliw_machine::Options,
+    /// Promote non-escaping stack slots to SSA values (`mem2reg=on|off`).
+    pub mem2reg: bool,
+    /// Remove unused instructions without side effects (`dce=on|off`).
+    pub dce: bool,
+    /// Verification between passes (`verify=yes|no|each`).
+    pub verify: VerifyLevel,
+    /// Points to dump (`dump=after:PASS,before:PASS,...`).
+    pub dumps: Vec<DumpPoint>,
+    pub dump_format: DumpFormat,
+    /// Where dumps go; no dump is made without a sink.
+    pub dump_to: Option<DumpSink>,
+    /// Per-pass timings are added here when present (`time-passes`).
+    pub timings: Option<Arc<Timings>>,
+    /// Time the SSA analyses and SSA destruction of every function after instruction
+    /// selection, one `vliw-analysis-timing:` line per function on stderr
+    /// (`analysis-timing=on|off`; measurement only, the code is the same).
+    pub analysis_timing: bool,
+}
+
+impl core::fmt::Debug for Options {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Options")
+            .field("backend", &self.backend)
+            .field("mem2reg", &self.mem2reg)
+            .field("dce", &self.dce)
+            .field("verify", &self.verify)
+            .field("dumps", &self.dumps)
+            .field("dump_format", &self.dump_format)
+            .field("dump_to", &self.dump_to.is_some())
+            .field("timings", &self.timings.is_some())
+            .field("analysis_timing", &self.analysis_timing)
+            .finish()
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// The defaults: every pass on, verification at stage boundaries, no dumps.
+    pub fn new() -> Options {
+        Options {
+            backend: vliw_machine::Options::default(),
+            mem2reg: true,
+            dce: true,
+            verify: VerifyLevel::Boundaries,
+            dumps: Vec::new(),
+            dump_format: DumpFormat::Text,
+            dump_to: None,
+            timings: None,
+            analysis_timing: false,
+        }
+    }
+
+    /// The defaults with `KEY=VALUE` words applied (separated by white space), as
+    /// the backend receives them through `-Cllvm-args`.
+    pub fn parse(words: &str) -> Result<Options, String> {
+        let mut o = Options::new();
+        for word in words.split_whitespace() {
+            let (k, v) = word
+                .split_once('=')
+                .ok_or_else(|| format!("`{word}`: expected KEY=VALUE"))?;
+            o.set(k, v)?;
+        }
+        Ok(o)
+    }
+
+    /// The keys `set` takes, for callers that route options.
+    pub const KEYS: &'static [&'static str] = &[
+        "mem2reg",
+        "dce",
+        "verify",
+        "dump",
+        "dump-format",
+        "analysis-timing",
+        "regalloc",
+        "sched",
+        "ssa-destruction",
+        "jump-tables",
+        "debug-info",
+        "machine",
+    ];
+
+    /// Applies one `KEY=VALUE` option: the pipeline's own (`mem2reg=`, `dce=`,
+    /// `verify=yes|no|each`, `dump=[before:|after:]PASS,...`, `dump-format=text|dot`,
+    /// `analysis-timing=`), or the back end's (`vliw_machine::Options::set`). Unknown
+    /// keys, values and pass names are errors that say what is known.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "mem2reg" => self.mem2reg = on_off(key, value)?,
+            "dce" => self.dce = on_off(key, value)?,
+            "analysis-timing" => self.analysis_timing = on_off(key, value)?,
+            "verify" => self.verify = VerifyLevel::parse(value)?,
+            "dump-format" => {
+                self.dump_format = match value {
+                    "text" => DumpFormat::Text,
+                    "dot" => DumpFormat::Dot,
+                    _ => return Err(format!("dump-format={value}: expected text or dot")),
+                }
+            }
+            "dump" => {
+                for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    for point in parse_dump_point(item)? {
+                        if !self.dumps.contains(&point) {
+                            self.dumps.push(point);
+                        }
+                    }
+                }
+            }
+            _ => self.backend.set(key, value)?,
+        }
+        Ok(())
+    }
+
+    /// The counters of `stats`, when asked for.
+    pub fn counters(&self) -> Option<&Counters> {
+        self.backend.counters.as_deref()
+    }
+
+    pub(crate) fn count(&self, name: &str, n: u64) {
+        if let Some(c) = self.counters() {
+            c.add(name, n);
+        }
+    }
+
+    pub(crate) fn time<T>(&self, phase: &'static str, f: impl FnOnce() -> T) -> T {
+        match &self.timings {
+            Some(t) => {
+                let start = Instant::now();
+                let r = f();
+                t.add(phase, start.elapsed());
+                r
+            }
+            None => f(),
+        }
+    }
+
+    /// Whether the function is dumped `when` `pass` runs.
+    pub(crate) fn dumps_at(&self, when: When, pass: &Pass) -> bool {
+        self.dump_to.is_some() && self.dumps.iter().any(|d| d.matches(when, pass))
+    }
+
+    pub(crate) fn write_dump(&self, text: &str) {
+        if let Some(sink) = &self.dump_to {
+            let mut w = sink.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = w.write_all(text.as_bytes());
+        }
+    }
+}
+
+/// `after:PASS`, `before:PASS`, `after:all`, or an alias (`isel`, `regalloc`, `final`).
+fn parse_dump_point(item: &str) -> Result<Vec<DumpPoint>, String> {
+    let known = || {
+        let names: Vec<&str> = PIPELINE.iter().map(|p| p.name).collect();
+        format!(
+            "known: before:PASS or after:PASS with PASS one of {}, or all; the aliases {}",
+            names.join(", "),
+            DUMP_ALIASES
+                .iter()
+                .map(|a| a.0)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let (when, pass) = match item.split_once(':') {
+        Some(("after", p)) => (When::After, p),
+        Some(("before", p)) => (When::Before, p),
+        Some(_) => return Err(format!("dump={item}: unknown dump point ({})", known())),
+        None => {
+            return match DUMP_ALIASES.iter().find(|a| a.0 == item) {
+                Some((_, passes)) => Ok(passes
+                    .iter()
+                    .map(|p| DumpPoint {
+                        when: When::After,
+                        pass: p.to_string(),
+                    })
+                    .collect()),
+                None => Err(format!("dump={item}: unknown dump point ({})", known())),
+            };
+        }
+    };
+    if pass != "all" && !PIPELINE.iter().any(|p| p.name == pass) {
+        return Err(format!("dump={item}: no pass `{pass}` ({})", known()));
+    }
+    Ok(vec![DumpPoint {
+        when,
+        pass: pass.to_string(),
+    }])
+}
+
+fn on_off(key: &str, value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{key}={value}: expected on or off")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_and_explain_errors() {
+        let o = Options::parse("mem2reg=off verify=each dump=after:isel,before:sched").unwrap();
+        assert!(!o.mem2reg && o.dce);
+        assert_eq!(o.verify, VerifyLevel::Each);
+        assert_eq!(o.dumps.len(), 2);
+        assert_eq!(o.dumps[1].when, When::Before);
+        let o = Options::parse("dump=regalloc,final dump-format=dot regalloc=naive").unwrap();
+        let names: Vec<&str> = o.dumps.iter().map(|d| d.pass.as_str()).collect();
+        assert_eq!(names, ["ssa-regalloc", "naive-regalloc", "sched", "bundle"]);
+        assert_eq!(o.dump_format, DumpFormat::Dot);
+        assert_eq!(o.backend.regalloc, vliw_machine::RegAlloc::Naive);
+        let e = Options::parse("dump=after:rvsdg").unwrap_err();
+        assert!(
+            e.contains("no pass `rvsdg`") && e.contains("mem2reg"),
+            "{e}"
+        );
+        assert!(Options::parse("dump=during:isel").is_err());
+        assert!(Options::parse("verify=maybe").unwrap_err().contains("each"));
+        assert!(Options::parse("dump-format=svg").is_err());
+        assert!(Options::parse("bogus=1").is_err());
+        assert!(Options::parse("mem2reg").is_err());
+        assert_eq!(
+            Options::parse("verify=no").unwrap().verify,
+            VerifyLevel::None
+        );
+        assert_eq!(Options::new().verify, VerifyLevel::Boundaries);
+    }
+
+    #[test]
+    fn every_key_is_taken() {
+        for key in Options::KEYS {
+            let value = match *key {
+                "verify" => "each",
+                "dump" => "after:all",
+                "dump-format" => "dot",
+                "regalloc" => "naive",
+                "sched" => "off",
+                "ssa-destruction" => "boissinot",
+                "machine" => "width=2",
+                _ => "off",
+            };
+            Options::new()
+                .set(key, value)
+                .unwrap_or_else(|e| panic!("{key}: {e}"));
+        }
+    }
+
+    #[test]
+    fn timings_accumulate_in_running_order() {
+        let t = Timings::new();
+        t.add("isel", Duration::from_millis(2));
+        t.add("emit", Duration::from_millis(1));
+        t.add("isel", Duration::from_millis(3));
+        let r = t.report();
+        assert_eq!(
+            r,
+            vec![
+                ("isel", Duration::from_millis(5), 2),
+                ("emit", Duration::from_millis(1), 1)
+            ]
+        );
+    }
+}

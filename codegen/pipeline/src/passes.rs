@@ -1,0 +1,374 @@
+//! The pipeline: every pass a function goes through, in order, in one list.
+//!
+//! A pass takes the function at one [`Stage`] and leaves it at the same or the next.
+//! Some passes are alternatives chosen by an option (`regalloc=ssa` runs
+//! `ssa-regalloc`, `regalloc=naive` runs `ssa-destruction` and `naive-regalloc`);
+//! `runs` says whether a pass runs under the given options, and the test
+//! `stages_chain_under_every_option` checks that the passes that run always form a
+//! chain of stages from the SSA IR to code. A pass with a [`Switch`] can be switched
+//! off so that what it contributes can be measured (`./y.sh bench` builds its
+//! ablation table from the switches, through `-Cllvm-args=passes`).
+//!
+//! To add a pass: write it as a function of its stage in its own crate, and add one
+//! entry here.
+
+use vliw_ir::{Function, Module};
+use vliw_machine::emit::FunctionCode;
+use vliw_machine::{CompileError, MachFunction, RegAlloc, Sched};
+
+use crate::Options;
+use crate::stage::Bundled;
+
+/// The forms a function takes on its way through the pipeline.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Stage {
+    /// The SSA IR (`vliw_ir::Function`).
+    Ir,
+    /// Machine SSA: target operations on virtual registers, block parameters.
+    MachineSsa,
+    /// Machine code out of SSA: virtual registers with several definitions.
+    MachineVirtual,
+    /// Physical registers only (frame slots may still be symbolic).
+    Allocated,
+    /// Allocated and cut into bundles.
+    Bundled,
+    /// Encoded: syllables, relocations, line table.
+    Code,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Ir => "ir",
+            Stage::MachineSsa => "machine-ssa",
+            Stage::MachineVirtual => "machine-virtual",
+            Stage::Allocated => "allocated",
+            Stage::Bundled => "bundled",
+            Stage::Code => "code",
+        }
+    }
+}
+
+/// How a pass is switched off, and the name of what that measures.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Switch {
+    /// Short name of the technique ("without NAME" in the ablation table).
+    pub name: &'static str,
+    /// The option (`KEY=VALUE`) that switches it off, i.e. selects the baseline.
+    pub off: &'static str,
+}
+
+/// What a pass does to the function.
+#[derive(Copy, Clone)]
+pub enum Run {
+    /// SSA IR to SSA IR.
+    Ir(fn(&mut Function, &Options)),
+    /// SSA IR to machine SSA.
+    Lower(fn(&Module, &Function, &Options) -> Result<MachFunction, CompileError>),
+    /// Machine code to machine code.
+    Machine(fn(&mut MachFunction, &Options) -> Result<(), CompileError>),
+    /// Allocated machine code to bundles.
+    Bundle(fn(MachFunction, &Options) -> Bundled),
+    /// Bundles to encoded code.
+    Emit(fn(&Bundled, &Options) -> Result<FunctionCode, CompileError>),
+}
+
+/// One entry of the pipeline.
+#[derive(Copy, Clone)]
+pub struct Pass {
+    /// Its name: in `dump=after:NAME`, `time-passes` and `passes`.
+    pub name: &'static str,
+    pub from: Stage,
+    pub to: Stage,
+    /// What it does, in a few words.
+    pub about: &'static str,
+    /// The option that switches it off, if it can be.
+    pub switch: Option<Switch>,
+    /// Whether it runs under these options.
+    pub runs: fn(&Options) -> bool,
+    pub run: Run,
+}
+
+fn always(_: &Options) -> bool {
+    true
+}
+
+/// The pipeline, in order.
+pub const PIPELINE: &[Pass] = &[
+    Pass {
+        name: "mem2reg",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "stack slots whose address does not escape promoted to SSA values, \
+                aggregates split into fields (vliw_opt::mem2reg)",
+        switch: Some(Switch {
+            name: "mem2reg",
+            off: "mem2reg=off",
+        }),
+        runs: |o| o.mem2reg,
+        run: Run::Ir(|f, o| {
+            let s = vliw_opt::mem2reg(f);
+            o.count("mem2reg.promoted", s.promoted as u64);
+            o.count("mem2reg.fields", s.fields as u64);
+            o.count("mem2reg.loads", s.loads as u64);
+            o.count("mem2reg.stores", s.stores as u64);
+            o.count("mem2reg.params", s.params as u64);
+        }),
+    },
+    Pass {
+        name: "dce",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "unused instructions without side effects removed (vliw_opt::dce)",
+        switch: Some(Switch {
+            name: "dce",
+            off: "dce=off",
+        }),
+        runs: |o| o.dce,
+        run: Run::Ir(|f, o| o.count("dce.removed", vliw_opt::dce(f).removed as u64)),
+    },
+    Pass {
+        name: "isel",
+        from: Stage::Ir,
+        to: Stage::MachineSsa,
+        about: "instruction selection and legalization into machine SSA; dense switches \
+                through jump tables unless jump-tables=off (vliw_machine::lower)",
+        switch: Some(Switch {
+            name: "jump-tables",
+            off: "jump-tables=off",
+        }),
+        runs: always,
+        run: Run::Lower(|m, f, o| {
+            let mf = vliw_machine::lower_function(m, f, &o.backend)?;
+            o.count("isel.ops", mf.num_insts() as u64);
+            Ok(mf)
+        }),
+    },
+    Pass {
+        name: "analysis-timing",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "measurement only, when analysis-timing=on: times the SSA analyses and \
+                SSA destruction on copies of the function (vliw_machine::analysis_timing)",
+        switch: None,
+        runs: |o| o.analysis_timing,
+        run: Run::Machine(|mf, _| {
+            vliw_machine::analysis_timing::report(mf);
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "ssa-regalloc",
+        from: Stage::MachineSsa,
+        to: Stage::Allocated,
+        about: "registers allocated on SSA (spilling, colouring in dominance order), \
+                then out of SSA on the colours, when regalloc=ssa \
+                (vliw_machine::ssa_regalloc)",
+        switch: Some(Switch {
+            name: "ssa-regalloc",
+            off: "regalloc=naive",
+        }),
+        runs: |o| o.backend.regalloc == RegAlloc::Ssa,
+        run: Run::Machine(|mf, o| vliw_machine::ssa_regalloc::allocate(mf, &o.backend)),
+    },
+    Pass {
+        name: "ssa-destruction",
+        from: Stage::MachineSsa,
+        to: Stage::MachineVirtual,
+        about: "out of SSA by the method of ssa-destruction=, when regalloc=naive \
+                (vliw_machine::destruct)",
+        switch: None,
+        runs: |o| o.backend.regalloc == RegAlloc::Naive,
+        run: Run::Machine(|mf, o| {
+            vliw_machine::destruct::destruct(mf, o.backend.ssa_destruction, o.counters());
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "naive-regalloc",
+        from: Stage::MachineVirtual,
+        to: Stage::Allocated,
+        about: "every virtual register in a stack slot, when regalloc=naive \
+                (vliw_machine::regalloc)",
+        switch: None,
+        runs: |o| o.backend.regalloc == RegAlloc::Naive,
+        run: Run::Machine(|mf, _| vliw_machine::regalloc::allocate_naive(mf)),
+    },
+    Pass {
+        name: "frame",
+        from: Stage::Allocated,
+        to: Stage::Allocated,
+        about: "frame layout, prologue and epilogues (vliw_machine::frame)",
+        switch: None,
+        runs: always,
+        run: Run::Machine(|mf, o| {
+            vliw_machine::frame::lower_frame(mf);
+            if let Some(frame) = &mf.frame {
+                o.count("frame.bytes", frame.size);
+            }
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "fallthrough",
+        from: Stage::Allocated,
+        to: Stage::Allocated,
+        about: "unconditional branches to the next block of the layout removed \
+                (vliw_machine::emit)",
+        switch: None,
+        runs: always,
+        run: Run::Machine(|mf, _| {
+            vliw_machine::emit::remove_fallthrough_branches(mf);
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "sched",
+        from: Stage::Allocated,
+        to: Stage::Bundled,
+        about: "list scheduling per block into bundles without latency stalls, when \
+                sched=list (vliw_machine::sched)",
+        switch: Some(Switch {
+            name: "sched",
+            off: "sched=off",
+        }),
+        runs: |o| o.backend.sched == Sched::List,
+        run: Run::Bundle(|mut mf, o| {
+            let bundles = vliw_machine::sched::schedule_function(&mut mf, &o.backend.machine);
+            Bundled { func: mf, bundles }
+        }),
+    },
+    Pass {
+        name: "bundle",
+        from: Stage::Allocated,
+        to: Stage::Bundled,
+        about: "one operation per bundle, when sched=off",
+        switch: None,
+        runs: |o| o.backend.sched == Sched::Off,
+        run: Run::Bundle(|mf, _| {
+            let bundles = vliw_machine::emit::Bundles::one_per_op(&mf);
+            Bundled { func: mf, bundles }
+        }),
+    },
+    Pass {
+        name: "emit",
+        from: Stage::Bundled,
+        to: Stage::Code,
+        about: "encoding of the bundles, branches resolved, relocations \
+                (vliw_machine::emit)",
+        switch: None,
+        runs: always,
+        run: Run::Emit(|b, o| {
+            let code = vliw_machine::emit::encode_bundles(&b.func, &o.backend.machine, &b.bundles)?;
+            o.count("emit.bundles", code.bundles as u64);
+            o.count("emit.bytes", 8 * code.words.len() as u64);
+            Ok(code)
+        }),
+    },
+];
+
+/// The techniques that can be switched off, in pipeline order: `(pass, switch)`.
+pub fn switches() -> impl Iterator<Item = (&'static Pass, Switch)> {
+    PIPELINE.iter().filter_map(|p| p.switch.map(|s| (p, s)))
+}
+
+/// The `passes` listing: one line per pass in pipeline order,
+/// `NAME<TAB>FROM->TO<TAB>SWITCH<TAB>OFF<TAB>ABOUT`, with `-` where a pass has no
+/// switch.
+pub fn listing() -> String {
+    PIPELINE
+        .iter()
+        .map(|p| {
+            let (name, off) = match p.switch {
+                Some(s) => (s.name, s.off),
+                None => ("-", "-"),
+            };
+            format!(
+                "{}\t{}->{}\t{name}\t{off}\t{}\n",
+                p.name,
+                p.from.name(),
+                p.to.name(),
+                p.about.split_whitespace().collect::<Vec<_>>().join(" ")
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every combination of the options that choose passes.
+    fn option_sets() -> Vec<Options> {
+        let mut sets = Vec::new();
+        for regalloc in ["ssa", "naive"] {
+            for sched in ["list", "off"] {
+                for ir in ["mem2reg=on dce=on", "mem2reg=off dce=off"] {
+                    for timing in ["on", "off"] {
+                        sets.push(
+                            Options::parse(&format!(
+                                "regalloc={regalloc} sched={sched} {ir} analysis-timing={timing}"
+                            ))
+                            .unwrap(),
+                        );
+                    }
+                }
+            }
+        }
+        sets
+    }
+
+    #[test]
+    fn stages_chain_under_every_option() {
+        for o in option_sets() {
+            let mut stage = Stage::Ir;
+            for p in PIPELINE.iter().filter(|p| (p.runs)(&o)) {
+                assert_eq!(p.from, stage, "{} under {o:?}", p.name);
+                stage = p.to;
+            }
+            assert_eq!(stage, Stage::Code, "{o:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_switches_parse_and_change_the_options() {
+        for (i, p) in PIPELINE.iter().enumerate() {
+            assert!(PIPELINE[..i].iter().all(|q| q.name != p.name), "{}", p.name);
+            assert!(!p.name.contains(char::is_whitespace));
+            let (from, to) = match p.run {
+                Run::Ir(_) => (Stage::Ir, Stage::Ir),
+                Run::Lower(_) => (Stage::Ir, p.to),
+                Run::Machine(_) => (p.from, p.to),
+                Run::Bundle(_) => (p.from, Stage::Bundled),
+                Run::Emit(_) => (Stage::Bundled, Stage::Code),
+            };
+            assert_eq!(
+                (from, to),
+                (p.from, p.to),
+                "{}: its function's types",
+                p.name
+            );
+        }
+        for (p, s) in switches() {
+            let o = Options::parse(s.off).unwrap();
+            assert_ne!(
+                format!("{o:?}"),
+                format!("{:?}", Options::new()),
+                "{}",
+                s.off
+            );
+            // switched off, the pass runs no more, or (isel) runs differently
+            assert!(!(p.runs)(&o) || p.name == "isel", "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn the_listing_has_one_line_per_pass_with_five_fields() {
+        let text = listing();
+        assert_eq!(text.lines().count(), PIPELINE.len());
+        for line in text.lines() {
+            assert_eq!(line.split('\t').count(), 5, "{line}");
+        }
+        assert!(text.starts_with("mem2reg\tir->ir\tmem2reg\tmem2reg=off\t"));
+    }
+}
