@@ -37,10 +37,11 @@ use vliw_machine::emit::FunctionCode;
 
 /// Compiles a module (one codegen unit) into a relocatable object.
 ///
-/// The module is verified first unless `verify=no`: an invalid module is an error,
-/// not a panic. Unsupported features are errors naming the function and the feature.
+/// The module is verified first unless `verify=no` or the caller has just verified
+/// it (`Options::input_verified`): an invalid module is an error, not a panic.
+/// Unsupported features are errors naming the function and the feature.
 pub fn compile_module(module: &Module, options: &Options) -> Result<Object, CompileError> {
-    if options.verify != VerifyLevel::None {
+    if options.verify != VerifyLevel::None && !options.input_verified {
         options
             .time("verify", || vliw_ir::verify_module(module))
             .map_err(|e| CompileError::new("", format!("the module does not verify:\n{e}")))?;
@@ -63,6 +64,7 @@ pub fn compile_function(
 ) -> Result<FunctionCode, CompileError> {
     let running: Vec<&Pass> = PIPELINE.iter().filter(|p| (p.runs)(options)).collect();
     let mut unit = Unit::Ir(Cow::Borrowed(func));
+    // a pass on the SSA IR changed it since its input was verified
     let mut ran_on_ir = false;
     for (k, pass) in running.iter().enumerate() {
         if options.dumps_at(When::Before, pass) {
@@ -74,6 +76,7 @@ pub fn compile_function(
         unit = options.time(pass.name, || stage::apply(pass, module, unit, options))?;
         ran_on_ir |= pass.from == Stage::Ir && pass.to == Stage::Ir;
         let verify = match options.verify {
+            _ if pass.to == Stage::Code => false, // the encoder checks what it encodes
             VerifyLevel::None => false,
             VerifyLevel::Each => true,
             // the boundaries: a pass that enters a new stage, and the last pass of a

@@ -135,6 +135,9 @@ pub struct Options {
     pub dce: bool,
     /// Verification between passes (`verify=yes|no|each`).
     pub verify: VerifyLevel,
+    /// The caller verified the module just before (the shim does, unless
+    /// `verify=no`): `compile_module` does not verify it again.
+    pub input_verified: bool,
     /// Points to dump (`dump=after:PASS,before:PASS,...`).
     pub dumps: Vec<DumpPoint>,
     pub dump_format: DumpFormat,
@@ -155,6 +158,7 @@ impl core::fmt::Debug for Options {
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
             .field("verify", &self.verify)
+            .field("input_verified", &self.input_verified)
             .field("dumps", &self.dumps)
             .field("dump_format", &self.dump_format)
             .field("dump_to", &self.dump_to.is_some())
@@ -178,6 +182,7 @@ impl Options {
             mem2reg: true,
             dce: true,
             verify: VerifyLevel::Boundaries,
+            input_verified: false,
             dumps: Vec::new(),
             dump_format: DumpFormat::Text,
             dump_to: None,

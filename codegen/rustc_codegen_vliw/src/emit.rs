@@ -91,6 +91,8 @@ fn pipeline_options(
 ) -> Result<(vliw_pipeline::Options, Option<Arc<vliw_pipeline::Timings>>), String> {
     let mut m = options.pipeline_options();
     m.backend.debug_info = debuginfo;
+    // the shim verified the module when it built it (`base.rs`)
+    m.input_verified = options.verify != vliw_pipeline::VerifyLevel::None;
     if options.dumps_passes() {
         let (stage, ext) = match m.dump_format {
             vliw_pipeline::DumpFormat::Text => ("passes", "vir"),
