@@ -25,7 +25,9 @@ pub const BENCHES: [(&str, &str); 5] = [
     ),
     (
         "hexagon",
-        "static bundles per kernel function and loop body beside LLVM's Hexagon packets",
+        "bundles executed per kernel beside the packets LLVM's Hexagon build executes \
+         under qemu-hexagon; static bundles per kernel function and loop body beside \
+         LLVM's Hexagon packets",
     ),
     (
         "compile",

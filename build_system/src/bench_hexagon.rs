@@ -15,6 +15,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::bench::{BenchOptions, TIMEOUT};
+use crate::bench_hexagon_run;
 use crate::bench_report::{Plot, Scale, Section, Series, geomean, table};
 use crate::paths::Paths;
 use crate::process;
@@ -94,7 +95,20 @@ pub fn run(
                 .summary(),
         });
     }
-    Ok(section(paths, &source, &rows))
+    let mut section = section(paths, &source, &rows);
+
+    // The dynamic part: what executes (bench_hexagon_run.rs).
+    let executed =
+        bench_hexagon_run::run(paths, toolchain, &source_dir, &kernels, HEXAGON_CPU, &work)?;
+    let (markdown, plots, summary) = bench_hexagon_run::report(&executed, HEXAGON_CPU);
+    section.title = "Beside LLVM's Hexagon backend: executed packets, static schedules".into();
+    section.markdown = format!(
+        "### Executed bundles and packets\n\n{markdown}### Static schedules\n\n{}",
+        section.markdown
+    );
+    section.plots.splice(0..0, plots);
+    section.summary.splice(0..0, summary);
+    Ok(section)
 }
 
 /// The names of the `#[unsafe(no_mangle)]` functions of the kernels crate, in source

@@ -6,6 +6,7 @@ mod bench;
 mod bench_analyses;
 mod bench_compile;
 mod bench_hexagon;
+mod bench_hexagon_run;
 mod bench_programs;
 mod bench_report;
 mod build;
@@ -76,8 +77,12 @@ Commands:
                                  size of benches/programs at -Copt-level=3, each
                                  optional pass switched off in turn; simulator
                                  speed against the native LLVM build
-                      hexagon    static bundles per kernel function and loop body
-                                 beside LLVM's Hexagon packets (benches/kernels)
+                      hexagon    bundles executed per kernel (vliw-run) beside
+                                 the packets LLVM's Hexagon build executes
+                                 (qemu-hexagon, installed with apt-get when
+                                 missing); static bundles per kernel function and
+                                 loop body beside LLVM's Hexagon packets
+                                 (benches/kernels)
                       compile    compile time of the sysroot and sample crates,
                                  ours against LLVM -O0/-O3 and Cranelift, and the
                                  backend's time per phase

@@ -1,7 +1,8 @@
-//! Kernel functions for the static comparison with LLVM's Hexagon backend
-//! (`./y.sh bench hexagon`, see README.md): each is compiled by our backend and by
-//! LLVM for `hexagon-unknown-none-elf` at `-Copt-level=3`, and the bundles of one
-//! are counted beside the packets of the other.
+//! Kernel functions for the comparison with LLVM's Hexagon backend (`./y.sh bench
+//! hexagon`, see README.md): each is compiled by our backend and by LLVM for
+//! `hexagon-unknown-none-elf` at `-Copt-level=3`; the bundles of one are counted
+//! beside the packets of the other, statically, and as executed when
+//! `src/bin/driver.rs` calls them (under `qemu-hexagon` and `vliw-run`).
 //!
 //! Every kernel is an `extern "C"` function over raw pointers and lengths, with no
 //! panicking path and no call into `core` that might stay out of line, so that both

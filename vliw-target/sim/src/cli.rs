@@ -26,6 +26,11 @@ Options:
   --strict                a latency stall is a fault (exit status 144), not a delay
   --trace                 print every executed bundle on stderr (with its source
                           line when the executable has DWARF line tables)
+  --profile FUNC,...      count what the calls of each FUNC execute, callees
+                          included (from its first bundle until its caller runs
+                          again); print `profile: FUNC calls=N cycles=N bundles=N
+                          ops=N nullified=N stalls=N` per FUNC on stderr at the
+                          end, before the stats line; repeatable
   --max-cycles N          fault (exit status 143) when cycle N is reached
   --machine KEY=VALUE,... machine configuration, e.g. width=8,alu=8,latency.load=2
                           (keys: width, alu, mul, mem, fpu, branch, branch-penalty,
@@ -53,6 +58,7 @@ struct Command {
     help: bool,
     stats: bool,
     trace: bool,
+    profile: Vec<String>,
     options: Options,
     clear_env: bool,
     env: Vec<String>,
@@ -101,7 +107,13 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
         };
         let takes_value = matches!(
             name,
-            "--max-cycles" | "--machine" | "--stack-size" | "--heap-size" | "--seed" | "--env"
+            "--max-cycles"
+                | "--machine"
+                | "--stack-size"
+                | "--heap-size"
+                | "--seed"
+                | "--env"
+                | "--profile"
         );
         let value = if takes_value {
             match inline_value {
@@ -146,6 +158,14 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             }
             "--heap-size" => cmd.options.heap_size = number(true)?,
             "--seed" => cmd.options.seed = Some(number(false)?),
+            "--profile" => {
+                for name in value.split(',') {
+                    if name.is_empty() {
+                        return Err(format!("option `--profile`: empty name in `{value}`"));
+                    }
+                    cmd.profile.push(name.to_string());
+                }
+            }
             "--env" => {
                 if !value.contains('=') || value.starts_with('=') {
                     return Err(format!("option `--env`: `{value}` is not KEY=VALUE"));
@@ -234,6 +254,12 @@ pub fn cli_main(args: &[String]) -> i32 {
             return STATUS_LOAD_ERROR;
         }
     };
+    if !cmd.profile.is_empty()
+        && let Err(e) = sim.set_profile(&cmd.profile)
+    {
+        eprintln!("vliw-run: {}: {e}", cmd.executable);
+        return STATUS_USAGE;
+    }
     if cmd.trace {
         sim.set_trace(Box::new(BufWriter::with_capacity(
             64 * 1024,
@@ -241,12 +267,15 @@ pub fn cli_main(args: &[String]) -> i32 {
         )));
     }
     let outcome = sim.run();
-    let reports = cmd.stats || matches!(outcome, Outcome::Fault(_));
+    let reports = cmd.stats || !cmd.profile.is_empty() || matches!(outcome, Outcome::Fault(_));
     if reports && !stderr_at_line_start.load(Ordering::Relaxed) {
         eprintln!();
     }
     if let Outcome::Fault(fault) = &outcome {
         eprintln!("vliw-run: {fault}");
+    }
+    for counts in sim.profile().unwrap_or_default() {
+        eprintln!("{counts}");
     }
     if cmd.stats {
         eprintln!("{}", sim.stats());
@@ -269,6 +298,9 @@ mod tests {
             "--max-cycles",
             "0x100",
             "--seed=7",
+            "--profile",
+            "a,b",
+            "--profile=c",
             "prog",
             "--stats",
             "x",
@@ -277,6 +309,7 @@ mod tests {
         assert!(cmd.stats);
         assert_eq!(cmd.options.max_cycles, Some(256));
         assert_eq!(cmd.options.seed, Some(7));
+        assert_eq!(cmd.profile, ["a", "b", "c"]);
         assert_eq!(cmd.executable, "prog");
         assert_eq!(cmd.args, ["--stats", "x"]);
         let cmd = parse(&["--", "-weird-name", "a"]).unwrap();
@@ -307,7 +340,8 @@ mod tests {
 
     #[test]
     fn usage_errors_are_explained() {
-        let cases: [(&[&str], &str); 8] = [
+        let cases: [(&[&str], &str); 9] = [
+            (&["--profile", "a,,b", "p"], "empty name"),
             (&[], "no executable"),
             (&["--bogus", "p"], "unknown option `--bogus`"),
             (&["--max-cycles"], "needs a value"),

@@ -173,6 +173,36 @@ impl SymbolTable {
         Some((sym, contains))
     }
 
+    /// The address of the function symbol `name`.
+    pub fn function_address(&self, name: &str) -> Option<u64> {
+        self.functions
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.addr)
+    }
+
+    /// The address ranges of the function symbols, sorted, without overlaps: a
+    /// symbol of size 0 extends to the next function; of several at one address,
+    /// the preferred one (the largest).
+    pub fn function_ranges(&self) -> Vec<(u64, u64)> {
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for (i, s) in self.functions.iter().enumerate() {
+            if ranges.last().is_some_and(|r| r.0 == s.addr) {
+                continue;
+            }
+            let end = if s.size > 0 {
+                s.addr.saturating_add(s.size)
+            } else {
+                self.functions[i + 1..]
+                    .iter()
+                    .find(|n| n.addr > s.addr)
+                    .map_or(u64::MAX, |n| n.addr)
+            };
+            ranges.push((s.addr, end));
+        }
+        ranges
+    }
+
     /// The function enclosing `addr` (or failing that any symbol enclosing it, or the
     /// nearest function or symbol below it) and the offset of `addr` from it.
     pub fn lookup(&self, addr: u64) -> Option<(&str, u64)> {
@@ -227,5 +257,20 @@ mod tests {
         assert_eq!(table.lookup(0xffff), None);
         // Enclosed by nothing: the nearest function below.
         assert_eq!(table.lookup(0x20200), Some(("main", 0x20200 - 0x10040)));
+        assert_eq!(table.function_address("main"), Some(0x10040));
+        assert_eq!(table.function_address("data"), None);
+        assert_eq!(
+            table.function_ranges(),
+            vec![(0x10000, 0x10040), (0x10040, 0x10080)]
+        );
+        let open_ended = SymbolTable::new(&[
+            sym("a", 0x100, 0, true),
+            sym("b", 0x180, 0x10, true),
+            sym("c", 0x200, 0, true),
+        ]);
+        assert_eq!(
+            open_ended.function_ranges(),
+            vec![(0x100, 0x180), (0x180, 0x190), (0x200, u64::MAX)]
+        );
     }
 }

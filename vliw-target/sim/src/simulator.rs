@@ -12,6 +12,7 @@ use crate::loader::{LoadError, setup_stack};
 use crate::memory::{MemError, Memory};
 use crate::options::Options;
 use crate::predecode::{BUFFERED, Bundle, Code, ILLEGAL, NONE, PRED_BASE, SINK};
+use crate::profile::{CallCounts, Profile};
 use crate::program::{Program, SymbolTable};
 use crate::stats::Stats;
 use crate::syscall::{SysResult, System};
@@ -47,6 +48,7 @@ pub struct Simulator {
     lines: LineTable,
     sys: System,
     trace: Option<Box<dyn Write + Send>>,
+    profile: Option<Profile>,
     stats: Stats,
     strict: bool,
     max_cycles: u64,
@@ -102,6 +104,7 @@ impl Simulator {
             lines: program.lines.clone(),
             sys: System::new(io, options.seed),
             trace: None,
+            profile: None,
             stats: Stats::default(),
             strict: options.strict,
             max_cycles: options.max_cycles.unwrap_or(u64::MAX),
@@ -117,13 +120,26 @@ impl Simulator {
         self.trace = Some(out);
     }
 
+    /// Counts what the calls of the functions `names` execute, callees included
+    /// (`profile.rs`); an error names a function the program does not define.
+    pub fn set_profile(&mut self, names: &[String]) -> Result<(), String> {
+        self.profile = Some(Profile::new(names, &self.symbols)?);
+        Ok(())
+    }
+
+    /// The call profile's totals per function, in the order named, when
+    /// `set_profile` was called.
+    pub fn profile(&self) -> Option<&[CallCounts]> {
+        self.profile.as_ref().map(Profile::totals)
+    }
+
     /// Runs until the program exits or faults. Flushes the guest's output and the
     /// trace. Calling it again returns the same outcome.
     pub fn run(&mut self) -> Outcome {
         if let Some(outcome) = &self.outcome {
             return outcome.clone();
         }
-        let outcome = if self.trace.is_some() {
+        let outcome = if self.trace.is_some() || self.profile.is_some() {
             self.run_loop::<true>()
         } else {
             self.run_loop::<false>()
@@ -213,8 +229,8 @@ impl Simulator {
         self.fault(FaultKind::LatencyStall { register, cycles }, 0, b.addr)
     }
 
-    /// The issue loop. `TRACE` is a constant so that the untraced loop has no trace
-    /// code at all.
+    /// The issue loop. `TRACE` (a trace or a profile is kept) is a constant so that
+    /// the ordinary loop has no such code at all.
     fn run_loop<const TRACE: bool>(&mut self) -> Outcome {
         let mut idx = self.pc;
         loop {
@@ -223,6 +239,13 @@ impl Simulator {
             if b.flags & ILLEGAL != 0 {
                 let reason = self.code.errors[b.ops_start as usize].clone();
                 return self.fault(FaultKind::IllegalBundle { reason }, b.addr, b.addr);
+            }
+            if TRACE && let Some(profile) = self.profile.as_mut() {
+                let now = Stats {
+                    cycles: self.cpu.cycle,
+                    ..self.stats
+                };
+                profile.observe(b.addr, now);
             }
             // Interlock.
             let mut issue = self.cpu.cycle;

@@ -70,3 +70,30 @@ fn trace_lines_show_the_source_line() {
     ];
     assert_eq!(text.lines().collect::<Vec<_>>(), expected);
 }
+
+#[test]
+fn a_profile_counts_the_calls_of_a_function() {
+    let t = Test::new(&[
+        &["call .+32"],      // 0x10000: main
+        &["call .+24"],      // 0x10008
+        &["movi r3 = 0"],    // 0x10010
+        &["syscall 0"],      // 0x10018
+        &["add r4 = r4, 1"], // 0x10020: f
+        &["ret"],            // 0x10028
+    ])
+    .symbol("main", TEXT, 0x20)
+    .symbol("f", TEXT + 0x20, 0x10);
+    let (mut sim, _) = t.simulator();
+    sim.set_profile(&["f".to_string()]).unwrap();
+    assert_eq!(sim.run(), crate::Outcome::Exit(0));
+    let f = &sim.profile().unwrap()[0];
+    // Per call: two bundles, and the return's penalty cycle.
+    assert_eq!((f.calls, f.bundles, f.ops, f.cycles), (2, 4, 4, 6));
+    assert_eq!(sim.stats().bundles, 8);
+    let (mut sim, _) = t.simulator();
+    assert!(
+        sim.set_profile(&["g".to_string()])
+            .unwrap_err()
+            .contains("`g`")
+    );
+}
