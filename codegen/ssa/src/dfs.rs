@@ -149,12 +149,18 @@ impl<N: Node> DfsOrder<N> {
 
     /// The preorder number of `b`, `None` if unreachable.
     pub fn pre_number(&self, b: N) -> Option<u32> {
-        self.pre.get(b.to_index()).copied().filter(|&n| n != UNVISITED)
+        self.pre
+            .get(b.to_index())
+            .copied()
+            .filter(|&n| n != UNVISITED)
     }
 
     /// The postorder number of `b`, `None` if unreachable.
     pub fn post_number(&self, b: N) -> Option<u32> {
-        self.post.get(b.to_index()).copied().filter(|&n| n != UNVISITED)
+        self.post
+            .get(b.to_index())
+            .copied()
+            .filter(|&n| n != UNVISITED)
     }
 
     /// The parent of `b` in the spanning tree.

@@ -86,7 +86,10 @@ impl<N: Node> PostDomTree<N> {
             exit,
             (0..=n).map(|i| -> Vec<Block> {
                 if i == n {
-                    exit_preds.iter().map(|b| Block::new(b.to_index())).collect()
+                    exit_preds
+                        .iter()
+                        .map(|b| Block::new(b.to_index()))
+                        .collect()
                 } else if !reachable(N::from_index(i)) {
                     Vec::new()
                 } else {
@@ -204,7 +207,10 @@ impl<N: Node> PostDomTree<N> {
         ControlDependents {
             tree: self,
             next: Some(y),
-            stop: self.tree.idom(x).expect("a block has an immediate post-dominator"),
+            stop: self
+                .tree
+                .idom(x)
+                .expect("a block has an immediate post-dominator"),
         }
     }
 }
