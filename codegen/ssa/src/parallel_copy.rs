@@ -287,9 +287,9 @@ mod tests {
                     unique.push((d, s));
                 }
             }
-            for r in 0..n {
+            for (r, &value) in regs.iter().enumerate().take(n) {
                 let expected = unique.iter().find(|u| u.0 == r).map_or(r, |u| u.1);
-                proptest::prop_assert_eq!(regs[r], expected, "{:?} -> {:?}", copies, seq);
+                proptest::prop_assert_eq!(value, expected, "{:?} -> {:?}", copies, seq);
             }
             let real = unique.iter().filter(|(d, s)| d != s).count();
             let circuits = circuits_without_tree_edge(n, &unique);

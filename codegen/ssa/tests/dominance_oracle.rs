@@ -15,6 +15,9 @@
 //!   `a → s` iff a path from `s` to `y` has every block post-dominated by `y`, and `y`
 //!   does not strictly post-dominate `a`.
 
+// brute force over block numbers reads best as index loops
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use common::{Rng, Shape, random_cfg};
