@@ -40,3 +40,15 @@ entity_impl!(SigRef, "sig");
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GlobalRef(u32);
 entity_impl!(GlobalRef, "gv");
+
+/// Blocks are the nodes of the shared graph algorithms (`vliw_ssa::Graph`) by their
+/// dense index.
+impl vliw_ssa::Node for Block {
+    fn from_index(index: usize) -> Self {
+        cranelift_entity::EntityRef::new(index)
+    }
+
+    fn to_index(self) -> usize {
+        cranelift_entity::EntityRef::index(self)
+    }
+}

@@ -25,7 +25,7 @@ pub mod write;
 
 pub use builder::{CursorPosition, FunctionBuilder, InstBuilder};
 pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
-pub use dominator::DominatorTree;
+pub use dominator::{DominatorTree, PostDominatorTree};
 pub use entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
 pub use flowgraph::ControlFlowGraph;
 pub use function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};

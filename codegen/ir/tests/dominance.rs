@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use std::collections::HashSet;
+use vliw_ir::cranelift_entity::EntityRef;
 use vliw_ir::*;
 
 /// Terminator shapes: 0 return, 1 jump, 2 brif, 3 switch (targets index into blocks).
@@ -138,6 +139,29 @@ proptest! {
         // preorder visits each reachable block once
         let pre = dt.preorder();
         prop_assert_eq!(pre.iter().collect::<HashSet<_>>().len(), reach.len());
+        // the IR's CFG is a vliw_ssa::Graph: post-dominators and control dependence
+        // on it equal those on the same graph as a vliw_ssa::Cfg (where they are
+        // checked against their definitions, vliw-ssa's tests/dominance_oracle.rs)
+        let ssa_block = |b: Block| vliw_ssa::Block::new(b.index());
+        let ssa_cfg = vliw_ssa::Cfg::from_successors(
+            ssa_block(blocks[0]),
+            blocks.iter().map(|&b| cfg.succs(b).iter().map(|&s| ssa_block(s)).collect::<Vec<_>>()),
+        );
+        let pdt = PostDominatorTree::compute(&cfg);
+        let expected = vliw_ssa::PostDomTree::compute(&ssa_cfg);
+        let cd = vliw_ssa::ControlDependence::compute(&cfg, &pdt);
+        let expected_cd = vliw_ssa::ControlDependence::compute(&ssa_cfg, &expected);
+        for &a in &blocks {
+            prop_assert_eq!(pdt.ipdom(a).map(ssa_block), expected.ipdom(ssa_block(a)));
+            let deps: Vec<_> = cd.dependences(a).iter().map(|&(x, y)| (ssa_block(x), ssa_block(y))).collect();
+            prop_assert_eq!(deps.as_slice(), expected_cd.dependences(ssa_block(a)));
+            for &b in &blocks {
+                prop_assert_eq!(
+                    pdt.post_dominates(a, b),
+                    expected.post_dominates(ssa_block(a), ssa_block(b))
+                );
+            }
+        }
         // and the function round-trips through text
         let text = func.to_string();
         let back = parse_function(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;

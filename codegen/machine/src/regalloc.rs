@@ -2,10 +2,10 @@
 //!
 //! **Leaving SSA** ([`destruct_ssa`]): the arguments of the `br` that ends a block
 //! become a parallel copy to the target's parameters just before it, sequentialized
-//! into ordinary copies ([`sequentialize`]: copies whose destination is no longer
-//! needed go first; a cycle is broken with one temporary, so a swap works). Instruction
-//! selection split every conditional edge to a block with parameters, so the copies
-//! run on their edge only.
+//! into ordinary copies by `vliw_ssa::sequentialize` (the minimum number: a cycle that
+//! no other copy reads from is broken with one fresh temporary, so a swap works).
+//! Instruction selection split every conditional edge to a block with parameters, so
+//! the copies run on their edge only.
 //!
 //! **Naive allocation** ([`allocate_naive`], `regalloc=naive`): every virtual register
 //! lives in its own 8-byte frame slot. Each operation loads the virtual registers it
@@ -18,83 +18,12 @@
 //! use physical registers directly, are not disturbed.
 
 use cranelift_entity::SecondaryMap;
-use std::collections::HashMap;
 use vliw_isa::{CmpType, Opcode};
 
 use crate::error::CompileError;
 use crate::mir::{
     FrameSlot, FrameSlotKind, Imm, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg,
 };
-
-/// Orders the copies `dst_i = src_i` (all destinations distinct) so that running them
-/// one after the other has the effect of the parallel copy. `temp` gives a fresh
-/// register of the class of a given register, to break cycles.
-///
-/// A copy is ready when no pending copy still reads its destination; doing it may
-/// make the copy into its source ready. When no copy is ready, the pending ones form
-/// disjoint cycles (every pending destination is read by a pending copy, and each
-/// register has one source): one destination of a cycle is saved in a temporary and
-/// its reader reads the temporary instead. Linear in the number of copies.
-pub fn sequentialize(copies: &[(Reg, Reg)], mut temp: impl FnMut(Reg) -> Reg) -> Vec<(Reg, Reg)> {
-    let mut pending: Vec<(Reg, Reg)> = copies.iter().copied().filter(|(d, s)| d != s).collect();
-    let mut out = Vec::with_capacity(pending.len() + 1);
-    let mut readers: HashMap<Reg, Vec<usize>> = HashMap::new();
-    let mut unread: HashMap<Reg, usize> = HashMap::new(); // pending readers of a register
-    let mut copy_of_dst: HashMap<Reg, usize> = HashMap::new();
-    for (i, &(d, s)) in pending.iter().enumerate() {
-        readers.entry(s).or_default().push(i);
-        *unread.entry(s).or_default() += 1;
-        copy_of_dst.insert(d, i);
-    }
-    let mut done = vec![false; pending.len()];
-    let mut left = pending.len();
-    let is_read = |unread: &HashMap<Reg, usize>, r: Reg| unread.get(&r).is_some_and(|&n| n > 0);
-    let mut ready: Vec<usize> = (0..pending.len())
-        .filter(|&i| !is_read(&unread, pending[i].0))
-        .collect();
-    let mut next_unfinished = 0;
-    while left > 0 {
-        while let Some(i) = ready.pop() {
-            if done[i] {
-                continue;
-            }
-            let (d, s) = pending[i];
-            out.push((d, s));
-            done[i] = true;
-            left -= 1;
-            *unread.get_mut(&s).expect("counted") -= 1;
-            // the copy that writes the register just read may now go
-            if let Some(&j) = copy_of_dst.get(&s)
-                && !done[j]
-                && !is_read(&unread, s)
-            {
-                ready.push(j);
-            }
-        }
-        if left == 0 {
-            break;
-        }
-        // only cycles remain: save a destination, its reader reads the saved value
-        while done[next_unfinished] {
-            next_unfinished += 1;
-        }
-        let i = next_unfinished;
-        let d = pending[i].0;
-        let t = temp(d);
-        out.push((t, d));
-        let reader = readers[&d]
-            .iter()
-            .copied()
-            .find(|&r| !done[r])
-            .expect("a cycle has a reader");
-        pending[reader].1 = t;
-        readers.entry(t).or_default().push(reader);
-        *unread.get_mut(&d).expect("counted") -= 1;
-        *unread.entry(t).or_default() += 1;
-        ready.push(i);
-    }
-    out
-}
 
 /// Replaces block parameters and arguments by copies on the edges.
 pub fn destruct_ssa(func: &mut MachFunction) {
@@ -112,10 +41,16 @@ pub fn destruct_ssa(func: &mut MachFunction) {
         let params = func.blocks[target].params.clone();
         let args = core::mem::take(&mut br.args);
         let pairs: Vec<(Reg, Reg)> = params.iter().map(|&p| Reg::Virtual(p)).zip(args).collect();
-        let seq = sequentialize(&pairs, |r| {
-            let class = func.class_of(r);
-            Reg::Virtual(func.vregs.push(class))
-        });
+        // a fresh temporary of the saved register's class per circuit
+        let seq = vliw_ssa::sequentialize(
+            &pairs,
+            |r| {
+                let class = func.class_of(r);
+                Reg::Virtual(func.vregs.push(class))
+            },
+            |_, _| false,
+        )
+        .expect("block parameters are distinct");
         let loc = br.loc;
         for (d, s) in seq {
             let mut c = MInst::copy(d, s);
@@ -313,6 +248,12 @@ pub fn allocate_naive(func: &mut MachFunction) -> Result<(), CompileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+
+    /// The shared sequentializer on machine registers, as `destruct_ssa` calls it.
+    fn sequentialize(copies: &[(Reg, Reg)], temp: impl FnMut(Reg) -> Reg) -> Vec<(Reg, Reg)> {
+        vliw_ssa::sequentialize(copies, temp, |_, _| false).expect("distinct destinations")
+    }
 
     fn r(n: u8) -> Reg {
         Reg::gpr(n)

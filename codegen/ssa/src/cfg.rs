@@ -161,6 +161,36 @@ impl Cfg {
     }
 }
 
+impl crate::graph::Node for Block {
+    fn from_index(index: usize) -> Self {
+        Block::new(index)
+    }
+
+    fn to_index(self) -> usize {
+        self.index()
+    }
+}
+
+impl crate::graph::Graph for Cfg {
+    type Node = Block;
+
+    fn num_nodes(&self) -> usize {
+        self.num_blocks()
+    }
+
+    fn entry(&self) -> Block {
+        self.entry
+    }
+
+    fn successors(&self, n: Block) -> &[Block] {
+        self.succs(n)
+    }
+
+    fn predecessors(&self, n: Block) -> &[Block] {
+        self.preds(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,13 @@
-//! Depth-first search of the CFG (thesis Alg 1–2): preorder and postorder numbers,
+//! Depth-first search of a graph (thesis Alg 1–2): preorder and postorder numbers,
 //! reverse postorder, the spanning tree and the classification of edges.
 //!
 //! The walk is iterative (an explicit stack of successor iterators), so it handles
-//! graphs of any depth; `walk` is the engine, reused for the reduced graph.
+//! graphs of any depth; `walk` is the engine, reused for the reduced graph. The orders
+//! are generic over [`Graph`]: the machine back end's [`Cfg`](crate::cfg::Cfg) and the
+//! SSA IR's control-flow graph share them.
 
-use crate::cfg::{Block, Cfg};
+use crate::cfg::Block;
+use crate::graph::{Graph, Node};
 
 /// The kind of an edge with respect to a depth-first spanning tree.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -24,25 +27,25 @@ pub enum EdgeKind {
 /// `succs(b)` gives the successors to follow; `on_pre(b, parent)` runs when `b` is
 /// first visited (its tree parent, `None` for the root) and `on_post(b)` when all its
 /// successors are finished. Successors are visited in iteration order.
-pub(crate) fn walk<I>(
+pub(crate) fn walk<N: Node, I>(
     num_blocks: usize,
-    root: Block,
-    mut succs: impl FnMut(Block) -> I,
-    mut on_pre: impl FnMut(Block, Option<Block>),
-    mut on_post: impl FnMut(Block),
+    root: N,
+    mut succs: impl FnMut(N) -> I,
+    mut on_pre: impl FnMut(N, Option<N>),
+    mut on_post: impl FnMut(N),
 ) where
-    I: Iterator<Item = Block>,
+    I: Iterator<Item = N>,
 {
     let mut visited = vec![false; num_blocks];
-    let mut stack: Vec<(Block, I)> = Vec::new();
-    visited[root.index()] = true;
+    let mut stack: Vec<(N, I)> = Vec::new();
+    visited[root.to_index()] = true;
     on_pre(root, None);
     stack.push((root, succs(root)));
     while let Some((b, it)) = stack.last_mut() {
         let b = *b;
         match it.next() {
-            Some(s) if !visited[s.index()] => {
-                visited[s.index()] = true;
+            Some(s) if !visited[s.to_index()] => {
+                visited[s.to_index()] = true;
                 on_pre(s, Some(b));
                 let next = succs(s);
                 stack.push((s, next));
@@ -58,42 +61,60 @@ pub(crate) fn walk<I>(
 
 const UNVISITED: u32 = u32::MAX;
 
-/// The numbering of one depth-first search of the CFG from its entry.
+/// The numbering of one depth-first search of a graph from its entry, following
+/// successors in edge order.
 ///
-/// Unreachable blocks have no numbers.
+/// Unreachable nodes have no numbers. Queries on a node index beyond the graph (a
+/// block created after the search) answer as for an unreachable node.
 #[derive(Clone, Debug)]
-pub struct DfsOrder {
+pub struct DfsOrder<N = Block> {
     pre: Vec<u32>,
     post: Vec<u32>,
-    parent: Vec<Option<Block>>,
-    preorder: Vec<Block>,
-    postorder: Vec<Block>,
+    parent: Vec<Option<N>>,
+    preorder: Vec<N>,
+    postorder: Vec<N>,
 }
 
-impl DfsOrder {
-    /// Searches `cfg` from its entry, following successors in edge order.
-    pub fn compute(cfg: &Cfg) -> DfsOrder {
-        let n = cfg.num_blocks();
+impl<N> Default for DfsOrder<N> {
+    /// The search of a graph without nodes.
+    fn default() -> Self {
+        DfsOrder {
+            pre: Vec::new(),
+            post: Vec::new(),
+            parent: Vec::new(),
+            preorder: Vec::new(),
+            postorder: Vec::new(),
+        }
+    }
+}
+
+impl<N: Node> DfsOrder<N> {
+    /// Searches `graph` from its entry, following successors in edge order.
+    pub fn compute<G: Graph<Node = N>>(graph: &G) -> DfsOrder<N> {
+        let n = graph.num_nodes();
+        if n == 0 {
+            return DfsOrder::default();
+        }
         let mut order = DfsOrder {
             pre: vec![UNVISITED; n],
             post: vec![UNVISITED; n],
             parent: vec![None; n],
-            preorder: Vec::with_capacity(cfg.num_reachable()),
-            postorder: Vec::with_capacity(cfg.num_reachable()),
+            preorder: Vec::new(),
+            postorder: Vec::new(),
         };
         let (pre, post, parent) = (&mut order.pre, &mut order.post, &mut order.parent);
         let (preorder, postorder) = (&mut order.preorder, &mut order.postorder);
         walk(
             n,
-            cfg.entry(),
-            |b| cfg.succs(b).iter().copied(),
+            graph.entry(),
+            |b| graph.successors(b).iter().copied(),
             |b, p| {
-                pre[b.index()] = preorder.len() as u32;
-                parent[b.index()] = p;
+                pre[b.to_index()] = preorder.len() as u32;
+                parent[b.to_index()] = p;
                 preorder.push(b);
             },
             |b| {
-                post[b.index()] = postorder.len() as u32;
+                post[b.to_index()] = postorder.len() as u32;
                 postorder.push(b);
             },
         );
@@ -101,48 +122,68 @@ impl DfsOrder {
     }
 
     /// Reachable blocks in the order they were first visited.
-    pub fn preorder(&self) -> &[Block] {
+    pub fn preorder(&self) -> &[N] {
         &self.preorder
     }
 
     /// Reachable blocks in the order they were finished: every block comes after
     /// all its successors except those reached through back edges.
-    pub fn postorder(&self) -> &[Block] {
+    pub fn postorder(&self) -> &[N] {
         &self.postorder
     }
 
     /// Reverse postorder: a topological order of the graph without its back edges.
-    pub fn reverse_postorder(&self) -> impl Iterator<Item = Block> + '_ {
+    pub fn reverse_postorder(&self) -> impl ExactSizeIterator<Item = N> + '_ {
         self.postorder.iter().rev().copied()
     }
 
+    /// The number of reachable nodes.
+    pub fn num_reachable(&self) -> usize {
+        self.preorder.len()
+    }
+
+    /// Whether the entry reaches `b`.
+    pub fn is_reachable(&self, b: N) -> bool {
+        self.pre_number(b).is_some()
+    }
+
     /// The preorder number of `b`, `None` if unreachable.
-    pub fn pre_number(&self, b: Block) -> Option<u32> {
-        Some(self.pre[b.index()]).filter(|&n| n != UNVISITED)
+    pub fn pre_number(&self, b: N) -> Option<u32> {
+        self.pre
+            .get(b.to_index())
+            .copied()
+            .filter(|&n| n != UNVISITED)
     }
 
     /// The postorder number of `b`, `None` if unreachable.
-    pub fn post_number(&self, b: Block) -> Option<u32> {
-        Some(self.post[b.index()]).filter(|&n| n != UNVISITED)
+    pub fn post_number(&self, b: N) -> Option<u32> {
+        self.post
+            .get(b.to_index())
+            .copied()
+            .filter(|&n| n != UNVISITED)
     }
 
     /// The parent of `b` in the spanning tree.
-    pub fn parent(&self, b: Block) -> Option<Block> {
-        self.parent[b.index()]
+    pub fn parent(&self, b: N) -> Option<N> {
+        self.parent.get(b.to_index()).copied().flatten()
     }
 
     /// Whether `a` is an ancestor of `b` in the spanning tree (reflexive).
-    pub fn is_ancestor(&self, a: Block, b: Block) -> bool {
-        let (pa, pb) = (self.pre[a.index()], self.pre[b.index()]);
-        pa != UNVISITED
-            && pb != UNVISITED
-            && pa <= pb
-            && self.post[b.index()] <= self.post[a.index()]
+    pub fn is_ancestor(&self, a: N, b: N) -> bool {
+        match (
+            self.pre_number(a),
+            self.pre_number(b),
+            self.post_number(a),
+            self.post_number(b),
+        ) {
+            (Some(pa), Some(pb), Some(qa), Some(qb)) => pa <= pb && qb <= qa,
+            _ => false,
+        }
     }
 
     /// Classifies the edge `from -> to` between reachable blocks. Parallel edges
     /// between the same blocks are all classified like the first one.
-    pub fn classify(&self, from: Block, to: Block) -> EdgeKind {
+    pub fn classify(&self, from: N, to: N) -> EdgeKind {
         assert!(
             self.pre_number(from).is_some() && self.pre_number(to).is_some(),
             "classifying an edge of unreachable blocks {from:?} -> {to:?}"
@@ -162,6 +203,7 @@ impl DfsOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cfg::Cfg;
 
     fn cfg(succs: &[&[u32]]) -> Cfg {
         Cfg::from_successors(Block(0), succs.iter().map(|s| s.iter().map(|&i| Block(i))))

@@ -1,8 +1,10 @@
-//! `vliw-ssa`: SSA analyses for the machine back end, independent of rustc and of the
-//! IRs: the CFG orders, dominators and loop-nesting forest, and liveness after
-//! Boissinot's thesis (chapter 3): live sets in two passes without fixpoint iteration,
-//! and a liveness check that stays valid while the code is edited. The reference is
-//! `docs/ssa.md`.
+//! `vliw-ssa`: graph and SSA algorithms independent of rustc and of the IRs, shared by
+//! the SSA IR (`vliw-ir`, whose dominator tree wraps [`DomTree`]), the middle end and
+//! the machine back end: a graph abstraction ([`Graph`]), CFG orders, dominators,
+//! post-dominators and control dependence, the parallel-copy sequentializer, the
+//! loop-nesting forest, and liveness after Boissinot's thesis (chapter 3): live sets in
+//! two passes without fixpoint iteration, and a liveness check that stays valid while
+//! the code is edited. The reference is `docs/ssa.md`.
 //!
 //! # Contracts
 //!
@@ -27,8 +29,13 @@
 //!
 //! # Modules
 //!
+//! - [`graph`]: the [`Graph`] trait the graph algorithms are generic over (implemented
+//!   by [`Cfg`] and `vliw_ir::ControlFlowGraph`).
 //! - [`cfg`](mod@cfg), [`dfs`]: the graph, depth-first orders and edge classes (Alg 1–2).
 //! - [`dominators`]: immediate dominators, O(1) dominance, the dominator-tree preorder.
+//! - [`postdominators`]: the post-dominator tree with a virtual exit, control
+//!   dependence.
+//! - [`parallel_copy`]: sequentializing a parallel copy with the fewest copies.
 //! - [`loops`]: the minimal connected loop-nesting forest, one header per loop (§2.2).
 //! - [`reduced`]: the reduced graph without loop edges, with Alg 12's redirection.
 //! - [`program`]: how variables, definitions and uses are described.
@@ -42,18 +49,23 @@ pub mod cfg;
 pub mod dataflow;
 pub mod dfs;
 pub mod dominators;
+pub mod graph;
 pub mod livecheck;
 pub mod liveness;
 pub mod loops;
 pub mod parallel_copy;
+pub mod postdominators;
 pub mod program;
 pub mod reduced;
 
 pub use cfg::{Block, Cfg};
 pub use dataflow::DataflowLiveness;
-pub use dominators::DomTree;
+pub use dfs::DfsOrder;
+pub use dominators::{ChildOrder, DomTree};
+pub use graph::{Graph, Node};
 pub use livecheck::LivenessChecker;
 pub use liveness::LiveSets;
 pub use loops::{LoopForest, LoopId};
 pub use parallel_copy::{ParallelCopyError, sequentialize};
+pub use postdominators::{ControlDependence, PostDomTree};
 pub use program::{ExplicitProgram, SsaProgram, UseSite, Var};

@@ -123,21 +123,16 @@ fn sequentialize(
             continue;
         }
         stats.remaining += pairs.len();
-        // a register no copy mentions stands for the temporary until one is needed
-        let sentinel = Reg::Virtual(VReg::new(u32::MAX as usize - 1));
+        // one fresh register of the class, made when the first circuit needs it
         let simple: Vec<(Reg, Reg)> = pairs.iter().map(|p| (p.0, p.1)).collect();
-        let seq = vliw_ssa::sequentialize(&simple, sentinel, |a, b| a == b)
-            .expect("destinations are distinct");
         let mut temp = None;
+        let seq = vliw_ssa::sequentialize(
+            &simple,
+            |_| *temp.get_or_insert_with(|| Reg::Virtual(mf.new_vreg(class))),
+            |a, b| a == b,
+        )
+        .expect("destinations are distinct");
         for (d, s) in seq {
-            let mut fix = |r: Reg| {
-                if r == sentinel {
-                    *temp.get_or_insert_with(|| Reg::Virtual(mf.new_vreg(class)))
-                } else {
-                    r
-                }
-            };
-            let (d, s) = (fix(d), fix(s));
             if Some(d) == temp {
                 stats.temporaries += 1;
             }

@@ -83,7 +83,7 @@ pub fn rewrite(
                         RegClass::Gpr => Reg::gpr(GPR_TEMP),
                         RegClass::Pred => Reg::pred(PRED_TEMP),
                     };
-                    let seq = vliw_ssa::sequentialize(&pairs, temp, |x, y| x == y)
+                    let seq = vliw_ssa::sequentialize(&pairs, |_| temp, |x, y| x == y)
                         .map_err(|e| format!("block arguments of {b}: {e:?}"))?;
                     for (d, s) in seq {
                         out.push(mov(class, d, s, MGuard::ALWAYS, inst.loc));
