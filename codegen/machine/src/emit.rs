@@ -52,14 +52,13 @@ pub fn remove_fallthrough_branches(func: &mut MachFunction) {
     for i in 0..func.layout.len() {
         let b = func.layout[i];
         let next = func.layout.get(i + 1).copied();
-        let insts = &mut func.blocks[b].insts;
-        if let Some(last) = insts.last()
+        if let Some(last) = func.last_inst(b)
             && last.is(Opcode::Br)
             && last.guard.is_always()
             && last.args.is_empty()
             && matches!(last.imm, Imm::Block(t) if Some(t) == next)
         {
-            insts.pop();
+            func.pop_inst(b);
         }
     }
 }
@@ -134,7 +133,7 @@ impl Bundles {
             blocks: func
                 .layout
                 .iter()
-                .map(|&b| vec![1; func.blocks[b].insts.len()])
+                .map(|&b| vec![1; func.block_len(b)])
                 .collect(),
         }
     }
@@ -190,7 +189,7 @@ pub fn encode_bundles(
     }
     for (&b, lens) in func.layout.iter().zip(&layout_bundles.blocks) {
         block_offsets[cranelift_entity::EntityRef::index(b)] = offset;
-        let insts = &func.blocks[b].insts;
+        let insts = func.block_insts(b);
         if lens.iter().sum::<usize>() != insts.len() || lens.contains(&0) {
             return Err(err(format!("bundles of {b} do not cover its operations")));
         }

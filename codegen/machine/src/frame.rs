@@ -119,7 +119,7 @@ pub fn registers_to_save(func: &MachFunction) -> Vec<PReg> {
     }
     let mut written: Vec<PReg> = Vec::new();
     for &b in &func.layout {
-        for inst in &func.blocks[b].insts {
+        for inst in func.block_insts(b) {
             for d in &inst.defs {
                 if let Reg::Physical(p) = *d
                     && is_callee_saved(p)
@@ -244,12 +244,15 @@ pub fn lower_frame(func: &mut MachFunction) {
     let saved = registers_to_save(func);
     let frame = compute_layout(&func.slots, func.outgoing_words, &saved);
     for &b in &func.layout.clone() {
-        let insts = core::mem::take(&mut func.blocks[b].insts);
+        let insts = func.take_block_insts(b);
         let mut out = Vec::with_capacity(insts.len() + 8);
         if Some(&b) == func.layout.first() {
-            out.extend(prologue(&frame));
+            for i in prologue(&frame) {
+                out.push(func.make_inst(i));
+            }
         }
-        for mut inst in insts {
+        for id in insts {
+            let inst = func.inst_mut(id);
             match inst.imm {
                 Imm::Slot { slot, offset } => {
                     inst.imm = Imm::Const(frame.slot_offsets[slot.index()] as i64 + offset);
@@ -270,11 +273,13 @@ pub fn lower_frame(func: &mut MachFunction) {
             }
             if inst.is(Opcode::Ret) {
                 let guard = inst.guard;
-                out.extend(epilogue(&frame).into_iter().map(|i| i.with_guard(guard)));
+                for i in epilogue(&frame) {
+                    out.push(func.make_inst(i.with_guard(guard)));
+                }
             }
-            out.push(inst);
+            out.push(id);
         }
-        func.blocks[b].insts = out;
+        func.set_block_insts(b, out);
     }
     func.frame = Some(frame);
 }

@@ -25,6 +25,12 @@ use vliw_isa::{CmpType, FieldKind, Format, Gpr, Opcode, Pred};
 pub struct MBlock(u32);
 entity_impl!(MBlock, "block");
 
+/// An operation: its identity in the function's arena ([`MachFunction::insts`]). An
+/// id stays valid while passes reorder, rebuild or bundle the block that holds it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(u32);
+entity_impl!(InstId, "inst");
+
 /// A virtual register.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VReg(u32);
@@ -364,11 +370,12 @@ pub fn field_class(kind: FieldKind) -> RegClass {
     }
 }
 
-/// A block: parameters (SSA) and operations.
+/// A block: parameters (SSA) and the order of its operations (ids into
+/// [`MachFunction::insts`]).
 #[derive(Clone, Debug, Default)]
 pub struct MBlockData {
     pub params: Vec<VReg>,
-    pub insts: Vec<MInst>,
+    pub insts: Vec<InstId>,
 }
 
 /// What a frame slot holds.
@@ -395,6 +402,9 @@ pub struct MachFunction {
     pub name: String,
     pub linkage: Linkage,
     pub blocks: PrimaryMap<MBlock, MBlockData>,
+    /// The arena of operations; each block's order (`MBlockData::insts`) says which
+    /// are in the function and where. An operation in no block is not part of it.
+    pub insts: PrimaryMap<InstId, MInst>,
     /// Block order; the first is the entry.
     pub layout: Vec<MBlock>,
     pub vregs: PrimaryMap<VReg, RegClass>,
@@ -415,6 +425,7 @@ impl MachFunction {
             name: name.to_string(),
             linkage,
             blocks: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
             layout: Vec::new(),
             vregs: PrimaryMap::new(),
             slots: PrimaryMap::new(),
@@ -437,6 +448,118 @@ impl MachFunction {
         self.slots.push(FrameSlotData { size, align, kind })
     }
 
+    // ---- operations and their order ----
+
+    /// The operation `id`.
+    pub fn inst(&self, id: InstId) -> &MInst {
+        &self.insts[id]
+    }
+
+    pub fn inst_mut(&mut self, id: InstId) -> &mut MInst {
+        &mut self.insts[id]
+    }
+
+    /// Adds `inst` to the arena without placing it in a block (for a pass that builds
+    /// a new order and installs it with [`MachFunction::set_block_insts`]).
+    pub fn make_inst(&mut self, inst: MInst) -> InstId {
+        self.insts.push(inst)
+    }
+
+    /// Appends `inst` to block `b`.
+    pub fn push_inst(&mut self, b: MBlock, inst: MInst) -> InstId {
+        let id = self.insts.push(inst);
+        self.blocks[b].insts.push(id);
+        id
+    }
+
+    /// Inserts `inst` at position `index` of block `b`.
+    pub fn insert_inst(&mut self, b: MBlock, index: usize, inst: MInst) -> InstId {
+        let id = self.insts.push(inst);
+        self.blocks[b].insts.insert(index, id);
+        id
+    }
+
+    /// The operations of block `b`, in order.
+    pub fn block_insts(
+        &self,
+        b: MBlock,
+    ) -> impl DoubleEndedIterator<Item = &MInst> + ExactSizeIterator + Clone + '_ {
+        self.blocks[b].insts.iter().map(|&id| &self.insts[id])
+    }
+
+    /// The ids of the operations of block `b`, in order.
+    pub fn block_inst_ids(&self, b: MBlock) -> &[InstId] {
+        &self.blocks[b].insts
+    }
+
+    /// The operations of block `b` with their ids, in order.
+    pub fn block_insts_with_ids(
+        &self,
+        b: MBlock,
+    ) -> impl DoubleEndedIterator<Item = (InstId, &MInst)> + ExactSizeIterator + Clone + '_ {
+        self.blocks[b].insts.iter().map(|&id| (id, &self.insts[id]))
+    }
+
+    /// The number of operations of block `b`.
+    pub fn block_len(&self, b: MBlock) -> usize {
+        self.blocks[b].insts.len()
+    }
+
+    /// Operation `index` of block `b`.
+    pub fn inst_at(&self, b: MBlock, index: usize) -> &MInst {
+        &self.insts[self.blocks[b].insts[index]]
+    }
+
+    pub fn inst_at_mut(&mut self, b: MBlock, index: usize) -> &mut MInst {
+        let id = self.blocks[b].insts[index];
+        &mut self.insts[id]
+    }
+
+    /// The last operation of block `b`.
+    pub fn last_inst(&self, b: MBlock) -> Option<&MInst> {
+        self.blocks[b].insts.last().map(|&id| &self.insts[id])
+    }
+
+    pub fn last_inst_mut(&mut self, b: MBlock) -> Option<&mut MInst> {
+        let id = *self.blocks[b].insts.last()?;
+        Some(&mut self.insts[id])
+    }
+
+    /// Removes the last operation of block `b` from its order (it stays in the arena).
+    pub fn pop_inst(&mut self, b: MBlock) -> Option<InstId> {
+        self.blocks[b].insts.pop()
+    }
+
+    /// Empties block `b`'s order and returns it: a pass rebuilding the block keeps the
+    /// ids it reuses and installs the new order with [`MachFunction::set_block_insts`].
+    pub fn take_block_insts(&mut self, b: MBlock) -> Vec<InstId> {
+        core::mem::take(&mut self.blocks[b].insts)
+    }
+
+    /// Replaces block `b`'s order.
+    pub fn set_block_insts(&mut self, b: MBlock, order: Vec<InstId>) {
+        self.blocks[b].insts = order;
+    }
+
+    /// Replaces block `b`'s operations by new ones (the old ones stay in the arena,
+    /// out of the function).
+    pub fn set_block(&mut self, b: MBlock, insts: impl IntoIterator<Item = MInst>) {
+        self.blocks[b].insts.clear();
+        self.extend_block(b, insts);
+    }
+
+    /// Appends new operations to block `b`.
+    pub fn extend_block(&mut self, b: MBlock, insts: impl IntoIterator<Item = MInst>) {
+        for inst in insts {
+            self.push_inst(b, inst);
+        }
+    }
+
+    /// Every operation of the layout, block by block.
+    pub fn layout_insts(&self) -> impl Iterator<Item = &MInst> + '_ {
+        self.layout.iter().flat_map(move |&b| self.block_insts(b))
+    }
+
     /// The class of any register.
     pub fn class_of(&self, r: Reg) -> RegClass {
         match r {
@@ -450,16 +573,13 @@ impl MachFunction {
         self.blocks.values().any(|b| {
             b.insts
                 .iter()
-                .any(|i| i.is(Opcode::Call) || i.is(Opcode::Callr))
+                .any(|&i| self.insts[i].is(Opcode::Call) || self.insts[i].is(Opcode::Callr))
         })
     }
 
     /// The number of operations.
     pub fn num_insts(&self) -> usize {
-        self.layout
-            .iter()
-            .map(|&b| self.blocks[b].insts.len())
-            .sum()
+        self.layout.iter().map(|&b| self.block_len(b)).sum()
     }
 
     /// Checks the structural invariants of the machine IR; used by tests and after
@@ -479,7 +599,7 @@ impl MachFunction {
             for &p in &data.params {
                 def(p, "block parameter")?;
             }
-            let Some(last) = data.insts.last() else {
+            let Some(last) = self.last_inst(b) else {
                 return Err(format!("{}: {b} is empty", self.name));
             };
             if !last.is_unconditional_exit() {
@@ -488,7 +608,7 @@ impl MachFunction {
                     self.name
                 ));
             }
-            for (i, inst) in data.insts.iter().enumerate() {
+            for (i, inst) in self.block_insts(b).enumerate() {
                 if self.class_of(inst.guard.pred) != RegClass::Pred {
                     return Err(format!(
                         "{}: {b}: guard of a non-predicate class",
@@ -770,7 +890,7 @@ impl fmt::Display for MachFunction {
                 f.write_str(")")?;
             }
             writeln!(f, ":")?;
-            for inst in &data.insts {
+            for inst in self.block_insts(b) {
                 f.write_str("    ")?;
                 self.write_inst(f, inst)?;
                 writeln!(f)?;

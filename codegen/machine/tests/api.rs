@@ -310,7 +310,7 @@ fn the_naive_allocator_uses_only_scratch_registers_and_saves_lr_only_when_callin
         assert_eq!(saves_lr, mf.has_calls(), "{}", f.name);
         assert_eq!(frame.size % 16, 0);
         for &b in &mf.layout {
-            for inst in &mf.blocks[b].insts {
+            for inst in mf.block_insts(b) {
                 for r in inst.all_defs().chain(inst.all_uses()) {
                     let vliw_machine::Reg::Physical(p) = r else {
                         panic!("virtual register left: {r:?}")

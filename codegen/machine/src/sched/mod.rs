@@ -23,7 +23,7 @@ mod tests;
 use vliw_isa::{MachineConfig, Opcode};
 
 use crate::emit::{Bundles, encoding_of};
-use crate::mir::{Imm, MInst, MOp, MachFunction};
+use crate::mir::{Imm, InstId, MInst, MOp, MachFunction};
 use deps::{DepGraph, OpInfo};
 use pad::{BlockSchedule, Target};
 
@@ -56,9 +56,9 @@ pub fn schedule_function_with(
     // cannot be encoded is left one operation per bundle (the encoder reports it)
     let mut infos: Vec<Option<Vec<OpInfo>>> = Vec::with_capacity(layout.len());
     for &b in &layout {
-        let insts = &func.blocks[b].insts;
+        let insts = func.block_insts(b);
         let ops: Option<Vec<OpInfo>> = insts
-            .iter()
+            .clone()
             .map(|mi| {
                 encoding_of(func, mi)
                     .ok()
@@ -76,7 +76,7 @@ pub fn schedule_function_with(
         });
     }
     for (k, &b) in layout.iter().enumerate() {
-        let insts = &func.blocks[b].insts;
+        let insts: Vec<&MInst> = func.block_insts(b).collect();
         let Some(ops) = infos[k].as_deref() else {
             scheds.push(BlockSchedule {
                 ops: &[],
@@ -104,7 +104,7 @@ pub fn schedule_function_with(
                     ),
                     _ => Some(Target::Unknown),
                 },
-                MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, insts, &position)),
+                MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, &insts, &position)),
                 MOp::Op(Opcode::Call | Opcode::Callr | Opcode::Ret) => Some(Target::Abi),
                 _ => None,
             };
@@ -148,16 +148,16 @@ pub fn schedule_function_with(
     let mut result = Bundles::default();
     for (k, &b) in layout.iter().enumerate() {
         if infos[k].is_none() {
-            result.blocks.push(vec![1; func.blocks[b].insts.len()]);
+            result.blocks.push(vec![1; func.block_len(b)]);
             continue;
         }
-        let old = core::mem::take(&mut func.blocks[b].insts);
-        let mut slots: Vec<Option<MInst>> = old.into_iter().map(Some).collect();
+        let old = func.take_block_insts(b);
+        let mut slots: Vec<Option<InstId>> = old.into_iter().map(Some).collect();
         let mut insts = Vec::with_capacity(slots.len());
         let mut lens = Vec::with_capacity(padded[k].len());
         for bundle in &padded[k] {
             if bundle.is_empty() {
-                insts.push(MInst::op(Opcode::Nop, &[], &[], Imm::None));
+                insts.push(func.make_inst(MInst::op(Opcode::Nop, &[], &[], Imm::None)));
                 lens.push(1);
                 continue;
             }
@@ -169,7 +169,7 @@ pub fn schedule_function_with(
             lens.push(bundle.len());
         }
         debug_assert!(slots.iter().all(Option::is_none));
-        func.blocks[b].insts = insts;
+        func.set_block_insts(b, insts);
         result.blocks.push(lens);
     }
     result
@@ -179,7 +179,7 @@ pub fn schedule_function_with(
 /// takes, or unknown code.
 fn jump_table_targets(
     func: &MachFunction,
-    insts: &[MInst],
+    insts: &[&MInst],
     position: &std::collections::HashMap<crate::mir::MBlock, usize>,
 ) -> Target {
     for mi in insts {
@@ -205,7 +205,7 @@ pub fn display(func: &MachFunction, bundles: &Bundles) -> String {
     }
     for (&b, lens) in func.layout.iter().zip(&bundles.blocks) {
         let _ = writeln!(out, "{b}:");
-        let mut insts = func.blocks[b].insts.iter();
+        let mut insts = func.block_insts(b);
         for &len in lens {
             let ops: Vec<String> = insts
                 .by_ref()
