@@ -17,48 +17,17 @@
 //! rounded down after the adjustment and `fp` (`r62`, saved first) keeps the entry
 //! `sp`, through which incoming stack arguments are read and `sp` is restored.
 
-use core::fmt;
 use cranelift_entity::{EntityRef, PrimaryMap};
 use vliw_isa::abi::STACK_ALIGN;
 use vliw_isa::{Gpr, Opcode};
 
 use crate::abi::is_callee_saved;
+pub use crate::mir::FrameLayout;
 use crate::mir::{FrameSlot, FrameSlotData, Imm, MInst, MachFunction, PReg, Reg};
 
 /// The scratch register of prologues and epilogues: caller-saved and neither an
 /// argument nor a result register, so it is free at entry and at return.
 pub const FRAME_SCRATCH: u8 = 11;
-
-/// Where everything in a frame is.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct FrameLayout {
-    /// Bytes the prologue subtracts from `sp` (a multiple of `align`).
-    pub size: u64,
-    /// Alignment of `sp` after the prologue: 16, or more when realigned.
-    pub align: u64,
-    /// `sp` is rounded down to `align` and `fp` holds the entry `sp`.
-    pub realigned: bool,
-    /// Offset from `sp` of each frame slot, indexed by `FrameSlot`.
-    pub slot_offsets: Vec<u64>,
-    /// Saved registers and their offsets from `sp`.
-    pub saves: Vec<(PReg, u64)>,
-    /// Bytes of the outgoing area at `sp`.
-    pub outgoing_bytes: u64,
-}
-
-impl fmt::Display for FrameLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "frame {} bytes, align {}", self.size, self.align)?;
-        if self.realigned {
-            f.write_str(", realigned")?;
-        }
-        write!(f, ", outgoing {}", self.outgoing_bytes)?;
-        for (r, o) in &self.saves {
-            write!(f, ", {r}@{o}")?;
-        }
-        Ok(())
-    }
-}
 
 fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a) * a

@@ -93,7 +93,7 @@ pub fn compile_function(
     };
     let mut mf = options.time("isel", || lower_function(module, func, options))?;
     if cfg!(debug_assertions) {
-        mf.check(true)
+        mf.verify(mir::Phase::Ssa)
             .map_err(|e| CompileError::new(&func.name, format!("instruction selection: {e}")))?;
     }
     if options.wants_dump(DumpStage::Isel) {
@@ -124,20 +124,14 @@ pub fn compile_function(
         frame::lower_frame(&mut mf);
         emit::remove_fallthrough_branches(&mut mf);
     });
-    let bundles = match options.sched {
-        Sched::Off => emit::Bundles::one_per_op(&mf),
+    match options.sched {
+        Sched::Off => emit::bundle_one_per_op(&mut mf),
         Sched::List => options.time("sched", || {
             sched::schedule_function(&mut mf, &options.machine)
         }),
-    };
-    if options.wants_dump(DumpStage::Final) {
-        let text = match options.sched {
-            Sched::Off => mf.to_string(),
-            Sched::List => sched::display(&mf, &bundles),
-        };
-        options.write_dump(DumpStage::Final, &text);
     }
-    options.time("emit", || {
-        emit::encode_bundles(&mf, &options.machine, &bundles)
-    })
+    if options.wants_dump(DumpStage::Final) {
+        options.write_dump(DumpStage::Final, &mf.to_string());
+    }
+    options.time("emit", || emit::encode_bundles(&mf, &options.machine))
 }

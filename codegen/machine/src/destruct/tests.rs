@@ -192,7 +192,7 @@ fn destructed(mut mf: MachFunction, method: SsaDestruction) -> (MachFunction, St
                 .block_insts(b)
                 .all(|i| i.args.is_empty() && i.op != MOp::ParallelCopy)
     }));
-    mf.check(false).unwrap();
+    mf.verify(crate::mir::Phase::Virtual).unwrap();
     (mf, stats)
 }
 
@@ -550,7 +550,7 @@ fn random_function(rng: &mut Rng) -> MachFunction {
         }
         avail_end[i] = avail;
     }
-    mf.check(true).unwrap();
+    mf.verify(crate::mir::Phase::Ssa).unwrap();
     mf
 }
 
@@ -939,7 +939,7 @@ fn virtual_copies_extend_a_variable_over_a_copy_of_its_value() {
     );
     mf.set_block(b[2], vec![br(b[1], &[y.into(), x.into()])]);
     mf.set_block(b[3], vec![br(b[1], &[x.into(), x.into()])]);
-    mf.check(true).unwrap();
+    mf.verify(crate::mir::Phase::Ssa).unwrap();
     let mut v = mf.clone();
     let virt = virtualized::coalesce_phis(&mut v);
     let fresh = analyze(&v);

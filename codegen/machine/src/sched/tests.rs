@@ -4,9 +4,22 @@ use vliw_ir::Linkage;
 use vliw_isa::{CmpType, MachineConfig, Opcode};
 
 use super::deps::{DepGraph, DepKind, OpInfo};
-use super::{Policy, list, schedule_function_with};
+use super::{Policy, list};
 use crate::emit::encoding_of;
 use crate::mir::{Imm, MGuard, MInst, MachFunction, PReg, Reg};
+
+/// The number of operations of each bundle of each block, after scheduling.
+struct Lens {
+    blocks: Vec<Vec<usize>>,
+}
+
+fn schedule_function_with(f: &mut MachFunction, config: &MachineConfig, policy: Policy) -> Lens {
+    super::schedule_function_with(f, config, policy);
+    let bundles = f.bundles.as_ref().expect("bundled");
+    Lens {
+        blocks: f.layout.iter().map(|&b| bundles.lens(b)).collect(),
+    }
+}
 
 fn r(n: u8) -> Reg {
     Reg::gpr(n)
@@ -450,8 +463,8 @@ fn the_dump_shows_bundles() {
         movi(11, 2),
         MInst::op(Opcode::Ret, &[], &[], Imm::None),
     ]);
-    let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
-    let text = super::display(&f, &bundles);
+    schedule_function_with(&mut f, &config, Policy::Pad);
+    let text = f.to_string();
     assert!(
         text.contains("    r10 = movi 1 ; r11 = movi 2 ; ret ;;"),
         "{text}"

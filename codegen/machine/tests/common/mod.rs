@@ -333,3 +333,72 @@ pub fn compile(module: &Module, options: &Options) -> Result<Vec<u8>, String> {
 pub fn same_value(a: &DataValue, b: &DataValue) -> bool {
     (a.is_nan() && b.is_nan()) || a == b
 }
+
+/// Compiles every function of `module` with `options` pass by pass, as
+/// `compile_module` does, and checks the machine IR after each pass: it verifies for
+/// the phase, prints, parses back to the same function, and prints the same text
+/// again. Returns the number of functions checked (those instruction selection
+/// takes).
+pub fn check_machine_ir_phases(module: &Module, options: &Options) -> Result<usize, String> {
+    use vliw_machine::mir::Phase;
+    use vliw_machine::{MachFunction, RegAlloc};
+    fn check(
+        mf: &MachFunction,
+        phase: Phase,
+        after: &str,
+        options: &Options,
+    ) -> Result<(), String> {
+        let text = mf.to_string();
+        mf.verify_for(phase, &options.machine)
+            .map_err(|e| format!("after {after}, {phase:?}: {e}\n{text}"))?;
+        let parsed = MachFunction::parse(&text)
+            .map_err(|e| format!("after {after}: the text does not parse: {e}\n{text}"))?;
+        mf.same_as(&parsed)
+            .map_err(|e| format!("after {after}: the text does not read back: {e}\n{text}"))?;
+        let again = parsed.to_string();
+        if again != text {
+            return Err(format!(
+                "after {after}: printing the parsed text differs:\n{text}\n---\n{again}"
+            ));
+        }
+        parsed
+            .verify_for(phase, &options.machine)
+            .map_err(|e| format!("after {after}: the parsed function does not verify: {e}"))
+    }
+    let mut checked = 0;
+    for func in &module.functions {
+        let mut func = func.clone();
+        if options.mem2reg {
+            vliw_opt::mem2reg(&mut func);
+        }
+        if options.dce {
+            vliw_opt::dce(&mut func);
+        }
+        let Ok(mut mf) = vliw_machine::lower_function(module, &func, options) else {
+            continue;
+        };
+        checked += 1;
+        check(&mf, Phase::Ssa, "instruction selection", options)?;
+        match options.regalloc {
+            RegAlloc::Naive => {
+                vliw_machine::destruct::destruct(&mut mf, options.ssa_destruction, None);
+                check(&mf, Phase::Virtual, "leaving SSA", options)?;
+                vliw_machine::regalloc::allocate_naive(&mut mf).map_err(|e| e.to_string())?;
+            }
+            RegAlloc::Ssa => {
+                vliw_machine::ssa_regalloc::allocate(&mut mf, options).map_err(|e| e.to_string())?
+            }
+        }
+        check(&mf, Phase::Allocated, "register allocation", options)?;
+        vliw_machine::frame::lower_frame(&mut mf);
+        check(&mf, Phase::Allocated, "frame lowering", options)?;
+        vliw_machine::emit::remove_fallthrough_branches(&mut mf);
+        check(&mf, Phase::Allocated, "branch cleanup", options)?;
+        match options.sched {
+            Sched::Off => vliw_machine::emit::bundle_one_per_op(&mut mf),
+            Sched::List => vliw_machine::sched::schedule_function(&mut mf, &options.machine),
+        }
+        check(&mf, Phase::Bundled, "bundling", options)?;
+    }
+    Ok(checked)
+}
