@@ -82,15 +82,15 @@ fn write_offset(f: &mut dyn Write, offset: i64) -> fmt::Result {
 /// registers of one class as `r3-r10`.
 fn write_preg_list(f: &mut dyn Write, regs: &[PReg]) -> fmt::Result {
     let num = |p: PReg| match p {
-        PReg::Gpr(g) => (RegClass::Gpr as u8, g.num()),
-        PReg::Pred(q) => (RegClass::Pred as u8, q.num()),
+        PReg::Gpr(g) => (RegClass::Gpr as u8, usize::from(g.num())),
+        PReg::Pred(q) => (RegClass::Pred as u8, usize::from(q.num())),
     };
     let mut i = 0;
     let mut first = true;
     while i < regs.len() {
         let (class, n) = num(regs[i]);
         let mut j = i + 1;
-        while j < regs.len() && num(regs[j]) == (class, n + (j - i) as u8) {
+        while j < regs.len() && num(regs[j]) == (class, n + (j - i)) {
             j += 1;
         }
         if !first {

@@ -26,6 +26,9 @@ mod inst;
 mod parse;
 mod verify;
 
+#[cfg(test)]
+mod tests;
+
 pub use bundles::Bundles;
 pub use encoding::{encoding_of, to_inst};
 pub use entities::{FrameSlot, InstId, JumpTable, MBlock, PReg, Reg, RegClass, VReg};
