@@ -12,8 +12,19 @@
 //! - Immediates ([`Imm`]) may be symbolic (symbols, blocks, jump tables, frame slots,
 //!   incoming arguments) until frame layout and emission resolve them.
 //!
-//! `docs/machine.md` describes the conventions in full; [`MachFunction`]'s `Display`
-//! is the text dump (`dump=isel`, `dump=regalloc`, `dump=final`).
+//! - Operations live in an arena ([`MachFunction::insts`], ids [`InstId`] that stay
+//!   valid while passes reorder or rebuild blocks); each block is an order of ids.
+//! - After frame lowering the function has its [`FrameLayout`]; after bundling, its
+//!   [`Bundles`] (groups of operations per block).
+//!
+//! One concept per file: `entities` (blocks, operations, registers, slots, jump
+//! tables), `inst` (operations), `function` (the function and its helpers),
+//! `frame_layout`, `bundles`, `encoding` (the `vliw_isa::Inst` of an allocated
+//! operation), `display` and `parse` (the text form, printed by `dump=` and read back
+//! losslessly), `verify` (the invariants of each [`Phase`]), `compare` (equality up
+//! to what the text does not record).
+//!
+//! `docs/machine.md` §2 describes the conventions, the text grammar and the verifier.
 
 mod bundles;
 mod compare;
