@@ -78,11 +78,16 @@ impl MachFunction {
                 f.layout
                     .iter()
                     .flat_map(|&b| {
-                        let ids = f.block_inst_ids(b);
+                        let position: std::collections::HashMap<_, usize> = f
+                            .block_inst_ids(b)
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &id)| (id, i))
+                            .collect();
                         bundles.block(b).iter().map(move |bundle| {
                             bundle
                                 .iter()
-                                .map(|id| ids.iter().position(|x| x == id).unwrap_or(usize::MAX))
+                                .map(|id| position.get(id).copied().unwrap_or(usize::MAX))
                                 .collect()
                         })
                     })
