@@ -79,7 +79,7 @@ impl Measurement {
         });
         Measurement {
             blocks: mf.layout.len(),
-            insts: mf.layout.iter().map(|&b| mf.blocks[b].insts.len()).sum(),
+            insts: mf.layout.iter().map(|&b| mf.block_len(b)).sum(),
             vregs: mf.vregs.len(),
             two_pass_ns,
             dataflow_ns,
@@ -190,27 +190,36 @@ mod tests {
             i.args = args.iter().map(|&a| Reg::Virtual(a)).collect();
             i
         };
-        mf.blocks[b[0]].insts = vec![
-            MInst::op(Opcode::Movi, &[v0.into()], &[], Imm::Const(1)),
-            br(b[1], &[v0]),
-        ];
+        mf.set_block(
+            b[0],
+            vec![
+                MInst::op(Opcode::Movi, &[v0.into()], &[], Imm::Const(1)),
+                br(b[1], &[v0]),
+            ],
+        );
         mf.blocks[b[1]].params = vec![v1];
-        mf.blocks[b[1]].insts = vec![
-            MInst::op(Opcode::Addw, &[v2.into()], &[v1.into()], Imm::Const(1)),
-            MInst::op(
-                Opcode::CmpLt,
-                &[p.into(), Reg::P0],
-                &[v2.into(), Reg::gpr(3)],
-                Imm::None,
-            ),
-            br(b[2], &[]).with_guard(crate::mir::MGuard::new(p.into(), false)),
-            br(b[3], &[]),
-        ];
-        mf.blocks[b[2]].insts = vec![br(b[1], &[v2])];
-        mf.blocks[b[3]].insts = vec![
-            MInst::copy(Reg::gpr(3), v1.into()),
-            MInst::op(Opcode::Ret, &[], &[], Imm::None),
-        ];
+        mf.set_block(
+            b[1],
+            vec![
+                MInst::op(Opcode::Addw, &[v2.into()], &[v1.into()], Imm::Const(1)),
+                MInst::op(
+                    Opcode::CmpLt,
+                    &[p.into(), Reg::P0],
+                    &[v2.into(), Reg::gpr(3)],
+                    Imm::None,
+                ),
+                br(b[2], &[]).with_guard(crate::mir::MGuard::new(p.into(), false)),
+                br(b[3], &[]),
+            ],
+        );
+        mf.set_block(b[2], vec![br(b[1], &[v2])]);
+        mf.set_block(
+            b[3],
+            vec![
+                MInst::copy(Reg::gpr(3), v1.into()),
+                MInst::op(Opcode::Ret, &[], &[], Imm::None),
+            ],
+        );
         mf
     }
 

@@ -9,12 +9,11 @@
 //! a `long` immediate → `R_VLIW_IMM64`, else `R_VLIW_IMM32`).
 
 use vliw_ir::SourceLoc;
-use vliw_isa::{
-    FieldKind, Format, Gpr, Guard, Inst, MachineConfig, Opcode, Pred, RelocKind, check_bundle,
-};
+use vliw_isa::{Format, Inst, MachineConfig, Opcode, RelocKind, check_bundle};
 
 use crate::error::CompileError;
-use crate::mir::{Imm, MBlock, MInst, MOp, MachFunction, PReg, Reg, operand_fields};
+use crate::mir::{Bundles, Imm, MBlock, MInst, MachFunction};
+pub use crate::mir::{encoding_of, to_inst};
 use crate::options::Sched;
 
 /// What a code relocation points at.
@@ -52,106 +51,24 @@ pub fn remove_fallthrough_branches(func: &mut MachFunction) {
     for i in 0..func.layout.len() {
         let b = func.layout[i];
         let next = func.layout.get(i + 1).copied();
-        let insts = &mut func.blocks[b].insts;
-        if let Some(last) = insts.last()
+        if let Some(last) = func.last_inst(b)
             && last.is(Opcode::Br)
             && last.guard.is_always()
             && last.args.is_empty()
             && matches!(last.imm, Imm::Block(t) if Some(t) == next)
         {
-            insts.pop();
+            func.pop_inst(b);
         }
     }
 }
 
-fn gpr(func: &MachFunction, r: Reg) -> Result<Gpr, CompileError> {
-    match r {
-        Reg::Physical(PReg::Gpr(g)) => Ok(g),
-        _ => Err(CompileError::new(
-            &func.name,
-            format!("operand {r:?} is not an allocated general register"),
-        )),
+/// One bundle per operation (`sched=off`): sets the function's bundles.
+pub fn bundle_one_per_op(func: &mut MachFunction) {
+    let mut bundles = Bundles::new();
+    for &b in &func.layout {
+        bundles.set_block(b, func.block_inst_ids(b).iter().map(|&i| vec![i]).collect());
     }
-}
-
-fn pred(func: &MachFunction, r: Reg) -> Result<Pred, CompileError> {
-    match r {
-        Reg::Physical(PReg::Pred(p)) => Ok(p),
-        _ => Err(CompileError::new(
-            &func.name,
-            format!("operand {r:?} is not an allocated predicate"),
-        )),
-    }
-}
-
-/// The machine operation of an allocated `MInst`, with the immediate left at 0 when it
-/// is symbolic (a block, symbol or jump table).
-pub fn to_inst(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
-    let MOp::Op(opcode) = mi.op else {
-        return Err(CompileError::new(
-            &func.name,
-            format!("pseudo operation {:?} left at emission", mi.op),
-        ));
-    };
-    let mut inst = Inst::new(opcode);
-    inst.guard = Guard::new(pred(func, mi.guard.pred)?, mi.guard.negated);
-    inst.ctype = mi.ctype;
-    inst.long = mi.long;
-    let (dk, uk) = operand_fields(opcode.format());
-    for (k, r) in dk.iter().zip(&mi.defs).chain(uk.iter().zip(&mi.uses)) {
-        match k {
-            FieldKind::Rd => inst.rd = gpr(func, *r)?,
-            FieldKind::Rs1 => inst.rs1 = gpr(func, *r)?,
-            FieldKind::Rs2 => inst.rs2 = gpr(func, *r)?,
-            FieldKind::Rs3 => inst.rs3 = gpr(func, *r)?,
-            FieldKind::Pd1 => inst.pd1 = pred(func, *r)?,
-            FieldKind::Pd2 => inst.pd2 = pred(func, *r)?,
-            FieldKind::Ps1 => inst.ps1 = pred(func, *r)?,
-            FieldKind::Ps2 => inst.ps2 = pred(func, *r)?,
-            _ => {}
-        }
-    }
-    if opcode.format().has(FieldKind::Imm)
-        && let Imm::Const(c) = mi.imm
-    {
-        inst.imm = c;
-    }
-    Ok(inst)
-}
-
-/// The bundles of a function: for each block of the layout (in layout order), the
-/// number of operations of each of its bundles, in order. `sched=off` makes one
-/// operation per bundle ([`Bundles::one_per_op`]); `sched=list` is `crate::sched`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Bundles {
-    pub blocks: Vec<Vec<usize>>,
-}
-
-impl Bundles {
-    /// One bundle per operation (`sched=off`).
-    pub fn one_per_op(func: &MachFunction) -> Bundles {
-        Bundles {
-            blocks: func
-                .layout
-                .iter()
-                .map(|&b| vec![1; func.blocks[b].insts.len()])
-                .collect(),
-        }
-    }
-}
-
-/// The machine operation an allocated `MInst` is encoded as, before branch offsets
-/// are known: a symbolic immediate is 0, or stays long when the operation asks for
-/// the `limm` form, so that its size (`Inst::syllables`) is final.
-pub fn encoding_of(func: &MachFunction, mi: &MInst) -> Result<Inst, CompileError> {
-    let mut inst = to_inst(func, mi)?;
-    if matches!(mi.imm, Imm::Symbol { .. } | Imm::TpRel { .. })
-        && inst.format().is_extendable()
-        && !mi.long
-    {
-        inst.imm = 0; // R_VLIW_IMM32: one syllable
-    }
-    Ok(inst)
+    func.bundles = Some(bundles);
 }
 
 /// Encodes an allocated, frame-lowered function.
@@ -160,46 +77,45 @@ pub fn encode_function(
     config: &MachineConfig,
     sched: Sched,
 ) -> Result<FunctionCode, CompileError> {
+    let mut func = func.clone();
     match sched {
-        Sched::Off => encode_bundles(func, config, &Bundles::one_per_op(func)),
-        Sched::List => {
-            let mut func = func.clone();
-            let bundles = crate::sched::schedule_function(&mut func, config);
-            encode_bundles(&func, config, &bundles)
-        }
+        Sched::Off => bundle_one_per_op(&mut func),
+        Sched::List => crate::sched::schedule_function(&mut func, config),
     }
+    encode_bundles(&func, config)
 }
 
-/// Encodes an allocated, frame-lowered function whose blocks are cut into `bundles`
-/// (operations in bundle order, consecutive).
+/// Encodes an allocated, frame-lowered, bundled function (`MachFunction::bundles`).
 pub fn encode_bundles(
     func: &MachFunction,
     config: &MachineConfig,
-    layout_bundles: &Bundles,
 ) -> Result<FunctionCode, CompileError> {
     let err = |m: String| CompileError::new(&func.name, m);
     // every operation and its form first: the size of each immediate is known before
     // any address is
     let n = func.num_insts();
+    let Some(layout_bundles) = &func.bundles else {
+        return Err(err("the function is not bundled".into()));
+    };
     let mut ops: Vec<(Inst, &MInst)> = Vec::with_capacity(n);
     let mut bundles: Vec<usize> = Vec::with_capacity(n); // operations per bundle
     let mut block_offsets = vec![u64::MAX; func.blocks.len()];
     let mut offset = 0u64;
-    if layout_bundles.blocks.len() != func.layout.len() {
-        return Err(err("bundles do not match the block layout".into()));
-    }
-    for (&b, lens) in func.layout.iter().zip(&layout_bundles.blocks) {
+    for &b in &func.layout {
         block_offsets[cranelift_entity::EntityRef::index(b)] = offset;
-        let insts = &func.blocks[b].insts;
-        if lens.iter().sum::<usize>() != insts.len() || lens.contains(&0) {
+        let block_bundles = layout_bundles.block(b);
+        let in_order = block_bundles.iter().flatten().copied();
+        if !in_order.eq(func.block_inst_ids(b).iter().copied())
+            || block_bundles.iter().any(Vec::is_empty)
+        {
             return Err(err(format!("bundles of {b} do not cover its operations")));
         }
-        for mi in insts {
+        for mi in func.block_insts(b) {
             let inst = encoding_of(func, mi)?;
             offset += 8 * inst.syllables() as u64;
             ops.push((inst, mi));
         }
-        bundles.extend(lens.iter().copied());
+        bundles.extend(block_bundles.iter().map(Vec::len));
     }
     let block_offset = |b: MBlock| -> Result<u64, CompileError> {
         match block_offsets[cranelift_entity::EntityRef::index(b)] {

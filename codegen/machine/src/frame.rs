@@ -17,48 +17,17 @@
 //! rounded down after the adjustment and `fp` (`r62`, saved first) keeps the entry
 //! `sp`, through which incoming stack arguments are read and `sp` is restored.
 
-use core::fmt;
 use cranelift_entity::{EntityRef, PrimaryMap};
 use vliw_isa::abi::STACK_ALIGN;
 use vliw_isa::{Gpr, Opcode};
 
 use crate::abi::is_callee_saved;
+pub use crate::mir::FrameLayout;
 use crate::mir::{FrameSlot, FrameSlotData, Imm, MInst, MachFunction, PReg, Reg};
 
 /// The scratch register of prologues and epilogues: caller-saved and neither an
 /// argument nor a result register, so it is free at entry and at return.
 pub const FRAME_SCRATCH: u8 = 11;
-
-/// Where everything in a frame is.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct FrameLayout {
-    /// Bytes the prologue subtracts from `sp` (a multiple of `align`).
-    pub size: u64,
-    /// Alignment of `sp` after the prologue: 16, or more when realigned.
-    pub align: u64,
-    /// `sp` is rounded down to `align` and `fp` holds the entry `sp`.
-    pub realigned: bool,
-    /// Offset from `sp` of each frame slot, indexed by `FrameSlot`.
-    pub slot_offsets: Vec<u64>,
-    /// Saved registers and their offsets from `sp`.
-    pub saves: Vec<(PReg, u64)>,
-    /// Bytes of the outgoing area at `sp`.
-    pub outgoing_bytes: u64,
-}
-
-impl fmt::Display for FrameLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "frame {} bytes, align {}", self.size, self.align)?;
-        if self.realigned {
-            f.write_str(", realigned")?;
-        }
-        write!(f, ", outgoing {}", self.outgoing_bytes)?;
-        for (r, o) in &self.saves {
-            write!(f, ", {r}@{o}")?;
-        }
-        Ok(())
-    }
-}
 
 fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a) * a
@@ -119,7 +88,7 @@ pub fn registers_to_save(func: &MachFunction) -> Vec<PReg> {
     }
     let mut written: Vec<PReg> = Vec::new();
     for &b in &func.layout {
-        for inst in &func.blocks[b].insts {
+        for inst in func.block_insts(b) {
             for d in &inst.defs {
                 if let Reg::Physical(p) = *d
                     && is_callee_saved(p)
@@ -244,12 +213,15 @@ pub fn lower_frame(func: &mut MachFunction) {
     let saved = registers_to_save(func);
     let frame = compute_layout(&func.slots, func.outgoing_words, &saved);
     for &b in &func.layout.clone() {
-        let insts = core::mem::take(&mut func.blocks[b].insts);
+        let insts = func.take_block_insts(b);
         let mut out = Vec::with_capacity(insts.len() + 8);
         if Some(&b) == func.layout.first() {
-            out.extend(prologue(&frame));
+            for i in prologue(&frame) {
+                out.push(func.make_inst(i));
+            }
         }
-        for mut inst in insts {
+        for id in insts {
+            let inst = func.inst_mut(id);
             match inst.imm {
                 Imm::Slot { slot, offset } => {
                     inst.imm = Imm::Const(frame.slot_offsets[slot.index()] as i64 + offset);
@@ -270,11 +242,13 @@ pub fn lower_frame(func: &mut MachFunction) {
             }
             if inst.is(Opcode::Ret) {
                 let guard = inst.guard;
-                out.extend(epilogue(&frame).into_iter().map(|i| i.with_guard(guard)));
+                for i in epilogue(&frame) {
+                    out.push(func.make_inst(i.with_guard(guard)));
+                }
             }
-            out.push(inst);
+            out.push(id);
         }
-        func.blocks[b].insts = out;
+        func.set_block_insts(b, out);
     }
     func.frame = Some(frame);
 }

@@ -22,13 +22,13 @@ use vliw_isa::{CmpType, Opcode};
 
 use crate::error::CompileError;
 use crate::mir::{
-    FrameSlot, FrameSlotKind, Imm, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg,
+    FrameSlot, FrameSlotKind, Imm, InstId, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg,
 };
 
 /// Replaces block parameters and arguments by copies on the edges.
 pub fn destruct_ssa(func: &mut MachFunction) {
     for b in func.layout.clone() {
-        let Some(last) = func.blocks[b].insts.last() else {
+        let Some(last) = func.last_inst(b) else {
             continue;
         };
         if last.args.is_empty() {
@@ -37,9 +37,9 @@ pub fn destruct_ssa(func: &mut MachFunction) {
         let Imm::Block(target) = last.imm else {
             continue;
         };
-        let mut br = func.blocks[b].insts.pop().expect("last");
+        let br = func.pop_inst(b).expect("last");
         let params = func.blocks[target].params.clone();
-        let args = core::mem::take(&mut br.args);
+        let args = core::mem::take(&mut func.inst_mut(br).args);
         let pairs: Vec<(Reg, Reg)> = params.iter().map(|&p| Reg::Virtual(p)).zip(args).collect();
         // a fresh temporary of the saved register's class per circuit
         let seq = vliw_ssa::sequentialize(
@@ -51,13 +51,13 @@ pub fn destruct_ssa(func: &mut MachFunction) {
             |_, _| false,
         )
         .expect("block parameters are distinct");
-        let loc = br.loc;
+        let loc = func.inst(br).loc;
         for (d, s) in seq {
             let mut c = MInst::copy(d, s);
             c.loc = loc;
-            func.blocks[b].insts.push(c);
+            func.push_inst(b, c);
         }
-        func.blocks[b].insts.push(br);
+        func.blocks[b].insts.push(br); // the branch keeps its id
     }
     for b in func.layout.clone() {
         func.blocks[b].params.clear();
@@ -70,6 +70,11 @@ const PRED_XFER: u8 = 15;
 const GUARD_SCRATCH: u8 = 1;
 const PRED_USE_SCRATCH: [u8; 2] = [2, 3];
 const PRED_DEF_SCRATCH: [u8; 2] = [4, 5];
+
+/// The new order of a block being rebuilt.
+struct Out {
+    order: Vec<InstId>,
+}
 
 struct Naive<'f> {
     func: &'f mut MachFunction,
@@ -92,37 +97,51 @@ impl Naive<'_> {
     }
 
     /// Loads virtual register `v` into physical register `into` (of `v`'s class).
-    fn load(&mut self, out: &mut Vec<MInst>, v: VReg, into: Reg, guard: MGuard) {
+    fn load(&mut self, out: &mut Out, v: VReg, into: Reg, guard: MGuard) {
         let s = slot_imm(self.slot(v));
         match self.func.vregs[v] {
-            RegClass::Gpr => {
-                out.push(MInst::op(Opcode::LdD, &[into], &[Reg::SP], s).with_guard(guard))
-            }
+            RegClass::Gpr => self.emit(
+                out,
+                MInst::op(Opcode::LdD, &[into], &[Reg::SP], s).with_guard(guard),
+            ),
             RegClass::Pred => {
                 let x = Reg::gpr(PRED_XFER);
-                out.push(MInst::op(Opcode::LdD, &[x], &[Reg::SP], s).with_guard(guard));
-                out.push(MInst::op(Opcode::R2p, &[into], &[x], Imm::None).with_guard(guard));
+                self.emit(
+                    out,
+                    MInst::op(Opcode::LdD, &[x], &[Reg::SP], s).with_guard(guard),
+                );
+                self.emit(
+                    out,
+                    MInst::op(Opcode::R2p, &[into], &[x], Imm::None).with_guard(guard),
+                );
             }
         }
     }
 
     /// Stores physical register `from` into the slot of `v`.
-    fn store(&mut self, out: &mut Vec<MInst>, v: VReg, from: Reg, guard: MGuard) {
+    fn store(&mut self, out: &mut Out, v: VReg, from: Reg, guard: MGuard) {
         let s = slot_imm(self.slot(v));
         match self.func.vregs[v] {
-            RegClass::Gpr => {
-                out.push(MInst::op(Opcode::StD, &[], &[Reg::SP, from], s).with_guard(guard))
-            }
+            RegClass::Gpr => self.emit(
+                out,
+                MInst::op(Opcode::StD, &[], &[Reg::SP, from], s).with_guard(guard),
+            ),
             RegClass::Pred => {
                 let x = Reg::gpr(PRED_XFER);
-                out.push(MInst::op(Opcode::P2r, &[x], &[from], Imm::None).with_guard(guard));
-                out.push(MInst::op(Opcode::StD, &[], &[Reg::SP, x], s).with_guard(guard));
+                self.emit(
+                    out,
+                    MInst::op(Opcode::P2r, &[x], &[from], Imm::None).with_guard(guard),
+                );
+                self.emit(
+                    out,
+                    MInst::op(Opcode::StD, &[], &[Reg::SP, x], s).with_guard(guard),
+                );
             }
         }
     }
 
     /// The guard with a virtual predicate loaded into the guard scratch.
-    fn guard(&mut self, out: &mut Vec<MInst>, g: MGuard) -> MGuard {
+    fn guard(&mut self, out: &mut Out, g: MGuard) -> MGuard {
         match g.pred {
             Reg::Virtual(v) => {
                 let p = Reg::pred(GUARD_SCRATCH);
@@ -133,7 +152,7 @@ impl Naive<'_> {
         }
     }
 
-    fn copy(&mut self, out: &mut Vec<MInst>, inst: &MInst) {
+    fn copy(&mut self, out: &mut Out, inst: &MInst) {
         let guard = self.guard(out, inst.guard);
         let (d, s) = (inst.defs[0], inst.uses[0]);
         let class = self.func.class_of(d);
@@ -142,19 +161,31 @@ impl Naive<'_> {
                 // both slots hold words: copy the word
                 let t = Reg::gpr(USE_SCRATCH[0]);
                 let ss = slot_imm(self.slot(sv));
-                out.push(MInst::op(Opcode::LdD, &[t], &[Reg::SP], ss).with_guard(guard));
+                self.emit(
+                    out,
+                    MInst::op(Opcode::LdD, &[t], &[Reg::SP], ss).with_guard(guard),
+                );
                 let ds = slot_imm(self.slot(dv));
-                out.push(MInst::op(Opcode::StD, &[], &[Reg::SP, t], ds).with_guard(guard));
+                self.emit(
+                    out,
+                    MInst::op(Opcode::StD, &[], &[Reg::SP, t], ds).with_guard(guard),
+                );
             }
             (Reg::Physical(_), Reg::Virtual(sv)) => self.load(out, sv, d, guard),
             (Reg::Virtual(dv), Reg::Physical(_)) => self.store(out, dv, s, guard),
-            (Reg::Physical(_), Reg::Physical(_)) => out.push(crate::ssa_regalloc::rewrite::mov(
-                class, d, s, guard, inst.loc,
-            )),
+            (Reg::Physical(_), Reg::Physical(_)) => self.emit(
+                out,
+                crate::ssa_regalloc::rewrite::mov(class, d, s, guard, inst.loc),
+            ),
         }
     }
 
-    fn op(&mut self, out: &mut Vec<MInst>, mut inst: MInst) {
+    fn emit(&mut self, out: &mut Out, inst: MInst) {
+        out.order.push(self.func.make_inst(inst));
+    }
+
+    /// `inst` (operation `id`, rewritten in place) with its loads and stores.
+    fn op(&mut self, out: &mut Out, id: InstId, mut inst: MInst) {
         let guard = self.guard(out, inst.guard);
         inst.guard = guard;
         // at most three uses: a list is faster than a map
@@ -209,7 +240,8 @@ impl Naive<'_> {
         } else {
             guard
         };
-        out.push(inst);
+        *self.func.inst_mut(id) = inst;
+        out.order.push(id);
         for (v, r) in stores {
             self.store(out, v, r, store_guard);
         }
@@ -223,12 +255,15 @@ pub fn allocate_naive(func: &mut MachFunction) -> Result<(), CompileError> {
         slots: SecondaryMap::new(),
     };
     for b in naive.func.layout.clone() {
-        let insts = core::mem::take(&mut naive.func.blocks[b].insts);
-        let mut out = Vec::with_capacity(insts.len() * 3);
-        for inst in insts {
+        let insts = naive.func.take_block_insts(b);
+        let mut out = Out {
+            order: Vec::with_capacity(insts.len() * 3),
+        };
+        for id in insts {
+            let inst = naive.func.inst(id).clone();
             match inst.op {
                 MOp::Copy => naive.copy(&mut out, &inst),
-                MOp::Op(_) => naive.op(&mut out, inst),
+                MOp::Op(_) => naive.op(&mut out, id, inst),
                 MOp::ParallelCopy | MOp::Psi => {
                     return Err(CompileError::new(
                         &naive.func.name,
@@ -240,7 +275,7 @@ pub fn allocate_naive(func: &mut MachFunction) -> Result<(), CompileError> {
                 }
             }
         }
-        naive.func.blocks[b].insts = out;
+        naive.func.set_block_insts(b, out.order);
     }
     Ok(())
 }

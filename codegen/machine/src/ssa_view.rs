@@ -19,7 +19,7 @@ use crate::mir::{MBlock, MInst, MachFunction, Reg, VReg};
 pub fn cfg_of(mf: &MachFunction) -> Cfg {
     let mut succs: Vec<Vec<Block>> = vec![Vec::new(); mf.blocks.len()];
     for &b in &mf.layout {
-        for inst in &mf.blocks[b].insts {
+        for inst in mf.block_insts(b) {
             for t in inst.branch_targets(mf) {
                 succs[b.index()].push(Block::new(t.index()));
             }
@@ -69,7 +69,7 @@ impl SsaProgram for SsaView<'_> {
     }
 
     fn for_each_access_backward(&self, b: Block, mut f: impl FnMut(Access)) {
-        for inst in self.mf.blocks[mblock(b)].insts.iter().rev() {
+        for inst in self.mf.block_insts(mblock(b)).rev() {
             for d in inst.defs.iter().filter_map(|r| r.as_virtual()) {
                 f(Access::Def(var(d)));
             }
@@ -83,7 +83,7 @@ impl SsaProgram for SsaView<'_> {
     }
 
     fn for_each_phi_use(&self, b: Block, mut f: impl FnMut(Var)) {
-        for inst in &self.mf.blocks[mblock(b)].insts {
+        for inst in self.mf.block_insts(mblock(b)) {
             if is_phi_use_site(inst) {
                 for a in inst.args.iter().filter_map(|r| r.as_virtual()) {
                     f(var(a));
@@ -117,27 +117,36 @@ mod tests {
             i.args = args.iter().map(|&a| Reg::Virtual(a)).collect();
             i
         };
-        mf.blocks[b[0]].insts = vec![
-            MInst::op(Opcode::Movi, &[v0.into()], &[], Imm::Const(1)),
-            br(b[1], &[v0]),
-        ];
+        mf.set_block(
+            b[0],
+            vec![
+                MInst::op(Opcode::Movi, &[v0.into()], &[], Imm::Const(1)),
+                br(b[1], &[v0]),
+            ],
+        );
         mf.blocks[b[1]].params = vec![v1];
-        mf.blocks[b[1]].insts = vec![
-            MInst::op(Opcode::Addw, &[v2.into()], &[v1.into()], Imm::Const(1)),
-            MInst::op(
-                Opcode::CmpLt,
-                &[p.into(), Reg::P0],
-                &[v2.into(), Reg::gpr(3)],
-                Imm::None,
-            ),
-            br(b[2], &[]).with_guard(crate::mir::MGuard::new(p.into(), false)),
-            br(b[3], &[]),
-        ];
-        mf.blocks[b[2]].insts = vec![br(b[1], &[v2])];
-        mf.blocks[b[3]].insts = vec![
-            MInst::copy(Reg::gpr(3), v1.into()),
-            MInst::op(Opcode::Ret, &[], &[], Imm::None),
-        ];
+        mf.set_block(
+            b[1],
+            vec![
+                MInst::op(Opcode::Addw, &[v2.into()], &[v1.into()], Imm::Const(1)),
+                MInst::op(
+                    Opcode::CmpLt,
+                    &[p.into(), Reg::P0],
+                    &[v2.into(), Reg::gpr(3)],
+                    Imm::None,
+                ),
+                br(b[2], &[]).with_guard(crate::mir::MGuard::new(p.into(), false)),
+                br(b[3], &[]),
+            ],
+        );
+        mf.set_block(b[2], vec![br(b[1], &[v2])]);
+        mf.set_block(
+            b[3],
+            vec![
+                MInst::copy(Reg::gpr(3), v1.into()),
+                MInst::op(Opcode::Ret, &[], &[], Imm::None),
+            ],
+        );
         mf
     }
 

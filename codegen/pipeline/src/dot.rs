@@ -6,7 +6,6 @@
 use std::fmt::Write;
 
 use vliw_ir::{ControlFlowGraph, Function};
-use vliw_machine::emit::Bundles;
 use vliw_machine::{MachFunction, RegClass, VReg};
 
 /// Escapes a line for a Graphviz label, left-justified (`\l`).
@@ -68,7 +67,7 @@ fn vreg_name(mf: &MachFunction, v: VReg) -> String {
 }
 
 /// The CFG of a machine function; with `bundles`, one line per bundle.
-pub fn machine_cfg(s: &mut String, mf: &MachFunction, bundles: Option<&Bundles>, point: &str) {
+pub fn machine_cfg(s: &mut String, mf: &MachFunction, point: &str) {
     header(s, point, &mf.name);
     for (k, &block) in mf.layout.iter().enumerate() {
         let data = &mf.blocks[block];
@@ -80,27 +79,25 @@ pub fn machine_cfg(s: &mut String, mf: &MachFunction, bundles: Option<&Bundles>,
             label_line(&mut label, &format!("{block}({}):", params.join(", ")));
         }
         label.push('|');
-        match bundles.and_then(|b| b.blocks.get(k)) {
-            Some(lens) => {
-                let mut insts = data.insts.iter();
-                for &len in lens {
-                    let ops: Vec<String> = insts
-                        .by_ref()
-                        .take(len)
-                        .map(|i| mf.display_inst(i))
+        match &mf.bundles {
+            Some(bundles) => {
+                for bundle in bundles.block(block) {
+                    let ops: Vec<String> = bundle
+                        .iter()
+                        .map(|&i| mf.display_inst(mf.inst(i)))
                         .collect();
                     label_line(&mut label, &format!("{} ;;", ops.join(" ; ")));
                 }
             }
             None => {
-                for inst in &data.insts {
+                for inst in mf.block_insts(block) {
                     label_line(&mut label, &mf.display_inst(inst));
                 }
             }
         }
         let _ = writeln!(s, "    {block} [label=\"{{{label}}}\"];");
         let mut targets = Vec::new();
-        for inst in &data.insts {
+        for inst in mf.block_insts(block) {
             for t in inst.branch_targets(mf) {
                 if !targets.contains(&t) {
                     targets.push(t);
@@ -110,7 +107,9 @@ pub fn machine_cfg(s: &mut String, mf: &MachFunction, bundles: Option<&Bundles>,
         for t in &targets {
             let _ = writeln!(s, "    {block} -> {t};");
         }
-        let falls_through = !data.insts.last().is_some_and(|i| i.is_unconditional_exit());
+        let falls_through = !mf
+            .last_inst(block)
+            .is_some_and(|i| i.is_unconditional_exit());
         if falls_through && let Some(next) = mf.layout.get(k + 1) {
             let _ = writeln!(s, "    {block} -> {next} [style=dashed];");
         }

@@ -26,7 +26,7 @@ mod stage;
 
 pub use options::{DumpFormat, DumpPoint, DumpSink, Options, Timings, VerifyLevel, When};
 pub use passes::{PIPELINE, Pass, Run, Stage, Switch, listing, switches};
-pub use stage::{Bundled, Unit};
+pub use stage::{Unit, apply as run_pass};
 pub use vliw_machine::{CompileError, Counters};
 
 use std::borrow::Cow;
@@ -87,7 +87,9 @@ pub fn compile_function(
             }
         };
         if verify {
-            options.time("verify", || stage::verify(&unit, pass.to, pass.name))?;
+            options.time("verify", || {
+                stage::verify(&unit, pass.to, pass.name, options)
+            })?;
         }
         if options.dumps_at(When::After, pass) {
             let point = format!("after:{}", pass.name);

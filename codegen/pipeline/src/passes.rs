@@ -17,7 +17,6 @@ use vliw_machine::emit::FunctionCode;
 use vliw_machine::{CompileError, MachFunction, RegAlloc, Sched};
 
 use crate::Options;
-use crate::stage::Bundled;
 
 /// The forms a function takes on its way through the pipeline.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -65,12 +64,10 @@ pub enum Run {
     Ir(fn(&mut Function, &Options)),
     /// SSA IR to machine SSA.
     Lower(fn(&Module, &Function, &Options) -> Result<MachFunction, CompileError>),
-    /// Machine code to machine code.
+    /// Machine code to machine code (bundling included: bundles are part of the IR).
     Machine(fn(&mut MachFunction, &Options) -> Result<(), CompileError>),
-    /// Allocated machine code to bundles.
-    Bundle(fn(MachFunction, &Options) -> Bundled),
-    /// Bundles to encoded code.
-    Emit(fn(&Bundled, &Options) -> Result<FunctionCode, CompileError>),
+    /// Bundled machine code to encoded code.
+    Emit(fn(&MachFunction, &Options) -> Result<FunctionCode, CompileError>),
 }
 
 /// One entry of the pipeline.
@@ -233,9 +230,9 @@ pub const PIPELINE: &[Pass] = &[
             off: "sched=off",
         }),
         runs: |o| o.backend.sched == Sched::List,
-        run: Run::Bundle(|mut mf, o| {
-            let bundles = vliw_machine::sched::schedule_function(&mut mf, &o.backend.machine);
-            Bundled { func: mf, bundles }
+        run: Run::Machine(|mf, o| {
+            vliw_machine::sched::schedule_function(mf, &o.backend.machine);
+            Ok(())
         }),
     },
     Pass {
@@ -245,9 +242,9 @@ pub const PIPELINE: &[Pass] = &[
         about: "one operation per bundle, when sched=off",
         switch: None,
         runs: |o| o.backend.sched == Sched::Off,
-        run: Run::Bundle(|mf, _| {
-            let bundles = vliw_machine::emit::Bundles::one_per_op(&mf);
-            Bundled { func: mf, bundles }
+        run: Run::Machine(|mf, _| {
+            vliw_machine::emit::bundle_one_per_op(mf);
+            Ok(())
         }),
     },
     Pass {
@@ -258,8 +255,8 @@ pub const PIPELINE: &[Pass] = &[
                 (vliw_machine::emit)",
         switch: None,
         runs: always,
-        run: Run::Emit(|b, o| {
-            let code = vliw_machine::emit::encode_bundles(&b.func, &o.backend.machine, &b.bundles)?;
+        run: Run::Emit(|mf, o| {
+            let code = vliw_machine::emit::encode_bundles(mf, &o.backend.machine)?;
             o.count("emit.bundles", code.bundles as u64);
             o.count("emit.bytes", 8 * code.words.len() as u64);
             Ok(code)
@@ -339,7 +336,6 @@ mod tests {
                 Run::Ir(_) => (Stage::Ir, Stage::Ir),
                 Run::Lower(_) => (Stage::Ir, p.to),
                 Run::Machine(_) => (p.from, p.to),
-                Run::Bundle(_) => (p.from, Stage::Bundled),
                 Run::Emit(_) => (Stage::Bundled, Stage::Code),
             };
             assert_eq!(

@@ -5,27 +5,21 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 use vliw_ir::{Function, Module};
-use vliw_machine::emit::{Bundles, FunctionCode};
-use vliw_machine::{CompileError, MachFunction, Reg};
+use vliw_machine::emit::FunctionCode;
+use vliw_machine::mir::Phase;
+use vliw_machine::{CompileError, MachFunction};
 
 use crate::Options;
 use crate::dot;
 use crate::options::DumpFormat;
 use crate::passes::{Pass, Run, Stage};
 
-/// Allocated machine code cut into bundles.
-#[derive(Clone, Debug)]
-pub struct Bundled {
-    pub func: MachFunction,
-    pub bundles: Bundles,
-}
-
 /// The function as a pass sees it.
 pub enum Unit<'a> {
     /// The SSA IR; borrowed from the module until an IR pass changes it.
     Ir(Cow<'a, Function>),
+    /// Machine code at any of its stages (machine SSA to bundled).
     Machine(MachFunction),
-    Bundled(Bundled),
     /// Encoded, with the function's name.
     Code(String, FunctionCode),
 }
@@ -36,7 +30,6 @@ impl Unit<'_> {
         match self {
             Unit::Ir(f) => &f.name,
             Unit::Machine(mf) => &mf.name,
-            Unit::Bundled(b) => &b.func.name,
             Unit::Code(name, _) => name,
         }
     }
@@ -69,70 +62,47 @@ pub fn apply<'a>(
             f(&mut mf, options)?;
             Unit::Machine(mf)
         }
-        (Run::Bundle(f), Unit::Machine(mf)) => Unit::Bundled(f(mf, options)),
-        (Run::Emit(f), Unit::Bundled(b)) => Unit::Code(b.func.name.clone(), f(&b, options)?),
+        (Run::Emit(f), Unit::Machine(mf)) => Unit::Code(mf.name.clone(), f(&mf, options)?),
         (_, unit) => return Err(unit.mismatch(pass)),
     })
 }
 
-/// Checks the invariants of `stage` on `unit`; the error names the pass after which
-/// they broke.
-pub fn verify(unit: &Unit<'_>, stage: Stage, after: &str) -> Result<(), CompileError> {
+/// The machine IR verifier's phase for a stage.
+fn phase(stage: Stage) -> Option<Phase> {
+    match stage {
+        Stage::MachineSsa => Some(Phase::Ssa),
+        Stage::MachineVirtual => Some(Phase::Virtual),
+        Stage::Allocated => Some(Phase::Allocated),
+        Stage::Bundled => Some(Phase::Bundled),
+        Stage::Ir | Stage::Code => None,
+    }
+}
+
+/// Checks the invariants of `stage` on `unit` (bundles against the machine of
+/// `options`); the error names the pass after which they broke.
+pub fn verify(
+    unit: &Unit<'_>,
+    stage: Stage,
+    after: &str,
+    options: &Options,
+) -> Result<(), CompileError> {
     let broke = |name: &str, what: String| {
         CompileError::new(
             name,
             format!("the IR does not verify after `{after}`:\n{what}"),
         )
     };
-    match unit {
-        Unit::Ir(f) => vliw_ir::verify_function(f).map_err(|e| broke(&f.name, e.to_string())),
-        Unit::Machine(mf) => match stage {
-            Stage::MachineSsa => mf.check(true).map_err(|e| broke(&mf.name, e)),
-            Stage::MachineVirtual => mf.check(false).map_err(|e| broke(&mf.name, e)),
-            _ => check_allocated(mf).map_err(|e| broke(&mf.name, e)),
-        },
-        Unit::Bundled(b) => check_allocated(&b.func)
-            .and_then(|()| check_bundles(b))
-            .map_err(|e| broke(&b.func.name, e)),
-        Unit::Code(..) => Ok(()),
+    match (unit, phase(stage)) {
+        (Unit::Ir(f), _) => vliw_ir::verify_function(f).map_err(|e| broke(&f.name, e.to_string())),
+        (Unit::Machine(mf), Some(phase)) => mf
+            .verify_for(phase, &options.backend.machine)
+            .map_err(|e| broke(&mf.name, e.to_string())),
+        (Unit::Machine(mf), None) => Err(broke(
+            &mf.name,
+            "machine code at a non-machine stage".into(),
+        )),
+        (Unit::Code(..), _) => Ok(()),
     }
-}
-
-/// No virtual register is left, and no pseudo operation but those the encoder takes.
-fn check_allocated(mf: &MachFunction) -> Result<(), String> {
-    for &b in &mf.layout {
-        if !mf.blocks[b].params.is_empty() {
-            return Err(format!("{b} has block parameters after allocation"));
-        }
-        for inst in &mf.blocks[b].insts {
-            if inst
-                .all_uses()
-                .chain(inst.all_defs())
-                .any(|r| matches!(r, Reg::Virtual(_)))
-            {
-                return Err(format!(
-                    "{b}: `{}` uses a virtual register after allocation",
-                    mf.display_inst(inst)
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The bundles cover every operation of every block of the layout, none empty.
-fn check_bundles(b: &Bundled) -> Result<(), String> {
-    if b.bundles.blocks.len() != b.func.layout.len() {
-        return Err("the bundles do not match the block layout".into());
-    }
-    for (&block, lens) in b.func.layout.iter().zip(&b.bundles.blocks) {
-        if lens.contains(&0) || lens.iter().sum::<usize>() != b.func.blocks[block].insts.len() {
-            return Err(format!(
-                "the bundles of {block} do not cover its operations"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The dump of `unit` at `point` (`after:isel`, ...), in `format`; graph-shaped
@@ -141,10 +111,7 @@ pub fn dump(unit: &Unit<'_>, point: &str, format: DumpFormat) -> String {
     let mut s = String::new();
     match (format, unit) {
         (DumpFormat::Dot, Unit::Ir(f)) => dot::ir_cfg(&mut s, f, point),
-        (DumpFormat::Dot, Unit::Machine(mf)) => dot::machine_cfg(&mut s, mf, None, point),
-        (DumpFormat::Dot, Unit::Bundled(b)) => {
-            dot::machine_cfg(&mut s, &b.func, Some(&b.bundles), point)
-        }
+        (DumpFormat::Dot, Unit::Machine(mf)) => dot::machine_cfg(&mut s, mf, point),
         (_, unit) => {
             let comment = if format == DumpFormat::Dot { "//" } else { ";" };
             let _ = writeln!(s, "{comment} dump={point} function={}", unit.name());
@@ -155,7 +122,6 @@ pub fn dump(unit: &Unit<'_>, point: &str, format: DumpFormat) -> String {
                 Unit::Machine(mf) => {
                     let _ = write!(s, "{mf}");
                 }
-                Unit::Bundled(b) => s.push_str(&vliw_machine::sched::display(&b.func, &b.bundles)),
                 Unit::Code(_, code) => code_text(&mut s, code, comment),
             }
         }

@@ -261,7 +261,13 @@ fn dumps_and_timings() {
     );
     assert!(text.contains("ret uses[r3]"), "{text}");
     assert!(text.contains("jt0 = [block"), "{text}");
-    assert!(text.contains("; frame"), "{text}");
+    assert!(text.contains("\n    frame "), "{text}");
+    // the dump is the text form: every function of every stage reads back
+    let parsed = vliw_machine::mir::parse_machine_functions(&text).unwrap();
+    assert_eq!(parsed.len(), 3 * module.functions.len());
+    for f in &parsed {
+        assert!(text.contains(&f.to_string()), "{f}");
+    }
     // the time of every pass that ran, in pipeline order
     let phases: Vec<&str> = timings.report().iter().map(|p| p.0).collect();
     let expected = [
@@ -420,9 +426,9 @@ fn the_naive_allocator_uses_only_scratch_registers_and_saves_lr_only_when_callin
     for f in &module.functions {
         let mut mf =
             vliw_machine::lower_function(&module, f, &vliw_machine::Options::default()).unwrap();
-        mf.check(true).unwrap();
+        mf.verify(vliw_machine::mir::Phase::Ssa).unwrap();
         vliw_machine::regalloc::destruct_ssa(&mut mf);
-        mf.check(false).unwrap();
+        mf.verify(vliw_machine::mir::Phase::Virtual).unwrap();
         vliw_machine::regalloc::allocate_naive(&mut mf).unwrap();
         vliw_machine::frame::lower_frame(&mut mf);
         let frame = mf.frame.clone().unwrap();
@@ -433,7 +439,7 @@ fn the_naive_allocator_uses_only_scratch_registers_and_saves_lr_only_when_callin
         assert_eq!(saves_lr, mf.has_calls(), "{}", f.name);
         assert_eq!(frame.size % 16, 0);
         for &b in &mf.layout {
-            for inst in &mf.blocks[b].insts {
+            for inst in mf.block_insts(b) {
                 for r in inst.all_defs().chain(inst.all_uses()) {
                     let vliw_machine::Reg::Physical(p) = r else {
                         panic!("virtual register left: {r:?}")

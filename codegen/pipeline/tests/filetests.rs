@@ -451,3 +451,53 @@ fn ir_filetests_run_on_the_machine() {
         );
     }
 }
+
+/// The machine IR of every filetest module (and of the test runtime), at every phase
+/// and under the option sets the differential test compiles with, verifies for its
+/// phase and prints as text that parses back to the same function.
+#[test]
+fn machine_ir_verifies_and_round_trips_at_every_phase() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    collect(&root.join("tests/ir"), &mut files);
+    files.push(root.join("codegen/pipeline/tests/support/runtime.ir"));
+    let mut option_sets: Vec<Options> = [
+        "",
+        "jump-tables=off",
+        "mem2reg=off",
+        "regalloc=naive sched=off",
+        "regalloc=naive sched=list",
+        "regalloc=ssa sched=off",
+    ]
+    .iter()
+    .map(|words| Options::parse(words).unwrap())
+    .collect();
+    for method in vliw_machine::SsaDestruction::ALL {
+        let words = format!("regalloc=naive ssa-destruction={}", method.name());
+        option_sets.push(Options::parse(&words).unwrap());
+    }
+    let (mut functions, mut failures) = (0, Vec::new());
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("read");
+        let Ok(module) = parse_module(&text) else {
+            continue;
+        };
+        if verify_module(&module).is_err() {
+            continue;
+        }
+        for options in &option_sets {
+            match check_machine_ir_phases(&module, options) {
+                Ok(n) => functions += n,
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    eprintln!(
+        "{} files, {functions} function compilations checked at every phase",
+        files.len()
+    );
+    assert!(functions > 100, "too few functions: {functions}");
+    if !failures.is_empty() {
+        panic!("{} failure(s); the first:\n{}", failures.len(), failures[0]);
+    }
+}

@@ -505,3 +505,35 @@ fn random_programs_agree_with_the_interpreter() {
         );
     }
 }
+
+/// The machine IR of the random programs, at every phase of the three pipelines the
+/// differential test runs, verifies for its phase and round-trips through its text.
+#[test]
+fn random_programs_machine_ir_verifies_and_round_trips_at_every_phase() {
+    let count: usize = std::env::var("RANDOM_PROGRAMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    let seed: u64 = std::env::var("RANDOM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    for i in 0..count {
+        let s = seed + i as u64;
+        let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let mut module = Module::new();
+        module.functions.push(random_function(&mut rng));
+        for (regalloc, sched) in [
+            (RegAlloc::Naive, Sched::Off),
+            (RegAlloc::Naive, Sched::List),
+            (RegAlloc::Ssa, Sched::List),
+        ] {
+            let mut options = Options::default();
+            options.backend.regalloc = regalloc;
+            options.backend.sched = sched;
+            if let Err(e) = check_machine_ir_phases(&module, &options) {
+                panic!("seed {s} ({regalloc:?}, {sched:?}): {e}\n{module}");
+            }
+        }
+    }
+}

@@ -60,7 +60,7 @@ pub fn affinities(mf: &MachFunction, sites: &CopySites, ctx: &Ctx) -> Vec<Affini
     let mut phi_targets = vec![false; mf.vregs.len()];
     for &b in &mf.layout {
         if let Some(i) = sites.entry_index(b) {
-            for (dst, _) in pairs(&mf.blocks[b].insts[i]) {
+            for (dst, _) in pairs(mf.inst_at(b, i)) {
                 phi_targets[dst.index()] = true;
             }
         }
@@ -75,7 +75,7 @@ pub fn affinities(mf: &MachFunction, sites: &CopySites, ctx: &Ctx) -> Vec<Affini
             .into_iter()
             .flatten()
         {
-            let inst = &mf.blocks[b].insts[i];
+            let inst = mf.inst_at(b, i);
             debug_assert_eq!(inst.op, MOp::ParallelCopy);
             let entry = Some(i) == sites.entry_index(b);
             out.extend(pairs(inst).map(|(dst, src)| {
@@ -103,7 +103,7 @@ pub fn ordinary_affinities(mf: &MachFunction, ctx: &Ctx) -> Vec<Affinity> {
             continue;
         }
         let weight = loops.loop_depth(block(b));
-        for inst in &mf.blocks[b].insts {
+        for inst in mf.block_insts(b) {
             if inst.op == MOp::Copy && inst.guard.is_always() {
                 out.extend(pairs(inst).map(|(dst, src)| Affinity { dst, src, weight }));
             }

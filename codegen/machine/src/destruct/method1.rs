@@ -28,10 +28,10 @@ pub fn insert(mf: &mut MachFunction, sites: &CopySites) -> Vec<Vec<VReg>> {
             let mut web = vec![a0p];
             for &p in &sites.phi_preds[b] {
                 let exit = sites.exit_index(mf, p).expect("an argument-passing block");
-                let ai = mf.blocks[p].insts.last().expect("br").args[k];
+                let ai = mf.last_inst(p).expect("br").args[k];
                 let aip = mf.new_vreg(class);
                 push_copy(mf, p, exit, Reg::Virtual(aip), ai);
-                mf.blocks[p].insts.last_mut().expect("br").args[k] = Reg::Virtual(aip);
+                mf.last_inst_mut(p).expect("br").args[k] = Reg::Virtual(aip);
                 web.push(aip);
             }
             webs.push(web);

@@ -96,7 +96,7 @@ pub fn destruct(mf: &mut MachFunction, method: SsaDestruction, counters: Option<
 fn count_copies(mf: &MachFunction) -> usize {
     mf.layout
         .iter()
-        .flat_map(|&b| &mf.blocks[b].insts)
+        .flat_map(|&b| mf.block_insts(b))
         .filter(|i| i.op == MOp::Copy)
         .count()
 }
@@ -107,7 +107,7 @@ fn copies(mf: &mut MachFunction) -> Stats {
     let mut remaining = 0;
     for &b in &mf.layout {
         if let Some(t) = program::arg_target(mf, b) {
-            let br = mf.blocks[b].insts.last().expect("br");
+            let br = mf.last_inst(b).expect("br");
             inserted += br.args.len();
             remaining += br
                 .args
@@ -163,7 +163,7 @@ fn boissinot(mf: &mut MachFunction) -> Stats {
     let inserted = mf
         .layout
         .iter()
-        .flat_map(|&b| &mf.blocks[b].insts)
+        .flat_map(|&b| mf.block_insts(b))
         .filter(|i| i.op == MOp::ParallelCopy)
         .map(|i| i.defs.len())
         .sum();

@@ -73,7 +73,7 @@ pub struct CopySites {
 impl CopySites {
     /// The index of the exit site of `b` (`None` if it has none).
     pub fn exit_index(&self, mf: &MachFunction, b: MBlock) -> Option<usize> {
-        self.exit[b].then(|| mf.blocks[b].insts.len() - 2)
+        self.exit[b].then(|| mf.block_len(b) - 2)
     }
 
     /// The index of the entry site of `b`.
@@ -84,7 +84,7 @@ impl CopySites {
 
 /// The final `br` of `b` if it passes arguments: its target.
 pub fn arg_target(mf: &MachFunction, b: MBlock) -> Option<MBlock> {
-    let last = mf.blocks[b].insts.last()?;
+    let last = mf.last_inst(b)?;
     match last.imm {
         Imm::Block(t) if last.is(vliw_isa::Opcode::Br) && !last.args.is_empty() => Some(t),
         _ => None,
@@ -100,16 +100,16 @@ pub fn insert_copy_sites(mf: &mut MachFunction) -> CopySites {
         }
     }
     for b in mf.layout.clone() {
-        let loc = mf.blocks[b].insts.last().map(|i| i.loc).unwrap_or_default();
+        let loc = mf.last_inst(b).map(|i| i.loc).unwrap_or_default();
         let mut pc = MInst::new(MOp::ParallelCopy);
         pc.loc = loc;
         if arg_target(mf, b).is_some() {
-            let insts = &mut mf.blocks[b].insts;
-            insts.insert(insts.len() - 1, pc.clone());
+            let at = mf.block_len(b) - 1;
+            mf.insert_inst(b, at, pc.clone());
             sites.exit[b] = true;
         }
         if !mf.blocks[b].params.is_empty() {
-            mf.blocks[b].insts.insert(0, pc);
+            mf.insert_inst(b, 0, pc);
             sites.entry[b] = true;
             sites.phi_blocks.push(b);
         }
@@ -119,7 +119,7 @@ pub fn insert_copy_sites(mf: &mut MachFunction) -> CopySites {
 
 /// Adds `dst ← src` to the parallel copy at operation `index` of `b`.
 pub fn push_copy(mf: &mut MachFunction, b: MBlock, index: usize, dst: Reg, src: Reg) {
-    let pc = &mut mf.blocks[b].insts[index];
+    let pc = mf.inst_at_mut(b, index);
     debug_assert_eq!(pc.op, MOp::ParallelCopy);
     pc.defs.push(dst);
     pc.uses.push(src);
@@ -144,7 +144,7 @@ impl Sites {
             for &p in &data.params {
                 s.def[p.index()] = Some(Point::new(b, 0));
             }
-            for (i, inst) in data.insts.iter().enumerate() {
+            for (i, inst) in mf.block_insts(b).enumerate() {
                 let at = Point::inst(b, i);
                 let reads = core::iter::once(inst.guard.pred)
                     .chain(inst.psi_guards.iter().map(|g| g.pred))
@@ -214,7 +214,7 @@ impl Sites {
                 }
             }
             if let Some(exit) = sites.exit_index(mf, b) {
-                let br = mf.blocks[b].insts.last().expect("br");
+                let br = mf.last_inst(b).expect("br");
                 for a in br.args.iter().filter_map(|r| r.as_virtual()) {
                     self.move_use(a, Point::new(b, END), Point::inst(b, exit));
                 }

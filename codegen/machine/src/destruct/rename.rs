@@ -10,7 +10,7 @@ use cranelift_entity::EntityRef;
 
 use super::classes::Classes;
 use super::interference::Ctx;
-use crate::mir::{MInst, MOp, MachFunction, Reg, RegClass, VReg};
+use crate::mir::{InstId, MInst, MOp, MachFunction, Reg, RegClass, VReg};
 
 /// What renaming and sequentialization left.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -58,13 +58,15 @@ pub fn rename(mf: &mut MachFunction, classes: &Classes, ctx: &Ctx) -> Sequential
     let mut stats = Sequentialized::default();
     for b in mf.layout.clone() {
         mf.blocks[b].params.clear();
-        let insts = core::mem::take(&mut mf.blocks[b].insts);
+        let insts = mf.take_block_insts(b);
         let mut out = Vec::with_capacity(insts.len());
-        for mut inst in insts {
-            if inst.op == MOp::ParallelCopy {
-                sequentialize(mf, &inst, &rep, ctx, &mut stats, &mut out);
+        for id in insts {
+            if mf.inst(id).op == MOp::ParallelCopy {
+                let pc = mf.inst(id).clone();
+                sequentialize(mf, &pc, &rep, ctx, &mut stats, &mut out);
                 continue;
             }
+            let inst = mf.inst_mut(id);
             map(&mut inst.guard.pred);
             inst.psi_guards.iter_mut().for_each(|g| map(&mut g.pred));
             inst.defs.iter_mut().for_each(map);
@@ -78,9 +80,9 @@ pub fn rename(mf: &mut MachFunction, classes: &Classes, ctx: &Ctx) -> Sequential
                 stats.deleted += 1;
                 continue;
             }
-            out.push(inst);
+            out.push(id);
         }
-        mf.blocks[b].insts = out;
+        mf.set_block_insts(b, out);
     }
     stats
 }
@@ -91,7 +93,7 @@ fn sequentialize(
     rep: &[VReg],
     ctx: &Ctx,
     stats: &mut Sequentialized,
-    out: &mut Vec<MInst>,
+    out: &mut Vec<InstId>,
 ) {
     let renamed = |r: Reg| match r {
         Reg::Virtual(v) => Reg::Virtual(rep.get(v.index()).copied().unwrap_or(v)),
@@ -138,7 +140,7 @@ fn sequentialize(
             }
             let mut c = MInst::copy(d, s);
             c.loc = pc.loc;
-            out.push(c);
+            out.push(mf.make_inst(c));
             stats.copies += 1;
         }
     }

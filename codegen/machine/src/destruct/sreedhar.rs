@@ -135,7 +135,7 @@ fn resolve_phi(
     let mut res: Vec<(Reg, MBlock)> = vec![(Reg::Virtual(mf.blocks[l0].params[k]), l0)];
     for &p in &copy_sites.phi_preds[l0] {
         if st.ctx.dom().is_reachable(block(p)) {
-            res.push((mf.blocks[p].insts.last().expect("br").args[k], p));
+            res.push((mf.last_inst(p).expect("br").args[k], p));
         }
     }
     let n = res.len();
@@ -208,7 +208,7 @@ fn resolve_phi(
         } else {
             let exit = copy_sites.exit_index(mf, b).expect("exit site");
             push_copy(mf, b, exit, Reg::Virtual(xp), x);
-            mf.blocks[b].insts.last_mut().expect("br").args[k] = Reg::Virtual(xp);
+            mf.last_inst_mut(b).expect("br").args[k] = Reg::Virtual(xp);
             let at = Point::inst(b, exit);
             st.ctx.sites.def[xp.index()] = Some(at);
             st.ctx.sites.uses[xp.index()].push(Point::new(b, END));
@@ -216,7 +216,7 @@ fn resolve_phi(
             if let Reg::Virtual(xi) = x {
                 st.ctx.sites.remove_use(xi, Point::new(b, END));
                 st.ctx.sites.uses[xi.index()].push(at);
-                let still_passed = mf.blocks[b].insts.last().expect("br").args.contains(&x);
+                let still_passed = mf.last_inst(b).expect("br").args.contains(&x);
                 let live_in_succ = cfg
                     .succs(block(b))
                     .iter()

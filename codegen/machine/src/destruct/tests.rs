@@ -41,7 +41,7 @@ fn run(mf: &MachFunction, init: &[(Reg, i64)]) -> Option<Vec<i64>> {
     let mut trace = Vec::new();
     loop {
         let mut next = None;
-        for inst in &mf.blocks[b].insts {
+        for inst in mf.block_insts(b) {
             steps += 1;
             if steps > 10_000 {
                 return None;
@@ -96,20 +96,23 @@ fn lost_copy() -> MachFunction {
     let (mut mf, b) = func(3);
     let (v0, x, y, n) = (gpr(&mut mf), gpr(&mut mf), gpr(&mut mf), gpr(&mut mf));
     let p = mf.new_vreg(RegClass::Pred);
-    mf.blocks[b[0]].insts = vec![movi(v0, 0), movi(n, 5), br(b[1], &[v0.into()])];
+    mf.set_block(b[0], vec![movi(v0, 0), movi(n, 5), br(b[1], &[v0.into()])]);
     mf.blocks[b[1]].params = vec![x];
-    mf.blocks[b[1]].insts = vec![
-        addi(y, x, 1),
-        MInst::op(
-            Opcode::CmpLt,
-            &[p.into(), Reg::P0],
-            &[y.into(), n.into()],
-            Imm::None,
-        ),
-        br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
-        br(b[1], &[y.into()]),
-    ];
-    mf.blocks[b[2]].insts = vec![MInst::copy(Reg::gpr(3), x.into()), ret()];
+    mf.set_block(
+        b[1],
+        vec![
+            addi(y, x, 1),
+            MInst::op(
+                Opcode::CmpLt,
+                &[p.into(), Reg::P0],
+                &[y.into(), n.into()],
+                Imm::None,
+            ),
+            br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
+            br(b[1], &[y.into()]),
+        ],
+    );
+    mf.set_block(b[2], vec![MInst::copy(Reg::gpr(3), x.into()), ret()]);
     mf
 }
 
@@ -127,37 +130,46 @@ fn swap() -> MachFunction {
     );
     let p = mf.new_vreg(RegClass::Pred);
     let i0 = gpr(&mut mf);
-    mf.blocks[b[0]].insts = vec![
-        movi(a0, 10),
-        movi(b0, 20),
-        movi(i0, 0),
-        movi(n, 3),
-        br(b[1], &[a0.into(), b0.into(), i0.into()]),
-    ];
+    mf.set_block(
+        b[0],
+        vec![
+            movi(a0, 10),
+            movi(b0, 20),
+            movi(i0, 0),
+            movi(n, 3),
+            br(b[1], &[a0.into(), b0.into(), i0.into()]),
+        ],
+    );
     mf.blocks[b[1]].params = vec![a, bb, i];
-    mf.blocks[b[1]].insts = vec![
-        addi(i2, i, 1),
-        MInst::op(
-            Opcode::CmpLt,
-            &[p.into(), Reg::P0],
-            &[i.into(), n.into()],
-            Imm::None,
-        ),
-        br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
-        br(b[1], &[bb.into(), a.into(), i2.into()]),
-    ];
+    mf.set_block(
+        b[1],
+        vec![
+            addi(i2, i, 1),
+            MInst::op(
+                Opcode::CmpLt,
+                &[p.into(), Reg::P0],
+                &[i.into(), n.into()],
+                Imm::None,
+            ),
+            br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
+            br(b[1], &[bb.into(), a.into(), i2.into()]),
+        ],
+    );
     // result: a * 1000 + b, encoded with adds: r3 = a + a... keep it simple: a - b
     let t = gpr(&mut mf);
-    mf.blocks[b[2]].insts = vec![
-        MInst::op(Opcode::Add, &[t.into()], &[a.into(), a.into()], Imm::None),
-        MInst::op(
-            Opcode::Add,
-            &[Reg::gpr(3)],
-            &[t.into(), bb.into()],
-            Imm::None,
-        ),
-        ret(),
-    ];
+    mf.set_block(
+        b[2],
+        vec![
+            MInst::op(Opcode::Add, &[t.into()], &[a.into(), a.into()], Imm::None),
+            MInst::op(
+                Opcode::Add,
+                &[Reg::gpr(3)],
+                &[t.into(), bb.into()],
+                Imm::None,
+            ),
+            ret(),
+        ],
+    );
     mf
 }
 
@@ -176,12 +188,11 @@ fn destructed(mut mf: MachFunction, method: SsaDestruction) -> (MachFunction, St
     };
     assert!(mf.layout.iter().all(|&b| {
         mf.blocks[b].params.is_empty()
-            && mf.blocks[b]
-                .insts
-                .iter()
+            && mf
+                .block_insts(b)
                 .all(|i| i.args.is_empty() && i.op != MOp::ParallelCopy)
     }));
-    mf.check(false).unwrap();
+    mf.verify(crate::mir::Phase::Virtual).unwrap();
     (mf, stats)
 }
 
@@ -225,11 +236,14 @@ fn value_numbers_follow_copy_chains() {
         gpr(&mut mf),
         gpr(&mut mf),
     );
-    mf.blocks[b[0]].insts = vec![movi(a, 1), MInst::copy(x.into(), a.into()), br(b[1], &[])];
+    mf.set_block(
+        b[0],
+        vec![movi(a, 1), MInst::copy(x.into(), a.into()), br(b[1], &[])],
+    );
     let mut pc = MInst::new(MOp::ParallelCopy);
     pc.defs = vec![y.into(), w.into()];
     pc.uses = vec![x.into(), Reg::gpr(3)];
-    mf.blocks[b[1]].insts = vec![pc, MInst::copy(z.into(), y.into()), ret()];
+    mf.set_block(b[1], vec![pc, MInst::copy(z.into(), y.into()), ret()]);
     let ctx = analyze(&mf);
     for v in [a, x, y, z] {
         assert_eq!(ctx.value(v), a);
@@ -252,14 +266,17 @@ fn copies_of_one_value_do_not_interfere() {
         gpr(&mut mf),
         gpr(&mut mf),
     );
-    mf.blocks[bl[0]].insts = vec![
-        movi(a, 1),
-        MInst::copy(b.into(), a.into()),
-        MInst::copy(c.into(), a.into()),
-        MInst::op(Opcode::Add, &[t.into()], &[a.into(), b.into()], Imm::None),
-        MInst::op(Opcode::Add, &[u.into()], &[t.into(), c.into()], Imm::None),
-        ret(),
-    ];
+    mf.set_block(
+        bl[0],
+        vec![
+            movi(a, 1),
+            MInst::copy(b.into(), a.into()),
+            MInst::copy(c.into(), a.into()),
+            MInst::op(Opcode::Add, &[t.into()], &[a.into(), b.into()], Imm::None),
+            MInst::op(Opcode::Add, &[u.into()], &[t.into(), c.into()], Imm::None),
+            ret(),
+        ],
+    );
     let ctx = analyze(&mf);
     for (x, y) in [(a, b), (a, c), (b, c)] {
         assert!(ctx.intersect(x, y));
@@ -278,25 +295,28 @@ fn copies_go_after_a_definition_and_before_the_final_branch() {
     let (mut mf, b) = func(3);
     let (u0, u, t) = (gpr(&mut mf), gpr(&mut mf), gpr(&mut mf));
     let p = mf.new_vreg(RegClass::Pred);
-    mf.blocks[b[0]].insts = vec![movi(u0, 3), br(b[1], &[u0.into()])];
+    mf.set_block(b[0], vec![movi(u0, 3), br(b[1], &[u0.into()])]);
     mf.blocks[b[1]].params = vec![u];
-    mf.blocks[b[1]].insts = vec![
-        MInst::op(
-            Opcode::CmpLt,
-            &[p.into(), Reg::P0],
-            &[u.into(), Reg::gpr(0)],
-            Imm::None,
-        ),
-        addi(t, u, -1),
-        br(b[2], &[]).with_guard(MGuard::new(p.into(), false)),
-        br(b[1], &[t.into()]),
-    ];
-    mf.blocks[b[2]].insts = vec![MInst::copy(Reg::gpr(3), u.into()), ret()];
+    mf.set_block(
+        b[1],
+        vec![
+            MInst::op(
+                Opcode::CmpLt,
+                &[p.into(), Reg::P0],
+                &[u.into(), Reg::gpr(0)],
+                Imm::None,
+            ),
+            addi(t, u, -1),
+            br(b[2], &[]).with_guard(MGuard::new(p.into(), false)),
+            br(b[1], &[t.into()]),
+        ],
+    );
+    mf.set_block(b[2], vec![MInst::copy(Reg::gpr(3), u.into()), ret()]);
     // Method I's exit site: after the definition of t and the guarded branch
     let mut m1 = mf.clone();
     let (sites, _, _) = method1_classes(&mut m1);
     let exit = sites.exit_index(&m1, b[1]).unwrap();
-    let insts = &m1.blocks[b[1]].insts;
+    let insts: Vec<&MInst> = m1.block_insts(b[1]).collect();
     assert_eq!(insts[exit].op, MOp::ParallelCopy);
     assert_eq!(insts[exit].uses, vec![Reg::Virtual(t)]);
     assert!(insts[exit - 2].is(Opcode::AddI) && insts[exit - 1].is(Opcode::Br));
@@ -308,7 +328,7 @@ fn copies_go_after_a_definition_and_before_the_final_branch() {
         SsaDestruction::Virtual,
     ] {
         let (out, _) = destructed(mf.clone(), method);
-        let insts = &out.blocks[b[1]].insts;
+        let insts: Vec<&MInst> = out.block_insts(b[1]).collect();
         let def_t = insts
             .iter()
             .position(|i| i.is(Opcode::AddI))
@@ -349,30 +369,36 @@ fn a_guarded_branch_that_reads_a_variable_before_the_copies() {
     let (mut mf, b) = func(4);
     let (x, y, w) = (gpr(&mut mf), gpr(&mut mf), gpr(&mut mf));
     let p = mf.new_vreg(RegClass::Pred);
-    mf.blocks[b[0]].insts = vec![
-        movi(x, 7),
-        movi(y, 9),
-        MInst::op(
-            Opcode::CmpLt,
-            &[p.into(), Reg::P0],
-            &[x.into(), y.into()],
-            Imm::None,
-        ),
-        br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
-        br(b[1], &[y.into()]),
-    ];
+    mf.set_block(
+        b[0],
+        vec![
+            movi(x, 7),
+            movi(y, 9),
+            MInst::op(
+                Opcode::CmpLt,
+                &[p.into(), Reg::P0],
+                &[x.into(), y.into()],
+                Imm::None,
+            ),
+            br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
+            br(b[1], &[y.into()]),
+        ],
+    );
     mf.blocks[b[1]].params = vec![w];
-    mf.blocks[b[1]].insts = vec![
-        MInst::op(
-            Opcode::Add,
-            &[Reg::gpr(3)],
-            &[w.into(), x.into()],
-            Imm::None,
-        ),
-        ret(),
-    ];
-    mf.blocks[b[2]].insts = vec![MInst::copy(Reg::gpr(3), x.into()), ret()];
-    mf.blocks[b[3]].insts = vec![ret()];
+    mf.set_block(
+        b[1],
+        vec![
+            MInst::op(
+                Opcode::Add,
+                &[Reg::gpr(3)],
+                &[w.into(), x.into()],
+                Imm::None,
+            ),
+            ret(),
+        ],
+    );
+    mf.set_block(b[2], vec![MInst::copy(Reg::gpr(3), x.into()), ret()]);
+    mf.set_block(b[3], vec![ret()]);
     mf.layout.pop();
     for method in SsaDestruction::ALL {
         let (out, _) = destructed(mf.clone(), method);
@@ -453,7 +479,7 @@ fn random_function(rng: &mut Rng) -> MachFunction {
             Some(t) => br(b[t], &[]),
             None => ret(),
         });
-        mf.blocks[b[i]].insts = insts;
+        mf.set_block(b[i], insts);
     }
     // code, in dominator-tree preorder, over the registers available at each point
     let cfg = crate::ssa_view::cfg_of(&mf);
@@ -490,10 +516,9 @@ fn random_function(rng: &mut Rng) -> MachFunction {
             let s = avail[rng.below(avail.len())];
             code.push(MInst::copy(Reg::gpr(22), s.into()));
         }
-        let insts = &mut mf.blocks[b[i]].insts;
-        let tail = core::mem::take(insts);
-        *insts = code;
-        insts.extend(tail);
+        let tail = mf.take_block_insts(b[i]);
+        mf.extend_block(b[i], code);
+        mf.blocks[b[i]].insts.extend(tail);
         if let Some(t) = shape[i].1
             && !mf.blocks[b[t]].params.is_empty()
         {
@@ -513,20 +538,19 @@ fn random_function(rng: &mut Rng) -> MachFunction {
                 .map(|a| {
                     if a == Reg::gpr(23) {
                         let d = mf.new_vreg(RegClass::Gpr);
-                        let insts = &mut mf.blocks[b[i]].insts;
-                        let at = insts.len() - 1 - usize::from(shape[i].0.is_some()) * 2;
-                        insts.insert(at, movi(d, 1));
+                        let at = mf.block_len(b[i]) - 1 - usize::from(shape[i].0.is_some()) * 2;
+                        mf.insert_inst(b[i], at, movi(d, 1));
                         Reg::Virtual(d)
                     } else {
                         a
                     }
                 })
                 .collect();
-            mf.blocks[b[i]].insts.last_mut().unwrap().args = args;
+            mf.last_inst_mut(b[i]).unwrap().args = args;
         }
         avail_end[i] = avail;
     }
-    mf.check(true).unwrap();
+    mf.verify(crate::mir::Phase::Ssa).unwrap();
     mf
 }
 
@@ -540,7 +564,7 @@ fn brute_ranges(mf: &MachFunction) -> Vec<std::collections::HashSet<Point>> {
         if !cfg.is_reachable(block(b)) {
             continue;
         }
-        let insts = &mf.blocks[b].insts;
+        let insts: Vec<&MInst> = mf.block_insts(b).collect();
         let mut live: std::collections::HashSet<usize> =
             df.sets.live_out(block(b)).iter().collect();
         for p in (0..=insts.len()).rev() {
@@ -754,7 +778,9 @@ fn with_parameters_read(mut mf: MachFunction) -> MachFunction {
             .iter()
             .map(|&p| MInst::copy(Reg::gpr(22), p.into()))
             .collect();
-        mf.blocks[b].insts.splice(0..0, reads);
+        for (k, r) in reads.into_iter().enumerate() {
+            mf.insert_inst(b, k, r);
+        }
     }
     mf
 }
@@ -882,32 +908,38 @@ fn virtual_copies_extend_a_variable_over_a_copy_of_its_value() {
     );
     let p = mf.new_vreg(RegClass::Pred);
     // layout: entry, join, the two edges' blocks (the join's entry copies come first)
-    mf.blocks[b[0]].insts = vec![
-        movi(x, 5),
-        MInst::copy(y.into(), x.into()),
-        MInst::op(
-            Opcode::CmpLt,
-            &[p.into(), Reg::P0],
-            &[Reg::gpr(20), Reg::gpr(21)],
-            Imm::None,
-        ),
-        br(b[3], &[]).with_guard(MGuard::new(p.into(), false)),
-        br(b[2], &[]),
-    ];
+    mf.set_block(
+        b[0],
+        vec![
+            movi(x, 5),
+            MInst::copy(y.into(), x.into()),
+            MInst::op(
+                Opcode::CmpLt,
+                &[p.into(), Reg::P0],
+                &[Reg::gpr(20), Reg::gpr(21)],
+                Imm::None,
+            ),
+            br(b[3], &[]).with_guard(MGuard::new(p.into(), false)),
+            br(b[2], &[]),
+        ],
+    );
     mf.blocks[b[1]].params = vec![f1, f2];
-    mf.blocks[b[1]].insts = vec![
-        MInst::op(Opcode::Add, &[t.into()], &[f1.into(), y.into()], Imm::None),
-        MInst::op(
-            Opcode::Add,
-            &[Reg::gpr(3)],
-            &[t.into(), f2.into()],
-            Imm::None,
-        ),
-        ret(),
-    ];
-    mf.blocks[b[2]].insts = vec![br(b[1], &[y.into(), x.into()])];
-    mf.blocks[b[3]].insts = vec![br(b[1], &[x.into(), x.into()])];
-    mf.check(true).unwrap();
+    mf.set_block(
+        b[1],
+        vec![
+            MInst::op(Opcode::Add, &[t.into()], &[f1.into(), y.into()], Imm::None),
+            MInst::op(
+                Opcode::Add,
+                &[Reg::gpr(3)],
+                &[t.into(), f2.into()],
+                Imm::None,
+            ),
+            ret(),
+        ],
+    );
+    mf.set_block(b[2], vec![br(b[1], &[y.into(), x.into()])]);
+    mf.set_block(b[3], vec![br(b[1], &[x.into(), x.into()])]);
+    mf.verify(crate::mir::Phase::Ssa).unwrap();
     let mut v = mf.clone();
     let virt = virtualized::coalesce_phis(&mut v);
     let fresh = analyze(&v);

@@ -18,7 +18,7 @@ use crate::ssa_view::mblock;
 pub fn value_numbers(mf: &MachFunction, dom: &DomTree) -> Vec<VReg> {
     let mut value: Vec<VReg> = (0..mf.vregs.len()).map(VReg::new).collect();
     for &b in dom.preorder() {
-        for inst in &mf.blocks[mblock(b)].insts {
+        for inst in mf.block_insts(mblock(b)) {
             if !matches!(inst.op, MOp::Copy | MOp::ParallelCopy) || !inst.guard.is_always() {
                 continue;
             }

@@ -175,7 +175,7 @@ impl Virtualized {
                 .copy_sites
                 .exit_index(mf, p)
                 .expect("an argument-passing block");
-            let a = mf.blocks[p].insts.last().expect("br").args[k];
+            let a = mf.last_inst(p).expect("br").args[k];
             copies.push(VirtualCopy {
                 block: p,
                 target: false,
@@ -199,7 +199,7 @@ impl Virtualized {
             let var = if c.target {
                 Reg::Virtual(a0)
             } else {
-                mf.blocks[c.block].insts.last().expect("br").args[k]
+                mf.last_inst(c.block).expect("br").args[k]
             };
             let coalesced = match var.as_virtual() {
                 Some(x) => self.try_coalesce(x, c, &copies[i + 1..], &mut node),
@@ -310,7 +310,7 @@ impl Virtualized {
         } else {
             // a'i ← ai; ai stays used at the site
             push_copy(mf, c.block, c.index, Reg::Virtual(xp), var);
-            mf.blocks[c.block].insts.last_mut().expect("br").args[k] = Reg::Virtual(xp);
+            mf.last_inst_mut(c.block).expect("br").args[k] = Reg::Virtual(xp);
             self.ctx.sites.set_def(xp, site);
             self.ctx.sites.add_use(xp, Point::new(c.block, END));
         }

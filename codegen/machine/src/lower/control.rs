@@ -62,7 +62,7 @@ impl Lower<'_> {
         );
         br.args = args;
         br.loc = self.loc;
-        self.mf.blocks[e].insts.push(br);
+        self.mf.push_inst(e, br);
         cache.insert(bc.clone(), e);
         e
     }

@@ -339,7 +339,7 @@ impl Lower<'_> {
         self.push(MInst::op(Opcode::Br, &[], &[], Imm::Block(exit)));
         let mut back = MInst::op(Opcode::Br, &[], &[], Imm::Block(head));
         back.args = vec![seen];
-        self.mf.blocks[edge].insts.push(back);
+        self.mf.push_inst(edge, back);
         self.cur = exit;
         seen
     }

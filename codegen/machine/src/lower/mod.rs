@@ -233,7 +233,7 @@ impl<'a> Lower<'a> {
 
     pub(crate) fn push(&mut self, mut inst: MInst) {
         inst.loc = self.loc;
-        self.mf.blocks[self.cur].insts.push(inst);
+        self.mf.push_inst(self.cur, inst);
     }
 
     /// A new block, laid out after the current IR block's blocks.

@@ -22,8 +22,8 @@ mod tests;
 
 use vliw_isa::{MachineConfig, Opcode};
 
-use crate::emit::{Bundles, encoding_of};
-use crate::mir::{Imm, MInst, MOp, MachFunction};
+use crate::emit::encoding_of;
+use crate::mir::{Bundles, Imm, InstId, MInst, MOp, MachFunction};
 use deps::{DepGraph, OpInfo};
 use pad::{BlockSchedule, Target};
 
@@ -39,16 +39,12 @@ pub enum Policy {
 
 /// Schedules every block of an allocated, frame-lowered function (`Policy::Pad`):
 /// reorders the operations of each block into bundle order, inserts a `nop` for each
-/// empty bundle, and returns the bundles.
-pub fn schedule_function(func: &mut MachFunction, config: &MachineConfig) -> Bundles {
+/// empty bundle, and sets the function's bundles (`MachFunction::bundles`).
+pub fn schedule_function(func: &mut MachFunction, config: &MachineConfig) {
     schedule_function_with(func, config, Policy::Pad)
 }
 
-pub fn schedule_function_with(
-    func: &mut MachFunction,
-    config: &MachineConfig,
-    policy: Policy,
-) -> Bundles {
+pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, policy: Policy) {
     let layout = func.layout.clone();
     let position: std::collections::HashMap<crate::mir::MBlock, usize> =
         layout.iter().enumerate().map(|(k, &b)| (b, k)).collect();
@@ -56,9 +52,9 @@ pub fn schedule_function_with(
     // cannot be encoded is left one operation per bundle (the encoder reports it)
     let mut infos: Vec<Option<Vec<OpInfo>>> = Vec::with_capacity(layout.len());
     for &b in &layout {
-        let insts = &func.blocks[b].insts;
+        let insts = func.block_insts(b);
         let ops: Option<Vec<OpInfo>> = insts
-            .iter()
+            .clone()
             .map(|mi| {
                 encoding_of(func, mi)
                     .ok()
@@ -76,7 +72,7 @@ pub fn schedule_function_with(
         });
     }
     for (k, &b) in layout.iter().enumerate() {
-        let insts = &func.blocks[b].insts;
+        let insts: Vec<&MInst> = func.block_insts(b).collect();
         let Some(ops) = infos[k].as_deref() else {
             scheds.push(BlockSchedule {
                 ops: &[],
@@ -104,7 +100,7 @@ pub fn schedule_function_with(
                     ),
                     _ => Some(Target::Unknown),
                 },
-                MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, insts, &position)),
+                MOp::Op(Opcode::Jr) => Some(jump_table_targets(func, &insts, &position)),
                 MOp::Op(Opcode::Call | Opcode::Callr | Opcode::Ret) => Some(Target::Abi),
                 _ => None,
             };
@@ -145,41 +141,45 @@ pub fn schedule_function_with(
     };
     drop(scheds);
     // reorder the operations into bundle order, a `nop` for each empty bundle
-    let mut result = Bundles::default();
+    let mut result = Bundles::new();
     for (k, &b) in layout.iter().enumerate() {
         if infos[k].is_none() {
-            result.blocks.push(vec![1; func.blocks[b].insts.len()]);
+            let one_each = func.block_inst_ids(b).iter().map(|&i| vec![i]).collect();
+            result.set_block(b, one_each);
             continue;
         }
-        let old = core::mem::take(&mut func.blocks[b].insts);
-        let mut slots: Vec<Option<MInst>> = old.into_iter().map(Some).collect();
+        let old = func.take_block_insts(b);
+        let mut slots: Vec<Option<InstId>> = old.into_iter().map(Some).collect();
         let mut insts = Vec::with_capacity(slots.len());
-        let mut lens = Vec::with_capacity(padded[k].len());
+        let mut bundles = Vec::with_capacity(padded[k].len());
         for bundle in &padded[k] {
             if bundle.is_empty() {
-                insts.push(MInst::op(Opcode::Nop, &[], &[], Imm::None));
-                lens.push(1);
+                let nop = func.make_inst(MInst::op(Opcode::Nop, &[], &[], Imm::None));
+                insts.push(nop);
+                bundles.push(vec![nop]);
                 continue;
             }
             let mut members = bundle.clone();
             members.sort_unstable();
-            for i in members {
-                insts.push(slots[i].take().expect("each operation in one bundle"));
-            }
-            lens.push(bundle.len());
+            let ids: Vec<InstId> = members
+                .into_iter()
+                .map(|i| slots[i].take().expect("each operation in one bundle"))
+                .collect();
+            insts.extend(ids.iter().copied());
+            bundles.push(ids);
         }
         debug_assert!(slots.iter().all(Option::is_none));
-        func.blocks[b].insts = insts;
-        result.blocks.push(lens);
+        func.set_block_insts(b, insts);
+        result.set_block(b, bundles);
     }
-    result
+    func.bundles = Some(result);
 }
 
 /// The targets of a block's `jr`: those of the jump table whose address the block
 /// takes, or unknown code.
 fn jump_table_targets(
     func: &MachFunction,
-    insts: &[MInst],
+    insts: &[&MInst],
     position: &std::collections::HashMap<crate::mir::MBlock, usize>,
 ) -> Target {
     for mi in insts {
@@ -192,29 +192,4 @@ fn jump_table_targets(
         }
     }
     Target::Unknown
-}
-
-/// The function as text with its bundles: the operations of a bundle on one line,
-/// separated by ` ; `, ending in ` ;;` (`dump=final` with `sched=list`).
-pub fn display(func: &MachFunction, bundles: &Bundles) -> String {
-    use core::fmt::Write;
-    let mut out = String::new();
-    let _ = writeln!(out, "machine function @{} {{", func.name);
-    if let Some(frame) = &func.frame {
-        let _ = writeln!(out, "    ; {frame}");
-    }
-    for (&b, lens) in func.layout.iter().zip(&bundles.blocks) {
-        let _ = writeln!(out, "{b}:");
-        let mut insts = func.blocks[b].insts.iter();
-        for &len in lens {
-            let ops: Vec<String> = insts
-                .by_ref()
-                .take(len)
-                .map(|mi| func.display_inst(mi))
-                .collect();
-            let _ = writeln!(out, "    {} ;;", ops.join(" ; "));
-        }
-    }
-    out.push_str("}\n");
-    out
 }

@@ -4,9 +4,22 @@ use vliw_ir::Linkage;
 use vliw_isa::{CmpType, MachineConfig, Opcode};
 
 use super::deps::{DepGraph, DepKind, OpInfo};
-use super::{Policy, list, schedule_function_with};
+use super::{Policy, list};
 use crate::emit::encoding_of;
 use crate::mir::{Imm, MGuard, MInst, MachFunction, PReg, Reg};
+
+/// The number of operations of each bundle of each block, after scheduling.
+struct Lens {
+    blocks: Vec<Vec<usize>>,
+}
+
+fn schedule_function_with(f: &mut MachFunction, config: &MachineConfig, policy: Policy) -> Lens {
+    super::schedule_function_with(f, config, policy);
+    let bundles = f.bundles.as_ref().expect("bundled");
+    Lens {
+        blocks: f.layout.iter().map(|&b| bundles.lens(b)).collect(),
+    }
+}
 
 fn r(n: u8) -> Reg {
     Reg::gpr(n)
@@ -284,7 +297,7 @@ fn nothing_moves_across_a_call() {
 fn function_of(insts: Vec<MInst>) -> MachFunction {
     let mut f = func();
     let b = f.new_block();
-    f.blocks[b].insts = insts;
+    f.set_block(b, insts);
     f.layout.push(b);
     f
 }
@@ -304,9 +317,8 @@ fn latency_gaps_become_empty_bundles_and_exits_wait_for_results() {
     // ld r11, ld r4 | nop | nop | add r3 ; ret — the caller may read r4 at once:
     // ret issues at 3, the caller at 3 + 1 + penalty >= ready(r4) = 3
     assert_eq!(bundles.blocks, vec![vec![2, 1, 1, 2]]);
-    let ops: Vec<Opcode> = f.blocks[f.layout[0]]
-        .insts
-        .iter()
+    let ops: Vec<Opcode> = f
+        .block_insts(f.layout[0])
         .map(|i| i.opcode().unwrap())
         .collect();
     assert_eq!(
@@ -350,14 +362,17 @@ fn successors_that_read_late_need_no_padding() {
     let mut f = func();
     let b0 = f.new_block();
     let b1 = f.new_block();
-    f.blocks[b0].insts = vec![ld(11, 1, 0)];
-    f.blocks[b1].insts = vec![
-        movi(12, 1),
-        op(Opcode::AddI, &[r(13)], &[r(12)], 1),
-        op(Opcode::AddI, &[r(14)], &[r(13)], 1),
-        op(Opcode::Add, &[r(3)], &[r(14), r(11)], 0),
-        MInst::op(Opcode::Ret, &[], &[], Imm::None),
-    ];
+    f.set_block(b0, vec![ld(11, 1, 0)]);
+    f.set_block(
+        b1,
+        vec![
+            movi(12, 1),
+            op(Opcode::AddI, &[r(13)], &[r(12)], 1),
+            op(Opcode::AddI, &[r(14)], &[r(13)], 1),
+            op(Opcode::Add, &[r(3)], &[r(14), r(11)], 0),
+            MInst::op(Opcode::Ret, &[], &[], Imm::None),
+        ],
+    );
     f.layout = vec![b0, b1];
     let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
     // r11 is read at cycle 3 of block1: ready(r11) = 3 - 1 (block0's length) = 2 — fine
@@ -366,11 +381,14 @@ fn successors_that_read_late_need_no_padding() {
     let mut f = func();
     let b0 = f.new_block();
     let b1 = f.new_block();
-    f.blocks[b0].insts = vec![ld(11, 1, 0)];
-    f.blocks[b1].insts = vec![
-        op(Opcode::Add, &[r(3)], &[r(11), r(11)], 0),
-        MInst::op(Opcode::Ret, &[], &[], Imm::None),
-    ];
+    f.set_block(b0, vec![ld(11, 1, 0)]);
+    f.set_block(
+        b1,
+        vec![
+            op(Opcode::Add, &[r(3)], &[r(11), r(11)], 0),
+            MInst::op(Opcode::Ret, &[], &[], Imm::None),
+        ],
+    );
     f.layout = vec![b0, b1];
     let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
     assert_eq!(bundles.blocks[0], vec![1, 1, 1]);
@@ -445,8 +463,8 @@ fn the_dump_shows_bundles() {
         movi(11, 2),
         MInst::op(Opcode::Ret, &[], &[], Imm::None),
     ]);
-    let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
-    let text = super::display(&f, &bundles);
+    schedule_function_with(&mut f, &config, Policy::Pad);
+    let text = f.to_string();
     assert!(
         text.contains("    r10 = movi 1 ; r11 = movi 2 ; ret ;;"),
         "{text}"

@@ -187,7 +187,7 @@ impl Analysis {
             let mut facts = BlockFacts::default();
             let mut walker = Walker::at_end(mf, live.live_out(block(b)));
             let mut violated = false;
-            for (i, inst) in mf.blocks[b].insts.iter().enumerate().rev() {
+            for (i, inst) in mf.block_insts(b).enumerate().rev() {
                 let i = i as u32;
                 let after = walker.step_defs(mf, inst, Some(&mut forbidden), |d| {
                     facts.dead_defs.push((i, d))

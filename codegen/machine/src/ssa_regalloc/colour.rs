@@ -43,7 +43,7 @@ pub fn hints(mf: &MachFunction, a: &Analysis) -> Hints {
     };
     for &b in &mf.layout {
         let w = a.depth(b);
-        for inst in &mf.blocks[b].insts {
+        for inst in mf.block_insts(b) {
             if inst.op == MOp::Copy {
                 add(&mut hints, inst.defs[0], inst.uses[0], w);
             }
@@ -161,7 +161,7 @@ pub fn colour(
             facts.kills.iter().peekable(),
             facts.dead_defs.iter().peekable(),
         );
-        for (i, inst) in mf.blocks[b].insts.iter().enumerate() {
+        for (i, inst) in mf.block_insts(b).enumerate() {
             let i = i as u32;
             while let Some(&(_, v)) = kills.next_if(|(j, _)| *j == i) {
                 held.free(k.class(v), k.colour[v]);

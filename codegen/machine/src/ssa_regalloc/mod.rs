@@ -115,7 +115,7 @@ pub fn allocate_ssa(mf: &mut MachFunction, stats: &mut Stats) -> Result<(), Stri
 /// The forms the allocator does not take (see the module documentation).
 fn check_supported(mf: &MachFunction) -> Result<(), String> {
     for &b in &mf.layout {
-        for inst in &mf.blocks[b].insts {
+        for inst in mf.block_insts(b) {
             let has_virtual_def = inst.defs.iter().any(|d| d.as_virtual().is_some());
             if matches!(inst.op, MOp::ParallelCopy | MOp::Psi) {
                 return Err(format!("{b}: `{:?}` in the input", inst.op));
@@ -135,16 +135,18 @@ fn check_supported(mf: &MachFunction) -> Result<(), String> {
 /// sets; they become a lone `trap` (jump tables may still name them).
 fn trap_unreachable_blocks(mf: &mut MachFunction) {
     let cfg = cfg_of(mf);
-    for &b in &mf.layout {
+    for b in mf.layout.clone() {
         if !cfg.is_reachable(block(b)) {
-            let data = &mut mf.blocks[b];
-            data.params.clear();
-            data.insts = vec![MInst::op(
-                Opcode::Trap,
-                &[],
-                &[],
-                Imm::Const(crate::lower::trap_code::UNREACHABLE),
-            )];
+            mf.blocks[b].params.clear();
+            mf.set_block(
+                b,
+                [MInst::op(
+                    Opcode::Trap,
+                    &[],
+                    &[],
+                    Imm::Const(crate::lower::trap_code::UNREACHABLE),
+                )],
+            );
         }
     }
 }

@@ -13,7 +13,7 @@ use vliw_isa::Opcode;
 
 use super::colour::NONE;
 use super::regs::{GPR_TEMP, PRED_TEMP, preg};
-use crate::mir::{Imm, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg};
+use crate::mir::{Imm, InstId, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg};
 
 /// Copies left after colouring.
 #[derive(Copy, Clone, Default, Debug)]
@@ -51,8 +51,9 @@ pub fn rewrite(
     };
     let mut new_blocks = Vec::with_capacity(mf.layout.len());
     for &b in &mf.layout {
-        let mut out = Vec::with_capacity(mf.blocks[b].insts.len());
-        for inst in &mf.blocks[b].insts {
+        // (the id an operation keeps, or none for a new move; the operation)
+        let mut out: Vec<(Option<InstId>, MInst)> = Vec::with_capacity(mf.block_len(b));
+        for (id, inst) in mf.block_insts_with_ids(b) {
             let mut inst = inst.clone();
             inst.guard.pred = phys(mf, inst.guard.pred)?;
             for g in inst.psi_guards.iter_mut() {
@@ -65,7 +66,7 @@ pub fn rewrite(
                 stats.before += 1;
                 let (d, s) = (inst.defs[0], inst.uses[0]);
                 if d != s {
-                    out.push(mov(mf.class_of(d), d, s, inst.guard, inst.loc));
+                    out.push((Some(id), mov(mf.class_of(d), d, s, inst.guard, inst.loc)));
                     stats.after += 1;
                 }
                 continue;
@@ -86,7 +87,7 @@ pub fn rewrite(
                     let seq = vliw_ssa::sequentialize(&pairs, |_| temp, |x, y| x == y)
                         .map_err(|e| format!("block arguments of {b}: {e:?}"))?;
                     for (d, s) in seq {
-                        out.push(mov(class, d, s, MGuard::ALWAYS, inst.loc));
+                        out.push((None, mov(class, d, s, MGuard::ALWAYS, inst.loc)));
                         stats.after += 1;
                     }
                 }
@@ -95,12 +96,24 @@ pub fn rewrite(
             if inst.op != MOp::Copy && !matches!(inst.op, MOp::Op(_)) {
                 return Err(format!("{b}: `{:?}` left after colouring", inst.op));
             }
-            out.push(inst);
+            out.push((Some(id), inst));
         }
         new_blocks.push(out);
     }
+    // nothing changes before every block is rewritten: on an error the function is
+    // still the allocator's input
     for (&b, insts) in mf.layout.clone().iter().zip(new_blocks) {
-        mf.blocks[b].insts = insts;
+        let order = insts
+            .into_iter()
+            .map(|(id, inst)| match id {
+                Some(id) => {
+                    *mf.inst_mut(id) = inst;
+                    id
+                }
+                None => mf.make_inst(inst),
+            })
+            .collect();
+        mf.set_block_insts(b, order);
         mf.blocks[b].params.clear();
     }
     Ok(())

@@ -25,7 +25,7 @@ use vliw_isa::Opcode;
 
 use super::analysis::{Analysis, Excess, Walker, virtual_defs, virtual_uses};
 use super::regs::class_index;
-use crate::mir::{FrameSlotKind, Imm, MBlock, MInst, MachFunction, Reg, RegClass, VReg};
+use crate::mir::{FrameSlotKind, Imm, InstId, MBlock, MInst, MachFunction, Reg, RegClass, VReg};
 use crate::regalloc::slot_imm;
 use crate::ssa_view::{block, mblock};
 
@@ -66,13 +66,13 @@ impl NextUse {
                         *e = (*e).min(d);
                     }
                 }
-                let insts = &mf.blocks[b].insts;
+                let insts = mf.block_insts(b);
                 let len = insts.len() as u32;
                 let mut start: HashMap<VReg, u32> = out
                     .iter()
                     .map(|(&v, &d)| (v, d.saturating_add(len)))
                     .collect();
-                for (i, inst) in insts.iter().enumerate().rev() {
+                for (i, inst) in insts.enumerate().rev() {
                     for d in virtual_defs(inst) {
                         start.remove(&d);
                     }
@@ -113,7 +113,7 @@ pub fn choose(
         out: Vec::new(),
     };
     for &b in &a.violations {
-        let insts = &mf.blocks[b].insts;
+        let insts = mf.block_insts(b);
         let len = insts.len() as u32;
         // next use (index in the block, or beyond its end) of every live value
         let mut dist: HashMap<VReg, u32> = next.at_end[b]
@@ -121,7 +121,7 @@ pub fn choose(
             .map(|(&v, &d)| (v, d.saturating_add(len)))
             .collect();
         let mut walker = Walker::at_end(mf, a.live.live_out(block(b)));
-        for (i, inst) in insts.iter().enumerate().rev() {
+        for (i, inst) in insts.enumerate().rev() {
             let touched: Vec<VReg> = virtual_uses(inst).chain(virtual_defs(inst)).collect();
             let after = walker.step_defs(mf, inst, None, |_| {});
             // the excess counts `inst`'s defs, which `touched` keeps out of the choice
@@ -226,7 +226,7 @@ pub fn spill_everywhere(
     }
     stats.values += values.len();
     for b in mf.layout.clone() {
-        let insts = core::mem::take(&mut mf.blocks[b].insts);
+        let insts = mf.take_block_insts(b);
         let mut out = Vec::with_capacity(insts.len() + 4);
         for p in mf.blocks[b].params.clone() {
             if let Some(slot) = slot_of[p] {
@@ -241,7 +241,8 @@ pub fn spill_everywhere(
                 stats.stores += 1;
             }
         }
-        for mut inst in insts {
+        for id in insts {
+            let mut inst = mf.inst(id).clone();
             let mut reloaded: Vec<(VReg, VReg)> = Vec::new();
             for u in virtual_uses(&inst).collect::<Vec<_>>() {
                 if let Some(slot) = slot_of[u]
@@ -269,7 +270,8 @@ pub fn spill_everywhere(
                 .filter(|d| slot_of[*d].is_some())
                 .collect();
             let loc = inst.loc;
-            out.push(inst);
+            *mf.inst_mut(id) = inst;
+            out.push(id);
             for d in spilled_defs {
                 store(
                     mf,
@@ -282,13 +284,13 @@ pub fn spill_everywhere(
                 stats.stores += 1;
             }
         }
-        mf.blocks[b].insts = out;
+        mf.set_block_insts(b, out);
     }
 }
 
 fn store(
     mf: &mut MachFunction,
-    out: &mut Vec<MInst>,
+    out: &mut Vec<InstId>,
     v: VReg,
     slot: crate::mir::FrameSlot,
     unspillable: &mut SecondaryMap<VReg, bool>,
@@ -301,18 +303,18 @@ fn store(
             unspillable[x] = true;
             let mut i = MInst::op(Opcode::P2r, &[x.into()], &[v.into()], Imm::None);
             i.loc = loc;
-            out.push(i);
+            out.push(mf.make_inst(i));
             Reg::Virtual(x)
         }
     };
     let mut i = MInst::op(Opcode::StD, &[], &[Reg::SP, word], slot_imm(slot));
     i.loc = loc;
-    out.push(i);
+    out.push(mf.make_inst(i));
 }
 
 fn reload(
     mf: &mut MachFunction,
-    out: &mut Vec<MInst>,
+    out: &mut Vec<InstId>,
     v: VReg,
     slot: crate::mir::FrameSlot,
     unspillable: &mut SecondaryMap<VReg, bool>,
@@ -323,7 +325,7 @@ fn reload(
     unspillable[word] = true;
     let mut i = MInst::op(Opcode::LdD, &[word.into()], &[Reg::SP], slot_imm(slot));
     i.loc = loc;
-    out.push(i);
+    out.push(mf.make_inst(i));
     match class {
         RegClass::Gpr => word,
         RegClass::Pred => {
@@ -331,7 +333,7 @@ fn reload(
             unspillable[p] = true;
             let mut i = MInst::op(Opcode::R2p, &[p.into()], &[word.into()], Imm::None);
             i.loc = loc;
-            out.push(i);
+            out.push(mf.make_inst(i));
             p
         }
     }

@@ -79,7 +79,7 @@ fn run(mf: &MachFunction, arg: i64) -> Option<i64> {
     let mut junk = 0x5eed_0000_i64;
     loop {
         let mut next = None;
-        for inst in &mf.blocks[b].insts {
+        for inst in mf.block_insts(b) {
             steps += 1;
             if steps > 100_000 {
                 return None;
@@ -149,7 +149,7 @@ fn allocated(mf: &MachFunction, args: &[i64]) -> (MachFunction, Stats) {
     allocate_ssa(&mut out, &mut stats).unwrap_or_else(|e| panic!("{e}\n{mf}"));
     for &b in &out.layout {
         assert!(out.blocks[b].params.is_empty());
-        for inst in &out.blocks[b].insts {
+        for inst in out.block_insts(b) {
             assert!(inst.args.is_empty());
             for r in inst.all_uses().chain(inst.all_defs()) {
                 assert!(r.as_physical().is_some(), "{r:?} left in\n{out}");
@@ -170,7 +170,7 @@ fn allocated(mf: &MachFunction, args: &[i64]) -> (MachFunction, Stats) {
 fn moves(mf: &MachFunction) -> usize {
     mf.layout
         .iter()
-        .flat_map(|&b| &mf.blocks[b].insts)
+        .flat_map(|&b| mf.block_insts(b))
         .filter(|i| i.is(Opcode::Mov) || i.is(Opcode::Por))
         .count()
 }
@@ -180,12 +180,15 @@ fn copies_and_arguments_coalesce_away() {
     // entry: x = copy r3; y = copy x (x live on); z = y + x; r3 = copy z; ret
     let (mut mf, b) = func(1);
     let v = gprs(&mut mf, 3);
-    mf.blocks[b[0]].insts = vec![
-        MInst::copy(v[0].into(), Reg::gpr(3)),
-        MInst::copy(v[1].into(), v[0].into()),
-        add(v[2], v[1], v[0]),
-    ];
-    mf.blocks[b[0]].insts.extend(ret(v[2]));
+    mf.set_block(
+        b[0],
+        vec![
+            MInst::copy(v[0].into(), Reg::gpr(3)),
+            MInst::copy(v[1].into(), v[0].into()),
+            add(v[2], v[1], v[0]),
+        ],
+    );
+    mf.extend_block(b[0], ret(v[2]));
     let (out, stats) = allocated(&mf, &[0, 7, -5]);
     assert_eq!(moves(&out), 0, "{out}");
     assert_eq!((stats.copies.before, stats.copies.after), (3, 0));
@@ -195,18 +198,21 @@ fn copies_and_arguments_coalesce_away() {
 fn values_live_across_a_call_take_callee_saved_registers() {
     let (mut mf, b) = func(1);
     let v = gprs(&mut mf, 5);
-    mf.blocks[b[0]].insts = vec![MInst::copy(v[0].into(), Reg::gpr(3)), addi(v[1], v[0], 5)];
-    mf.blocks[b[0]].insts.extend(call(v[2], v[0]));
-    mf.blocks[b[0]].insts.push(add(v[3], v[2], v[1]));
-    mf.blocks[b[0]].insts.push(add(v[4], v[3], v[0]));
-    mf.blocks[b[0]].insts.extend(ret(v[4]));
+    mf.set_block(
+        b[0],
+        vec![MInst::copy(v[0].into(), Reg::gpr(3)), addi(v[1], v[0], 5)],
+    );
+    mf.extend_block(b[0], call(v[2], v[0]));
+    mf.push_inst(b[0], add(v[3], v[2], v[1]));
+    mf.push_inst(b[0], add(v[4], v[3], v[0]));
+    mf.extend_block(b[0], ret(v[4]));
     let (out, stats) = allocated(&mf, &[1, 100]);
     assert_eq!(stats.spill.values, 0);
     // v0 and v1 survive the call: two callee-saved registers are written
     let written_callee_saved: std::collections::BTreeSet<PReg> = out
         .layout
         .iter()
-        .flat_map(|&b| &out.blocks[b].insts)
+        .flat_map(|&b| out.block_insts(b))
         .flat_map(|i| i.defs.iter())
         .filter_map(|r| r.as_physical())
         .filter(|&p| abi::is_callee_saved(p))
@@ -221,27 +227,33 @@ fn the_swap_problem_goes_through_the_temporary() {
     let v = gprs(&mut mf, 9);
     let (a0, b0, i0, n, a, bb, i, i2, r) = (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     let (t, p) = (mf.new_vreg(RegClass::Gpr), mf.new_vreg(RegClass::Pred));
-    mf.blocks[b[0]].insts = vec![
-        MInst::copy(n.into(), Reg::gpr(3)),
-        movi(a0, 1),
-        movi(b0, 2),
-        movi(i0, 0),
-        br(b[1], &[a0.into(), b0.into(), i0.into()]),
-    ];
+    mf.set_block(
+        b[0],
+        vec![
+            MInst::copy(n.into(), Reg::gpr(3)),
+            movi(a0, 1),
+            movi(b0, 2),
+            movi(i0, 0),
+            br(b[1], &[a0.into(), b0.into(), i0.into()]),
+        ],
+    );
     mf.blocks[b[1]].params = vec![a, bb, i];
-    mf.blocks[b[1]].insts = vec![
-        addi(i2, i, 1),
-        cmp_lt(p, i, n),
-        br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
-        br(b[1], &[bb.into(), a.into(), i2.into()]),
-    ];
-    mf.blocks[b[2]].insts = vec![add(t, a, a), add(r, t, bb)];
-    mf.blocks[b[2]].insts.extend(ret(r));
+    mf.set_block(
+        b[1],
+        vec![
+            addi(i2, i, 1),
+            cmp_lt(p, i, n),
+            br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
+            br(b[1], &[bb.into(), a.into(), i2.into()]),
+        ],
+    );
+    mf.set_block(b[2], vec![add(t, a, a), add(r, t, bb)]);
+    mf.extend_block(b[2], ret(r));
     let (out, _) = allocated(&mf, &[0, 1, 2, 3, 10]);
     let temp = out
         .layout
         .iter()
-        .flat_map(|&b| &out.blocks[b].insts)
+        .flat_map(|&b| out.block_insts(b))
         .any(|i| i.defs.first() == Some(&Reg::gpr(regs::GPR_TEMP)));
     assert!(temp, "a swap needs the temporary:\n{out}");
 }
@@ -267,7 +279,7 @@ fn many_live(n: usize, calls: bool) -> MachFunction {
         }
     }
     insts.extend(ret(acc));
-    mf.blocks[b[0]].insts = insts;
+    mf.set_block(b[0], insts);
     mf
 }
 
@@ -311,7 +323,7 @@ fn predicates_live_across_a_call_are_spilled_beyond_four() {
         acc = sum;
     }
     insts.extend(ret(acc));
-    mf.blocks[b[0]].insts = insts;
+    mf.set_block(b[0], insts);
     let (_, stats) = allocated(&mf, &[-1, 5, 25, 100]);
     assert_eq!(
         stats.spill.values, 4,
@@ -339,7 +351,7 @@ fn a_value_used_after_a_loop_is_spilled_before_one_used_in_it() {
         entry.push(addi(h, x, k as i64));
     }
     entry.extend([movi(i0, 0), movi(n, 4), br(b[1], &[i0.into()])]);
-    mf.blocks[b[0]].insts = entry;
+    mf.set_block(b[0], entry);
     mf.blocks[b[1]].params = vec![i];
     let mut body = Vec::new();
     let mut acc = i;
@@ -354,17 +366,13 @@ fn a_value_used_after_a_loop_is_spilled_before_one_used_in_it() {
         br(b[2], &[]).with_guard(MGuard::new(p.into(), true)),
         br(b[1], &[i2.into()]),
     ]);
-    mf.blocks[b[1]].insts = body;
+    mf.set_block(b[1], body);
     let r = mf.new_vreg(RegClass::Gpr);
-    mf.blocks[b[2]].insts = vec![add(r, acc, late)];
-    mf.blocks[b[2]].insts.extend(ret(r));
+    mf.set_block(b[2], vec![add(r, acc, late)]);
+    mf.extend_block(b[2], ret(r));
     let (out, stats) = allocated(&mf, &[2]);
     assert_eq!(stats.spill.values, 1, "{stats:?}");
-    let loop_reloads = out.blocks[b[1]]
-        .insts
-        .iter()
-        .filter(|i| i.is(Opcode::LdD))
-        .count();
+    let loop_reloads = out.block_insts(b[1]).filter(|i| i.is(Opcode::LdD)).count();
     assert_eq!(loop_reloads, 0, "nothing reloaded in the loop:\n{out}");
 }
 
@@ -373,12 +381,15 @@ fn unsupported_forms_are_left_to_the_naive_allocator() {
     let (mut mf, b) = func(1);
     let v = gprs(&mut mf, 2);
     let p = mf.new_vreg(RegClass::Pred);
-    mf.blocks[b[0]].insts = vec![
-        MInst::copy(v[0].into(), Reg::gpr(3)),
-        cmp_lt(p, v[0], v[0]),
-        movi(v[1], 1).with_guard(MGuard::new(p.into(), false)),
-    ];
-    mf.blocks[b[0]].insts.extend(ret(v[0]));
+    mf.set_block(
+        b[0],
+        vec![
+            MInst::copy(v[0].into(), Reg::gpr(3)),
+            cmp_lt(p, v[0], v[0]),
+            movi(v[1], 1).with_guard(MGuard::new(p.into(), false)),
+        ],
+    );
+    mf.extend_block(b[0], ret(v[0]));
     let mut stats = Stats::default();
     let err = allocate_ssa(&mut mf.clone(), &mut stats).unwrap_err();
     assert!(err.contains("guarded definition"), "{err}");
@@ -396,11 +407,11 @@ fn unsupported_forms_are_left_to_the_naive_allocator() {
 fn unreachable_blocks_become_traps() {
     let (mut mf, b) = func(2);
     let v = gprs(&mut mf, 2);
-    mf.blocks[b[0]].insts = vec![MInst::copy(v[0].into(), Reg::gpr(3))];
-    mf.blocks[b[0]].insts.extend(ret(v[0]));
-    mf.blocks[b[1]].insts = vec![addi(v[1], v[0], 1)];
-    mf.blocks[b[1]].insts.extend(ret(v[1]));
+    mf.set_block(b[0], vec![MInst::copy(v[0].into(), Reg::gpr(3))]);
+    mf.extend_block(b[0], ret(v[0]));
+    mf.set_block(b[1], vec![addi(v[1], v[0], 1)]);
+    mf.extend_block(b[1], ret(v[1]));
     let (out, _) = allocated(&mf, &[9]);
-    assert_eq!(out.blocks[b[1]].insts.len(), 1);
-    assert!(out.blocks[b[1]].insts[0].is(Opcode::Trap));
+    assert_eq!(out.block_len(b[1]), 1);
+    assert!(out.inst_at(b[1], 0).is(Opcode::Trap));
 }

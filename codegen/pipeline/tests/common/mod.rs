@@ -332,3 +332,64 @@ pub fn compile(module: &Module, options: &Options) -> Result<Vec<u8>, String> {
 pub fn same_value(a: &DataValue, b: &DataValue) -> bool {
     (a.is_nan() && b.is_nan()) || a == b
 }
+
+/// Runs every function of `module` through the pipeline's passes one at a time,
+/// as `compile_module` does, and checks the machine IR after each machine pass: it
+/// verifies for its stage, prints, parses back to the same function, and prints the
+/// same text again. Returns the number of functions checked (those instruction
+/// selection takes).
+pub fn check_machine_ir_phases(module: &Module, options: &Options) -> Result<usize, String> {
+    use vliw_machine::MachFunction;
+    use vliw_machine::mir::Phase;
+    use vliw_pipeline::{PIPELINE, Stage, Unit};
+    fn check(
+        mf: &MachFunction,
+        phase: Phase,
+        after: &str,
+        options: &Options,
+    ) -> Result<(), String> {
+        let machine = &options.backend.machine;
+        let text = mf.to_string();
+        mf.verify_for(phase, machine)
+            .map_err(|e| format!("after {after}, {phase:?}: {e}\n{text}"))?;
+        let parsed = MachFunction::parse(&text)
+            .map_err(|e| format!("after {after}: the text does not parse: {e}\n{text}"))?;
+        mf.same_as(&parsed)
+            .map_err(|e| format!("after {after}: the text does not read back: {e}\n{text}"))?;
+        let again = parsed.to_string();
+        if again != text {
+            return Err(format!(
+                "after {after}: printing the parsed text differs:\n{text}\n---\n{again}"
+            ));
+        }
+        parsed
+            .verify_for(phase, machine)
+            .map_err(|e| format!("after {after}: the parsed function does not verify: {e}"))
+    }
+    let mut checked = 0;
+    for func in &module.functions {
+        let mut unit = Unit::Ir(std::borrow::Cow::Borrowed(func));
+        for pass in PIPELINE.iter().filter(|p| (p.runs)(options)) {
+            unit = match vliw_pipeline::run_pass(pass, module, unit, options) {
+                Ok(unit) => unit,
+                // what instruction selection refuses is not machine IR
+                Err(_) if pass.from == Stage::Ir => break,
+                Err(e) => return Err(format!("{}: {e}", pass.name)),
+            };
+            let phase = match pass.to {
+                Stage::MachineSsa => Phase::Ssa,
+                Stage::MachineVirtual => Phase::Virtual,
+                Stage::Allocated => Phase::Allocated,
+                Stage::Bundled => Phase::Bundled,
+                Stage::Ir | Stage::Code => continue,
+            };
+            if let Unit::Machine(mf) = &unit {
+                check(mf, phase, pass.name, options)?;
+            }
+            if pass.name == "isel" {
+                checked += 1;
+            }
+        }
+    }
+    Ok(checked)
+}

@@ -1,0 +1,228 @@
+//! A function in machine form: blocks, the arena of operations and their order,
+//! virtual registers, frame slots, jump tables; once laid out, its frame; once
+//! bundled, its bundles.
+
+use cranelift_entity::PrimaryMap;
+use vliw_ir::Linkage;
+use vliw_isa::Opcode;
+
+use super::{
+    Bundles, FrameLayout, FrameSlot, InstId, JumpTable, MBlock, MInst, Reg, RegClass, VReg,
+};
+
+/// A block: parameters (SSA) and the order of its operations (ids into
+/// [`MachFunction::insts`]).
+#[derive(Clone, Debug, Default)]
+pub struct MBlockData {
+    pub params: Vec<VReg>,
+    pub insts: Vec<InstId>,
+}
+
+/// What a frame slot holds.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FrameSlotKind {
+    /// An IR stack slot.
+    Ir(vliw_ir::StackSlot),
+    /// The home of a virtual register (naive allocation).
+    Spill(VReg),
+    /// A temporary of instruction selection (e.g. an out-parameter).
+    Temp,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct FrameSlotData {
+    pub size: u32,
+    pub align: u32,
+    pub kind: FrameSlotKind,
+}
+
+/// A function in machine form.
+#[derive(Clone, Debug)]
+pub struct MachFunction {
+    pub name: String,
+    pub linkage: Linkage,
+    pub blocks: PrimaryMap<MBlock, MBlockData>,
+    /// The arena of operations; each block's order (`MBlockData::insts`) says which
+    /// are in the function and where. An operation in no block is not part of it.
+    pub insts: PrimaryMap<InstId, MInst>,
+    /// Block order; the first is the entry.
+    pub layout: Vec<MBlock>,
+    pub vregs: PrimaryMap<VReg, RegClass>,
+    pub slots: PrimaryMap<FrameSlot, FrameSlotData>,
+    pub jump_tables: PrimaryMap<JumpTable, Vec<MBlock>>,
+    /// Words of the largest outgoing area any call needs (return area and stack
+    /// arguments), at `sp` during calls.
+    pub outgoing_words: u64,
+    /// Source file names (`SourceLoc::file` indexes them).
+    pub files: Vec<String>,
+    /// The frame, once laid out (`frame::lower_frame`).
+    pub frame: Option<FrameLayout>,
+    /// The bundles, once bundled (`sched::schedule_function`,
+    /// `emit::bundle_one_per_op`); `None` before.
+    pub bundles: Option<Bundles>,
+}
+
+impl MachFunction {
+    pub fn new(name: &str, linkage: Linkage) -> MachFunction {
+        MachFunction {
+            name: name.to_string(),
+            linkage,
+            blocks: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            layout: Vec::new(),
+            vregs: PrimaryMap::new(),
+            slots: PrimaryMap::new(),
+            jump_tables: PrimaryMap::new(),
+            outgoing_words: 0,
+            files: Vec::new(),
+            frame: None,
+            bundles: None,
+        }
+    }
+
+    pub fn new_vreg(&mut self, class: RegClass) -> VReg {
+        self.vregs.push(class)
+    }
+
+    pub fn new_block(&mut self) -> MBlock {
+        self.blocks.push(MBlockData::default())
+    }
+
+    pub fn new_slot(&mut self, size: u32, align: u32, kind: FrameSlotKind) -> FrameSlot {
+        self.slots.push(FrameSlotData { size, align, kind })
+    }
+
+    // ---- operations and their order ----
+
+    /// The operation `id`.
+    pub fn inst(&self, id: InstId) -> &MInst {
+        &self.insts[id]
+    }
+
+    pub fn inst_mut(&mut self, id: InstId) -> &mut MInst {
+        &mut self.insts[id]
+    }
+
+    /// Adds `inst` to the arena without placing it in a block (for a pass that builds
+    /// a new order and installs it with [`MachFunction::set_block_insts`]).
+    pub fn make_inst(&mut self, inst: MInst) -> InstId {
+        self.insts.push(inst)
+    }
+
+    /// Appends `inst` to block `b`.
+    pub fn push_inst(&mut self, b: MBlock, inst: MInst) -> InstId {
+        let id = self.insts.push(inst);
+        self.blocks[b].insts.push(id);
+        id
+    }
+
+    /// Inserts `inst` at position `index` of block `b`.
+    pub fn insert_inst(&mut self, b: MBlock, index: usize, inst: MInst) -> InstId {
+        let id = self.insts.push(inst);
+        self.blocks[b].insts.insert(index, id);
+        id
+    }
+
+    /// The operations of block `b`, in order.
+    pub fn block_insts(
+        &self,
+        b: MBlock,
+    ) -> impl DoubleEndedIterator<Item = &MInst> + ExactSizeIterator + Clone + '_ {
+        self.blocks[b].insts.iter().map(|&id| &self.insts[id])
+    }
+
+    /// The ids of the operations of block `b`, in order.
+    pub fn block_inst_ids(&self, b: MBlock) -> &[InstId] {
+        &self.blocks[b].insts
+    }
+
+    /// The operations of block `b` with their ids, in order.
+    pub fn block_insts_with_ids(
+        &self,
+        b: MBlock,
+    ) -> impl DoubleEndedIterator<Item = (InstId, &MInst)> + ExactSizeIterator + Clone + '_ {
+        self.blocks[b].insts.iter().map(|&id| (id, &self.insts[id]))
+    }
+
+    /// The number of operations of block `b`.
+    pub fn block_len(&self, b: MBlock) -> usize {
+        self.blocks[b].insts.len()
+    }
+
+    /// Operation `index` of block `b`.
+    pub fn inst_at(&self, b: MBlock, index: usize) -> &MInst {
+        &self.insts[self.blocks[b].insts[index]]
+    }
+
+    pub fn inst_at_mut(&mut self, b: MBlock, index: usize) -> &mut MInst {
+        let id = self.blocks[b].insts[index];
+        &mut self.insts[id]
+    }
+
+    /// The last operation of block `b`.
+    pub fn last_inst(&self, b: MBlock) -> Option<&MInst> {
+        self.blocks[b].insts.last().map(|&id| &self.insts[id])
+    }
+
+    pub fn last_inst_mut(&mut self, b: MBlock) -> Option<&mut MInst> {
+        let id = *self.blocks[b].insts.last()?;
+        Some(&mut self.insts[id])
+    }
+
+    /// Removes the last operation of block `b` from its order (it stays in the arena).
+    pub fn pop_inst(&mut self, b: MBlock) -> Option<InstId> {
+        self.blocks[b].insts.pop()
+    }
+
+    /// Empties block `b`'s order and returns it: a pass rebuilding the block keeps the
+    /// ids it reuses and installs the new order with [`MachFunction::set_block_insts`].
+    pub fn take_block_insts(&mut self, b: MBlock) -> Vec<InstId> {
+        core::mem::take(&mut self.blocks[b].insts)
+    }
+
+    /// Replaces block `b`'s order.
+    pub fn set_block_insts(&mut self, b: MBlock, order: Vec<InstId>) {
+        self.blocks[b].insts = order;
+    }
+
+    /// Replaces block `b`'s operations by new ones (the old ones stay in the arena,
+    /// out of the function).
+    pub fn set_block(&mut self, b: MBlock, insts: impl IntoIterator<Item = MInst>) {
+        self.blocks[b].insts.clear();
+        self.extend_block(b, insts);
+    }
+
+    /// Appends new operations to block `b`.
+    pub fn extend_block(&mut self, b: MBlock, insts: impl IntoIterator<Item = MInst>) {
+        for inst in insts {
+            self.push_inst(b, inst);
+        }
+    }
+
+    /// Every operation of the layout, block by block.
+    pub fn layout_insts(&self) -> impl Iterator<Item = &MInst> + '_ {
+        self.layout.iter().flat_map(move |&b| self.block_insts(b))
+    }
+
+    /// The class of any register.
+    pub fn class_of(&self, r: Reg) -> RegClass {
+        match r {
+            Reg::Virtual(v) => self.vregs[v],
+            Reg::Physical(p) => p.class(),
+        }
+    }
+
+    /// Whether any operation calls (`call`, `callr`).
+    pub fn has_calls(&self) -> bool {
+        self.blocks.values().any(|b| {
+            b.insts
+                .iter()
+                .any(|&i| self.insts[i].is(Opcode::Call) || self.insts[i].is(Opcode::Callr))
+        })
+    }
+
+    /// The number of operations.
+    pub fn num_insts(&self) -> usize {
+        self.layout.iter().map(|&b| self.block_len(b)).sum()
+    }
+}
