@@ -25,6 +25,7 @@ pub mod dwarf;
 pub mod emit;
 pub mod error;
 pub mod frame;
+pub mod interp;
 pub mod lower;
 pub mod mir;
 pub mod object;

@@ -16,6 +16,7 @@ pub mod machine;
 pub mod opcode;
 pub mod reg;
 pub mod reloc;
+pub mod semantics;
 pub mod text;
 
 pub use bundle::{BundleError, check_bundle, decode_bundle, encode_bundle, syllable_count};

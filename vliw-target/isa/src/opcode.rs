@@ -419,19 +419,11 @@ impl CmpType {
         self as u64
     }
 
-    /// The new values of (pd1, pd2) given guard `g`, outcome `c` and their old values.
+    /// The new values of (pd1, pd2) given guard `g`, outcome `c` and their old values
+    /// (`semantics::compare_writes` says which destinations are written).
     pub fn apply(self, g: bool, c: bool, old: (bool, bool)) -> (bool, bool) {
-        match self {
-            CmpType::Normal if g => (c, !c),
-            CmpType::Unc => (g && c, g && !c),
-            CmpType::And if g && !c => (false, false),
-            CmpType::Or if g && c => (true, true),
-            CmpType::Andcm if g && c => (false, false),
-            CmpType::Orcm if g && !c => (true, true),
-            CmpType::OrAndcm if g && c => (true, false),
-            CmpType::AndOrcm if g && !c => (false, true),
-            _ => old,
-        }
+        let (w1, w2) = crate::semantics::compare_writes(self, g, c);
+        (w1.unwrap_or(old.0), w2.unwrap_or(old.1))
     }
 }
 

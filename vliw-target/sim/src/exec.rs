@@ -1,4 +1,5 @@
-//! The semantics of every operation, executed from the predecoded form.
+//! Execution of the operations of a bundle from the predecoded form; what each
+//! operation computes is `vliw_isa::semantics`, shared with the back end.
 //!
 //! `Cpu::exec` runs the operations of one bundle. With `BUF = false` (most bundles)
 //! each operation writes its results at once: predecoding ordered the operations so
@@ -6,11 +7,11 @@
 //! memory writes are collected and applied in slot order at the end of the bundle.
 //! Control operations only record what should happen after the bundle (`Ctl`).
 
-use crate::alu::*;
 use crate::fault::{Access, AccessKind};
 use crate::memory::{MemError, Memory};
 use crate::predecode::{LR, Op, REG_FILE};
 use vliw_isa::Opcode;
+use vliw_isa::semantics as sem;
 
 /// What the bundle asks for after its writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,10 +201,20 @@ impl Cpu {
             let done = self.cycle + op.lat as u64;
             self.ready[op.d1 as usize] = done;
             self.ready[op.d2 as usize] = done;
-            let a = self.regs[op.rs1 as usize];
-            let rs2 = self.regs[op.rs2 as usize];
+            // Operands are read where an arm needs them (as the machine reads them all
+            // before any write: each arm reads before it writes, and predecoding
+            // ordered the operations so that this is the same).
+            macro_rules! a {
+                () => {
+                    self.regs[op.rs1 as usize]
+                };
+            }
+            macro_rules! rs2 {
+                () => {
+                    self.regs[op.rs2 as usize]
+                };
+            }
             let imm = op.imm as u64;
-            let b = if op.use_imm { imm } else { rs2 };
             let d = op.d1;
             macro_rules! set {
                 ($v:expr) => {{
@@ -217,303 +228,145 @@ impl Cpu {
                     self.compare::<BUF>(op, g, c)
                 }};
             }
-            let addr = a.wrapping_add(imm);
-            match op.opcode {
-                Nop | Limm | Fence => {}
-                Mov => set!(a),
-                Movi | Addpc => set!(imm),
-                Sel => set!(if self.regs[op.ps1 as usize] != 0 {
-                    a
-                } else {
-                    rs2
-                }),
-
-                Add | AddI => set!(a.wrapping_add(b)),
-                Sub => set!(a.wrapping_sub(b)),
-                SubI => set!(b.wrapping_sub(a)),
-                And | AndI => set!(a & b),
-                Andn => set!(a & !b),
-                Or | OrI => set!(a | b),
-                Xor | XorI => set!(a ^ b),
-                Shl | ShlI => set!(a << (b & 63)),
-                Shr | ShrI => set!(a >> (b & 63)),
-                Sra | SraI => set!(((a as i64) >> (b & 63)) as u64),
-                Rotl | RotlI => set!(a.rotate_left((b & 63) as u32)),
-                Rotr => set!(a.rotate_right((b & 63) as u32)),
-                Min => set!((a as i64).min(b as i64) as u64),
-                Max => set!((a as i64).max(b as i64) as u64),
-                Minu => set!(a.min(b)),
-                Maxu => set!(a.max(b)),
-
-                Addw | AddwI => set!(sext32(a.wrapping_add(b))),
-                Subw => set!(sext32(a.wrapping_sub(b))),
-                Shlw | ShlwI => set!(sext32(((a as u32) << (b & 31)) as u64)),
-                Shrw | ShrwI => set!(sext32(((a as u32) >> (b & 31)) as u64)),
-                Sraw | SrawI => set!(((a as i32) >> (b & 31)) as i64 as u64),
-                Rotlw | RotlwI => set!(sext32((a as u32).rotate_left((b & 31) as u32) as u64)),
-                Rotrw => set!(sext32((a as u32).rotate_right((b & 31) as u32) as u64)),
-
-                Clz => set!(a.leading_zeros() as u64),
-                Ctz => set!(a.trailing_zeros() as u64),
-                Popc => set!(a.count_ones() as u64),
-                Clzw => set!((a as u32).leading_zeros() as u64),
-                Ctzw => set!((a as u32).trailing_zeros() as u64),
-                Bswap => set!(a.swap_bytes()),
-                Brev => set!(a.reverse_bits()),
-                Sxtb => set!(a as i8 as i64 as u64),
-                Sxth => set!(a as i16 as i64 as u64),
-                Sxtw => set!(a as i32 as i64 as u64),
-                Zxtb => set!(a & 0xff),
-                Zxth => set!(a & 0xffff),
-                Zxtw => set!(a & 0xffff_ffff),
-
-                Mul | MulI => set!(a.wrapping_mul(b)),
-                Mulw => set!(sext32(a.wrapping_mul(b))),
-                Mulh => set!(mulh(a, b)),
-                Mulhu => set!(mulhu(a, b)),
-                Div => set!(div(a, b)),
-                Divu => set!(divu(a, b)),
-                Rem => set!(rem(a, b)),
-                Remu => set!(remu(a, b)),
-                Divw => set!(divw(a, b)),
-                Divuw => set!(divuw(a, b)),
-                Remw => set!(remw(a, b)),
-                Remuw => set!(remuw(a, b)),
-
-                CmpEq | CmpEqI => cmp!(a == b),
-                CmpNe | CmpNeI => cmp!(a != b),
-                CmpLt | CmpLtI => cmp!((a as i64) < (b as i64)),
-                CmpLe | CmpLeI => cmp!((a as i64) <= (b as i64)),
-                CmpGt | CmpGtI => cmp!((a as i64) > (b as i64)),
-                CmpGe | CmpGeI => cmp!((a as i64) >= (b as i64)),
-                CmpLtu | CmpLtuI => cmp!(a < b),
-                CmpLeu | CmpLeuI => cmp!(a <= b),
-                CmpGtu | CmpGtuI => cmp!(a > b),
-                CmpGeu | CmpGeuI => cmp!(a >= b),
-                CmpwEq | CmpwEqI => cmp!(a as u32 == b as u32),
-                CmpwNe | CmpwNeI => cmp!(a as u32 != b as u32),
-                CmpwLt | CmpwLtI => cmp!((a as i32) < (b as i32)),
-                CmpwLe | CmpwLeI => cmp!((a as i32) <= (b as i32)),
-                CmpwGt | CmpwGtI => cmp!((a as i32) > (b as i32)),
-                CmpwGe | CmpwGeI => cmp!((a as i32) >= (b as i32)),
-                CmpwLtu | CmpwLtuI => cmp!((a as u32) < (b as u32)),
-                CmpwLeu | CmpwLeuI => cmp!((a as u32) <= (b as u32)),
-                CmpwGtu | CmpwGtuI => cmp!((a as u32) > (b as u32)),
-                CmpwGeu | CmpwGeuI => cmp!((a as u32) >= (b as u32)),
-
-                Pand => set!(self.regs[op.ps1 as usize] & self.regs[op.ps2 as usize]),
-                Por => set!(self.regs[op.ps1 as usize] | self.regs[op.ps2 as usize]),
-                Pxor => set!(self.regs[op.ps1 as usize] ^ self.regs[op.ps2 as usize]),
-                Pandn => set!(self.regs[op.ps1 as usize] & (self.regs[op.ps2 as usize] ^ 1)),
-                Porn => set!(self.regs[op.ps1 as usize] | (self.regs[op.ps2 as usize] ^ 1)),
-                Pnot => set!(self.regs[op.ps1 as usize] ^ 1),
-                P2r => set!(self.regs[op.ps1 as usize]),
-                R2p => set!((a != 0) as u64),
-
-                LdB => set!(self.load::<1>(mem, addr)? as i8 as i64 as u64),
-                LdBu => set!(self.load::<1>(mem, addr)?),
-                LdH => set!(self.load::<2>(mem, addr)? as i16 as i64 as u64),
-                LdHu => set!(self.load::<2>(mem, addr)?),
-                LdW => set!(self.load::<4>(mem, addr)? as i32 as i64 as u64),
-                LdWu => set!(self.load::<4>(mem, addr)?),
-                LdD => set!(self.load::<8>(mem, addr)?),
-                LdsB => set!(mem.load::<1>(addr).unwrap_or(0) as i8 as i64 as u64),
-                LdsBu => set!(mem.load::<1>(addr).unwrap_or(0)),
-                LdsH => set!(mem.load::<2>(addr).unwrap_or(0) as i16 as i64 as u64),
-                LdsHu => set!(mem.load::<2>(addr).unwrap_or(0)),
-                LdsW => set!(mem.load::<4>(addr).unwrap_or(0) as i32 as i64 as u64),
-                LdsWu => set!(mem.load::<4>(addr).unwrap_or(0)),
-                LdsD => set!(mem.load::<8>(addr).unwrap_or(0)),
-                StB => self.store::<BUF, 1>(mem, addr, rs2)?,
-                StH => self.store::<BUF, 2>(mem, addr, rs2)?,
-                StW => self.store::<BUF, 4>(mem, addr, rs2)?,
-                StD => self.store::<BUF, 8>(mem, addr, rs2)?,
-
-                CasB | CasH | CasW | CasD => {
-                    let new = self.regs[op.rs3 as usize];
-                    let old = match op.opcode {
-                        CasB => {
-                            self.atomic::<BUF, 1>(mem, a, |old| (old == rs2 & 0xff).then_some(new))?
-                        }
-                        CasH => self
-                            .atomic::<BUF, 2>(mem, a, |old| (old == rs2 & 0xffff).then_some(new))?,
-                        CasW => self.atomic::<BUF, 4>(mem, a, |old| {
-                            (old == rs2 & 0xffff_ffff).then_some(new)
-                        })?,
-                        _ => self.atomic::<BUF, 8>(mem, a, |old| (old == rs2).then_some(new))?,
-                    };
-                    set!(old)
-                }
-                AmoswapB | AmoaddB | AmoandB | AmoorB | AmoxorB | AmominB | AmomaxB | AmominuB
-                | AmomaxuB => {
-                    let old =
-                        self.atomic::<BUF, 1>(mem, a, |old| Some(amo(op.opcode, old, rs2, 1)))?;
-                    set!(old)
-                }
-                AmoswapH | AmoaddH | AmoandH | AmoorH | AmoxorH | AmominH | AmomaxH | AmominuH
-                | AmomaxuH => {
-                    let old =
-                        self.atomic::<BUF, 2>(mem, a, |old| Some(amo(op.opcode, old, rs2, 2)))?;
-                    set!(old)
-                }
-                AmoswapW | AmoaddW | AmoandW | AmoorW | AmoxorW | AmominW | AmomaxW | AmominuW
-                | AmomaxuW => {
-                    let old =
-                        self.atomic::<BUF, 4>(mem, a, |old| Some(amo(op.opcode, old, rs2, 4)))?;
-                    set!(old)
-                }
-                AmoswapD | AmoaddD | AmoandD | AmoorD | AmoxorD | AmominD | AmomaxD | AmominuD
-                | AmomaxuD => {
-                    let old =
-                        self.atomic::<BUF, 8>(mem, a, |old| Some(amo(op.opcode, old, rs2, 8)))?;
-                    set!(old)
-                }
-
-                FaddS => set!(of_f32(f32_of(a) + f32_of(rs2))),
-                FaddD => set!(of_f64(f64_of(a) + f64_of(rs2))),
-                FsubS => set!(of_f32(f32_of(a) - f32_of(rs2))),
-                FsubD => set!(of_f64(f64_of(a) - f64_of(rs2))),
-                FmulS => set!(of_f32(f32_of(a) * f32_of(rs2))),
-                FmulD => set!(of_f64(f64_of(a) * f64_of(rs2))),
-                FdivS => set!(of_f32(f32_of(a) / f32_of(rs2))),
-                FdivD => set!(of_f64(f64_of(a) / f64_of(rs2))),
-                FsqrtS => set!(of_f32(f32_of(a).sqrt())),
-                FsqrtD => set!(of_f64(f64_of(a).sqrt())),
-                FmaS => set!(of_f32(
-                    f32_of(a).mul_add(f32_of(rs2), f32_of(self.regs[op.rs3 as usize]))
-                )),
-                FmaD => set!(of_f64(
-                    f64_of(a).mul_add(f64_of(rs2), f64_of(self.regs[op.rs3 as usize]))
-                )),
-                FminS => set!(of_f32(f32_of(a).min(f32_of(rs2)))),
-                FminD => set!(of_f64(f64_of(a).min(f64_of(rs2)))),
-                FmaxS => set!(of_f32(f32_of(a).max(f32_of(rs2)))),
-                FmaxD => set!(of_f64(f64_of(a).max(f64_of(rs2)))),
-                FnegS => set!((a as u32 ^ 0x8000_0000) as u64),
-                FnegD => set!(a ^ (1 << 63)),
-                FabsS => set!((a as u32 & 0x7fff_ffff) as u64),
-                FabsD => set!(a & !(1 << 63)),
-                FcopysignS => set!(((a as u32 & 0x7fff_ffff) | (rs2 as u32 & 0x8000_0000)) as u64),
-                FcopysignD => set!((a & !(1 << 63)) | (rs2 & (1 << 63))),
-                FfloorS => set!(of_f32(f32_of(a).floor())),
-                FfloorD => set!(of_f64(f64_of(a).floor())),
-                FceilS => set!(of_f32(f32_of(a).ceil())),
-                FceilD => set!(of_f64(f64_of(a).ceil())),
-                FtruncS => set!(of_f32(f32_of(a).trunc())),
-                FtruncD => set!(of_f64(f64_of(a).trunc())),
-                FroundS => set!(of_f32(f32_of(a).round())),
-                FroundD => set!(of_f64(f64_of(a).round())),
-                FroundevenS => set!(of_f32(f32_of(a).round_ties_even())),
-                FroundevenD => set!(of_f64(f64_of(a).round_ties_even())),
-                FcvtDS => set!(of_f64(f32_of(a) as f64)),
-                FcvtSD => set!(of_f32(f64_of(a) as f32)),
-                FcvtSL => set!(of_f32(a as i64 as f32)),
-                FcvtSLu => set!(of_f32(a as f32)),
-                FcvtSW => set!(of_f32(a as i32 as f32)),
-                FcvtSWu => set!(of_f32(a as u32 as f32)),
-                FcvtDL => set!(of_f64(a as i64 as f64)),
-                FcvtDLu => set!(of_f64(a as f64)),
-                FcvtDW => set!(of_f64(a as i32 as f64)),
-                FcvtDWu => set!(of_f64(a as u32 as f64)),
-                FcvtLS => set!(f32_of(a) as i64 as u64),
-                FcvtLuS => set!(f32_of(a) as u64),
-                FcvtWS => set!(f32_of(a) as i32 as i64 as u64),
-                FcvtWuS => set!(f32_of(a) as u32 as u64),
-                FcvtLD => set!(f64_of(a) as i64 as u64),
-                FcvtLuD => set!(f64_of(a) as u64),
-                FcvtWD => set!(f64_of(a) as i32 as i64 as u64),
-                FcvtWuD => set!(f64_of(a) as u32 as u64),
-                FcmpEqS => cmp!(f32_of(a) == f32_of(rs2)),
-                FcmpNeS => cmp!(f32_of(a) != f32_of(rs2)),
-                FcmpLtS => cmp!(f32_of(a) < f32_of(rs2)),
-                FcmpLeS => cmp!(f32_of(a) <= f32_of(rs2)),
-                FcmpGtS => cmp!(f32_of(a) > f32_of(rs2)),
-                FcmpGeS => cmp!(f32_of(a) >= f32_of(rs2)),
-                FcmpUnoS => cmp!(f32_of(a).is_nan() || f32_of(rs2).is_nan()),
-                FcmpOrdS => cmp!(!f32_of(a).is_nan() && !f32_of(rs2).is_nan()),
-                FcmpEqD => cmp!(f64_of(a) == f64_of(rs2)),
-                FcmpNeD => cmp!(f64_of(a) != f64_of(rs2)),
-                FcmpLtD => cmp!(f64_of(a) < f64_of(rs2)),
-                FcmpLeD => cmp!(f64_of(a) <= f64_of(rs2)),
-                FcmpGtD => cmp!(f64_of(a) > f64_of(rs2)),
-                FcmpGeD => cmp!(f64_of(a) >= f64_of(rs2)),
-                FcmpUnoD => cmp!(f64_of(a).is_nan() || f64_of(rs2).is_nan()),
-                FcmpOrdD => cmp!(!f64_of(a).is_nan() && !f64_of(rs2).is_nan()),
-
-                // Control: only the first enabled one in slot order takes effect.
-                Br | Call | Jr | Callr | Ret | Syscall | Trap => {
-                    if ctl != Ctl::Next {
-                        continue;
-                    }
-                    ctl = match op.opcode {
-                        Br => Ctl::Jump {
-                            target: op.target,
-                            addr: op.aux,
-                        },
-                        Call => {
-                            self.set::<BUF>(LR, imm);
-                            self.ready[LR as usize] = done;
-                            Ctl::Jump {
-                                target: op.target,
-                                addr: op.aux,
-                            }
-                        }
-                        Callr => {
-                            self.set::<BUF>(LR, imm);
-                            self.ready[LR as usize] = done;
-                            Ctl::JumpTo(a)
-                        }
-                        Jr | Ret => Ctl::JumpTo(a),
-                        Syscall => {
-                            self.sys_args.copy_from_slice(&self.regs[3..9]);
-                            self.sys_wpos = self.wlen;
-                            Ctl::Syscall(op.imm)
-                        }
-                        _ => Ctl::Trap(op.imm),
-                    };
-                }
+            macro_rules! addr {
+                () => {
+                    sem::address(a!(), imm)
+                };
             }
+            macro_rules! load {
+                ($n:literal) => {
+                    set!(sem::load_value(op.opcode, self.load::<$n>(mem, addr!())?))
+                };
+            }
+            macro_rules! load_speculative {
+                ($n:literal) => {
+                    set!(sem::speculative_load(
+                        op.opcode,
+                        mem.load::<$n>(addr!()).ok()
+                    ))
+                };
+            }
+            macro_rules! store {
+                ($n:literal) => {
+                    self.store::<BUF, $n>(mem, addr!(), sem::store_value(op.opcode, rs2!()))?
+                };
+            }
+            macro_rules! cas {
+                ($n:literal) => {{
+                    let (a, rs2, new) = (a!(), rs2!(), self.regs[op.rs3 as usize]);
+                    let old =
+                        self.atomic::<BUF, $n>(mem, a, |old| sem::cas(op.opcode, old, rs2, new))?;
+                    set!(old)
+                }};
+            }
+            macro_rules! amo {
+                ($n:literal) => {{
+                    let (a, rs2) = (a!(), rs2!());
+                    let old =
+                        self.atomic::<BUF, $n>(mem, a, |old| Some(sem::amo(op.opcode, old, rs2)))?;
+                    set!(old)
+                }};
+            }
+            macro_rules! p {
+                ($i:expr) => {
+                    (self.regs[$i as usize] != 0)
+                };
+            }
+            // Every operation's result comes from `vliw_isa::semantics`; this match
+            // only routes operands and results (registers, memory, control). The
+            // operations computed from operands alone get one arm each, their opcode a
+            // constant there, so that the semantic function folds into the arm.
+            macro_rules! dispatch {
+                (
+                    value: [$($v:ident),*],
+                    value_imm: [$($vi:ident),*],
+                    compare: [$($c:ident),*],
+                    compare_imm: [$($ci:ident),*],
+                    predicate_logic: [$($l:ident),*]
+                ) => {
+                    match op.opcode {
+                        $(Opcode::$v => {
+                            let c = self.regs[op.rs3 as usize];
+                            set!(sem::value(Opcode::$v, a!(), rs2!(), c))
+                        })*
+                        $(Opcode::$vi => set!(sem::value(Opcode::$vi, a!(), imm, 0)),)*
+                        $(Opcode::$c => cmp!(sem::condition(Opcode::$c, a!(), rs2!())),)*
+                        $(Opcode::$ci => cmp!(sem::condition(Opcode::$ci, a!(), imm)),)*
+                        $(Opcode::$l => {
+                            set!(sem::predicate_logic(Opcode::$l, p!(op.ps1), p!(op.ps2)) as u64)
+                        })*
+                        Nop | Limm | Fence => {}
+                        Sel => set!(sem::sel(p!(op.ps1), a!(), rs2!())),
+                        P2r => set!(sem::p2r(p!(op.ps1))),
+                        R2p => set!(sem::r2p(a!()) as u64),
+
+                        LdB | LdBu => load!(1),
+                        LdH | LdHu => load!(2),
+                        LdW | LdWu => load!(4),
+                        LdD => load!(8),
+                        LdsB | LdsBu => load_speculative!(1),
+                        LdsH | LdsHu => load_speculative!(2),
+                        LdsW | LdsWu => load_speculative!(4),
+                        LdsD => load_speculative!(8),
+                        StB => store!(1),
+                        StH => store!(2),
+                        StW => store!(4),
+                        StD => store!(8),
+
+                        CasB => cas!(1),
+                        CasH => cas!(2),
+                        CasW => cas!(4),
+                        CasD => cas!(8),
+                        AmoswapB | AmoaddB | AmoandB | AmoorB | AmoxorB | AmominB | AmomaxB | AmominuB
+                        | AmomaxuB => amo!(1),
+                        AmoswapH | AmoaddH | AmoandH | AmoorH | AmoxorH | AmominH | AmomaxH | AmominuH
+                        | AmomaxuH => amo!(2),
+                        AmoswapW | AmoaddW | AmoandW | AmoorW | AmoxorW | AmominW | AmomaxW | AmominuW
+                        | AmomaxuW => amo!(4),
+                        AmoswapD | AmoaddD | AmoandD | AmoorD | AmoxorD | AmominD | AmomaxD | AmominuD
+                        | AmomaxuD => amo!(8),
+
+                        // Control: only the first enabled one in slot order takes effect.
+                        Br | Call | Jr | Callr | Ret | Syscall | Trap => {
+                            if ctl != Ctl::Next {
+                                continue;
+                            }
+                            ctl = match op.opcode {
+                                Br => Ctl::Jump {
+                                    target: op.target,
+                                    addr: op.aux,
+                                },
+                                Call => {
+                                    self.set::<BUF>(LR, imm);
+                                    self.ready[LR as usize] = done;
+                                    Ctl::Jump {
+                                        target: op.target,
+                                        addr: op.aux,
+                                    }
+                                }
+                                Callr => {
+                                    let target = a!();
+                                    self.set::<BUF>(LR, imm);
+                                    self.ready[LR as usize] = done;
+                                    Ctl::JumpTo(target)
+                                }
+                                Jr | Ret => Ctl::JumpTo(a!()),
+                                Syscall => {
+                                    self.sys_args.copy_from_slice(&self.regs[3..9]);
+                                    self.sys_wpos = self.wlen;
+                                    Ctl::Syscall(op.imm)
+                                }
+                                _ => Ctl::Trap(op.imm),
+                            };
+                        }
+                    }
+                };
+            }
+            vliw_isa::with_opcode_lists!(dispatch);
         }
         if BUF {
             self.commit_buffered(mem);
         }
         Ok(ctl)
     }
-}
-
-/// The value an `amo*` operation of `bytes` bytes stores, given the old value
-/// (zero-extended) and the operand.
-#[inline(always)]
-fn amo(opcode: Opcode, old: u64, operand: u64, bytes: usize) -> u64 {
-    use Opcode::*;
-    let mask = if bytes == 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * bytes)) - 1
-    };
-    let operand = operand & mask;
-    let value = match opcode {
-        AmoswapB | AmoswapH | AmoswapW | AmoswapD => operand,
-        AmoaddB | AmoaddH | AmoaddW | AmoaddD => old.wrapping_add(operand),
-        AmoandB | AmoandH | AmoandW | AmoandD => old & operand,
-        AmoorB | AmoorH | AmoorW | AmoorD => old | operand,
-        AmoxorB | AmoxorH | AmoxorW | AmoxorD => old ^ operand,
-        AmominB | AmominH | AmominW | AmominD => {
-            if sext(old, bytes) <= sext(operand, bytes) {
-                old
-            } else {
-                operand
-            }
-        }
-        AmomaxB | AmomaxH | AmomaxW | AmomaxD => {
-            if sext(old, bytes) >= sext(operand, bytes) {
-                old
-            } else {
-                operand
-            }
-        }
-        AmominuB | AmominuH | AmominuW | AmominuD => old.min(operand),
-        _ => old.max(operand),
-    };
-    value & mask
 }

@@ -18,7 +18,6 @@
 //! println!("{:?} {} {}", outcome, String::from_utf8_lossy(&io.stdout()), sim.stats());
 //! ```
 
-mod alu;
 pub mod cli;
 mod exec;
 mod fault;

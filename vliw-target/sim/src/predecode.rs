@@ -82,13 +82,11 @@ pub(crate) struct Op {
     pub guard: u8,
     /// 1 if the guard is negated.
     pub guard_xor: u8,
-    /// The second operand is `imm` rather than `rs2`.
-    pub use_imm: bool,
     /// Executes even when its guard is false (`.unc` compares).
     pub unc: bool,
     /// For compares: what to write, for each guard/outcome, as 4-bit entries
     /// indexed by `2 * g + c`: bit 0 write pd1, bit 1 its value, bit 2 write pd2,
-    /// bit 3 its value. Derived from `CmpType::apply`.
+    /// bit 3 its value. Derived from `semantics::compare_writes`.
     pub cmp_actions: u16,
 }
 
@@ -136,21 +134,19 @@ fn pred_dest_index(p: vliw_isa::Pred) -> u8 {
     }
 }
 
-/// The 16-bit action table of a compare type (see `Op::cmp_actions`).
+/// The 16-bit action table of a compare type (see `Op::cmp_actions`), from
+/// `vliw_isa::semantics::compare_writes`.
 fn cmp_actions(ctype: CmpType) -> u16 {
     let mut table = 0u16;
     for g in [false, true] {
         for c in [false, true] {
-            // An entry writes a destination when the result does not depend on the
-            // old value.
-            let if_false = ctype.apply(g, c, (false, false));
-            let if_true = ctype.apply(g, c, (true, true));
+            let (w1, w2) = vliw_isa::semantics::compare_writes(ctype, g, c);
             let mut entry = 0u16;
-            if if_false.0 == if_true.0 {
-                entry |= 1 | (if_false.0 as u16) << 1;
+            if let Some(v) = w1 {
+                entry |= 1 | (v as u16) << 1;
             }
-            if if_false.1 == if_true.1 {
-                entry |= 4 | (if_false.1 as u16) << 3;
+            if let Some(v) = w2 {
+                entry |= 4 | (v as u16) << 3;
             }
             table |= entry << (4 * (2 * g as u16 + c as u16));
         }
@@ -269,7 +265,6 @@ fn predecode_op(
         ps2: pred_index(inst.ps2),
         guard: pred_index(inst.guard.pred),
         guard_xor: inst.guard.negated as u8,
-        use_imm: format.has(FieldKind::Imm),
         unc: false,
         cmp_actions: 0,
     };
@@ -284,7 +279,8 @@ fn predecode_op(
     }
     if format.has(FieldKind::CmpType) {
         op.cmp_actions = cmp_actions(inst.ctype);
-        op.unc = inst.ctype == CmpType::Unc;
+        // the operations that take effect with a false guard (`.unc` compares)
+        op.unc = vliw_isa::semantics::executes(false, inst.ctype, true);
     }
     match opcode {
         Opcode::Addpc => op.imm = syllable_addr.wrapping_add(inst.imm as u64) as i64,

@@ -10,6 +10,7 @@ use vliw_ssa::{DataflowLiveness, DomTree};
 use super::classes::Classes;
 use super::program::{CopySites, END, Point};
 use super::*;
+use crate::interp::{Interpreter, Stop};
 use crate::mir::{Imm, MGuard, MInst, Reg, RegClass, VReg};
 use crate::ssa_view::{SsaView, block, var};
 use crate::test_support::{addi, br, func, movi};
@@ -22,67 +23,20 @@ fn gpr(mf: &mut MachFunction) -> VReg {
     mf.new_vreg(RegClass::Gpr)
 }
 
-/// A tiny interpreter of machine SSA and of its destructed form (virtual registers
-/// as variables, physical `r3` as the result), for the operations the tests use.
-/// Returns every value written to a physical register, in order (`None` after too
-/// many steps).
+/// Runs machine SSA or its destructed form on the machine-IR interpreter, with the
+/// physical registers `init` set; returns every value written to a physical register,
+/// in order (`None` after too many steps).
 fn run(mf: &MachFunction, init: &[(Reg, i64)]) -> Option<Vec<i64>> {
-    use std::collections::HashMap;
-    let mut regs: HashMap<Reg, i64> = init.iter().copied().collect();
-    let get = |regs: &HashMap<Reg, i64>, r: Reg| -> i64 {
-        if r == Reg::P0 {
-            1
-        } else {
-            regs.get(&r).copied().unwrap_or(0)
-        }
-    };
-    let mut b = mf.layout[0];
-    let mut steps = 0;
-    let mut trace = Vec::new();
-    loop {
-        let mut next = None;
-        for inst in mf.block_insts(b) {
-            steps += 1;
-            if steps > 10_000 {
-                return None;
-            }
-            let g = get(&regs, inst.guard.pred) != 0;
-            if g == inst.guard.negated {
-                continue;
-            }
-            let u: Vec<i64> = inst.uses.iter().map(|&r| get(&regs, r)).collect();
-            let imm = match inst.imm {
-                Imm::Const(c) => c,
-                _ => 0,
-            };
-            let vals: Vec<i64> = match inst.op {
-                MOp::Copy | MOp::ParallelCopy => u.clone(),
-                MOp::Op(Opcode::Movi) => vec![imm],
-                MOp::Op(Opcode::AddI) => vec![u[0].wrapping_add(imm)],
-                MOp::Op(Opcode::Add) => vec![u[0].wrapping_add(u[1])],
-                MOp::Op(Opcode::CmpLt) => vec![(u[0] < u[1]) as i64, (u[0] >= u[1]) as i64],
-                MOp::Op(Opcode::Br) => {
-                    let Imm::Block(t) = inst.imm else { panic!() };
-                    let args: Vec<i64> = inst.args.iter().map(|&r| get(&regs, r)).collect();
-                    for (&p, a) in mf.blocks[t].params.iter().zip(args) {
-                        regs.insert(Reg::Virtual(p), a);
-                    }
-                    next = Some(t);
-                    break;
-                }
-                MOp::Op(Opcode::Ret) => return Some(trace),
-                op => panic!("{op:?}"),
-            };
-            for (&d, v) in inst.defs.iter().zip(vals) {
-                if d.as_physical().is_some() && d != Reg::P0 {
-                    trace.push(v);
-                }
-                if d != Reg::P0 {
-                    regs.insert(d, v);
-                }
-            }
-        }
-        b = next?;
+    let mut it = Interpreter::new([mf]);
+    it.set_step_limit(10_000);
+    for &(r, v) in init {
+        it.set_reg(r.as_physical().expect("a physical register"), v as u64);
+    }
+    it.trace_writes();
+    match it.call(&mf.name, &[]) {
+        Ok(_) => Some(it.writes().iter().map(|&(_, v)| v as i64).collect()),
+        Err(Stop::StepLimit) => None,
+        Err(e) => panic!("{e}\n{mf}"),
     }
 }
 

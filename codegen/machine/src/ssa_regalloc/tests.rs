@@ -1,13 +1,12 @@
 //! Unit tests of the SSA allocator: machine SSA built by hand, allocated, and run by a
-//! small interpreter before and after allocation. The interpreter's `call` writes junk
-//! into every caller-saved register, so a value kept in one across a call is caught.
-
-use std::collections::HashMap;
+//! machine-IR interpreter (`crate::interp`) before and after allocation. Calls write
+//! junk into every caller-saved register, so a value kept in one across a call is caught.
 
 use vliw_isa::Opcode;
 
 use super::*;
 use crate::abi;
+use crate::interp::{Interpreter, Stop};
 use crate::mir::{MGuard, PReg, Reg, RegClass};
 use crate::test_support::{addi, br, func, movi};
 
@@ -33,14 +32,14 @@ fn sel(d: VReg, p: VReg, a: VReg, b: VReg) -> MInst {
     )
 }
 
-/// `r3 = copy a; call @f; d = copy r3`: the callee returns `2 * r3 + 1`.
+/// `r3 = copy a; call @callee; d = copy r3`: the callee returns `2 * r3 + 1`.
 fn call(d: VReg, a: VReg) -> Vec<MInst> {
     let mut c = MInst::op(
         Opcode::Call,
         &[],
         &[],
         Imm::Symbol {
-            name: "f".into(),
+            name: "callee".into(),
             addend: 0,
         },
     );
@@ -63,81 +62,20 @@ fn gprs(mf: &mut MachFunction, n: usize) -> Vec<VReg> {
     (0..n).map(|_| mf.new_vreg(RegClass::Gpr)).collect()
 }
 
-/// Runs `mf` (before or after allocation) with `r3 = arg`; returns `r3` at `ret`.
+/// Runs `mf` (before or after allocation) on the machine-IR interpreter with `r3 =
+/// arg`; returns `r3` at `ret` (`None` at a trap or after too many steps). `callee`
+/// returns `2 * r3 + 1`; every call writes junk into the caller-saved registers
+/// other than the result.
 fn run(mf: &MachFunction, arg: i64) -> Option<i64> {
-    let mut regs: HashMap<Reg, i64> = HashMap::from([(Reg::gpr(3), arg), (Reg::SP, 1 << 20)]);
-    let mut slots: HashMap<u32, i64> = HashMap::new();
-    let get = |regs: &HashMap<Reg, i64>, r: Reg| match r {
-        Reg::P0 => 1,
-        Reg::ZERO => 0,
-        _ => *regs
-            .get(&r)
-            .unwrap_or_else(|| panic!("{r:?} read before written")),
-    };
-    let mut b = mf.layout[0];
-    let mut steps = 0;
-    let mut junk = 0x5eed_0000_i64;
-    loop {
-        let mut next = None;
-        for inst in mf.block_insts(b) {
-            steps += 1;
-            if steps > 100_000 {
-                return None;
-            }
-            if (get(&regs, inst.guard.pred) != 0) == inst.guard.negated {
-                continue;
-            }
-            let u: Vec<i64> = inst.uses.iter().map(|&r| get(&regs, r)).collect();
-            let imm = match inst.imm {
-                Imm::Const(c) => c,
-                Imm::Slot { slot, .. } => cranelift_entity::EntityRef::index(slot) as i64,
-                _ => 0,
-            };
-            let vals: Vec<i64> = match inst.op {
-                MOp::Copy => u.clone(),
-                MOp::Op(Opcode::Mov) => vec![u[0]],
-                MOp::Op(Opcode::Por) => vec![u[0] | u[1]],
-                MOp::Op(Opcode::Movi) => vec![imm],
-                MOp::Op(Opcode::AddI) => vec![u[0].wrapping_add(imm)],
-                MOp::Op(Opcode::Add) => vec![u[0].wrapping_add(u[1])],
-                MOp::Op(Opcode::Sel) => vec![if u[0] != 0 { u[1] } else { u[2] }],
-                MOp::Op(Opcode::CmpLt) => vec![(u[0] < u[1]) as i64, (u[0] >= u[1]) as i64],
-                MOp::Op(Opcode::P2r) => vec![(u[0] != 0) as i64],
-                MOp::Op(Opcode::R2p) => vec![(u[0] != 0) as i64],
-                MOp::Op(Opcode::StD) => {
-                    slots.insert(imm as u32, u[1]);
-                    vec![]
-                }
-                MOp::Op(Opcode::LdD) => vec![*slots.get(&(imm as u32))?],
-                MOp::Op(Opcode::Call) => {
-                    let a = get(&regs, Reg::gpr(3));
-                    for &p in &inst.implicit_defs {
-                        junk += 1;
-                        regs.insert(Reg::Physical(p), junk);
-                    }
-                    regs.insert(Reg::gpr(3), a.wrapping_mul(2).wrapping_add(1));
-                    vec![]
-                }
-                MOp::Op(Opcode::Trap) => return None,
-                MOp::Op(Opcode::Br) => {
-                    let Imm::Block(t) = inst.imm else { panic!() };
-                    let args: Vec<i64> = inst.args.iter().map(|&r| get(&regs, r)).collect();
-                    for (&p, a) in mf.blocks[t].params.iter().zip(args) {
-                        regs.insert(Reg::Virtual(p), a);
-                    }
-                    next = Some(t);
-                    break;
-                }
-                MOp::Op(Opcode::Ret) => return Some(get(&regs, Reg::gpr(3))),
-                op => panic!("{op:?}"),
-            };
-            for (&d, v) in inst.defs.iter().zip(vals) {
-                if d != Reg::P0 {
-                    regs.insert(d, v);
-                }
-            }
-        }
-        b = next?;
+    let mut it = Interpreter::new([mf]);
+    it.set_step_limit(100_000);
+    it.add_host("callee", |c| {
+        Ok(vec![c.arg(0, 0)?.wrapping_mul(2).wrapping_add(1)])
+    });
+    match it.call(&mf.name, &[arg as u64]) {
+        Ok(r) => Some(r[0] as i64),
+        Err(Stop::Trap(_) | Stop::StepLimit) => None,
+        Err(e) => panic!("{e}\n{mf}"),
     }
 }
 
