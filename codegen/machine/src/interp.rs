@@ -2,7 +2,7 @@
 //! end — machine SSA (virtual registers, block parameters and branch arguments,
 //! `Psi`), after register allocation (physical registers, parallel copies), before
 //! or after frame lowering — so that a pass can be checked by running a function
-//! before and after it (`docs/machine.md` §10).
+//! before and after it (`docs/machine.md` §9).
 //!
 //! - **Semantics**: every machine operation computes what `vliw_isa::semantics`
 //!   says, the definitions the simulator executes too. Operations run one at a time

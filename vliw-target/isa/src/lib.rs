@@ -3,7 +3,9 @@
 //! Opcodes, operand formats, encodings, functional units, latencies and the issue
 //! width are data here (`opcode.rs`, `format.rs`, `machine.rs`); the encoder and
 //! decoder (`inst.rs`, `bundle.rs`), the assembly text of an operation (`text.rs`),
-//! the simulator and the compiler all read them, so they cannot disagree.
+//! the simulator and the compiler all read them, so they cannot disagree. What each
+//! operation computes is `semantics.rs`, executed by the simulator and by the back
+//! end's machine-IR interpreter.
 //! `docs/isa.md` is the manual; `doc_tables.rs` generates its tables from this data.
 
 pub mod abi;
