@@ -878,3 +878,27 @@ fn jump_tables_dispatch() {
         })
     );
 }
+
+/// What a machine-IR filetest's `run: %f(7, 3) == 3` will do: parse the text, call by
+/// name with argument words, compare the result words (and a trap's code).
+#[test]
+fn runs_functions_parsed_from_text() {
+    let text = "\
+machine function @f export {
+block0:
+    v0 = copy r3
+    v1 = copy r4
+    pv2, p0 = cmp.eq v1, 0
+    (pv2) trap 65537
+    v3 = divu v0, v1
+    v4 = remu v0, v1
+    v5 = add v3, v4
+    r3 = copy v5
+    ret uses[r3]
+}
+";
+    let f = MachFunction::parse(text).unwrap();
+    let mut it = Interpreter::new([&f]);
+    assert_eq!(it.call("f", &[7, 3]), Ok(vec![3]));
+    assert_eq!(it.call("f", &[7, 0]), Err(Stop::Trap(0x10001)));
+}
