@@ -566,7 +566,25 @@ impl<'f, 'h> Interpreter<'f, 'h> {
         let mut pos = 0usize;
         loop {
             let Some(inst) = inst_at(func, block, pos) else {
-                return err(format!("{}: {block} ends without a branch", func.name));
+                // after branch cleanup a block may fall through to the next of the
+                // layout (what the encoded code does too)
+                let next = func
+                    .layout
+                    .iter()
+                    .position(|&b| b == block)
+                    .and_then(|k| func.layout.get(k + 1));
+                match next {
+                    Some(&next)
+                        if func
+                            .last_inst(block)
+                            .is_none_or(|i| !i.is_unconditional_exit()) =>
+                    {
+                        block = next;
+                        pos = 0;
+                        continue;
+                    }
+                    _ => return err(format!("{}: {block} ends without a branch", func.name)),
+                }
             };
             pos += 1;
             self.steps += 1;

@@ -806,6 +806,13 @@ fn errors_are_values() {
         .to_string();
     assert!(e.contains("ends without a branch"), "{e}");
 
+    // after branch cleanup, a block without a final branch falls through to the next
+    // block of the layout
+    let (mut f, fb) = func(2);
+    f.set_block(fb[0], vec![set(3, 7)]);
+    f.set_block(fb[1], vec![ret_r3()]);
+    assert_eq!(Interpreter::new([&f]).call("f", &[]), Ok(vec![7]));
+
     let (mut f, fb) = func(1);
     f.set_block(
         fb[0],
