@@ -89,7 +89,16 @@ impl Lower<'_> {
                 Ok(())
             }
             InstructionData::Brif { arg, blocks, .. } => {
+                // a known condition is a jump: no guarded branch followed by dead code
+                if let Some(c) = self.const_of(*arg) {
+                    self.jump_to(&blocks[if c & 1 != 0 { 0 } else { 1 }]);
+                    return Ok(());
+                }
                 let p = self.get_pred(*arg);
+                if p == Reg::P0 {
+                    self.jump_to(&blocks[0]);
+                    return Ok(());
+                }
                 let mut cache = HashMap::new();
                 let then_b = self.edge(&blocks[0], &mut cache);
                 if blocks[1].args.is_empty() {
