@@ -170,62 +170,10 @@ fn destruction_round(mf: &MachFunction, method: SsaDestruction) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mir::{Imm, MBlock, MInst, Reg, RegClass, VReg};
-    use vliw_isa::Opcode;
-
-    /// block0: v0 = movi 1; br block1(v0)
-    /// block1(v1): v2 = addw v1, 1; p = cmp.lt v2, r3; (p) br block2; br block3
-    /// block2: br block1(v2)
-    /// block3: r3 = copy v1; ret
-    fn looping() -> MachFunction {
-        let mut mf = MachFunction::new("_ZN4loop17h0123456789abcdefE", vliw_ir::Linkage::Export);
-        let b: Vec<MBlock> = (0..4).map(|_| mf.new_block()).collect();
-        mf.layout = b.clone();
-        let v0 = mf.new_vreg(RegClass::Gpr);
-        let v1 = mf.new_vreg(RegClass::Gpr);
-        let v2 = mf.new_vreg(RegClass::Gpr);
-        let p = mf.new_vreg(RegClass::Pred);
-        let br = |t: MBlock, args: &[VReg]| {
-            let mut i = MInst::op(Opcode::Br, &[], &[], Imm::Block(t));
-            i.args = args.iter().map(|&a| Reg::Virtual(a)).collect();
-            i
-        };
-        mf.set_block(
-            b[0],
-            vec![
-                MInst::op(Opcode::Movi, &[v0.into()], &[], Imm::Const(1)),
-                br(b[1], &[v0]),
-            ],
-        );
-        mf.blocks[b[1]].params = vec![v1];
-        mf.set_block(
-            b[1],
-            vec![
-                MInst::op(Opcode::Addw, &[v2.into()], &[v1.into()], Imm::Const(1)),
-                MInst::op(
-                    Opcode::CmpLt,
-                    &[p.into(), Reg::P0],
-                    &[v2.into(), Reg::gpr(3)],
-                    Imm::None,
-                ),
-                br(b[2], &[]).with_guard(crate::mir::MGuard::new(p.into(), false)),
-                br(b[3], &[]),
-            ],
-        );
-        mf.set_block(b[2], vec![br(b[1], &[v2])]);
-        mf.set_block(
-            b[3],
-            vec![
-                MInst::copy(Reg::gpr(3), v1.into()),
-                MInst::op(Opcode::Ret, &[], &[], Imm::None),
-            ],
-        );
-        mf
-    }
 
     #[test]
     fn measures_sizes_and_leaves_the_function_alone() {
-        let mf = looping();
+        let mf = crate::test_support::lost_copy();
         let before = format!("{mf:?}");
         let m = Measurement::of(&mf);
         assert_eq!(format!("{mf:?}"), before);

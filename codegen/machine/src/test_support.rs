@@ -1,5 +1,5 @@
-//! Builders of machine IR shared by the unit tests of the passes that work on machine
-//! SSA (`destruct`, `ssa_regalloc`).
+//! Builders of machine IR shared by the unit tests of the passes and analyses that
+//! work on machine SSA (`destruct`, `ssa_regalloc`, `ssa_view`, `analysis_timing`).
 
 use vliw_isa::Opcode;
 
@@ -28,4 +28,48 @@ pub fn movi(d: VReg, c: i64) -> MInst {
 /// `d = add a, c` (immediate form).
 pub fn addi(d: VReg, a: VReg, c: i64) -> MInst {
     MInst::op(Opcode::AddI, &[d.into()], &[a.into()], Imm::Const(c))
+}
+
+/// The lost-copy problem in machine SSA (`v1` is read after the loop whose back edge
+/// passes `v2` to it):
+///
+/// ```text
+/// block0: v0 = movi 1; br block1(v0)
+/// block1(v1): v2 = addw v1, 1; pv3 = cmp.lt v2, r3; (pv3) br block2; br block3
+/// block2: br block1(v2)
+/// block3: r3 = copy v1; ret
+/// ```
+pub fn lost_copy() -> MachFunction {
+    let mut mf = MachFunction::new("f", vliw_ir::Linkage::Export);
+    let b: Vec<MBlock> = (0..4).map(|_| mf.new_block()).collect();
+    mf.layout = b.clone();
+    let v: Vec<VReg> = (0..3)
+        .map(|_| mf.new_vreg(crate::mir::RegClass::Gpr))
+        .collect();
+    let p = mf.new_vreg(crate::mir::RegClass::Pred);
+    mf.set_block(b[0], vec![movi(v[0], 1), br(b[1], &[v[0].into()])]);
+    mf.blocks[b[1]].params = vec![v[1]];
+    mf.set_block(
+        b[1],
+        vec![
+            MInst::op(Opcode::Addw, &[v[2].into()], &[v[1].into()], Imm::Const(1)),
+            MInst::op(
+                Opcode::CmpLt,
+                &[p.into(), Reg::P0],
+                &[v[2].into(), Reg::gpr(3)],
+                Imm::None,
+            ),
+            br(b[2], &[]).with_guard(crate::mir::MGuard::new(p.into(), false)),
+            br(b[3], &[]),
+        ],
+    );
+    mf.set_block(b[2], vec![br(b[1], &[v[2].into()])]);
+    mf.set_block(
+        b[3],
+        vec![
+            MInst::copy(Reg::gpr(3), v[1].into()),
+            MInst::op(Opcode::Ret, &[], &[], Imm::None),
+        ],
+    );
+    mf
 }

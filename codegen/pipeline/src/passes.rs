@@ -36,6 +36,18 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// The machine IR verifier's phase of a machine stage.
+    pub fn machine_phase(self) -> Option<vliw_machine::mir::Phase> {
+        use vliw_machine::mir::Phase;
+        match self {
+            Stage::MachineSsa => Some(Phase::Ssa),
+            Stage::MachineVirtual => Some(Phase::Virtual),
+            Stage::Allocated => Some(Phase::Allocated),
+            Stage::Bundled => Some(Phase::Bundled),
+            Stage::Ir | Stage::Code => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Stage::Ir => "ir",

@@ -6,7 +6,6 @@ use std::fmt::Write;
 
 use vliw_ir::{Function, Module};
 use vliw_machine::emit::FunctionCode;
-use vliw_machine::mir::Phase;
 use vliw_machine::{CompileError, MachFunction};
 
 use crate::Options;
@@ -67,17 +66,6 @@ pub fn apply<'a>(
     })
 }
 
-/// The machine IR verifier's phase for a stage.
-fn phase(stage: Stage) -> Option<Phase> {
-    match stage {
-        Stage::MachineSsa => Some(Phase::Ssa),
-        Stage::MachineVirtual => Some(Phase::Virtual),
-        Stage::Allocated => Some(Phase::Allocated),
-        Stage::Bundled => Some(Phase::Bundled),
-        Stage::Ir | Stage::Code => None,
-    }
-}
-
 /// Checks the invariants of `stage` on `unit` (bundles against the machine of
 /// `options`); the error names the pass after which they broke.
 pub fn verify(
@@ -92,7 +80,7 @@ pub fn verify(
             format!("the IR does not verify after `{after}`:\n{what}"),
         )
     };
-    match (unit, phase(stage)) {
+    match (unit, stage.machine_phase()) {
         (Unit::Ir(f), _) => vliw_ir::verify_function(f).map_err(|e| broke(&f.name, e.to_string())),
         (Unit::Machine(mf), Some(phase)) => mf
             .verify_for(phase, &options.backend.machine)

@@ -19,7 +19,7 @@ use vliw_ir::interpreter::DataValue;
 use vliw_ir::{Module, Type};
 use vliw_machine::MachFunction;
 use vliw_machine::interp::{Interpreter, Stop};
-use vliw_machine::mir::{Phase, parse_machine_functions};
+use vliw_machine::mir::parse_machine_functions;
 use vliw_pipeline::{Options, PIPELINE, Pass, Stage, Unit, run_pass};
 
 const EXPECT: &str = "; expect:";
@@ -104,16 +104,6 @@ fn read_input(t: &FileTest) -> Result<Input, String> {
     }
 }
 
-fn phase(stage: Stage) -> Option<Phase> {
-    match stage {
-        Stage::MachineSsa => Some(Phase::Ssa),
-        Stage::MachineVirtual => Some(Phase::Virtual),
-        Stage::Allocated => Some(Phase::Allocated),
-        Stage::Bundled => Some(Phase::Bundled),
-        Stage::Ir | Stage::Code => None,
-    }
-}
-
 /// Runs the pass on every function; the outputs at the pass's output stage.
 fn run_the_pass(t: &FileTest, input: &Input) -> Result<Vec<MachFunction>, String> {
     let empty = Module::new();
@@ -127,7 +117,7 @@ fn run_the_pass(t: &FileTest, input: &Input) -> Result<Vec<MachFunction>, String
         ),
         Input::Machine(fs) => (&empty, fs.iter().cloned().map(Unit::Machine).collect()),
     };
-    if let Some(phase) = phase(t.pass.from) {
+    if let Some(phase) = t.pass.from.machine_phase() {
         for unit in &units {
             if let Unit::Machine(mf) = unit {
                 mf.verify_for(phase, &t.options.backend.machine)
@@ -139,7 +129,7 @@ fn run_the_pass(t: &FileTest, input: &Input) -> Result<Vec<MachFunction>, String
     for unit in units {
         match run_pass(t.pass, module, unit, &t.options).map_err(|e| e.to_string())? {
             Unit::Machine(mf) => {
-                let phase = phase(t.pass.to).expect("a machine stage");
+                let phase = t.pass.to.machine_phase().expect("a machine stage");
                 mf.verify_for(phase, &t.options.backend.machine)
                     .map_err(|e| format!("the output does not verify for {phase:?}: {e}"))?;
                 out.push(mf);

@@ -376,12 +376,8 @@ pub fn check_machine_ir_phases(module: &Module, options: &Options) -> Result<usi
                 Err(_) if pass.from == Stage::Ir => break,
                 Err(e) => return Err(format!("{}: {e}", pass.name)),
             };
-            let phase = match pass.to {
-                Stage::MachineSsa => Phase::Ssa,
-                Stage::MachineVirtual => Phase::Virtual,
-                Stage::Allocated => Phase::Allocated,
-                Stage::Bundled => Phase::Bundled,
-                Stage::Ir | Stage::Code => continue,
+            let Some(phase) = pass.to.machine_phase() else {
+                continue;
             };
             if let Unit::Machine(mf) = &unit {
                 check(mf, phase, pass.name, options)?;
