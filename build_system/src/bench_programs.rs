@@ -35,11 +35,11 @@ const STATS_PREFIX: &str = "vliw-stats:";
 
 /// An optional pass as the backend lists it.
 #[derive(Clone, Debug, PartialEq)]
-struct Pass {
-    name: String,
+pub(crate) struct Pass {
+    pub(crate) name: String,
     /// The `-Cllvm-args` word that switches it off.
-    off: String,
-    about: String,
+    pub(crate) off: String,
+    pub(crate) about: String,
 }
 
 /// One way to build the programs: a column of the ablation table.
@@ -229,8 +229,8 @@ fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(programs)
 }
 
-/// Asks the backend for its optional passes.
-fn query_passes(paths: &Paths) -> Result<Vec<Pass>, String> {
+/// Asks the backend for its optional passes (also the fuzz suite's configurations).
+pub(crate) fn query_passes(paths: &Paths) -> Result<Vec<Pass>, String> {
     let mut cmd = Command::new(paths.dist.join("rustc-vliw"));
     cmd.args(["-Cllvm-args=passes", "-"]);
     let out = process::run(&mut cmd, b"", Instant::now() + TIMEOUT)?;
@@ -247,7 +247,7 @@ fn query_passes(paths: &Paths) -> Result<Vec<Pass>, String> {
 /// The pipeline as `-Cllvm-args=passes` lists it, one pass per line: `PASS`,
 /// `FROM->TO`, `SWITCH`, `OFF`, `ABOUT`, tab-separated, `-` for a pass without a
 /// switch. The passes with a switch are the ones measured.
-fn parse_passes(text: &str) -> Result<Vec<Pass>, String> {
+pub(crate) fn parse_passes(text: &str) -> Result<Vec<Pass>, String> {
     let mut passes = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();

@@ -22,6 +22,7 @@ mod sysroot;
 mod test;
 mod test_cargo;
 mod test_extended;
+mod test_fuzz;
 mod test_no_sysroot;
 mod test_programs;
 mod test_sysroot;
@@ -55,6 +56,15 @@ Commands:
                       --profile P      sysroot, sysroot_sample: only this build
                                        profile (release: opt-level 3, debug:
                                        opt-level 0)
+                      --sample N       fuzz, fuzz_sample: a deterministic sample
+                                       of N programs of the rustlantis corpus
+                                       (fuzz: all 200, fuzz_sample: CI's 24)
+                      --program NAME   fuzz, fuzz_sample: only this program
+                                       (rl_5003; repeatable)
+                      --all-configs    fuzz, fuzz_sample: also each optional
+                                       pass switched off in turn, at each opt
+                                       level (the passes of
+                                       -Cllvm-args=passes)
   run [FLAGS] FILE [-- ARGS...]
                     Build FILE and run it on the simulator with ARGS; stdin, stdout,
                     stderr and the exit code are the program's (build messages go
@@ -174,6 +184,20 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
             while let Some(o) = options.next() {
                 match o.as_str() {
                     "--host-only" => test_options.host_only = true,
+                    "--all-configs" => test_options.fuzz.all_configs = true,
+                    "--sample" => {
+                        let n = options.next().and_then(|n| n.parse::<usize>().ok());
+                        let n = n.ok_or_else(|| {
+                            Error::Usage("test: --sample needs a number of programs".into())
+                        })?;
+                        test_options.fuzz.sample = Some(n);
+                    }
+                    "--program" => {
+                        let Some(name) = options.next() else {
+                            return Err(Error::Usage("test: --program needs a name".into()));
+                        };
+                        test_options.fuzz.programs.push(name.clone());
+                    }
                     "--binary" | "--profile" => {
                         let Some(value) = options.next() else {
                             return Err(Error::Usage(format!("test: {o} needs a value")));

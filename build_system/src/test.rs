@@ -11,10 +11,10 @@ use std::fs;
 use crate::build::{self, Profile};
 use crate::paths::Paths;
 use crate::toolchain::Toolchain;
-use crate::{test_extended, test_no_sysroot, test_programs, test_sysroot, test_target};
+use crate::{test_extended, test_fuzz, test_no_sysroot, test_programs, test_sysroot, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 8] = [
+const SUITES: [&str; 10] = [
     "unit",
     "target",
     "no_sysroot",
@@ -23,6 +23,8 @@ const SUITES: [&str; 8] = [
     "sysroot",
     "sysroot_sample",
     "cargo",
+    "fuzz",
+    "fuzz_sample",
 ];
 
 /// The suites that take --host-only.
@@ -30,6 +32,9 @@ const HOST_ONLY_SUITES: [&str; 2] = ["no_sysroot", "programs"];
 
 /// The suites that take --binary and --profile.
 const SYSROOT_SUITES: [&str; 2] = ["sysroot", "sysroot_sample"];
+
+/// The suites that take --sample, --program and --all-configs.
+const FUZZ_SUITES: [&str; 2] = ["fuzz", "fuzz_sample"];
 
 /// The flag that keeps a suite out of a plain `./y.sh test`.
 const EXPLICIT: &str = "[explicit]";
@@ -51,6 +56,8 @@ pub struct Options {
     pub binaries: Vec<String>,
     /// sysroot, sysroot_sample: only this build profile (`None`: both).
     pub profile: Option<test_sysroot::Profile>,
+    /// fuzz, fuzz_sample: the sample size, programs and configurations.
+    pub fuzz: test_fuzz::Options,
 }
 
 pub fn load_suites(paths: &Paths) -> Result<Vec<Suite>, String> {
@@ -137,6 +144,16 @@ pub fn test(
                     ./y.sh test sysroot --binary coretests --profile debug"
             .into());
     }
+    let fuzz = &options.fuzz;
+    if (fuzz.sample.is_some() || !fuzz.programs.is_empty() || fuzz.all_configs)
+        && !selected.iter().any(|s| FUZZ_SUITES.contains(&s.as_str()))
+    {
+        return Err(
+            "--sample, --program and --all-configs are options of the fuzz suites: \
+             ./y.sh test fuzz --program rl_5003"
+                .into(),
+        );
+    }
     let names: Vec<&str> = if selected.is_empty() {
         for s in suites.iter().filter(|s| s.explicit) {
             eprintln!(
@@ -174,6 +191,8 @@ pub fn test(
             "cargo" => cargo_suite(paths, toolchain),
             "sysroot" => sysroot(paths, toolchain, 1, options),
             "sysroot_sample" => sysroot(paths, toolchain, SYSROOT_SAMPLE, options),
+            "fuzz" => fuzz_suite(paths, toolchain, None, options),
+            "fuzz_sample" => fuzz_suite(paths, toolchain, Some(test_fuzz::CI_SAMPLE), options),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
         if let Err(message) = &result {
@@ -337,6 +356,25 @@ fn sysroot(
         },
     )?;
     against_the_host(outcome.regressions, outcome.lines.join("; "))
+}
+
+/// The rustlantis corpus against its LLVM host outputs (test_fuzz.rs): all programs,
+/// or CI's sample of `sample`.
+fn fuzz_suite(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    sample: Option<usize>,
+    options: &Options,
+) -> Result<String, String> {
+    test_fuzz::corpus(paths)?;
+    build::build(paths, toolchain, Profile::Release)?;
+    let outcome = test_fuzz::run(paths, toolchain, &options.fuzz, sample)?;
+    let summary = format!("{}: {}", outcome.total, outcome.summary);
+    if outcome.total.failed == 0 {
+        Ok(summary)
+    } else {
+        Err(summary)
+    }
 }
 
 #[cfg(test)]
