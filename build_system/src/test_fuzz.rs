@@ -323,14 +323,21 @@ pub struct Outcome {
     pub summary: String,
 }
 
+/// Names another corpus directory (same layout), for trying the suite on edited or
+/// reduced programs.
+pub const CORPUS_ENV: &str = "VLIW_FUZZ_CORPUS";
+
 /// The corpus's directory, or a message saying where it should be.
 pub fn corpus(paths: &Paths) -> Result<PathBuf, String> {
-    let dir = paths.root.join(CORPUS);
-    if !dir.join("MANIFEST.tsv").is_file() {
+    let (dir, named) = match std::env::var_os(CORPUS_ENV) {
+        Some(dir) if !dir.is_empty() => (paths.user_path(&dir.to_string_lossy()), CORPUS_ENV),
+        _ => (paths.root.join(CORPUS), CORPUS),
+    };
+    if !dir.is_dir() {
         return Err(format!(
-            "the rustlantis corpus is missing: expected {CORPUS}/ (MANIFEST.tsv, rl_SEED.rs, \
-             rl_SEED.expected) relative to the repository root, i.e. {}; it lives in the \
-             shared directory beside the repository",
+            "the rustlantis corpus is missing: expected {named} (rl_SEED.rs and \
+             rl_SEED.expected, with MANIFEST.tsv and README.md) relative to the repository \
+             root, i.e. {}; it lives in the shared directory beside the repository",
             dir.display()
         ));
     }
@@ -402,6 +409,12 @@ pub fn run(
     let known = fs::read_to_string(&known_path)
         .map_err(|e| format!("cannot read {KNOWN_FAILURES}: {e}"))
         .and_then(|t| parse_known_failures(&t).map_err(|e| format!("{KNOWN_FAILURES}: {e}")))?;
+    if let Some(k) = known.iter().find(|k| !names.contains(&k.program.as_str())) {
+        return Err(format!(
+            "{KNOWN_FAILURES} lists {} ({}), which is not in the corpus: remove its line",
+            k.program, k.config
+        ));
+    }
     let rustc_vliw = paths.tool(crate::test_programs::RUSTC_VLIW);
     if !rustc_vliw.is_file() {
         return Err(format!(
@@ -429,7 +442,7 @@ pub fn run(
         "[test] fuzz: {} of {} programs of {}, {} configurations ({})",
         chosen.len(),
         names.len(),
-        CORPUS,
+        paths.show(&dir),
         configs.len(),
         configs
             .iter()
