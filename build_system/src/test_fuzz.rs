@@ -1,8 +1,9 @@
 //! The `fuzz` and `fuzz_sample` suites: the rustlantis corpus (random UB-free,
 //! deterministic custom-MIR programs, each printing one line `hash: N`) in
 //! `../shared/fuzz/rustlantis` beside the repository (its README.md), compiled by
-//! `dist/rustc-vliw --edition 2021` at every level of `OPT_LEVELS` and run on the
-//! simulator with a cycle limit. Stdout must equal the program's `.expected` file
+//! `dist/rustc-vliw --edition 2021 -Cllvm-args=verify=each` (the IR verified after
+//! every pass) at every level of `OPT_LEVELS` and run on the simulator with a cycle
+//! limit. Stdout must equal the program's `.expected` file
 //! (the LLVM host build's stdout, made when the corpus was generated: never our own
 //! output) and the exit code must be 0.
 //!
@@ -44,9 +45,6 @@ const OPT_LEVELS: [&str; 2] = ["3", "0"];
 /// 1 s of CPU per build and run), well inside the 6 minutes CI gives the suite; the
 /// whole corpus would take about twice that.
 pub const CI_SAMPLE: usize = 100;
-/// The backend's `verify=each` (the IR verifier after every pass). FLIP to `true`
-/// once the backend on main has the option.
-const VERIFY_EACH: bool = false;
 /// The simulator's cycle limit: a miscompiled infinite loop fails (exit 143) instead
 /// of hanging the suite. The corpus's programs take at most 0.8 M cycles with every
 /// pass (rl_5034 at O0, 2026-11-23; the suite prints the largest count seen).
@@ -93,15 +91,10 @@ impl Config {
         self.key().replace([',', '='], "-")
     }
 
-    /// The backend options of this configuration, one `-Cllvm-args` value (words
-    /// separated by spaces), if any.
+    /// The backend options switching this configuration's passes off, one
+    /// `-Cllvm-args` value (words separated by spaces), if any.
     fn llvm_args(&self) -> Option<String> {
-        let mut words: Vec<&str> = Vec::new();
-        if VERIFY_EACH {
-            words.push("verify=each");
-        }
-        words.extend(self.off.iter().map(String::as_str));
-        (!words.is_empty()).then(|| words.join(" "))
+        (!self.off.is_empty()).then(|| self.off.join(" "))
     }
 }
 
@@ -688,6 +681,8 @@ impl Suite<'_> {
             // by the dozen; without them the tail of a failure shows its error.
             .arg("-Awarnings")
             .arg(format!("-Copt-level={}", config.opt));
+        // The IR verified after every pass, as in the other differential suites.
+        compile.arg(crate::differential::VERIFY_EACH);
         if let Some(args) = config.llvm_args() {
             compile.arg(format!("-Cllvm-args={args}"));
         }
@@ -901,16 +896,14 @@ mod tests {
         );
         assert_eq!(keys(configs(&[], true)), ["O3", "O0"]);
         let shared = vec![pass("a"), pass("a")];
-        assert_eq!(keys(configs(&shared, true)), ["O3", "O0", "O3,a=off", "O0,a=off"]);
+        assert_eq!(
+            keys(configs(&shared, true)),
+            ["O3", "O0", "O3,a=off", "O0,a=off"]
+        );
         let c = &configs(&passes, true)[2];
         assert_eq!(c.slug(), "O3-mem2reg-off");
-        let args = c.llvm_args().unwrap();
-        assert!(args.ends_with("mem2reg=off"), "{args}");
-        assert_eq!(args.contains("verify=each"), VERIFY_EACH);
-        assert_eq!(
-            configs(&passes, false)[0].llvm_args().is_some(),
-            VERIFY_EACH
-        );
+        assert_eq!(c.llvm_args().unwrap(), "mem2reg=off");
+        assert_eq!(configs(&passes, false)[0].llvm_args(), None);
         // The pass list as the backend prints it.
         let listed = crate::bench_programs::parse_passes(
             "mem2reg\tir->ir\tmem2reg\tmem2reg=off\tSSA\n\
