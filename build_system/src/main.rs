@@ -58,7 +58,7 @@ Commands:
                                        opt-level 0)
                       --sample N       fuzz, fuzz_sample: a deterministic sample
                                        of N programs of the rustlantis corpus
-                                       (fuzz: all 200, fuzz_sample: CI's 100)
+                                       (fuzz: all 200, fuzz_sample: CI's 150)
                       --program NAME   fuzz, fuzz_sample: only this program
                                        (rl_5003; repeatable)
                       --all-configs    fuzz, fuzz_sample: also each optional
