@@ -201,7 +201,8 @@ impl Options {
     }
 }
 
-fn on_off(key: &str, value: &str) -> Result<bool, String> {
+/// `on` or `off`, the value of a switch `key` (an error that says so otherwise).
+pub fn on_off(key: &str, value: &str) -> Result<bool, String> {
     match value {
         "on" => Ok(true),
         "off" => Ok(false),

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use vliw_machine::Counters;
+use vliw_machine::options::on_off;
 
 use crate::passes::{PIPELINE, Pass};
 
@@ -325,14 +326,6 @@ fn parse_dump_point(item: &str) -> Result<Vec<DumpPoint>, String> {
         when,
         pass: pass.to_string(),
     }])
-}
-
-fn on_off(key: &str, value: &str) -> Result<bool, String> {
-    match value {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("{key}={value}: expected on or off")),
-    }
 }
 
 #[cfg(test)]
