@@ -313,8 +313,11 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
     Ok(toks)
 }
 
-/// A string literal at the start of `b`; returns its bytes and its length in the text.
-fn lex_string(b: &[u8]) -> Result<(Vec<u8>, usize), (usize, String)> {
+/// Lexes a string literal (`"..."` with the escapes `\n`, `\t`, `\0`, `\\`, `\"` and
+/// `\xHH`) at the start of `b`: its bytes and the length of the literal, or the offset
+/// and message of an error. Shared by the text forms of the SSA IR and of the machine
+/// IR, which write strings the same way (`write::write_string`).
+pub fn lex_string(b: &[u8]) -> Result<(Vec<u8>, usize), (usize, String)> {
     let mut out = Vec::new();
     let mut i = 1;
     loop {

@@ -218,43 +218,6 @@ struct Token {
     col: usize,
 }
 
-fn lex_string(b: &[u8]) -> Result<(Vec<u8>, usize), (usize, String)> {
-    let mut out = Vec::new();
-    let mut i = 1;
-    loop {
-        match b.get(i) {
-            None | Some(b'\n') => return Err((0, "unterminated string".into())),
-            Some(b'"') => return Ok((out, i + 1)),
-            Some(b'\\') => {
-                match b.get(i + 1) {
-                    Some(b'n') => out.push(b'\n'),
-                    Some(b't') => out.push(b'\t'),
-                    Some(b'0') => out.push(0),
-                    Some(b'\\') => out.push(b'\\'),
-                    Some(b'"') => out.push(b'"'),
-                    Some(b'x') => {
-                        let h = b
-                            .get(i + 2..i + 4)
-                            .and_then(|h| core::str::from_utf8(h).ok())
-                            .and_then(|h| u8::from_str_radix(h, 16).ok());
-                        match h {
-                            Some(v) => out.push(v),
-                            None => return Err((i, "expected two hex digits after \\x".into())),
-                        }
-                        i += 2;
-                    }
-                    _ => return Err((i, "unknown escape in a string".into())),
-                }
-                i += 2;
-            }
-            Some(&c) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-}
-
 fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.')
 }
@@ -354,21 +317,24 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                 Tok::Bang
             }
             b'"' => {
-                let (s, n) = lex_string(&bytes[i..]).map_err(|(off, m)| ParseError {
-                    line,
-                    col: col + off,
-                    message: m,
-                })?;
+                let (s, n) =
+                    vliw_ir::parser::lex_string(&bytes[i..]).map_err(|(off, m)| ParseError {
+                        line,
+                        col: col + off,
+                        message: m,
+                    })?;
                 i += n;
                 Tok::Str(s)
             }
             b'@' => {
                 i += 1;
                 if bytes.get(i) == Some(&b'"') {
-                    let (s, n) = lex_string(&bytes[i..]).map_err(|(off, m)| ParseError {
-                        line,
-                        col: col + 1 + off,
-                        message: m,
+                    let (s, n) = vliw_ir::parser::lex_string(&bytes[i..]).map_err(|(off, m)| {
+                        ParseError {
+                            line,
+                            col: col + 1 + off,
+                            message: m,
+                        }
                     })?;
                     i += n;
                     match String::from_utf8(s) {
