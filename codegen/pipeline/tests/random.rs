@@ -416,16 +416,18 @@ fn random_function(rng: &mut Rng) -> Function {
     f
 }
 
+/// How many random programs, from which seed (`RANDOM_PROGRAMS`, `RANDOM_SEED`).
+fn count_and_seed() -> (usize, u64) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u64>().ok());
+    (
+        var("RANDOM_PROGRAMS").unwrap_or(150) as usize,
+        var("RANDOM_SEED").unwrap_or(1),
+    )
+}
+
 #[test]
 fn random_programs_agree_with_the_interpreter() {
-    let count: usize = std::env::var("RANDOM_PROGRAMS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(150);
-    let seed: u64 = std::env::var("RANDOM_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
+    let (count, seed) = count_and_seed();
     let mut failures = Vec::new();
     let mut runs = 0;
     for i in 0..count {
@@ -510,14 +512,7 @@ fn random_programs_agree_with_the_interpreter() {
 /// differential test runs, verifies for its phase and round-trips through its text.
 #[test]
 fn random_programs_machine_ir_verifies_and_round_trips_at_every_phase() {
-    let count: usize = std::env::var("RANDOM_PROGRAMS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(150);
-    let seed: u64 = std::env::var("RANDOM_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
+    let (count, seed) = count_and_seed();
     for i in 0..count {
         let s = seed + i as u64;
         let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
