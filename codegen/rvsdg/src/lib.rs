@@ -3,7 +3,15 @@
 //! et al. (ACM TACO 2015) describe and brought back to the SSA IR afterwards.
 //!
 //! `docs/rvsdg.md` gives the design; the modules:
+//! - `graph`: the generic core (regions, nodes, edges, λ/γ/θ), independent of the
+//!   operations;
+//! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ.
 
+pub mod graph;
+pub mod ops;
 pub mod restructure;
+
+pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
+pub use ops::{Op, Rvsdg, States, Ty};

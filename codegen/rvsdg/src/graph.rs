@@ -1,0 +1,872 @@
+//! The generic core of the RVSDG: regions, nodes, their inputs and outputs, and the
+//! structural nodes (λ, γ, θ), independent of the operations that live in it (those
+//! are a type parameter, [`Operation`]; the SSA IR's are in `ops.rs`), as jlm keeps
+//! `rvsdg/` apart from `llvm/`.
+//!
+//! A **region** has arguments (values that flow in), results (values that flow out)
+//! and an unordered set of nodes. A **node** lives in one region; it has inputs, each
+//! connected to an [`Origin`] of the same region (an output of another node, or an
+//! argument of the region), and outputs. A structural node owns subregions:
+//!
+//! | kind | inputs | subregions | outputs |
+//! |---|---|---|---|
+//! | γ (decision) | `[predicate, e1..en]` | arms: args `e1..en`, results `x1..xm` | `x1..xm` |
+//! | θ (tail-controlled loop) | `l1..ln` | body: args `l1..ln`, results `[predicate, l1'..ln']` | `l1..ln` |
+//! | λ (function) | none | body: args = parameters, results = returns | none |
+//!
+//! A γ's predicate is a control value of as many alternatives as it has arms; it runs
+//! the arm of that number on the entry variables and gives that arm's results. A θ
+//! runs its body on the loop variables, then again on the new values while the
+//! predicate (alternative 1 of 2) says so; alternative 0 ends the loop, whose outputs
+//! are the last values. λs live in the root region; calls name their callee by symbol
+//! (so no φ node is needed to tie recursion: the call graph is derived from the names).
+//!
+//! Everything is stored in arenas with typed indices. Removed nodes and regions stay
+//! in their arena, marked dead. Every origin keeps its list of users, so that edges
+//! can be followed both ways and values replaced in O(users).
+
+use cranelift_entity::{PrimaryMap, entity_impl};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A region.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Region(u32);
+entity_impl!(Region, "r");
+
+/// A node.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Node(u32);
+entity_impl!(Node, "n");
+
+/// What kind of edge a type carries: the well-formedness rules depend on it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Kind {
+    /// A value: used any number of times.
+    Value,
+    /// A state (memory, I/O): threads side effects, used linearly.
+    State,
+    /// A control value of `n` alternatives: the predicate of a γ or θ.
+    Control(u32),
+}
+
+/// The operations that live in a graph, and their types.
+pub trait Operation: Clone + PartialEq + Eq + Hash + Debug {
+    /// The type of an edge.
+    type Type: Copy + PartialEq + Eq + Hash + Debug;
+    /// What a λ carries besides its body (name, signature, linkage...).
+    type Lambda: Clone + Debug;
+    /// A node's source location (not part of its identity: common node elimination
+    /// merges nodes at different locations).
+    type Loc: Copy + Default + PartialEq + Debug;
+
+    fn kind(ty: Self::Type) -> Kind;
+    /// The type of a control value of `n` alternatives.
+    fn control(n: u32) -> Self::Type;
+}
+
+/// A producer of a value: output `i` of a node, or argument `i` of a region.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Origin {
+    Out(Node, u32),
+    Arg(Region, u32),
+}
+
+/// A consumer of a value: input `i` of a node, or result `i` of a region.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum User {
+    In(Node, u32),
+    Res(Region, u32),
+}
+
+/// An output of a node or an argument of a region: its type and who uses it.
+#[derive(Clone, Debug)]
+pub struct Port<T> {
+    pub ty: T,
+    pub users: Vec<User>,
+}
+
+/// The kind of a node, with its subregions.
+#[derive(Clone, Debug)]
+pub enum NodeKind<O: Operation> {
+    Simple(O),
+    Gamma { arms: Vec<Region> },
+    Theta { body: Region },
+    Lambda { body: Region, info: Box<O::Lambda> },
+}
+
+impl<O: Operation> NodeKind<O> {
+    pub fn subregions(&self) -> &[Region] {
+        match self {
+            NodeKind::Simple(_) => &[],
+            NodeKind::Gamma { arms } => arms,
+            NodeKind::Theta { body } | NodeKind::Lambda { body, .. } => core::slice::from_ref(body),
+        }
+    }
+
+    pub fn is_structural(&self) -> bool {
+        !matches!(self, NodeKind::Simple(_))
+    }
+
+    /// Short name: the operation's, or `gamma`, `theta`, `lambda`.
+    pub fn label(&self) -> String
+    where
+        O: std::fmt::Display,
+    {
+        match self {
+            NodeKind::Simple(op) => op.to_string(),
+            NodeKind::Gamma { .. } => "gamma".into(),
+            NodeKind::Theta { .. } => "theta".into(),
+            NodeKind::Lambda { .. } => "lambda".into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeData<O: Operation> {
+    pub kind: NodeKind<O>,
+    pub region: Region,
+    pub inputs: Vec<Origin>,
+    pub outputs: Vec<Port<O::Type>>,
+    pub loc: O::Loc,
+    /// Position in the region's node list (for O(1) removal); `u32::MAX` when dead.
+    slot: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct RegionData<T> {
+    /// The structural node that owns the region; `None` for the root.
+    pub owner: Option<Node>,
+    pub args: Vec<Port<T>>,
+    pub results: Vec<Origin>,
+    nodes: Vec<Node>,
+    alive: bool,
+}
+
+/// An RVSDG: a root region holding λs, and every node and region below it.
+#[derive(Clone, Debug)]
+pub struct Graph<O: Operation> {
+    nodes: PrimaryMap<Node, NodeData<O>>,
+    regions: PrimaryMap<Region, RegionData<O::Type>>,
+    root: Region,
+}
+
+impl<O: Operation> Default for Graph<O> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<O: Operation> Graph<O> {
+    /// An empty graph: a root region without arguments or results.
+    pub fn new() -> Self {
+        let mut regions = PrimaryMap::new();
+        let root = regions.push(RegionData {
+            owner: None,
+            args: Vec::new(),
+            results: Vec::new(),
+            nodes: Vec::new(),
+            alive: true,
+        });
+        Graph {
+            nodes: PrimaryMap::new(),
+            regions,
+            root,
+        }
+    }
+
+    pub fn root(&self) -> Region {
+        self.root
+    }
+
+    // ---- looking ----
+
+    pub fn node(&self, n: Node) -> &NodeData<O> {
+        &self.nodes[n]
+    }
+
+    pub fn kind(&self, n: Node) -> &NodeKind<O> {
+        &self.nodes[n].kind
+    }
+
+    pub fn kind_mut(&mut self, n: Node) -> &mut NodeKind<O> {
+        &mut self.nodes[n].kind
+    }
+
+    /// The operation of a simple node.
+    pub fn op(&self, n: Node) -> Option<&O> {
+        match &self.nodes[n].kind {
+            NodeKind::Simple(op) => Some(op),
+            _ => None,
+        }
+    }
+
+    pub fn region(&self, r: Region) -> &RegionData<O::Type> {
+        &self.regions[r]
+    }
+
+    /// The nodes of a region, in no particular order.
+    pub fn nodes(&self, r: Region) -> &[Node] {
+        &self.regions[r].nodes
+    }
+
+    pub fn is_alive(&self, n: Node) -> bool {
+        self.nodes[n].slot != u32::MAX
+    }
+
+    pub fn region_is_alive(&self, r: Region) -> bool {
+        self.regions[r].alive
+    }
+
+    /// Number of nodes ever created (the arena's size).
+    pub fn node_capacity(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of regions ever created.
+    pub fn region_capacity(&self) -> usize {
+        self.regions.len()
+    }
+
+    pub fn inputs(&self, n: Node) -> &[Origin] {
+        &self.nodes[n].inputs
+    }
+
+    pub fn input(&self, n: Node, i: usize) -> Origin {
+        self.nodes[n].inputs[i]
+    }
+
+    pub fn num_outputs(&self, n: Node) -> usize {
+        self.nodes[n].outputs.len()
+    }
+
+    pub fn args(&self, r: Region) -> &[Port<O::Type>] {
+        &self.regions[r].args
+    }
+
+    pub fn results(&self, r: Region) -> &[Origin] {
+        &self.regions[r].results
+    }
+
+    /// The node that owns region `r` (`None` for the root).
+    pub fn owner(&self, r: Region) -> Option<Node> {
+        self.regions[r].owner
+    }
+
+    /// The region an origin belongs to.
+    pub fn origin_region(&self, o: Origin) -> Region {
+        match o {
+            Origin::Out(n, _) => self.nodes[n].region,
+            Origin::Arg(r, _) => r,
+        }
+    }
+
+    /// The region a user belongs to.
+    pub fn user_region(&self, u: User) -> Region {
+        match u {
+            User::In(n, _) => self.nodes[n].region,
+            User::Res(r, _) => r,
+        }
+    }
+
+    fn port(&self, o: Origin) -> &Port<O::Type> {
+        match o {
+            Origin::Out(n, i) => &self.nodes[n].outputs[i as usize],
+            Origin::Arg(r, i) => &self.regions[r].args[i as usize],
+        }
+    }
+
+    fn port_mut(&mut self, o: Origin) -> &mut Port<O::Type> {
+        match o {
+            Origin::Out(n, i) => &mut self.nodes[n].outputs[i as usize],
+            Origin::Arg(r, i) => &mut self.regions[r].args[i as usize],
+        }
+    }
+
+    pub fn ty(&self, o: Origin) -> O::Type {
+        self.port(o).ty
+    }
+
+    pub fn users(&self, o: Origin) -> &[User] {
+        &self.port(o).users
+    }
+
+    pub fn has_users(&self, o: Origin) -> bool {
+        !self.port(o).users.is_empty()
+    }
+
+    /// What a user reads.
+    pub fn origin(&self, u: User) -> Origin {
+        match u {
+            User::In(n, i) => self.nodes[n].inputs[i as usize],
+            User::Res(r, i) => self.regions[r].results[i as usize],
+        }
+    }
+
+    /// The node that produces `o`, if it is a node's output.
+    pub fn producer(&self, o: Origin) -> Option<Node> {
+        match o {
+            Origin::Out(n, _) => Some(n),
+            Origin::Arg(..) => None,
+        }
+    }
+
+    pub fn outputs(&self, n: Node) -> impl ExactSizeIterator<Item = Origin> + use<O> {
+        (0..self.nodes[n].outputs.len() as u32).map(move |i| Origin::Out(n, i))
+    }
+
+    pub fn arg_origins(&self, r: Region) -> impl ExactSizeIterator<Item = Origin> + use<O> {
+        (0..self.regions[r].args.len() as u32).map(move |i| Origin::Arg(r, i))
+    }
+
+    pub fn output_types(&self, n: Node) -> Vec<O::Type> {
+        self.nodes[n].outputs.iter().map(|p| p.ty).collect()
+    }
+
+    /// Whether some output of `n` has a user.
+    pub fn is_used(&self, n: Node) -> bool {
+        self.nodes[n].outputs.iter().any(|p| !p.users.is_empty())
+    }
+
+    /// Depth of a region: 0 for the root.
+    pub fn depth(&self, mut r: Region) -> usize {
+        let mut d = 0;
+        while let Some(n) = self.regions[r].owner {
+            r = self.nodes[n].region;
+            d += 1;
+        }
+        d
+    }
+
+    /// Whether region `inner` is `outer` or nested in it.
+    pub fn region_within(&self, mut inner: Region, outer: Region) -> bool {
+        loop {
+            if inner == outer {
+                return true;
+            }
+            match self.regions[inner].owner {
+                Some(n) => inner = self.nodes[n].region,
+                None => return false,
+            }
+        }
+    }
+
+    /// The λ whose body contains `r` (directly or nested).
+    pub fn enclosing_lambda(&self, mut r: Region) -> Option<Node> {
+        while let Some(n) = self.regions[r].owner {
+            if matches!(self.nodes[n].kind, NodeKind::Lambda { .. }) {
+                return Some(n);
+            }
+            r = self.nodes[n].region;
+        }
+        None
+    }
+
+    // ---- building ----
+
+    fn add_region(&mut self, owner: Node) -> Region {
+        self.regions.push(RegionData {
+            owner: Some(owner),
+            args: Vec::new(),
+            results: Vec::new(),
+            nodes: Vec::new(),
+            alive: true,
+        })
+    }
+
+    fn add_node(&mut self, region: Region, kind: NodeKind<O>, inputs: &[Origin]) -> Node {
+        let slot = self.regions[region].nodes.len() as u32;
+        let n = self.nodes.push(NodeData {
+            kind,
+            region,
+            inputs: inputs.to_vec(),
+            outputs: Vec::new(),
+            loc: O::Loc::default(),
+            slot,
+        });
+        self.regions[region].nodes.push(n);
+        for (i, &o) in inputs.iter().enumerate() {
+            debug_assert_eq!(
+                self.origin_region(o),
+                region,
+                "{n}: input {i} from elsewhere"
+            );
+            self.port_mut(o).users.push(User::In(n, i as u32));
+        }
+        n
+    }
+
+    /// A simple node of `op` in `region` on `inputs`, with outputs of `outputs`' types.
+    pub fn add_simple(
+        &mut self,
+        region: Region,
+        op: O,
+        inputs: &[Origin],
+        outputs: &[O::Type],
+    ) -> Node {
+        let n = self.add_node(region, NodeKind::Simple(op), inputs);
+        for &ty in outputs {
+            self.add_output(n, ty);
+        }
+        n
+    }
+
+    /// A γ in `region` on `predicate` (a control value of `arms` alternatives) with
+    /// `entries` as entry variables: each arm gets them as its arguments. Exit
+    /// variables are added with [`Graph::add_gamma_exit`].
+    pub fn add_gamma(
+        &mut self,
+        region: Region,
+        predicate: Origin,
+        entries: &[Origin],
+        arms: usize,
+    ) -> Node {
+        let mut inputs = Vec::with_capacity(entries.len() + 1);
+        inputs.push(predicate);
+        inputs.extend_from_slice(entries);
+        let n = self.add_node(region, NodeKind::Gamma { arms: Vec::new() }, &inputs);
+        let types: Vec<O::Type> = entries.iter().map(|&e| self.ty(e)).collect();
+        let regions: Vec<Region> = (0..arms)
+            .map(|_| {
+                let r = self.add_region(n);
+                for &ty in &types {
+                    self.add_arg(r, ty);
+                }
+                r
+            })
+            .collect();
+        self.nodes[n].kind = NodeKind::Gamma { arms: regions };
+        n
+    }
+
+    /// Adds an entry variable to a γ: input `origin`, and an argument in every arm.
+    /// Returns the arguments (one per arm).
+    pub fn add_gamma_entry(&mut self, gamma: Node, origin: Origin) -> Vec<Origin> {
+        self.add_input(gamma, origin);
+        let ty = self.ty(origin);
+        let arms = self.nodes[gamma].kind.subregions().to_vec();
+        arms.into_iter().map(|r| self.add_arg(r, ty)).collect()
+    }
+
+    /// Adds an exit variable to a γ: `per_arm[i]` is its value in arm `i` (an origin of
+    /// that arm). Returns the γ's new output.
+    pub fn add_gamma_exit(&mut self, gamma: Node, per_arm: &[Origin]) -> Origin {
+        let arms = self.nodes[gamma].kind.subregions().to_vec();
+        assert_eq!(arms.len(), per_arm.len(), "{gamma}: one value per arm");
+        for (&r, &o) in arms.iter().zip(per_arm) {
+            self.add_result(r, o);
+        }
+        self.add_output(gamma, self.ty(per_arm[0]))
+    }
+
+    /// A θ in `region` with loop variables initialised to `inits`. The body's first
+    /// result must be set to the predicate ([`Graph::set_theta_predicate`]) and the
+    /// others to the next values of the loop variables (all start as the arguments,
+    /// i.e. invariant).
+    pub fn add_theta(&mut self, region: Region, inits: &[Origin]) -> Node {
+        let n = self.add_node(region, NodeKind::Theta { body: Region(0) }, inits);
+        let body = self.add_region(n);
+        self.nodes[n].kind = NodeKind::Theta { body };
+        // a placeholder predicate until the body exists: an argument cannot be a
+        // control value, so the verifier rejects it if nobody sets it
+        self.regions[body].results.push(Origin::Arg(body, u32::MAX));
+        for &o in inits {
+            let ty = self.ty(o);
+            let a = self.add_arg(body, ty);
+            self.add_result(body, a);
+            self.add_output(n, ty);
+        }
+        n
+    }
+
+    /// Adds a loop variable to a θ. Returns its argument in the body (whose result is
+    /// the argument itself until set) and the θ's output.
+    pub fn add_theta_var(&mut self, theta: Node, init: Origin) -> (Origin, Origin) {
+        let body = self.theta_body(theta);
+        self.add_input(theta, init);
+        let ty = self.ty(init);
+        let a = self.add_arg(body, ty);
+        self.add_result(body, a);
+        let out = self.add_output(theta, ty);
+        (a, out)
+    }
+
+    pub fn set_theta_predicate(&mut self, theta: Node, predicate: Origin) {
+        let body = self.theta_body(theta);
+        self.set_result(body, 0, predicate);
+    }
+
+    pub fn theta_body(&self, theta: Node) -> Region {
+        match self.nodes[theta].kind {
+            NodeKind::Theta { body } => body,
+            _ => panic!("{theta} is not a θ"),
+        }
+    }
+
+    /// A λ in the root region, its body with arguments of `params`' types.
+    pub fn add_lambda(&mut self, info: O::Lambda, params: &[O::Type]) -> Node {
+        let root = self.root;
+        let n = self.add_node(
+            root,
+            NodeKind::Lambda {
+                body: Region(0),
+                info: Box::new(info),
+            },
+            &[],
+        );
+        let body = self.add_region(n);
+        if let NodeKind::Lambda { body: b, .. } = &mut self.nodes[n].kind {
+            *b = body;
+        }
+        for &ty in params {
+            self.add_arg(body, ty);
+        }
+        n
+    }
+
+    pub fn lambda_body(&self, lambda: Node) -> Region {
+        match self.nodes[lambda].kind {
+            NodeKind::Lambda { body, .. } => body,
+            _ => panic!("{lambda} is not a λ"),
+        }
+    }
+
+    pub fn lambda_info(&self, lambda: Node) -> &O::Lambda {
+        match &self.nodes[lambda].kind {
+            NodeKind::Lambda { info, .. } => info,
+            _ => panic!("{lambda} is not a λ"),
+        }
+    }
+
+    pub fn lambda_info_mut(&mut self, lambda: Node) -> &mut O::Lambda {
+        match &mut self.nodes[lambda].kind {
+            NodeKind::Lambda { info, .. } => info,
+            _ => panic!("{lambda} is not a λ"),
+        }
+    }
+
+    /// The λs of the root region.
+    pub fn lambdas(&self) -> Vec<Node> {
+        self.nodes(self.root)
+            .iter()
+            .copied()
+            .filter(|&n| matches!(self.nodes[n].kind, NodeKind::Lambda { .. }))
+            .collect()
+    }
+
+    pub fn set_loc(&mut self, n: Node, loc: O::Loc) {
+        self.nodes[n].loc = loc;
+    }
+
+    pub fn add_arg(&mut self, r: Region, ty: O::Type) -> Origin {
+        let a = &mut self.regions[r].args;
+        a.push(Port {
+            ty,
+            users: Vec::new(),
+        });
+        Origin::Arg(r, a.len() as u32 - 1)
+    }
+
+    pub fn add_result(&mut self, r: Region, o: Origin) -> u32 {
+        debug_assert_eq!(self.origin_region(o), r, "result of {r} from elsewhere");
+        let i = self.regions[r].results.len() as u32;
+        self.regions[r].results.push(o);
+        self.port_mut(o).users.push(User::Res(r, i));
+        i
+    }
+
+    pub fn add_output(&mut self, n: Node, ty: O::Type) -> Origin {
+        let outs = &mut self.nodes[n].outputs;
+        outs.push(Port {
+            ty,
+            users: Vec::new(),
+        });
+        Origin::Out(n, outs.len() as u32 - 1)
+    }
+
+    pub fn add_input(&mut self, n: Node, o: Origin) -> u32 {
+        debug_assert_eq!(self.origin_region(o), self.nodes[n].region);
+        let i = self.nodes[n].inputs.len() as u32;
+        self.nodes[n].inputs.push(o);
+        self.port_mut(o).users.push(User::In(n, i));
+        i
+    }
+
+    // ---- rewiring ----
+
+    fn unlink(&mut self, o: Origin, u: User) {
+        if let Origin::Arg(_, u32::MAX) = o {
+            return; // the placeholder predicate of a new θ
+        }
+        let users = &mut self.port_mut(o).users;
+        let k = users
+            .iter()
+            .position(|&x| x == u)
+            .expect("a user is in its origin's list");
+        users.swap_remove(k);
+    }
+
+    fn relink(&mut self, o: Origin, from: User, to: User) {
+        if let Origin::Arg(_, u32::MAX) = o {
+            return;
+        }
+        let users = &mut self.port_mut(o).users;
+        let k = users
+            .iter()
+            .position(|&x| x == from)
+            .expect("a user is in its origin's list");
+        users[k] = to;
+    }
+
+    /// Makes user `u` read `o` instead.
+    pub fn set_origin(&mut self, u: User, o: Origin) {
+        match u {
+            User::In(n, i) => self.set_input(n, i as usize, o),
+            User::Res(r, i) => self.set_result(r, i as usize, o),
+        }
+    }
+
+    pub fn set_input(&mut self, n: Node, i: usize, o: Origin) {
+        debug_assert_eq!(self.origin_region(o), self.nodes[n].region);
+        let old = std::mem::replace(&mut self.nodes[n].inputs[i], o);
+        self.unlink(old, User::In(n, i as u32));
+        self.port_mut(o).users.push(User::In(n, i as u32));
+    }
+
+    pub fn set_result(&mut self, r: Region, i: usize, o: Origin) {
+        debug_assert_eq!(self.origin_region(o), r);
+        let old = std::mem::replace(&mut self.regions[r].results[i], o);
+        self.unlink(old, User::Res(r, i as u32));
+        self.port_mut(o).users.push(User::Res(r, i as u32));
+    }
+
+    /// Makes every user of `from` read `to` (same region). Returns how many there were.
+    pub fn divert_users(&mut self, from: Origin, to: Origin) -> usize {
+        if from == to {
+            return 0;
+        }
+        let users = std::mem::take(&mut self.port_mut(from).users);
+        let count = users.len();
+        for &u in &users {
+            match u {
+                User::In(n, i) => self.nodes[n].inputs[i as usize] = to,
+                User::Res(r, i) => self.regions[r].results[i as usize] = to,
+            }
+        }
+        self.port_mut(to).users.extend(users);
+        count
+    }
+
+    /// Removes a node that has no users (and its subregions, recursively).
+    pub fn remove_node(&mut self, n: Node) {
+        assert!(self.is_alive(n), "{n} is already removed");
+        debug_assert!(!self.is_used(n), "{n} still has users");
+        for r in self.nodes[n].kind.subregions().to_vec() {
+            self.remove_region_contents(r);
+            self.regions[r].alive = false;
+        }
+        let inputs = std::mem::take(&mut self.nodes[n].inputs);
+        for (i, o) in inputs.into_iter().enumerate() {
+            self.unlink(o, User::In(n, i as u32));
+        }
+        let region = self.nodes[n].region;
+        let slot = self.nodes[n].slot as usize;
+        let list = &mut self.regions[region].nodes;
+        list.swap_remove(slot);
+        if let Some(&moved) = list.get(slot) {
+            self.nodes[moved].slot = slot as u32;
+        }
+        self.nodes[n].slot = u32::MAX;
+    }
+
+    /// Removes every node of a region (consumers first), leaving its arguments and
+    /// results (which stop reading anything only when the region itself goes).
+    fn remove_region_contents(&mut self, r: Region) {
+        let results = std::mem::take(&mut self.regions[r].results);
+        for (i, o) in results.into_iter().enumerate() {
+            self.unlink(o, User::Res(r, i as u32));
+        }
+        for n in self.topological_order(r).into_iter().rev() {
+            self.remove_node(n);
+        }
+    }
+
+    /// Removes input `i` of a node; later inputs move down by one. (For a γ's entry
+    /// variable or a θ's loop variable, use the structural helpers, which keep the
+    /// subregions in step.)
+    pub fn remove_input(&mut self, n: Node, i: usize) {
+        let o = self.nodes[n].inputs.remove(i);
+        self.unlink(o, User::In(n, i as u32));
+        for j in i..self.nodes[n].inputs.len() {
+            let o = self.nodes[n].inputs[j];
+            self.relink(o, User::In(n, j as u32 + 1), User::In(n, j as u32));
+        }
+    }
+
+    /// Removes result `i` of a region; later results move down by one.
+    pub fn remove_result(&mut self, r: Region, i: usize) {
+        let o = self.regions[r].results.remove(i);
+        self.unlink(o, User::Res(r, i as u32));
+        for j in i..self.regions[r].results.len() {
+            let o = self.regions[r].results[j];
+            self.relink(o, User::Res(r, j as u32 + 1), User::Res(r, j as u32));
+        }
+    }
+
+    /// Removes output `i` of a node, which must be unused; later outputs move down.
+    pub fn remove_output(&mut self, n: Node, i: usize) {
+        assert!(
+            self.nodes[n].outputs[i].users.is_empty(),
+            "{n}: output {i} is used"
+        );
+        self.nodes[n].outputs.remove(i);
+        for j in i..self.nodes[n].outputs.len() {
+            for u in self.nodes[n].outputs[j].users.clone() {
+                let o = Origin::Out(n, j as u32);
+                match u {
+                    User::In(m, k) => self.nodes[m].inputs[k as usize] = o,
+                    User::Res(r, k) => self.regions[r].results[k as usize] = o,
+                }
+            }
+        }
+    }
+
+    /// Removes argument `i` of a region, which must be unused; later ones move down.
+    pub fn remove_arg(&mut self, r: Region, i: usize) {
+        assert!(
+            self.regions[r].args[i].users.is_empty(),
+            "{r}: argument {i} is used"
+        );
+        self.regions[r].args.remove(i);
+        for j in i..self.regions[r].args.len() {
+            for u in self.regions[r].args[j].users.clone() {
+                let o = Origin::Arg(r, j as u32);
+                match u {
+                    User::In(m, k) => self.nodes[m].inputs[k as usize] = o,
+                    User::Res(q, k) => self.regions[q].results[k as usize] = o,
+                }
+            }
+        }
+    }
+
+    /// Removes entry variable `k` (input `k + 1`) of a γ, whose arguments must be
+    /// unused in every arm.
+    pub fn remove_gamma_entry(&mut self, gamma: Node, k: usize) {
+        for r in self.nodes[gamma].kind.subregions().to_vec() {
+            self.remove_arg(r, k);
+        }
+        self.remove_input(gamma, k + 1);
+    }
+
+    /// Removes exit variable `k` of a γ, whose output must be unused.
+    pub fn remove_gamma_exit(&mut self, gamma: Node, k: usize) {
+        self.remove_output(gamma, k);
+        for r in self.nodes[gamma].kind.subregions().to_vec() {
+            self.remove_result(r, k);
+        }
+    }
+
+    /// Removes loop variable `k` of a θ: its output and its argument must be unused,
+    /// and its result is dropped.
+    pub fn remove_theta_var(&mut self, theta: Node, k: usize) {
+        let body = self.theta_body(theta);
+        self.remove_result(body, k + 1);
+        self.remove_arg(body, k);
+        self.remove_output(theta, k);
+        self.remove_input(theta, k);
+    }
+
+    /// Moves node `n` (which has no subregion reading outside values other than
+    /// through its inputs) into `to`, with its inputs replaced by `inputs` (origins of
+    /// `to`). Its outputs keep their users, which the caller rewires first (they must
+    /// be in `to`).
+    pub fn move_node(&mut self, n: Node, to: Region, inputs: &[Origin]) {
+        let old: Vec<Origin> = std::mem::take(&mut self.nodes[n].inputs);
+        for (i, o) in old.into_iter().enumerate() {
+            self.unlink(o, User::In(n, i as u32));
+        }
+        let from = self.nodes[n].region;
+        let slot = self.nodes[n].slot as usize;
+        let list = &mut self.regions[from].nodes;
+        list.swap_remove(slot);
+        if let Some(&moved) = list.get(slot) {
+            self.nodes[moved].slot = slot as u32;
+        }
+        self.nodes[n].region = to;
+        self.nodes[n].slot = self.regions[to].nodes.len() as u32;
+        self.regions[to].nodes.push(n);
+        for &o in inputs {
+            self.add_input(n, o);
+        }
+    }
+
+    // ---- traversal ----
+
+    /// The nodes of a region with every producer before its consumers. Nodes that
+    /// form a cycle (an ill-formed graph) are left out; the verifier reports them.
+    pub fn topological_order(&self, r: Region) -> Vec<Node> {
+        let nodes = &self.regions[r].nodes;
+        // pending[n] = inputs from nodes of this region not yet emitted
+        let mut pending: rustc_hash::FxHashMap<Node, u32> = Default::default();
+        let mut ready = Vec::new();
+        for &n in nodes {
+            let count = self.nodes[n]
+                .inputs
+                .iter()
+                .filter(|o| matches!(o, Origin::Out(..)))
+                .count() as u32;
+            if count == 0 {
+                ready.push(n);
+            } else {
+                pending.insert(n, count);
+            }
+        }
+        // deterministic: most recently created first among ready ones is fine, but
+        // keep creation order for readable output
+        ready.sort_unstable_by(|a, b| b.cmp(a));
+        let mut order = Vec::with_capacity(nodes.len());
+        while let Some(n) = ready.pop() {
+            order.push(n);
+            let mut next = Vec::new();
+            for p in &self.nodes[n].outputs {
+                for &u in &p.users {
+                    if let User::In(m, _) = u
+                        && let Some(c) = pending.get_mut(&m)
+                    {
+                        *c -= 1;
+                        if *c == 0 {
+                            next.push(m);
+                        }
+                    }
+                }
+            }
+            next.sort_unstable_by(|a, b| b.cmp(a));
+            next.dedup();
+            ready.extend(next);
+        }
+        order
+    }
+
+    /// Every region below `r` (included), parents before children.
+    pub fn regions_below(&self, r: Region) -> Vec<Region> {
+        let mut out = vec![r];
+        let mut i = 0;
+        while i < out.len() {
+            let q = out[i];
+            for &n in &self.regions[q].nodes {
+                out.extend_from_slice(self.nodes[n].kind.subregions());
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Number of live nodes below `r` (structural nodes count once, plus their
+    /// contents).
+    pub fn count_nodes(&self, r: Region) -> usize {
+        self.regions_below(r)
+            .iter()
+            .map(|&q| self.regions[q].nodes.len())
+            .sum()
+    }
+}

@@ -1,0 +1,290 @@
+//! The operations that live in the compiler's RVSDG: the SSA IR's instructions (all
+//! but the branches), plus `match` (an integer to a control value) and control
+//! constants; their types (the IR's value types, the memory and I/O states, control
+//! values), and the state edges each operation takes.
+//!
+//! A node of an IR operation reads its value operands in the IR's order, then its
+//! states; it writes the IR's results in order, then its states (same order):
+//!
+//! | operations | states in and out |
+//! |---|---|
+//! | `load`, `store`, `memcpy`, `memmove`, `memset` | memory |
+//! | the same, `volatile` | memory, I/O |
+//! | atomics, `fence`, calls | memory, I/O |
+//! | `trap` | memory, I/O (it never gives them back) |
+//! | `udiv`, `sdiv`, `urem`, `srem` | I/O (they trap on a zero divisor or an overflow), unless marked safe |
+//! | everything else | none |
+//!
+//! Loads thread the memory state through (they do not read it "quasi-linearly"), so
+//! that the state chain alone orders every access, and a load that may fault stays
+//! where it was.
+
+use std::fmt;
+use std::hash::Hash;
+
+use vliw_ir::{InstructionData, Opcode, SourceLoc, Type, Value};
+
+use crate::graph::{self, Kind, Operation};
+
+/// The type of an edge of the compiler's RVSDG.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Ty {
+    /// An SSA IR value.
+    Val(Type),
+    /// The memory state.
+    Mem,
+    /// The I/O state: calls, volatile and atomic accesses, traps.
+    Io,
+    /// A control value of `n` alternatives.
+    Ctl(u32),
+}
+
+impl Ty {
+    pub fn value(self) -> Option<Type> {
+        match self {
+            Ty::Val(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    pub fn is_state(self) -> bool {
+        matches!(self, Ty::Mem | Ty::Io)
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Val(t) => write!(f, "{t}"),
+            Ty::Mem => f.write_str("mem"),
+            Ty::Io => f.write_str("io"),
+            Ty::Ctl(n) => write!(f, "ctl{n}"),
+        }
+    }
+}
+
+/// An operation.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Op {
+    /// An SSA IR instruction (not a branch, not `return`/`unreachable`): its
+    /// `InstructionData` with every value operand replaced by `v0` (the node's inputs
+    /// are the operands), so that equal operations compare and hash equal.
+    Inst(InstructionData),
+    /// A control value of `alts` alternatives from an integer: the alternative of the
+    /// first case equal to the operand, else `default`.
+    Match {
+        cases: Box<[(u128, u32)]>,
+        default: u32,
+        alts: u32,
+    },
+    /// The constant control value `alt` of `alts`.
+    Ctl { alt: u32, alts: u32 },
+    /// A division (`udiv sdiv urem srem`) whose divisor is proven not to trap (not
+    /// zero, and not -1 for a signed division): no I/O state.
+    SafeDiv(Opcode),
+}
+
+/// The states an operation takes and gives back.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct States {
+    pub mem: bool,
+    pub io: bool,
+}
+
+impl States {
+    pub fn count(self) -> usize {
+        self.mem as usize + self.io as usize
+    }
+
+    /// The state types, in operand order.
+    pub fn types(self) -> Vec<Ty> {
+        let mut v = Vec::new();
+        if self.mem {
+            v.push(Ty::Mem);
+        }
+        if self.io {
+            v.push(Ty::Io);
+        }
+        v
+    }
+}
+
+impl Op {
+    /// The operation of an IR instruction (value operands cleared).
+    pub fn from_inst(data: &InstructionData) -> Op {
+        let mut data = data.clone();
+        data.map_values(|_| Value::from_u32(0));
+        Op::Inst(data)
+    }
+
+    /// The IR instruction for this operation with `args` as its value operands.
+    pub fn to_inst(&self, args: &[Value]) -> Option<InstructionData> {
+        match self {
+            Op::Inst(data) => {
+                let mut data = data.clone();
+                let mut it = args.iter();
+                for v in data.arguments_mut() {
+                    *v = *it.next()?;
+                }
+                Some(data)
+            }
+            Op::SafeDiv(opcode) => Some(InstructionData::Binary {
+                opcode: *opcode,
+                args: [*args.first()?, *args.get(1)?],
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn opcode(&self) -> Option<Opcode> {
+        match self {
+            Op::Inst(d) => Some(d.opcode()),
+            Op::SafeDiv(o) => Some(*o),
+            _ => None,
+        }
+    }
+
+    /// Number of value operands.
+    pub fn num_value_args(&self) -> usize {
+        match self {
+            Op::Inst(d) => d.arguments().len(),
+            Op::Match { .. } => 1,
+            Op::Ctl { .. } => 0,
+            Op::SafeDiv(_) => 2,
+        }
+    }
+
+    /// The states it reads and writes.
+    pub fn states(&self) -> States {
+        let Op::Inst(d) = self else {
+            return States::default();
+        };
+        let volatile = d.mem_flags().is_some_and(|f| f.volatile);
+        use Opcode::*;
+        match d.opcode() {
+            Load | Store | Memcpy | Memmove | Memset => States {
+                mem: true,
+                io: volatile,
+            },
+            AtomicLoad | AtomicStore | AtomicRmw | AtomicCas | Fence | Call | CallIndirect
+            | Trap => States {
+                mem: true,
+                io: true,
+            },
+            Udiv | Sdiv | Urem | Srem => States {
+                mem: false,
+                io: true,
+            },
+            _ => States::default(),
+        }
+    }
+
+    /// Has no state: its outputs depend on its inputs only, and it can be removed when
+    /// they are unused. (It may still be unsafe to evaluate where it was not: see
+    /// [`Op::can_fault`].)
+    pub fn is_pure(&self) -> bool {
+        self.states().count() == 0
+    }
+
+    /// A nullary operation that is cheap to compute anywhere (constants, addresses).
+    pub fn is_constant_like(&self) -> bool {
+        match self {
+            Op::Inst(d) => matches!(
+                d.opcode(),
+                Opcode::Iconst
+                    | Opcode::F32const
+                    | Opcode::F64const
+                    | Opcode::SymbolAddr
+                    | Opcode::TlsAddr
+                    | Opcode::StackAddr
+                    | Opcode::Undef
+            ),
+            Op::Ctl { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Op::Inst(d) => {
+                use InstructionData as D;
+                write!(f, "{}", d.opcode())?;
+                match d {
+                    D::UnaryImm { opcode, imm } => match opcode {
+                        Opcode::Iconst => write!(f, " {}", *imm as i128),
+                        _ => write!(f, " {imm:#x}"),
+                    },
+                    D::IntCompare { cond, .. } => write!(f, " {cond}"),
+                    D::FloatCompare { cond, .. } => write!(f, " {cond}"),
+                    D::SymbolAddr { global, offset, .. } => write!(f, " {global}{offset:+}"),
+                    D::StackAddr { slot, offset, .. } => write!(f, " {slot}{offset:+}"),
+                    D::Load { flags, offset, .. } | D::Store { flags, offset, .. } => {
+                        write_flags(f, *flags)?;
+                        write!(f, " {offset:+}")
+                    }
+                    D::AtomicRmw { flags, op, .. } => {
+                        write!(f, " {op}")?;
+                        write_flags(f, *flags)
+                    }
+                    D::AtomicCas { flags, .. } => write_flags(f, *flags),
+                    D::Call { func, .. } => write!(f, " {func}"),
+                    D::CallIndirect { sig, .. } => write!(f, " {sig}"),
+                    D::Trap { code, .. } => write!(f, " {code}"),
+                    _ => Ok(()),
+                }
+            }
+            Op::Match {
+                cases,
+                default,
+                alts,
+            } => {
+                write!(f, "match{alts} [")?;
+                for (k, (v, a)) in cases.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v} -> {a}")?;
+                }
+                write!(f, "], {default}")
+            }
+            Op::Ctl { alt, alts } => write!(f, "ctl {alt}/{alts}"),
+            Op::SafeDiv(o) => write!(f, "{o} safe"),
+        }
+    }
+}
+
+fn write_flags(f: &mut fmt::Formatter<'_>, flags: vliw_ir::MemFlags) -> fmt::Result {
+    if flags.volatile {
+        f.write_str(" volatile")?;
+    }
+    if flags.align != 1 {
+        write!(f, " align {}", flags.align)?;
+    }
+    Ok(())
+}
+
+impl Operation for Op {
+    type Type = Ty;
+    type Lambda = vliw_ir::Function;
+    type Loc = SourceLoc;
+
+    fn kind(ty: Ty) -> Kind {
+        match ty {
+            Ty::Val(_) => Kind::Value,
+            Ty::Mem | Ty::Io => Kind::State,
+            Ty::Ctl(n) => Kind::Control(n),
+        }
+    }
+
+    fn control(n: u32) -> Ty {
+        Ty::Ctl(n)
+    }
+}
+
+/// The compiler's RVSDG. A λ carries its function's shell: name, signature, linkage,
+/// stack slots, callee, signature and symbol tables, file names (no blocks); its body's
+/// arguments are the parameters then the memory and I/O states, its results the
+/// returned values then the two states.
+pub type Rvsdg = graph::Graph<Op>;
