@@ -53,8 +53,9 @@ pub fn parse_function(text: &str) -> PResult<Function> {
     Ok(f)
 }
 
+/// A token of the text form.
 #[derive(Clone, PartialEq, Debug)]
-enum Tok {
+pub enum Tok {
     Ident(String),
     Symbol(String),
     /// Unsigned magnitude, and the literal's text.
@@ -355,7 +356,7 @@ pub fn lex_string(b: &[u8]) -> Result<(Vec<u8>, usize), (usize, String)> {
 }
 
 /// The number after `prefix` in an entity name (`v12` → 12).
-fn entity_number(s: &str, prefix: &str) -> Option<u32> {
+pub fn entity_number(s: &str, prefix: &str) -> Option<u32> {
     let rest = s.strip_prefix(prefix)?;
     if rest.is_empty() || rest.len() > 9 || !rest.bytes().all(|c| c.is_ascii_digit()) {
         return None;
@@ -363,7 +364,10 @@ fn entity_number(s: &str, prefix: &str) -> Option<u32> {
     rest.parse().ok()
 }
 
-struct Parser {
+/// A cursor over the tokens of a text, with the pieces of the grammar that other text
+/// forms share (the RVSDG's, in `vliw-rvsdg`, has the same tokens, types, signatures,
+/// declarations, immediates and source locations): its public methods.
+pub struct Parser {
     toks: Vec<Token>,
     pos: usize,
     /// Largest entity number accepted (bounds memory on hostile input).
@@ -390,7 +394,7 @@ struct FuncState {
 }
 
 impl Parser {
-    fn new(text: &str) -> PResult<Self> {
+    pub fn new(text: &str) -> PResult<Self> {
         let toks = lex(text)?;
         let limit = (text.len() as u64)
             .saturating_mul(64)
@@ -402,36 +406,36 @@ impl Parser {
         })
     }
 
-    fn peek(&self) -> &Tok {
+    pub fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
 
-    fn peek_at(&self, n: usize) -> &Tok {
+    pub fn peek_at(&self, n: usize) -> &Tok {
         &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
     }
 
-    fn loc(&self) -> (usize, usize) {
+    pub fn loc(&self) -> (usize, usize) {
         let t = &self.toks[self.pos];
         (t.line, t.col)
     }
 
-    fn line(&self) -> usize {
+    pub fn line(&self) -> usize {
         self.toks[self.pos].line
     }
 
-    fn prev_line(&self) -> usize {
+    pub fn prev_line(&self) -> usize {
         self.toks[self.pos.saturating_sub(1)].line
     }
 
-    fn at(&self, t: &Tok) -> bool {
+    pub fn at(&self, t: &Tok) -> bool {
         self.peek() == t
     }
 
-    fn at_ident(&self, s: &str) -> bool {
+    pub fn at_ident(&self, s: &str) -> bool {
         matches!(self.peek(), Tok::Ident(i) if i == s)
     }
 
-    fn bump(&mut self) -> Tok {
+    pub fn bump(&mut self) -> Tok {
         let t = self.toks[self.pos].tok.clone();
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
@@ -439,7 +443,7 @@ impl Parser {
         t
     }
 
-    fn err(&self, message: impl Into<String>) -> ParseError {
+    pub fn err(&self, message: impl Into<String>) -> ParseError {
         let (line, col) = self.loc();
         ParseError {
             line,
@@ -448,7 +452,7 @@ impl Parser {
         }
     }
 
-    fn err_at(&self, (line, col): (usize, usize), message: impl Into<String>) -> ParseError {
+    pub fn err_at(&self, (line, col): (usize, usize), message: impl Into<String>) -> ParseError {
         ParseError {
             line,
             col,
@@ -458,7 +462,7 @@ impl Parser {
 
     /// "expected X, found Y", at Y, or just after the previous token when Y is on a
     /// later line (a missing operand at the end of a line).
-    fn expected(&self, what: &str) -> ParseError {
+    pub fn expected(&self, what: &str) -> ParseError {
         let message = format!("expected {what}, found {}", self.peek().describe());
         let cur = &self.toks[self.pos];
         if self.pos > 0 {
@@ -478,7 +482,7 @@ impl Parser {
         }
     }
 
-    fn expect(&mut self, t: Tok) -> PResult<()> {
+    pub fn expect(&mut self, t: Tok) -> PResult<()> {
         if self.at(&t) {
             self.bump();
             Ok(())
@@ -487,7 +491,7 @@ impl Parser {
         }
     }
 
-    fn eat(&mut self, t: &Tok) -> bool {
+    pub fn eat(&mut self, t: &Tok) -> bool {
         if self.at(t) {
             self.bump();
             true
@@ -496,7 +500,7 @@ impl Parser {
         }
     }
 
-    fn ident(&mut self, what: &str) -> PResult<String> {
+    pub fn ident(&mut self, what: &str) -> PResult<String> {
         match self.peek() {
             Tok::Ident(s) => {
                 let s = s.clone();
@@ -507,7 +511,7 @@ impl Parser {
         }
     }
 
-    fn keyword(&mut self, kw: &str) -> PResult<()> {
+    pub fn keyword(&mut self, kw: &str) -> PResult<()> {
         if self.at_ident(kw) {
             self.bump();
             Ok(())
@@ -516,7 +520,7 @@ impl Parser {
         }
     }
 
-    fn symbol(&mut self) -> PResult<String> {
+    pub fn symbol(&mut self) -> PResult<String> {
         match self.peek() {
             Tok::Symbol(s) => {
                 let s = s.clone();
@@ -538,7 +542,7 @@ impl Parser {
         }
     }
 
-    fn ty(&mut self) -> PResult<Type> {
+    pub fn ty(&mut self) -> PResult<Type> {
         match self.peek() {
             Tok::Ident(s) => match Type::from_name(s) {
                 Some(t) => {
@@ -552,7 +556,7 @@ impl Parser {
     }
 
     /// An unsigned integer literal.
-    fn uint(&mut self) -> PResult<u128> {
+    pub fn uint(&mut self) -> PResult<u128> {
         match self.peek() {
             Tok::Int(v, _) => {
                 let v = *v;
@@ -563,7 +567,7 @@ impl Parser {
         }
     }
 
-    fn u32(&mut self) -> PResult<u32> {
+    pub fn u32(&mut self) -> PResult<u32> {
         let loc = self.loc();
         let v = self.uint()?;
         u32::try_from(v).map_err(|_| self.err_at(loc, "number too large (at most 2^32-1)"))
@@ -576,7 +580,7 @@ impl Parser {
     }
 
     /// An integer literal with an optional sign: (negative, magnitude).
-    fn signed(&mut self) -> PResult<(bool, u128)> {
+    pub fn signed(&mut self) -> PResult<(bool, u128)> {
         let neg = if self.eat(&Tok::Minus) {
             true
         } else {
@@ -587,7 +591,7 @@ impl Parser {
     }
 
     /// A literal of integer type `ty`: `-2^(w-1) ..= 2^w - 1`, returned masked.
-    fn int_of_type(&mut self, ty: Type) -> PResult<u128> {
+    pub fn int_of_type(&mut self, ty: Type) -> PResult<u128> {
         let loc = self.loc();
         let (neg, mag) = self.signed()?;
         int_literal(ty, neg, mag)
@@ -595,7 +599,7 @@ impl Parser {
     }
 
     /// An optional `+N` / `-N` offset fitting in an i64.
-    fn offset(&mut self) -> PResult<i64> {
+    pub fn offset(&mut self) -> PResult<i64> {
         if !matches!(self.peek(), Tok::Plus | Tok::Minus) {
             return Ok(0);
         }
@@ -613,7 +617,7 @@ impl Parser {
         v.ok_or_else(|| self.err_at(loc, "offset out of range"))
     }
 
-    fn offset32(&mut self) -> PResult<i32> {
+    pub fn offset32(&mut self) -> PResult<i32> {
         let loc = self.loc();
         let o = self.offset()?;
         i32::try_from(o)
@@ -621,7 +625,7 @@ impl Parser {
     }
 
     /// A float literal of `bits` width: decimal, `inf`, `nan`, or `0x` raw bits.
-    fn float_bits(&mut self, ty: Type) -> PResult<u64> {
+    pub fn float_bits(&mut self, ty: Type) -> PResult<u64> {
         let loc = self.loc();
         let neg = self.eat(&Tok::Minus);
         if !neg {
@@ -656,7 +660,7 @@ impl Parser {
         }
     }
 
-    fn linkage_opt(&mut self) -> Option<Linkage> {
+    pub fn linkage_opt(&mut self) -> Option<Linkage> {
         if let Tok::Ident(s) = self.peek()
             && let Some(l) = Linkage::from_name(s)
         {
@@ -667,7 +671,7 @@ impl Parser {
     }
 
     /// `(types [, ...]) [-> types]`
-    fn signature(&mut self) -> PResult<Signature> {
+    pub fn signature(&mut self) -> PResult<Signature> {
         self.expect(Tok::LParen)?;
         let mut sig = Signature::default();
         if !self.eat(&Tok::RParen) {
@@ -837,12 +841,8 @@ impl Parser {
 
     fn function(&mut self) -> PResult<Function> {
         self.keyword("function")?;
-        let name = self.symbol()?;
-        let signature = self.signature()?;
-        let linkage = self.linkage_opt().unwrap_or(Linkage::Local);
-        self.expect(Tok::LBrace)?;
         let mut st = FuncState {
-            func: Function::new(name, signature, linkage),
+            func: self.function_shell()?,
             defined: Vec::new(),
             typed: Vec::new(),
             first_use: HashMap::new(),
@@ -850,7 +850,6 @@ impl Parser {
             block_seen: Vec::new(),
             switch_lits: Vec::new(),
         };
-        self.preamble(&mut st)?;
         let mut cur: Option<Block> = None;
         loop {
             match self.peek() {
@@ -872,7 +871,19 @@ impl Parser {
         self.finish(st)
     }
 
-    fn preamble(&mut self, st: &mut FuncState) -> PResult<()> {
+    /// What follows the keyword of a function: `@name(sig) [linkage] {` and the
+    /// declarations; a function without blocks.
+    pub fn function_shell(&mut self) -> PResult<Function> {
+        let name = self.symbol()?;
+        let signature = self.signature()?;
+        let linkage = self.linkage_opt().unwrap_or(Linkage::Local);
+        self.expect(Tok::LBrace)?;
+        let mut func = Function::new(name, signature, linkage);
+        self.preamble(&mut func)?;
+        Ok(func)
+    }
+
+    fn preamble(&mut self, func: &mut Function) -> PResult<()> {
         loop {
             let Tok::Ident(s) = self.peek().clone() else {
                 return Ok(());
@@ -881,7 +892,6 @@ impl Parser {
                 return Ok(());
             }
             let loc = self.loc();
-            let func = &mut st.func;
             let check = |p: &Self, n: Option<u32>, next: usize, what: &str| -> PResult<()> {
                 if n == Some(next as u32) {
                     Ok(())
@@ -1063,7 +1073,7 @@ impl Parser {
         Ok(block)
     }
 
-    fn mem_flags(&mut self) -> PResult<MemFlags> {
+    pub fn mem_flags(&mut self) -> PResult<MemFlags> {
         let mut flags = MemFlags::new();
         loop {
             if self.at_ident("volatile") {
@@ -1078,7 +1088,7 @@ impl Parser {
         }
     }
 
-    fn ref_number(&mut self, prefix: &str, len: usize, what: &str) -> PResult<u32> {
+    pub fn ref_number(&mut self, prefix: &str, len: usize, what: &str) -> PResult<u32> {
         let loc = self.loc();
         let n = match self.peek() {
             Tok::Ident(s) => entity_number(s, prefix),
@@ -1094,22 +1104,28 @@ impl Parser {
         Ok(n)
     }
 
+    /// An optional source location `[file:line:col]` (the default if absent), whose
+    /// file must be one of `files` (or 0 when there are none).
+    pub fn source_loc(&mut self, files: usize) -> PResult<SourceLoc> {
+        let start = self.loc();
+        if !self.eat(&Tok::LBracket) {
+            return Ok(SourceLoc::default());
+        }
+        let file = self.u32()?;
+        if file as usize >= files && !(file == 0 && files == 0) {
+            return Err(self.err_at(start, format!("file{file} is not declared")));
+        }
+        self.expect(Tok::Colon)?;
+        let line = self.u32()?;
+        self.expect(Tok::Colon)?;
+        let col = self.u32()?;
+        self.expect(Tok::RBracket)?;
+        Ok(SourceLoc { file, line, col })
+    }
+
     fn instruction(&mut self, st: &mut FuncState, block: Block) -> PResult<()> {
         let start = self.loc();
-        // source location
-        let mut srcloc = SourceLoc::default();
-        if self.eat(&Tok::LBracket) {
-            let file = self.u32()?;
-            if file as usize >= st.func.files.len() && !(file == 0 && st.func.files.is_empty()) {
-                return Err(self.err_at(start, format!("file{file} is not declared")));
-            }
-            self.expect(Tok::Colon)?;
-            let line = self.u32()?;
-            self.expect(Tok::Colon)?;
-            let col = self.u32()?;
-            self.expect(Tok::RBracket)?;
-            srcloc = SourceLoc { file, line, col };
-        }
+        let srcloc = self.source_loc(st.func.files.len())?;
         // results
         let mut results = Vec::new();
         if matches!(self.peek(), Tok::Ident(s) if entity_number(s, "v").is_some()) {
@@ -1528,7 +1544,7 @@ impl Parser {
 }
 
 /// An integer literal `-mag` or `mag` as a value of `ty` (masked), if in range.
-fn int_literal(ty: Type, neg: bool, mag: u128) -> Option<u128> {
+pub fn int_literal(ty: Type, neg: bool, mag: u128) -> Option<u128> {
     let w = ty.bits();
     if neg {
         let min_mag = if w == 1 { 1 } else { 1u128 << (w - 1) };

@@ -2,7 +2,7 @@
 //! identity. The grammar is in `docs/ir.md`.
 
 use crate::entities::{Block, Inst, Value};
-use crate::function::{Function, Linkage, Signature};
+use crate::function::{Function, Linkage, Signature, SourceLoc};
 use crate::instructions::{BlockCall, InstructionData, MemFlags, Opcode};
 use crate::module::{DataKind, DataObject, Module};
 use crate::types::Type;
@@ -101,7 +101,8 @@ pub fn format_f64(bits: u64) -> String {
     }
 }
 
-fn write_offset(w: &mut dyn Write, offset: i64) -> fmt::Result {
+/// A byte offset after an address: `+8`, `-4`, nothing for 0.
+pub fn write_offset(w: &mut dyn Write, offset: i64) -> fmt::Result {
     if offset > 0 {
         write!(w, "+{offset}")
     } else if offset < 0 {
@@ -111,7 +112,8 @@ fn write_offset(w: &mut dyn Write, offset: i64) -> fmt::Result {
     }
 }
 
-fn write_flags(w: &mut dyn Write, flags: MemFlags) -> fmt::Result {
+/// Memory flags, each with a leading space: ` volatile`, ` align 4` (when not 1).
+pub fn write_flags(w: &mut dyn Write, flags: MemFlags) -> fmt::Result {
     if flags.volatile {
         w.write_str(" volatile")?;
     }
@@ -301,7 +303,25 @@ pub fn write_block_header(w: &mut dyn Write, func: &Function, block: Block) -> f
 
 /// A whole function definition, ending with a newline.
 pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
-    w.write_str("function ")?;
+    write_function_shell(w, "function", func)?;
+    for block in func.layout.blocks() {
+        write_block_header(w, func, block)?;
+        w.write_char('\n')?;
+        for inst in func.layout.block_insts(block) {
+            w.write_str("    ")?;
+            write_source_loc(w, func.srclocs[inst])?;
+            write_inst(w, func, inst)?;
+            w.write_char('\n')?;
+        }
+    }
+    w.write_str("}\n")
+}
+
+/// The part of a function before its body, which other text forms share (the RVSDG's
+/// λ): `keyword @name(sig) [linkage] {`, a newline, and the declarations (stack slots,
+/// signatures, callees, symbols, files), one per line.
+pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -> fmt::Result {
+    write!(w, "{keyword} ")?;
     write_symbol(w, &func.name)?;
     write_signature(w, &func.signature)?;
     if func.linkage != Linkage::Local {
@@ -336,20 +356,16 @@ pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
         write_string(w, name.as_bytes())?;
         w.write_char('\n')?;
     }
-    for block in func.layout.blocks() {
-        write_block_header(w, func, block)?;
-        w.write_char('\n')?;
-        for inst in func.layout.block_insts(block) {
-            w.write_str("    ")?;
-            let loc = func.srclocs[inst];
-            if !loc.is_default() {
-                write!(w, "[{}:{}:{}] ", loc.file, loc.line, loc.col)?;
-            }
-            write_inst(w, func, inst)?;
-            w.write_char('\n')?;
-        }
+    Ok(())
+}
+
+/// A source location prefix `[file:line:col] `, nothing for the default.
+pub fn write_source_loc(w: &mut dyn Write, loc: SourceLoc) -> fmt::Result {
+    if loc.is_default() {
+        Ok(())
+    } else {
+        write!(w, "[{}:{}:{}] ", loc.file, loc.line, loc.col)
     }
-    w.write_str("}\n")
 }
 
 /// A data object definition line (with newline).
