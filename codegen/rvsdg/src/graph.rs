@@ -439,6 +439,30 @@ impl<O: Operation> Graph<O> {
         n
     }
 
+    /// Adds an arm to a γ: a region whose arguments have the entry variables' types,
+    /// without results (the caller adds one per exit variable with
+    /// [`Graph::add_result`]). For building a γ arm by arm, as a parser reads it.
+    pub fn add_gamma_arm(&mut self, gamma: Node) -> Region {
+        assert!(
+            matches!(self.nodes[gamma].kind, NodeKind::Gamma { .. }),
+            "{gamma} is not a γ"
+        );
+        let types: Vec<O::Type> = self.nodes[gamma]
+            .inputs
+            .iter()
+            .skip(1)
+            .map(|&o| self.ty(o))
+            .collect();
+        let r = self.add_region(gamma);
+        for ty in types {
+            self.add_arg(r, ty);
+        }
+        if let NodeKind::Gamma { arms } = &mut self.nodes[gamma].kind {
+            arms.push(r);
+        }
+        r
+    }
+
     /// Adds an entry variable to a γ: input `origin`, and an argument in every arm.
     /// Returns the arguments (one per arm).
     pub fn add_gamma_entry(&mut self, gamma: Node, origin: Origin) -> Vec<Origin> {

@@ -22,6 +22,7 @@
 use std::fmt;
 use std::hash::Hash;
 
+use vliw_ir::write::{format_f32, format_f64, format_int, write_flags, write_offset};
 use vliw_ir::{InstructionData, Opcode, SourceLoc, Type, Value};
 
 use crate::graph::{self, Kind, Operation};
@@ -205,64 +206,80 @@ impl Op {
     }
 }
 
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Op::Inst(d) => {
-                use InstructionData as D;
-                write!(f, "{}", d.opcode())?;
-                match d {
-                    D::UnaryImm { opcode, imm } => match opcode {
-                        Opcode::Iconst => write!(f, " {}", *imm as i128),
-                        _ => write!(f, " {imm:#x}"),
-                    },
-                    D::IntCompare { cond, .. } => write!(f, " {cond}"),
-                    D::FloatCompare { cond, .. } => write!(f, " {cond}"),
-                    D::SymbolAddr { global, offset, .. } => write!(f, " {global}{offset:+}"),
-                    D::StackAddr { slot, offset, .. } => write!(f, " {slot}{offset:+}"),
-                    D::Load { flags, offset, .. } | D::Store { flags, offset, .. } => {
-                        write_flags(f, *flags)?;
-                        write!(f, " {offset:+}")
-                    }
-                    D::AtomicRmw { flags, op, .. } => {
-                        write!(f, " {op}")?;
-                        write_flags(f, *flags)
-                    }
-                    D::AtomicCas { flags, .. } => write_flags(f, *flags),
-                    D::Call { func, .. } => write!(f, " {func}"),
-                    D::CallIndirect { sig, .. } => write!(f, " {sig}"),
-                    D::Trap { code, .. } => write!(f, " {code}"),
-                    _ => Ok(()),
-                }
-            }
+impl Op {
+    /// Writes the operation as the text form has it (`text::parse` reads it back), on
+    /// one line: the IR's opcode and immediates without the operands (the node's
+    /// inputs) or the type suffix (its output types), memory flags and offsets after
+    /// the opcode (`load volatile align 4 +8`); `match2 [3 -> 0, _ -> 1]` (cases, then
+    /// the default), `ctl2 1`, `sdiv safe`. `ty`, the type of the first output, makes
+    /// an `iconst` print its literal as the IR does (signed, in that type); without it,
+    /// the stored bits.
+    pub fn write(&self, w: &mut dyn fmt::Write, ty: Option<Ty>) -> fmt::Result {
+        use InstructionData as D;
+        let d = match self {
+            Op::Inst(d) => d,
             Op::Match {
                 cases,
                 default,
                 alts,
             } => {
-                write!(f, "match{alts} [")?;
-                for (k, (v, a)) in cases.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{v} -> {a}")?;
+                write!(w, "match{alts} [")?;
+                for (v, a) in cases.iter() {
+                    write!(w, "{v} -> {a}, ")?;
                 }
-                write!(f, "], {default}")
+                return write!(w, "_ -> {default}]");
             }
-            Op::Ctl { alt, alts } => write!(f, "ctl {alt}/{alts}"),
-            Op::SafeDiv(o) => write!(f, "{o} safe"),
+            Op::Ctl { alt, alts } => return write!(w, "ctl{alts} {alt}"),
+            Op::SafeDiv(o) => return write!(w, "{o} safe"),
+        };
+        w.write_str(d.opcode().name())?;
+        match d {
+            D::UnaryImm { opcode, imm } => match opcode {
+                Opcode::F32const => write!(w, " {}", format_f32(*imm as u32)),
+                Opcode::F64const => write!(w, " {}", format_f64(*imm as u64)),
+                _ => match ty {
+                    Some(Ty::Val(t)) if t.is_int() || t.is_ptr() => {
+                        write!(w, " {}", format_int(t, *imm))
+                    }
+                    _ => write!(w, " {imm}"),
+                },
+            },
+            D::IntCompare { cond, .. } => write!(w, " {cond}"),
+            D::FloatCompare { cond, .. } => write!(w, " {cond}"),
+            D::SymbolAddr { global, offset, .. } => {
+                write!(w, " {global}")?;
+                write_offset(w, *offset)
+            }
+            D::StackAddr { slot, offset, .. } => {
+                write!(w, " {slot}")?;
+                write_offset(w, *offset)
+            }
+            D::Load { flags, offset, .. } | D::Store { flags, offset, .. } => {
+                write_flags(w, *flags)?;
+                if *offset != 0 {
+                    w.write_char(' ')?;
+                    write_offset(w, *offset as i64)?;
+                }
+                Ok(())
+            }
+            D::AtomicRmw { flags, op, .. } => {
+                write!(w, " {op}")?;
+                write_flags(w, *flags)
+            }
+            D::AtomicCas { flags, .. } => write_flags(w, *flags),
+            D::Call { func, .. } => write!(w, " {func}"),
+            D::CallIndirect { sig, .. } => write!(w, " {sig}"),
+            D::Trap { code, .. } => write!(w, " {code}"),
+            _ => Ok(()),
         }
     }
 }
 
-fn write_flags(f: &mut fmt::Formatter<'_>, flags: vliw_ir::MemFlags) -> fmt::Result {
-    if flags.volatile {
-        f.write_str(" volatile")?;
+/// The text form's, without the output type (`iconst` prints its stored bits).
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, None)
     }
-    if flags.align != 1 {
-        write!(f, " align {}", flags.align)?;
-    }
-    Ok(())
 }
 
 impl Operation for Op {
