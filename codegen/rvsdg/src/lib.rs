@@ -8,13 +8,16 @@
 //! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ;
-//! - `text`: the text form (printer and parser).
+//! - `text`: the text form (printer and parser);
+//! - `dot`: a Graphviz drawing.
 
+pub mod dot;
 pub mod graph;
 pub mod ops;
 pub mod restructure;
 pub mod text;
 
+pub use dot::write_dot;
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
 pub use ops::{Op, Rvsdg, States, Ty};
 pub use text::{parse_graph, write_graph};
