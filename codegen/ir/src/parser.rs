@@ -520,7 +520,7 @@ impl Parser {
         }
     }
 
-    pub fn symbol(&mut self) -> PResult<String> {
+    fn symbol(&mut self) -> PResult<String> {
         match self.peek() {
             Tok::Symbol(s) => {
                 let s = s.clone();
@@ -591,7 +591,7 @@ impl Parser {
     }
 
     /// A literal of integer type `ty`: `-2^(w-1) ..= 2^w - 1`, returned masked.
-    pub fn int_of_type(&mut self, ty: Type) -> PResult<u128> {
+    fn int_of_type(&mut self, ty: Type) -> PResult<u128> {
         let loc = self.loc();
         let (neg, mag) = self.signed()?;
         int_literal(ty, neg, mag)
@@ -660,7 +660,7 @@ impl Parser {
         }
     }
 
-    pub fn linkage_opt(&mut self) -> Option<Linkage> {
+    fn linkage_opt(&mut self) -> Option<Linkage> {
         if let Tok::Ident(s) = self.peek()
             && let Some(l) = Linkage::from_name(s)
         {
@@ -671,7 +671,7 @@ impl Parser {
     }
 
     /// `(types [, ...]) [-> types]`
-    pub fn signature(&mut self) -> PResult<Signature> {
+    fn signature(&mut self) -> PResult<Signature> {
         self.expect(Tok::LParen)?;
         let mut sig = Signature::default();
         if !self.eat(&Tok::RParen) {
