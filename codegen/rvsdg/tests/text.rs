@@ -28,6 +28,16 @@ fn canonical_texts_print_as_written() {
     }
 }
 
+/// The example of `docs/rvsdg.md` is canonical text.
+#[test]
+fn the_documented_example_prints_as_written() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rvsdg.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let example = doc.split("```\n").nth(1).unwrap();
+    assert!(example.starts_with("lambda @fib"), "{example}");
+    assert_eq!(parse(example).to_string(), example);
+}
+
 #[test]
 fn every_operation_is_in_the_texts() {
     let g = parse(&text("all-ops.rvsdg"));
@@ -360,7 +370,7 @@ fn parse_errors_have_locations() {
         ),
         (
             f("    lambda @g() {\n"),
-            "3:5: a lambda can only be at the top level",
+            "3:5: a lambda is a top-level item, without a name",
         ),
         (
             f("    n0 = gamma a0 [] {\n      -> ()\n    }\n"),

@@ -15,6 +15,9 @@ use crate::ops::{Op, Rvsdg, Ty};
 
 type PResult<T> = Result<T, ParseError>;
 
+/// A position in the text: line and column.
+type Pos = (usize, usize);
+
 /// The deepest nesting of regions the parser accepts: it recurses once per region, so
 /// this bounds its stack on hostile input.
 pub const MAX_DEPTH: usize = 256;
@@ -57,7 +60,7 @@ type Scope = FxHashMap<u32, Node>;
 
 /// An `iconst` literal, resolved once the output type is read: negative, magnitude,
 /// location.
-type IntLit = (bool, u128, (usize, usize));
+type IntLit = (bool, u128, Pos);
 
 struct GraphParser {
     p: Parser,
@@ -87,7 +90,7 @@ impl GraphParser {
         self.p.keyword("lambda")?;
         let info = self.p.function_shell()?;
         let decls = Decls::of(&info);
-        let params = self.arguments(None)?;
+        let (params, _) = self.arguments()?;
         let lambda = self.g.add_lambda(info, &params);
         self.g.set_loc(lambda, loc);
         let body = self.g.lambda_body(lambda);
@@ -98,58 +101,52 @@ impl GraphParser {
         self.p.expect(Tok::RBrace)
     }
 
-    /// A region's arguments `(a0: T, ...):`, their types. `expected`: the types the
-    /// graph gave them, and what they are.
-    fn arguments(&mut self, expected: Option<(&[Ty], &str)>) -> PResult<Vec<Ty>> {
-        let mismatch = |p: &Parser, at| {
-            let (types, what) = expected.unwrap_or_default();
-            let list: Vec<String> = types
-                .iter()
-                .enumerate()
-                .map(|(i, t)| format!("a{i}: {t}"))
-                .collect();
-            p.err_at(
-                at,
-                format!("the arguments are {what}: ({})", list.join(", ")),
-            )
-        };
-        let expected_ty = |i: usize| expected.map(|(types, _)| types.get(i).copied());
+    /// A region's arguments `(a0: T, ...):`: their types, and where each type is
+    /// written, then where the `)` is.
+    fn arguments(&mut self) -> PResult<(Vec<Ty>, Vec<Pos>)> {
         self.p.expect(Tok::LParen)?;
-        let mut types = Vec::new();
-        if !self.p.eat(&Tok::RParen) {
-            loop {
-                let at = self.p.loc();
-                let k = types.len();
-                match self.p.peek() {
-                    Tok::Ident(s) if entity_number(s, "a") == Some(k as u32) => {
-                        self.p.bump();
-                    }
-                    _ => {
-                        return Err(self.p.expected(&format!(
-                            "argument a{k} (arguments are numbered in order)"
-                        )));
-                    }
-                }
-                self.p.expect(Tok::Colon)?;
-                let ty_at = self.p.loc();
-                let ty = self.ty()?;
-                match expected_ty(k) {
-                    Some(None) => return Err(mismatch(&self.p, at)),
-                    Some(Some(t)) if t != ty => return Err(mismatch(&self.p, ty_at)),
-                    _ => {}
-                }
-                types.push(ty);
-                if self.p.eat(&Tok::RParen) {
-                    break;
-                }
+        let (mut types, mut at) = (Vec::new(), Vec::new());
+        while !self.p.at(&Tok::RParen) {
+            if !types.is_empty() {
                 self.p.expect(Tok::Comma)?;
             }
+            let k = types.len();
+            match self.p.peek() {
+                Tok::Ident(s) if entity_number(s, "a") == Some(k as u32) => self.p.bump(),
+                _ => {
+                    return Err(self
+                        .p
+                        .expected(&format!("argument a{k} (arguments are numbered in order)")));
+                }
+            };
+            self.p.expect(Tok::Colon)?;
+            at.push(self.p.loc());
+            types.push(self.ty()?);
         }
-        if expected_ty(types.len()).is_some_and(|t| t.is_some()) {
-            return Err(mismatch(&self.p, self.p.loc()));
-        }
+        at.push(self.p.loc());
+        self.p.bump();
         self.p.expect(Tok::Colon)?;
-        Ok(types)
+        Ok((types, at))
+    }
+
+    /// The arguments of a region the graph has made: they must be of `types`, which
+    /// are `what`.
+    fn check_arguments(&mut self, types: &[Ty], what: &str) -> PResult<()> {
+        let (found, at) = self.arguments()?;
+        match (0..=found.len()).find(|&k| found.get(k) != types.get(k)) {
+            None => Ok(()),
+            Some(k) => {
+                let list: Vec<String> = types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| format!("a{i}: {t}"))
+                    .collect();
+                Err(self.p.err_at(
+                    at[k],
+                    format!("the arguments are {what}: ({})", list.join(", ")),
+                ))
+            }
+        }
     }
 
     /// A region's nodes and results (its arguments are read): the results, and where
@@ -159,7 +156,7 @@ impl GraphParser {
         r: Region,
         decls: Decls,
         scope: &mut Scope,
-    ) -> PResult<(Vec<Origin>, (usize, usize))> {
+    ) -> PResult<(Vec<Origin>, Pos)> {
         if self.depth >= MAX_DEPTH {
             return Err(self
                 .p
@@ -203,7 +200,11 @@ impl GraphParser {
         let n = match word.as_str() {
             "gamma" => self.gamma(r, decls, scope)?,
             "theta" => self.theta(r, decls, scope)?,
-            "lambda" => return Err(self.p.err_at(at, "a lambda can only be at the top level")),
+            "lambda" => {
+                return Err(self
+                    .p
+                    .err_at(at, "a lambda is a top-level item, without a name"));
+            }
             _ => self.simple(&word, at, r, decls, scope)?,
         };
         self.g.set_loc(n, loc);
@@ -226,7 +227,7 @@ impl GraphParser {
                 return Err(self.p.expected("an arm '(arguments):' or '}'"));
             }
             let arm = self.g.add_gamma_arm(gamma);
-            self.arguments(Some((&types, "the gamma's entry variables")))?;
+            self.check_arguments(&types, "the gamma's entry variables")?;
             let (results, _) = self.region(arm, decls, scope)?;
             for o in results {
                 self.g.add_result(arm, o);
@@ -259,7 +260,7 @@ impl GraphParser {
         if !self.p.at(&Tok::LParen) {
             return Err(self.p.expected("the body's arguments '(...):'"));
         }
-        self.arguments(Some((&types, "the theta's loop variables")))?;
+        self.check_arguments(&types, "the theta's loop variables")?;
         let (results, at) = self.region(body, decls, scope)?;
         if results.len() != inits.len() + 1 {
             return Err(self.p.err_at(
@@ -283,7 +284,7 @@ impl GraphParser {
     fn simple(
         &mut self,
         word: &str,
-        at: (usize, usize),
+        at: Pos,
         r: Region,
         decls: Decls,
         scope: &mut Scope,
@@ -321,12 +322,7 @@ impl GraphParser {
 
     /// An operation as `Op::write` prints it (`word`, at `at`, is read), and the
     /// literal of an `iconst`, which needs the output type.
-    fn op(
-        &mut self,
-        word: &str,
-        at: (usize, usize),
-        decls: Decls,
-    ) -> PResult<(Op, Option<IntLit>)> {
+    fn op(&mut self, word: &str, at: Pos, decls: Decls) -> PResult<(Op, Option<IntLit>)> {
         if let Some(alts) = entity_number(word, "match") {
             return Ok((self.match_op(alts)?, None));
         }
