@@ -624,6 +624,18 @@ proptest! {
         let text = apply(&texts[seed.index(texts.len())].1, &edits);
         check_text(&text)?;
     }
+
+    /// Any characters, inserted into a text (comments and strings hold any).
+    #[test]
+    fn any_characters_never_panic(seed in any::<prop::sample::Index>(), at in any::<usize>(), junk in ".{0,12}") {
+        let texts = texts();
+        let text = &texts[seed.index(texts.len())].1;
+        let mut at = at % (text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        check_text(&format!("{}{junk}{}", &text[..at], &text[at..]))?;
+    }
 }
 
 // ---- round trips of random graphs ----
