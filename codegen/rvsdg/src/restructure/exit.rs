@@ -1,0 +1,148 @@
+//! One exit (rule 3): every `return`, `trap` and `unreachable` becomes a jump to one
+//! exit block.
+//!
+//! The exit's kinds are "return" (the `return`s, the `unreachable`s, which return
+//! `undef` values since reaching them is undefined behaviour, and a function without
+//! any exit, whose only way out will be the never-taken exit of an endless loop) and
+//! one kind per distinct trap code. With one kind the exit is one block that returns
+//! its parameters (or traps); with several, the exit `X(k, rets...)` is a mux that
+//! switches on `k` to one terminal block per kind: `R(rets...): return rets...` and
+//! `Tc: trap c`.
+//!
+//! A function that has one terminal block, or already ends in such a switch (the
+//! terminal blocks, at most one `return` and distinct trap codes, reached only from
+//! one block through one edge each), is left as it is.
+
+use super::editor::Editor;
+use rustc_hash::FxHashSet;
+use vliw_ir::{Block, BlockCall, InstructionData, Opcode, Value};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Return,
+    Trap(u16),
+}
+
+/// Gives the function one exit; returns the block the function body flows into: the
+/// one terminal block, or the block switching to the terminal blocks.
+pub(crate) fn single_exit(ed: &mut Editor) -> Block {
+    let mut terms: Vec<(Block, Opcode, u16)> = Vec::new();
+    for b in ed.func.layout.blocks() {
+        let term = ed.func.layout.last_inst(b).expect("blocks are not empty");
+        match ed.func.dfg.inst_data(term) {
+            InstructionData::Return { .. } => terms.push((b, Opcode::Return, 0)),
+            InstructionData::Trap { code, .. } => terms.push((b, Opcode::Trap, *code)),
+            InstructionData::Nullary {
+                opcode: Opcode::Unreachable,
+            } => terms.push((b, Opcode::Unreachable, 0)),
+            _ => {}
+        }
+    }
+    if terms.len() == 1 && terms[0].1 != Opcode::Unreachable {
+        return terms[0].0;
+    }
+    if let Some(x) = existing_final_branch(ed, &terms) {
+        return x;
+    }
+
+    let mut kinds: Vec<Kind> = Vec::new();
+    if terms.is_empty() || terms.iter().any(|t| t.1 != Opcode::Trap) {
+        kinds.push(Kind::Return);
+    }
+    for &(_, op, code) in &terms {
+        if op == Opcode::Trap && !kinds.contains(&Kind::Trap(code)) {
+            kinds.push(Kind::Trap(code));
+        }
+    }
+    let rets = ed.func.signature.returns.clone();
+    let mut kind_blocks = Vec::with_capacity(kinds.len());
+    for &k in &kinds {
+        let block = match k {
+            Kind::Return => {
+                let (r, ps) = ed.new_block(&rets, None);
+                ed.append_terminator(
+                    r,
+                    InstructionData::Return {
+                        opcode: Opcode::Return,
+                        args: ps,
+                    },
+                );
+                r
+            }
+            Kind::Trap(code) => {
+                let (t, _) = ed.new_block(&[], None);
+                ed.append_terminator(
+                    t,
+                    InstructionData::Trap {
+                        opcode: Opcode::Trap,
+                        code,
+                    },
+                );
+                t
+            }
+        };
+        kind_blocks.push(block);
+    }
+    let mux = (kinds.len() > 1).then(|| ed.create_mux(&kind_blocks, Some(kind_blocks[0])));
+    ed.stats.exit_muxes += usize::from(mux.is_some());
+
+    for &(b, op, code) in &terms {
+        let term = ed.terminator(b);
+        let (kind, args): (Kind, Vec<Value>) = match op {
+            Opcode::Return => (Kind::Return, ed.func.dfg.inst_args(term).to_vec()),
+            Opcode::Unreachable => (Kind::Return, rets.iter().map(|&t| ed.undef(b, t)).collect()),
+            _ => (Kind::Trap(code), Vec::new()),
+        };
+        let i = kinds.iter().position(|&k| k == kind).expect("a kind");
+        let dest = match &mux {
+            Some(m) => BlockCall::new(m.block, &ed.mux_args(m, i, b, &args)),
+            None => BlockCall::new(kind_blocks[0], &args),
+        };
+        ed.replace_terminator(
+            b,
+            InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dest,
+            },
+        );
+        ed.refresh(b);
+    }
+    match mux {
+        Some(m) => m.block,
+        None => kind_blocks[0],
+    }
+}
+
+/// The block `X` if the function already ends in the final switch: at least two
+/// terminal blocks, none `unreachable`, at most one `return`, distinct trap codes, each
+/// with `X` as only predecessor and reached by one edge of `X`, whose edges all go to
+/// them.
+fn existing_final_branch(ed: &Editor, terms: &[(Block, Opcode, u16)]) -> Option<Block> {
+    if terms.len() < 2 || terms.iter().any(|t| t.1 == Opcode::Unreachable) {
+        return None;
+    }
+    if terms.iter().filter(|t| t.1 == Opcode::Return).count() > 1 {
+        return None;
+    }
+    let mut codes = FxHashSet::default();
+    if !terms
+        .iter()
+        .filter(|t| t.1 == Opcode::Trap)
+        .all(|t| codes.insert(t.2))
+    {
+        return None;
+    }
+    let [x] = ed.preds(terms[0].0) else {
+        return None;
+    };
+    let x = *x;
+    if !terms.iter().all(|t| ed.preds(t.0) == [x]) {
+        return None;
+    }
+    if !matches!(ed.opcode_of_terminator(x), Opcode::Brif | Opcode::Switch) {
+        return None;
+    }
+    let targets: FxHashSet<Block> = terms.iter().map(|t| t.0).collect();
+    let edges = ed.edges(x);
+    (edges.len() == terms.len() && edges.iter().all(|e| targets.contains(&e.target))).then_some(x)
+}

@@ -1,0 +1,1194 @@
+//! The control-flow restructuring (`vliw_rvsdg::restructure`) by differential
+//! interpretation: every function of every IR filetest of the repository, hand-written
+//! shapes (irreducible loops, several exits, breaks out of nested loops, endless
+//! loops, huge switches, short-circuit conditions...) and random CFGs are
+//! restructured; the result must verify, be accepted by `structure_tree`, and give the
+//! interpreter the same results, traps and output as the original.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use vliw_ir::filetest::{Expect, directives};
+use vliw_ir::{
+    DataValue, Function, Interpreter, Module, Trap, TrapKind, parse_module, verify_function,
+    verify_module,
+};
+use vliw_rvsdg::restructure::{RestructureStats, Tree, restructure, structure_tree};
+
+// ---- running -------------------------------------------------------------------
+
+/// The step limit of the original program; the restructured one may take more steps
+/// (muxes, constants), never fewer, to reach the same point.
+const STEPS: u64 = 1_000_000;
+
+struct Outcome {
+    result: Result<Vec<DataValue>, Trap>,
+    stdout: Vec<u8>,
+}
+
+fn run(module: &Module, func: &str, args: &[DataValue], steps: u64) -> Outcome {
+    let out: Rc<RefCell<Vec<u8>>> = Rc::default();
+    let mut interp = Interpreter::new(module);
+    interp.set_step_limit(steps);
+    let o = out.clone();
+    let t = out.clone();
+    // `@trace(i32)`: the random functions' side effect, logged in the output.
+    interp.add_host("trace", move |_, a| {
+        t.borrow_mut()
+            .extend_from_slice(format!("[{}]", a[0]).as_bytes());
+        Ok(vec![])
+    });
+    interp.add_host("write", move |mem, a| {
+        let (DataValue::I64(_), DataValue::Ptr(p), DataValue::I64(n)) = (a[0], a[1], a[2]) else {
+            return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
+        };
+        o.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
+        Ok(vec![DataValue::I64(n)])
+    });
+    let result = interp.call(func, args);
+    drop(interp);
+    let stdout = out.borrow().clone();
+    Outcome { result, stdout }
+}
+
+/// The trap's identity, without the message (which names blocks and instructions).
+fn trap_key(t: &Trap) -> TrapKind {
+    t.kind
+}
+
+#[derive(Default, Debug)]
+struct Compared {
+    runs: usize,
+    /// The original reached `unreachable` (undefined behaviour: anything goes after).
+    undefined: usize,
+    step_limit: usize,
+}
+
+/// Runs `func(args)` on both modules and compares; `Err` describes a difference.
+fn compare(
+    orig: &Module,
+    new: &Module,
+    func: &str,
+    args: &[DataValue],
+    tally: &mut Compared,
+) -> Result<(), String> {
+    let a = run(orig, func, args, STEPS);
+    tally.runs += 1;
+    let limit = match &a.result {
+        // The restructured code takes at least as many steps to the same point, so it
+        // hits the same limit.
+        Err(t) if t.kind == TrapKind::StepLimit => STEPS,
+        _ => STEPS * 20,
+    };
+    let b = run(new, func, args, limit);
+    if let Err(t) = &a.result
+        && t.kind == TrapKind::Unreachable
+    {
+        tally.undefined += 1;
+        return Ok(());
+    }
+    let same = match (&a.result, &b.result) {
+        (Ok(x), Ok(y)) => x == y,
+        (Err(x), Err(y)) => trap_key(x) == trap_key(y),
+        _ => false,
+    };
+    if let Err(t) = &a.result
+        && t.kind == TrapKind::StepLimit
+    {
+        tally.step_limit += 1;
+    }
+    if !same || a.stdout != b.stdout {
+        return Err(format!(
+            "@{func}({}): original {:?} (stdout {:?}), restructured {:?} (stdout {:?})",
+            args.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            a.result,
+            String::from_utf8_lossy(&a.stdout),
+            b.result,
+            String::from_utf8_lossy(&b.stdout)
+        ));
+    }
+    Ok(())
+}
+
+/// Restructures `f` (a copy), checks the result, and returns it with the stats and
+/// whether a second restructuring changed anything.
+fn restructure_checked(f: &Function) -> Result<(Function, RestructureStats, bool), String> {
+    let mut g = f.clone();
+    let stats = restructure(&mut g);
+    verify_function(&g).map_err(|e| format!("@{}: does not verify:\n{e}\n{g}", f.name))?;
+    structure_tree(&g).map_err(|e| format!("not structured: {e}\n{g}"))?;
+    let mut h = g.clone();
+    let again = restructure(&mut h);
+    verify_function(&h).map_err(|e| format!("@{}: second pass does not verify:\n{e}", f.name))?;
+    structure_tree(&h).map_err(|e| format!("second pass not structured: {e}\n{h}"))?;
+    let changed = again.changed() || h.to_string() != g.to_string();
+    Ok((g, stats, changed))
+}
+
+/// Restructures every function of `module`.
+fn restructure_module(module: &Module) -> Result<(Module, RestructureStats, usize), String> {
+    let mut new = module.clone();
+    let mut total = RestructureStats::default();
+    let mut not_idempotent = 0;
+    for f in &mut new.functions {
+        let (g, stats, changed) = restructure_checked(f)?;
+        total.add(&stats);
+        not_idempotent += usize::from(changed);
+        *f = g;
+    }
+    verify_module(&new).map_err(|e| e.to_string())?;
+    Ok((new, total, not_idempotent))
+}
+
+// ---- the repository's filetests --------------------------------------------------
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|e| e == "ir") {
+            out.push(p);
+        }
+    }
+}
+
+fn parse_args(module: &Module, func: &str, args: &[String]) -> Option<Vec<DataValue>> {
+    let sig = &module.function(func)?.signature;
+    if sig.params.len() != args.len() {
+        return None;
+    }
+    args.iter()
+        .zip(&sig.params)
+        .map(|(a, &t)| DataValue::parse(t, a))
+        .collect()
+}
+
+#[test]
+fn every_filetest_function_restructures_and_runs_the_same() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = manifest.join("../..");
+    let mut files = Vec::new();
+    collect(&root.join("tests/ir"), &mut files);
+    files.push(root.join("codegen/pipeline/tests/support/runtime.ir"));
+    assert!(files.len() > 50, "found only {} filetests", files.len());
+
+    let mut failures = Vec::new();
+    let mut tally = Compared::default();
+    let mut total = RestructureStats::default();
+    let (mut modules, mut functions, mut blocks_before, mut params_before) = (0, 0, 0, 0);
+    let (mut not_idempotent, mut skipped, mut unstructured_before) = (0, 0, 0);
+    let (mut blocks_after, mut params_after) = (0, 0);
+    for path in &files {
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(path).expect("read");
+        let Ok(module) = parse_module(&text) else {
+            continue;
+        };
+        if verify_module(&module).is_err() {
+            continue;
+        }
+        let (new, stats, ni) = match restructure_module(&module) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        modules += 1;
+        for f in &module.functions {
+            functions += 1;
+            blocks_before += f.layout.blocks().count();
+            params_before += f
+                .layout
+                .blocks()
+                .map(|b| f.dfg.block_params(b).len())
+                .sum::<usize>();
+            unstructured_before += usize::from(structure_tree(f).is_err());
+        }
+        for f in &new.functions {
+            blocks_after += f.layout.blocks().count();
+            params_after += f
+                .layout
+                .blocks()
+                .map(|b| f.dfg.block_params(b).len())
+                .sum::<usize>();
+        }
+        total.add(&stats);
+        not_idempotent += ni;
+        let Ok((runs, _)) = directives(&text) else {
+            continue;
+        };
+        for r in &runs {
+            let Some(args) = parse_args(&module, &r.func, &r.args) else {
+                skipped += 1;
+                continue;
+            };
+            if matches!(
+                r.expect,
+                Expect::Trap(_) | Expect::Values(_) | Expect::Nothing
+            ) && let Err(e) = compare(&module, &new, &r.func, &args, &mut tally)
+            {
+                failures.push(format!("{name}: line {}: {e}", r.line));
+            }
+        }
+    }
+    println!(
+        "filetests: {modules} modules, {functions} functions ({unstructured_before} not \
+         structured before), {} runs compared ({} reached unreachable, {} step limit), \
+         {skipped} runs skipped (arguments not readable)",
+        tally.runs, tally.undefined, tally.step_limit
+    );
+    println!(
+        "growth: blocks {blocks_before} -> {blocks_after} (+{}), block parameters \
+         {params_before} -> {params_after} (+{}); {total:?}",
+        blocks_after - blocks_before,
+        params_after - params_before
+    );
+    println!("idempotence: {not_idempotent} functions changed by a second restructuring");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(tally.runs >= 400, "only {} runs compared", tally.runs);
+    assert_eq!(not_idempotent, 0, "restructuring is not idempotent");
+}
+
+// ---- hand-written shapes ---------------------------------------------------------
+
+/// Restructures every function of the module text `src`, checks the result, compares
+/// the `; run:` lines, and returns the restructured module with the total stats.
+fn check_source(src: &str) -> (Module, RestructureStats) {
+    let module = parse_module(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let (new, stats, not_idempotent) =
+        restructure_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(not_idempotent, 0, "not idempotent:\n{new}");
+    let (runs, _) = directives(src).expect("directives");
+    assert!(!runs.is_empty(), "no run lines");
+    let mut tally = Compared::default();
+    for r in &runs {
+        let args = parse_args(&module, &r.func, &r.args).expect("run arguments");
+        compare(&module, &new, &r.func, &args, &mut tally)
+            .unwrap_or_else(|e| panic!("line {}: {e}\n{new}", r.line));
+        // The run line's expectation holds too.
+        if let Expect::Values(vals) = &r.expect {
+            let got = run(&module, &r.func, &args, STEPS).result.expect("returns");
+            let want: Vec<DataValue> = vals
+                .iter()
+                .zip(&got)
+                .map(|(s, v)| DataValue::parse(v.ty(), s).expect("expected value"))
+                .collect();
+            assert_eq!(got, want, "line {}: the test's expectation", r.line);
+        }
+    }
+    (new, stats)
+}
+
+fn tree_of(module: &Module, name: &str) -> Tree {
+    structure_tree(module.function(name).expect("function")).expect("structured")
+}
+
+#[test]
+fn irreducible_loop_with_two_entries_gets_a_mux_header() {
+    let src = "
+function @irr(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = iconst.i32 0
+    v3 = icmp ne v1, v2
+    brif v3, block1(v0), block2(v0)
+block1(v4: i32):
+    v5 = iconst.i32 3
+    v6 = iadd v4, v5
+    v7 = iconst.i32 100
+    v8 = icmp sgt v6, v7
+    brif v8, block3(v6), block2(v6)
+block2(v9: i32):
+    v10 = iconst.i32 2
+    v11 = imul v9, v10
+    v12 = iconst.i32 90
+    v13 = icmp sgt v11, v12
+    brif v13, block4(v11), block1(v11)
+block3(v14: i32):
+    return v14
+block4(v15: i32):
+    v16 = ineg v15
+    return v16
+}
+; run: @irr(1, 0) == -122
+; run: @irr(1, 1) == -106
+; run: @irr(5, 1) == -170
+; run: @irr(60, 0) == -120
+; run: @irr(95, 1) == -196
+";
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.loops, 1);
+    assert_eq!(stats.loop_entry_muxes, 1);
+    assert_eq!(stats.loop_exit_muxes, 1);
+    let tree = tree_of(&new, "irr");
+    assert_eq!(tree.counts().0, 1, "{tree:?}");
+}
+
+#[test]
+fn loop_with_several_exits_to_different_targets() {
+    let src = "
+function @multi_exit(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 0
+    jump block1(v1)
+block1(v2: i32):
+    v3 = icmp eq v2, v0
+    brif v3, block4(v2), block2
+block2:
+    v4 = iconst.i32 7
+    v5 = icmp eq v2, v4
+    brif v5, block5, block3
+block3:
+    v6 = iconst.i32 1
+    v7 = iadd v2, v6
+    v8 = iconst.i32 50
+    v9 = icmp sgt v7, v8
+    brif v9, block6(v7), block1(v7)
+block4(v10: i32):
+    v20 = imul v10, v2
+    return v20
+block5:
+    trap 3
+block6(v11: i32):
+    v12 = iconst.i32 1000
+    v13 = iadd v11, v12
+    return v13
+}
+; run: @multi_exit(3) == 9
+; run: @multi_exit(0) == 0
+; run: @multi_exit(10) trap: trap 3
+; run: @multi_exit(-5) trap: trap 3
+";
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.loops, 1);
+    assert_eq!(stats.loop_exit_muxes, 1);
+    assert_eq!(stats.exit_muxes, 1, "return and trap 3");
+    let f = new.function("multi_exit").unwrap();
+    let returns = f
+        .layout
+        .blocks()
+        .filter(|&b| f.dfg.opcode(f.layout.last_inst(b).unwrap()) == vliw_ir::Opcode::Return)
+        .count();
+    assert_eq!(returns, 1);
+}
+
+#[test]
+fn break_out_of_two_nested_loops() {
+    let src = "
+function @nested_break(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = iconst.i32 0
+    jump block1(v2, v2)
+block1(v3: i32, v4: i32):
+    v5 = icmp slt v3, v0
+    brif v5, block2(v2, v4), block6(v4)
+block2(v6: i32, v7: i32):
+    v8 = icmp slt v6, v3
+    brif v8, block3, block4(v7)
+block3:
+    v9 = imul v3, v6
+    v10 = iadd v7, v9
+    v11 = icmp sgt v10, v1
+    brif v11, block7(v10), block8
+block8:
+    v12 = iconst.i32 1
+    v13 = iadd v6, v12
+    jump block2(v13, v10)
+block4(v14: i32):
+    v15 = iconst.i32 1
+    v16 = iadd v3, v15
+    jump block1(v16, v14)
+block6(v17: i32):
+    return v17
+block7(v18: i32):
+    v19 = iconst.i32 -1
+    v20 = imul v18, v19
+    v21 = iadd v20, v3
+    return v21
+}
+; run: @nested_break(5, 1000) == 35
+; run: @nested_break(10, 20) == -19
+; run: @nested_break(0, 0) == 0
+; run: @nested_break(6, 5) == -8
+";
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.loops, 2);
+    let tree = tree_of(&new, "nested_break");
+    assert_eq!(tree.counts().0, 2);
+}
+
+#[test]
+fn endless_loops_get_a_never_taken_exit() {
+    let src = "
+function @spin(i32) -> i32 {
+block0(v0: i32):
+    jump block1(v0)
+block1(v1: i32):
+    v2 = iconst.i32 1
+    v3 = iadd v1, v2
+    jump block1(v3)
+}
+
+function @spin_nothing() {
+block0:
+    jump block1
+block1:
+    jump block2
+block2:
+    jump block1
+}
+
+function @maybe_spin(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 0
+    v2 = icmp eq v0, v1
+    brif v2, block1, block2
+block1:
+    jump block1
+block2:
+    return v0
+}
+; run: @spin(1) trap: step
+; run: @spin_nothing() trap: step
+; run: @maybe_spin(0) trap: step
+; run: @maybe_spin(4) == 4
+";
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.endless_loops, 3);
+    for f in &new.functions {
+        let mut interp = Interpreter::new(&new);
+        interp.set_step_limit(10_000);
+        let args: Vec<DataValue> = f
+            .signature
+            .params
+            .iter()
+            .map(|_| DataValue::I32(0))
+            .collect();
+        let r = interp.call(&f.name, &args);
+        assert!(
+            matches!(&r, Err(t) if t.kind == TrapKind::StepLimit),
+            "@{}: {r:?}",
+            f.name
+        );
+    }
+}
+
+#[test]
+fn switch_with_300_cases() {
+    let mut src = String::from(
+        "function @big(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iconst.i32 1\n    switch v0, block1000(v1), [",
+    );
+    let mut cases = Vec::new();
+    let mut blocks = String::new();
+    // Every fifth case goes straight to the join with `v0`; a multiple of seven
+    // (unless the previous case went to the join) shares the previous case's block;
+    // the others get a block of their own.
+    let target_of = |i: i64| -> Option<i64> {
+        if i % 5 == 0 {
+            None
+        } else if i % 7 == 0 && (i - 1) % 5 != 0 {
+            Some(i - 1)
+        } else {
+            Some(i)
+        }
+    };
+    let mut arms = 1; // the default
+    let mut to_join = false;
+    for i in 0..300i64 {
+        let Some(target) = target_of(i) else {
+            cases.push(format!("{i} -> block1000(v0)"));
+            to_join = true;
+            continue;
+        };
+        cases.push(format!("{i} -> block{}", target + 1));
+        if target == i {
+            arms += 1;
+            blocks.push_str(&format!(
+                "block{b}:\n    v{c} = iconst.i32 {k}\n    v{d} = imul v0, v{c}\n    jump block1000(v{d})\n",
+                b = i + 1,
+                c = 10 + 2 * i,
+                d = 11 + 2 * i,
+                k = i * 3 + 1
+            ));
+        }
+    }
+    arms += usize::from(to_join);
+    src.push_str(&cases.join(", "));
+    src.push_str("]\n");
+    src.push_str(&blocks);
+    src.push_str("block1000(v5: i32):\n    v6 = iadd v5, v0\n    return v6\n}\n");
+    for x in [
+        -1i64, 0, 1, 5, 6, 7, 8, 13, 14, 21, 22, 150, 298, 299, 300, 1000,
+    ] {
+        let y = match (0..300).contains(&x).then(|| target_of(x)) {
+            None => 1 + x,
+            Some(None) => 2 * x,
+            Some(Some(t)) => x * (t * 3 + 1) + x,
+        };
+        src.push_str(&format!("; run: @big({x}) == {y}\n"));
+    }
+    let (new, stats) = check_source(&src);
+    assert_eq!(stats.blocks_added, 0, "{stats:?}");
+    let tree = tree_of(&new, "big");
+    let Tree::Seq(items) = &tree else { panic!() };
+    let Tree::Branch {
+        arms: tree_arms,
+        join,
+        ..
+    } = &items[0]
+    else {
+        panic!("{tree:?}")
+    };
+    assert_eq!(join.map(|b| b.to_string()), Some("block1000".to_string()));
+    // One arm per logical edge: the default (to the join with v1), the cases to the
+    // join with v0 (empty, one edge), one per case block.
+    assert_eq!(tree_arms.len(), arms, "{tree_arms:?}");
+    assert_eq!(
+        tree_arms
+            .iter()
+            .filter(|(_, a)| a.items().is_empty())
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn unreachable_blocks_are_removed() {
+    let src = "
+function @dead(i32) -> i32 {
+block0(v0: i32):
+    return v0
+block1:
+    v1 = iconst.i32 5
+    jump block2(v1)
+block2(v2: i32):
+    v3 = iconst.i32 0
+    v4 = icmp ne v2, v3
+    brif v4, block1, block3
+block3:
+    return v2
+}
+; run: @dead(3) == 3
+";
+    let module = parse_module(src).unwrap();
+    let mut f = module.functions[0].clone();
+    let stats = restructure(&mut f);
+    assert_eq!(stats.unreachable_removed, 3);
+    assert_eq!(f.layout.blocks().count(), 1);
+    check_source(src);
+}
+
+#[test]
+fn return_two_traps_and_unreachable_share_one_exit() {
+    let src = r#"
+declare function @write(i64, ptr, i64) -> i64
+data @msg: rodata align 1 = "oops\n"
+
+function @exits(i32) -> i32 {
+    gv0 = symbol @msg
+    fn0 = @write(i64, ptr, i64) -> i64
+block0(v0: i32):
+    switch v0, block4, [0 -> block1, 1 -> block2, 2 -> block3, 3 -> block5]
+block1:
+    v10 = iconst.i64 1
+    v11 = symbol_addr gv0
+    v12 = iconst.i64 5
+    v13 = call fn0(v10, v11, v12)
+    trap 7
+block2:
+    trap 9
+block3:
+    unreachable
+block5:
+    trap 7
+block4:
+    v1 = iconst.i32 1
+    v2 = iadd v0, v1
+    return v2
+}
+; run: @exits(0) trap: trap 7
+; run: @exits(1) trap: trap 9
+; run: @exits(2) trap: unreachable
+; run: @exits(3) trap: trap 7
+; run: @exits(5) == 6
+"#;
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.exit_muxes, 1);
+    let tree = tree_of(&new, "exits");
+    let Tree::Seq(items) = &tree else { panic!() };
+    let Some(Tree::Branch {
+        arms, join: None, ..
+    }) = items.last()
+    else {
+        panic!("{tree:?}")
+    };
+    assert_eq!(arms.len(), 3, "return, trap 7, trap 9: {tree:?}");
+}
+
+#[test]
+fn diamond_inside_loops() {
+    let src = "
+function @do_while(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 0
+    jump block1(v1, v1)
+block1(v2: i32, v3: i32):
+    v4 = iconst.i32 1
+    v30 = band v2, v4
+    v5 = icmp eq v30, v4
+    brif v5, block2, block3
+block2:
+    v6 = iadd v3, v2
+    jump block4(v6)
+block3:
+    v7 = isub v3, v2
+    jump block4(v7)
+block4(v8: i32):
+    v9 = iadd v2, v4
+    v10 = icmp slt v9, v0
+    brif v10, block1(v9, v8), block5
+block5:
+    return v8
+}
+
+function @while(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 0
+    jump block1(v1, v1)
+block1(v2: i32, v3: i32):
+    v10 = icmp slt v2, v0
+    brif v10, block6, block5
+block6:
+    v4 = iconst.i32 1
+    v30 = band v2, v4
+    v5 = icmp eq v30, v4
+    brif v5, block3, block2
+block2:
+    v6 = iadd v3, v2
+    jump block4(v6)
+block3:
+    v7 = isub v3, v2
+    jump block4(v7)
+block4(v8: i32):
+    v9 = iadd v2, v4
+    jump block1(v9, v8)
+block5:
+    return v3
+}
+; run: @do_while(10) == 5
+; run: @do_while(0) == 0
+; run: @do_while(7) == -3
+; run: @while(10) == -5
+; run: @while(0) == 0
+; run: @while(7) == 3
+";
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.loops, 2);
+    assert_eq!(
+        stats.loops_rebuilt, 1,
+        "the do-while loop is already tail-controlled"
+    );
+    assert_eq!(stats.blocks_added, 1, "the while loop's tail");
+    for name in ["do_while", "while"] {
+        assert_eq!(tree_of(&new, name).counts().0, 1);
+    }
+}
+
+#[test]
+fn short_circuit_arms_need_a_mux() {
+    let src = "
+function @sc(i32, i32, i32) -> i32 {
+block0(v0: i32, v1: i32, v2: i32):
+    v3 = iconst.i32 0
+    v4 = icmp ne v0, v3
+    brif v4, block1, block2
+block1:
+    v5 = icmp ne v1, v3
+    v20 = iadd v0, v1
+    brif v5, block3(v20), block2
+block2:
+    v6 = icmp ne v2, v3
+    brif v6, block3(v2), block4
+block3(v7: i32):
+    v8 = iconst.i32 10
+    v21 = iadd v7, v8
+    jump block5(v21)
+block4:
+    v9 = iconst.i32 20
+    jump block5(v9)
+block5(v10: i32):
+    return v10
+}
+";
+    let mut src = src.to_string();
+    for a in 0..2 {
+        for b in 0..2 {
+            for c in 0..3 {
+                let want = if a != 0 && b != 0 {
+                    a + b + 10
+                } else if c != 0 {
+                    c + 10
+                } else {
+                    20
+                };
+                src.push_str(&format!("; run: @sc({a}, {b}, {c}) == {want}\n"));
+            }
+        }
+    }
+    let (_, stats) = check_source(&src);
+    // The head's arms continue at block3 and block2 (mux 1); the mux's arm
+    // {block2, block4} continues at block3 and block5 (mux 2).
+    assert_eq!(stats.branch_muxes, 2);
+}
+
+#[test]
+fn values_defined_in_an_arm_are_used_after_joins_and_exits() {
+    let src = "
+function @arm_values(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    v2 = iconst.i32 0
+    v3 = icmp sgt v0, v2
+    brif v3, block1, block2
+block1:
+    v4 = imul v0, v1
+    v5 = icmp sgt v1, v2
+    brif v5, block3, block4
+block3:
+    v6 = iadd v4, v0
+    jump block5
+block4:
+    v7 = isub v4, v0
+    jump block5
+block5:
+    v8 = iadd v4, v1
+    jump block6
+block2:
+    v9 = iconst.i32 -1
+    v10 = icmp eq v0, v9
+    brif v10, block7, block8
+block7:
+    trap 5
+block8:
+    jump block6
+block6:
+    v11 = iadd v0, v1
+    return v11
+}
+
+function @loop_value(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 1
+    jump block1(v1)
+block1(v2: i32):
+    v3 = imul v2, v0
+    v4 = iconst.i32 1000
+    v5 = icmp sgt v3, v4
+    brif v5, block3, block2
+block2:
+    v6 = iconst.i32 500
+    v7 = icmp sgt v3, v6
+    brif v7, block4, block5
+block5:
+    v8 = iadd v2, v1
+    jump block1(v8)
+block3:
+    v9 = iadd v3, v2
+    return v9
+block4:
+    v10 = isub v3, v2
+    return v10
+}
+; run: @arm_values(3, 4) == 7
+; run: @arm_values(3, -4) == -1
+; run: @arm_values(-1, 2) trap: trap 5
+; run: @arm_values(-2, 2) == 0
+; run: @loop_value(7) == 432
+; run: @loop_value(100) == 594
+; run: @loop_value(300) == 598
+";
+    check_source(src);
+}
+
+// ---- random CFGs -----------------------------------------------------------------
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545f4914f6cdd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// How many random programs, from which seed (`RANDOM_PROGRAMS`, `RANDOM_SEED`, as in
+/// the pipeline's random tests).
+fn count_and_seed(default: usize) -> (usize, u64) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u64>().ok());
+    (
+        var("RANDOM_PROGRAMS").map_or(default, |n| n as usize),
+        var("RANDOM_SEED").unwrap_or(1),
+    )
+}
+
+#[derive(Clone, Debug)]
+enum Term {
+    Jump(usize),
+    Brif(usize, usize),
+    Switch(Vec<usize>),
+    Return,
+    Trap(u16),
+    Unreachable,
+}
+
+/// A random function `(i32, i32) -> i32` over up to 15 blocks with random edges
+/// (loops, irreducible ones, several exits, unreachable blocks), block parameters of
+/// several types, values used across blocks (any value of a dominating block), traps,
+/// `unreachable`, and calls of the host function `@trace` (side effects whose order
+/// the comparison sees). Every block some edge goes back to (to a block not after the
+/// source in numbering, so every cycle has one) is guarded by a check of a fuel
+/// parameter, decremented there, that leaves to an exit when it runs out: every run
+/// terminates.
+fn random_function(rng: &mut Rng, name: &str) -> Function {
+    use vliw_ir::{FunctionBuilder, IntCC, Linkage, Opcode, Signature, SwitchData, Type};
+    let n = 2 + rng.below(14);
+    let target = |rng: &mut Rng| 1 + rng.below(n - 1);
+    // The first target is often the next block, so that most blocks are reachable.
+    let first = |rng: &mut Rng, i: usize| {
+        if i + 1 < n && rng.chance(60) {
+            i + 1
+        } else {
+            target(rng)
+        }
+    };
+    let mut terms: Vec<Term> = (0..n)
+        .map(|i| match rng.below(100) {
+            0..30 => Term::Jump(first(rng, i)),
+            30..65 => Term::Brif(first(rng, i), target(rng)),
+            65..78 => {
+                let k = 2 + rng.below(4);
+                Term::Switch(
+                    std::iter::once(first(rng, i))
+                        .chain((1..k).map(|_| target(rng)))
+                        .collect(),
+                )
+            }
+            78..89 => Term::Return,
+            89..99 => Term::Trap(1 + rng.below(3) as u16),
+            _ => Term::Unreachable,
+        })
+        .collect();
+    if !terms.iter().any(|t| matches!(t, Term::Return)) {
+        terms[n - 1] = Term::Return;
+    }
+    // Guarded blocks: targets of edges to a block not after the source.
+    let succs_of = |t: &Term| -> Vec<usize> {
+        match t {
+            Term::Jump(a) => vec![*a],
+            Term::Brif(a, b) => vec![*a, *b],
+            Term::Switch(ts) => ts.clone(),
+            _ => vec![],
+        }
+    };
+    let mut guarded = vec![false; n];
+    for (i, t) in terms.iter().enumerate() {
+        for s in succs_of(t) {
+            if s <= i {
+                guarded[s] = true;
+            }
+        }
+    }
+    // Nodes: the blocks 0..n, a check node per guarded block, the out-of-fuel exit.
+    let mut check_of = vec![usize::MAX; n];
+    let mut nodes = n;
+    for (i, &g) in guarded.iter().enumerate() {
+        if g {
+            check_of[i] = nodes;
+            nodes += 1;
+        }
+    }
+    let out = nodes;
+    nodes += 1;
+    let redirect = |s: usize| if guarded[s] { check_of[s] } else { s };
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); nodes];
+    for (i, t) in terms.iter().enumerate() {
+        succs[i] = succs_of(t).into_iter().map(redirect).collect();
+    }
+    for i in 0..n {
+        if guarded[i] {
+            succs[check_of[i]] = vec![out, i];
+        }
+    }
+    let cfg = vliw_ssa::Cfg::from_successors(
+        vliw_ssa::Block(0),
+        succs.iter().map(|s| {
+            s.iter()
+                .map(|&t| vliw_ssa::Block(t as u32))
+                .collect::<Vec<_>>()
+        }),
+    );
+    let dom: vliw_ssa::DomTree<vliw_ssa::Block> = vliw_ssa::DomTree::compute(&cfg);
+
+    let types = [Type::I32, Type::I64, Type::I8];
+    let mut f = Function::new(
+        name,
+        Signature::new(&[Type::I32, Type::I32], &[Type::I32]),
+        Linkage::Export,
+    );
+    let trace = f.import_function("trace", Signature::new(&[Type::I32], &[]));
+    let mut b = FunctionBuilder::new(&mut f);
+    let blocks: Vec<vliw_ir::Block> = (0..nodes).map(|_| b.create_block()).collect();
+    // Parameters: the entry's are the arguments; a block's are the fuel and 0..3
+    // random ones; a check node has its block's; the exit one i32.
+    let mut param_tys: Vec<Vec<Type>> = vec![Vec::new(); nodes];
+    param_tys[0] = vec![Type::I32, Type::I32];
+    for i in 1..n {
+        let extra = rng.below(4);
+        param_tys[i] = std::iter::once(Type::I32)
+            .chain((0..extra).map(|_| types[rng.below(types.len())]))
+            .collect();
+        if guarded[i] {
+            param_tys[check_of[i]] = param_tys[i].clone();
+        }
+    }
+    param_tys[out] = vec![Type::I32];
+    let params: Vec<Vec<vliw_ir::Value>> = (0..nodes)
+        .map(|i| {
+            param_tys[i]
+                .iter()
+                .map(|&t| b.append_block_param(blocks[i], t))
+                .collect()
+        })
+        .collect();
+
+    // Emit in dominator-tree preorder (then the unreachable nodes); each node sees
+    // the values of its dominators.
+    let mut order: Vec<usize> = dom.preorder().iter().map(|x| x.index()).collect();
+    for i in 0..nodes {
+        if !dom.is_reachable(vliw_ssa::Block(i as u32)) {
+            order.push(i);
+        }
+    }
+    let mut pools: Vec<Vec<vliw_ir::Value>> = vec![Vec::new(); nodes];
+    for &i in &order {
+        let block = blocks[i];
+        b.switch_to_block(block);
+        let mut pool = match dom.idom(vliw_ssa::Block(i as u32)) {
+            Some(d) => pools[d.index()].clone(),
+            None => Vec::new(),
+        };
+        pool.extend_from_slice(&params[i]);
+        let fuel = if i == 0 {
+            let v = b.ins().iconst(Type::I32, 2 + rng.below(30) as i64);
+            pool.push(v);
+            v
+        } else {
+            params[i][0]
+        };
+        let ty_of = |b: &FunctionBuilder, v: vliw_ir::Value| b.func.dfg.value_type(v);
+        let pick = |rng: &mut Rng, b: &mut FunctionBuilder, pool: &[vliw_ir::Value], ty: Type| {
+            let of: Vec<_> = pool
+                .iter()
+                .copied()
+                .filter(|&v| ty_of(b, v) == ty)
+                .collect();
+            if of.is_empty() || rng.chance(10) {
+                let k = rng.below(9) as i64 - 3;
+                b.ins().iconst(ty, k)
+            } else {
+                of[rng.below(of.len())]
+            }
+        };
+        if i == out {
+            let x = params[i][0];
+            let seven = b.ins().iconst(Type::I32, 7);
+            let y = b.ins().binary(Opcode::Imul, x, seven);
+            b.ins().return_(&[y]);
+            pools[i] = pool;
+            continue;
+        }
+        if i >= n {
+            // A check node: leave when the fuel is out, else go on with one less.
+            let orig = (0..n).find(|&o| check_of[o] == i).expect("a check node");
+            let zero = b.ins().iconst(Type::I32, 0);
+            let c = b.ins().icmp(IntCC::Sle, fuel, zero);
+            let one = b.ins().iconst(Type::I32, 1);
+            let less = b.ins().binary(Opcode::Isub, fuel, one);
+            let mut args = params[i].clone();
+            args[0] = less;
+            let x = pick(rng, &mut b, &pool, Type::I32);
+            b.ins().brif(c, blocks[out], &[x], blocks[orig], &args);
+            pools[i] = pool;
+            continue;
+        }
+        // Random operations.
+        for _ in 0..rng.below(5) {
+            let ty = types[rng.below(types.len())];
+            let x = pick(rng, &mut b, &pool, ty);
+            let y = pick(rng, &mut b, &pool, ty);
+            let v = match rng.below(12) {
+                0 => b.ins().binary(Opcode::Iadd, x, y),
+                1 => b.ins().binary(Opcode::Isub, x, y),
+                2 => b.ins().binary(Opcode::Imul, x, y),
+                3 => b.ins().binary(Opcode::Bxor, x, y),
+                4 => b.ins().binary(Opcode::Udiv, x, y),
+                5 => {
+                    let c = b.ins().icmp(IntCC::Slt, x, y);
+                    b.ins().select(c, y, x)
+                }
+                6 => {
+                    if ty == Type::I64 {
+                        b.ins().ireduce(Type::I32, x)
+                    } else {
+                        b.ins().sextend(Type::I64, x)
+                    }
+                }
+                7 => {
+                    let v = pick(rng, &mut b, &pool, Type::I32);
+                    b.ins().call(trace, &[v]);
+                    continue;
+                }
+                _ => b.ins().binary(Opcode::Iadd, x, x),
+            };
+            pool.push(v);
+        }
+        let args_for =
+            |rng: &mut Rng, b: &mut FunctionBuilder, pool: &[vliw_ir::Value], t: usize| {
+                let node = redirect(t);
+                let mut args = vec![fuel];
+                for &ty in &param_tys[node][1..] {
+                    args.push(pick(rng, b, pool, ty));
+                }
+                (blocks[node], args)
+            };
+        match &terms[i] {
+            Term::Jump(t) => {
+                let (tb, args) = args_for(rng, &mut b, &pool, *t);
+                b.ins().jump(tb, &args);
+            }
+            Term::Brif(t, e) => {
+                let ty = types[rng.below(types.len())];
+                let x = pick(rng, &mut b, &pool, ty);
+                let y = pick(rng, &mut b, &pool, ty);
+                let c = b.ins().icmp(IntCC::Slt, x, y);
+                let (tb, targs) = args_for(rng, &mut b, &pool, *t);
+                let (eb, eargs) = args_for(rng, &mut b, &pool, *e);
+                b.ins().brif(c, tb, &targs, eb, &eargs);
+            }
+            Term::Switch(ts) => {
+                let ty = types[rng.below(types.len())];
+                let x = pick(rng, &mut b, &pool, ty);
+                let seven = b.ins().iconst(ty, 7);
+                let v = b.ins().binary(Opcode::Band, x, seven);
+                let (db, dargs) = args_for(rng, &mut b, &pool, ts[0]);
+                let mut table = SwitchData::new(vliw_ir::BlockCall::new(db, &dargs));
+                let mut vals: Vec<u128> = (0..8).collect();
+                for &t in &ts[1..] {
+                    let k = vals.remove(rng.below(vals.len()));
+                    // Sometimes the same target and arguments as the previous case.
+                    let call = if rng.chance(30) && table.dests.len() > 1 {
+                        table.dests.last().expect("a case").clone()
+                    } else {
+                        let (tb, targs) = args_for(rng, &mut b, &pool, t);
+                        vliw_ir::BlockCall::new(tb, &targs)
+                    };
+                    table.push_case(k, call);
+                }
+                b.ins().switch(v, table);
+            }
+            Term::Return => {
+                let v = pick(rng, &mut b, &pool, Type::I32);
+                b.ins().return_(&[v]);
+            }
+            Term::Trap(code) => {
+                b.ins().trap(*code);
+            }
+            Term::Unreachable => {
+                b.ins().unreachable();
+            }
+        }
+        pools[i] = pool;
+    }
+    f
+}
+
+#[test]
+fn random_cfgs_restructure_and_run_the_same() {
+    use vliw_ir::{Signature, Type};
+    let (count, seed) = count_and_seed(1000);
+    let mut failures = Vec::new();
+    let mut tally = Compared::default();
+    let mut total = RestructureStats::default();
+    let (mut not_idempotent, mut unstructured_before) = (0, 0);
+    for k in 0..count {
+        let s = seed + k as u64;
+        let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let f = random_function(&mut rng, "f");
+        let mut module = Module::new();
+        module.declare_function("trace", Signature::new(&[Type::I32], &[]));
+        module.functions.push(f);
+        if let Err(e) = verify_module(&module) {
+            panic!("seed {s}: the generator made invalid IR: {e}\n{module}");
+        }
+        unstructured_before += usize::from(structure_tree(&module.functions[0]).is_err());
+        let (new, stats, ni) = match restructure_module(&module) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("seed {s}: {e}\noriginal:\n{module}"));
+                continue;
+            }
+        };
+        total.add(&stats);
+        not_idempotent += ni;
+        let mut args = vec![(0, 0), (1, -1), (7, 3), (-100, 55), (3, 3)];
+        args.push((rng.next() as i32, rng.next() as i32));
+        for (a, b) in args {
+            let a = [DataValue::I32(a), DataValue::I32(b)];
+            if let Err(e) = compare(&module, &new, "f", &a, &mut tally) {
+                failures.push(format!(
+                    "seed {s}: {e}\noriginal:\n{module}\nrestructured:\n{new}"
+                ));
+                break;
+            }
+        }
+    }
+    println!(
+        "random CFGs: {count} functions ({unstructured_before} not structured before), {} \
+         runs compared ({} reached unreachable, {} step limit); {not_idempotent} changed by \
+         a second restructuring; {total:?}",
+        tally.runs, tally.undefined, tally.step_limit
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures, the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    assert_eq!(not_idempotent, 0);
+}
