@@ -7,11 +7,20 @@
 //!   operations;
 //! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
-//!   loops, structured branches, block-local values) so that it maps onto γ and θ.
+//!   loops, structured branches, block-local values) so that it maps onto γ and θ;
+//! - `verify`: the well-formedness rules (structure, acyclicity, shapes, typing,
+//!   linear states), run after every pass;
+//! - `eval`: an evaluator that runs the graph directly, with the SSA IR interpreter's
+//!   semantics, memory and traps (to check the graph against the IR it came from).
 
 pub mod graph;
 pub mod ops;
 pub mod restructure;
+pub mod verify;
+
+#[cfg(test)]
+mod testing;
 
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
 pub use ops::{Op, Rvsdg, States, Ty};
+pub use verify::{Place, Rule, VerifyError, verify, verify_structure};
