@@ -13,6 +13,7 @@
 //! - `eval`: an evaluator that runs the graph directly, with the SSA IR interpreter's
 //!   semantics, memory and traps (to check the graph against the IR it came from).
 
+pub mod eval;
 pub mod graph;
 pub mod ops;
 pub mod restructure;
@@ -21,6 +22,7 @@ pub mod verify;
 #[cfg(test)]
 mod testing;
 
+pub use eval::Evaluator;
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
 pub use ops::{Op, Rvsdg, States, Ty};
 pub use verify::{Place, Rule, VerifyError, verify, verify_structure};

@@ -113,7 +113,50 @@ pub(crate) fn predicate(g: &mut Rvsdg, r: Region, cond: Origin) -> Origin {
     Origin::Out(g.add_simple(r, op, &[cond], &[Ty::Ctl(2)]), 0)
 }
 
-/// An RVSDG built by hand: every kind of node, a γ of three arms
+/// The IR of [`example`]: a three-way switch (one way traps), a loop through a stack
+/// slot, a call.
+pub(crate) const EXAMPLE_IR: &str = "
+function @twice(i64) -> i64 {
+block0(v0: i64):
+    v1 = iadd v0, v0
+    return v1
+}
+
+function @f(i32, ptr) -> i64 {
+    ss0 = stack_slot 8, align 8
+    fn0 = @twice(i64) -> i64
+block0(v0: i32, v1: ptr):
+    switch v0, block3, [0 -> block1, 1 -> block2]
+block1:
+    v2 = iconst.i32 10
+    v3 = iadd v0, v2
+    jump block4(v3)
+block2:
+    v4 = imul v0, v0
+    jump block4(v4)
+block3:
+    trap 7
+block4(v5: i32):
+    v6 = iconst.i32 0
+    jump block5(v5, v6)
+block5(v7: i32, v8: i32):
+    v9 = iadd v8, v7
+    v10 = iconst.i32 1
+    v11 = isub v7, v10
+    v12 = stack_addr ss0
+    store v9, v12
+    v13 = icmp sgt v11, v6
+    brif v13, block5(v11, v9), block6
+block6:
+    v14 = stack_addr ss0
+    v15 = load.i32 v14
+    v16 = sextend.i64 v15
+    v17 = call fn0(v16)
+    return v17
+}
+";
+
+/// [`EXAMPLE_IR`] as an RVSDG, built by hand: every kind of node, a γ of three arms
 /// (one ending in a `trap`), a θ, memory through a stack slot, a call between λs.
 pub(crate) fn example() -> Rvsdg {
     use Type::{I32, I64};
@@ -160,55 +203,26 @@ pub(crate) fn example() -> Rvsdg {
     let one = iconst(&mut g, body, I32, 1);
     let i = binary(&mut g, body, Opcode::Isub, v[0], one);
     let slot = stack_addr(&mut g, body, ss0);
-    let store = InstructionData::Store {
-        opcode: Opcode::Store,
-        flags: vliw_ir::MemFlags::new(),
-        args: [v0(), v0()],
-        offset: 0,
-    };
-    let st = inst(&mut g, body, store, &[acc, slot, v[2]], &[Ty::Mem]);
+    let mem = store(&mut g, body, 1, acc, slot, v[2]);
     let zero_in = iconst(&mut g, body, I32, 0);
     let more = icmp(&mut g, body, IntCC::Sgt, i, zero_in);
     let pred = predicate(&mut g, body, more);
     g.set_theta_predicate(theta, pred);
     g.set_result(body, 1, i);
     g.set_result(body, 2, acc);
-    g.set_result(body, 3, Origin::Out(st, 0));
+    g.set_result(body, 3, mem);
     let mem = Origin::Out(theta, 2);
     let io = Origin::Out(theta, 3);
     // after the loop: twice(sextend(*ss0))
     let slot = stack_addr(&mut g, f.body, ss0);
-    let load = InstructionData::Load {
-        opcode: Opcode::Load,
-        flags: vliw_ir::MemFlags::new(),
-        arg: v0(),
-        offset: 0,
-    };
-    let ld = inst(&mut g, f.body, load, &[slot, mem], &[Ty::Val(I32), Ty::Mem]);
+    let (x, mem) = load(&mut g, f.body, I32, 1, slot, mem);
     let ext = InstructionData::Unary {
         opcode: Opcode::Sextend,
         arg: v0(),
     };
-    let ext = inst(&mut g, f.body, ext, &[Origin::Out(ld, 0)], &[Ty::Val(I64)]);
-    let call = InstructionData::Call {
-        opcode: Opcode::Call,
-        func: fn0,
-        args: vec![v0()],
-    };
-    let call = inst(
-        &mut g,
-        f.body,
-        call,
-        &[Origin::Out(ext, 0), Origin::Out(ld, 1), io],
-        &[Ty::Val(I64), Ty::Mem, Ty::Io],
-    );
-    finish(
-        &mut g,
-        &f,
-        &[Origin::Out(call, 0)],
-        Origin::Out(call, 1),
-        Origin::Out(call, 2),
-    );
+    let ext = inst(&mut g, f.body, ext, &[x], &[Ty::Val(I64)]);
+    let (r, mem, io) = call(&mut g, f.body, fn0, &[Origin::Out(ext, 0)], &[I64], mem, io);
+    finish(&mut g, &f, &r, mem, io);
     g
 }
 
@@ -219,4 +233,75 @@ pub(crate) fn stack_addr(g: &mut Rvsdg, r: Region, slot: vliw_ir::StackSlot) -> 
         offset: 0,
     };
     Origin::Out(inst(g, r, data, &[], &[Ty::Val(Type::Ptr)]), 0)
+}
+
+pub(crate) fn symbol_addr(g: &mut Rvsdg, r: Region, global: vliw_ir::GlobalRef) -> Origin {
+    let data = InstructionData::SymbolAddr {
+        opcode: Opcode::SymbolAddr,
+        global,
+        offset: 0,
+    };
+    Origin::Out(inst(g, r, data, &[], &[Ty::Val(Type::Ptr)]), 0)
+}
+
+/// `load.ty align` at `addr`: the value and the memory state after.
+pub(crate) fn load(
+    g: &mut Rvsdg,
+    r: Region,
+    ty: Type,
+    align: u32,
+    addr: Origin,
+    mem: Origin,
+) -> (Origin, Origin) {
+    let data = InstructionData::Load {
+        opcode: Opcode::Load,
+        flags: vliw_ir::MemFlags::aligned(align),
+        arg: v0(),
+        offset: 0,
+    };
+    let n = inst(g, r, data, &[addr, mem], &[Ty::Val(ty), Ty::Mem]);
+    (Origin::Out(n, 0), Origin::Out(n, 1))
+}
+
+/// `store align` of `v` at `addr`: the memory state after.
+pub(crate) fn store(
+    g: &mut Rvsdg,
+    r: Region,
+    align: u32,
+    v: Origin,
+    addr: Origin,
+    mem: Origin,
+) -> Origin {
+    let data = InstructionData::Store {
+        opcode: Opcode::Store,
+        flags: vliw_ir::MemFlags::aligned(align),
+        args: [v0(), v0()],
+        offset: 0,
+    };
+    Origin::Out(inst(g, r, data, &[v, addr, mem], &[Ty::Mem]), 0)
+}
+
+/// `call fnN(args)` returning `returns`: the results, then the states after.
+pub(crate) fn call(
+    g: &mut Rvsdg,
+    r: Region,
+    func: vliw_ir::FuncRef,
+    args: &[Origin],
+    returns: &[Type],
+    mem: Origin,
+    io: Origin,
+) -> (Vec<Origin>, Origin, Origin) {
+    let data = InstructionData::Call {
+        opcode: Opcode::Call,
+        func,
+        args: vec![v0(); args.len()],
+    };
+    let mut inputs = args.to_vec();
+    inputs.extend([mem, io]);
+    let mut outputs: Vec<Ty> = returns.iter().map(|&t| Ty::Val(t)).collect();
+    outputs.extend([Ty::Mem, Ty::Io]);
+    let n = inst(g, r, data, &inputs, &outputs);
+    let k = returns.len() as u32;
+    let results = (0..k).map(|i| Origin::Out(n, i)).collect();
+    (results, Origin::Out(n, k), Origin::Out(n, k + 1))
 }

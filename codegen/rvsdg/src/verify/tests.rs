@@ -49,16 +49,6 @@ fn accepts(g: &Rvsdg) {
     }
 }
 
-fn load(g: &mut Rvsdg, r: crate::Region, addr: Origin, mem: Origin) -> crate::Node {
-    let data = InstructionData::Load {
-        opcode: Opcode::Load,
-        flags: MemFlags::new(),
-        arg: v0(),
-        offset: 0,
-    };
-    inst(g, r, data, &[addr, mem], &[Ty::Val(I32), Ty::Mem])
-}
-
 // ---- well-formed graphs ----
 
 #[test]
@@ -575,8 +565,8 @@ fn rejects_a_state_used_twice() {
     let (mut g, l, _) = small();
     let p = iconst(&mut g, l.body, Type::Ptr, 0x1000);
     // two loads on the same memory state, which the result also reads
-    load(&mut g, l.body, p, l.mem);
-    load(&mut g, l.body, p, l.mem);
+    load(&mut g, l.body, I32, 1, p, l.mem);
+    load(&mut g, l.body, I32, 1, p, l.mem);
     rejects(&g, Rule::Linearity, "argument 2 of r1 (mem) has 3 users");
 }
 
@@ -584,7 +574,8 @@ fn rejects_a_state_used_twice() {
 fn rejects_an_unused_state() {
     let (mut g, l, _) = small();
     let p = iconst(&mut g, l.body, Type::Ptr, 0x1000);
-    let ld = load(&mut g, l.body, p, l.mem);
+    let (_, mem) = load(&mut g, l.body, I32, 1, p, l.mem);
+    let ld = g.producer(mem).unwrap();
     rejects(
         &g,
         Rule::Linearity,
