@@ -234,7 +234,7 @@ impl<'a, 'h> Evaluator<'a, 'h> {
                     NodeKind::Gamma { arms } => {
                         let inputs = g.inputs(n);
                         let alt = self.value(act, inputs[0]);
-                        let Some(&arm) = arms.get(alt as usize) else {
+                        let Some(&arm) = usize::try_from(alt).ok().and_then(|k| arms.get(k)) else {
                             return Err(context(g, act.lambda, n)(Trap::new(
                                 TrapKind::Malformed,
                                 format!("predicate {alt} for {} arm(s)", arms.len()),

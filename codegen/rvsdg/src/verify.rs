@@ -137,36 +137,41 @@ impl<'g, O: Operation + fmt::Display> Report<'g, O> {
         self.count
     }
 
-    fn push(&mut self, rule: Rule, lambda: Option<String>, place: Place, message: String) {
+    /// Count an error; whether to record it (locating it costs a walk up the regions).
+    fn counts(&mut self) -> bool {
         self.count += 1;
-        if self.errors.len() < MAX_ERRORS {
-            self.errors.push(VerifyError {
-                rule,
-                lambda,
-                place,
-                message,
-            });
-        }
+        self.errors.len() < MAX_ERRORS
+    }
+
+    fn push(&mut self, rule: Rule, lambda: Option<String>, place: Place, message: String) {
+        self.errors.push(VerifyError {
+            rule,
+            lambda,
+            place,
+            message,
+        });
     }
 
     /// A rule broken at node `n` (a live node of the arena).
     fn node(&mut self, n: Node, rule: Rule, message: String) {
+        if !self.counts() {
+            return;
+        }
         let lambda = match self.g.kind(n) {
             NodeKind::Lambda { info, .. } => Some((self.lambda_name)(info)),
             _ => self.lambda_of(self.g.node(n).region),
         };
-        let place = Place::Node(n, self.label(n));
+        let place = Place::Node(n, self.g.kind(n).label());
         self.push(rule, lambda, place, message);
     }
 
     /// A rule broken at region `r` (a region of the arena).
     fn region(&mut self, r: Region, rule: Rule, message: String) {
+        if !self.counts() {
+            return;
+        }
         let lambda = self.lambda_of(r);
         self.push(rule, lambda, Place::Region(r), message);
-    }
-
-    fn label(&self, n: Node) -> String {
-        self.g.kind(n).label()
     }
 
     /// The name of the λ whose body holds `r`, if any. Walks up the owners with a
