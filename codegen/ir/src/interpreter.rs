@@ -1,28 +1,25 @@
 //! The interpreter: runs a `Module` with exact semantics for every opcode
-//! (`docs/ir.md`), a byte-addressed memory, stack frames, a step limit and host
+//! (`docs/ir.md`; the operations' meaning is `semantics`), a byte-addressed memory
+//! (`memory`, which gives the memory map), stack frames, a step limit and host
 //! functions for external symbols.
 //!
-//! Memory map (all little-endian, each region separate so that running off one traps):
-//! - `0x0000_0000..0x0001_0000` unmapped (null pointers trap);
-//! - functions get addresses `0x1000_0000 + 16 * i` (not readable; `call_indirect`
-//!   resolves them);
-//! - data objects from `0x1_0000_0000` upward, in module order, aligned, 16-byte gaps;
-//! - declared external data symbols get unmapped addresses from `0x3000_0000`;
-//! - host allocations (`Memory::alloc`) from `0x4000_0000`;
-//! - the stack ends at `0x7000_0000` (default size 1 MiB), growing down: each call
-//!   allocates its stack slots and releases them on return.
+//! The values, traps, host functions and run-time signature checks here are shared
+//! with the RVSDG's evaluator, which must behave exactly like the interpreter.
 
-use crate::entities::{Block, Inst, Value};
+use crate::entities::{Block, Inst};
 use crate::function::{Function, Signature};
-use crate::instructions::{
-    AtomicRmwOp, BlockCall, FloatCC, InstructionData, IntCC, MemFlags, Opcode,
-};
-use crate::module::{DataKind, Module};
+use crate::instructions::{BlockCall, InstructionData, Opcode};
+use crate::memory::{Stack, Symbols};
+use crate::module::Module;
+use crate::semantics;
 use crate::types::Type;
+use crate::typing::types_list;
 use crate::write::{format_f32, format_f64, format_int};
 use core::fmt;
 use cranelift_entity::EntityRef;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+pub use crate::memory::{DATA_BASE, EXTERN_DATA_BASE, FUNC_BASE, HEAP_BASE, Memory, STACK_TOP};
 
 /// A value passed to or returned from the interpreter.
 #[derive(Copy, Clone, Debug)]
@@ -212,129 +209,42 @@ impl fmt::Display for Trap {
 
 impl std::error::Error for Trap {}
 
-struct Region {
-    bytes: Vec<u8>,
-    writable: bool,
-    name: String,
-}
-
-/// Byte-addressed memory made of separate regions.
-pub struct Memory {
-    regions: BTreeMap<u64, Region>,
-    heap_next: u64,
-}
-
-pub const FUNC_BASE: u64 = 0x1000_0000;
-pub const DATA_BASE: u64 = 0x1_0000_0000;
-pub const EXTERN_DATA_BASE: u64 = 0x3000_0000;
-pub const HEAP_BASE: u64 = 0x4000_0000;
-pub const STACK_TOP: u64 = 0x7000_0000;
-
-impl Memory {
-    fn new() -> Self {
-        Memory {
-            regions: BTreeMap::new(),
-            heap_next: HEAP_BASE,
-        }
-    }
-
-    fn map(&mut self, base: u64, bytes: Vec<u8>, writable: bool, name: &str) {
-        self.regions.insert(
-            base,
-            Region {
-                bytes,
-                writable,
-                name: name.to_string(),
-            },
-        );
-    }
-
-    fn find(&self, addr: u64, len: u64) -> Result<(u64, &Region), Trap> {
-        if let Some((&base, r)) = self.regions.range(..=addr).next_back() {
-            let off = addr - base;
-            if off
-                .checked_add(len)
-                .is_some_and(|end| end <= r.bytes.len() as u64)
-            {
-                return Ok((base, r));
-            }
-        }
-        Err(Trap::new(
-            TrapKind::OutOfBounds,
-            format!("out-of-bounds access of {len} byte(s) at {addr:#x}"),
-        ))
-    }
-
-    /// `len` bytes at `addr`.
-    pub fn read(&self, addr: u64, len: u64) -> Result<&[u8], Trap> {
-        let (base, r) = self.find(addr, len)?;
-        let off = (addr - base) as usize;
-        Ok(&r.bytes[off..off + len as usize])
-    }
-
-    /// Write `data` at `addr`.
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Trap> {
-        let (base, r) = self.find(addr, data.len() as u64)?;
-        if !r.writable {
-            return Err(Trap::new(
-                TrapKind::ReadOnly,
-                format!(
-                    "write of {} byte(s) at {addr:#x} to read-only {}",
-                    data.len(),
-                    r.name
-                ),
-            ));
-        }
-        let off = (addr - base) as usize;
-        let r = self.regions.get_mut(&base).expect("region exists");
-        r.bytes[off..off + data.len()].copy_from_slice(data);
-        Ok(())
-    }
-
-    /// A little-endian unsigned integer of `size` bytes (1..=16).
-    pub fn read_uint(&self, addr: u64, size: u32) -> Result<u128, Trap> {
-        let b = self.read(addr, size as u64)?;
-        let mut buf = [0u8; 16];
-        buf[..b.len()].copy_from_slice(b);
-        Ok(u128::from_le_bytes(buf))
-    }
-
-    /// Write the low `size` bytes of `v`, little-endian.
-    pub fn write_uint(&mut self, addr: u64, size: u32, v: u128) -> Result<(), Trap> {
-        self.write(addr, &v.to_le_bytes()[..size as usize])
-    }
-
-    /// Allocate a fresh zeroed writable region (for host functions, e.g. `malloc`).
-    pub fn alloc(&mut self, size: u64, align: u64) -> u64 {
-        let align = align.max(16);
-        let base = self.heap_next.next_multiple_of(align);
-        self.heap_next = base + size.max(1) + 16;
-        self.map(base, vec![0; size as usize], true, "heap");
-        base
-    }
-
-    /// The bytes of a NUL-terminated string at `addr` (without the NUL).
-    pub fn read_cstr(&self, addr: u64) -> Result<Vec<u8>, Trap> {
-        let (base, r) = self.find(addr, 1)?;
-        let tail = &r.bytes[(addr - base) as usize..];
-        match tail.iter().position(|&b| b == 0) {
-            Some(n) => Ok(tail[..n].to_vec()),
-            None => Err(Trap::new(
-                TrapKind::OutOfBounds,
-                format!("unterminated string at {addr:#x}"),
-            )),
-        }
-    }
-}
-
 /// A host implementation of an external function.
 pub type HostFn<'a> =
     Box<dyn FnMut(&mut Memory, &[DataValue]) -> Result<Vec<DataValue>, Trap> + 'a>;
 
-#[derive(Copy, Clone)]
-enum Callee {
-    Module(usize),
-    External,
+/// The host functions: what a call of a symbol that is not a function of the module
+/// runs.
+#[derive(Default)]
+pub struct Hosts<'h>(HashMap<String, HostFn<'h>>);
+
+impl<'h> Hosts<'h> {
+    /// Provide the implementation of external function `name`.
+    pub fn add(
+        &mut self,
+        name: &str,
+        f: impl FnMut(&mut Memory, &[DataValue]) -> Result<Vec<DataValue>, Trap> + 'h,
+    ) {
+        self.0.insert(name.to_string(), Box::new(f));
+    }
+
+    /// Call host function `name`; `UnknownFunction` if there is none.
+    pub fn call(
+        &mut self,
+        memory: &mut Memory,
+        name: &str,
+        args: &[DataValue],
+    ) -> Result<Vec<DataValue>, Trap> {
+        match self.0.get_mut(name) {
+            Some(h) => h(memory, args),
+            None => Err(Trap::new(
+                TrapKind::UnknownFunction,
+                format!(
+                    "call of @{name}, which is neither a function of the module nor a host function"
+                ),
+            )),
+        }
+    }
 }
 
 struct Frame<'m> {
@@ -350,82 +260,35 @@ struct Frame<'m> {
 pub struct Interpreter<'m, 'h> {
     module: &'m Module,
     pub memory: Memory,
-    symbols: HashMap<&'m str, u64>,
+    symbols: Symbols<'m>,
     funcs: HashMap<&'m str, usize>,
-    by_addr: HashMap<u64, (&'m str, Callee)>,
-    hosts: HashMap<String, HostFn<'h>>,
+    hosts: Hosts<'h>,
     step_limit: u64,
     steps: u64,
     max_depth: usize,
-    sp: u64,
-    stack_base: u64,
+    stack: Stack,
 }
 
 impl<'m, 'h> Interpreter<'m, 'h> {
     /// Lay out the module's data (with relocations applied) and functions.
     pub fn new(module: &'m Module) -> Self {
-        let mut it = Interpreter {
+        let (mut memory, symbols) = Memory::load(module);
+        let stack = Stack::new(&mut memory, 1 << 20);
+        let mut funcs = HashMap::new();
+        for (i, f) in module.functions.iter().enumerate() {
+            funcs.entry(f.name.as_str()).or_insert(i);
+        }
+        Interpreter {
             module,
-            memory: Memory::new(),
-            symbols: HashMap::new(),
-            funcs: HashMap::new(),
-            by_addr: HashMap::new(),
-            hosts: HashMap::new(),
+            memory,
+            symbols,
+            funcs,
+            hosts: Hosts::default(),
             step_limit: 10_000_000,
             steps: 0,
             max_depth: 1000,
-            sp: STACK_TOP,
-            stack_base: STACK_TOP,
-        };
-        let mut next_fn = FUNC_BASE;
-        for (i, f) in module.functions.iter().enumerate() {
-            it.funcs.entry(&f.name).or_insert(i);
-            it.symbols.entry(&f.name).or_insert(next_fn);
-            it.by_addr.insert(next_fn, (&f.name, Callee::Module(i)));
-            next_fn += 16;
+            stack,
         }
-        for d in &module.func_decls {
-            if !it.symbols.contains_key(d.name.as_str()) {
-                it.symbols.insert(&d.name, next_fn);
-                it.by_addr.insert(next_fn, (&d.name, Callee::External));
-                next_fn += 16;
-            }
-        }
-        let mut next_data = DATA_BASE;
-        for d in &module.data {
-            let addr = next_data.next_multiple_of(d.align.clamp(1, 1 << 32));
-            it.symbols.entry(&d.name).or_insert(addr);
-            next_data = addr + d.bytes.len() as u64 + 16;
-        }
-        let mut next_ext = EXTERN_DATA_BASE;
-        for d in &module.data_decls {
-            it.symbols.entry(d).or_insert_with(|| {
-                next_ext += 16;
-                next_ext - 16
-            });
-        }
-        for d in &module.data {
-            let addr = it.symbols[d.name.as_str()];
-            let mut bytes = d.bytes.clone();
-            for r in &d.relocs {
-                let target = it.symbols.get(r.symbol.as_str()).copied().unwrap_or(0);
-                let v = target.wrapping_add(r.addend as u64);
-                let off = r.offset as usize;
-                if let Some(slot) = bytes.get_mut(off..off.saturating_add(8))
-                    && slot.len() == 8
-                {
-                    slot.copy_from_slice(&v.to_le_bytes());
-                }
-            }
-            it.memory.map(
-                addr,
-                bytes,
-                d.kind != DataKind::ReadOnly,
-                &format!("@{}", d.name),
-            );
-        }
-        it.set_stack_size(1 << 20);
-        it
     }
 
     /// Provide the implementation of external function `name`.
@@ -434,7 +297,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         name: &str,
         f: impl FnMut(&mut Memory, &[DataValue]) -> Result<Vec<DataValue>, Trap> + 'h,
     ) {
-        self.hosts.insert(name.to_string(), Box::new(f));
+        self.hosts.add(name, f);
     }
 
     /// Trap with `StepLimit` after this many instructions in total (default 10 million).
@@ -454,17 +317,12 @@ impl<'m, 'h> Interpreter<'m, 'h> {
 
     /// Size of the stack region for stack slots (default 1 MiB, at most 1 GiB).
     pub fn set_stack_size(&mut self, size: u64) {
-        let base = STACK_TOP - size.min(1 << 30);
-        self.memory.regions.remove(&self.stack_base);
-        self.memory
-            .map(base, vec![0; size as usize], true, "the stack");
-        self.stack_base = base;
-        self.sp = STACK_TOP;
+        self.stack.resize(&mut self.memory, size);
     }
 
     /// The address of a function or data symbol.
     pub fn symbol_address(&self, name: &str) -> Option<u64> {
-        self.symbols.get(name).copied()
+        self.symbols.address(name)
     }
 
     /// Call function `name` (of the module, or a host function) with `args`.
@@ -486,15 +344,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     }
 
     fn call_host(&mut self, name: &str, args: &[DataValue]) -> Result<Vec<DataValue>, Trap> {
-        match self.hosts.get_mut(name) {
-            Some(h) => h(&mut self.memory, args),
-            None => Err(Trap::new(
-                TrapKind::UnknownFunction,
-                format!(
-                    "call of @{name}, which is neither a function of the module nor a host function"
-                ),
-            )),
-        }
+        self.hosts.call(&mut self.memory, name, args)
     }
 
     fn push_frame(
@@ -512,17 +362,8 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         let entry = func.layout.entry_block().ok_or_else(|| {
             Trap::new(TrapKind::Malformed, format!("@{} has no blocks", func.name))
         })?;
-        let saved_sp = self.sp;
-        let mut sp = self.sp;
-        let mut slots = Vec::with_capacity(func.stack_slots.len());
-        for (_, s) in func.stack_slots.iter() {
-            sp = sp.saturating_sub(s.size as u64) & !(s.align.max(1) as u64 - 1);
-            slots.push(sp);
-        }
-        if sp < self.stack_base {
-            return Err(Trap::new(TrapKind::StackOverflow, "stack memory exhausted"));
-        }
-        self.sp = sp;
+        let saved_sp = self.stack.mark();
+        let slots = self.stack.push_frame(&func.stack_slots)?;
         let mut frame = Frame {
             func,
             vals: vec![0; func.dfg.num_values()],
@@ -549,9 +390,9 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     /// recurse in Rust).
     fn run(&mut self, func: &'m Function, args: &[u128]) -> Result<Vec<u128>, Trap> {
         let mut frames: Vec<Frame<'m>> = Vec::new();
-        let base_sp = self.sp;
+        let base_sp = self.stack.mark();
         let r = self.run_frames(&mut frames, func, args);
-        self.sp = base_sp;
+        self.stack.release(base_sp);
         r
     }
 
@@ -610,7 +451,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 InstructionData::Return { args, .. } => {
                     let rets: Vec<u128> = args.iter().map(|a| frame.vals[a.index()]).collect();
                     let done = frames.pop().expect("a frame");
-                    self.sp = done.saved_sp;
+                    self.stack.release(done.saved_sp);
                     match frames.last_mut() {
                         None => return Ok(rets),
                         Some(caller) => {
@@ -683,21 +524,21 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                     let argv: Vec<u128> = args[1..].iter().map(|a| frame.vals[a.index()]).collect();
                     let arg_types: Vec<Type> =
                         args[1..].iter().map(|&a| f.dfg.value_type(a)).collect();
-                    let Some(&(name, callee)) = self.by_addr.get(&addr) else {
+                    let Some((name, callee)) = self.symbols.function_at(addr) else {
                         return Err(ctx(Trap::new(
                             TrapKind::UnknownFunction,
                             format!("indirect call of {addr:#x}, which is not a function"),
                         )));
                     };
                     match callee {
-                        Callee::Module(i) => {
+                        Some(i) => {
                             let callee = &self.module.functions[i];
                             check_sig(&callee.signature, sig, &callee.name).map_err(ctx)?;
                             let n = callee.signature.params.len();
                             self.push_frame(frames, callee, &argv[..n.min(argv.len())])
                                 .map_err(ctx)?;
                         }
-                        Callee::External => {
+                        None => {
                             let dv: Vec<DataValue> = argv
                                 .iter()
                                 .zip(&arg_types)
@@ -724,28 +565,10 @@ impl<'m, 'h> Interpreter<'m, 'h> {
         let dfg = &f.dfg;
         let data = dfg.inst_data(inst);
         let results = dfg.inst_results(inst);
-        let val = |v: Value| frame.vals[v.index()];
-        let vty = |v: Value| dfg.value_type(v);
-        let rty = || {
-            results
-                .first()
-                .map(|&r| dfg.value_type(r))
-                .unwrap_or(Type::I64)
-        };
-        let out: [Option<u128>; 2] = match data {
-            InstructionData::Nullary {
-                opcode: Opcode::Undef,
-            } => [Some(0), None],
-            InstructionData::Nullary {
-                opcode: Opcode::Fence,
-            } => [None, None],
-            InstructionData::Nullary { .. } => {
-                return Err(Trap::new(TrapKind::Malformed, "bad nullary"));
-            }
-            InstructionData::UnaryImm { imm, .. } => [Some(*imm & rty().mask()), None],
+        let out = match data {
             InstructionData::SymbolAddr { global, offset, .. } => {
                 let name = &f.globals[*global];
-                let a = self.symbols.get(name.as_str()).copied().ok_or_else(|| {
+                let a = self.symbols.address(name).ok_or_else(|| {
                     Trap::new(
                         TrapKind::Malformed,
                         format!("symbol @{name} is not in the module"),
@@ -757,155 +580,28 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 Some(frame.slots[slot.index()].wrapping_add(*offset as u64) as u128),
                 None,
             ],
-            InstructionData::Unary { opcode, arg } => {
-                [Some(unary(*opcode, vty(*arg), rty(), val(*arg))), None]
-            }
-            InstructionData::Binary { opcode, args } => {
-                let ty = vty(args[0]);
-                let (a, b) = (val(args[0]), val(args[1]));
-                match binary(*opcode, ty, a, b, vty(args[1]))? {
-                    (r, None) => [Some(r), None],
-                    (r, Some(o)) => [Some(r), Some(o as u128)],
-                }
-            }
-            InstructionData::Ternary { opcode, args } => {
-                let [a, b, c] = args.map(val);
-                match opcode {
-                    Opcode::Select => [Some(if a & 1 != 0 { b } else { c }), None],
-                    Opcode::Fma => [
-                        Some(match vty(args[0]) {
-                            Type::F32 => f32_of(a).mul_add(f32_of(b), f32_of(c)).to_bits() as u128,
-                            _ => f64_of(a).mul_add(f64_of(b), f64_of(c)).to_bits() as u128,
-                        }),
-                        None,
-                    ],
-                    Opcode::Memcpy | Opcode::Memmove => {
-                        let (dst, src, len) = (a as u64, b as u64, c as u64);
-                        if len > 0 {
-                            let bytes = self.memory.read(src, len)?.to_vec();
-                            if *opcode == Opcode::Memcpy
-                                && dst != src
-                                && dst < src.wrapping_add(len)
-                                && src < dst.wrapping_add(len)
-                            {
-                                return Err(Trap::new(
-                                    TrapKind::Overlap,
-                                    format!(
-                                        "memcpy of overlapping ranges {dst:#x} and {src:#x} ({len} bytes)"
-                                    ),
-                                ));
-                            }
-                            self.memory.write(dst, &bytes)?;
-                        }
-                        [None, None]
-                    }
-                    Opcode::Memset => {
-                        let len = c as u64;
-                        if len > 0 {
-                            self.memory.find(a as u64, len)?;
-                            let bytes = vec![b as u8; len as usize];
-                            self.memory.write(a as u64, &bytes)?;
-                        }
-                        [None, None]
-                    }
-                    _ => return Err(Trap::new(TrapKind::Malformed, "bad ternary")),
-                }
-            }
-            InstructionData::IntCompare { cond, args, .. } => {
-                let ty = vty(args[0]);
-                [
-                    Some(icmp(*cond, ty, val(args[0]), val(args[1])) as u128),
-                    None,
-                ]
-            }
-            InstructionData::FloatCompare { cond, args, .. } => {
-                let ty = vty(args[0]);
-                let (a, b) = if ty == Type::F32 {
-                    (f32_of(val(args[0])) as f64, f32_of(val(args[1])) as f64)
-                } else {
-                    (f64_of(val(args[0])), f64_of(val(args[1])))
-                };
-                [Some(fcmp(*cond, a, b) as u128), None]
-            }
-            InstructionData::Load {
-                opcode,
-                flags,
-                arg,
-                offset,
-            } => {
-                let ty = rty();
-                let addr = (val(*arg) as u64).wrapping_add(*offset as i64 as u64);
-                check_align(addr, *flags, ty, *opcode == Opcode::AtomicLoad)?;
-                [Some(self.memory.read_uint(addr, ty.bytes())?), None]
-            }
-            InstructionData::Store {
-                opcode,
-                flags,
-                args,
-                offset,
-            } => {
-                let ty = vty(args[0]);
-                let addr = (val(args[1]) as u64).wrapping_add(*offset as i64 as u64);
-                check_align(addr, *flags, ty, *opcode == Opcode::AtomicStore)?;
-                self.memory.write_uint(addr, ty.bytes(), val(args[0]))?;
-                [None, None]
-            }
-            InstructionData::AtomicRmw {
-                flags, op, args, ..
-            } => {
-                let ty = vty(args[1]);
-                let addr = val(args[0]) as u64;
-                check_align(addr, *flags, ty, true)?;
-                let old = self.memory.read_uint(addr, ty.bytes())?;
-                let v = val(args[1]);
-                let m = ty.mask();
-                let new = match op {
-                    AtomicRmwOp::Add => old.wrapping_add(v) & m,
-                    AtomicRmwOp::Sub => old.wrapping_sub(v) & m,
-                    AtomicRmwOp::And => old & v,
-                    AtomicRmwOp::Or => old | v,
-                    AtomicRmwOp::Xor => old ^ v,
-                    AtomicRmwOp::Nand => !(old & v) & m,
-                    AtomicRmwOp::Xchg => v,
-                    AtomicRmwOp::Umin => old.min(v),
-                    AtomicRmwOp::Umax => old.max(v),
-                    AtomicRmwOp::Smin => {
-                        if sext(ty, old) <= sext(ty, v) {
-                            old
-                        } else {
-                            v
-                        }
-                    }
-                    AtomicRmwOp::Smax => {
-                        if sext(ty, old) >= sext(ty, v) {
-                            old
-                        } else {
-                            v
-                        }
-                    }
-                };
-                self.memory.write_uint(addr, ty.bytes(), new)?;
-                [Some(old), None]
-            }
-            InstructionData::AtomicCas { flags, args, .. } => {
-                let ty = vty(args[1]);
-                let addr = val(args[0]) as u64;
-                check_align(addr, *flags, ty, true)?;
-                let old = self.memory.read_uint(addr, ty.bytes())?;
-                let ok = old == val(args[1]);
-                if ok {
-                    self.memory.write_uint(addr, ty.bytes(), val(args[2]))?;
-                } else {
-                    // a failed compare-and-swap still needs write access
-                    self.memory.write_uint(addr, ty.bytes(), old)?;
-                }
-                [Some(old), Some(ok as u128)]
-            }
             _ => {
-                return Err(Trap::new(
-                    TrapKind::Malformed,
-                    "unexpected control instruction",
-                ));
+                // Operations other than calls read at most 3 operands and write at most
+                // 2 results: fixed arrays spare an allocation per instruction.
+                let mut args = [0u128; 3];
+                let mut arg_types = [Type::I64; 3];
+                let operands = data.arguments();
+                for (i, &v) in operands.iter().take(3).enumerate() {
+                    args[i] = frame.vals[v.index()];
+                    arg_types[i] = dfg.value_type(v);
+                }
+                let mut result_types = [Type::I64; 2];
+                for (i, &r) in results.iter().take(2).enumerate() {
+                    result_types[i] = dfg.value_type(r);
+                }
+                let n = operands.len().min(3);
+                semantics::eval(
+                    &mut self.memory,
+                    data,
+                    &arg_types[..n],
+                    &args[..n],
+                    &result_types[..results.len().min(2)],
+                )?
             }
         };
         for (&r, v) in results.iter().zip(out) {
@@ -945,43 +641,48 @@ fn set_host_results(
         .iter()
         .map(|&r| frame.func.dfg.value_type(r))
         .collect();
-    let got: Vec<Type> = out.iter().map(|d| d.ty()).collect();
-    if types != got {
-        return Err(Trap::new(
-            TrapKind::BadSignature,
-            format!(
-                "host function @{name} returned ({}), the call expects ({})",
-                list(&got),
-                list(&types)
-            ),
-        ));
-    }
+    check_host_results(name, out, &types)?;
     for (&r, d) in results.iter().zip(out) {
         frame.vals[r.index()] = d.bits();
     }
     Ok(())
 }
 
-fn list(ts: &[Type]) -> String {
-    ts.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
-}
-
-fn check_args(sig: &Signature, args: &[DataValue], name: &str) -> Result<(), Trap> {
-    let got: Vec<Type> = args.iter().map(|a| a.ty()).collect();
-    if got != sig.params {
+/// What host function `name` returned (`out`) against what its call expects.
+pub fn check_host_results(name: &str, out: &[DataValue], expected: &[Type]) -> Result<(), Trap> {
+    let got: Vec<Type> = out.iter().map(|d| d.ty()).collect();
+    if expected != got {
         return Err(Trap::new(
             TrapKind::BadSignature,
             format!(
-                "@{name} takes ({}), called with ({})",
-                list(&sig.params),
-                list(&got)
+                "host function @{name} returned ({}), the call expects ({})",
+                types_list(&got),
+                types_list(expected)
             ),
         ));
     }
     Ok(())
 }
 
-fn check_sig(callee: &Signature, used: &Signature, name: &str) -> Result<(), Trap> {
+/// The arguments of a call from outside (`Interpreter::call`) against the callee's
+/// signature: exactly its parameters.
+pub fn check_args(sig: &Signature, args: &[DataValue], name: &str) -> Result<(), Trap> {
+    let got: Vec<Type> = args.iter().map(|a| a.ty()).collect();
+    if got != sig.params {
+        return Err(Trap::new(
+            TrapKind::BadSignature,
+            format!(
+                "@{name} takes ({}), called with ({})",
+                types_list(&sig.params),
+                types_list(&got)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The signature a call uses (`used`) against the callee's own.
+pub fn check_sig(callee: &Signature, used: &Signature, name: &str) -> Result<(), Trap> {
     if callee != used {
         return Err(Trap::new(
             TrapKind::BadSignature,
@@ -989,326 +690,4 @@ fn check_sig(callee: &Signature, used: &Signature, name: &str) -> Result<(), Tra
         ));
     }
     Ok(())
-}
-
-fn check_align(addr: u64, flags: MemFlags, ty: Type, atomic: bool) -> Result<(), Trap> {
-    let align = if atomic {
-        (ty.bytes() as u64).max(flags.align as u64)
-    } else {
-        flags.align as u64
-    };
-    if align > 1 && !addr.is_multiple_of(align) {
-        return Err(Trap::new(
-            TrapKind::Misaligned,
-            format!("access at {addr:#x} is not {align}-byte aligned"),
-        ));
-    }
-    Ok(())
-}
-
-// ---- semantics on bit patterns ----
-
-/// Sign-extend the low `ty.bits()` bits.
-fn sext(ty: Type, x: u128) -> i128 {
-    let s = 128 - ty.bits();
-    ((x << s) as i128) >> s
-}
-
-fn f32_of(x: u128) -> f32 {
-    f32::from_bits(x as u32)
-}
-
-fn f64_of(x: u128) -> f64 {
-    f64::from_bits(x as u64)
-}
-
-fn smin_of(w: u32) -> i128 {
-    if w == 128 {
-        i128::MIN
-    } else {
-        -(1i128 << (w - 1))
-    }
-}
-
-fn smax_of(w: u32) -> i128 {
-    if w == 128 {
-        i128::MAX
-    } else {
-        (1i128 << (w - 1)) - 1
-    }
-}
-
-/// High and low halves of the full 256-bit product of two u128.
-fn mul_wide(a: u128, b: u128) -> (u128, u128) {
-    let (a1, a0) = (a >> 64, a & u64::MAX as u128);
-    let (b1, b0) = (b >> 64, b & u64::MAX as u128);
-    let p00 = a0 * b0;
-    let p01 = a0 * b1;
-    let p10 = a1 * b0;
-    let p11 = a1 * b1;
-    let mid = (p00 >> 64) + (p01 & u64::MAX as u128) + (p10 & u64::MAX as u128);
-    let lo = (p00 & u64::MAX as u128) | (mid << 64);
-    let hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
-    (hi, lo)
-}
-
-fn binary(
-    op: Opcode,
-    ty: Type,
-    a: u128,
-    b: u128,
-    bty: Type,
-) -> Result<(u128, Option<bool>), crate::interpreter::Trap> {
-    use Opcode::*;
-    let w = ty.bits();
-    let m = ty.mask();
-    let (sa, sb) = (sext(ty, a), sext(ty, b));
-    let div0 =
-        || crate::interpreter::Trap::new(TrapKind::DivisionByZero, "integer division by zero");
-    let ovf = || {
-        crate::interpreter::Trap::new(
-            TrapKind::IntegerOverflow,
-            "signed division overflow (minimum / -1)",
-        )
-    };
-    let amt = || ((b & bty.mask()) % w as u128) as u32;
-    let fl32 = |f: fn(f32, f32) -> f32| f(f32_of(a), f32_of(b)).to_bits() as u128;
-    let fl64 = |f: fn(f64, f64) -> f64| f(f64_of(a), f64_of(b)).to_bits() as u128;
-    let fl = |g: fn(f32, f32) -> f32, h: fn(f64, f64) -> f64| {
-        if ty == Type::F32 { fl32(g) } else { fl64(h) }
-    };
-    let in_srange = |x: i128| x >= smin_of(w) && x <= smax_of(w);
-    Ok(match op {
-        Iadd => (a.wrapping_add(b) & m, None),
-        Isub => (a.wrapping_sub(b) & m, None),
-        Imul => (a.wrapping_mul(b) & m, None),
-        Udiv => (a.checked_div(b).ok_or_else(div0)?, None),
-        Urem => (a.checked_rem(b).ok_or_else(div0)?, None),
-        Sdiv | Srem => {
-            if b == 0 {
-                return Err(div0());
-            }
-            if sa == smin_of(w) && sb == -1 {
-                return Err(ovf());
-            }
-            let r = if op == Sdiv {
-                sa.wrapping_div(sb)
-            } else {
-                sa.wrapping_rem(sb)
-            };
-            (r as u128 & m, None)
-        }
-        Umulhi => {
-            if w == 128 {
-                (mul_wide(a, b).0, None)
-            } else {
-                ((a * b) >> w & m, None)
-            }
-        }
-        Smulhi => {
-            if w == 128 {
-                let (hi, _) = mul_wide(a, b);
-                let mut hi = hi;
-                if sa < 0 {
-                    hi = hi.wrapping_sub(b);
-                }
-                if sb < 0 {
-                    hi = hi.wrapping_sub(a);
-                }
-                (hi, None)
-            } else {
-                (((sa * sb) >> w) as u128 & m, None)
-            }
-        }
-        Band => (a & b, None),
-        Bor => (a | b, None),
-        Bxor => (a ^ b, None),
-        Ishl => ((a << amt()) & m, None),
-        Ushr => (a >> amt(), None),
-        Sshr => ((sa >> amt()) as u128 & m, None),
-        Rotl | Rotr => {
-            let k = amt();
-            let k = if op == Rotl { k } else { (w - k) % w };
-            if k == 0 {
-                (a, None)
-            } else {
-                (((a << k) | (a >> (w - k))) & m, None)
-            }
-        }
-        Smin => (if sa <= sb { a } else { b }, None),
-        Smax => (if sa >= sb { a } else { b }, None),
-        Umin => (a.min(b), None),
-        Umax => (a.max(b), None),
-        UaddOverflow => {
-            let (r, c) = a.overflowing_add(b);
-            (r & m, Some(c || (w < 128 && r > m)))
-        }
-        SaddOverflow => {
-            if w == 128 {
-                let (r, o) = sa.overflowing_add(sb);
-                (r as u128, Some(o))
-            } else {
-                let r = sa + sb;
-                (r as u128 & m, Some(!in_srange(r)))
-            }
-        }
-        UsubOverflow => (a.wrapping_sub(b) & m, Some(a < b)),
-        SsubOverflow => {
-            if w == 128 {
-                let (r, o) = sa.overflowing_sub(sb);
-                (r as u128, Some(o))
-            } else {
-                let r = sa - sb;
-                (r as u128 & m, Some(!in_srange(r)))
-            }
-        }
-        UmulOverflow => {
-            if w == 128 {
-                let (r, o) = a.overflowing_mul(b);
-                (r, Some(o))
-            } else {
-                let r = a * b; // fits: both < 2^64
-                (r & m, Some(r > m))
-            }
-        }
-        SmulOverflow => {
-            if w == 128 {
-                let (r, o) = sa.overflowing_mul(sb);
-                (r as u128, Some(o))
-            } else {
-                let r = sa * sb; // fits: both in [-2^63, 2^63)
-                (r as u128 & m, Some(!in_srange(r)))
-            }
-        }
-        Ptradd => ((a as u64).wrapping_add(b as u64) as u128, None),
-        Fadd => (fl(|x, y| x + y, |x, y| x + y), None),
-        Fsub => (fl(|x, y| x - y, |x, y| x - y), None),
-        Fmul => (fl(|x, y| x * y, |x, y| x * y), None),
-        Fdiv => (fl(|x, y| x / y, |x, y| x / y), None),
-        Frem => (fl(|x, y| x % y, |x, y| x % y), None),
-        Fmin => (fl(f32::min, f64::min), None),
-        Fmax => (fl(f32::max, f64::max), None),
-        Fcopysign => {
-            let sign = 1u128 << (w - 1);
-            ((a & !sign) | (b & sign), None)
-        }
-        _ => {
-            return Err(crate::interpreter::Trap::new(
-                TrapKind::Malformed,
-                format!("{op} is not a binary operation"),
-            ));
-        }
-    })
-}
-
-fn unary(op: Opcode, ty: Type, to: Type, a: u128) -> u128 {
-    use Opcode::*;
-    let w = ty.bits();
-    let m = ty.mask();
-    let f32u = |f: fn(f32) -> f32| f(f32_of(a)).to_bits() as u128;
-    let f64u = |f: fn(f64) -> f64| f(f64_of(a)).to_bits() as u128;
-    let fl = |g: fn(f32) -> f32, h: fn(f64) -> f64| if ty == Type::F32 { f32u(g) } else { f64u(h) };
-    match op {
-        Ineg => 0u128.wrapping_sub(a) & m,
-        Bnot => !a & m,
-        Clz => {
-            if a == 0 {
-                w as u128
-            } else {
-                (a.leading_zeros() - (128 - w)) as u128
-            }
-        }
-        Ctz => {
-            if a == 0 {
-                w as u128
-            } else {
-                a.trailing_zeros() as u128
-            }
-        }
-        Popcnt => a.count_ones() as u128,
-        Bswap => a.swap_bytes() >> (128 - w),
-        Bitrev => a.reverse_bits() >> (128 - w),
-        Iabs => sext(ty, a).wrapping_abs() as u128 & m,
-        Uextend => a,
-        Sextend => sext(ty, a) as u128 & to.mask(),
-        Ireduce => a & to.mask(),
-        Fpromote => (f32_of(a) as f64).to_bits() as u128,
-        Fdemote => (f64_of(a) as f32).to_bits() as u128,
-        FcvtToUintSat | FcvtToSintSat => {
-            let x = if ty == Type::F32 {
-                f32_of(a) as f64
-            } else {
-                f64_of(a)
-            };
-            // Rust `as` saturates and maps NaN to 0; converting from f32 through f64 is exact.
-            let signed = op == FcvtToSintSat;
-            (match (to, signed) {
-                (Type::I8, false) => x as u8 as u128,
-                (Type::I16, false) => x as u16 as u128,
-                (Type::I32, false) => x as u32 as u128,
-                (Type::I64, false) => x as u64 as u128,
-                (Type::I128, false) => x as u128,
-                (Type::I8, true) => x as i8 as u128,
-                (Type::I16, true) => x as i16 as u128,
-                (Type::I32, true) => x as i32 as u128,
-                (Type::I64, true) => x as i64 as u128,
-                (Type::I128, true) => x as i128 as u128,
-                _ => 0,
-            }) & to.mask()
-        }
-        FcvtFromUint => match to {
-            Type::F32 => (a as f32).to_bits() as u128,
-            _ => (a as f64).to_bits() as u128,
-        },
-        FcvtFromSint => match to {
-            Type::F32 => (sext(ty, a) as f32).to_bits() as u128,
-            _ => (sext(ty, a) as f64).to_bits() as u128,
-        },
-        Bitcast => a & to.mask(),
-        Fneg => a ^ (1u128 << (w - 1)),
-        Fabs => a & !(1u128 << (w - 1)),
-        Sqrt => fl(f32::sqrt, f64::sqrt),
-        Floor => fl(f32::floor, f64::floor),
-        Ceil => fl(f32::ceil, f64::ceil),
-        Trunc => fl(f32::trunc, f64::trunc),
-        Nearest => fl(f32::round_ties_even, f64::round_ties_even),
-        Round => fl(f32::round, f64::round),
-        _ => 0,
-    }
-}
-
-fn icmp(cond: IntCC, ty: Type, a: u128, b: u128) -> bool {
-    let (sa, sb) = (sext(ty, a), sext(ty, b));
-    match cond {
-        IntCC::Eq => a == b,
-        IntCC::Ne => a != b,
-        IntCC::Slt => sa < sb,
-        IntCC::Sle => sa <= sb,
-        IntCC::Sgt => sa > sb,
-        IntCC::Sge => sa >= sb,
-        IntCC::Ult => a < b,
-        IntCC::Ule => a <= b,
-        IntCC::Ugt => a > b,
-        IntCC::Uge => a >= b,
-    }
-}
-
-fn fcmp(cond: FloatCC, a: f64, b: f64) -> bool {
-    let uno = a.is_nan() || b.is_nan();
-    match cond {
-        FloatCC::Oeq => a == b,
-        FloatCC::One => !uno && a != b,
-        FloatCC::Olt => a < b,
-        FloatCC::Ole => a <= b,
-        FloatCC::Ogt => a > b,
-        FloatCC::Oge => a >= b,
-        FloatCC::Ord => !uno,
-        FloatCC::Uno => uno,
-        FloatCC::Ueq => uno || a == b,
-        FloatCC::Une => a != b,
-        FloatCC::Ult => uno || a < b,
-        FloatCC::Ule => uno || a <= b,
-        FloatCC::Ugt => uno || a > b,
-        FloatCC::Uge => uno || a >= b,
-    }
 }

@@ -16,8 +16,10 @@ pub mod function;
 pub mod instructions;
 pub mod interpreter;
 pub mod layout;
+pub mod memory;
 pub mod module;
 pub mod parser;
+pub mod semantics;
 pub mod types;
 pub mod typing;
 pub mod verifier;
@@ -33,8 +35,9 @@ pub use instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
     SwitchData,
 };
-pub use interpreter::{DataValue, HostFn, Interpreter, Memory, Trap, TrapKind};
+pub use interpreter::{DataValue, HostFn, Hosts, Interpreter, Trap, TrapKind};
 pub use layout::Layout;
+pub use memory::{Memory, Stack, Symbols};
 pub use module::{DataKind, DataObject, DataReloc, FuncDecl, Module, RelocKind};
 pub use parser::{ParseError, parse_function, parse_module};
 pub use types::Type;

@@ -894,3 +894,18 @@ impl<O: Operation> Graph<O> {
             .sum()
     }
 }
+
+/// Raw access that can break the invariants the methods above keep: for the tests of
+/// the verifier, which build ill-formed graphs on purpose.
+#[cfg(test)]
+impl<O: Operation> Graph<O> {
+    /// The users list of `o`, unchecked.
+    pub(crate) fn users_mut(&mut self, o: Origin) -> &mut Vec<User> {
+        &mut self.port_mut(o).users
+    }
+
+    /// The list of the nodes of `r`, unchecked.
+    pub(crate) fn node_list_mut(&mut self, r: Region) -> &mut Vec<Node> {
+        &mut self.regions[r].nodes
+    }
+}

@@ -8,16 +8,26 @@
 //! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ;
-//! - `text`: the text form (printer and parser);
-//! - `dot`: a Graphviz drawing.
+//! - `text`: the text form (printer and parser); `dot`: a Graphviz drawing;
+//! - `verify`: the well-formedness rules (structure, acyclicity, shapes, typing,
+//!   linear states), run after every pass;
+//! - `eval`: an evaluator that runs the graph directly, with the SSA IR interpreter's
+//!   semantics, memory and traps (to check the graph against the IR it came from).
 
 pub mod dot;
+pub mod eval;
 pub mod graph;
 pub mod ops;
 pub mod restructure;
 pub mod text;
+pub mod verify;
+
+#[cfg(test)]
+mod testing;
 
 pub use dot::write_dot;
+pub use eval::Evaluator;
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
 pub use ops::{Op, Rvsdg, States, Ty};
 pub use text::{parse_graph, write_graph};
+pub use verify::{Place, Rule, VerifyError, verify, verify_structure};
