@@ -20,6 +20,7 @@
 //! ```
 
 mod dot;
+mod module_stage;
 mod options;
 mod passes;
 mod stage;
@@ -46,26 +47,44 @@ pub fn compile_module(module: &Module, options: &Options) -> Result<Object, Comp
             .time("verify", || vliw_ir::verify_module(module))
             .map_err(|e| CompileError::new("", format!("the module does not verify:\n{e}")))?;
     }
+    let module = optimize_module(module, options)?;
     let mut codes = Vec::with_capacity(module.functions.len());
     for func in &module.functions {
-        codes.push(compile_function(module, func, options)?);
+        codes.push(compile_function(&module, func, options)?);
     }
     options.time("object", || {
-        vliw_machine::object::build_object(module, &codes, options.backend.debug_info)
+        vliw_machine::object::build_object(&module, &codes, options.backend.debug_info)
     })
 }
 
-/// Runs every pass of the pipeline that the options select on one function of
-/// `module`, up to its encoded code.
+/// Runs the passes of the module-wide stages (the SSA IR and the RVSDG: the middle
+/// end) that the options select, in pipeline order: a pass on the SSA IR function by
+/// function, the RVSDG's on the whole codegen unit. The module is copied only if a
+/// pass runs.
+pub fn optimize_module<'m>(
+    module: &'m Module,
+    options: &Options,
+) -> Result<Cow<'m, Module>, CompileError> {
+    let running: Vec<&Pass> = PIPELINE
+        .iter()
+        .filter(|p| (p.runs)(options) && p.from.is_module_wide() && p.to.is_module_wide())
+        .collect();
+    module_stage::run(module, &running, options)
+}
+
+/// Runs the passes of the pipeline that the options select from instruction selection
+/// on, on one function of `module` (which has been through [`optimize_module`]), up
+/// to its encoded code.
 pub fn compile_function(
     module: &Module,
     func: &Function,
     options: &Options,
 ) -> Result<FunctionCode, CompileError> {
-    let running: Vec<&Pass> = PIPELINE.iter().filter(|p| (p.runs)(options)).collect();
+    let running: Vec<&Pass> = PIPELINE
+        .iter()
+        .filter(|p| (p.runs)(options) && !(p.from.is_module_wide() && p.to.is_module_wide()))
+        .collect();
     let mut unit = Unit::Ir(Cow::Borrowed(func));
-    // a pass on the SSA IR changed it since its input was verified
-    let mut ran_on_ir = false;
     for (k, pass) in running.iter().enumerate() {
         if options.dumps_at(When::Before, pass) {
             let point = format!("before:{}", pass.name);
@@ -74,16 +93,15 @@ pub fn compile_function(
             });
         }
         unit = options.time(pass.name, || stage::apply(pass, module, unit, options))?;
-        ran_on_ir |= pass.from == Stage::Ir && pass.to == Stage::Ir;
         let verify = match options.verify {
             _ if pass.to == Stage::Code => false, // the encoder checks what it encodes
             VerifyLevel::None => false,
             VerifyLevel::Each => true,
             // the boundaries: a pass that enters a new stage, and the last pass of a
-            // stage (the IR only if a pass changed it: the input was verified)
+            // stage
             VerifyLevel::Boundaries => {
                 let ends_stage = running.get(k + 1).is_none_or(|next| next.from != next.to);
-                pass.from != pass.to || (ends_stage && (pass.to != Stage::Ir || ran_on_ir))
+                pass.from != pass.to || ends_stage
             }
         };
         if verify {

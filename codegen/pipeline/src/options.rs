@@ -134,6 +134,8 @@ pub struct Options {
     pub mem2reg: bool,
     /// Remove unused instructions without side effects (`dce=on|off`).
     pub dce: bool,
+    /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
+    pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
     pub verify: VerifyLevel,
     /// The caller verified the module just before (the shim does, unless
@@ -158,6 +160,7 @@ impl core::fmt::Debug for Options {
             .field("backend", &self.backend)
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
+            .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
             .field("input_verified", &self.input_verified)
             .field("dumps", &self.dumps)
@@ -182,6 +185,7 @@ impl Options {
             backend: vliw_machine::Options::default(),
             mem2reg: true,
             dce: true,
+            rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
             dumps: Vec::new(),
@@ -209,6 +213,10 @@ impl Options {
     pub const KEYS: &'static [&'static str] = &[
         "mem2reg",
         "dce",
+        "rvsdg",
+        "sequentialize",
+        "rvsdg-dne",
+        "rvsdg-ivr",
         "verify",
         "dump",
         "dump-format",
@@ -229,6 +237,10 @@ impl Options {
         match key {
             "mem2reg" => self.mem2reg = on_off(key, value)?,
             "dce" => self.dce = on_off(key, value)?,
+            "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
+            "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
+            "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,
+            "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,
             "dump-format" => {
@@ -260,6 +272,13 @@ impl Options {
     pub(crate) fn count(&self, name: &str, n: u64) {
         if let Some(c) = self.counters() {
             c.add(name, n);
+        }
+    }
+
+    /// Adds the counters of an RVSDG pass to `stats`.
+    pub(crate) fn report(&self, report: &vliw_rvsdg::Report) {
+        for &(name, n) in report.counters() {
+            self.count(name, n);
         }
     }
 
@@ -344,11 +363,8 @@ mod tests {
         assert_eq!(names, ["ssa-regalloc", "naive-regalloc", "sched", "bundle"]);
         assert_eq!(o.dump_format, DumpFormat::Dot);
         assert_eq!(o.backend.regalloc, vliw_machine::RegAlloc::Naive);
-        let e = Options::parse("dump=after:rvsdg").unwrap_err();
-        assert!(
-            e.contains("no pass `rvsdg`") && e.contains("mem2reg"),
-            "{e}"
-        );
+        let e = Options::parse("dump=after:gvn").unwrap_err();
+        assert!(e.contains("no pass `gvn`") && e.contains("mem2reg"), "{e}");
         assert!(Options::parse("dump=during:isel").is_err());
         assert!(Options::parse("verify=maybe").unwrap_err().contains("each"));
         assert!(Options::parse("dump-format=svg").is_err());
@@ -371,6 +387,7 @@ mod tests {
                 "regalloc" => "naive",
                 "sched" => "off",
                 "ssa-destruction" => "boissinot",
+                "sequentialize" => "structural",
                 "machine" => "width=2",
                 _ => "off",
             };

@@ -15,6 +15,7 @@
 use vliw_ir::{Function, Module};
 use vliw_machine::emit::FunctionCode;
 use vliw_machine::{CompileError, MachFunction, RegAlloc, Sched};
+use vliw_rvsdg::RvsdgModule;
 
 use crate::Options;
 
@@ -23,6 +24,9 @@ use crate::Options;
 pub enum Stage {
     /// The SSA IR (`vliw_ir::Function`).
     Ir,
+    /// The codegen unit as an RVSDG (`vliw_rvsdg::RvsdgModule`): a stage of the whole
+    /// module, not of one function.
+    Rvsdg,
     /// Machine SSA: target operations on virtual registers, block parameters.
     MachineSsa,
     /// Machine code out of SSA: virtual registers with several definitions.
@@ -44,13 +48,20 @@ impl Stage {
             Stage::MachineVirtual => Some(Phase::Virtual),
             Stage::Allocated => Some(Phase::Allocated),
             Stage::Bundled => Some(Phase::Bundled),
-            Stage::Ir | Stage::Code => None,
+            Stage::Ir | Stage::Rvsdg | Stage::Code => None,
         }
+    }
+
+    /// The middle end's stages, where passes see the whole codegen unit (an SSA IR
+    /// pass runs on each function in turn).
+    pub fn is_module_wide(self) -> bool {
+        matches!(self, Stage::Ir | Stage::Rvsdg)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Stage::Ir => "ir",
+            Stage::Rvsdg => "rvsdg",
             Stage::MachineSsa => "machine-ssa",
             Stage::MachineVirtual => "machine-virtual",
             Stage::Allocated => "allocated",
@@ -74,6 +85,12 @@ pub struct Switch {
 pub enum Run {
     /// SSA IR to SSA IR.
     Ir(fn(&mut Function, &Options)),
+    /// The SSA IR module to its RVSDG.
+    Build(fn(&Module, &Options) -> RvsdgModule),
+    /// RVSDG to RVSDG.
+    Rvsdg(fn(&mut RvsdgModule, &Options)),
+    /// The RVSDG back to the SSA IR: the module's functions replaced.
+    Sequentialize(fn(&RvsdgModule, &mut Module, &Options)),
     /// SSA IR to machine SSA.
     Lower(fn(&Module, &Function, &Options) -> Result<MachFunction, CompileError>),
     /// Machine code to machine code (bundling included: bundles are part of the IR).
@@ -135,6 +152,72 @@ pub const PIPELINE: &[Pass] = &[
         }),
         runs: |o| o.dce,
         run: Run::Ir(|f, o| o.count("dce.removed", vliw_opt::dce(f).removed as u64)),
+    },
+    Pass {
+        name: "rvsdg-build",
+        from: Stage::Ir,
+        to: Stage::Rvsdg,
+        about: "every function built as a λ of one RVSDG: control flow restructured into \
+                tail-controlled loops (θ) and decisions (γ) as Bahmann et al. describe, \
+                side effects on memory and I/O state edges; when rvsdg=on \
+                (vliw_rvsdg::build_module)",
+        switch: Some(Switch {
+            name: "rvsdg",
+            off: "rvsdg=off",
+        }),
+        runs: |o| o.rvsdg.enabled,
+        run: Run::Build(|m, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            let rm = vliw_rvsdg::build_module(m, &mut report);
+            o.report(&report);
+            rm
+        }),
+    },
+    Pass {
+        name: "rvsdg-ivr",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "invariant value redirection: what a γ or θ only passes through is read \
+                from its origin (vliw_rvsdg::opt::ivr)",
+        switch: Some(Switch {
+            name: "rvsdg-ivr",
+            off: "rvsdg-ivr=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.ivr,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-dne",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "dead node elimination: unused nodes, γ and θ variables, and λs nothing \
+                refers to removed (vliw_rvsdg::opt::dne)",
+        switch: Some(Switch {
+            name: "rvsdg-dne",
+            off: "rvsdg-dne=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.dne,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "sequentialize",
+        from: Stage::Rvsdg,
+        to: Stage::Ir,
+        about: "the RVSDG back to control flow by the method of sequentialize= \
+                (vliw_rvsdg::sequentialize_module)",
+        switch: None,
+        runs: |o| o.rvsdg.enabled,
+        run: Run::Sequentialize(|rm, m, o| {
+            vliw_rvsdg::sequentialize_module(rm, m, o.rvsdg.sequentialize)
+        }),
     },
     Pass {
         name: "isel",
@@ -312,7 +395,10 @@ mod tests {
         let mut sets = Vec::new();
         for regalloc in ["ssa", "naive"] {
             for sched in ["list", "off"] {
-                for ir in ["mem2reg=on dce=on", "mem2reg=off dce=off"] {
+                for ir in [
+                    "mem2reg=on dce=on rvsdg=on",
+                    "mem2reg=off dce=off rvsdg=off",
+                ] {
                     for timing in ["on", "off"] {
                         sets.push(
                             Options::parse(&format!(
@@ -346,6 +432,9 @@ mod tests {
             assert!(!p.name.contains(char::is_whitespace));
             let (from, to) = match p.run {
                 Run::Ir(_) => (Stage::Ir, Stage::Ir),
+                Run::Build(_) => (Stage::Ir, Stage::Rvsdg),
+                Run::Rvsdg(_) => (Stage::Rvsdg, Stage::Rvsdg),
+                Run::Sequentialize(_) => (Stage::Rvsdg, Stage::Ir),
                 Run::Lower(_) => (Stage::Ir, p.to),
                 Run::Machine(_) => (p.from, p.to),
                 Run::Emit(_) => (Stage::Bundled, Stage::Code),
@@ -358,15 +447,19 @@ mod tests {
             );
         }
         for (p, s) in switches() {
-            let o = Options::parse(s.off).unwrap();
-            assert_ne!(
-                format!("{o:?}"),
-                format!("{:?}", Options::new()),
-                "{}",
-                s.off
-            );
+            // the RVSDG's passes are off by default while it is brought up: measure
+            // their switches with it on
+            let base = if (p.runs)(&Options::new()) {
+                ""
+            } else {
+                "rvsdg=on"
+            };
+            let on = Options::parse(base).unwrap();
+            let off = Options::parse(&format!("{base} {}", s.off)).unwrap();
+            assert!((p.runs)(&on), "{} runs under `{base}`", p.name);
+            assert_ne!(format!("{off:?}"), format!("{on:?}"), "{}", s.off);
             // switched off, the pass runs no more, or (isel) runs differently
-            assert!(!(p.runs)(&o) || p.name == "isel", "{}", p.name);
+            assert!(!(p.runs)(&off) || p.name == "isel", "{}", p.name);
         }
     }
 

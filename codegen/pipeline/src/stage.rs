@@ -62,6 +62,16 @@ pub fn apply<'a>(
             Unit::Machine(mf)
         }
         (Run::Emit(f), Unit::Machine(mf)) => Unit::Code(mf.name.clone(), f(&mf, options)?),
+        // the middle end's passes see the whole module: `optimize_module`
+        (Run::Build(_) | Run::Rvsdg(_) | Run::Sequentialize(_), unit) => {
+            return Err(CompileError::new(
+                unit.name(),
+                format!(
+                    "pipeline error: `{}` works on the whole module (optimize_module)",
+                    pass.name
+                ),
+            ));
+        }
         (_, unit) => return Err(unit.mismatch(pass)),
     })
 }

@@ -181,6 +181,8 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         "regalloc=naive sched=off",
         "regalloc=naive sched=list",
         "regalloc=ssa sched=off",
+        // through the RVSDG middle end (off by default while it is brought up)
+        "rvsdg=on",
     ] {
         let options = options_for(variant, Some(&tally.ssa_regalloc));
         check_module(

@@ -885,6 +885,16 @@ impl<O: Operation> Graph<O> {
         out
     }
 
+    /// Number of nodes inside `n`'s subregions, nested ones included.
+    pub fn count_nodes_inside(&self, n: Node) -> usize {
+        self.nodes[n]
+            .kind
+            .subregions()
+            .iter()
+            .map(|&r| self.count_nodes(r))
+            .sum()
+    }
+
     /// Number of live nodes below `r` (structural nodes count once, plus their
     /// contents).
     pub fn count_nodes(&self, r: Region) -> usize {

@@ -8,16 +8,26 @@
 //! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ;
+//! - `build`: a λ from a restructured function; `module`: the codegen unit's graph;
+//! - `opt`: the optimizations, one file each;
+//! - `destroy`: the structural way back to the SSA IR;
 //! - `text`: the text form (printer and parser); `dot`: a Graphviz drawing;
 //! - `verify`: the well-formedness rules (structure, acyclicity, shapes, typing,
 //!   linear states), run after every pass;
 //! - `eval`: an evaluator that runs the graph directly, with the SSA IR interpreter's
-//!   semantics, memory and traps (to check the graph against the IR it came from).
+//!   semantics, memory and traps (to check the graph against the IR it came from);
+//! - `options`, `report`: what the pipeline sets and what the passes count.
 
+pub mod build;
+pub mod destroy;
 pub mod dot;
 pub mod eval;
 pub mod graph;
+pub mod module;
 pub mod ops;
+pub mod opt;
+pub mod options;
+pub mod report;
 pub mod restructure;
 pub mod text;
 pub mod verify;
@@ -28,6 +38,9 @@ mod testing;
 pub use dot::write_dot;
 pub use eval::Evaluator;
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
+pub use module::{RvsdgModule, Sequentializer, build_module, sequentialize_module};
 pub use ops::{Op, Rvsdg, States, Ty};
+pub use options::Options;
+pub use report::Report;
 pub use text::{parse_graph, write_graph};
 pub use verify::{Place, Rule, VerifyError, verify, verify_structure};

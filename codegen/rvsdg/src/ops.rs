@@ -168,7 +168,7 @@ impl Op {
                 io: volatile,
             },
             AtomicLoad | AtomicStore | AtomicRmw | AtomicCas | Fence | Call | CallIndirect
-            | Trap => States {
+            | Trap | Unreachable => States {
                 mem: true,
                 io: true,
             },
@@ -180,9 +180,18 @@ impl Op {
         }
     }
 
+    /// The states it gives back: those it reads, except for `trap` and
+    /// `unreachable`, which never complete (sinks: their region's results take the
+    /// states they read).
+    pub fn state_outputs(&self) -> States {
+        match self.opcode() {
+            Some(Opcode::Trap | Opcode::Unreachable) => States::default(),
+            _ => self.states(),
+        }
+    }
+
     /// Has no state: its outputs depend on its inputs only, and it can be removed when
-    /// they are unused. (It may still be unsafe to evaluate where it was not: see
-    /// [`Op::can_fault`].)
+    /// they are unused.
     pub fn is_pure(&self) -> bool {
         self.states().count() == 0
     }

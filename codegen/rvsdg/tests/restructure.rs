@@ -640,7 +640,11 @@ block4:
     else {
         panic!("{tree:?}")
     };
-    assert_eq!(arms.len(), 3, "return, trap 7, trap 9: {tree:?}");
+    assert_eq!(
+        arms.len(),
+        4,
+        "return, trap 7, trap 9, unreachable: {tree:?}"
+    );
 }
 
 #[test]

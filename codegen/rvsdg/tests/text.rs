@@ -283,10 +283,6 @@ fn parse_errors_have_locations() {
             "3:5: 'jump' is control flow, which gamma and theta nodes express",
         ),
         (
-            f("    unreachable a1, a2\n"),
-            "3:5: 'unreachable' is control flow",
-        ),
-        (
             f("    n0 = iadd a0, n1 : i32\n    n1 = iconst 1 : i32\n"),
             "3:19: n1 is not defined (definitions come before uses)",
         ),

@@ -367,9 +367,13 @@ pub fn check_machine_ir_phases(module: &Module, options: &Options) -> Result<usi
             .map_err(|e| format!("after {after}: the parsed function does not verify: {e}"))
     }
     let mut checked = 0;
+    let module = &*vliw_pipeline::optimize_module(module, options).map_err(|e| e.to_string())?;
     for func in &module.functions {
         let mut unit = Unit::Ir(std::borrow::Cow::Borrowed(func));
-        for pass in PIPELINE.iter().filter(|p| (p.runs)(options)) {
+        let machine_passes = PIPELINE
+            .iter()
+            .filter(|p| (p.runs)(options) && !(p.from.is_module_wide() && p.to.is_module_wide()));
+        for pass in machine_passes {
             unit = match vliw_pipeline::run_pass(pass, module, unit, options) {
                 Ok(unit) => unit,
                 // what instruction selection refuses is not machine IR

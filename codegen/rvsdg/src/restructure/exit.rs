@@ -1,10 +1,10 @@
 //! One exit (rule 3): every `return`, `trap` and `unreachable` becomes a jump to one
 //! exit block.
 //!
-//! The exit's kinds are "return" (the `return`s, the `unreachable`s, which return
-//! `undef` values since reaching them is undefined behaviour, and a function without
-//! any exit, whose only way out will be the never-taken exit of an endless loop) and
-//! one kind per distinct trap code. With one kind the exit is one block that returns
+//! The exit's kinds are "return" (the `return`s, and a function without any exit,
+//! whose only way out will be the never-taken exit of an endless loop), "unreachable"
+//! (kept as such: the back end makes it a trap, and it costs no return path), and one
+//! kind per distinct trap code. With one kind the exit is one block that returns
 //! its parameters (or traps); with several, the exit `X(k, rets...)` is a mux that
 //! switches on `k` to one terminal block per kind: `R(rets...): return rets...` and
 //! `Tc: trap c`.
@@ -21,6 +21,8 @@ use vliw_ir::{Block, BlockCall, InstructionData, Opcode, Value};
 enum Kind {
     Return,
     Trap(u16),
+    /// `unreachable`: kept (the back end traps there), not merged with returns.
+    Unreachable,
 }
 
 /// Gives the function one exit; returns the block the function body flows into: the
@@ -38,7 +40,7 @@ pub(crate) fn single_exit(ed: &mut Editor) -> Block {
             _ => {}
         }
     }
-    if terms.len() == 1 && terms[0].1 != Opcode::Unreachable {
+    if terms.len() == 1 {
         return terms[0].0;
     }
     if let Some(x) = existing_final_branch(ed, &terms) {
@@ -46,12 +48,17 @@ pub(crate) fn single_exit(ed: &mut Editor) -> Block {
     }
 
     let mut kinds: Vec<Kind> = Vec::new();
-    if terms.is_empty() || terms.iter().any(|t| t.1 != Opcode::Trap) {
+    if terms.is_empty() || terms.iter().any(|t| t.1 == Opcode::Return) {
         kinds.push(Kind::Return);
     }
     for &(_, op, code) in &terms {
-        if op == Opcode::Trap && !kinds.contains(&Kind::Trap(code)) {
-            kinds.push(Kind::Trap(code));
+        let kind = match op {
+            Opcode::Trap => Kind::Trap(code),
+            Opcode::Unreachable => Kind::Unreachable,
+            _ => continue,
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
         }
     }
     let rets = ed.func.signature.returns.clone();
@@ -80,6 +87,16 @@ pub(crate) fn single_exit(ed: &mut Editor) -> Block {
                 );
                 t
             }
+            Kind::Unreachable => {
+                let (u, _) = ed.new_block(&[], None);
+                ed.append_terminator(
+                    u,
+                    InstructionData::Nullary {
+                        opcode: Opcode::Unreachable,
+                    },
+                );
+                u
+            }
         };
         kind_blocks.push(block);
     }
@@ -90,7 +107,7 @@ pub(crate) fn single_exit(ed: &mut Editor) -> Block {
         let term = ed.terminator(b);
         let (kind, args): (Kind, Vec<Value>) = match op {
             Opcode::Return => (Kind::Return, ed.func.dfg.inst_args(term).to_vec()),
-            Opcode::Unreachable => (Kind::Return, rets.iter().map(|&t| ed.undef(b, t)).collect()),
+            Opcode::Unreachable => (Kind::Unreachable, Vec::new()),
             _ => (Kind::Trap(code), Vec::new()),
         };
         let i = kinds.iter().position(|&k| k == kind).expect("a kind");
@@ -114,11 +131,12 @@ pub(crate) fn single_exit(ed: &mut Editor) -> Block {
 }
 
 /// The block `X` if the function already ends in the final switch: at least two
-/// terminal blocks, none `unreachable`, at most one `return`, distinct trap codes, each
+/// terminal blocks, at most one `return`, at most one `unreachable`, distinct trap
+/// codes, each
 /// with `X` as only predecessor and reached by one edge of `X`, whose edges all go to
 /// them.
 fn existing_final_branch(ed: &Editor, terms: &[(Block, Opcode, u16)]) -> Option<Block> {
-    if terms.len() < 2 || terms.iter().any(|t| t.1 == Opcode::Unreachable) {
+    if terms.len() < 2 || terms.iter().filter(|t| t.1 == Opcode::Unreachable).count() > 1 {
         return None;
     }
     if terms.iter().filter(|t| t.1 == Opcode::Return).count() > 1 {

@@ -12,7 +12,8 @@
 use super::editor::group_dests;
 use cranelift_entity::SecondaryMap;
 use vliw_ir::{
-    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, PostDominatorTree, Value,
+    Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, PostDominatorTree,
+    Value,
 };
 
 /// The structure of a function in structured form (see the module documentation of
@@ -199,7 +200,11 @@ impl<'a> Parser<'a> {
     fn is_terminal(&self, b: Block) -> bool {
         matches!(
             self.term(b),
-            InstructionData::Return { .. } | InstructionData::Trap { .. }
+            InstructionData::Return { .. }
+                | InstructionData::Trap { .. }
+                | InstructionData::Nullary {
+                    opcode: Opcode::Unreachable
+                }
         )
     }
 
@@ -431,7 +436,11 @@ impl<'a> Parser<'a> {
                 *next = dest.block;
                 Ok(())
             }
-            InstructionData::Return { .. } | InstructionData::Trap { .. } => {
+            InstructionData::Return { .. }
+            | InstructionData::Trap { .. }
+            | InstructionData::Nullary {
+                opcode: Opcode::Unreachable,
+            } => {
                 if end.is_some() {
                     return Err(format!(
                         "{cur} ends in {} inside a construct (only the function's last \

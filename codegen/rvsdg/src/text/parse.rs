@@ -349,8 +349,8 @@ impl GraphParser {
         let v0 = Value::from_u32(0);
         let mut literal = None;
         let data = match opcode.format() {
-            F::Nullary if opcode != Unreachable => D::Nullary { opcode },
-            F::Nullary | F::Jump | F::Brif | F::Switch | F::Return => {
+            F::Nullary => D::Nullary { opcode },
+            F::Jump | F::Brif | F::Switch | F::Return => {
                 return Err(self.p.err_at(
                     at,
                     format!("'{word}' is control flow, which gamma and theta nodes express"),

@@ -178,7 +178,7 @@ fn control_output(report: &mut Report<'_, Op>, n: Node, alts: u32) {
 fn inst(report: &mut Report<'_, Op>, n: Node, op: &Op, data: &InstructionData, func: &Function) {
     let g = report.g;
     let opcode = data.opcode();
-    if opcode.is_terminator() && opcode != Opcode::Trap {
+    if opcode.is_terminator() && !matches!(opcode, Opcode::Trap | Opcode::Unreachable) {
         return report.node(
             n,
             Rule::Typing,
@@ -269,9 +269,7 @@ fn inst(report: &mut Report<'_, Op>, n: Node, op: &Op, data: &InstructionData, f
         None => report.node(n, Rule::Typing, "cannot compute the result types".into()),
         Some(results) => {
             let mut want: Vec<Ty> = results.into_iter().map(Ty::Val).collect();
-            if opcode != Opcode::Trap {
-                want.extend_from_slice(&states);
-            }
+            want.extend(op.state_outputs().types());
             if outputs != want {
                 report.node(
                     n,

@@ -1,5 +1,8 @@
-//! What the tests share: the canonical texts.
+//! What the tests share: the canonical texts, differential runs.
 
+pub mod differential;
+
+#[allow(dead_code)] // not every test file reads them
 /// The canonical texts of `tests/rvsdg/text` (name, text), without their leading
 /// comment lines.
 pub fn texts() -> Vec<(String, String)> {

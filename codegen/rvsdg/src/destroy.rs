@@ -1,0 +1,446 @@
+//! Structural destruction: from a λ back to an SSA IR function, each γ becoming a
+//! branch and a join block, each θ a loop header with a back edge
+//! (`sequentialize=structural`).
+//!
+//! Each region is emitted in one topological order of its nodes (producers first; the
+//! state edges order the effects; ties broken by node number, i.e. in the order the
+//! construction created them, which is the original instruction order). Values of a
+//! region are SSA values of the blocks emitted for it, so an arm or a loop body uses
+//! the values of the enclosing regions directly (its blocks are dominated by the
+//! block where the γ or θ starts) and only a γ's join and a θ's header get block
+//! parameters. States have no SSA value: they only order the emission.
+//!
+//! Control values become branches: a γ or θ predicate made by a `match` of the same
+//! region branches on the matched integer directly (`brif` for a boolean matched to
+//! two alternatives, `switch` otherwise), a constant predicate selects its arm without
+//! a branch, and any other control value (one passed through a region) is carried as
+//! an `i32` alternative number. An arm that computes nothing branches straight to the
+//! join. A `trap` ends its block; what its region computes after it cannot run and is
+//! emitted into a block without predecessors, which is removed at the end.
+
+use rustc_hash::FxHashMap;
+use vliw_ir::{
+    Block, BlockCall, Function, InstructionData, IntCC, Opcode, SwitchData, Type, Value,
+};
+
+use crate::graph::{Node, NodeKind, Origin, Region};
+use crate::ops::{Op, Rvsdg, Ty};
+
+/// The SSA IR function of λ `lambda`.
+pub fn destroy_lambda(g: &Rvsdg, lambda: Node) -> Function {
+    let shell = g.lambda_info(lambda);
+    let mut func = Function {
+        name: shell.name.clone(),
+        signature: shell.signature.clone(),
+        linkage: shell.linkage,
+        stack_slots: shell.stack_slots.clone(),
+        ext_funcs: shell.ext_funcs.clone(),
+        signatures: shell.signatures.clone(),
+        globals: shell.globals.clone(),
+        files: shell.files.clone(),
+        ..Default::default()
+    };
+    let body = g.lambda_body(lambda);
+    let entry = func.dfg.make_block();
+    func.layout.append_block(entry);
+    let mut em = Emitter {
+        g,
+        func: &mut func,
+        block: entry,
+        vals: FxHashMap::default(),
+    };
+    for (i, a) in g.arg_origins(body).enumerate() {
+        if let Ty::Val(t) = g.ty(a) {
+            let v = em.func.dfg.append_block_param(entry, t);
+            em.vals.insert(a, Val::Ir(v));
+        } else {
+            debug_assert!(i >= shell.signature.params.len());
+        }
+    }
+    em.region(body);
+    let rets: Vec<Value> = g
+        .results(body)
+        .iter()
+        .filter(|&&o| matches!(g.ty(o), Ty::Val(_)))
+        .map(|&o| em.value(o))
+        .collect();
+    em.terminate(InstructionData::Return {
+        opcode: Opcode::Return,
+        args: rets,
+    });
+    remove_unreachable_blocks(&mut func);
+    func
+}
+
+/// What an origin is in the function being emitted.
+#[derive(Copy, Clone, Debug)]
+enum Val {
+    /// An SSA value.
+    Ir(Value),
+    /// A control value from `match` node `node` (whose operand is an SSA value).
+    Match(Node, Value),
+    /// A constant control value.
+    Const(u32),
+}
+
+struct Emitter<'a> {
+    g: &'a Rvsdg,
+    func: &'a mut Function,
+    /// Where instructions go.
+    block: Block,
+    vals: FxHashMap<Origin, Val>,
+}
+
+impl Emitter<'_> {
+    fn new_block(&mut self) -> Block {
+        let b = self.func.dfg.make_block();
+        self.func.layout.append_block(b);
+        b
+    }
+
+    fn inst(&mut self, data: InstructionData, results: &[Type]) -> vliw_ir::Inst {
+        let inst = self.func.dfg.make_inst(data);
+        self.func.dfg.make_inst_results(inst, results);
+        self.func.layout.append_inst(inst, self.block);
+        inst
+    }
+
+    fn terminate(&mut self, data: InstructionData) {
+        self.inst(data, &[]);
+    }
+
+    fn iconst(&mut self, ty: Type, imm: u128) -> Value {
+        let inst = self.inst(
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm: imm & ty.mask(),
+            },
+            &[ty],
+        );
+        self.func.dfg.first_result(inst)
+    }
+
+    /// The SSA value of a value-typed origin; a control value as its `i32`
+    /// alternative number.
+    fn value(&mut self, o: Origin) -> Value {
+        match self.vals[&o] {
+            Val::Ir(v) => v,
+            Val::Const(alt) => self.iconst(Type::I32, alt as u128),
+            Val::Match(node, x) => {
+                // alt = default, then case by case (the first equal case wins, so go
+                // backwards)
+                let Some(Op::Match { cases, default, .. }) = self.g.op(node) else {
+                    unreachable!("a Match value comes from a match node")
+                };
+                let cases = cases.clone();
+                let ty = self.func.dfg.value_type(x);
+                let mut alt = self.iconst(Type::I32, *default as u128);
+                for &(c, a) in cases.iter().rev() {
+                    let k = self.iconst(ty, c);
+                    let eq = self.inst(
+                        InstructionData::IntCompare {
+                            opcode: Opcode::Icmp,
+                            cond: IntCC::Eq,
+                            args: [x, k],
+                        },
+                        &[Type::I1],
+                    );
+                    let eq = self.func.dfg.first_result(eq);
+                    let av = self.iconst(Type::I32, a as u128);
+                    let sel = self.inst(
+                        InstructionData::Ternary {
+                            opcode: Opcode::Select,
+                            args: [eq, av, alt],
+                        },
+                        &[Type::I32],
+                    );
+                    alt = self.func.dfg.first_result(sel);
+                }
+                alt
+            }
+        }
+    }
+
+    /// Emits the nodes of `r`, whose arguments are already mapped.
+    fn region(&mut self, r: Region) {
+        for n in self.g.topological_order(r) {
+            self.node(n);
+        }
+    }
+
+    fn node(&mut self, n: Node) {
+        let g = self.g;
+        match g.kind(n) {
+            NodeKind::Simple(op) => self.simple(n, op),
+            NodeKind::Gamma { arms } => self.gamma(n, arms),
+            NodeKind::Theta { body } => self.theta(n, *body),
+            NodeKind::Lambda { .. } => unreachable!("a λ inside a λ"),
+        }
+    }
+
+    fn simple(&mut self, n: Node, op: &Op) {
+        let g = self.g;
+        match op {
+            Op::Ctl { alt, .. } => {
+                self.vals.insert(Origin::Out(n, 0), Val::Const(*alt));
+            }
+            Op::Match { .. } => {
+                let x = self.value(g.input(n, 0));
+                self.vals.insert(Origin::Out(n, 0), Val::Match(n, x));
+            }
+            Op::Inst(_) | Op::SafeDiv(_) => {
+                let nargs = op.num_value_args();
+                let args: Vec<Value> = g.inputs(n)[..nargs]
+                    .iter()
+                    .map(|&o| self.value(o))
+                    .collect();
+                let data = op.to_inst(&args).expect("an IR operation");
+                let types: Vec<Type> = g.outputs(n).filter_map(|o| g.ty(o).value()).collect();
+                let is_trap = matches!(op.opcode(), Some(Opcode::Trap | Opcode::Unreachable));
+                let inst = self.inst(data, &types);
+                let loc = g.node(n).loc;
+                if !loc.is_default() {
+                    self.func.srclocs[inst] = loc;
+                }
+                let results = self.func.dfg.inst_results(inst).to_vec();
+                let mut it = results.into_iter();
+                for o in g.outputs(n) {
+                    if let Ty::Val(_) = g.ty(o) {
+                        self.vals.insert(o, Val::Ir(it.next().expect("a result")));
+                    }
+                }
+                if is_trap {
+                    // nothing after a trap runs: continue in a block nobody reaches
+                    self.block = self.new_block();
+                }
+            }
+        }
+    }
+
+    /// The arm that a constant predicate selects, or the branch to the arms' first
+    /// blocks.
+    fn branch(&mut self, pred: Origin, targets: &[BlockCall]) {
+        let data = match self.vals[&pred] {
+            Val::Match(node, x) => {
+                let Some(Op::Match { cases, default, .. }) = self.g.op(node) else {
+                    unreachable!()
+                };
+                let is_bool = self.func.dfg.value_type(x) == Type::I1;
+                if is_bool && targets.len() == 2 && cases.len() == 1 {
+                    let (c, a) = cases[0];
+                    let (t, f) = if c == 1 { (a, *default) } else { (*default, a) };
+                    InstructionData::Brif {
+                        opcode: Opcode::Brif,
+                        arg: x,
+                        blocks: [targets[t as usize].clone(), targets[f as usize].clone()],
+                    }
+                } else {
+                    let mut table = SwitchData::new(targets[*default as usize].clone());
+                    let mut seen = rustc_hash::FxHashSet::default();
+                    for &(c, a) in cases.iter() {
+                        if seen.insert(c) {
+                            table.push_case(c, targets[a as usize].clone());
+                        }
+                    }
+                    InstructionData::Switch {
+                        opcode: Opcode::Switch,
+                        arg: x,
+                        table: Box::new(table),
+                    }
+                }
+            }
+            Val::Ir(x) => {
+                // an alternative number: the last arm is the default
+                let last = targets.len() - 1;
+                let mut table = SwitchData::new(targets[last].clone());
+                for (k, t) in targets[..last].iter().enumerate() {
+                    table.push_case(k as u128, t.clone());
+                }
+                InstructionData::Switch {
+                    opcode: Opcode::Switch,
+                    arg: x,
+                    table: Box::new(table),
+                }
+            }
+            Val::Const(alt) => InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dest: targets[alt as usize].clone(),
+            },
+        };
+        self.terminate(data);
+    }
+
+    fn gamma(&mut self, n: Node, arms: &[Region]) {
+        let g = self.g;
+        let pred = g.input(n, 0);
+        let entries: Vec<Origin> = g.inputs(n)[1..].to_vec();
+        // a constant predicate: the arm inline
+        if let Val::Const(alt) = self.vals[&pred] {
+            let arm = arms[alt as usize];
+            self.bind_args(arm, &entries);
+            self.region(arm);
+            let outs: Vec<(Origin, Val)> = g
+                .outputs(n)
+                .zip(g.results(arm))
+                .map(|(o, &res)| (o, self.vals[&res]))
+                .collect();
+            self.vals.extend(outs);
+            return;
+        }
+        let join = self.func.dfg.make_block();
+        let mut join_params = Vec::new();
+        for o in g.outputs(n) {
+            match g.ty(o) {
+                Ty::Val(t) => join_params.push((o, self.func.dfg.append_block_param(join, t))),
+                Ty::Ctl(_) => {
+                    join_params.push((o, self.func.dfg.append_block_param(join, Type::I32)))
+                }
+                Ty::Mem | Ty::Io => {}
+            }
+        }
+        let head = self.block;
+        let mut targets = Vec::with_capacity(arms.len());
+        let mut pending = Vec::new();
+        for &arm in arms {
+            self.bind_args(arm, &entries);
+            if g.nodes(arm).is_empty() {
+                // nothing to compute: straight to the join
+                let args = self.join_args(n, arm);
+                targets.push(BlockCall { block: join, args });
+            } else {
+                let b = self.func.dfg.make_block();
+                targets.push(BlockCall::from(b));
+                pending.push((arm, b));
+            }
+        }
+        self.block = head;
+        self.branch(pred, &targets);
+        for (arm, b) in pending {
+            self.func.layout.append_block(b);
+            self.block = b;
+            self.region(arm);
+            let args = self.join_args(n, arm);
+            self.terminate(InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dest: BlockCall { block: join, args },
+            });
+        }
+        self.func.layout.append_block(join);
+        self.block = join;
+        for (o, v) in join_params {
+            self.vals.insert(o, Val::Ir(v));
+        }
+    }
+
+    /// Maps the arguments of a subregion to the values of the structural node's inputs.
+    fn bind_args(&mut self, r: Region, inputs: &[Origin]) {
+        for (a, &i) in self.g.arg_origins(r).zip(inputs) {
+            if let Some(&v) = self.vals.get(&i) {
+                self.vals.insert(a, v);
+            }
+        }
+    }
+
+    /// The join's arguments from arm `arm` (its results that are not states).
+    fn join_args(&mut self, gamma: Node, arm: Region) -> Vec<Value> {
+        let g = self.g;
+        g.outputs(gamma)
+            .zip(g.results(arm).to_vec())
+            .filter(|(o, _)| !g.ty(*o).is_state())
+            .map(|(_, res)| self.value(res))
+            .collect()
+    }
+
+    fn theta(&mut self, n: Node, body: Region) {
+        let g = self.g;
+        let header = self.func.dfg.make_block();
+        let results = g.results(body).to_vec();
+        // loop variables carried around the loop as the header's parameters: not the
+        // states, not the invariant ones (the body reads the input's value), and not
+        // the ones the body never reads (they only carry the last iteration's value
+        // out, which the exit takes directly)
+        let mut carried = Vec::new();
+        let mut init = Vec::new();
+        for (k, a) in g.arg_origins(body).enumerate() {
+            let input = g.input(n, k);
+            let ty = g.ty(a);
+            if ty.is_state() {
+                continue;
+            }
+            if results[k + 1] == a {
+                if let Some(&v) = self.vals.get(&input) {
+                    self.vals.insert(a, v);
+                }
+                continue;
+            }
+            if !g.has_users(a) {
+                continue;
+            }
+            let t = ty.value().unwrap_or(Type::I32);
+            let p = self.func.dfg.append_block_param(header, t);
+            self.vals.insert(a, Val::Ir(p));
+            init.push(self.value(input));
+            carried.push(k);
+        }
+        self.terminate(InstructionData::Jump {
+            opcode: Opcode::Jump,
+            dest: BlockCall {
+                block: header,
+                args: init,
+            },
+        });
+        self.func.layout.append_block(header);
+        self.block = header;
+        self.region(body);
+        let next: Vec<Value> = carried
+            .iter()
+            .map(|&k| self.value(results[k + 1]))
+            .collect();
+        // the outputs are the last iteration's values, computed in the block that
+        // branches to the exit, which dominates it
+        let outs: Vec<(Origin, Val)> = (0..g.num_outputs(n))
+            .filter(|&k| !g.ty(Origin::Out(n, k as u32)).is_state())
+            .map(|k| (Origin::Out(n, k as u32), self.vals[&results[k + 1]]))
+            .collect();
+        let exit = self.func.dfg.make_block();
+        // alternative 1 repeats, 0 leaves
+        let targets = [
+            BlockCall::from(exit),
+            BlockCall {
+                block: header,
+                args: next,
+            },
+        ];
+        self.branch(results[0], &targets);
+        self.func.layout.append_block(exit);
+        self.block = exit;
+        self.vals.extend(outs);
+    }
+}
+
+/// Removes the blocks that no path from the entry reaches (what followed a `trap`).
+fn remove_unreachable_blocks(func: &mut Function) {
+    let Some(entry) = func.layout.entry_block() else {
+        return;
+    };
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![entry];
+    seen.insert(entry);
+    while let Some(b) = stack.pop() {
+        if let Some(last) = func.layout.last_inst(b) {
+            for d in func.dfg.branch_destinations(last) {
+                if seen.insert(d.block) {
+                    stack.push(d.block);
+                }
+            }
+        }
+    }
+    let dead: Vec<Block> = func.layout.blocks().filter(|b| !seen.contains(b)).collect();
+    for b in dead {
+        let insts: Vec<_> = func.layout.block_insts(b).collect();
+        for i in insts {
+            func.layout.remove_inst(i);
+        }
+        func.layout.remove_block(b);
+    }
+}

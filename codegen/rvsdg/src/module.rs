@@ -1,0 +1,100 @@
+//! A codegen unit as an RVSDG: one λ per function of the SSA IR module, built by
+//! [`build_module`] and turned back into SSA IR functions by [`sequentialize_module`].
+//! Data objects and declarations stay in the SSA IR module.
+
+use rustc_hash::FxHashSet;
+use vliw_ir::Module;
+
+use crate::build::build_lambda;
+use crate::destroy::destroy_lambda;
+use crate::graph::Node;
+use crate::ops::Rvsdg;
+use crate::report::Report;
+
+/// The functions of a module as λs of one graph.
+#[derive(Clone, Debug, Default)]
+pub struct RvsdgModule {
+    pub graph: Rvsdg,
+    /// The λ of each function of the module that was built, by the function's index
+    /// in `Module::functions`.
+    pub lambdas: Vec<(usize, Node)>,
+    /// The functions that were not built (index, reason): they go through the rest of
+    /// the pipeline as they came (`rvsdg.not-built` counts them).
+    pub not_built: Vec<(usize, String)>,
+    /// Names that something outside the graph refers to (the relocations of data
+    /// objects, the functions that were not built): the λs of those names are needed
+    /// even when no λ calls them.
+    pub roots: FxHashSet<String>,
+}
+
+impl RvsdgModule {
+    /// The λ of the function named `name`.
+    pub fn lambda(&self, name: &str) -> Option<Node> {
+        self.lambdas
+            .iter()
+            .map(|&(_, l)| l)
+            .find(|&l| self.graph.lambda_info(l).name == name)
+    }
+}
+
+/// Builds every function of `module` as a λ.
+pub fn build_module(module: &Module, report: &mut Report) -> RvsdgModule {
+    let mut rm = RvsdgModule::default();
+    for (i, func) in module.functions.iter().enumerate() {
+        match build_lambda(&mut rm.graph, func, report) {
+            Ok(l) => rm.lambdas.push((i, l)),
+            Err(why) => {
+                report.count("rvsdg.not-built", 1);
+                rm.not_built.push((i, why));
+            }
+        }
+    }
+    for data in &module.data {
+        rm.roots
+            .extend(data.relocs.iter().map(|r| r.symbol.clone()));
+    }
+    for &(i, _) in &rm.not_built {
+        let f = &module.functions[i];
+        rm.roots
+            .extend(f.ext_funcs.values().map(|e| e.name.clone()));
+        rm.roots.extend(f.globals.values().cloned());
+    }
+    rm
+}
+
+/// How the RVSDG goes back to control flow (`sequentialize=`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Sequentializer {
+    /// Each γ a branch and a join in its place, each θ a loop (`destroy.rs`).
+    #[default]
+    Structural,
+}
+
+impl Sequentializer {
+    pub fn parse(value: &str) -> Result<Sequentializer, String> {
+        match value {
+            "structural" => Ok(Sequentializer::Structural),
+            _ => Err(format!("sequentialize={value}: expected structural")),
+        }
+    }
+}
+
+/// Replaces the functions of `module` that have a λ with the λ's sequentialization.
+/// Functions whose λ was removed (unused local functions) are removed from the module.
+pub fn sequentialize_module(rm: &RvsdgModule, module: &mut Module, how: Sequentializer) {
+    let mut keep = vec![true; module.functions.len()];
+    for &(i, l) in &rm.lambdas {
+        if !rm.graph.is_alive(l) {
+            keep[i] = false;
+            continue;
+        }
+        module.functions[i] = match how {
+            Sequentializer::Structural => destroy_lambda(&rm.graph, l),
+        };
+    }
+    let mut i = 0;
+    module.functions.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}

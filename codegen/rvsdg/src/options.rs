@@ -1,0 +1,28 @@
+//! The RVSDG middle end's options (the pipeline parses them from `-Cllvm-args`).
+
+use crate::module::Sequentializer;
+
+/// Which RVSDG passes run, and how the graph goes back to control flow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Build the RVSDG at all (`rvsdg=on|off`). Off by default until every suite
+    /// passes with it.
+    pub enabled: bool,
+    /// `sequentialize=structural`.
+    pub sequentialize: Sequentializer,
+    /// Dead node elimination (`rvsdg-dne=on|off`).
+    pub dne: bool,
+    /// Invariant value redirection (`rvsdg-ivr=on|off`).
+    pub ivr: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            enabled: false,
+            sequentialize: Sequentializer::Structural,
+            dne: true,
+            ivr: true,
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Differential runs on the SSA IR interpreter: a module before and after a
+//! transformation must give the same results, traps and output.
+
+#![allow(dead_code)] // each test file uses a part
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use vliw_ir::{DataValue, HostFn, Interpreter, Memory, Module, Trap, TrapKind};
+
+/// The step limit of the original program; the transformed one may take more.
+pub const STEPS: u64 = 1_000_000;
+
+pub struct Outcome {
+    pub result: Result<Vec<DataValue>, Trap>,
+    pub stdout: Vec<u8>,
+}
+
+/// The host functions the tests use, writing what they print to `out`: `@trace(x)`
+/// (the random functions' side effect) and `@write(fd, buf, len)`.
+fn hosts(out: &Rc<RefCell<Vec<u8>>>) -> [(&'static str, HostFn<'static>); 2] {
+    let (o, t) = (out.clone(), out.clone());
+    [
+        (
+            "trace",
+            Box::new(move |_: &mut Memory, a: &[DataValue]| {
+                t.borrow_mut()
+                    .extend_from_slice(format!("[{}]", a[0]).as_bytes());
+                Ok(vec![])
+            }),
+        ),
+        (
+            "write",
+            Box::new(move |mem: &mut Memory, a: &[DataValue]| {
+                let (DataValue::I64(_), DataValue::Ptr(p), DataValue::I64(n)) = (a[0], a[1], a[2])
+                else {
+                    return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
+                };
+                o.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
+                Ok(vec![DataValue::I64(n)])
+            }),
+        ),
+    ]
+}
+
+/// Runs `func(args)` on the interpreter.
+pub fn run(module: &Module, func: &str, args: &[DataValue], steps: u64) -> Outcome {
+    let out: Rc<RefCell<Vec<u8>>> = Rc::default();
+    let mut interp = Interpreter::new(module);
+    interp.set_step_limit(steps);
+    for (name, f) in hosts(&out) {
+        interp.add_host(name, f);
+    }
+    let result = interp.call(func, args);
+    drop(interp);
+    let stdout = out.borrow().clone();
+    Outcome { result, stdout }
+}
+
+/// Runs `func(args)` on the RVSDG evaluator.
+pub fn evaluate(
+    graph: &vliw_rvsdg::Rvsdg,
+    module: &Module,
+    func: &str,
+    args: &[DataValue],
+    steps: u64,
+) -> Outcome {
+    let out: Rc<RefCell<Vec<u8>>> = Rc::default();
+    let mut ev = vliw_rvsdg::Evaluator::new(graph, module);
+    ev.set_step_limit(steps);
+    for (name, f) in hosts(&out) {
+        ev.add_host(name, f);
+    }
+    let result = ev.call(func, args);
+    drop(ev);
+    let stdout = out.borrow().clone();
+    Outcome { result, stdout }
+}
+
+/// Whether two runs agree: the same results, or traps of the same kind, and the same
+/// output.
+pub fn same(a: &Outcome, b: &Outcome) -> bool {
+    let same = match (&a.result, &b.result) {
+        (Ok(x), Ok(y)) => x == y,
+        (Err(x), Err(y)) => x.kind == y.kind,
+        _ => false,
+    };
+    same && a.stdout == b.stdout
+}
+
+#[derive(Default, Debug)]
+pub struct Compared {
+    pub runs: usize,
+    /// The original reached `unreachable` (undefined behaviour: anything goes after).
+    pub undefined: usize,
+    pub step_limit: usize,
+}
+
+/// Runs `func(args)` on both modules and compares; `Err` describes a difference.
+pub fn compare(
+    orig: &Module,
+    new: &Module,
+    func: &str,
+    args: &[DataValue],
+    tally: &mut Compared,
+) -> Result<(), String> {
+    let a = run(orig, func, args, STEPS);
+    tally.runs += 1;
+    let limit = match &a.result {
+        Err(t) if t.kind == TrapKind::StepLimit => STEPS,
+        _ => STEPS * 20,
+    };
+    let b = run(new, func, args, limit);
+    if let Err(t) = &a.result
+        && t.kind == TrapKind::Unreachable
+    {
+        tally.undefined += 1;
+        return Ok(());
+    }
+    if let Err(t) = &a.result
+        && t.kind == TrapKind::StepLimit
+    {
+        tally.step_limit += 1;
+    }
+    if !same(&a, &b) {
+        return Err(format!(
+            "@{func}({}): before {:?} (stdout {:?}), after {:?} (stdout {:?})",
+            args.iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            a.result,
+            String::from_utf8_lossy(&a.stdout),
+            b.result,
+            String::from_utf8_lossy(&b.stdout)
+        ));
+    }
+    Ok(())
+}
+
+/// The IR filetests of the repository and the test runtime.
+pub fn filetests() -> (PathBuf, Vec<PathBuf>) {
+    fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                collect(&p, out);
+            } else if p.extension().is_some_and(|e| e == "ir") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    collect(&root.join("tests/ir"), &mut files);
+    files.push(root.join("codegen/pipeline/tests/support/runtime.ir"));
+    assert!(files.len() > 50, "found only {} filetests", files.len());
+    (root, files)
+}
+
+/// The arguments of a run line, if they can be read as the function's parameters.
+pub fn parse_args(module: &Module, func: &str, args: &[String]) -> Option<Vec<DataValue>> {
+    let sig = &module.function(func)?.signature;
+    if sig.params.len() != args.len() {
+        return None;
+    }
+    args.iter()
+        .zip(&sig.params)
+        .map(|(a, &t)| DataValue::parse(t, a))
+        .collect()
+}
