@@ -125,7 +125,7 @@ fn branch(
         while i < arm.len() {
             let n = arm[i];
             i += 1;
-            for m in ed.view_succs(n) {
+            for &m in ed.view_succs(n) {
                 if m == end || sc.arm[m] == ga {
                     continue;
                 }
@@ -141,6 +141,9 @@ fn branch(
             }
         }
         for &n in &arm {
+            if ed.view_succs(n).iter().all(|&m| sc.arm[m] == ga) {
+                continue;
+            }
             for x in ed.view_edges(n) {
                 if sc.arm[x.target] != ga {
                     add_point(sc, x.target);

@@ -252,10 +252,11 @@ impl<'f> Editor<'f> {
 
     /// Distinct successors of `b` in the region view: a collapsed loop's header has
     /// its loop's exit target as only successor.
-    pub fn view_succs(&self, b: Block) -> Vec<Block> {
+    pub fn view_succs(&self, b: Block) -> &[Block] {
         match self.loop_tail(b) {
-            Some(t) => vec![self.dests(t)[1].block],
-            None => self.succs[b].clone(),
+            // The tail's successors are [header, exit] (its `brif`'s destinations).
+            Some(t) => &self.succs[t][1..],
+            None => &self.succs[b],
         }
     }
 

@@ -110,7 +110,7 @@ pub fn structure_tree(func: &Function) -> Result<Tree, String> {
     Ok(tree)
 }
 
-/// Rule 1: every value a block uses is defined in the block.
+/// Rule 1 (every value a block uses is defined in the block) and no `unreachable`.
 fn check_block_local(func: &Function) -> Result<(), String> {
     let mut def_in: SecondaryMap<Value, u32> = SecondaryMap::new();
     for b in func.layout.blocks() {
@@ -128,6 +128,15 @@ fn check_block_local(func: &Function) -> Result<(), String> {
             for &r in func.dfg.inst_results(inst) {
                 def_in[r] = tag;
             }
+        }
+        let term = func
+            .layout
+            .last_inst(b)
+            .expect("verified: blocks are not empty");
+        if func.dfg.opcode(term) == vliw_ir::Opcode::Unreachable {
+            return Err(format!(
+                "{b} ends in unreachable (restructure turns it into a jump to the exit)"
+            ));
         }
     }
     Ok(())
