@@ -229,6 +229,10 @@ impl<'f> Editor<'f> {
     /// from the enclosing region, the loop is one node with one edge, the tail's exit
     /// edge (destination 1 of its `brif`).
     pub fn collapse_loop(&mut self, header: Block, tail: Block) {
+        debug_assert!(
+            self.succs[tail].len() == 2 && self.succs[tail][0] == header,
+            "{tail} ends in brif {header}, exit"
+        );
         self.loop_tail[header] = tail.into();
     }
 

@@ -11,6 +11,7 @@
 
 use super::editor::group_dests;
 use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
 use vliw_ir::{
     Block, ControlFlowGraph, DominatorTree, Function, InstructionData, PostDominatorTree, Value,
 };
@@ -466,7 +467,11 @@ impl<'a> Parser<'a> {
                     .iter()
                     .map(|g| (g[0] as usize, dests[g[0] as usize].block))
                     .collect();
-                let single = |t: Block| arm_targets.iter().filter(|a| a.1 == t).count() == 1;
+                let mut edges_to: FxHashMap<Block, u32> = FxHashMap::default();
+                for &(_, t) in &arm_targets {
+                    *edges_to.entry(t).or_default() += 1;
+                }
+                let single = |t: Block| edges_to[&t] == 1;
                 match self.pdom.ipdom(cur) {
                     None => {
                         // The final branch: its arms are terminal blocks.
