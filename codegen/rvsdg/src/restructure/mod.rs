@@ -230,5 +230,6 @@ pub fn restructure(func: &mut Function) -> RestructureStats {
             }
         }
     }
+    debug_assert!(ed.cfg_in_sync(), "the CFG mirror is out of sync");
     ed.stats
 }
