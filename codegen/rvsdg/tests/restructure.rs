@@ -1445,7 +1445,7 @@ fn big_liveness(n: usize, live: usize) -> String {
 fn big_functions_go_through_in_near_linear_time() {
     let cases: Vec<(String, Vec<Vec<i32>>)> = vec![
         (
-            big_switch(5000),
+            big_switch(20000),
             vec![vec![-1], vec![0], vec![1], vec![4999], vec![2500]],
         ),
         (
