@@ -990,9 +990,9 @@ fn random_function(rng: &mut Rng, name: &str, max_blocks: usize) -> Function {
     // random ones; a check node has its block's; the exit one i32.
     let mut param_tys: Vec<Vec<Type>> = vec![Vec::new(); nodes];
     param_tys[0] = vec![Type::I32, Type::I32];
-    for i in 1..n {
+    for tys in &mut param_tys[1..n] {
         let extra = rng.below(4);
-        param_tys[i] = std::iter::once(Type::I32)
+        *tys = std::iter::once(Type::I32)
             .chain((0..extra).map(|_| types[rng.below(types.len())]))
             .collect();
     }
