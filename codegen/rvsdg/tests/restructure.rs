@@ -72,13 +72,25 @@ fn compare(
     args: &[DataValue],
     tally: &mut Compared,
 ) -> Result<(), String> {
-    let a = run(orig, func, args, STEPS);
+    compare_steps(orig, new, func, args, STEPS, tally)
+}
+
+/// `compare` with the original limited to `steps` steps.
+fn compare_steps(
+    orig: &Module,
+    new: &Module,
+    func: &str,
+    args: &[DataValue],
+    steps: u64,
+    tally: &mut Compared,
+) -> Result<(), String> {
+    let a = run(orig, func, args, steps);
     tally.runs += 1;
     let limit = match &a.result {
         // The restructured code takes at least as many steps to the same point, so it
         // hits the same limit.
-        Err(t) if t.kind == TrapKind::StepLimit => STEPS,
-        _ => STEPS * 20,
+        Err(t) if t.kind == TrapKind::StepLimit => steps,
+        _ => steps * 20,
     };
     let b = run(new, func, args, limit);
     if let Err(t) = &a.result
@@ -92,12 +104,16 @@ fn compare(
         (Err(x), Err(y)) => trap_key(x) == trap_key(y),
         _ => false,
     };
-    if let Err(t) = &a.result
-        && t.kind == TrapKind::StepLimit
-    {
-        tally.step_limit += 1;
-    }
-    if !same || a.stdout != b.stdout {
+    // Stopped by the step limit, the restructured code has done a prefix of the
+    // original's side effects.
+    let stopped = matches!(&a.result, Err(t) if t.kind == TrapKind::StepLimit);
+    tally.step_limit += usize::from(stopped);
+    let same_output = if stopped {
+        a.stdout.starts_with(&b.stdout)
+    } else {
+        a.stdout == b.stdout
+    };
+    if !same || !same_output {
         return Err(format!(
             "@{func}({}): original {:?} (stdout {:?}), restructured {:?} (stdout {:?})",
             args.iter()
@@ -871,17 +887,18 @@ enum Term {
     Unreachable,
 }
 
-/// A random function `(i32, i32) -> i32` over up to 15 blocks with random edges
+/// A random function `(i32, i32) -> i32` over up to `max_blocks` blocks (plus the
+/// fuel checks) with random edges
 /// (loops, irreducible ones, several exits, unreachable blocks), block parameters of
 /// several types, values used across blocks (any value of a dominating block), traps,
 /// `unreachable`, and calls of the host function `@trace` (side effects whose order
-/// the comparison sees). Every block some edge goes back to (to a block not after the
-/// source in numbering, so every cycle has one) is guarded by a check of a fuel
-/// parameter, decremented there, that leaves to an exit when it runs out: every run
-/// terminates.
-fn random_function(rng: &mut Rng, name: &str) -> Function {
+/// the comparison sees). The edges to a block not after their source (every cycle
+/// has one) are guarded by checks of a fuel parameter, decremented there, that leave
+/// to an exit when it runs out, so that runs terminate; but one function in ten has
+/// no checks, and endless loops.
+fn random_function(rng: &mut Rng, name: &str, max_blocks: usize) -> Function {
     use vliw_ir::{FunctionBuilder, IntCC, Linkage, Opcode, Signature, SwitchData, Type};
-    let n = 2 + rng.below(14);
+    let n = 2 + rng.below(max_blocks - 1);
     let target = |rng: &mut Rng| 1 + rng.below(n - 1);
     // The first target is often the next block, so that most blocks are reachable.
     let first = |rng: &mut Rng, i: usize| {
@@ -911,7 +928,6 @@ fn random_function(rng: &mut Rng, name: &str) -> Function {
     if !terms.iter().any(|t| matches!(t, Term::Return)) {
         terms[n - 1] = Term::Return;
     }
-    // Guarded blocks: targets of edges to a block not after the source.
     let succs_of = |t: &Term| -> Vec<usize> {
         match t {
             Term::Jump(a) => vec![*a],
@@ -920,34 +936,40 @@ fn random_function(rng: &mut Rng, name: &str) -> Function {
             _ => vec![],
         }
     };
-    let mut guarded = vec![false; n];
+    // Fuel checks: on every edge to a block not after its source (every cycle has
+    // one), either one check node per target block, which all such edges go
+    // through (head-controlled loops), or one per edge (latches: tail-controlled loops
+    // appear); or, in one function in ten, none (endless loops appear).
+    let mode = rng.below(10);
+    let mut nodes = n;
+    let mut check_target: Vec<usize> = Vec::new(); // per check node, its block
+    let mut check_of_target = vec![usize::MAX; n];
+    let mut edge_node: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, t) in terms.iter().enumerate() {
         for s in succs_of(t) {
-            if s <= i {
-                guarded[s] = true;
-            }
-        }
-    }
-    // Nodes: the blocks 0..n, a check node per guarded block, the out-of-fuel exit.
-    let mut check_of = vec![usize::MAX; n];
-    let mut nodes = n;
-    for (i, &g) in guarded.iter().enumerate() {
-        if g {
-            check_of[i] = nodes;
-            nodes += 1;
+            let node = if s > i || mode == 0 {
+                s
+            } else if mode < 5 {
+                if check_of_target[s] == usize::MAX {
+                    check_of_target[s] = nodes;
+                    check_target.push(s);
+                    nodes += 1;
+                }
+                check_of_target[s]
+            } else {
+                check_target.push(s);
+                nodes += 1;
+                nodes - 1
+            };
+            edge_node[i].push(node);
         }
     }
     let out = nodes;
     nodes += 1;
-    let redirect = |s: usize| if guarded[s] { check_of[s] } else { s };
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); nodes];
-    for (i, t) in terms.iter().enumerate() {
-        succs[i] = succs_of(t).into_iter().map(redirect).collect();
-    }
-    for i in 0..n {
-        if guarded[i] {
-            succs[check_of[i]] = vec![out, i];
-        }
+    succs[..n].clone_from_slice(&edge_node);
+    for (k, &t) in check_target.iter().enumerate() {
+        succs[n + k] = vec![out, t];
     }
     let cfg = vliw_ssa::Cfg::from_successors(
         vliw_ssa::Block(0),
@@ -972,14 +994,14 @@ fn random_function(rng: &mut Rng, name: &str) -> Function {
     // random ones; a check node has its block's; the exit one i32.
     let mut param_tys: Vec<Vec<Type>> = vec![Vec::new(); nodes];
     param_tys[0] = vec![Type::I32, Type::I32];
-    for i in 1..n {
+    for tys in &mut param_tys[1..n] {
         let extra = rng.below(4);
-        param_tys[i] = std::iter::once(Type::I32)
+        *tys = std::iter::once(Type::I32)
             .chain((0..extra).map(|_| types[rng.below(types.len())]))
             .collect();
-        if guarded[i] {
-            param_tys[check_of[i]] = param_tys[i].clone();
-        }
+    }
+    for (k, &t) in check_target.iter().enumerate() {
+        param_tys[n + k] = param_tys[t].clone();
     }
     param_tys[out] = vec![Type::I32];
     let params: Vec<Vec<vliw_ir::Value>> = (0..nodes)
@@ -1039,15 +1061,20 @@ fn random_function(rng: &mut Rng, name: &str) -> Function {
         }
         if i >= n {
             // A check node: leave when the fuel is out, else go on with one less.
-            let orig = (0..n).find(|&o| check_of[o] == i).expect("a check node");
+            let orig = check_target[i - n];
             let zero = b.ins().iconst(Type::I32, 0);
-            let c = b.ins().icmp(IntCC::Sle, fuel, zero);
             let one = b.ins().iconst(Type::I32, 1);
             let less = b.ins().binary(Opcode::Isub, fuel, one);
             let mut args = params[i].clone();
             args[0] = less;
             let x = pick(rng, &mut b, &pool, Type::I32);
-            b.ins().brif(c, blocks[out], &[x], blocks[orig], &args);
+            if rng.chance(50) {
+                let c = b.ins().icmp(IntCC::Sle, fuel, zero);
+                b.ins().brif(c, blocks[out], &[x], blocks[orig], &args);
+            } else {
+                let c = b.ins().icmp(IntCC::Sgt, fuel, zero);
+                b.ins().brif(c, blocks[orig], &args, blocks[out], &[x]);
+            }
             pools[i] = pool;
             continue;
         }
@@ -1083,37 +1110,37 @@ fn random_function(rng: &mut Rng, name: &str) -> Function {
             pool.push(v);
         }
         let args_for =
-            |rng: &mut Rng, b: &mut FunctionBuilder, pool: &[vliw_ir::Value], t: usize| {
-                let node = redirect(t);
+            |rng: &mut Rng, b: &mut FunctionBuilder, pool: &[vliw_ir::Value], node: usize| {
                 let mut args = vec![fuel];
                 for &ty in &param_tys[node][1..] {
                     args.push(pick(rng, b, pool, ty));
                 }
                 (blocks[node], args)
             };
+        let en = &edge_node[i];
         match &terms[i] {
-            Term::Jump(t) => {
-                let (tb, args) = args_for(rng, &mut b, &pool, *t);
+            Term::Jump(_) => {
+                let (tb, args) = args_for(rng, &mut b, &pool, en[0]);
                 b.ins().jump(tb, &args);
             }
-            Term::Brif(t, e) => {
+            Term::Brif(..) => {
                 let ty = types[rng.below(types.len())];
                 let x = pick(rng, &mut b, &pool, ty);
                 let y = pick(rng, &mut b, &pool, ty);
                 let c = b.ins().icmp(IntCC::Slt, x, y);
-                let (tb, targs) = args_for(rng, &mut b, &pool, *t);
-                let (eb, eargs) = args_for(rng, &mut b, &pool, *e);
+                let (tb, targs) = args_for(rng, &mut b, &pool, en[0]);
+                let (eb, eargs) = args_for(rng, &mut b, &pool, en[1]);
                 b.ins().brif(c, tb, &targs, eb, &eargs);
             }
-            Term::Switch(ts) => {
+            Term::Switch(_) => {
                 let ty = types[rng.below(types.len())];
                 let x = pick(rng, &mut b, &pool, ty);
                 let seven = b.ins().iconst(ty, 7);
                 let v = b.ins().binary(Opcode::Band, x, seven);
-                let (db, dargs) = args_for(rng, &mut b, &pool, ts[0]);
+                let (db, dargs) = args_for(rng, &mut b, &pool, en[0]);
                 let mut table = SwitchData::new(vliw_ir::BlockCall::new(db, &dargs));
                 let mut vals: Vec<u128> = (0..8).collect();
-                for &t in &ts[1..] {
+                for &t in &en[1..] {
                     let k = vals.remove(rng.below(vals.len()));
                     // Sometimes the same target and arguments as the previous case.
                     let call = if rng.chance(30) && table.dests.len() > 1 {
@@ -1153,7 +1180,12 @@ fn random_cfgs_restructure_and_run_the_same() {
     for k in 0..count {
         let s = seed + k as u64;
         let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
-        let f = random_function(&mut rng, "f");
+        // Mostly up to 15 blocks, one in eight up to 40.
+        let max_blocks = if k % 8 == 7 { 40 } else { 15 };
+        let f = random_function(&mut rng, "f", max_blocks);
+        if std::env::var("RESTRUCTURE_TRACE").is_ok() {
+            eprintln!("seed {s}\n{f}");
+        }
         let mut module = Module::new();
         module.declare_function("trace", Signature::new(&[Type::I32], &[]));
         module.functions.push(f);
@@ -1174,7 +1206,7 @@ fn random_cfgs_restructure_and_run_the_same() {
         args.push((rng.next() as i32, rng.next() as i32));
         for (a, b) in args {
             let a = [DataValue::I32(a), DataValue::I32(b)];
-            if let Err(e) = compare(&module, &new, "f", &a, &mut tally) {
+            if let Err(e) = compare_steps(&module, &new, "f", &a, 20_000, &mut tally) {
                 failures.push(format!(
                     "seed {s}: {e}\noriginal:\n{module}\nrestructured:\n{new}"
                 ));
@@ -1195,4 +1227,488 @@ fn random_cfgs_restructure_and_run_the_same() {
         failures[0]
     );
     assert_eq!(not_idempotent, 0);
+}
+
+// ---- big functions -----------------------------------------------------------------
+
+/// A switch on `v0` with `n` cases, case `i` to its own block, which jumps to `join1`
+/// (odd `i`) or `join2` (even `i`); `join1` jumps to `join2`, so the arms continue
+/// at two points and get a mux with `n` incoming edges.
+fn big_switch(n: usize) -> String {
+    let mut s = String::from(
+        "function @big_switch(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iconst.i32 3\n    switch v0, block1(v1), [",
+    );
+    s.push_str(
+        &(0..n)
+            .map(|i| format!("{i} -> block{}", i + 10))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    s.push_str("]\n");
+    for i in 0..n {
+        let join = if i % 2 == 1 { 1 } else { 2 };
+        s.push_str(&format!(
+            "block{b}:\n    v{c} = iconst.i32 {i}\n    v{d} = iadd v0, v{c}\n    jump block{join}(v{d})\n",
+            b = i + 10,
+            c = 10 + 2 * i,
+            d = 11 + 2 * i
+        ));
+    }
+    s.push_str("block1(v2: i32):\n    v3 = imul v2, v1\n    jump block2(v3)\nblock2(v4: i32):\n    v5 = iadd v4, v0\n    return v5\n}\n");
+    s
+}
+
+/// `n` if-else diamonds in sequence, each on the running value, then `n` ifs nested
+/// in each other (each arm the next if), then a short-circuit chain of `n`
+/// conditions (`c1 && c2 && ...`), all using the arguments (live through all).
+fn big_nesting(n: usize) -> String {
+    let mut s = String::from(
+        "function @big_nesting(i32, i32) -> i32 {\nblock0(v0: i32, v1: i32):\n    v2 = iconst.i32 1\n    jump block1(v0)\n",
+    );
+    let mut v = 10;
+    let mut b = 1;
+    // Diamonds: block b(x) -> b+1 | b+2 -> b+3(y)
+    for _ in 0..n {
+        s.push_str(&format!(
+            "block{b}(v{x}: i32):\n    v{c} = icmp slt v{x}, v1\n    brif v{c}, block{t}, block{e}\nblock{t}:\n    v{y} = iadd v{x}, v2\n    jump block{j}(v{y})\nblock{e}:\n    v{z} = isub v{x}, v2\n    jump block{j}(v{z})\n",
+            x = v,
+            c = v + 1,
+            y = v + 2,
+            z = v + 3,
+            t = b + 1,
+            e = b + 2,
+            j = b + 3,
+        ));
+        v += 4;
+        b += 3;
+    }
+    // Nested ifs: block b(x): if x > k then b+1 (next level) else the common exit E.
+    let exit_nested = b + 2 * n + 1;
+    for k in 0..n {
+        s.push_str(&format!(
+            "block{b}(v{x}: i32):\n    v{kk} = iconst.i32 {k}\n    v{c} = icmp sgt v{x}, v{kk}\n    v{y} = iadd v{x}, v0\n    brif v{c}, block{t}(v{y}), block{e}(v{x})\n",
+            x = v,
+            kk = v + 1,
+            c = v + 2,
+            y = v + 3,
+            t = b + 1,
+            e = exit_nested,
+        ));
+        v += 4;
+        b += 1;
+    }
+    // The innermost level falls into the exit.
+    s.push_str(&format!(
+        "block{b}(v{x}: i32):\n    jump block{e}(v{x})\n",
+        x = v,
+        e = exit_nested
+    ));
+    v += 1;
+    b = exit_nested;
+    s.push_str(&format!(
+        "block{b}(v{x}: i32):\n    jump block{t}(v{x})\n",
+        x = v,
+        t = b + 1
+    ));
+    v += 1;
+    b += 1;
+    // Short-circuit chain: block b(x): if x != k then b+1 else F; the last: T.
+    let (tb, fb) = (b + n, b + n + 1);
+    for k in 0..n {
+        s.push_str(&format!(
+            "block{b}(v{x}: i32):\n    v{kk} = iconst.i32 {k}\n    v{c} = icmp ne v{x}, v{kk}\n    brif v{c}, block{t}(v{x}), block{f}\n",
+            x = v,
+            kk = v + 1,
+            c = v + 2,
+            t = if k + 1 == n { tb } else { b + 1 },
+            f = fb,
+        ));
+        v += 3;
+        b += 1;
+    }
+    s.push_str(&format!(
+        "block{tb}(v{x}: i32):\n    return v{x}\nblock{fb}:\n    v{y} = iconst.i32 -1\n    return v{y}\n}}\n",
+        x = v,
+        y = v + 1
+    ));
+    s
+}
+
+/// `depth` while loops nested in each other, each counting to the argument, the
+/// innermost adding to a sum carried through all of them; then `seq` loops in
+/// sequence.
+fn big_loops(depth: usize, seq: usize) -> String {
+    let mut s = String::from(
+        "function @big_loops(i32) -> i32 {\nblock0(v0: i32):\n    v1 = iconst.i32 0\n    v2 = iconst.i32 1\n    jump block1(v1, v1)\n",
+    );
+    // Level k: header block(2k+1)(i, sum): if i < v0 then block(2k+2) else exit.
+    // block(2k+2) enters level k+1 with (0, sum); level k+1's exit comes back to
+    // level k's latch, block L_k.
+    let latch = |k: usize| 2 * depth + 1 + k;
+    let after = 3 * depth + 1;
+    let mut v = 10;
+    for k in 0..depth {
+        let exit = if k == 0 { after } else { latch(k - 1) };
+        s.push_str(&format!(
+            "block{h}(v{i}: i32, v{sum}: i32):\n    v{c} = icmp slt v{i}, v0\n    brif v{c}, block{body}(v{i}, v{sum}), block{exit}(v{sum})\n",
+            h = 2 * k + 1,
+            i = v,
+            sum = v + 1,
+            c = v + 2,
+            body = 2 * k + 2,
+        ));
+        // The body of level k: enter level k+1 (or, innermost, add i and loop).
+        if k + 1 < depth {
+            s.push_str(&format!(
+                "block{b}(v{i}: i32, v{sum}: i32):\n    jump block{inner}(v1, v{sum})\n",
+                b = 2 * k + 2,
+                i = v + 3,
+                sum = v + 4,
+                inner = 2 * k + 3,
+            ));
+        } else {
+            s.push_str(&format!(
+                "block{b}(v{i}: i32, v{sum}: i32):\n    v{n} = iadd v{sum}, v{i}\n    v{m} = iadd v{i}, v2\n    jump block{h}(v{m}, v{n})\n",
+                b = 2 * k + 2,
+                i = v + 3,
+                sum = v + 4,
+                n = v + 5,
+                m = v + 6,
+                h = 2 * k + 1,
+            ));
+        }
+        v += 7;
+    }
+    // Latches: level k's latch takes the sum from level k+1 and increments i, which
+    // it gets... the header's i is not live here, so loop with the sum only: each
+    // level runs once per entry of its parent (i restarts from 1).
+    for k in 0..depth.saturating_sub(1) {
+        s.push_str(&format!(
+            "block{l}(v{sum}: i32):\n    v{n} = iadd v{sum}, v2\n    v{lim} = iconst.i32 1000000\n    v{c} = icmp sgt v{n}, v{lim}\n    brif v{c}, block{h}(v0, v{n}), block{h}(v{n}, v{n})\n",
+            l = latch(k),
+            sum = v,
+            n = v + 1,
+            lim = v + 2,
+            c = v + 3,
+            h = 2 * k + 1,
+        ));
+        v += 4;
+    }
+    // Loops in sequence: block(after + j)(x): a self loop counting x up to v0 + j.
+    for j in 0..seq {
+        s.push_str(&format!(
+            "block{b}(v{x}: i32):\n    v{y} = iadd v{x}, v2\n    v{c} = icmp slt v{y}, v0\n    brif v{c}, block{b}(v{y}), block{next}(v{y})\n",
+            b = after + j,
+            x = v,
+            y = v + 1,
+            c = v + 2,
+            next = after + j + 1,
+        ));
+        v += 3;
+    }
+    s.push_str(&format!(
+        "block{b}(v{x}: i32):\n    return v{x}\n}}\n",
+        b = after + seq,
+        x = v
+    ));
+    s
+}
+
+/// A chain of `n` blocks with `live` values defined in the first and all used in the
+/// last (each passed through every block), with a side branch per block.
+fn big_liveness(n: usize, live: usize) -> String {
+    let mut s = String::from("function @big_liveness(i32) -> i32 {\nblock0(v0: i32):\n");
+    for k in 0..live {
+        s.push_str(&format!("    v{} = iadd v0, v0\n", 10 + k));
+    }
+    let mut v = 10 + live;
+    s.push_str("    jump block1\n");
+    for b in 1..n {
+        s.push_str(&format!(
+            "block{b}:\n    v{c} = icmp sgt v0, v{k}\n    brif v{c}, block{next}, block{next}\n",
+            c = v,
+            k = 10 + b % live,
+            next = b + 1
+        ));
+        v += 1;
+    }
+    s.push_str(&format!("block{n}:\n    v{v} = iadd v10, v11\n"));
+    for k in 2..live {
+        s.push_str(&format!(
+            "    v{} = iadd v{}, v{}\n",
+            v + k - 1,
+            v + k - 2,
+            10 + k
+        ));
+    }
+    s.push_str(&format!("    return v{}\n}}\n", v + live - 2));
+    s
+}
+
+#[test]
+fn big_functions_go_through_in_near_linear_time() {
+    let cases: Vec<(String, Vec<Vec<i32>>)> = vec![
+        (
+            big_switch(20000),
+            vec![vec![-1], vec![0], vec![1], vec![4999], vec![2500]],
+        ),
+        (
+            big_nesting(2000),
+            vec![vec![0, 0], vec![5, 10], vec![-3, 7], vec![3000, 1]],
+        ),
+        (big_loops(40, 1000), vec![vec![0], vec![2], vec![3]]),
+        (big_liveness(2000, 100), vec![vec![1], vec![50]]),
+    ];
+    for (src, runs) in &cases {
+        let module = parse_module(src).unwrap_or_else(|e| panic!("{e}"));
+        verify_module(&module).unwrap_or_else(|e| panic!("{e}"));
+        let f = &module.functions[0];
+        let blocks = f.layout.blocks().count();
+        let mut g = f.clone();
+        let t0 = std::time::Instant::now();
+        let stats = restructure(&mut g);
+        let t_restructure = t0.elapsed();
+        let t1 = std::time::Instant::now();
+        let tree = structure_tree(&g);
+        let t_tree = t1.elapsed();
+        verify_function(&g).unwrap_or_else(|e| panic!("{e}"));
+        let tree = tree.unwrap_or_else(|e| panic!("{e}"));
+        let mut again = g.clone();
+        let second = restructure(&mut again);
+        assert!(!second.changed(), "@{}: {second:?}", f.name);
+        println!(
+            "@{}: {blocks} blocks: restructure {t_restructure:?}, structure_tree {t_tree:?}; \
+             (loops, branches, block items) {:?}; {stats:?}",
+            f.name,
+            tree.counts()
+        );
+        assert!(
+            t_restructure.as_secs_f64() < 10.0 && t_tree.as_secs_f64() < 10.0,
+            "too slow"
+        );
+        let mut new = module.clone();
+        new.functions[0] = g;
+        let mut tally = Compared::default();
+        for args in runs {
+            let args: Vec<DataValue> = args.iter().map(|&a| DataValue::I32(a)).collect();
+            compare(&module, &new, &f.name, &args, &mut tally).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+// ---- structure_tree ------------------------------------------------------------------
+
+/// `structure_tree` of the only function of `src`: its error, or `Ok` as a string.
+fn tree_error(src: &str) -> String {
+    let m = parse_module(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    verify_module(&m).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    match structure_tree(&m.functions[0]) {
+        Ok(t) => format!("Ok({t:?})"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn structure_tree_rejects_what_is_not_structured() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "function @f(i32) -> i32 {
+block0(v0: i32):
+    jump block1
+block1:
+    return v0
+}",
+            "block1 uses v0",
+        ),
+        (
+            "function @f(i32) -> i32 {
+block0(v0: i32):
+    return v0
+block1(v1: i32):
+    return v1
+}",
+            "block1 is not part of the structure",
+        ),
+        (
+            "function @f(i1) {
+block0(v0: i1):
+    brif v0, block1, block2
+block1:
+    return
+block2:
+    return
+}",
+            "block2 is a second block ending in return",
+        ),
+        (
+            "function @f(i1) {
+block0(v0: i1):
+    brif v0, block1, block2
+block1:
+    unreachable
+block2:
+    return
+}",
+            "block1 ends in unreachable",
+        ),
+        (
+            "function @f(i1) {
+block0(v0: i1):
+    brif v0, block1, block1
+block1:
+    return
+}",
+            "block0 ends in a brif whose destinations are all equal",
+        ),
+        (
+            // A head-controlled (while) loop: the header exits.
+            "function @f(i32) -> i32 {
+block0(v0: i32):
+    jump block1(v0)
+block1(v1: i32):
+    v2 = iconst.i32 0
+    v3 = icmp sgt v1, v2
+    brif v3, block2(v1), block3(v1)
+block2(v4: i32):
+    v5 = iconst.i32 1
+    v6 = isub v4, v5
+    jump block1(v6)
+block3(v7: i32):
+    return v7
+}",
+            "block2, the back edge of the loop headed by block1, does not end in `brif r, block1(..), exit(..)`",
+        ),
+        (
+            // Two latches.
+            "function @f(i32, i1) -> i32 {
+block0(v0: i32, v9: i1):
+    jump block1(v0, v9)
+block1(v1: i32, v8: i1):
+    brif v8, block2(v1, v8), block3(v1, v8)
+block2(v2: i32, v10: i1):
+    brif v10, block1(v2, v10), block4(v2)
+block3(v3: i32, v11: i1):
+    brif v11, block1(v3, v11), block4(v3)
+block4(v4: i32):
+    return v4
+}",
+            "block1 heads a loop with two back edges",
+        ),
+        (
+            // An irreducible loop: two entries.
+            "function @f(i32, i1) -> i32 {
+block0(v0: i32, v9: i1):
+    brif v9, block1(v0, v9), block2(v0, v9)
+block1(v1: i32, v8: i1):
+    brif v8, block2(v1, v8), block3(v1)
+block2(v2: i32, v10: i1):
+    brif v10, block1(v2, v10), block3(v2)
+block3(v4: i32):
+    return v4
+}",
+            "block1, the first block of an arm of the branch at block0, has other predecessors",
+        ),
+        (
+            // Arms that continue at two points.
+            "function @f(i1, i1) {
+block0(v0: i1, v1: i1):
+    brif v0, block1(v1), block2
+block1(v2: i1):
+    brif v2, block2, block3
+block2:
+    jump block3
+block3:
+    return
+}",
+            "block2, the first block of an arm of the branch at block0, has other predecessors",
+        ),
+        (
+            // A trap inside an arm.
+            "function @f(i1) {
+block0(v0: i1):
+    brif v0, block1, block2
+block1:
+    trap 3
+block2:
+    jump block3
+block3:
+    return
+}",
+            "block0 ends the function: block2 must end in return or trap",
+        ),
+    ];
+    for (src, want) in cases {
+        let got = tree_error(src);
+        assert!(
+            got.contains(want),
+            "expected {want:?}, got {got:?} for\n{src}"
+        );
+        // And restructuring fixes it.
+        let m = parse_module(src).unwrap();
+        let (new, _, _) = restructure_module(&m).unwrap_or_else(|e| panic!("{e}"));
+        structure_tree(&new.functions[0]).unwrap_or_else(|e| panic!("{e}\n{new}"));
+    }
+}
+
+#[test]
+fn structure_tree_of_a_structured_function() {
+    // A do-while loop containing an if, then a final branch to a return and a trap.
+    let src = "function @f(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 0
+    jump block1(v1, v0)
+block1(v2: i32, v3: i32):
+    v4 = iconst.i32 1
+    v5 = icmp eq v2, v4
+    brif v5, block2(v2, v3), block3(v2, v3)
+block2(v6: i32, v7: i32):
+    v8 = iadd v6, v7
+    jump block3(v8, v7)
+block3(v9: i32, v10: i32):
+    v11 = iconst.i32 1
+    v12 = iadd v9, v11
+    v13 = icmp slt v12, v10
+    brif v13, block1(v12, v10), block4(v12)
+block4(v14: i32):
+    v15 = iconst.i32 100
+    v16 = icmp sgt v14, v15
+    brif v16, block5, block6(v14)
+block5:
+    trap 1
+block6(v17: i32):
+    return v17
+}";
+    let m = parse_module(src).unwrap();
+    let tree = structure_tree(&m.functions[0]).unwrap();
+    let b = |n: u32| vliw_ir::Block::from_u32(n);
+    let want = Tree::Seq(vec![
+        Tree::Block(b(0)),
+        Tree::Loop {
+            header: b(1),
+            body: Box::new(Tree::Seq(vec![Tree::Branch {
+                head: b(1),
+                arms: vec![
+                    (0, Tree::Seq(vec![Tree::Block(b(2))])),
+                    (1, Tree::Seq(vec![])),
+                ],
+                join: Some(b(3)),
+            }])),
+            tail: b(3),
+            exit: b(4),
+        },
+        Tree::Branch {
+            head: b(4),
+            arms: vec![
+                (0, Tree::Seq(vec![Tree::Block(b(5))])),
+                (1, Tree::Seq(vec![Tree::Block(b(6))])),
+            ],
+            join: None,
+        },
+    ]);
+    assert_eq!(tree, want);
+    // Already structured: restructuring changes nothing.
+    let mut f = m.functions[0].clone();
+    let stats = restructure(&mut f);
+    assert!(!stats.changed(), "{stats:?}");
+    assert_eq!(f.to_string(), m.functions[0].to_string());
 }

@@ -50,6 +50,7 @@ pub(crate) fn walk(
 ) {
     let mut cur = start;
     let mut first = true;
+    let mut new_mux = false;
     while cur != end {
         let as_block = first && own_loop;
         first = false;
@@ -80,18 +81,20 @@ pub(crate) fn walk(
             ed.stats.branches_simplified += 1;
             continue;
         }
-        cur = branch(ed, sc, edges, end, tasks);
+        (cur, new_mux) = branch(ed, sc, edges, new_mux, end, tasks);
     }
 }
 
-/// Structures the branch whose logical edges are `edges`; returns its join.
+/// Structures the branch whose logical edges are `edges` (of a new mux if
+/// `head_is_new_mux`); returns its join and whether the join is a new mux.
 fn branch(
     ed: &mut Editor,
     sc: &mut ArmScratch,
     edges: Vec<Edge>,
+    head_is_new_mux: bool,
     end: Block,
     tasks: &mut Vec<Task>,
-) -> Block {
+) -> (Block, bool) {
     let gt = ed.next_generation();
     for e in &edges {
         if sc.target_stamp[e.target] != gt {
@@ -125,7 +128,7 @@ fn branch(
         while i < arm.len() {
             let n = arm[i];
             i += 1;
-            for m in ed.view_succs(n) {
+            for &m in ed.view_succs(n) {
                 if m == end || sc.arm[m] == ga {
                     continue;
                 }
@@ -141,6 +144,9 @@ fn branch(
             }
         }
         for &n in &arm {
+            if ed.view_succs(n).iter().all(|&m| sc.arm[m] == ga) {
+                continue;
+            }
             for x in ed.view_edges(n) {
                 if sc.arm[x.target] != ga {
                     add_point(sc, x.target);
@@ -151,13 +157,21 @@ fn branch(
         arms.push(s);
     }
 
-    let join = if let [c] = points[..] {
-        c
+    // A mux has one edge per target, so after the redirection its targets other than
+    // the region's end have the mux as only predecessor: its arms cannot all be empty
+    // with several points, unless the head did not dominate the rest of its region
+    // (and the muxes would then go on forever).
+    assert!(
+        !(head_is_new_mux && arms.is_empty() && points.len() > 1),
+        "restructure: internal error: the mux to {points:?} has only empty arms"
+    );
+    let (join, mux) = if let [c] = points[..] {
+        (c, false)
     } else {
         let mux = ed.create_mux(&points, Some(points[0]));
         ed.redirect_into_mux(&mux, &leaving);
         ed.stats.branch_muxes += 1;
-        mux.block
+        (mux.block, true)
     };
     for s in arms {
         tasks.push(Task::Acyclic {
@@ -165,5 +179,5 @@ fn branch(
             end: join,
         });
     }
-    join
+    (join, mux)
 }

@@ -154,36 +154,12 @@ impl<'f> Editor<'f> {
     /// Recomputes `b`'s successors from its terminator and updates the predecessor
     /// lists of the targets it gained or lost. Call after editing `b`'s terminator.
     pub fn refresh(&mut self, b: Block) {
-        let old = core::mem::take(&mut self.succs[b]);
-        let g_new = self.next_generation();
-        let mut new = Vec::new();
-        let term = self.terminator(b);
-        for d in self.func.dfg.branch_destinations(term) {
-            if self.rmark[d.block] != g_new {
-                self.rmark[d.block] = g_new;
-                new.push(d.block);
-            }
-        }
-        for &t in &old {
-            if self.rmark[t] != g_new {
-                let ps = &mut self.preds[t];
-                let pos = ps.iter().position(|&p| p == b).expect("pred list in sync");
-                ps.remove(pos);
-            }
-        }
-        let g_old = self.next_generation();
-        for &t in &old {
-            self.rmark[t] = g_old;
-        }
-        for &t in &new {
-            if self.rmark[t] != g_old {
-                self.preds[t].push(b);
-            }
-        }
-        self.succs[b] = new;
+        self.refresh_all(&[b]);
     }
 
-    /// Refreshes each block of `blocks` once.
+    /// Refreshes each block of `blocks` (once). The sources a target lost are removed
+    /// from its predecessor list in one pass per target, so redirecting many edges
+    /// away from a block with many predecessors stays linear.
     pub fn refresh_all(&mut self, blocks: &[Block]) {
         let g = self.next_generation();
         let mut todo = Vec::new();
@@ -193,9 +169,65 @@ impl<'f> Editor<'f> {
                 todo.push(b);
             }
         }
+        // (lost target, source) pairs.
+        let mut lost: Vec<(Block, Block)> = Vec::new();
         for b in todo {
-            self.refresh(b);
+            let old = core::mem::take(&mut self.succs[b]);
+            let g_new = self.next_generation();
+            let mut new = Vec::new();
+            let term = self.terminator(b);
+            for d in self.func.dfg.branch_destinations(term) {
+                if self.rmark[d.block] != g_new {
+                    self.rmark[d.block] = g_new;
+                    new.push(d.block);
+                }
+            }
+            for &t in &old {
+                if self.rmark[t] != g_new {
+                    lost.push((t, b));
+                }
+            }
+            let g_old = self.next_generation();
+            for &t in &old {
+                self.rmark[t] = g_old;
+            }
+            for &t in &new {
+                if self.rmark[t] != g_old {
+                    self.preds[t].push(b);
+                }
+            }
+            self.succs[b] = new;
         }
+        lost.sort_unstable();
+        for group in lost.chunk_by(|x, y| x.0 == y.0) {
+            let t = group[0].0;
+            if let [(_, b)] = group {
+                let ps = &mut self.preds[t];
+                let pos = ps.iter().position(|p| p == b).expect("pred list in sync");
+                ps.remove(pos);
+            } else {
+                let g = self.next_generation();
+                for &(_, b) in group {
+                    self.rmark[b] = g;
+                }
+                let rmark = &self.rmark;
+                self.preds[t].retain(|&p| rmark[p] != g);
+            }
+        }
+    }
+
+    /// Whether the mirror agrees with the function's CFG (for debug assertions).
+    pub fn cfg_in_sync(&self) -> bool {
+        let cfg = vliw_ir::ControlFlowGraph::compute(self.func);
+        let sorted = |xs: &[Block]| {
+            let mut v = xs.to_vec();
+            v.sort();
+            v
+        };
+        self.func.layout.blocks().all(|b| {
+            sorted(cfg.succs(b)) == sorted(&self.succs[b])
+                && sorted(cfg.preds(b)) == sorted(&self.preds[b])
+        })
     }
 
     /// The logical edges of `b`'s terminator, in the order of their first destination.
@@ -229,6 +261,10 @@ impl<'f> Editor<'f> {
     /// from the enclosing region, the loop is one node with one edge, the tail's exit
     /// edge (destination 1 of its `brif`).
     pub fn collapse_loop(&mut self, header: Block, tail: Block) {
+        debug_assert!(
+            self.succs[tail].len() == 2 && self.succs[tail][0] == header,
+            "{tail} ends in brif {header}, exit"
+        );
         self.loop_tail[header] = tail.into();
     }
 
@@ -252,10 +288,11 @@ impl<'f> Editor<'f> {
 
     /// Distinct successors of `b` in the region view: a collapsed loop's header has
     /// its loop's exit target as only successor.
-    pub fn view_succs(&self, b: Block) -> Vec<Block> {
+    pub fn view_succs(&self, b: Block) -> &[Block] {
         match self.loop_tail(b) {
-            Some(t) => vec![self.dests(t)[1].block],
-            None => self.succs[b].clone(),
+            // The tail's successors are [header, exit] (its `brif`'s destinations).
+            Some(t) => &self.succs[t][1..],
+            None => &self.succs[b],
         }
     }
 

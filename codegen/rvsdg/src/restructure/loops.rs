@@ -291,5 +291,6 @@ fn invert_brif(ed: &mut Editor, t: Block) {
             blocks: [b, a],
         },
     );
+    ed.refresh(t);
     ed.stats.conditions_inverted += 1;
 }

@@ -59,22 +59,29 @@
 //!   their first destinations, `(index of the first destination in
 //!   branch_destinations, arm)`; the other destinations of the edge are those with
 //!   the same target and arguments. The arm is `Seq([])` when the edge goes to `c`,
-//!   otherwise the sequence from the edge's target to `c`. `c` may be the end of the
-//!   enclosing sequence.
+//!   otherwise the sequence from the edge's target to `c`, that target having the
+//!   head as only predecessor (besides the sources of its back edges, if the arm
+//!   starts with a loop) and that edge as only edge from it. `c` is the head's
+//!   immediate post-dominator.
 //! - `Loop { header: h, body, tail: t, exit: x }`: `t` ends in `brif r, h(..), x(..)`
 //!   (destination 0 is `h`, taken while `r` is true; destination 1 is `x ≠ h`). If
 //!   `h == t` the body is `Seq([])` (a one-block loop); otherwise `body` is the
 //!   sequence from `h` to `t`, whose first item is `Block(h)` or a `Branch` headed by
-//!   `h` (never a loop headed by `h`), and `t` is in no item of it. `x` may be the end
-//!   of the enclosing sequence.
+//!   `h` (never a loop headed by `h`), and `t` is in no item of it. `t → h` is the
+//!   only edge into `h` from inside the loop and `t → x` the only edge out of it.
 //! - Every block of the function is exactly one of: a `Block` item, a `Branch` head,
 //!   or a `Loop` tail (a header is the entry of its body's first item, or its own
 //!   tail).
 //!
-//! The loop variables of a θ are the header's parameters: the tail passes the next
-//! iteration's values to the header and the exit's values to the exit, in the same
-//! shared slots where the tail is a new block (so the exit's arguments are mostly
-//! among the header's).
+//! - Constructs may end together: a branch's join or a loop's exit may be the end of
+//!   the enclosing sequence (and so the join or tail of the construct around it).
+//!
+//! For the θ of a loop, the header's parameters are the loop variables. Where the
+//! tail is a new block, its `brif` passes to the header and to the exit values drawn
+//! from the same parameters of the tail (shared by type), so the exit's arguments are
+//! among the header's unless the exit takes more values of some type than the header.
+//! The tree is as deep as the constructs are nested; `Tree`'s derived `Drop`, `Clone`
+//! and `Debug` recurse (depths of 10^4 are fine on a 2 MiB stack).
 //!
 //! # The algorithm
 //!
@@ -230,5 +237,6 @@ pub fn restructure(func: &mut Function) -> RestructureStats {
             }
         }
     }
+    debug_assert!(ed.cfg_in_sync(), "the CFG mirror is out of sync");
     ed.stats
 }

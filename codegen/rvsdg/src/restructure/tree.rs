@@ -11,6 +11,7 @@
 
 use super::editor::group_dests;
 use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
 use vliw_ir::{
     Block, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, PostDominatorTree,
     Value,
@@ -111,7 +112,7 @@ pub fn structure_tree(func: &Function) -> Result<Tree, String> {
     Ok(tree)
 }
 
-/// Rule 1: every value a block uses is defined in the block.
+/// Rule 1 (every value a block uses is defined in the block) and no `unreachable`.
 fn check_block_local(func: &Function) -> Result<(), String> {
     let mut def_in: SecondaryMap<Value, u32> = SecondaryMap::new();
     for b in func.layout.blocks() {
@@ -129,6 +130,15 @@ fn check_block_local(func: &Function) -> Result<(), String> {
             for &r in func.dfg.inst_results(inst) {
                 def_in[r] = tag;
             }
+        }
+        let term = func
+            .layout
+            .last_inst(b)
+            .expect("verified: blocks are not empty");
+        if func.dfg.opcode(term) == vliw_ir::Opcode::Unreachable {
+            return Err(format!(
+                "{b} ends in unreachable (restructure turns it into a jump to the exit)"
+            ));
         }
     }
     Ok(())
@@ -466,7 +476,11 @@ impl<'a> Parser<'a> {
                     .iter()
                     .map(|g| (g[0] as usize, dests[g[0] as usize].block))
                     .collect();
-                let single = |t: Block| arm_targets.iter().filter(|a| a.1 == t).count() == 1;
+                let mut edges_to: FxHashMap<Block, u32> = FxHashMap::default();
+                for &(_, t) in &arm_targets {
+                    *edges_to.entry(t).or_default() += 1;
+                }
+                let single = |t: Block| edges_to[&t] == 1;
                 match self.pdom.ipdom(cur) {
                     None => {
                         // The final branch: its arms are terminal blocks.
