@@ -1543,17 +1543,6 @@ block2:
         (
             "function @f(i1) {
 block0(v0: i1):
-    brif v0, block1, block2
-block1:
-    unreachable
-block2:
-    return
-}",
-            "block1 ends in unreachable",
-        ),
-        (
-            "function @f(i1) {
-block0(v0: i1):
     brif v0, block1, block1
 block1:
     return

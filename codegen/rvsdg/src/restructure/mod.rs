@@ -15,11 +15,11 @@
 //!    operands (`iconst f32const f64const symbol_addr tls_addr stack_addr undef`) are
 //!    copied into the blocks that use them rather than passed.
 //! 2. **No unreachable blocks.**
-//! 3. **One exit.** No block ends in `unreachable`; at most one block ends in `return`
-//!    (none only when the function can only trap); and the function's last item (see
-//!    the tree) is either one block ending in `return` or `trap`, or a branch whose arms
-//!    are single blocks ending in `return` (at most one) or `trap`. No other block
-//!    ends in `return` or `trap`.
+//! 3. **One exit.** At most one block ends in `return` (none only when the function
+//!    cannot return), at most one in `unreachable`; and the function's last item (see
+//!    the tree) is either one block ending in `return`, `trap` or `unreachable`, or a
+//!    branch whose arms are single blocks ending in `return` (at most one), `trap` (one
+//!    per code) or `unreachable` (at most one). No other block ends in any of them.
 //! 4. **Tail-controlled loops.** Every cycle is a loop: a header `H` and a tail `T`
 //!    that ends in `brif r, H(args), E(args)` (repeat while `r`), `T → H` being the
 //!    loop's only back edge (the only edge into `H` from a block `H` dominates) and
@@ -200,8 +200,7 @@ pub(crate) enum Task {
 
 /// Rewrites `func` in place into the structured form (module documentation). `func`
 /// must verify; the result verifies, and computes the same results, traps and side
-/// effects in the same order (reaching a former `unreachable` now returns `undef`
-/// values, which is allowed since reaching it is undefined behaviour).
+/// effects in the same order (`unreachable` is kept: the back end traps there).
 pub fn restructure(func: &mut Function) -> RestructureStats {
     let mut stats = RestructureStats::default();
     let Some(entry) = func.layout.entry_block() else {
