@@ -5,129 +5,15 @@
 //! restructured; the result must verify, be accepted by `structure_tree`, and give the
 //! interpreter the same results, traps and output as the original.
 
-use std::cell::RefCell;
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
+mod common;
+
+use common::differential::*;
 use vliw_ir::filetest::{Expect, directives};
 use vliw_ir::{
-    DataValue, Function, Interpreter, Module, Trap, TrapKind, parse_module, verify_function,
+    DataValue, Function, Interpreter, Module, TrapKind, parse_module, verify_function,
     verify_module,
 };
 use vliw_rvsdg::restructure::{RestructureStats, Tree, restructure, structure_tree};
-
-// ---- running -------------------------------------------------------------------
-
-/// The step limit of the original program; the restructured one may take more steps
-/// (muxes, constants), never fewer, to reach the same point.
-const STEPS: u64 = 1_000_000;
-
-struct Outcome {
-    result: Result<Vec<DataValue>, Trap>,
-    stdout: Vec<u8>,
-}
-
-fn run(module: &Module, func: &str, args: &[DataValue], steps: u64) -> Outcome {
-    let out: Rc<RefCell<Vec<u8>>> = Rc::default();
-    let mut interp = Interpreter::new(module);
-    interp.set_step_limit(steps);
-    let o = out.clone();
-    let t = out.clone();
-    // `@trace(i32)`: the random functions' side effect, logged in the output.
-    interp.add_host("trace", move |_, a| {
-        t.borrow_mut()
-            .extend_from_slice(format!("[{}]", a[0]).as_bytes());
-        Ok(vec![])
-    });
-    interp.add_host("write", move |mem, a| {
-        let (DataValue::I64(_), DataValue::Ptr(p), DataValue::I64(n)) = (a[0], a[1], a[2]) else {
-            return Err(Trap::new(TrapKind::Host, "write(i64, ptr, i64)"));
-        };
-        o.borrow_mut().extend_from_slice(mem.read(p, n as u64)?);
-        Ok(vec![DataValue::I64(n)])
-    });
-    let result = interp.call(func, args);
-    drop(interp);
-    let stdout = out.borrow().clone();
-    Outcome { result, stdout }
-}
-
-/// The trap's identity, without the message (which names blocks and instructions).
-fn trap_key(t: &Trap) -> TrapKind {
-    t.kind
-}
-
-#[derive(Default, Debug)]
-struct Compared {
-    runs: usize,
-    /// The original reached `unreachable` (undefined behaviour: anything goes after).
-    undefined: usize,
-    step_limit: usize,
-}
-
-/// Runs `func(args)` on both modules and compares; `Err` describes a difference.
-fn compare(
-    orig: &Module,
-    new: &Module,
-    func: &str,
-    args: &[DataValue],
-    tally: &mut Compared,
-) -> Result<(), String> {
-    compare_steps(orig, new, func, args, STEPS, tally)
-}
-
-/// `compare` with the original limited to `steps` steps.
-fn compare_steps(
-    orig: &Module,
-    new: &Module,
-    func: &str,
-    args: &[DataValue],
-    steps: u64,
-    tally: &mut Compared,
-) -> Result<(), String> {
-    let a = run(orig, func, args, steps);
-    tally.runs += 1;
-    let limit = match &a.result {
-        // The restructured code takes at least as many steps to the same point, so it
-        // hits the same limit.
-        Err(t) if t.kind == TrapKind::StepLimit => steps,
-        _ => steps * 20,
-    };
-    let b = run(new, func, args, limit);
-    if let Err(t) = &a.result
-        && t.kind == TrapKind::Unreachable
-    {
-        tally.undefined += 1;
-        return Ok(());
-    }
-    let same = match (&a.result, &b.result) {
-        (Ok(x), Ok(y)) => x == y,
-        (Err(x), Err(y)) => trap_key(x) == trap_key(y),
-        _ => false,
-    };
-    // Stopped by the step limit, the restructured code has done a prefix of the
-    // original's side effects.
-    let stopped = matches!(&a.result, Err(t) if t.kind == TrapKind::StepLimit);
-    tally.step_limit += usize::from(stopped);
-    let same_output = if stopped {
-        a.stdout.starts_with(&b.stdout)
-    } else {
-        a.stdout == b.stdout
-    };
-    if !same || !same_output {
-        return Err(format!(
-            "@{func}({}): original {:?} (stdout {:?}), restructured {:?} (stdout {:?})",
-            args.iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            a.result,
-            String::from_utf8_lossy(&a.stdout),
-            b.result,
-            String::from_utf8_lossy(&b.stdout)
-        ));
-    }
-    Ok(())
-}
 
 /// Restructures `f` (a copy), checks the result, and returns it with the stats and
 /// whether a second restructuring changed anything.
@@ -161,40 +47,9 @@ fn restructure_module(module: &Module) -> Result<(Module, RestructureStats, usiz
 
 // ---- the repository's filetests --------------------------------------------------
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ir") {
-            out.push(p);
-        }
-    }
-}
-
-fn parse_args(module: &Module, func: &str, args: &[String]) -> Option<Vec<DataValue>> {
-    let sig = &module.function(func)?.signature;
-    if sig.params.len() != args.len() {
-        return None;
-    }
-    args.iter()
-        .zip(&sig.params)
-        .map(|(a, &t)| DataValue::parse(t, a))
-        .collect()
-}
-
 #[test]
 fn every_filetest_function_restructures_and_runs_the_same() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest.join("../..");
-    let mut files = Vec::new();
-    collect(&root.join("tests/ir"), &mut files);
-    files.push(root.join("codegen/pipeline/tests/support/runtime.ir"));
-    assert!(files.len() > 50, "found only {} filetests", files.len());
+    let (root, files) = filetests();
 
     let mut failures = Vec::new();
     let mut tally = Compared::default();
