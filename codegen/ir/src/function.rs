@@ -65,6 +65,42 @@ impl fmt::Display for Linkage {
     }
 }
 
+/// What the source says about inlining a function: Rust's `#[inline]`,
+/// `#[inline(always)]`, `#[inline(never)]` (text `inline`, `inline(always)`,
+/// `inline(never)` after the linkage). A hint to the inliner (`docs/rvsdg.md` §5), not
+/// a semantic property: a call behaves the same inlined or not.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum InlineHint {
+    /// No attribute: the inliner decides by size.
+    #[default]
+    Default,
+    /// `#[inline]`: worth inlining at a larger size.
+    Hint,
+    /// `#[inline(always)]`: inline wherever possible.
+    Always,
+    /// `#[inline(never)]`: never inline.
+    Never,
+}
+
+impl InlineHint {
+    /// The text form: `inline`, `inline(always)`, `inline(never)`; empty for
+    /// `Default` (which is not printed).
+    pub fn text(self) -> &'static str {
+        match self {
+            InlineHint::Default => "",
+            InlineHint::Hint => "inline",
+            InlineHint::Always => "inline(always)",
+            InlineHint::Never => "inline(never)",
+        }
+    }
+}
+
+impl fmt::Display for InlineHint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
 /// A stack slot: `size` bytes aligned to `align` (a power of two), in each activation.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct StackSlotData {
@@ -105,6 +141,11 @@ pub struct Function {
     pub name: String,
     pub signature: Signature,
     pub linkage: Linkage,
+    /// The source's inlining attribute (text after the linkage).
+    pub inline: InlineHint,
+    /// `#[cold]`: rarely called (text `cold`, after the inlining attribute); the
+    /// inliner keeps such a callee out of line unless it is tiny.
+    pub cold: bool,
     pub dfg: DataFlowGraph,
     pub layout: Layout,
     pub stack_slots: PrimaryMap<StackSlot, StackSlotData>,

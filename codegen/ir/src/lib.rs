@@ -30,7 +30,9 @@ pub use dfg::{BlockData, DataFlowGraph, ValueData, ValueDef};
 pub use dominator::{DominatorTree, PostDominatorTree};
 pub use entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
 pub use flowgraph::ControlFlowGraph;
-pub use function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};
+pub use function::{
+    ExtFuncData, Function, InlineHint, Linkage, Signature, SourceLoc, StackSlotData,
+};
 pub use instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
     SwitchData,

@@ -3,7 +3,9 @@
 
 use crate::dfg::ValueDef;
 use crate::entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
-use crate::function::{ExtFuncData, Function, Linkage, Signature, SourceLoc, StackSlotData};
+use crate::function::{
+    ExtFuncData, Function, InlineHint, Linkage, Signature, SourceLoc, StackSlotData,
+};
 use crate::instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
     SwitchData,
@@ -871,16 +873,42 @@ impl Parser {
         self.finish(st)
     }
 
-    /// What follows the keyword of a function: `@name(sig) [linkage] {` and the
-    /// declarations; a function without blocks.
+    /// What follows the keyword of a function: `@name(sig) [linkage] [inline] [cold] {`
+    /// and the declarations; a function without blocks.
     pub fn function_shell(&mut self) -> PResult<Function> {
         let name = self.symbol()?;
         let signature = self.signature()?;
         let linkage = self.linkage_opt().unwrap_or(Linkage::Local);
+        let inline = self.inline_hint()?;
+        let cold = self.at_ident("cold");
+        if cold {
+            self.bump();
+        }
         self.expect(Tok::LBrace)?;
         let mut func = Function::new(name, signature, linkage);
+        func.inline = inline;
+        func.cold = cold;
         self.preamble(&mut func)?;
         Ok(func)
+    }
+
+    /// `inline`, `inline(always)`, `inline(never)`, or nothing.
+    fn inline_hint(&mut self) -> PResult<InlineHint> {
+        if !self.at_ident("inline") {
+            return Ok(InlineHint::Default);
+        }
+        self.bump();
+        if !self.eat(&Tok::LParen) {
+            return Ok(InlineHint::Hint);
+        }
+        let hint = match self.peek() {
+            Tok::Ident(s) if s == "always" => InlineHint::Always,
+            Tok::Ident(s) if s == "never" => InlineHint::Never,
+            _ => return Err(self.expected("'always' or 'never'")),
+        };
+        self.bump();
+        self.expect(Tok::RParen)?;
+        Ok(hint)
     }
 
     fn preamble(&mut self, func: &mut Function) -> PResult<()> {

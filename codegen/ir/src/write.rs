@@ -2,7 +2,7 @@
 //! identity. The grammar is in `docs/ir.md`.
 
 use crate::entities::{Block, Inst, Value};
-use crate::function::{Function, Linkage, Signature, SourceLoc};
+use crate::function::{Function, InlineHint, Linkage, Signature, SourceLoc};
 use crate::instructions::{BlockCall, InstructionData, MemFlags, Opcode};
 use crate::module::{DataKind, DataObject, Module};
 use crate::types::Type;
@@ -318,7 +318,7 @@ pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
 }
 
 /// The part of a function before its body, which other text forms share (the RVSDG's
-/// λ): `keyword @name(sig) [linkage] {`, a newline, and the declarations (stack slots,
+/// λ): `keyword @name(sig) [linkage] [inline] [cold] {`, a newline, and the declarations (stack slots,
 /// signatures, callees, symbols, files), one per line.
 pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -> fmt::Result {
     write!(w, "{keyword} ")?;
@@ -326,6 +326,12 @@ pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -
     write_signature(w, &func.signature)?;
     if func.linkage != Linkage::Local {
         write!(w, " {}", func.linkage)?;
+    }
+    if func.inline != InlineHint::Default {
+        write!(w, " {}", func.inline)?;
+    }
+    if func.cold {
+        w.write_str(" cold")?;
     }
     w.write_str(" {\n")?;
     for (ss, data) in func.stack_slots.iter() {

@@ -6,7 +6,7 @@ const EXAMPLE: &str = r#"declare function @write(i64, ptr, i64) -> i64
 data @msg: rodata align 1 = "hello\n"
 data @table: data align 8 export = { "\x05\0\0\0\0\0\0\0", ptr @msg+2, zero 8 }
 
-function @add(i32, i32) -> i32 export {
+function @add(i32, i32) -> i32 export inline {
     ss0 = stack_slot 16, align 8
     fn0 = @write(i64, ptr, i64) -> i64
 block0(v0: i32, v1: i32):
@@ -73,6 +73,14 @@ fn parse_errors_have_locations() {
             "4:5: iadd has 1 result, 2 written",
         ),
         ("$", "1:1: unexpected character '$'"),
+        (
+            "function @f() inline(always {\nblock0:\n    return\n}\n",
+            "1:29: expected ')', found '{'",
+        ),
+        (
+            "function @f() cold inline {\nblock0:\n    return\n}\n",
+            "1:20: expected '{', found 'inline'",
+        ),
     ];
     for (text, expected) in cases {
         let e = parse_module(text).expect_err(text).to_string();

@@ -33,6 +33,8 @@ pub fn destroy_lambda(g: &Rvsdg, lambda: Node) -> Function {
         name: shell.name.clone(),
         signature: shell.signature.clone(),
         linkage: shell.linkage,
+        inline: shell.inline,
+        cold: shell.cold,
         stack_slots: shell.stack_slots.clone(),
         ext_funcs: shell.ext_funcs.clone(),
         signatures: shell.signatures.clone(),

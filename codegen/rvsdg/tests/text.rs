@@ -135,7 +135,13 @@ fn several_lambdas() {
         .map(|&l| g.lambda_info(l).name.as_str())
         .collect();
     assert_eq!(names, ["fib", "main", "odd name"]);
-    let main = g.lambda_info(g.lambdas()[1]);
+    let info = |i: usize| g.lambda_info(g.lambdas()[i]);
+    assert_eq!(info(0).inline, vliw_ir::InlineHint::Never);
+    assert!(!info(0).cold);
+    assert_eq!(info(1).inline, vliw_ir::InlineHint::Default);
+    assert_eq!(info(2).inline, vliw_ir::InlineHint::Hint);
+    assert!(info(2).cold);
+    let main = info(1);
     assert_eq!(main.linkage, vliw_ir::Linkage::Weak);
     assert!(
         main.ext_funcs[vliw_ir::FuncRef::from_u32(1)]

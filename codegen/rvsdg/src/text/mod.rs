@@ -8,7 +8,7 @@
 //! ```text
 //! graph    := item*
 //! item     := loc? lambda | node                  ; λs and other nodes of the root region
-//! lambda   := 'lambda' SYM sig linkage? '{' decl* region '}'
+//! lambda   := 'lambda' SYM sig linkage? inline? 'cold'? '{' decl* region '}'
 //! region   := '(' (arg (',' arg)*)? ')' ':' node* '->' '(' uses? ')'
 //! arg      := 'aK' ':' type                       ; K = 0, 1, ... in order
 //! node     := loc? ('nK' '=')? body
@@ -25,8 +25,8 @@
 //!           | 'ctlN' INT
 //! loc      := '[' INT ':' INT ':' INT ']'
 //! ```
-//! `SYM sig linkage decl` are the IR's, so that a λ's shell (`vliw_ir::Function`
-//! without blocks) reads and prints as a function's.
+//! `SYM sig linkage inline decl` and `cold` are the IR's, so that a λ's shell
+//! (`vliw_ir::Function` without blocks) reads and prints as a function's.
 //!
 //! **Regions.** A region is written as its arguments, its nodes and its results. A γ
 //! has one region per arm, a θ one (its results: the predicate, then the next value of
