@@ -5,13 +5,14 @@
 use std::cell::{Cell, RefCell};
 
 use rustc_abi::{HasDataLayout, TargetDataLayout};
-use rustc_attr_ir::Linkage;
+use rustc_attr_ir::{InlineAttr, Linkage, OptimizeAttr};
 use rustc_codegen_ssa::traits::{
     AsmCodegenMethods, BackendTypes, DebugInfoCodegenMethods, GlobalAsmOperandRef,
     MiscCodegenMethods, PreDefineCodegenMethods, TypeMembershipCodegenMethods,
 };
 use rustc_data_structures::fx::FxHashMap;
 use rustc_hir::def_id::DefId;
+use rustc_middle::middle::codegen_fn_attrs::CodegenFnAttrFlags;
 use rustc_middle::mono::Visibility;
 use rustc_middle::ty::layout::{
     FnAbiError, FnAbiOfHelpers, FnAbiRequest, HasTyCtxt, HasTypingEnv, LayoutError, LayoutOfHelpers,
@@ -511,6 +512,31 @@ impl<'tcx> PreDefineCodegenMethods<'tcx> for CodegenCx<'tcx> {
         let sig = self.sig_of_fn_abi(fn_abi);
         let id = self.declare_fn(symbol_name, sig, Some(instance));
         self.define_fn(id, ir_linkage(linkage, visibility));
+        let (inline, cold) = self.inline_attrs(instance);
+        if let Some(body) = self.func_mut(id).body.as_mut() {
+            body.inline = inline;
+            body.cold = cold;
+        }
+    }
+}
+
+impl<'tcx> CodegenCx<'tcx> {
+    /// The inlining attribute and `#[cold]` of a function, for the RVSDG's inliner, as
+    /// rustc_codegen_llvm gives them to LLVM (`attributes::inline_attr`):
+    /// `#[optimize(none)]` is never inlined, and constructors and closures without an
+    /// attribute are hinted (`InstanceKind::requires_inline`).
+    fn inline_attrs(&self, instance: Instance<'tcx>) -> (ir::InlineHint, bool) {
+        let attrs = self.tcx.codegen_instance_attrs(instance.def);
+        let inline = match (attrs.inline, attrs.optimize) {
+            (_, OptimizeAttr::DoNotOptimize) => ir::InlineHint::Never,
+            (InlineAttr::None, _) if instance.def.requires_inline(self.tcx) => ir::InlineHint::Hint,
+            (InlineAttr::None, _) => ir::InlineHint::Default,
+            (InlineAttr::Hint, _) => ir::InlineHint::Hint,
+            (InlineAttr::Always | InlineAttr::Force { .. }, _) => ir::InlineHint::Always,
+            (InlineAttr::Never, _) => ir::InlineHint::Never,
+        };
+        let cold = attrs.flags.contains(CodegenFnAttrFlags::COLD);
+        (inline, cold)
     }
 }
 
