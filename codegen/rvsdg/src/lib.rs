@@ -4,7 +4,7 @@
 //!
 //! `docs/rvsdg.md` gives the design; the modules:
 //! - `graph`: the generic core (regions, nodes, edges, λ/γ/θ), independent of the
-//!   operations;
+//!   operations; `copy`: copying a region's contents elsewhere in the graph;
 //! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ;
@@ -19,6 +19,7 @@
 //! - `options`, `report`: what the pipeline sets and what the passes count.
 
 pub mod build;
+pub mod copy;
 pub mod destroy;
 pub mod dot;
 pub mod eval;
