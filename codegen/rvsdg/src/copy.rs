@@ -6,12 +6,31 @@
 //! caller gets back, for each result of the original region, the origin of the copy
 //! that computes it: it decides what reads them (a call's users, a new region's
 //! results). The original is left as it was. Operations and source locations can be
-//! rewritten on the way ([`Graph::copy_region_with`]), for instance to renumber what
-//! an operation refers to in the tables of the λ it moves into.
+//! rewritten on the way ([`Graph::copy_region_with`] with a [`Rewrite`]), for instance
+//! to renumber what an operation refers to in the tables of the λ it moves into.
 
 use rustc_hash::FxHashMap;
 
 use crate::graph::{Graph, NodeKind, Operation, Origin, Region};
+
+/// How a copy rewrites what it copies: each operation and each node's source
+/// location (unchanged by default).
+pub trait Rewrite<O: Operation> {
+    /// The operation of the copy of a simple node whose operation is `op`.
+    fn op(&mut self, op: &O) -> O {
+        op.clone()
+    }
+
+    /// The location of the copy of a node at `loc`.
+    fn loc(&mut self, loc: O::Loc) -> O::Loc {
+        loc
+    }
+}
+
+/// A copy that changes nothing.
+pub struct Unchanged;
+
+impl<O: Operation> Rewrite<O> for Unchanged {}
 
 impl<O: Operation> Graph<O> {
     /// Copies the nodes of region `from` into region `into`, the copy reading
@@ -23,18 +42,17 @@ impl<O: Operation> Graph<O> {
     /// verifier's rule). λs live only in the root, which is never copied (`into` would
     /// be below it), so the nodes copied are simple nodes, γs and θs.
     pub fn copy_region(&mut self, from: Region, into: Region, args: &[Origin]) -> Vec<Origin> {
-        self.copy_region_with(from, into, args, &mut |op: &O| op.clone(), &mut |loc| loc)
+        self.copy_region_with(from, into, args, &mut Unchanged)
     }
 
-    /// [`Graph::copy_region`], each copied operation being `op(original)` and each copied
-    /// node's location `loc(original's)`.
+    /// [`Graph::copy_region`], each copied operation and location rewritten by
+    /// `rewrite`.
     pub fn copy_region_with(
         &mut self,
         from: Region,
         into: Region,
         args: &[Origin],
-        op: &mut dyn FnMut(&O) -> O,
-        loc: &mut dyn FnMut(O::Loc) -> O::Loc,
+        rewrite: &mut dyn Rewrite<O>,
     ) -> Vec<Origin> {
         assert!(
             !self.region_within(into, from),
@@ -53,80 +71,72 @@ impl<O: Operation> Graph<O> {
                 "argument {i} of the copy"
             );
         }
-        let mut copier = Copier { op, loc };
-        copier.region(self, from, into, args)
+        copy(self, from, into, args, rewrite)
     }
 }
 
-/// The rewriting of a copy, through the recursion.
-struct Copier<'f, O: Operation> {
-    op: &'f mut dyn FnMut(&O) -> O,
-    loc: &'f mut dyn FnMut(O::Loc) -> O::Loc,
-}
-
-impl<O: Operation> Copier<'_, O> {
-    /// Copies the nodes of `from` into `into` on `args`; returns the results' copies.
-    fn region(
-        &mut self,
-        g: &mut Graph<O>,
-        from: Region,
-        into: Region,
-        args: &[Origin],
-    ) -> Vec<Origin> {
-        // what each origin of `from` is in the copy: its arguments, then each node's
-        // outputs as the node is copied (producers first)
-        let mut map: FxHashMap<Origin, Origin> = FxHashMap::default();
-        map.extend(g.arg_origins(from).zip(args.iter().copied()));
-        for n in g.topological_order(from) {
-            let inputs: Vec<Origin> = g.inputs(n).iter().map(|o| map[o]).collect();
-            let copy = match g.kind(n) {
-                NodeKind::Simple(original) => {
-                    let op = (self.op)(original);
-                    let types = g.output_types(n);
-                    g.add_simple(into, op, &inputs, &types)
-                }
-                NodeKind::Gamma { arms } => {
-                    let arms = arms.clone();
-                    let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
-                    let new_arms = g.kind(gamma).subregions().to_vec();
-                    for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
-                        let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
-                        for o in self.region(g, arm, new_arm, &arm_args) {
-                            g.add_result(new_arm, o);
-                        }
+/// Copies the nodes of `from` into `into` on `args`; returns the results' copies.
+fn copy<O: Operation>(
+    g: &mut Graph<O>,
+    from: Region,
+    into: Region,
+    args: &[Origin],
+    rewrite: &mut dyn Rewrite<O>,
+) -> Vec<Origin> {
+    // what each origin of `from` is in the copy: its arguments, then each node's
+    // outputs as the node is copied (producers first)
+    let mut map: FxHashMap<Origin, Origin> = FxHashMap::default();
+    map.extend(g.arg_origins(from).zip(args.iter().copied()));
+    for n in g.topological_order(from) {
+        let inputs: Vec<Origin> = g.inputs(n).iter().map(|o| map[o]).collect();
+        let copy_of_n = match g.kind(n) {
+            NodeKind::Simple(original) => {
+                let op = rewrite.op(original);
+                let types = g.output_types(n);
+                g.add_simple(into, op, &inputs, &types)
+            }
+            NodeKind::Gamma { arms } => {
+                let arms = arms.clone();
+                let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
+                let new_arms = g.kind(gamma).subregions().to_vec();
+                for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
+                    let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
+                    for o in copy(g, arm, new_arm, &arm_args, rewrite) {
+                        g.add_result(new_arm, o);
                     }
-                    for ty in g.output_types(n) {
-                        g.add_output(gamma, ty);
-                    }
-                    gamma
                 }
-                NodeKind::Theta { body } => {
-                    let body = *body;
-                    let theta = g.add_theta(into, &inputs);
-                    let new_body = g.theta_body(theta);
-                    let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
-                    let results = self.region(g, body, new_body, &body_args);
-                    for (i, o) in results.into_iter().enumerate() {
-                        g.set_result(new_body, i, o);
-                    }
-                    theta
+                for ty in g.output_types(n) {
+                    g.add_output(gamma, ty);
                 }
-                NodeKind::Lambda { .. } => {
-                    unreachable!("{n}: a λ below the root (the verifier's rule)")
+                gamma
+            }
+            NodeKind::Theta { body } => {
+                let body = *body;
+                let theta = g.add_theta(into, &inputs);
+                let new_body = g.theta_body(theta);
+                let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
+                let results = copy(g, body, new_body, &body_args, rewrite);
+                for (i, o) in results.into_iter().enumerate() {
+                    g.set_result(new_body, i, o);
                 }
-            };
-            let l = (self.loc)(g.node(n).loc);
-            g.set_loc(copy, l);
-            map.extend(g.outputs(n).zip(g.outputs(copy)));
-        }
-        g.results(from).iter().map(|o| map[o]).collect()
+                theta
+            }
+            NodeKind::Lambda { .. } => {
+                unreachable!("{n}: a λ below the root (the verifier's rule)")
+            }
+        };
+        let loc = rewrite.loc(g.node(n).loc);
+        g.set_loc(copy_of_n, loc);
+        map.extend(g.outputs(n).zip(g.outputs(copy_of_n)));
     }
+    g.results(from).iter().map(|o| map[o]).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use vliw_ir::{DataValue, InstructionData, Module, SourceLoc};
 
+    use super::Rewrite;
     use crate::graph::{Node, Origin, Region};
     use crate::ops::{Op, Rvsdg};
     use crate::{Evaluator, parse_graph, verify};
@@ -331,15 +341,15 @@ lambda @h(i64, i64) -> i64 export {{
         let l = g.add_lambda(info, &types);
         let into = g.lambda_body(l);
         let args: Vec<Origin> = g.arg_origins(into).collect();
-        let (mut ops, mut locs) = (0, 0);
         // every `iconst 1` becomes `iconst 2` (the loop counts by two and tests bit
         // 1 instead of bit 0), and the locations move to file 1
-        let results = g.copy_region_with(
-            from,
-            into,
-            &args,
-            &mut |op: &Op| {
-                ops += 1;
+        struct Twos {
+            ops: usize,
+            locs: usize,
+        }
+        impl Rewrite<Op> for Twos {
+            fn op(&mut self, op: &Op) -> Op {
+                self.ops += 1;
                 match op {
                     Op::Inst(InstructionData::UnaryImm { opcode, imm: 1 }) => {
                         Op::Inst(InstructionData::UnaryImm {
@@ -349,22 +359,25 @@ lambda @h(i64, i64) -> i64 export {{
                     }
                     _ => op.clone(),
                 }
-            },
-            &mut |loc: SourceLoc| {
-                locs += 1;
+            }
+
+            fn loc(&mut self, loc: SourceLoc) -> SourceLoc {
+                self.locs += 1;
                 if loc.is_default() {
                     loc
                 } else {
                     SourceLoc { file: 1, ..loc }
                 }
-            },
-        );
+            }
+        }
+        let mut twos = Twos { ops: 0, locs: 0 };
+        let results = g.copy_region_with(from, into, &args, &mut twos);
         for &o in &results {
             g.add_result(into, o);
         }
         verify(&g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
         // simple nodes: 9 of them; every node: 11
-        assert_eq!((ops, locs), (9, 11));
+        assert_eq!((twos.ops, twos.locs), (9, 11));
         let text = text_of(&g, "g");
         assert!(text.contains("[1:1:1] n0 = iconst 0"), "{text}");
         assert!(text.contains("[1:2:7] n5 = gamma"), "{text}");

@@ -9,7 +9,8 @@
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ;
 //! - `build`: a λ from a restructured function; `module`: the codegen unit's graph;
-//! - `opt`: the optimizations, one file each;
+//! - `opt`: the optimizations, one file each; `call_graph`: who calls whom, its
+//!   strongly connected components bottom-up (for the inliner);
 //! - `destroy`: the structural way back to the SSA IR;
 //! - `text`: the text form (printer and parser); `dot`: a Graphviz drawing;
 //! - `verify`: the well-formedness rules (structure, acyclicity, shapes, typing,
@@ -19,6 +20,7 @@
 //! - `options`, `report`: what the pipeline sets and what the passes count.
 
 pub mod build;
+pub mod call_graph;
 pub mod copy;
 pub mod destroy;
 pub mod dot;
