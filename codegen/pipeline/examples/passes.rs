@@ -7,7 +7,8 @@
 //! ```
 //!
 //! The options are the backend's (`-Cllvm-args`, `docs/pipeline.md`); `dump=` defaults
-//! to `after:all`.
+//! to `after:all`; `stats` prints the passes' counters on stderr at the end, one
+//! `vliw-stats: key=value ...` line, as the backend does.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,7 +34,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut words = args[1..].join(" ");
+    let stats = args[1..].iter().any(|a| a == "stats");
+    let mut words = args[1..]
+        .iter()
+        .filter(|a| *a != "stats")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
     if !args[1..].iter().any(|a| a.starts_with("dump=")) {
         words.push_str(" dump=after:all");
     }
@@ -46,8 +53,12 @@ fn main() -> ExitCode {
     };
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     options.dump_to = Some(sink.clone());
+    options.backend.counters = stats.then(vliw_pipeline::Counters::new);
     let result = vliw_pipeline::compile_module(&module, &options);
     let _ = std::io::stdout().write_all(&sink.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(c) = &options.backend.counters {
+        eprintln!("{}", c.to_line());
+    }
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {

@@ -217,6 +217,8 @@ impl Options {
         "sequentialize",
         "rvsdg-dne",
         "rvsdg-ivr",
+        "rvsdg-inline",
+        "rvsdg-inline-threshold",
         "verify",
         "dump",
         "dump-format",
@@ -240,6 +242,12 @@ impl Options {
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,
+            "rvsdg-inline" => self.rvsdg.inline = on_off(key, value)?,
+            "rvsdg-inline-threshold" => {
+                self.rvsdg.inline_options.threshold = value.parse().map_err(|_| {
+                    format!("rvsdg-inline-threshold={value}: expected a number of nodes")
+                })?
+            }
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,
@@ -371,6 +379,19 @@ mod tests {
         assert!(Options::parse("bogus=1").is_err());
         assert!(Options::parse("mem2reg").is_err());
         assert_eq!(
+            Options::parse("rvsdg-inline-threshold=12")
+                .unwrap()
+                .rvsdg
+                .inline_options
+                .threshold,
+            12
+        );
+        assert!(
+            Options::parse("rvsdg-inline-threshold=many")
+                .unwrap_err()
+                .contains("number of nodes")
+        );
+        assert_eq!(
             Options::parse("verify=no").unwrap().verify,
             VerifyLevel::None
         );
@@ -389,6 +410,7 @@ mod tests {
                 "ssa-destruction" => "boissinot",
                 "sequentialize" => "structural",
                 "machine" => "width=2",
+                "rvsdg-inline-threshold" => "50",
                 _ => "off",
             };
             Options::new()

@@ -174,6 +174,29 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-inline",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "inlining: direct calls of small λs of the unit replaced by copies of \
+                their bodies, callees first, honouring inline(never|always), cold, \
+                recursion and rvsdg-inline-threshold= (vliw_rvsdg::opt::inline)",
+        switch: Some(Switch {
+            name: "rvsdg-inline",
+            off: "rvsdg-inline=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.inline,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::inline_calls(
+                &mut rm.graph,
+                &rm.roots,
+                &o.rvsdg.inline_options,
+                &mut report,
+            );
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-ivr",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

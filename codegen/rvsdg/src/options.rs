@@ -1,6 +1,7 @@
 //! The RVSDG middle end's options (the pipeline parses them from `-Cllvm-args`).
 
 use crate::module::Sequentializer;
+use crate::opt::InlineOptions;
 
 /// Which RVSDG passes run, and how the graph goes back to control flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +15,10 @@ pub struct Options {
     pub dne: bool,
     /// Invariant value redirection (`rvsdg-ivr=on|off`).
     pub ivr: bool,
+    /// Inlining (`rvsdg-inline=on|off`).
+    pub inline: bool,
+    /// The inliner's cost model (`rvsdg-inline-threshold=N`).
+    pub inline_options: InlineOptions,
 }
 
 impl Default for Options {
@@ -23,6 +28,8 @@ impl Default for Options {
             sequentialize: Sequentializer::Structural,
             dne: true,
             ivr: true,
+            inline: true,
+            inline_options: InlineOptions::default(),
         }
     }
 }

@@ -12,8 +12,13 @@
 //! the θ's predicate. A λ is needed when it is exported or weak, named by a data
 //! object of the module, or named (called, or its address taken) by a needed node.
 //! Sweeping removes unmarked nodes consumers first, and the unmarked variables of
-//! the structural nodes that stay.
+//! the structural nodes that stay. Last, each λ's shell keeps only the declarations
+//! its remaining nodes name (`fnN`, `sigN`, `gvN`, `ssN`, renumbered): a callee or
+//! symbol named by removed nodes only (a call that was inlined, an address that is no
+//! longer passed) may be a λ removed here, which the module could no longer resolve,
+//! and a stack slot nothing addresses only takes frame space.
 
+use cranelift_entity::EntityRef;
 use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{InstructionData, Linkage};
 
@@ -68,8 +73,85 @@ pub fn dead_node_elimination(g: &mut Rvsdg, roots: &FxHashSet<String>, report: &
         }
         let body = g.lambda_body(l);
         removed += sweep(g, body, &live, &nodes);
+        let declarations = sweep_declarations(g, l);
+        report.count("dne.declarations", declarations as u64);
     }
     report.count("dne.nodes", removed as u64);
+}
+
+/// Removes the declarations of λ `l`'s shell that no node below its body names
+/// (callees, signatures of indirect calls, symbols, stack slots), renumbering the
+/// others in the nodes that name them. Returns how many went.
+fn sweep_declarations(g: &mut Rvsdg, l: Node) -> usize {
+    let nodes: Vec<Node> = g
+        .regions_below(g.lambda_body(l))
+        .iter()
+        .flat_map(|&r| g.nodes(r).to_vec())
+        .filter(|&n| g.op(n).is_some())
+        .collect();
+    let info = g.lambda_info(l);
+    let mut funcs = vec![None; info.ext_funcs.len()];
+    let mut sigs = vec![None; info.signatures.len()];
+    let mut globals = vec![None; info.globals.len()];
+    let mut slots = vec![None; info.stack_slots.len()];
+    for &n in &nodes {
+        match g.op(n) {
+            Some(Op::Inst(InstructionData::Call { func, .. })) => funcs[func.index()] = Some(*func),
+            Some(Op::Inst(InstructionData::CallIndirect { sig, .. })) => {
+                sigs[sig.index()] = Some(*sig)
+            }
+            Some(Op::Inst(InstructionData::SymbolAddr { global, .. })) => {
+                globals[global.index()] = Some(*global)
+            }
+            Some(Op::Inst(InstructionData::StackAddr { slot, .. })) => {
+                slots[slot.index()] = Some(*slot)
+            }
+            _ => {}
+        }
+    }
+    fn unused<T>(v: &[Option<T>]) -> usize {
+        v.iter().filter(|x| x.is_none()).count()
+    }
+    let unused = unused(&funcs) + unused(&sigs) + unused(&globals) + unused(&slots);
+    if unused == 0 {
+        return 0;
+    }
+    // the used ones, in their order, numbered anew
+    let info = g.lambda_info_mut(l);
+    let old_funcs = std::mem::take(&mut info.ext_funcs);
+    for f in funcs.iter_mut() {
+        *f = f.map(|f| info.ext_funcs.push(old_funcs[f].clone()));
+    }
+    let old_sigs = std::mem::take(&mut info.signatures);
+    for s in sigs.iter_mut() {
+        *s = s.map(|s| info.signatures.push(old_sigs[s].clone()));
+    }
+    let old_globals = std::mem::take(&mut info.globals);
+    for gv in globals.iter_mut() {
+        *gv = gv.map(|gv| info.globals.push(old_globals[gv].clone()));
+    }
+    let old_slots = std::mem::take(&mut info.stack_slots);
+    for ss in slots.iter_mut() {
+        *ss = ss.map(|ss| info.stack_slots.push(old_slots[ss]));
+    }
+    for n in nodes {
+        if let NodeKind::Simple(Op::Inst(data)) = g.kind_mut(n) {
+            match data {
+                InstructionData::Call { func, .. } => *func = funcs[func.index()].unwrap_or(*func),
+                InstructionData::CallIndirect { sig, .. } => {
+                    *sig = sigs[sig.index()].unwrap_or(*sig)
+                }
+                InstructionData::SymbolAddr { global, .. } => {
+                    *global = globals[global.index()].unwrap_or(*global)
+                }
+                InstructionData::StackAddr { slot, .. } => {
+                    *slot = slots[slot.index()].unwrap_or(*slot)
+                }
+                _ => {}
+            }
+        }
+    }
+    unused
 }
 
 struct Marker<'a> {
