@@ -3,7 +3,7 @@
 //!
 //! - A γ exit variable whose result is, in every arm, the argument of one and the
 //!   same entry variable is that entry variable's input. An arm whose result is an
-//!   `undef` node agrees with any entry: `undef` may be refined to any value, this one
+//!   `undef` node (or an entry variable whose input is one) agrees with any entry: `undef` may be refined to any value, this one
 //!   included (restructuring gives exit paths `undef` for the values they do not
 //!   carry, and this is what lets those values be seen as invariant again).
 //! - A θ loop variable whose next value is its own argument is invariant: its output
@@ -57,8 +57,9 @@ fn gamma(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
         }
         let mut entry = None;
         let invariant = arms.iter().all(|&arm| match g.results(arm)[k] {
+            Origin::Arg(_, j) if is_undef(g, g.input(n, j as usize + 1)) => true,
             Origin::Arg(_, j) => *entry.get_or_insert(j) == j,
-            Origin::Out(m, _) => is_undef(g, m),
+            o => is_undef(g, o),
         });
         if let (true, Some(j)) = (invariant, entry) {
             let input = g.input(n, j as usize + 1);
@@ -86,6 +87,9 @@ fn theta(g: &mut Rvsdg, n: Node, body: Region) -> usize {
     count
 }
 
-fn is_undef(g: &Rvsdg, n: Node) -> bool {
-    matches!(g.op(n), Some(Op::Inst(data)) if data.opcode() == Opcode::Undef)
+/// Whether `o` is the output of an `undef` node.
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o)
+        .and_then(|n| g.op(n))
+        .is_some_and(|op| matches!(op, Op::Inst(data) if data.opcode() == Opcode::Undef))
 }
