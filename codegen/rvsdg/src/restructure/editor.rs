@@ -1,7 +1,7 @@
 //! The editing layer of the restructuring: the function with a mirror of its CFG that
 //! stays exact under the edits (successors and predecessors per block, deduplicated
 //! like `vliw_ir::ControlFlowGraph`), edge groups, constants created where an edge
-//! needs them, and mux blocks (a selector parameter and shared slots, switching to
+//! needs them, and mux blocks (a selector parameter and slots, switching to
 //! several targets).
 //!
 //! Every edit keeps values block-local (rule 1 of the module documentation): the
@@ -28,10 +28,8 @@ pub(crate) struct Edge {
 /// A block that switches on a selector parameter to `targets[i]` when the selector is
 /// `i`: `brif sel, targets[1], targets[0]` for two targets (selector `i1`), `switch sel,
 /// targets[n-1], [0 -> targets[0], ..., n-2 -> targets[n-2]]` for more (selector `i32`).
-/// The other parameters are slots shared among the targets by type: the `k`-th
-/// parameter of type `t` of every target is fed from the `k`-th slot of type `t`, so
-/// the mux has, per type, as many slots as the target with the most parameters of that
-/// type.
+/// The other parameters are the targets' slots, one per parameter of each target, in
+/// the order of the targets.
 pub(crate) struct Mux {
     pub block: Block,
     pub targets: Vec<Block>,
@@ -399,36 +397,19 @@ impl<'f> Editor<'f> {
         let n = targets.len();
         assert!(n >= 2, "a mux has at least two targets");
         let sel_ty = if n == 2 { Type::I1 } else { Type::I32 };
-        // Slots by type: per type, the slots of that type in order.
-        let mut by_type: Vec<(Type, Vec<usize>)> = Vec::new();
+        // Each target has slots of its own: sharing them by type would save parameters
+        // but would make one slot carry different values on different paths (a loop's
+        // bound in the exit's slot on one path, in the header's on another), which
+        // hides what is invariant from the RVSDG's passes. A slot is `undef` on the
+        // paths to other targets, and invariant value redirection treats `undef` as
+        // agreeing with anything.
         let mut slot_tys: Vec<Type> = Vec::new();
         let mut slot_of: Vec<Vec<usize>> = Vec::with_capacity(n);
         for &t in targets {
-            let mut seen: Vec<(Type, usize)> = Vec::new();
             let mut mine = Vec::new();
             for ty in self.param_types(t) {
-                let k = match seen.iter_mut().find(|(x, _)| *x == ty) {
-                    Some((_, c)) => {
-                        *c += 1;
-                        *c - 1
-                    }
-                    None => {
-                        seen.push((ty, 1));
-                        0
-                    }
-                };
-                let list = match by_type.iter().position(|(x, _)| *x == ty) {
-                    Some(p) => &mut by_type[p].1,
-                    None => {
-                        by_type.push((ty, Vec::new()));
-                        &mut by_type.last_mut().expect("just pushed").1
-                    }
-                };
-                if list.len() == k {
-                    list.push(slot_tys.len());
-                    slot_tys.push(ty);
-                }
-                mine.push(list[k]);
+                mine.push(slot_tys.len());
+                slot_tys.push(ty);
             }
             slot_of.push(mine);
         }
