@@ -389,3 +389,271 @@ fn slot_bytes(size: u32, align: u32) -> u64 {
     let align = u64::from(align.max(1));
     u64::from(size).div_ceil(align) * align
 }
+
+#[cfg(test)]
+mod tests {
+    use rustc_hash::FxHashSet;
+    use vliw_ir::{DataValue, Module};
+
+    use super::*;
+    use crate::opt::dead_node_elimination;
+    use crate::{Evaluator, parse_graph, verify};
+
+    /// The graph of `text`, inlined with `threshold`, verified; and the counters.
+    fn inlined(text: &str, threshold: usize) -> (Rvsdg, Report) {
+        let mut g = parse_graph(text).unwrap_or_else(|e| panic!("{e}"));
+        verify(&g).unwrap_or_else(|e| panic!("{}", e[0]));
+        let mut report = Report::default();
+        let options = InlineOptions { threshold };
+        inline_calls(&mut g, &FxHashSet::default(), &options, &mut report);
+        verify(&g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
+        (g, report)
+    }
+
+    /// Evaluates `@name(args)`, the λs' shells making the module (their symbols).
+    fn call(g: &Rvsdg, name: &str, args: &[DataValue]) -> Vec<DataValue> {
+        let m = Module {
+            functions: g
+                .lambdas()
+                .iter()
+                .map(|&l| g.lambda_info(l).clone())
+                .collect(),
+            ..Module::default()
+        };
+        let mut ev = Evaluator::new(g, &m);
+        ev.call(name, args)
+            .unwrap_or_else(|t| panic!("@{name}: {t}"))
+    }
+
+    fn calls_in(g: &Rvsdg, name: &str) -> usize {
+        let l = g
+            .lambdas()
+            .into_iter()
+            .find(|&l| g.lambda_info(l).name == name)
+            .expect("the λ");
+        direct_calls(g, l).len()
+    }
+
+    /// `@callee(x) = x + 1` with a stack slot of `bytes`, and `@caller` that calls it
+    /// `n` times in a row (`caller(x) = x + n`).
+    fn slot_callee(bytes: u32, n: usize, caller_linkage: &str) -> String {
+        let mut s = format!(
+            "lambda @callee(i64) -> i64 {{
+    ss0 = stack_slot {bytes}, align 8
+  (a0: i64, a1: mem, a2: io):
+    n0 = stack_addr ss0 : ptr
+    n1 = store a0, n0, a1 : mem
+    n2 = load n0, n1 : i64, mem
+    n3 = iconst 1 : i64
+    n4 = iadd n2.0, n3 : i64
+    -> (n4, n2.1, a2)
+}}
+lambda @caller(i64) -> i64 {caller_linkage} {{
+    fn0 = @callee(i64) -> i64
+    fn1 = @caller(i64) -> i64
+  (a0: i64, a1: mem, a2: io):
+"
+        );
+        let (mut v, mut m, mut io) = ("a0".to_string(), "a1".to_string(), "a2".to_string());
+        for i in 0..n {
+            s += &format!("    n{i} = call fn0 {v}, {m}, {io} : i64, mem, io\n");
+            (v, m, io) = (format!("n{i}.0"), format!("n{i}.1"), format!("n{i}.2"));
+        }
+        s + &format!("    -> ({v}, {m}, {io})\n}}\n")
+    }
+
+    #[test]
+    fn stack_slots_are_budgeted() {
+        use DataValue::I64;
+        // 4 × 1000 bytes fit in 4 KiB, a fifth 1000 does not
+        let (g, r) = inlined(&slot_callee(1000, 5, "export"), 30);
+        assert_eq!(r.get("inline.calls-inlined"), 4);
+        assert_eq!(r.get("inline.refused-size"), 1);
+        assert_eq!(calls_in(&g, "caller"), 1);
+        assert_eq!(call(&g, "caller", &[I64(10)]), [I64(15)]);
+        // slots are rounded up to their alignment: 4 × 1000 = 4000 bytes
+        let caller = g.lambdas()[1];
+        assert_eq!(frame_bytes(g.lambda_info(caller)), 4000);
+        // a recursive caller (here, it calls itself after the three calls) takes
+        // 256 bytes
+        let recursive = slot_callee(100, 3, "export").replace(
+            "    -> (n2.0, n2.1, n2.2)\n",
+            "    n3 = call fn1 n2.0, n2.1, n2.2 : i64, mem, io\n    -> (n2.0, n3.1, n3.2)\n",
+        );
+        let (_, r) = inlined(&recursive, 30);
+        // two slots of 104 bytes (100 rounded up to 8), not a third
+        assert_eq!(r.get("inline.calls-inlined"), 2);
+        assert_eq!(r.get("inline.refused-size"), 1);
+        assert_eq!(r.get("inline.refused-recursive"), 1);
+    }
+
+    #[test]
+    fn a_caller_grows_within_its_budget() {
+        // @callee is 9 nodes: a caller of 60 calls may grow to 2 × 60 + 200 = 320
+        // nodes, so it takes copies while its size and the callee's stay within
+        // that: 32 (60 + 31 × 8 + 9 = 317), not a 33rd (60 + 32 × 8 + 9 = 325)
+        let text = slot_callee(8, 60, "export")
+            .replace("    n3 = iconst 1 : i64\n", "    n3 = iconst 1 : i64\n    n5 = iconst 2 : i64\n    n6 = iconst 3 : i64\n    n7 = iconst 4 : i64\n    n8 = iconst 5 : i64\n");
+        let (g, r) = inlined(&text, 30);
+        assert_eq!(r.get("inline.calls-inlined"), 32);
+        assert_eq!(r.get("inline.refused-size"), 28);
+        assert_eq!(r.get("inline.nodes-copied"), 32 * 9);
+        use DataValue::I64;
+        assert_eq!(call(&g, "caller", &[I64(0)]), [I64(60)]);
+        let caller = g.lambdas()[1];
+        assert_eq!(g.count_nodes_inside(caller), 60 + 32 * 8);
+    }
+
+    #[test]
+    fn always_ignores_the_size_but_not_recursion() {
+        let text = "
+lambda @big(i64) -> i64 inline(always) {
+  (a0: i64, a1: mem, a2: io):
+    n0 = iadd a0, a0 : i64
+    n1 = iadd n0, n0 : i64
+    n2 = iadd n1, n1 : i64
+    -> (n2, a1, a2)
+}
+lambda @rec(i64) -> i64 inline(always) {
+    fn0 = @rec(i64) -> i64
+  (a0: i64, a1: mem, a2: io):
+    -> (a0, a1, a2)
+}
+lambda @f(i64) -> i64 export {
+    fn0 = @big(i64) -> i64
+    fn1 = @rec(i64) -> i64
+  (a0: i64, a1: mem, a2: io):
+    n0 = call fn0 a0, a1, a2 : i64, mem, io
+    n1 = call fn1 n0.0, n0.1, n0.2 : i64, mem, io
+    -> (n1.0, n1.1, n1.2)
+}
+";
+        // @rec calls itself only in its declarations: it is not recursive
+        let (g, r) = inlined(text, 0);
+        assert_eq!(r.get("inline.calls-inlined"), 2);
+        assert_eq!(calls_in(&g, "f"), 0);
+        use DataValue::I64;
+        assert_eq!(call(&g, "f", &[I64(3)]), [I64(24)]);
+        let text = text.replace(
+            "  (a0: i64, a1: mem, a2: io):\n    -> (a0, a1, a2)\n}\nlambda @f",
+            "  (a0: i64, a1: mem, a2: io):\n    n0 = call fn0 a0, a1, a2 : i64, mem, io\n    \
+             -> (n0.0, n0.1, n0.2)\n}\nlambda @f",
+        );
+        let (g, r) = inlined(&text, 1000);
+        assert_eq!(r.get("inline.calls-inlined"), 1);
+        assert_eq!(r.get("inline.refused-recursive"), 2);
+        assert_eq!(calls_in(&g, "f"), 1);
+    }
+
+    #[test]
+    fn indirect_calls_symbols_and_locations_are_renumbered() {
+        // the callee's declarations in another order than the caller's, which has
+        // some of them already
+        let text = "
+lambda @target(i64) -> i64 export {
+  (a0: i64, a1: mem, a2: io):
+    -> (a0, a1, a2)
+}
+lambda @callee(i64) -> i64 {
+    sig0 = (i64, i64) -> i64
+    sig1 = (i64) -> i64
+    gv0 = symbol @other
+    gv1 = symbol @target
+    file0 = \"a.rs\"
+    file1 = \"b.rs\"
+  (a0: i64, a1: mem, a2: io):
+    [1:4:2] n0 = symbol_addr gv1 : ptr
+    [0:5:3] n1 = call_indirect sig1 n0, a0, a1, a2 : i64, mem, io
+    -> (n1.0, n1.1, n1.2)
+}
+lambda @f(i64) -> i64 export {
+    sig0 = (i64) -> i64
+    fn0 = @callee(i64) -> i64
+    gv0 = symbol @target
+    file0 = \"b.rs\"
+  (a0: i64, a1: mem, a2: io):
+    [0:1:1] n0 = call fn0 a0, a1, a2 : i64, mem, io
+    -> (n0.0, n0.1, n0.2)
+}
+";
+        let (mut g, r) = inlined(text, 30);
+        assert_eq!(r.get("inline.calls-inlined"), 1);
+        dead_node_elimination(&mut g, &FxHashSet::default(), &mut Report::default());
+        verify(&g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
+        let f = g.to_string();
+        let f = &f[f.find("lambda @f").expect("@f")..];
+        assert_eq!(
+            f,
+            "lambda @f(i64) -> i64 export {
+    sig0 = (i64) -> i64
+    gv0 = symbol @target
+    file0 = \"b.rs\"
+    file1 = \"a.rs\"
+  (a0: i64, a1: mem, a2: io):
+    [0:4:2] n0 = symbol_addr gv0 : ptr
+    [1:5:3] n1 = call_indirect sig0 n0, a0, a1, a2 : i64, mem, io
+    -> (n1.0, n1.1, n1.2)
+}
+"
+        );
+        use DataValue::I64;
+        assert_eq!(call(&g, "f", &[I64(7)]), [I64(7)]);
+    }
+
+    #[test]
+    fn calls_brought_along_by_a_copy_are_not_decided_again() {
+        // @mid calls @leaf (inlined into it first, callees first); @top then takes
+        // @mid's body with @leaf already in it, and @twice's call of @mid twice
+        let text = "
+lambda @leaf(i64) -> i64 {
+  (a0: i64, a1: mem, a2: io):
+    n0 = iconst 1 : i64
+    n1 = iadd a0, n0 : i64
+    -> (n1, a1, a2)
+}
+lambda @mid(i64) -> i64 {
+    fn0 = @leaf(i64) -> i64
+  (a0: i64, a1: mem, a2: io):
+    n0 = call fn0 a0, a1, a2 : i64, mem, io
+    n1 = call fn0 n0.0, n0.1, n0.2 : i64, mem, io
+    -> (n1.0, n1.1, n1.2)
+}
+lambda @top(i64) -> i64 export {
+    fn0 = @mid(i64) -> i64
+  (a0: i64, a1: mem, a2: io):
+    n0 = call fn0 a0, a1, a2 : i64, mem, io
+    n1 = call fn0 n0.0, n0.1, n0.2 : i64, mem, io
+    -> (n1.0, n1.1, n1.2)
+}
+";
+        let (g, r) = inlined(text, 30);
+        assert_eq!(r.get("inline.calls-inlined"), 4);
+        // 2 × 2 nodes into @mid, then 2 × its 4 into @top
+        assert_eq!(r.get("inline.nodes-copied"), 4 + 8);
+        assert_eq!(calls_in(&g, "top"), 0);
+        assert_eq!(calls_in(&g, "mid"), 0);
+        use DataValue::I64;
+        assert_eq!(call(&g, "top", &[I64(1)]), [I64(5)]);
+    }
+
+    #[test]
+    fn calls_of_another_signature_and_of_declarations_stay() {
+        let text = "
+lambda @id(i64) -> i64 {
+  (a0: i64, a1: mem, a2: io):
+    -> (a0, a1, a2)
+}
+lambda @f(i32) -> i32 export {
+    fn0 = @id(i32) -> i32
+    fn1 = @external(i32) -> i32
+  (a0: i32, a1: mem, a2: io):
+    n0 = call fn0 a0, a1, a2 : i32, mem, io
+    n1 = call fn1 n0.0, n0.1, n0.2 : i32, mem, io
+    -> (n1.0, n1.1, n1.2)
+}
+";
+        let (g, r) = inlined(text, 30);
+        assert_eq!(r.counters(), []);
+        assert_eq!(calls_in(&g, "f"), 2);
+    }
+}
