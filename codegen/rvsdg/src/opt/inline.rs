@@ -36,9 +36,10 @@
 //!    last call of a local function (its only reference, not a root: the copy replaces
 //!    the function, so the code does not grow), a [`COLD_DIVISOR`]th of it for `cold`
 //!    — and keep the caller within its budget: at most [`GROWTH_FACTOR`] times its
-//!    size before inlining plus [`GROWTH_SLACK`] nodes, and [`STACK_GROWTH`] bytes of
-//!    new stack slots ([`STACK_GROWTH_RECURSIVE`] in a recursive caller, whose frames
-//!    pile up).
+//!    size before inlining plus [`GROWTH_SLACK`] nodes (for a last call, which moves
+//!    code rather than adding some, at least [`LAST_CALL_CALLER`] nodes), and
+//!    [`STACK_GROWTH`] bytes of new stack slots ([`STACK_GROWTH_RECURSIVE`] in a
+//!    recursive caller, whose frames pile up).
 //!
 //! Calls of declarations and of functions that were not built, indirect calls, and
 //! calls whose signature is not the callee's stay.
@@ -67,6 +68,9 @@ pub const COLD_DIVISOR: usize = 4;
 pub const GROWTH_FACTOR: usize = 2;
 /// ... plus this many nodes.
 pub const GROWTH_SLACK: usize = 200;
+/// The last call of a local function may be inlined into a caller beyond its budget,
+/// up to this many nodes.
+pub const LAST_CALL_CALLER: usize = 4000;
 /// No caller grows beyond this many nodes, `inline(always)` callees included.
 pub const MAX_NODES: usize = 100_000;
 /// Bytes of stack slots that inlining may add to a caller.
@@ -230,8 +234,15 @@ impl Inliner<'_> {
         } else {
             threshold
         };
+        // the last call moves code rather than adding some: the caller's budget
+        // does not bind it, only a size that keeps the caller manageable
+        let caller_limit = if last_call {
+            budget.limit.max(LAST_CALL_CALLER)
+        } else {
+            budget.limit
+        };
         if size > limit
-            || budget.size + size > budget.limit
+            || budget.size + size > caller_limit
             || budget.stack + frame_bytes(info) > budget.stack_limit
         {
             return Err("inline.refused-size");
@@ -502,6 +513,60 @@ lambda @caller(i64) -> i64 {caller_linkage} {{
         assert_eq!(call(&g, "caller", &[I64(0)]), [I64(60)]);
         let caller = g.lambdas()[1];
         assert_eq!(g.count_nodes_inside(caller), 60 + 32 * 8);
+    }
+
+    /// A λ `name(x) = x + n` of `n` `iadd`s and one constant.
+    fn chain(name: &str, n: usize) -> String {
+        let mut s = format!(
+            "lambda @{name}(i64) -> i64 {{\n  (a0: i64, a1: mem, a2: io):\n    n0 = iconst 1 : i64\n"
+        );
+        let mut v = "a0".to_string();
+        for i in 1..=n {
+            s += &format!("    n{i} = iadd {v}, n0 : i64\n");
+            v = format!("n{i}");
+        }
+        s + &format!("    -> ({v}, a1, a2)\n}}\n")
+    }
+
+    #[test]
+    fn last_calls_are_not_bound_by_the_budget() {
+        // @f (4 nodes, so a budget of 208) calls @a and @b once each, @c twice: @a
+        // and @b (151 nodes, under 20 × 30) go in although the second passes the
+        // budget; @c (31 nodes) is over the threshold
+        let text = format!(
+            "{}{}{}
+lambda @f(i64) -> i64 export {{
+    fn0 = @a(i64) -> i64
+    fn1 = @b(i64) -> i64
+    fn2 = @c(i64) -> i64
+  (a0: i64, a1: mem, a2: io):
+    n0 = call fn0 a0, a1, a2 : i64, mem, io
+    n1 = call fn1 n0.0, n0.1, n0.2 : i64, mem, io
+    n2 = call fn2 n1.0, n1.1, n1.2 : i64, mem, io
+    n3 = call fn2 n2.0, n2.1, n2.2 : i64, mem, io
+    -> (n3.0, n3.1, n3.2)
+}}
+",
+            chain("a", 150),
+            chain("b", 150),
+            chain("c", 30)
+        );
+        let (g, r) = inlined(&text, 30);
+        assert_eq!(r.get("inline.calls-inlined"), 2);
+        assert_eq!(r.get("inline.refused-size"), 2);
+        assert_eq!(calls_in(&g, "f"), 2);
+        use DataValue::I64;
+        assert_eq!(call(&g, "f", &[I64(1)]), [I64(361)]);
+        // @a exported and called twice is never a last call: the budget stops its
+        // second copy (154 + 151 > 208), not the first @c (154 + 31), and the second
+        // @c is its last call
+        let twice = text
+            .replace("fn1 = @b(i64)", "fn1 = @a(i64)")
+            .replace("lambda @a(i64) -> i64 {", "lambda @a(i64) -> i64 export {");
+        let (g, r) = inlined(&twice, 1000);
+        assert_eq!(r.get("inline.calls-inlined"), 3);
+        assert_eq!(r.get("inline.refused-size"), 1);
+        assert_eq!(call(&g, "f", &[I64(1)]), [I64(361)]);
     }
 
     #[test]
