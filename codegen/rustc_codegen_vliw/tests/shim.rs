@@ -271,6 +271,46 @@ fn thread_local_statics_use_tls_addr() {
     vliw_ir::verifier::verify_module(&m).unwrap();
 }
 
+/// rustc's inlining attributes and `#[cold]` reach the IR functions, as
+/// rustc_codegen_llvm gives them to LLVM (`#[optimize(none)]` is never inlined).
+#[test]
+fn inlining_attributes_reach_the_ir() {
+    use vliw_ir::InlineHint::*;
+    let dir = tempfile::tempdir().unwrap();
+    let m = compile_to_ir(&fixture("inline_attrs.rs"), dir.path(), &[]);
+    let got: Vec<(&str, vliw_ir::InlineHint, bool)> = [
+        "plain",
+        "hint",
+        "always",
+        "never",
+        "optimize_none",
+        "cold",
+        "cold_never",
+        "entry",
+    ]
+    .into_iter()
+    .map(|name| {
+        let f = m
+            .function(name)
+            .unwrap_or_else(|| panic!("@{name} is generated"));
+        (name, f.inline, f.cold)
+    })
+    .collect();
+    assert_eq!(
+        got,
+        [
+            ("plain", Default, false),
+            ("hint", Hint, false),
+            ("always", Always, false),
+            ("never", Never, false),
+            ("optimize_none", Never, false),
+            ("cold", Default, true),
+            ("cold_never", Never, true),
+            ("entry", Default, false),
+        ]
+    );
+}
+
 #[test]
 fn options_dumps_and_timings() {
     let dir = tempfile::tempdir().unwrap();
