@@ -7,7 +7,8 @@
 //! ```
 //!
 //! The options are the backend's (`-Cllvm-args`, `docs/pipeline.md`); `dump=` defaults
-//! to `after:all`.
+//! to `after:all` (to nothing with `stats`). The word `stats` prints the passes' counters (as rustc's `-Cllvm-args=stats`
+//! does) on a last line, `vliw-stats: NAME=COUNT ...`.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,8 +34,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut words = args[1..].join(" ");
-    if !args[1..].iter().any(|a| a.starts_with("dump=")) {
+    let stats = args[1..].iter().any(|a| a == "stats");
+    let mut words = args[1..]
+        .iter()
+        .filter(|a| *a != "stats")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !stats && !args[1..].iter().any(|a| a.starts_with("dump=")) {
         words.push_str(" dump=after:all");
     }
     let mut options = match vliw_pipeline::Options::parse(&words) {
@@ -46,8 +53,14 @@ fn main() -> ExitCode {
     };
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     options.dump_to = Some(sink.clone());
+    if stats {
+        options.backend.counters = Some(vliw_machine::Counters::new());
+    }
     let result = vliw_pipeline::compile_module(&module, &options);
     let _ = std::io::stdout().write_all(&sink.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(c) = options.counters() {
+        println!("{}", c.to_line());
+    }
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {

@@ -191,6 +191,42 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-fold",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "normal forms: constant folding with the IR's semantics, algebraic \
+                identities, divisions by safe constants made safe, constants carried \
+                into γ arms and θ bodies (vliw_rvsdg::opt::fold)",
+        switch: Some(Switch {
+            name: "rvsdg-fold",
+            off: "rvsdg-fold=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.fold,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::fold(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-strength",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "strength reduction: multiplications by powers of two as shifts, \
+                divisions and remainders by constants as shifts, masks and \
+                multiplications by magic numbers (vliw_rvsdg::opt::strength)",
+        switch: Some(Switch {
+            name: "rvsdg-strength",
+            off: "rvsdg-strength=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.strength,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::strength_reduction(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

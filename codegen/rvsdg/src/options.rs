@@ -14,6 +14,11 @@ pub struct Options {
     pub dne: bool,
     /// Invariant value redirection (`rvsdg-ivr=on|off`).
     pub ivr: bool,
+    /// Constant folding, algebraic identities, safe divisions (`rvsdg-fold=on|off`).
+    pub fold: bool,
+    /// Strength reduction of multiplications and divisions by constants
+    /// (`rvsdg-strength=on|off`).
+    pub strength: bool,
 }
 
 impl Default for Options {
@@ -23,6 +28,8 @@ impl Default for Options {
             sequentialize: Sequentializer::Structural,
             dne: true,
             ivr: true,
+            fold: true,
+            strength: true,
         }
     }
 }
