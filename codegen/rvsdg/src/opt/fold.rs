@@ -19,9 +19,12 @@
 //!   type's bounds, `umulhi` by 0 and 1, overflow operations by 0 and 1, divisions by
 //!   1 and -1 once safe, `select` on a constant or between equal values, `icmp` of a
 //!   value with itself and against the bounds of its type (`ult x, 0` is false),
-//!   `icmp eq/ne (x % 2^k), 0` as a mask, float `x*1`, `x/1`, `x*-1`, `x/-1`,
-//!   `x-(+0)`, `x+(-0)` (never `x+0`: `-0 + 0` is `+0`), `fneg (fneg x)`, `fabs` of
-//!   `fabs` and `fneg`. Constants go to the right of commutative operations (and of
+//!   `icmp eq/ne (x % 2^k), 0` as a mask, float `x*1`, `x/1`, `x-(+0)`, `x+(-0)`
+//!   (never `x+0`: `-0 + 0` is `+0`), `fneg (fneg x)`, `fabs` of `fabs` and `fneg`.
+//!   The float ones give `x` itself where the arithmetic gives a NaN operand back
+//!   quieted: they differ only on signalling NaNs, whose payload the IR leaves
+//!   unspecified (as LLVM does, which applies the same identities); `x*-1` is not
+//!   `fneg x` for that reason (the host's multiplication keeps a NaN's sign). Constants go to the right of commutative operations (and of
 //!   `icmp`, whose condition is swapped), `x - c` becomes `x + -c`.
 //! - **Safe divisions.** `udiv sdiv urem srem` carry the I/O state because they may
 //!   trap; one whose divisor is a constant that cannot make it trap (not zero; for a
@@ -234,9 +237,14 @@ impl Folder<'_, '_> {
 
     /// A node without states: folded if its operands are constants, else simplified.
     fn pure(&mut self, n: Node, data: &InstructionData) -> bool {
-        if self.fold_constants(n, data) {
-            self.counts.constants += 1;
-            return true;
+        match self.fold_constants(n, data) {
+            Some(true) => {
+                self.counts.constants += 1;
+                return true;
+            }
+            // what is not folded on constants (a trap, a NaN) is not rewritten either
+            Some(false) => return false,
+            None => {}
         }
         let Some((rewrite, why)) = self.rule(n, data) else {
             return false;
@@ -263,31 +271,29 @@ impl Folder<'_, '_> {
         true
     }
 
-    /// Computes a node whose value operands are all constants.
-    fn fold_constants(&mut self, n: Node, data: &InstructionData) -> bool {
+    /// Computes a node whose value operands are all constants: whether it did, `None`
+    /// when some operand is not a constant.
+    fn fold_constants(&mut self, n: Node, data: &InstructionData) -> Option<bool> {
         let g = self.g();
         let nargs = data.arguments().len();
         let inputs = &g.inputs(n)[..nargs];
         let mut args = Vec::with_capacity(nargs);
         let mut types = Vec::with_capacity(nargs);
         for &o in inputs {
-            let Some(c) = const_of(g, o) else {
-                return false;
-            };
-            args.push(c);
+            args.push(const_of(g, o)?);
             types.push(vty(g, o));
         }
         let rtypes: Vec<Type> = g.outputs(n).map_while(|o| g.ty(o).value()).collect();
         let Ok(results) = eval_pure(data, &types, &args, &rtypes) else {
-            return false; // it traps at run time: leave it there
+            return Some(false); // it traps at run time: leave it there
         };
         let mut vals = Vec::with_capacity(rtypes.len());
         for (i, &ty) in rtypes.iter().enumerate() {
             let Some(bits) = results.get(i).copied().flatten() else {
-                return false;
+                return Some(false);
             };
             if is_nan(ty, bits) && !moves_bits(data.opcode()) {
-                return false;
+                return Some(false);
             }
             vals.push(bits & ty.mask());
         }
@@ -296,7 +302,7 @@ impl Folder<'_, '_> {
             self.rw.replace(Origin::Out(n, i as u32), c);
         }
         self.rw.remove_if_dead(n);
-        true
+        Some(true)
     }
 
     /// `opcode x, y` on constants of type `ty`, as the IR computes it.
@@ -445,10 +451,6 @@ impl Folder<'_, '_> {
             Fsub if cb == Some(0) => id(Val(a)),
             Fmul | Fdiv if cb == Some(one(ty)) => id(Val(a)),
             Fmul if ca == Some(one(ty)) => id(Val(b?)),
-            Fmul | Fdiv if cb == Some(one(ty) | neg_zero(ty)) => {
-                id(Val(self.rw.unary(n, Fneg, a, ty)))
-            }
-            Fmul if ca == Some(one(ty) | neg_zero(ty)) => id(Val(self.rw.unary(n, Fneg, b?, ty))),
             Fneg if inner.is_some_and(|(o, _)| o == Fneg) => id(Val(inner?.1)),
             Fabs if inner.is_some_and(|(o, _)| o == Fabs) => id(Val(a)),
             Fabs if inner.is_some_and(|(o, _)| o == Fneg) => {

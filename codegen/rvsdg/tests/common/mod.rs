@@ -1,6 +1,7 @@
 //! What the tests share: the canonical texts, differential runs.
 
 pub mod differential;
+pub mod passes;
 
 #[allow(dead_code)] // not every test file reads them
 /// The canonical texts of `tests/rvsdg/text` (name, text), without their leading
