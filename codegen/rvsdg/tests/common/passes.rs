@@ -59,7 +59,7 @@ pub fn returned(rm: &RvsdgModule, name: &str) -> Vec<Origin> {
 }
 
 /// The operation that makes `o` (`None` for an argument or a structural node).
-pub fn op_of<'g>(rm: &'g RvsdgModule, o: Origin) -> Option<&'g Op> {
+pub fn op_of(rm: &RvsdgModule, o: Origin) -> Option<&Op> {
     rm.graph.producer(o).and_then(|n| rm.graph.op(n))
 }
 
