@@ -2,9 +2,14 @@
 //! node only passes through is read from where it came from.
 //!
 //! - A γ exit variable whose result is, in every arm, the argument of one and the
-//!   same entry variable is that entry variable's input.
+//!   same entry variable is that entry variable's input. An arm whose result is an
+//!   `undef` node (or an entry variable whose input is one) agrees with any entry: `undef` may be refined to any value, this one
+//!   included (restructuring gives exit paths `undef` for the values they do not
+//!   carry, and this is what lets those values be seen as invariant again).
 //! - A θ loop variable whose next value is its own argument is invariant: its output
-//!   is its input.
+//!   is its input. So is a loop variable whose next value is the argument of an
+//!   invariant one: a θ's outputs are the last iteration's next values (its body runs
+//!   at least once), whatever its own input was.
 //!
 //! States are left alone: a state has one user, so redirecting one would have to
 //! remove the variable at once. The users of values are redirected; the variables
@@ -13,8 +18,9 @@
 //! through all of them in one run.
 
 use crate::graph::{Node, NodeKind, Origin, Region};
-use crate::ops::Rvsdg;
+use crate::ops::{Op, Rvsdg};
 use crate::report::Report;
+use vliw_ir::Opcode;
 
 /// Redirects the users of every invariant output of a γ or θ of `g`.
 pub fn invariant_value_redirection(g: &mut Rvsdg, report: &mut Report) {
@@ -51,8 +57,9 @@ fn gamma(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
         }
         let mut entry = None;
         let invariant = arms.iter().all(|&arm| match g.results(arm)[k] {
+            Origin::Arg(_, j) if is_undef(g, g.input(n, j as usize + 1)) => true,
             Origin::Arg(_, j) => *entry.get_or_insert(j) == j,
-            Origin::Out(..) => false,
+            o => is_undef(g, o),
         });
         if let (true, Some(j)) = (invariant, entry) {
             let input = g.input(n, j as usize + 1);
@@ -64,15 +71,25 @@ fn gamma(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
 
 fn theta(g: &mut Rvsdg, n: Node, body: Region) -> usize {
     let mut count = 0;
+    let invariant = |g: &Rvsdg, j: usize| g.results(body)[j + 1] == Origin::Arg(body, j as u32);
     for k in 0..g.num_outputs(n) {
         let out = Origin::Out(n, k as u32);
-        if g.has_users(out)
-            && !g.ty(out).is_state()
-            && g.results(body)[k + 1] == Origin::Arg(body, k as u32)
+        if !g.has_users(out) || g.ty(out).is_state() {
+            continue;
+        }
+        if let Origin::Arg(_, j) = g.results(body)[k + 1]
+            && invariant(g, j as usize)
         {
-            let input = g.input(n, k);
+            let input = g.input(n, j as usize);
             count += usize::from(g.divert_users(out, input) > 0);
         }
     }
     count
+}
+
+/// Whether `o` is the output of an `undef` node.
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o)
+        .and_then(|n| g.op(n))
+        .is_some_and(|op| matches!(op, Op::Inst(data) if data.opcode() == Opcode::Undef))
 }
