@@ -22,7 +22,8 @@
 //!     and `d` is even, the dividend first shifted right by the zeros of `d`, else
 //!     the "add" form `(((x - t) >> 1) + t) >> (s - 1)`; for signed, `smulhi x, m`,
 //!     `± x` when the signs of `m` and `d` differ, `>> s` arithmetic, plus its sign
-//!     bit (rounding toward zero); the remainder is `x - q * d`. `i128` divisions
+//!     bit (rounding toward zero); the remainder is `x - q * d`, with the quotient
+//!     of a division of the same operands when there is one. `i128` divisions
 //!     other than by powers of two are left alone (no 128-bit high multiply on the
 //!     machine).
 //!
@@ -30,6 +31,7 @@
 //!
 //! Counters: `strength.multiplications`, `strength.divisions`, `strength.remainders`.
 
+use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, IntCC, Opcode, Type};
 
 use super::rewrite::{Rewriter, const_of, division_cannot_trap, sext, vty};
@@ -41,6 +43,7 @@ use crate::report::Report;
 pub fn strength_reduction(g: &mut Rvsdg, report: &mut Report) {
     let (mut muls, mut divs, mut rems) = (0, 0, 0);
     let mut rw = Rewriter::new(g);
+    let mut quotients = Quotients::default();
     for l in rw.g.lambdas() {
         let body = rw.g.lambda_body(l);
         for r in rw.g.regions_below(body) {
@@ -51,7 +54,7 @@ pub fn strength_reduction(g: &mut Rvsdg, report: &mut Report) {
                 let Some(op) = rw.g.op(n).cloned() else {
                     continue;
                 };
-                match reduce(&mut rw, n, &op) {
+                match reduce(&mut rw, &mut quotients, n, &op) {
                     Some(Opcode::Imul) => muls += 1,
                     Some(Opcode::Udiv | Opcode::Sdiv) => divs += 1,
                     Some(_) => rems += 1,
@@ -68,7 +71,7 @@ pub fn strength_reduction(g: &mut Rvsdg, report: &mut Report) {
 }
 
 /// Reduces node `n`; the opcode it reduced.
-fn reduce(rw: &mut Rewriter, n: Node, op: &Op) -> Option<Opcode> {
+fn reduce(rw: &mut Rewriter, quotients: &mut Quotients, n: Node, op: &Op) -> Option<Opcode> {
     let opcode = match op {
         Op::SafeDiv(opcode) => *opcode,
         Op::Inst(InstructionData::Binary { opcode, .. }) => *opcode,
@@ -98,7 +101,7 @@ fn reduce(rw: &mut Rewriter, n: Node, op: &Op) -> Option<Opcode> {
                 return None;
             }
             let d = const_of(g, b)?;
-            divide(rw, n, opcode, a, d, ty)?
+            divide(rw, quotients, n, opcode, a, d, ty)?
         }
         _ => return None,
     };
@@ -112,6 +115,7 @@ fn reduce(rw: &mut Rewriter, n: Node, op: &Op) -> Option<Opcode> {
 /// The sequence for `opcode x, d` (`d` a constant that cannot trap, of type `ty`).
 fn divide(
     rw: &mut Rewriter,
+    quotients: &mut Quotients,
     n: Node,
     opcode: Opcode,
     x: Origin,
@@ -119,10 +123,17 @@ fn divide(
     ty: Type,
 ) -> Option<Origin> {
     let rem = matches!(opcode, Opcode::Urem | Opcode::Srem);
-    let q = match opcode {
-        Opcode::Udiv | Opcode::Urem => unsigned_quotient(rw, n, x, d, ty, rem)?,
-        _ => signed_quotient(rw, n, x, d, ty, rem)?,
+    let signed = matches!(opcode, Opcode::Sdiv | Opcode::Srem);
+    // the quotient by a magic number of the same dividend and divisor, made for the
+    // division or the remainder met before
+    let q = match quotients.get(&(x, d, signed)) {
+        Some(&q) if rw.g.producer(q).is_some_and(|p| rw.g.is_alive(p)) => Quotient::Of(q),
+        _ if signed => signed_quotient(rw, n, x, d, ty, rem)?,
+        _ => unsigned_quotient(rw, n, x, d, ty, rem)?,
     };
+    if let Quotient::Of(q) = q {
+        quotients.insert((x, d, signed), q);
+    }
     Some(match q {
         Quotient::Done(v) => v,
         Quotient::Of(q) if !rem => q,
@@ -134,6 +145,9 @@ fn divide(
         }
     })
 }
+
+/// The quotients made by magic numbers, by dividend, divisor and signedness.
+type Quotients = FxHashMap<(Origin, u128, bool), Origin>;
 
 /// What a quotient sequence gives: the quotient (the result of a division; a
 /// remainder is `x - q * d`), or directly the result asked for.
