@@ -1,5 +1,5 @@
-//! Normal forms (Reissmann et al. §5.3, "node reductions", as jlm applies them when
-//! it creates a node): constant folding, algebraic identities, safe divisions, and
+//! Normal forms (Reissmann et al. §5; jlm's node normal forms, which it applies as it
+//! creates nodes): constant folding, algebraic identities, safe divisions, and
 //! constants carried into γ arms and θ bodies.
 //!
 //! - **Constant folding.** A simple node without states whose value operands are all
