@@ -955,3 +955,22 @@ fn every_filetest_folds_to_a_fixpoint() {
     }
     assert!(total.get("fold.constants") + total.get("fold.identities") > 0);
 }
+
+#[test]
+fn the_canonical_texts_still_verify() {
+    // a node of every operation (`all-ops.rvsdg`), nested regions, calls
+    let mut checked = Vec::new();
+    for (name, text) in common::texts() {
+        let mut g = vliw_rvsdg::parse_graph(&text).unwrap();
+        if vliw_rvsdg::verify(&g).is_err() {
+            continue;
+        }
+        checked.push(name.clone());
+        let mut report = Report::default();
+        vliw_rvsdg::opt::fold(&mut g, &mut report);
+        vliw_rvsdg::verify(&g).unwrap_or_else(|e| panic!("{name} after fold: {e:?}\n{g}"));
+        vliw_rvsdg::opt::strength_reduction(&mut g, &mut report);
+        vliw_rvsdg::verify(&g).unwrap_or_else(|e| panic!("{name} after strength: {e:?}\n{g}"));
+    }
+    assert_eq!(checked, ["all-ops.rvsdg", "calls.rvsdg", "nested.rvsdg"]);
+}

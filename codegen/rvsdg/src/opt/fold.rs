@@ -177,7 +177,12 @@ impl Folder<'_, '_> {
                 default,
                 alts,
             } => {
-                let Some(v) = const_of(self.g(), self.g().input(n, 0)) else {
+                let Some(v) = self
+                    .g()
+                    .inputs(n)
+                    .first()
+                    .and_then(|&o| const_of(self.g(), o))
+                else {
                     return false;
                 };
                 if !self.g().is_used(n) {
@@ -220,7 +225,11 @@ impl Folder<'_, '_> {
     /// A division with the I/O state whose divisor cannot make it trap becomes a safe
     /// one; the state chain goes around it.
     fn make_safe(&mut self, n: Node, opcode: Opcode) -> bool {
-        let (a, b) = (self.g().input(n, 0), self.g().input(n, 1));
+        let g = self.g();
+        if g.inputs(n).len() != 3 || g.num_outputs(n) != 2 {
+            return false;
+        }
+        let (a, b) = (g.input(n, 0), g.input(n, 1));
         if !division_cannot_trap(self.g(), opcode, a, b) {
             return false;
         }
@@ -237,6 +246,14 @@ impl Folder<'_, '_> {
 
     /// A node without states: folded if its operands are constants, else simplified.
     fn pure(&mut self, n: Node, data: &InstructionData) -> bool {
+        // (the verifier's shape, which the rules below read: nothing to do otherwise)
+        let g = self.g();
+        if g.inputs(n).len() != data.arguments().len()
+            || g.num_outputs(n) == 0
+            || g.outputs(n).any(|o| g.ty(o).value().is_none())
+        {
+            return false;
+        }
         match self.fold_constants(n, data) {
             Some(true) => {
                 self.counts.constants += 1;
@@ -257,7 +274,8 @@ impl Folder<'_, '_> {
                 self.rw.replace(Origin::Out(n, 0), c);
             }
             Rewrite::Outputs(vals) => {
-                for (i, v) in vals.into_iter().enumerate() {
+                let outputs = self.g().num_outputs(n);
+                for (i, v) in vals.into_iter().enumerate().take(outputs) {
                     self.rw.replace(Origin::Out(n, i as u32), v);
                 }
             }
@@ -582,6 +600,9 @@ impl Folder<'_, '_> {
             return false;
         };
         let ty = self.g().ty(arg);
+        if ty.is_state() {
+            return false; // (an ill-typed graph: the verifier's to report)
+        }
         let c = self.rw.constant_in(r, ty, bits);
         for u in users {
             self.rw.redirect(u, c);

@@ -35,7 +35,7 @@ pub(crate) fn const_of(g: &Rvsdg, o: Origin) -> Option<u128> {
 /// The alternative of a control constant.
 pub(crate) fn ctl_of(g: &Rvsdg, o: Origin) -> Option<u32> {
     match (o, g.producer(o).and_then(|n| g.op(n))) {
-        (Origin::Out(_, 0), Some(Op::Ctl { alt, .. })) => Some(*alt),
+        (Origin::Out(_, 0), Some(Op::Ctl { alt, alts })) if g.ty(o) == Ty::Ctl(*alts) => Some(*alt),
         _ => None,
     }
 }

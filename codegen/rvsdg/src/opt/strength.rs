@@ -78,6 +78,11 @@ fn reduce(rw: &mut Rewriter, quotients: &mut Quotients, n: Node, op: &Op) -> Opt
         _ => return None,
     };
     let g = &*rw.g;
+    // (the verifier's shape: a value and its states)
+    let states = op.states().count();
+    if g.inputs(n).len() != 2 + states || g.num_outputs(n) != 1 + states {
+        return None;
+    }
     let (a, b) = (g.input(n, 0), g.input(n, 1));
     let ty = vty(g, a);
     if !ty.is_int() || ty == Type::I1 || !g.is_used(n) {
