@@ -7,7 +7,8 @@
 //! ```
 //!
 //! The options are the backend's (`-Cllvm-args`, `docs/pipeline.md`); `dump=` defaults
-//! to `after:all`.
+//! to `after:all`. A word `stats` prints the passes' counters (`vliw-stats: ...`) on
+//! stderr at the end, as `-Cllvm-args=stats` does.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,7 +34,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut words = args[1..].join(" ");
+    let stats = args[1..].iter().any(|a| a == "stats" || a == "stats=yes");
+    let words: Vec<&str> = args[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|&a| a != "stats" && a != "stats=yes")
+        .collect();
+    let mut words = words.join(" ");
     if !args[1..].iter().any(|a| a.starts_with("dump=")) {
         words.push_str(" dump=after:all");
     }
@@ -44,10 +51,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if stats {
+        options.backend.counters = Some(vliw_machine::Counters::new());
+    }
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     options.dump_to = Some(sink.clone());
     let result = vliw_pipeline::compile_module(&module, &options);
     let _ = std::io::stdout().write_all(&sink.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(c) = &options.backend.counters {
+        eprintln!("{}", c.to_line());
+    }
     match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {

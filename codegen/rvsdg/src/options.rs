@@ -14,6 +14,12 @@ pub struct Options {
     pub dne: bool,
     /// Invariant value redirection (`rvsdg-ivr=on|off`).
     pub ivr: bool,
+    /// γ simplification (`rvsdg-gamma=on|off`).
+    pub gamma: bool,
+    /// Common node elimination (`rvsdg-cne=on|off`).
+    pub cne: bool,
+    /// Loop-invariant code motion (`rvsdg-licm=on|off`).
+    pub licm: bool,
 }
 
 impl Default for Options {
@@ -23,6 +29,9 @@ impl Default for Options {
             sequentialize: Sequentializer::Structural,
             dne: true,
             ivr: true,
+            gamma: true,
+            cne: true,
+            licm: true,
         }
     }
 }

@@ -1,7 +1,13 @@
 //! The optimizations on the RVSDG, one file each.
 
+pub mod cne;
 pub mod dne;
+pub mod gamma;
 pub mod ivr;
+pub mod licm;
 
+pub use cne::common_node_elimination;
 pub use dne::dead_node_elimination;
+pub use gamma::gamma_simplification;
 pub use ivr::invariant_value_redirection;
+pub use licm::loop_invariant_code_motion;
