@@ -16,7 +16,8 @@
 //!   running them earlier changes nothing observable. Like loop-invariant code
 //!   motion, a constant alone is not hoisted (rematerializing it in each arm costs
 //!   nothing on a VLIW with free slots, while a value live across the branch costs a
-//!   register); the constants a hoisted computation reads are copied before the γ.
+//!   register); the constants a hoisted computation reads are copied before the γ
+//!   (or an equal one there is reused).
 //!   Nothing that makes a control value is hoisted: a predicate computed in the region
 //!   of the γ or θ it controls becomes a branch on the compared value, one that enters
 //!   through a variable becomes a carried alternative number.
@@ -36,6 +37,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::constants::{RegionConstants, constant, remove_unused};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -84,12 +86,13 @@ fn inline_and_hoist(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
             break;
         }
     }
+    let mut constants = RegionConstants::new(r);
     for n in g.topological_order(r) {
         for s in g.kind(n).subregions().to_vec() {
             inline_and_hoist(g, s, counts);
         }
         if matches!(g.kind(n), NodeKind::Gamma { .. }) {
-            counts.hoisted += hoist(g, n);
+            counts.hoisted += hoist(g, n, &mut constants);
         }
     }
 }
@@ -113,14 +116,16 @@ fn known_arm(g: &Rvsdg, n: Node) -> Option<usize> {
 /// Moves the nodes of arm `arm` of γ `n` into the γ's region and makes the γ's users
 /// read what the arm gives back; the γ is left without users (the caller removes it).
 /// Declines (returns false, changing nothing) when a state the arm gives back is also
-/// read by a sink in the arm: outside the γ that state would have the sink and the γ's
-/// users as two users.
+/// read by a sink in the arm (a `trap`) and the γ's output of that state goes on to
+/// anything but a result of the γ's region: outside the γ, the sink and that user
+/// would be two users of one state (a sink may only share its state with a result).
 fn inline_arm(g: &mut Rvsdg, n: Node, arm: usize) -> bool {
     let a = g.kind(n).subregions()[arm];
-    let shared_state = g
-        .results(a)
-        .iter()
-        .any(|&o| g.ty(o).is_state() && g.users(o).len() != 1);
+    let shared_state = g.results(a).iter().enumerate().any(|(k, &o)| {
+        g.ty(o).is_state()
+            && g.users(o).len() != 1
+            && !matches!(g.users(Origin::Out(n, k as u32)), [User::Res(..)])
+    });
     if shared_state {
         return false;
     }
@@ -175,23 +180,14 @@ fn key(g: &Rvsdg, m: Node) -> Option<Key> {
     Some((op.clone(), types, inputs))
 }
 
-/// The operation and type of a constant node (no inputs, one output, cheap anywhere).
-fn constant(g: &Rvsdg, c: Node) -> Option<(Op, Ty)> {
-    let op = g.op(c)?;
-    (op.is_constant_like() && g.inputs(c).is_empty() && g.num_outputs(c) == 1)
-        .then(|| (op.clone(), g.ty(Origin::Out(c, 0))))
-}
-
 /// Hoists the computations common to every arm of γ `n`; returns how many.
-fn hoist(g: &mut Rvsdg, n: Node) -> usize {
+fn hoist(g: &mut Rvsdg, n: Node, constants: &mut RegionConstants) -> usize {
     let arms = g.kind(n).subregions().to_vec();
     if arms.len() < 2 {
         return 0;
     }
     let region = g.node(n).region;
     let mut hoisted = 0;
-    // constants copied before the γ
-    let mut copies: FxHashMap<(Op, Ty), Origin> = FxHashMap::default();
     // each round hoists what reads only entry variables and constants; what read the
     // hoisted nodes reads entry variables now, for the next round
     loop {
@@ -228,11 +224,7 @@ fn hoist(g: &mut Rvsdg, n: Node) -> usize {
                 k.2.iter()
                     .map(|i| match i {
                         Input::Entry(j) => g.input(n, *j as usize + 1),
-                        Input::Constant(op, ty) => {
-                            *copies.entry((op.clone(), *ty)).or_insert_with(|| {
-                                Origin::Out(g.add_simple(region, op.clone(), &[], &[*ty]), 0)
-                            })
-                        }
+                        Input::Constant(op, ty) => constants.get(g, op, *ty),
                     })
                     .collect();
             let old_inputs = g.inputs(m).to_vec();
@@ -257,11 +249,11 @@ fn hoist(g: &mut Rvsdg, n: Node) -> usize {
                     if x != m {
                         let consts = g.inputs(x).to_vec();
                         g.remove_node(x);
-                        remove_unused_constants(g, &consts);
+                        remove_unused(g, &consts);
                     }
                 }
             }
-            remove_unused_constants(g, &old_inputs);
+            remove_unused(g, &old_inputs);
             round += 1;
         }
         if round == 0 {
@@ -270,19 +262,6 @@ fn hoist(g: &mut Rvsdg, n: Node) -> usize {
         hoisted += round;
     }
     hoisted
-}
-
-/// Removes the constants among `origins` that nothing reads any more.
-fn remove_unused_constants(g: &mut Rvsdg, origins: &[Origin]) {
-    for &o in origins {
-        if let Origin::Out(c, _) = o
-            && g.is_alive(c)
-            && !g.is_used(c)
-            && constant(g, c).is_some()
-        {
-            g.remove_node(c);
-        }
-    }
 }
 
 /// Sinks the pure nodes of `r` used in one arm of a γ only into that arm, then does

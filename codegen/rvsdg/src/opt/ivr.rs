@@ -4,7 +4,10 @@
 //! - A γ exit variable whose result is, in every arm, the argument of one and the
 //!   same entry variable is that entry variable's input.
 //! - A θ loop variable whose next value is its own argument is invariant: its output
-//!   is its input.
+//!   is its input. So is the output of a loop variable whose next value is an
+//!   invariant variable's argument (how the construction carries a value out of a
+//!   loop), which is what lets a value that an inner loop only passes through be
+//!   invariant in the outer loop.
 //!
 //! For values, the users are redirected and the variables themselves are left for
 //! dead node elimination, which removes what nobody reads any more.
@@ -130,19 +133,33 @@ fn gamma_states(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
     count
 }
 
+/// Redirects the users of the loop variables whose last value is an invariant
+/// variable's (their own, or another's: see `theta_invariant`) to that variable's
+/// input.
 fn theta_values(g: &mut Rvsdg, n: Node, body: Region) -> usize {
     let mut count = 0;
     for k in 0..g.num_outputs(n) {
         let out = Origin::Out(n, k as u32);
-        if g.has_users(out)
-            && !g.ty(out).is_state()
-            && g.results(body)[k + 1] == Origin::Arg(body, k as u32)
+        if !g.has_users(out) || g.ty(out).is_state() {
+            continue;
+        }
+        if let Origin::Arg(_, j) = g.results(body)[k + 1]
+            && theta_invariant(g, body, j as usize)
         {
-            let input = g.input(n, k);
+            let input = g.input(n, j as usize);
             count += usize::from(g.divert_users(out, input) > 0);
         }
     }
     count
+}
+
+/// Whether loop variable `j` is invariant (its next value is its argument). A loop
+/// variable whose next value is an invariant variable's argument ends with that
+/// variable's value too: the body runs at least once, and in its last run the argument
+/// holds the input. (The construction carries a value out of a loop so: an exit
+/// variable that starts `undef` and takes the value in every iteration.)
+fn theta_invariant(g: &Rvsdg, body: Region, j: usize) -> bool {
+    g.results(body)[j + 1] == Origin::Arg(body, j as u32)
 }
 
 /// Removes the memory loop variables that the body passes through without reading

@@ -14,8 +14,8 @@
 //! - **Constants** alone stay in the body: rematerializing an `iconst` in the loop
 //!   costs nothing on a VLIW with free slots, while a loop variable costs a register
 //!   across the whole loop. The constants a hoisted computation reads are copied
-//!   before the θ with it (one copy per constant and θ; the body's copy goes when
-//!   nothing reads it any more).
+//!   before the θ with it (an equal constant already there is reused; the body's goes
+//!   when nothing reads it any more).
 //! - **Control values** (a `match` on an invariant value) stay: a predicate made in
 //!   the region of the γ or θ it controls is a branch on the compared value, one that
 //!   enters through a variable becomes a carried alternative number.
@@ -24,10 +24,9 @@
 //! leaves the inner one, then the outer one. Within a body, nodes are visited
 //! producers first, so a chain of invariant computations moves in one pass.
 
-use rustc_hash::FxHashMap;
-
+use super::constants::{RegionConstants, constant, remove_unused};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
-use crate::ops::{Op, Rvsdg, Ty};
+use crate::ops::{Rvsdg, Ty};
 use crate::report::Report;
 
 /// Hoists the invariant computations out of every θ of `g`.
@@ -43,22 +42,16 @@ pub fn loop_invariant_code_motion(g: &mut Rvsdg, report: &mut Report) {
 /// Hoists out of the θs below `r`, innermost first; returns how many nodes moved.
 fn region(g: &mut Rvsdg, r: Region) -> usize {
     let mut count = 0;
+    let mut constants = RegionConstants::new(r);
     for n in g.topological_order(r) {
         for s in g.kind(n).subregions().to_vec() {
             count += region(g, s);
         }
         if let NodeKind::Theta { body } = *g.kind(n) {
-            count += theta(g, n, body);
+            count += theta(g, n, body, &mut constants);
         }
     }
     count
-}
-
-/// A constant node: no inputs, one output, cheap anywhere.
-fn constant(g: &Rvsdg, c: Node) -> Option<(Op, Ty)> {
-    let op = g.op(c)?;
-    (op.is_constant_like() && g.inputs(c).is_empty() && g.num_outputs(c) == 1)
-        .then(|| (op.clone(), g.ty(Origin::Out(c, 0))))
 }
 
 /// Whether body node `m` can leave θ `body`: a pure computation (not a lone
@@ -78,9 +71,8 @@ fn hoistable(g: &Rvsdg, body: Region, m: Node) -> bool {
 }
 
 /// Hoists the invariant computations of θ `n`'s body; returns how many.
-fn theta(g: &mut Rvsdg, n: Node, body: Region) -> usize {
+fn theta(g: &mut Rvsdg, n: Node, body: Region, constants: &mut RegionConstants) -> usize {
     let region = g.node(n).region;
-    let mut copies: FxHashMap<(Op, Ty), Origin> = FxHashMap::default();
     let mut count = 0;
     // producers first: once a node is out, its users read an invariant argument
     for m in g.topological_order(body) {
@@ -94,9 +86,7 @@ fn theta(g: &mut Rvsdg, n: Node, body: Region) -> usize {
                 Origin::Arg(_, k) => g.input(n, k as usize),
                 Origin::Out(c, _) => {
                     let (op, ty) = constant(g, c).expect("hoistable reads constants");
-                    *copies
-                        .entry((op.clone(), ty))
-                        .or_insert_with(|| Origin::Out(g.add_simple(region, op, &[], &[ty]), 0))
+                    constants.get(g, &op, ty)
                 }
             })
             .collect();
@@ -109,14 +99,7 @@ fn theta(g: &mut Rvsdg, n: Node, body: Region) -> usize {
             }
         }
         // the body's constants that only the moved node read
-        for o in old {
-            if let Origin::Out(c, _) = o
-                && g.is_alive(c)
-                && !g.is_used(c)
-            {
-                g.remove_node(c);
-            }
-        }
+        remove_unused(g, &old);
         count += 1;
     }
     count

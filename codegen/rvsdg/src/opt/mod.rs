@@ -1,6 +1,7 @@
 //! The optimizations on the RVSDG, one file each.
 
 pub mod cne;
+mod constants;
 pub mod dne;
 pub mod gamma;
 pub mod ivr;
