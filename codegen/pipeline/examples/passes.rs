@@ -8,7 +8,7 @@
 //!
 //! The options are the backend's (`-Cllvm-args`, `docs/pipeline.md`); `dump=` defaults
 //! to `after:all`. A word `stats` prints the passes' counters (`vliw-stats: ...`) on
-//! stderr at the end, as `-Cllvm-args=stats` does.
+//! stderr at the end, as `-Cllvm-args=stats` does; `time-passes` their times.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -34,11 +34,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let stats = args[1..].iter().any(|a| a == "stats" || a == "stats=yes");
+    let flag = |name: &str| args[1..].iter().any(|a| a == name);
+    let (stats, time_passes) = (flag("stats"), flag("time-passes"));
     let words: Vec<&str> = args[1..]
         .iter()
         .map(String::as_str)
-        .filter(|&a| a != "stats" && a != "stats=yes")
+        .filter(|&a| a != "stats" && a != "time-passes")
         .collect();
     let mut words = words.join(" ");
     if !args[1..].iter().any(|a| a.starts_with("dump=")) {
@@ -54,12 +55,18 @@ fn main() -> ExitCode {
     if stats {
         options.backend.counters = Some(vliw_machine::Counters::new());
     }
+    if time_passes {
+        options.timings = Some(vliw_pipeline::Timings::new());
+    }
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     options.dump_to = Some(sink.clone());
     let result = vliw_pipeline::compile_module(&module, &options);
     let _ = std::io::stdout().write_all(&sink.lock().unwrap_or_else(|e| e.into_inner()));
     if let Some(c) = &options.backend.counters {
         eprintln!("{}", c.to_line());
+    }
+    if let Some(t) = &options.timings {
+        eprint!("{}", t.to_text());
     }
     match result {
         Ok(_) => ExitCode::SUCCESS,

@@ -35,7 +35,9 @@
 //! may then be common to the enclosing γ's arms), sinking outermost first (what sinks
 //! into an arm may sink further into a γ inside it).
 
-use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::constants::{RegionConstants, constant, remove_unused};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
@@ -181,85 +183,109 @@ fn key(g: &Rvsdg, m: Node) -> Option<Key> {
 }
 
 /// Hoists the computations common to every arm of γ `n`; returns how many.
+///
+/// A worklist over arm 0: the candidates of each arm are indexed by key; hoisting a
+/// node turns its outputs into entry variables, which makes the nodes that read it (in
+/// every arm at once) candidates in turn. A key never comes back once handled: a new
+/// candidate reads an entry variable newer than every key handled before. So each
+/// node is looked at a bounded number of times.
 fn hoist(g: &mut Rvsdg, n: Node, constants: &mut RegionConstants) -> usize {
     let arms = g.kind(n).subregions().to_vec();
     if arms.len() < 2 {
         return 0;
     }
     let region = g.node(n).region;
-    let mut hoisted = 0;
-    // each round hoists what reads only entry variables and constants; what read the
-    // hoisted nodes reads entry variables now, for the next round
-    loop {
-        let mut by_key: Vec<FxHashMap<Key, Vec<Node>>> = Vec::with_capacity(arms.len());
-        for &arm in &arms {
-            let mut map: FxHashMap<Key, Vec<Node>> = FxHashMap::default();
-            for m in g.topological_order(arm) {
-                if let Some(k) = key(g, m) {
-                    map.entry(k).or_default().push(m);
+    let mut by_key: Vec<FxHashMap<Key, Vec<Node>>> = Vec::with_capacity(arms.len());
+    let mut indexed: Vec<FxHashSet<Node>> = Vec::with_capacity(arms.len());
+    let mut work = VecDeque::new();
+    for (a, &arm) in arms.iter().enumerate() {
+        let mut map: FxHashMap<Key, Vec<Node>> = FxHashMap::default();
+        let mut set = FxHashSet::default();
+        for m in g.topological_order(arm) {
+            if let Some(k) = key(g, m) {
+                map.entry(k).or_default().push(m);
+                set.insert(m);
+                if a == 0 {
+                    work.push_back(m);
                 }
             }
-            by_key.push(map);
         }
-        let mut round = 0;
-        for m in g.topological_order(arms[0]) {
-            // (a duplicate or a constant removed in this round)
-            if !g.is_alive(m) {
-                continue;
+        by_key.push(map);
+        indexed.push(set);
+    }
+    let mut hoisted = 0;
+    while let Some(m) = work.pop_front() {
+        // (a duplicate, or a constant, removed since)
+        if !g.is_alive(m) {
+            continue;
+        }
+        let Some(k) = key(g, m) else { continue };
+        let Some(first) = by_key[0].get(&k).and_then(|v| v.first()) else {
+            continue;
+        };
+        // the first of its kind in arm 0 (the others merge into it), used in every arm
+        if *first != m
+            || !by_key
+                .iter()
+                .all(|map| map.get(&k).is_some_and(|v| v.iter().any(|&x| g.is_used(x))))
+        {
+            continue;
+        }
+        let inputs: Vec<Origin> =
+            k.2.iter()
+                .map(|i| match i {
+                    Input::Entry(j) => g.input(n, *j as usize + 1),
+                    Input::Constant(op, ty) => constants.get(g, op, *ty),
+                })
+                .collect();
+        let old_inputs = g.inputs(m).to_vec();
+        // the users in arm 0 first: the γ's new input becomes a user too
+        let users: Vec<Vec<User>> = g.outputs(m).map(|o| g.users(o).to_vec()).collect();
+        g.move_node(m, region, &inputs);
+        let mut new_args: Vec<Vec<Origin>> = vec![Vec::new(); arms.len()];
+        for (i, users) in users.into_iter().enumerate() {
+            let args = g.add_gamma_entry(n, Origin::Out(m, i as u32));
+            for u in users {
+                g.set_origin(u, args[0]);
             }
-            let Some(k) = key(g, m) else { continue };
-            let Some(first) = by_key[0].get(&k).and_then(|v| v.first()) else {
-                continue;
-            };
-            // the first of its kind in arm 0 (the others merge into it), used in
-            // every arm
-            if *first != m
-                || !by_key
-                    .iter()
-                    .all(|map| map.get(&k).is_some_and(|v| v.iter().any(|&x| g.is_used(x))))
-            {
-                continue;
-            }
-            let inputs: Vec<Origin> =
-                k.2.iter()
-                    .map(|i| match i {
-                        Input::Entry(j) => g.input(n, *j as usize + 1),
-                        Input::Constant(op, ty) => constants.get(g, op, *ty),
-                    })
-                    .collect();
-            let old_inputs = g.inputs(m).to_vec();
-            // the users in arm 0 first: the γ's new input becomes a user too
-            let users: Vec<Vec<User>> = g.outputs(m).map(|o| g.users(o).to_vec()).collect();
-            g.move_node(m, region, &inputs);
-            for (i, users) in users.into_iter().enumerate() {
-                let args = g.add_gamma_entry(n, Origin::Out(m, i as u32));
-                for u in users {
-                    g.set_origin(u, args[0]);
+            for (a, map) in by_key.iter().enumerate() {
+                for &x in &map[&k] {
+                    if x != m {
+                        g.divert_users(Origin::Out(x, i as u32), args[a]);
+                    }
                 }
-                for (a, map) in by_key.iter().enumerate() {
-                    for &x in &map[&k] {
-                        if x != m {
-                            g.divert_users(Origin::Out(x, i as u32), args[a]);
+                new_args[a].push(args[a]);
+            }
+        }
+        for map in &mut by_key {
+            for x in map.remove(&k).unwrap_or_default() {
+                if x != m {
+                    let consts = g.inputs(x).to_vec();
+                    g.remove_node(x);
+                    remove_unused(g, &consts);
+                }
+            }
+        }
+        remove_unused(g, &old_inputs);
+        hoisted += 1;
+        // what reads the new entry variables may have become a candidate
+        for (a, args) in new_args.iter().enumerate() {
+            for &arg in args {
+                for u in g.users(arg).to_vec() {
+                    let User::In(u, _) = u else { continue };
+                    if indexed[a].contains(&u) {
+                        continue;
+                    }
+                    if let Some(ku) = key(g, u) {
+                        by_key[a].entry(ku).or_default().push(u);
+                        indexed[a].insert(u);
+                        if a == 0 {
+                            work.push_back(u);
                         }
                     }
                 }
             }
-            for map in &mut by_key {
-                for x in map.remove(&k).unwrap_or_default() {
-                    if x != m {
-                        let consts = g.inputs(x).to_vec();
-                        g.remove_node(x);
-                        remove_unused(g, &consts);
-                    }
-                }
-            }
-            remove_unused(g, &old_inputs);
-            round += 1;
         }
-        if round == 0 {
-            break;
-        }
-        hoisted += round;
     }
     hoisted
 }
@@ -313,21 +339,30 @@ fn sink_target(g: &Rvsdg, m: Node) -> Option<(Node, usize)> {
 /// Moves pure node `m` into arm `arm` of γ `n`, where its users are.
 fn sink(g: &mut Rvsdg, m: Node, n: Node, arm: usize) {
     let a = g.kind(n).subregions()[arm];
-    // the entry variables that carry m's outputs, before any is added
-    let carried: Vec<(usize, u32)> = (1..g.inputs(n).len())
-        .filter_map(|i| match g.input(n, i) {
-            Origin::Out(p, k) if p == m => Some((i - 1, k)),
+    // the entry variables that carry m's outputs (its only users), before any is
+    // added; in order, for the removal
+    let mut carried: Vec<(usize, u32)> = g
+        .outputs(m)
+        .flat_map(|o| g.users(o).iter().map(move |&u| (u, o)))
+        .filter_map(|(u, o)| match (u, o) {
+            (User::In(_, i), Origin::Out(_, k)) => Some((i as usize - 1, k)),
             _ => None,
         })
         .collect();
+    carried.sort_unstable();
+    // an entry variable that already carries an input of m (found among the users of
+    // that input), else a new one
     let inputs: Vec<Origin> = g
         .inputs(m)
         .to_vec()
         .into_iter()
         .map(|o| {
-            let existing = (1..g.inputs(n).len()).find(|&i| g.input(n, i) == o);
+            let existing = g.users(o).iter().find_map(|&u| match u {
+                User::In(x, i) if x == n && i > 0 => Some(i),
+                _ => None,
+            });
             match existing {
-                Some(i) => Origin::Arg(a, i as u32 - 1),
+                Some(i) => Origin::Arg(a, i - 1),
                 None => g.add_gamma_entry(n, o)[arm],
             }
         })
