@@ -1,13 +1,13 @@
-//! Common node elimination (Reissmann et al. §5.3): congruent nodes and structural
-//! variables become one.
+//! Common node elimination (Reissmann et al. §5, "common node elimination"):
+//! congruent nodes and structural variables become one.
 //!
 //! - **Simple nodes.** Two simple nodes of one region with the same operation (equal
 //!   with operands cleared), the same output types (an `iconst`'s type is its
 //!   output's) and the same input origins compute the same values: the first in
 //!   topological order stays, the other's users read it, and it goes (`cne.nodes`).
-//!   Only pure operations: a node with a state is an effect, and two effects are two
-//!   (a load's repetition is the memory pass's to remove, as a division's trap is
-//!   the second division's to give if the first does not).
+//!   Only pure operations: a node with a state is an effect, ordered on its state
+//!   chain, and two effects stay two (repeated loads are the memory optimizations'
+//!   business; a division that may trap is an effect on the I/O state).
 //! - **γ entry variables** with the same input are one: the arms read the first one's
 //!   argument (`cne.gamma-entries`), so the nodes of each arm that read them become
 //!   congruent too.
@@ -16,13 +16,13 @@
 //! - **θ loop variables** with the same input whose next values are congruent
 //!   (optimistically: assuming that the variables under test are equal, the next
 //!   values are computed by congruent nodes from congruent variables) are one
-//!   (`cne.theta-vars`). This is §5.3's partitioning, restricted to one θ body at a
-//!   time: the candidate variables start in classes by input and type, the body is
-//!   value-numbered with the variables of a class as one value, and classes are split
-//!   by the value numbers of the next values until nothing splits. Nodes nested in
-//!   γs or θs of the body count as distinct. By induction on the iterations, the
-//!   variables of a class hold equal values in every iteration. States are never
-//!   merged (each has one user).
+//!   (`cne.theta-vars`). This is the paper's partitioning of θ variables, one θ
+//!   body at a time: the candidate variables start in classes by input and type,
+//!   the body is value-numbered with the variables of a class as one value, and
+//!   classes are split by the value numbers of the next values until nothing splits.
+//!   Nodes nested in γs or θs of the body count as distinct. By induction on the
+//!   iterations, the variables of a class hold equal values in every iteration.
+//!   States are never merged (each has one user).
 //!
 //! Regions are processed in topological order, each node once: a γ or θ's inputs are
 //! final when it is reached, its subregions are processed then (innermost first), and

@@ -1,5 +1,5 @@
-//! γ simplification (Reissmann et al. §5.4–5.5, the γ parts of node hoisting and
-//! sinking; the constant-predicate rule is jlm's `gamma reduction`):
+//! γ simplification (Reissmann et al. §5: the γ parts of "node push-out" and "node
+//! pull-in"; the known-arm rule is jlm's γ reduction):
 //!
 //! - **A γ whose arm is known** — its predicate is a control constant (`ctlN k`), or
 //!   it has one arm — is replaced by that arm: the arm's nodes move into the γ's

@@ -1,4 +1,4 @@
-//! Loop-invariant code motion (Reissmann et al. §5.5, node hoisting out of θs): a
+//! Loop-invariant code motion (Reissmann et al. §5, "node push-out" of θs): a
 //! computation of a θ body whose inputs do not change from one iteration to the next
 //! is done once, before the θ, and enters the body as a new invariant loop variable
 //! (`licm.hoisted`).
