@@ -6,6 +6,8 @@
 //!   replacement of aggregates). Minimal pruned SSA: a parameter only where the value
 //!   is live and two definitions meet.
 //! - [`dce`]: instructions without side effects whose results are unused are removed.
+//! - [`jump_threading`]: a branch to a block that only branches again goes straight on
+//!   when it can tell where (a jump, or a test of a constant it passes).
 //!
 //! Each pass keeps the function verifiable (the tests run the verifier and the
 //! interpreter before and after) and reports what it did, for `time-passes` and the
@@ -13,7 +15,9 @@
 
 mod dce;
 mod dominance_frontier;
+mod jump_threading;
 mod mem2reg;
 
 pub use dce::{DceStats, dce};
+pub use jump_threading::{ThreadStats, jump_threading};
 pub use mem2reg::{Mem2RegStats, mem2reg};

@@ -1,4 +1,4 @@
-//! mem2reg and DCE against the interpreter: every IR filetest of the repository with
+//! mem2reg, DCE and jump threading against the interpreter: every IR filetest of the repository with
 //! run lines, and hand-written cases for what is promoted and what is not. A pass must
 //! keep the module verifiable and every run's results, traps and output.
 
@@ -10,7 +10,7 @@ use vliw_ir::filetest::{Run, directives};
 use vliw_ir::{
     DataValue, Interpreter, Module, Opcode, Trap, TrapKind, parse_module, verify_module,
 };
-use vliw_opt::{Mem2RegStats, dce, mem2reg};
+use vliw_opt::{Mem2RegStats, ThreadStats, dce, jump_threading, mem2reg};
 
 fn optimized(module: &Module) -> (Module, Mem2RegStats) {
     let mut out = module.clone();
@@ -18,6 +18,7 @@ fn optimized(module: &Module) -> (Module, Mem2RegStats) {
     for func in &mut out.functions {
         stats += mem2reg(func);
         dce(func);
+        jump_threading(func);
     }
     if let Err(e) = verify_module(&out) {
         panic!("the optimized module does not verify:\n{e}\n{out}");
@@ -320,4 +321,146 @@ block0(v0: i64, v1: i64):
         stats.removed, 2,
         "iadd and imul go; udiv can trap; the constant is used"
     );
+}
+
+/// Jump threading alone, checked like the others; what it did.
+fn threaded(text: &str) -> (Module, ThreadStats) {
+    let module = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    verify_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let mut after = module.clone();
+    let mut stats = ThreadStats::default();
+    for func in &mut after.functions {
+        stats += jump_threading(func);
+    }
+    verify_module(&after).unwrap_or_else(|e| panic!("{e}\n{after}"));
+    let (runs, _) = directives(text).unwrap();
+    for run in &runs {
+        assert_eq!(
+            outcome(&module, run),
+            outcome(&after, run),
+            "line {}:\n{after}",
+            run.line
+        );
+    }
+    (after, stats)
+}
+
+fn blocks(module: &Module) -> usize {
+    module
+        .functions
+        .iter()
+        .map(|f| f.layout.blocks().count())
+        .sum()
+}
+
+#[test]
+fn a_constant_predicate_at_a_join_is_threaded_to_its_target() {
+    // the shape structural destruction gives a `while` loop: the header tests, the
+    // arms pass a constant predicate to a join that tests it again
+    let text = "
+function @count(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i64 0
+    jump block1(v1)
+block1(v2: i64):
+    v3 = icmp slt v2, v0
+    v4 = iconst.i1 0
+    brif v3, block2, block3(v4, v2)
+block2:
+    v5 = iconst.i64 1
+    v6 = iadd v2, v5
+    v7 = iconst.i1 1
+    jump block3(v7, v6)
+block3(v8: i1, v9: i64):
+    brif v8, block1(v9), block4(v9)
+block4(v10: i64):
+    return v10
+}
+; run: @count(0) == 0
+; run: @count(5) == 5
+; run: @count(-2) == 0
+";
+    let (after, stats) = threaded(text);
+    assert_eq!(stats.threaded, 2, "{after}");
+    assert_eq!(stats.removed_blocks, 1, "{after}");
+    assert_eq!(blocks(&after), 4, "{after}");
+    assert_eq!(
+        count(&after, Opcode::Brif),
+        1,
+        "the predicate is tested once:\n{after}"
+    );
+}
+
+#[test]
+fn a_join_whose_parameter_is_read_elsewhere_or_not_constant_stays() {
+    // block3's parameter v9 is read by block4, which block3 dominates: threading the
+    // edges past block3 would leave block4 reading a value that no longer dominates it
+    let text = "
+function @f(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i64 0
+    v2 = icmp slt v0, v1
+    v3 = iconst.i1 1
+    brif v2, block1, block3(v3, v0)
+block1:
+    v4 = iconst.i1 0
+    v5 = ineg v0
+    jump block3(v4, v5)
+block3(v8: i1, v9: i64):
+    brif v8, block4, block5
+block4:
+    return v9
+block5:
+    return v1
+}
+; run: @f(3) == 3
+; run: @f(-3) == 0
+
+function @g(i64, i1) -> i64 export {
+block0(v0: i64, v1: i1):
+    jump block1(v1)
+block1(v2: i1):
+    brif v2, block2, block3
+block2:
+    return v0
+block3:
+    v3 = iconst.i64 7
+    return v3
+}
+; run: @g(1, 1) == 1
+; run: @g(1, 0) == 7
+";
+    let (after, stats) = threaded(text);
+    assert_eq!(stats.threaded, 0, "{after}");
+}
+
+#[test]
+fn switches_jumps_and_forwarding_cycles() {
+    // a switch on a constant passed in; a chain of plain jumps; `loop {}` (a block
+    // that jumps to itself) must not make threading loop
+    let text = "
+function @s(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i32 2
+    v2 = iconst.i64 0
+    v3 = icmp eq v0, v2
+    brif v3, block1(v1), block4
+block1(v4: i32):
+    switch v4, block2, [1 -> block2, 2 -> block3(v0)]
+block2:
+    return v2
+block3(v5: i64):
+    jump block5(v5)
+block5(v6: i64):
+    v7 = iconst.i64 9
+    v8 = iadd v6, v7
+    return v8
+block4:
+    jump block4
+}
+; run: @s(0) == 9
+";
+    let (after, stats) = threaded(text);
+    assert!(stats.threaded >= 2, "{stats:?}\n{after}");
+    assert_eq!(count(&after, Opcode::Switch), 0, "{after}");
 }

@@ -134,6 +134,8 @@ pub struct Options {
     pub mem2reg: bool,
     /// Remove unused instructions without side effects (`dce=on|off`).
     pub dce: bool,
+    /// Thread branches through blocks that only branch again (`jump-threading=on|off`).
+    pub jump_threading: bool,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -160,6 +162,7 @@ impl core::fmt::Debug for Options {
             .field("backend", &self.backend)
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
+            .field("jump_threading", &self.jump_threading)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
             .field("input_verified", &self.input_verified)
@@ -185,6 +188,7 @@ impl Options {
             backend: vliw_machine::Options::default(),
             mem2reg: true,
             dce: true,
+            jump_threading: true,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -213,6 +217,7 @@ impl Options {
     pub const KEYS: &'static [&'static str] = &[
         "mem2reg",
         "dce",
+        "jump-threading",
         "rvsdg",
         "sequentialize",
         "rvsdg-dne",
@@ -240,6 +245,7 @@ impl Options {
         match key {
             "mem2reg" => self.mem2reg = on_off(key, value)?,
             "dce" => self.dce = on_off(key, value)?,
+            "jump-threading" => self.jump_threading = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,

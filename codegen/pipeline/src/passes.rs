@@ -272,6 +272,25 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "jump-threading",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "a branch to a block that only branches again goes straight on when it can \
+                tell where: the block only jumps, or tests a constant the branch passes \
+                (the join of a θ's predicate after structural destruction) \
+                (vliw_opt::jump_threading)",
+        switch: Some(Switch {
+            name: "jump-threading",
+            off: "jump-threading=off",
+        }),
+        runs: |o| o.jump_threading,
+        run: Run::Ir(|f, o| {
+            let stats = vliw_opt::jump_threading(f);
+            o.count("jump-threading.threaded", stats.threaded as u64);
+            o.count("jump-threading.removed-blocks", stats.removed_blocks as u64);
+        }),
+    },
+    Pass {
         name: "isel",
         from: Stage::Ir,
         to: Stage::MachineSsa,

@@ -397,15 +397,34 @@ impl Emitter<'_> {
             .map(|&k| self.value(results[k + 1]))
             .collect();
         // the outputs are the last iteration's values, computed in the block that
-        // branches to the exit, which dominates it
-        let outs: Vec<(Origin, Val)> = (0..g.num_outputs(n))
-            .filter(|&k| !g.ty(Origin::Out(n, k as u32)).is_state())
-            .map(|k| (Origin::Out(n, k as u32), self.vals[&results[k + 1]]))
-            .collect();
+        // branches to the exit; those that are IR values enter the exit as its
+        // parameters, so that nothing after the loop reads the values of the block that
+        // tests the predicate (jump threading can then send the body's paths past that
+        // test straight to the header or the exit)
         let exit = self.func.dfg.make_block();
+        let mut exit_args = Vec::new();
+        let mut outs: Vec<(Origin, Val)> = Vec::new();
+        for k in 0..g.num_outputs(n) {
+            let o = Origin::Out(n, k as u32);
+            if g.ty(o).is_state() {
+                continue;
+            }
+            let val = match self.vals[&results[k + 1]] {
+                Val::Ir(v) if g.has_users(o) => {
+                    exit_args.push(v);
+                    let ty = self.func.dfg.value_type(v);
+                    Val::Ir(self.func.dfg.append_block_param(exit, ty))
+                }
+                val => val,
+            };
+            outs.push((o, val));
+        }
         // alternative 1 repeats, 0 leaves
         let targets = [
-            BlockCall::from(exit),
+            BlockCall {
+                block: exit,
+                args: exit_args,
+            },
             BlockCall {
                 block: header,
                 args: next,

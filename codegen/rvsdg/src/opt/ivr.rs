@@ -1,13 +1,19 @@
-//! Invariant value redirection (Reissmann et al. §5.2): a value that a structural
-//! node only passes through is read from where it came from.
+//! Invariant value redirection (Reissmann et al. §5, "invariant value redirection"):
+//! a value that a structural node only passes through is read from where it came
+//! from.
 //!
 //! - A γ exit variable whose result is, in every arm, the argument of one and the
-//!   same entry variable is that entry variable's input.
+//!   same entry variable is that entry variable's input. An arm whose result is an
+//!   `undef` node (or an entry variable whose input is one) agrees with any entry:
+//!   `undef` may be refined to any value, this one included (restructuring gives exit
+//!   paths `undef` for the values they do not carry, and this is what lets those
+//!   values be seen as invariant again).
 //! - A θ loop variable whose next value is its own argument is invariant: its output
-//!   is its input. So is the output of a loop variable whose next value is an
-//!   invariant variable's argument (how the construction carries a value out of a
-//!   loop), which is what lets a value that an inner loop only passes through be
-//!   invariant in the outer loop.
+//!   is its input. So is a loop variable whose next value is the argument of an
+//!   invariant one: a θ's outputs are the last iteration's next values (its body runs
+//!   at least once), whatever its own input was. (How the construction carries a
+//!   value out of a loop; this lets a value that an inner loop only passes through be
+//!   invariant in the outer loop.)
 //!
 //! For values, the users are redirected and the variables themselves are left for
 //! dead node elimination, which removes what nobody reads any more.
@@ -33,8 +39,10 @@
 //! θs is redirected through all of them in one run, and a state that an inner γ stops
 //! threading lets the enclosing θ stop threading it too.
 
+use vliw_ir::Opcode;
+
 use crate::graph::{Node, NodeKind, Origin, Region};
-use crate::ops::{Rvsdg, Ty};
+use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
 /// Redirects the users of every invariant output of a γ or θ of `g`, and takes the
@@ -78,7 +86,8 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     }
 }
 
-/// The entry variable whose argument is exit `k`'s result in every arm.
+/// The entry variable whose argument is exit `k`'s result in every arm (for states:
+/// no `undef` stands for one).
 fn passed_through(g: &Rvsdg, arms: &[Region], k: usize) -> Option<u32> {
     let mut entry = None;
     let through = arms.iter().all(|&arm| match g.results(arm)[k] {
@@ -95,7 +104,13 @@ fn gamma_values(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
         if !g.has_users(out) || g.ty(out).is_state() {
             continue;
         }
-        if let Some(j) = passed_through(g, arms, k) {
+        let mut entry = None;
+        let invariant = arms.iter().all(|&arm| match g.results(arm)[k] {
+            Origin::Arg(_, j) if is_undef(g, g.input(n, j as usize + 1)) => true,
+            Origin::Arg(_, j) => *entry.get_or_insert(j) == j,
+            o => is_undef(g, o),
+        });
+        if let (true, Some(j)) = (invariant, entry) {
             let input = g.input(n, j as usize + 1);
             count += usize::from(g.divert_users(out, input) > 0);
         }
@@ -177,4 +192,11 @@ fn theta_memory(g: &mut Rvsdg, n: Node, body: Region) -> usize {
         }
     }
     count
+}
+
+/// Whether `o` is the output of an `undef` node.
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o)
+        .and_then(|n| g.op(n))
+        .is_some_and(|op| matches!(op, Op::Inst(data) if data.opcode() == Opcode::Undef))
 }

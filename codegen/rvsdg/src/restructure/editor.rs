@@ -1,7 +1,7 @@
 //! The editing layer of the restructuring: the function with a mirror of its CFG that
 //! stays exact under the edits (successors and predecessors per block, deduplicated
 //! like `vliw_ir::ControlFlowGraph`), edge groups, constants created where an edge
-//! needs them, and mux blocks (a selector parameter and shared slots, switching to
+//! needs them, and mux blocks (a selector parameter and slots, switching to
 //! several targets).
 //!
 //! Every edit keeps values block-local (rule 1 of the module documentation): the
@@ -28,10 +28,9 @@ pub(crate) struct Edge {
 /// A block that switches on a selector parameter to `targets[i]` when the selector is
 /// `i`: `brif sel, targets[1], targets[0]` for two targets (selector `i1`), `switch sel,
 /// targets[n-1], [0 -> targets[0], ..., n-2 -> targets[n-2]]` for more (selector `i32`).
-/// The other parameters are slots shared among the targets by type: the `k`-th
-/// parameter of type `t` of every target is fed from the `k`-th slot of type `t`, so
-/// the mux has, per type, as many slots as the target with the most parameters of that
-/// type.
+/// The other parameters are slots: with two targets, one per parameter of each target;
+/// with more, shared among the targets by type (the `k`-th parameter of type `t` of
+/// every target is fed from the `k`-th slot of type `t`).
 pub(crate) struct Mux {
     pub block: Block,
     pub targets: Vec<Block>,
@@ -399,7 +398,17 @@ impl<'f> Editor<'f> {
         let n = targets.len();
         assert!(n >= 2, "a mux has at least two targets");
         let sel_ty = if n == 2 { Type::I1 } else { Type::I32 };
-        // Slots by type: per type, the slots of that type in order.
+        // Slots. With two targets (a loop's tail choosing between its header and its
+        // exit, or a two-way merge) each target has slots of its own: sharing them
+        // would make one slot carry different values on different paths (a loop's
+        // bound in the exit's slot on one path, in the header's on another), which
+        // hides what is invariant from the RVSDG's passes; a slot is `undef` on the
+        // other target's paths, and invariant value redirection treats `undef` as
+        // agreeing with anything. With more targets (the merged exits of a state
+        // machine) the slots are shared by type: the `k`-th parameter of type `t` of
+        // every target is fed from the `k`-th slot of type `t`, so that the number of
+        // slots stays the largest target's, not the sum over all targets.
+        let shared = n > 2;
         let mut by_type: Vec<(Type, Vec<usize>)> = Vec::new();
         let mut slot_tys: Vec<Type> = Vec::new();
         let mut slot_of: Vec<Vec<usize>> = Vec::with_capacity(n);
@@ -407,6 +416,11 @@ impl<'f> Editor<'f> {
             let mut seen: Vec<(Type, usize)> = Vec::new();
             let mut mine = Vec::new();
             for ty in self.param_types(t) {
+                if !shared {
+                    mine.push(slot_tys.len());
+                    slot_tys.push(ty);
+                    continue;
+                }
                 let k = match seen.iter_mut().find(|(x, _)| *x == ty) {
                     Some((_, c)) => {
                         *c += 1;

@@ -78,8 +78,9 @@
 //!
 //! For the θ of a loop, the header's parameters are the loop variables. Where the
 //! tail is a new block, its `brif` passes to the header and to the exit values drawn
-//! from the same parameters of the tail (shared by type), so the exit's arguments are
-//! among the header's unless the exit takes more values of some type than the header.
+//! from parameters of the tail of their own (a two-target mux's slots are per
+//! target), so a loop variable that the loop does not change stays recognisably
+//! invariant.
 //! The tree is as deep as the constructs are nested; `Tree`'s derived `Drop`, `Clone`
 //! and `Debug` recurse (depths of 10^4 are fine on a 2 MiB stack).
 //!

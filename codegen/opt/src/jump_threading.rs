@@ -1,0 +1,196 @@
+//! Jump threading: a branch to a block that does nothing but branch again goes straight
+//! to where that block would send it, when it can tell where: the block only jumps, or
+//! it tests one of its parameters and the branch passes a constant for it.
+//!
+//! The structural destruction of the RVSDG makes such blocks everywhere: a `while` loop
+//! becomes a tail-controlled θ whose body starts with a γ on the loop test, and the θ's
+//! predicate is the γ's output (a constant in each arm), so every iteration would test
+//! the condition twice, once in the header and once at the join where the predicate
+//! arrives. Threading the arms' constant predicates through the join gives back the
+//! loop the source had. (Lawrence's sequentialization, the next step, builds such
+//! control flow directly.)
+//!
+//! A block is threaded through when its only instruction is its terminator (`jump`,
+//! `brif` or `switch`) and its parameters are used only there: then the values its
+//! terminator passes on are parameters (replaced by what the incoming branch gives) or
+//! values defined in blocks that dominate it, which dominate its predecessors too. A
+//! block never threads into itself, and each edge is threaded a bounded number of
+//! times, so that a cycle of forwarding blocks ends. Blocks left without predecessors
+//! are removed, and the constants nobody reads any more with them ([`crate::dce`]).
+
+use cranelift_entity::SecondaryMap;
+use vliw_ir::{Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef};
+
+use crate::dce;
+
+/// What [`jump_threading`] did to one function.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThreadStats {
+    /// Branch edges sent past a forwarding block.
+    pub threaded: usize,
+    /// Blocks removed because nothing branches to them any more.
+    pub removed_blocks: usize,
+}
+
+impl std::ops::AddAssign for ThreadStats {
+    fn add_assign(&mut self, o: Self) {
+        self.threaded += o.threaded;
+        self.removed_blocks += o.removed_blocks;
+    }
+}
+
+/// How many forwarding blocks one edge may be threaded through.
+const MAX_HOPS: usize = 8;
+
+pub fn jump_threading(func: &mut Function) -> ThreadStats {
+    let mut stats = ThreadStats::default();
+    let Some(entry) = func.entry_block() else {
+        return stats;
+    };
+    let forwarding = forwarding_blocks(func);
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for &pred in &blocks {
+        let Some(term) = func.layout.last_inst(pred) else {
+            continue;
+        };
+        let ndest = func.dfg.branch_destinations(term).len();
+        for d in 0..ndest {
+            for _ in 0..MAX_HOPS {
+                let call = func.dfg.branch_destinations(term)[d].clone();
+                if !forwarding[call.block] {
+                    break;
+                }
+                let Some(next) = resolve(func, &call) else {
+                    break;
+                };
+                if next.block == call.block || next.block == entry {
+                    break;
+                }
+                func.dfg.inst_data_mut(term).branch_destinations_mut()[d] = next;
+                stats.threaded += 1;
+            }
+        }
+    }
+    if stats.threaded > 0 {
+        stats.removed_blocks = remove_unreachable(func, entry);
+        dce(func);
+    }
+    stats
+}
+
+/// The blocks whose only instruction is a branch that reads their parameters nowhere
+/// else.
+fn forwarding_blocks(func: &Function) -> SecondaryMap<Block, bool> {
+    // uses of block parameters outside their own block's terminator
+    let mut used_elsewhere: SecondaryMap<Value, bool> = SecondaryMap::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            for v in func.dfg.inst_data(inst).all_values() {
+                if let ValueDef::Param(b, _) = func.dfg.value_def(v)
+                    && (b != block || Some(inst) != func.layout.last_inst(block))
+                {
+                    used_elsewhere[v] = true;
+                }
+            }
+        }
+    }
+    let mut forwarding = SecondaryMap::new();
+    for block in func.layout.blocks() {
+        let (Some(first), Some(last)) =
+            (func.layout.first_inst(block), func.layout.last_inst(block))
+        else {
+            continue;
+        };
+        let is_branch = matches!(
+            func.dfg.opcode(last),
+            Opcode::Jump | Opcode::Brif | Opcode::Switch
+        );
+        let params_local = func
+            .dfg
+            .block_params(block)
+            .iter()
+            .all(|&p| !used_elsewhere[p]);
+        forwarding[block] = first == last && is_branch && params_local;
+    }
+    forwarding
+}
+
+/// Where the forwarding block `call.block`, entered with `call.args`, branches: `None`
+/// when its branch tests something that is not a constant here.
+fn resolve(func: &Function, call: &BlockCall) -> Option<BlockCall> {
+    let term = func.layout.last_inst(call.block)?;
+    let params = func.dfg.block_params(call.block);
+    let subst = |v: Value| match params.iter().position(|&p| p == v) {
+        Some(i) => call.args[i],
+        None => v,
+    };
+    let chosen = match func.dfg.inst_data(term) {
+        InstructionData::Jump { dest, .. } => dest,
+        InstructionData::Brif { arg, blocks, .. } => {
+            let c = constant(func, subst(*arg))?;
+            &blocks[usize::from(c == 0)]
+        }
+        InstructionData::Switch { arg, table, .. } => {
+            let v = subst(*arg);
+            let c = constant(func, v)? & mask(func.dfg.value_type(v).bits());
+            table
+                .cases()
+                .find(|&(value, _)| value == c)
+                .map_or(table.default_dest(), |(_, dest)| dest)
+        }
+        _ => return None,
+    };
+    Some(BlockCall {
+        block: chosen.block,
+        args: chosen.args.iter().map(|&v| subst(v)).collect(),
+    })
+}
+
+/// The value of `v` if an `iconst` defines it, as stored (`Imm` bits).
+fn constant(func: &Function, v: Value) -> Option<u128> {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.inst_data(inst) {
+        InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } => Some(*imm & mask(func.dfg.value_type(v).bits())),
+        _ => None,
+    }
+}
+
+fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// Removes the blocks no path from the entry reaches; how many.
+fn remove_unreachable(func: &mut Function, entry: Block) -> usize {
+    let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut work = vec![entry];
+    reached[entry] = true;
+    while let Some(b) = work.pop() {
+        let Some(term) = func.layout.last_inst(b) else {
+            continue;
+        };
+        for dest in func.dfg.branch_destinations(term) {
+            if !reached[dest.block] {
+                reached[dest.block] = true;
+                work.push(dest.block);
+            }
+        }
+    }
+    let dead: Vec<Block> = func.layout.blocks().filter(|&b| !reached[b]).collect();
+    for &b in &dead {
+        let insts: Vec<_> = func.layout.block_insts(b).collect();
+        for inst in insts {
+            func.layout.remove_inst(inst);
+        }
+        func.layout.remove_block(b);
+    }
+    dead.len()
+}
