@@ -1,5 +1,6 @@
 //! Through the RVSDG and back: every function of the IR filetests is built as a λ,
-//! optimized (ivr, gamma, cne, licm, dne), sequentialized, and must verify and run as before on the interpreter.
+//! optimized (ivr, gamma, cne, licm, dne: the pipeline's order), sequentialized, and
+//! must verify and run as before on the interpreter.
 
 mod common;
 
