@@ -19,6 +19,12 @@ pub struct Options {
     /// Strength reduction of multiplications and divisions by constants
     /// (`rvsdg-strength=on|off`).
     pub strength: bool,
+    /// γ simplification (`rvsdg-gamma=on|off`).
+    pub gamma: bool,
+    /// Common node elimination (`rvsdg-cne=on|off`).
+    pub cne: bool,
+    /// Loop-invariant code motion (`rvsdg-licm=on|off`).
+    pub licm: bool,
 }
 
 impl Default for Options {
@@ -30,6 +36,9 @@ impl Default for Options {
             ivr: true,
             fold: true,
             strength: true,
+            gamma: true,
+            cne: true,
+            licm: true,
         }
     }
 }
