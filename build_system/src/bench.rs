@@ -46,14 +46,40 @@ pub const BENCHES: [(&str, &str); 5] = [
     ),
 ];
 
-/// How much to measure.
+/// How much to measure, and with which backend options.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct BenchOptions {
     /// `--quick`: fewer runs and workloads, so that the whole bench takes minutes.
     pub quick: bool,
+    /// `-C KEY=VALUE`: backend options (`-Cllvm-args`) for every build with our backend
+    /// in `programs` and `hexagon` (e.g. `rvsdg=on`, to measure a pass that is off by
+    /// default). Set once from the command line and never freed, so that the options
+    /// stay `Copy`.
+    pub backend: &'static [String],
 }
 
 impl BenchOptions {
+    /// The `-Cllvm-args=` flag for `backend` plus `extra`, if there is any option.
+    pub fn llvm_args(self, extra: &[String]) -> Option<String> {
+        let words: Vec<&str> = self
+            .backend
+            .iter()
+            .chain(extra)
+            .map(String::as_str)
+            .collect();
+        (!words.is_empty()).then(|| format!("-Cllvm-args={}", words.join(" ")))
+    }
+
+    /// A note for the report's header when backend options were given.
+    pub fn backend_note(self) -> Option<String> {
+        (!self.backend.is_empty()).then(|| {
+            format!(
+                "Our builds were made with `-Cllvm-args=\"{}\"` (`./y.sh bench -C`).",
+                self.backend.join(" ")
+            )
+        })
+    }
+
     /// Repetitions of a wall-clock measurement.
     pub fn runs(self) -> usize {
         if self.quick { 1 } else { RUNS }

@@ -41,7 +41,7 @@ const NO_UNROLLING: [&str; 2] = [
 pub fn run(
     paths: &Paths,
     toolchain: &Toolchain,
-    _options: BenchOptions,
+    options: BenchOptions,
 ) -> Result<Section, String> {
     let source_dir = paths.root.join("benches").join(CRATE);
     let source = source_dir.join("src").join("lib.rs");
@@ -65,7 +65,7 @@ pub fn run(
     let rolled_asm = build_hexagon(paths, toolchain, &source_dir, &work, &NO_UNROLLING)?;
     let hexagon_time = start.elapsed();
     let start = Instant::now();
-    let dump = build_ours(paths, &source, &work)?;
+    let dump = build_ours(paths, &source, &work, options)?;
     let ours_time = start.elapsed();
     eprintln!(
         "[bench] hexagon: LLVM builds {:.1} s, ours {:.1} s",
@@ -98,12 +98,22 @@ pub fn run(
     let mut section = section(paths, &source, &rows);
 
     // The dynamic part: what executes (bench_hexagon_run.rs).
-    let executed =
-        bench_hexagon_run::run(paths, toolchain, &source_dir, &kernels, HEXAGON_CPU, &work)?;
+    let executed = bench_hexagon_run::run(
+        paths,
+        toolchain,
+        &source_dir,
+        &kernels,
+        HEXAGON_CPU,
+        &work,
+        options,
+    )?;
     let (markdown, plots, summary) = bench_hexagon_run::report(&executed, HEXAGON_CPU);
     section.title = "Beside LLVM's Hexagon backend: executed packets, static schedules".into();
     section.markdown = format!(
-        "### Executed bundles and packets\n\n{markdown}### Static schedules\n\n{}",
+        "{}### Executed bundles and packets\n\n{markdown}### Static schedules\n\n{}",
+        options
+            .backend_note()
+            .map_or(String::new(), |note| format!("{note}\n\n")),
         section.markdown
     );
     section.plots.splice(0..0, plots);
@@ -220,7 +230,12 @@ fn build_hexagon(
 }
 
 /// Compiles the kernels with our backend into an object and returns its disassembly.
-fn build_ours(paths: &Paths, source: &Path, work: &Path) -> Result<String, String> {
+fn build_ours(
+    paths: &Paths,
+    source: &Path,
+    work: &Path,
+    options: BenchOptions,
+) -> Result<String, String> {
     let object = work.join("kernels-vliw.o");
     let rustc = paths.dist.join("rustc-vliw");
     let mut cmd = Command::new(&rustc);
@@ -232,6 +247,7 @@ fn build_ours(paths: &Paths, source: &Path, work: &Path) -> Result<String, Strin
         CRATE,
     ])
     .args(["-Copt-level=3", "-Cpanic=abort"])
+    .args(options.llvm_args(&[]))
     .arg(format!("--emit=obj={}", object.display()))
     .arg(source)
     .env_remove("RUSTFLAGS");

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use crate::bench::TIMEOUT;
 use crate::bench_report::{Plot, Scale, Series, geomean, table};
+use crate::bench::BenchOptions;
 use crate::paths::Paths;
 use crate::process;
 use crate::sysroot;
@@ -100,6 +101,7 @@ pub(crate) fn run(
     kernels: &[String],
     cpu: &str,
     work: &Path,
+    options: BenchOptions,
 ) -> Result<Result<Executed, String>, String> {
     let qemu = match ensure_qemu() {
         Ok(version) => version,
@@ -120,7 +122,7 @@ pub(crate) fn run(
     let start = Instant::now();
     let host = build_host(paths, toolchain, &library, &driver, &work.join("host"))?;
     let hexagon = build_hexagon_driver(paths, toolchain, crate_dir, cpu, &work)?;
-    let ours = build_ours(paths, &library, &driver, &work.join("vliw"))?;
+    let ours = build_ours(paths, &library, &driver, &work.join("vliw"), options)?;
     eprintln!(
         "[bench] hexagon: drivers built in {:.1} s",
         start.elapsed().as_secs_f64()
@@ -648,10 +650,16 @@ fn build_host(
 
 /// Our build: the kernels as an rlib by `dist/rustc-vliw`, then the driver with
 /// our std.
-fn build_ours(paths: &Paths, library: &Path, driver: &Path, dir: &Path) -> Result<PathBuf, String> {
+fn build_ours(
+    paths: &Paths,
+    library: &Path,
+    driver: &Path,
+    dir: &Path,
+    options: BenchOptions,
+) -> Result<PathBuf, String> {
     let rustc = || {
         let mut cmd = Command::new(paths.dist.join("rustc-vliw"));
-        cmd.env_remove("RUSTFLAGS");
+        cmd.env_remove("RUSTFLAGS").args(options.llvm_args(&[]));
         cmd
     };
     build_pair(paths, rustc, library, driver, dir, "VLIW-64 (ours)")

@@ -182,7 +182,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
             2,
             |&i| {
                 eprintln!("[bench] programs: {} ({})", programs[i].0, config.label);
-                (i, build_ours(paths, config, &programs[i], &work))
+                (i, build_ours(paths, config, &programs[i], &work, options))
             },
             |(i, result)| built[i] = Some(result),
         );
@@ -313,6 +313,7 @@ fn build_ours(
     config: &Config,
     program: &(String, PathBuf),
     work: &Path,
+    options: BenchOptions,
 ) -> Result<Built, String> {
     let exe = work.join(&config.slug).join(&program.0);
     let object = exe.with_extension("o");
@@ -323,9 +324,7 @@ fn build_ours(
     if config.counters {
         llvm_args.push("stats".into());
     }
-    if !llvm_args.is_empty() {
-        cmd.arg(format!("-Cllvm-args={}", llvm_args.join(" ")));
-    }
+    cmd.args(options.llvm_args(&llvm_args));
     let mut emit = std::ffi::OsString::from("--emit=obj=");
     emit.push(&object);
     emit.push(",link=");
@@ -529,6 +528,10 @@ fn section(
          before anything is counted. Simulated figures are exact (the simulator is \
          deterministic).\n\n",
     );
+    if let Some(note) = options.backend_note() {
+        md.push_str(&note);
+        md.push_str("\n\n");
+    }
     md.push_str(&format!(
         "IPC is ops per cycle; fill is ops per bundle over the machine width ({WIDTH}); \
          stalls are cycles lost waiting for latencies; branches are taken control \

@@ -78,11 +78,14 @@ Commands:
                       --strict           a stall is a scheduling error
                       --trace            trace executed bundles on stderr
                       --max-cycles N     stop the program after N cycles
-  bench [--quick] [WHAT...]
+  bench [--quick] [-C KEY=VALUE]... [WHAT...]
                     Run benchmarks (default: all) and write target/bench/report.md
                     with SVG plots; prints a summary
                       --quick    one run per wall-clock figure and fewer compile
                                  workloads: a few minutes
+                      -C KEY=VALUE  a backend option (-Cllvm-args) for our
+                                 builds in programs and hexagon (repeatable),
+                                 e.g. -C rvsdg=on; the report names them
                       programs   simulated cycles, IPC, bundle fill, stalls, code
                                  size of benches/programs at -Copt-level=3, each
                                  optional pass switched off in turn; simulator
@@ -229,9 +232,19 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
         "bench" => {
             let mut bench_options = bench::BenchOptions::default();
             let mut names: Vec<String> = Vec::new();
-            for option in options {
+            let mut backend: Vec<String> = Vec::new();
+            let mut words = options.iter();
+            while let Some(option) = words.next() {
                 match option.as_str() {
                     "--quick" => bench_options.quick = true,
+                    "-C" => match words.next() {
+                        Some(kv) if kv.contains('=') => backend.push(kv.clone()),
+                        _ => {
+                            return Err(Error::Usage(
+                                "bench: -C takes a backend option KEY=VALUE".into(),
+                            ));
+                        }
+                    },
                     flag if flag.starts_with('-') => {
                         return Err(Error::Usage(format!("unknown bench option `{flag}`")));
                     }
@@ -245,6 +258,7 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
                     .collect();
             }
             bench::check_names(&names).map_err(Error::Usage)?;
+            bench_options.backend = Vec::leak(backend);
             let toolchain = toolchain::ensure_toolchain(&paths.root)?;
             build::build(&paths, &toolchain, build::Profile::Release)?;
             let mut sections = Vec::new();

@@ -7,8 +7,8 @@
 //! ```
 //!
 //! The options are the backend's (`-Cllvm-args`, `docs/pipeline.md`); `dump=` defaults
-//! to `after:all`; `stats` prints the passes' counters on stderr at the end, one
-//! `vliw-stats: key=value ...` line, as the backend does.
+//! to `after:all`. A word `stats` prints the passes' counters (`vliw-stats: ...`) on
+//! stderr at the end, as `-Cllvm-args=stats` does; `time-passes` their times.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -34,13 +34,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let stats = args[1..].iter().any(|a| a == "stats");
-    let mut words = args[1..]
+    let flag = |name: &str| args[1..].iter().any(|a| a == name);
+    let (stats, time_passes) = (flag("stats"), flag("time-passes"));
+    let words: Vec<&str> = args[1..]
         .iter()
-        .filter(|a| *a != "stats")
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" ");
+        .map(String::as_str)
+        .filter(|&a| a != "stats" && a != "time-passes")
+        .collect();
+    let mut words = words.join(" ");
     if !args[1..].iter().any(|a| a.starts_with("dump=")) {
         words.push_str(" dump=after:all");
     }
@@ -51,13 +52,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if stats {
+        options.backend.counters = Some(vliw_machine::Counters::new());
+    }
+    if time_passes {
+        options.timings = Some(vliw_pipeline::Timings::new());
+    }
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     options.dump_to = Some(sink.clone());
-    options.backend.counters = stats.then(vliw_pipeline::Counters::new);
     let result = vliw_pipeline::compile_module(&module, &options);
     let _ = std::io::stdout().write_all(&sink.lock().unwrap_or_else(|e| e.into_inner()));
     if let Some(c) = &options.backend.counters {
         eprintln!("{}", c.to_line());
+    }
+    if let Some(t) = &options.timings {
+        eprint!("{}", t.to_text());
     }
     match result {
         Ok(_) => ExitCode::SUCCESS,

@@ -224,6 +224,11 @@ impl Options {
         "rvsdg-ivr",
         "rvsdg-inline",
         "rvsdg-inline-threshold",
+        "rvsdg-fold",
+        "rvsdg-strength",
+        "rvsdg-gamma",
+        "rvsdg-cne",
+        "rvsdg-licm",
         "verify",
         "dump",
         "dump-format",
@@ -254,6 +259,11 @@ impl Options {
                     format!("rvsdg-inline-threshold={value}: expected a number of nodes")
                 })?
             }
+            "rvsdg-fold" => self.rvsdg.fold = on_off(key, value)?,
+            "rvsdg-strength" => self.rvsdg.strength = on_off(key, value)?,
+            "rvsdg-gamma" => self.rvsdg.gamma = on_off(key, value)?,
+            "rvsdg-cne" => self.rvsdg.cne = on_off(key, value)?,
+            "rvsdg-licm" => self.rvsdg.licm = on_off(key, value)?,
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,

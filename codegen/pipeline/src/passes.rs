@@ -214,6 +214,94 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-fold",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "normal forms: constant folding with the IR's semantics, algebraic \
+                identities, divisions by safe constants made safe, constants carried \
+                into γ arms and θ bodies (vliw_rvsdg::opt::fold)",
+        switch: Some(Switch {
+            name: "rvsdg-fold",
+            off: "rvsdg-fold=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.fold,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::fold(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-strength",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "strength reduction: multiplications by powers of two as shifts, \
+                divisions and remainders by constants as shifts, masks and \
+                multiplications by magic numbers (vliw_rvsdg::opt::strength)",
+        switch: Some(Switch {
+            name: "rvsdg-strength",
+            off: "rvsdg-strength=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.strength,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::strength_reduction(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-gamma",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "γ simplification: a γ whose arm is known replaced by that arm, pure \
+                computations common to every arm hoisted before it, pure nodes used in one \
+                arm only sunk into it (vliw_rvsdg::opt::gamma)",
+        switch: Some(Switch {
+            name: "rvsdg-gamma",
+            off: "rvsdg-gamma=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.gamma,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::gamma_simplification(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-cne",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "common node elimination: congruent pure nodes, γ entry and exit variables \
+                and θ loop variables merged (vliw_rvsdg::opt::cne)",
+        switch: Some(Switch {
+            name: "rvsdg-cne",
+            off: "rvsdg-cne=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.cne,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::common_node_elimination(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-licm",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop-invariant code motion: pure computations of invariant values hoisted \
+                out of θs, innermost first (vliw_rvsdg::opt::licm)",
+        switch: Some(Switch {
+            name: "rvsdg-licm",
+            off: "rvsdg-licm=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.licm,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

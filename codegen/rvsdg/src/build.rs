@@ -28,6 +28,10 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
     let stats = restructure(&mut f);
     report.count("rvsdg.restructure.loops", stats.loops as u64);
     report.count("rvsdg.restructure.blocks-added", stats.blocks_added as u64);
+    report.count(
+        "rvsdg.restructure.dead-ends",
+        stats.dead_ends_detached as u64,
+    );
     let tree = structure_tree(&f).map_err(|e| format!("@{}: not structured: {e}", f.name))?;
     let mut shell = f.clone();
     shell.dfg = Default::default();
@@ -46,6 +50,7 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
         vals: FxHashMap::default(),
         mem: Origin::Arg(body, n as u32),
         io: Origin::Arg(body, n as u32 + 1),
+        dead_ends: stats.dead_ends.iter().copied().collect(),
     };
     let args: Vec<Origin> = (0..n as u32).map(|i| Origin::Arg(body, i)).collect();
     b.bind_params(entry, &args);
@@ -83,6 +88,8 @@ struct Builder<'a> {
     vals: FxHashMap<Value, Origin>,
     mem: Origin,
     io: Origin,
+    /// The restructuring's dead ends: blocks that end in an `unreachable` sink.
+    dead_ends: rustc_hash::FxHashSet<Block>,
 }
 
 impl Builder<'_> {
@@ -211,6 +218,15 @@ impl Builder<'_> {
         let f = self.f;
         match f.dfg.inst_data(term) {
             InstructionData::Jump { dest, .. } => {
+                if self.dead_ends.contains(&b) {
+                    // the `unreachable` the restructuring took out (a sink: it reads
+                    // the states, and the arm passes them on as its results)
+                    let sink = Op::from_inst(&InstructionData::Nullary {
+                        opcode: Opcode::Unreachable,
+                    });
+                    self.g
+                        .add_simple(self.region, sink, &[self.mem, self.io], &[]);
+                }
                 Ok(Exit::Edge(dest.block, self.vals_of(&dest.args)?))
             }
             InstructionData::Return { args, .. } => {

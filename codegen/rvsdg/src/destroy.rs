@@ -281,9 +281,11 @@ impl Emitter<'_> {
             let arm = arms[alt as usize];
             self.bind_args(arm, &entries);
             self.region(arm);
+            // (states have no value)
             let outs: Vec<(Origin, Val)> = g
                 .outputs(n)
                 .zip(g.results(arm))
+                .filter(|(o, _)| !g.ty(*o).is_state())
                 .map(|(o, &res)| (o, self.vals[&res]))
                 .collect();
             self.vals.extend(outs);

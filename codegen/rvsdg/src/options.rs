@@ -19,6 +19,17 @@ pub struct Options {
     pub inline: bool,
     /// The inliner's cost model (`rvsdg-inline-threshold=N`).
     pub inline_options: InlineOptions,
+    /// Constant folding, algebraic identities, safe divisions (`rvsdg-fold=on|off`).
+    pub fold: bool,
+    /// Strength reduction of multiplications and divisions by constants
+    /// (`rvsdg-strength=on|off`).
+    pub strength: bool,
+    /// γ simplification (`rvsdg-gamma=on|off`).
+    pub gamma: bool,
+    /// Common node elimination (`rvsdg-cne=on|off`).
+    pub cne: bool,
+    /// Loop-invariant code motion (`rvsdg-licm=on|off`).
+    pub licm: bool,
 }
 
 impl Default for Options {
@@ -30,6 +41,11 @@ impl Default for Options {
             ivr: true,
             inline: true,
             inline_options: InlineOptions::default(),
+            fold: true,
+            strength: true,
+            gamma: true,
+            cne: true,
+            licm: true,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Through the RVSDG and back: every function of the IR filetests is built as a λ,
-//! optimized (inlining, invariant value redirection, dead node elimination),
+//! optimized (inline, ivr, fold, strength, gamma, cne, licm, dne: the pipeline's
+//! order),
 //! sequentialized, and must verify and run as before on the interpreter.
 
 mod common;
@@ -9,8 +10,8 @@ use vliw_ir::filetest::directives;
 use vliw_ir::{Module, TrapKind, parse_module, verify_module};
 use vliw_rvsdg::{Report, Rvsdg, Sequentializer, build_module, sequentialize_module};
 
-/// The module through the RVSDG: built, calls inlined, invariant values redirected,
-/// dead nodes removed, sequentialized; and its graph.
+/// The module through the RVSDG: built, optimized (the pipeline's RVSDG passes, in its
+/// order), sequentialized; and its graph.
 fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg), String> {
     let mut rm = build_module(module, report);
     if let Some((i, why)) = rm.not_built.first() {
@@ -26,7 +27,7 @@ fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg)
         })
     };
     check(&rm.graph, "construction")?;
-    // the run lines call local functions from outside
+    // the pipeline's order; the run lines call local functions from outside
     rm.roots
         .extend(module.functions.iter().map(|f| f.name.clone()));
     let inline = vliw_rvsdg::opt::InlineOptions::default();
@@ -34,6 +35,16 @@ fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg)
     check(&rm.graph, "inline")?;
     vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, report);
     check(&rm.graph, "ivr")?;
+    vliw_rvsdg::opt::fold(&mut rm.graph, report);
+    check(&rm.graph, "fold")?;
+    vliw_rvsdg::opt::strength_reduction(&mut rm.graph, report);
+    check(&rm.graph, "strength")?;
+    vliw_rvsdg::opt::gamma_simplification(&mut rm.graph, report);
+    check(&rm.graph, "gamma")?;
+    vliw_rvsdg::opt::common_node_elimination(&mut rm.graph, report);
+    check(&rm.graph, "cne")?;
+    vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, report);
+    check(&rm.graph, "licm")?;
     vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, report);
     check(&rm.graph, "dne")?;
     let mut new = module.clone();

@@ -1,9 +1,21 @@
 //! The optimizations on the RVSDG, one file each.
 
+pub mod cne;
+mod constants;
 pub mod dne;
+pub mod fold;
+pub mod gamma;
 pub mod inline;
 pub mod ivr;
+pub mod licm;
+mod rewrite;
+pub mod strength;
 
+pub use cne::common_node_elimination;
 pub use dne::dead_node_elimination;
+pub use fold::fold;
+pub use gamma::gamma_simplification;
 pub use inline::{InlineOptions, inline_calls};
 pub use ivr::invariant_value_redirection;
+pub use licm::loop_invariant_code_motion;
+pub use strength::strength_reduction;

@@ -28,8 +28,9 @@ pub(crate) struct Edge {
 /// A block that switches on a selector parameter to `targets[i]` when the selector is
 /// `i`: `brif sel, targets[1], targets[0]` for two targets (selector `i1`), `switch sel,
 /// targets[n-1], [0 -> targets[0], ..., n-2 -> targets[n-2]]` for more (selector `i32`).
-/// The other parameters are the targets' slots, one per parameter of each target, in
-/// the order of the targets.
+/// The other parameters are slots: with two targets, one per parameter of each target;
+/// with more, shared among the targets by type (the `k`-th parameter of type `t` of
+/// every target is fed from the `k`-th slot of type `t`).
 pub(crate) struct Mux {
     pub block: Block,
     pub targets: Vec<Block>,
@@ -397,19 +398,51 @@ impl<'f> Editor<'f> {
         let n = targets.len();
         assert!(n >= 2, "a mux has at least two targets");
         let sel_ty = if n == 2 { Type::I1 } else { Type::I32 };
-        // Each target has slots of its own: sharing them by type would save parameters
-        // but would make one slot carry different values on different paths (a loop's
+        // Slots. With two targets (a loop's tail choosing between its header and its
+        // exit, or a two-way merge) each target has slots of its own: sharing them
+        // would make one slot carry different values on different paths (a loop's
         // bound in the exit's slot on one path, in the header's on another), which
-        // hides what is invariant from the RVSDG's passes. A slot is `undef` on the
-        // paths to other targets, and invariant value redirection treats `undef` as
-        // agreeing with anything.
+        // hides what is invariant from the RVSDG's passes; a slot is `undef` on the
+        // other target's paths, and invariant value redirection treats `undef` as
+        // agreeing with anything. With more targets (the merged exits of a state
+        // machine) the slots are shared by type: the `k`-th parameter of type `t` of
+        // every target is fed from the `k`-th slot of type `t`, so that the number of
+        // slots stays the largest target's, not the sum over all targets.
+        let shared = n > 2;
+        let mut by_type: Vec<(Type, Vec<usize>)> = Vec::new();
         let mut slot_tys: Vec<Type> = Vec::new();
         let mut slot_of: Vec<Vec<usize>> = Vec::with_capacity(n);
         for &t in targets {
+            let mut seen: Vec<(Type, usize)> = Vec::new();
             let mut mine = Vec::new();
             for ty in self.param_types(t) {
-                mine.push(slot_tys.len());
-                slot_tys.push(ty);
+                if !shared {
+                    mine.push(slot_tys.len());
+                    slot_tys.push(ty);
+                    continue;
+                }
+                let k = match seen.iter_mut().find(|(x, _)| *x == ty) {
+                    Some((_, c)) => {
+                        *c += 1;
+                        *c - 1
+                    }
+                    None => {
+                        seen.push((ty, 1));
+                        0
+                    }
+                };
+                let list = match by_type.iter().position(|(x, _)| *x == ty) {
+                    Some(p) => &mut by_type[p].1,
+                    None => {
+                        by_type.push((ty, Vec::new()));
+                        &mut by_type.last_mut().expect("just pushed").1
+                    }
+                };
+                if list.len() == k {
+                    list.push(slot_tys.len());
+                    slot_tys.push(ty);
+                }
+                mine.push(list[k]);
             }
             slot_of.push(mine);
         }

@@ -1,6 +1,9 @@
 //! What the tests share: the canonical texts, differential runs.
 
 pub mod differential;
+pub mod passes;
+pub mod random_cfg;
+pub mod random_rvsdg;
 
 #[allow(dead_code)] // not every test file reads them
 /// The canonical texts of `tests/rvsdg/text` (name, text), without their leading

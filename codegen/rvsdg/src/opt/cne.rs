@@ -1,0 +1,259 @@
+//! Common node elimination (Reissmann et al. §5, "common node elimination"):
+//! congruent nodes and structural variables become one.
+//!
+//! - **Simple nodes.** Two simple nodes of one region with the same operation (equal
+//!   with operands cleared), the same output types (an `iconst`'s type is its
+//!   output's) and the same input origins compute the same values: the first in
+//!   topological order stays, the other's users read it, and it goes (`cne.nodes`).
+//!   Only pure operations: a node with a state is an effect, ordered on its state
+//!   chain, and two effects stay two (repeated loads are the memory optimizations'
+//!   business; a division that may trap is an effect on the I/O state).
+//! - **γ entry variables** with the same input are one: the arms read the first one's
+//!   argument (`cne.gamma-entries`), so the nodes of each arm that read them become
+//!   congruent too.
+//! - **γ exit variables** whose results are the same origin in every arm are one
+//!   (`cne.gamma-exits`).
+//! - **θ loop variables** with the same input whose next values are congruent
+//!   (optimistically: assuming that the variables under test are equal, the next
+//!   values are computed by congruent nodes from congruent variables) are one
+//!   (`cne.theta-vars`). This is the paper's partitioning of θ variables, one θ
+//!   body at a time: the candidate variables start in classes by input and type,
+//!   the body is value-numbered with the variables of a class as one value, and
+//!   classes are split by the value numbers of the next values until nothing splits.
+//!   Nodes nested in γs or θs of the body count as distinct. By induction on the
+//!   iterations, the variables of a class hold equal values in every iteration.
+//!   States are never merged (each has one user).
+//!
+//! Regions are processed in topological order, each node once: a γ or θ's inputs are
+//! final when it is reached, its subregions are processed then (innermost first), and
+//! its merged outputs make the nodes after it congruent in turn.
+
+use rustc_hash::FxHashMap;
+
+use crate::graph::{Node, NodeKind, Origin, Region};
+use crate::ops::{Op, Rvsdg, Ty};
+use crate::report::Report;
+
+/// Merges the congruent nodes and variables of `g`.
+pub fn common_node_elimination(g: &mut Rvsdg, report: &mut Report) {
+    let mut counts = Counts::default();
+    for l in g.lambdas() {
+        let body = g.lambda_body(l);
+        region(g, body, &mut counts);
+    }
+    report.count("cne.nodes", counts.nodes as u64);
+    report.count("cne.gamma-entries", counts.gamma_entries as u64);
+    report.count("cne.gamma-exits", counts.gamma_exits as u64);
+    report.count("cne.theta-vars", counts.theta_vars as u64);
+}
+
+#[derive(Default)]
+struct Counts {
+    nodes: usize,
+    gamma_entries: usize,
+    gamma_exits: usize,
+    theta_vars: usize,
+}
+
+/// What makes two simple nodes of a region congruent.
+type Key = (Op, Vec<Ty>, Vec<Origin>);
+
+fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
+    let mut seen: FxHashMap<Key, Node> = FxHashMap::default();
+    for n in g.topological_order(r) {
+        match g.kind(n) {
+            NodeKind::Simple(op) => {
+                if !op.is_pure() {
+                    continue;
+                }
+                let key = (op.clone(), g.output_types(n), g.inputs(n).to_vec());
+                match seen.get(&key) {
+                    Some(&first) => {
+                        for i in 0..g.num_outputs(n) as u32 {
+                            g.divert_users(Origin::Out(n, i), Origin::Out(first, i));
+                        }
+                        g.remove_node(n);
+                        counts.nodes += 1;
+                    }
+                    None => {
+                        seen.insert(key, n);
+                    }
+                }
+            }
+            NodeKind::Gamma { arms } => {
+                let arms = arms.clone();
+                counts.gamma_entries += gamma_entries(g, n, &arms);
+                for &a in &arms {
+                    region(g, a, counts);
+                }
+                counts.gamma_exits += gamma_exits(g, n, &arms);
+            }
+            NodeKind::Theta { body } => {
+                let body = *body;
+                counts.theta_vars += theta_vars(g, n, body);
+                region(g, body, counts);
+            }
+            NodeKind::Lambda { .. } => {}
+        }
+    }
+}
+
+/// Merges the entry variables of γ `n` that have the same input.
+fn gamma_entries(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
+    let mut first: FxHashMap<Origin, usize> = FxHashMap::default();
+    let mut dups = Vec::new();
+    for j in 0..g.inputs(n).len() - 1 {
+        let o = g.input(n, j + 1);
+        if g.ty(o).is_state() {
+            continue;
+        }
+        match first.get(&o) {
+            Some(&k) => dups.push((j, k)),
+            None => {
+                first.insert(o, j);
+            }
+        }
+    }
+    // backwards: removing an entry renumbers the later ones, not the first ones
+    for &(j, k) in dups.iter().rev() {
+        for &a in arms {
+            g.divert_users(Origin::Arg(a, j as u32), Origin::Arg(a, k as u32));
+        }
+        g.remove_gamma_entry(n, j);
+    }
+    dups.len()
+}
+
+/// Merges the exit variables of γ `n` whose results are the same in every arm.
+fn gamma_exits(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
+    let mut first: FxHashMap<Vec<Origin>, usize> = FxHashMap::default();
+    let mut dups = Vec::new();
+    for k in 0..g.num_outputs(n) {
+        if g.ty(Origin::Out(n, k as u32)).is_state() {
+            continue;
+        }
+        let results: Vec<Origin> = arms.iter().map(|&a| g.results(a)[k]).collect();
+        match first.get(&results) {
+            Some(&f) => dups.push((k, f)),
+            None => {
+                first.insert(results, k);
+            }
+        }
+    }
+    for &(k, f) in dups.iter().rev() {
+        g.divert_users(Origin::Out(n, k as u32), Origin::Out(n, f as u32));
+        g.remove_gamma_exit(n, k);
+    }
+    dups.len()
+}
+
+/// Merges the loop variables of θ `n` that are congruent (see the module's
+/// documentation).
+fn theta_vars(g: &mut Rvsdg, n: Node, body: Region) -> usize {
+    let vars = g.num_outputs(n);
+    // initial classes: by input and type; states each alone
+    let mut class: Vec<u32> = Vec::with_capacity(vars);
+    {
+        let mut ids: FxHashMap<(Origin, Ty), u32> = FxHashMap::default();
+        let mut next = 0u32;
+        for k in 0..vars {
+            let o = g.input(n, k);
+            let ty = g.ty(o);
+            let id = if ty.is_state() {
+                next += 1;
+                next - 1
+            } else {
+                *ids.entry((o, ty)).or_insert_with(|| {
+                    next += 1;
+                    next - 1
+                })
+            };
+            class.push(id);
+        }
+        if next as usize == vars {
+            return 0; // no two variables start alike
+        }
+    }
+    let order = g.topological_order(body);
+    loop {
+        let Some(numbers) = value_numbers(g, body, &order, &class) else {
+            return 0;
+        };
+        let mut ids: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut refined = Vec::with_capacity(vars);
+        for (k, &c) in class.iter().enumerate() {
+            let Some(&next_value) = numbers.get(&g.results(body)[k + 1]) else {
+                return 0;
+            };
+            let len = ids.len() as u32;
+            refined.push(*ids.entry((c, next_value)).or_insert(len));
+        }
+        let before = class.iter().collect::<rustc_hash::FxHashSet<_>>().len();
+        let stable = ids.len() == before;
+        class = refined;
+        if stable {
+            break;
+        }
+    }
+    // each class's first variable stays; the others' users read it
+    let mut first: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut dups = Vec::new();
+    for (k, &c) in class.iter().enumerate() {
+        match first.get(&c) {
+            Some(&f) => dups.push((k, f)),
+            None => {
+                first.insert(c, k);
+            }
+        }
+    }
+    for &(k, f) in dups.iter().rev() {
+        g.divert_users(Origin::Arg(body, k as u32), Origin::Arg(body, f as u32));
+        g.divert_users(Origin::Out(n, k as u32), Origin::Out(n, f as u32));
+        g.remove_theta_var(n, k);
+    }
+    dups.len()
+}
+
+/// Value numbers of the origins of θ body `body` (whose nodes are `order`), with
+/// argument `k` numbered `class[k]`: congruent simple pure nodes get equal numbers,
+/// everything else its own. `None` if some input has no number (only in a graph with
+/// a cycle, which `topological_order` leaves out).
+fn value_numbers(
+    g: &Rvsdg,
+    body: Region,
+    order: &[Node],
+    class: &[u32],
+) -> Option<FxHashMap<Origin, u32>> {
+    let mut numbers: FxHashMap<Origin, u32> = FxHashMap::default();
+    let mut fresh = class.iter().max().map_or(0, |&m| m + 1);
+    for (k, &c) in class.iter().enumerate() {
+        numbers.insert(Origin::Arg(body, k as u32), c);
+    }
+    let mut table: FxHashMap<(Op, Vec<Ty>, Vec<u32>), u32> = FxHashMap::default();
+    for &m in order {
+        let outputs = g.num_outputs(m) as u32;
+        let base = match g.op(m) {
+            Some(op) if op.is_pure() => {
+                let inputs = g
+                    .inputs(m)
+                    .iter()
+                    .map(|o| numbers.get(o).copied())
+                    .collect::<Option<Vec<u32>>>()?;
+                *table
+                    .entry((op.clone(), g.output_types(m), inputs))
+                    .or_insert_with(|| {
+                        fresh += outputs;
+                        fresh - outputs
+                    })
+            }
+            _ => {
+                fresh += outputs;
+                fresh - outputs
+            }
+        };
+        for i in 0..outputs {
+            numbers.insert(Origin::Out(m, i), base + i);
+        }
+    }
+    Some(numbers)
+}

@@ -1,0 +1,226 @@
+//! Loop-invariant code motion (Reissmann et al. §5, "node push-out" of θs): a
+//! computation of a θ body whose inputs do not change from one iteration to the next
+//! is done once, before the θ, and enters the body as a new invariant loop variable
+//! (`licm.hoisted`).
+//!
+//! - **Invariant:** a body argument whose next value is the argument itself, or a
+//!   constant of the body.
+//! - **What moves:** simple pure nodes (no state: no load, no division that may trap,
+//!   no call; `sdiv safe` and the like move) that read only invariant values. A θ is
+//!   tail-controlled, its body runs at least once, and a pure node neither faults nor
+//!   has effects, so computing it before the loop instead of in every iteration
+//!   changes nothing observable. Loads stay: an invariant load needs the memory to be
+//!   invariant too (the memory optimizations' business).
+//! - **Constants** alone stay in the body: rematerializing an `iconst` in the loop
+//!   costs nothing on a VLIW with free slots, while a loop variable costs a register
+//!   across the whole loop. The constants a hoisted computation reads are copied
+//!   before the θ with it (an equal constant already there is reused; the body's goes
+//!   when nothing reads it any more).
+//! - **Control values** (a `match` on an invariant value) stay: a predicate made in
+//!   the region of the γ or θ it controls is a branch on the compared value, one that
+//!   enters through a variable becomes a carried alternative number.
+//! - **Register pressure:** at most [`MAX_NEW_LIVE`] hoisted values live across one
+//!   loop's body; the computations past it stay (`licm.declined`).
+//!
+//! θs are processed innermost first, so a computation invariant in two nested loops
+//! leaves the inner one, then the outer one. Within a body, nodes are visited
+//! producers first, so a chain of invariant computations moves in one pass.
+
+use rustc_hash::FxHashSet;
+
+use super::constants::{RegionConstants, constant, remove_unused};
+use crate::graph::{Node, NodeKind, Origin, Region, User};
+use crate::ops::{Rvsdg, Ty};
+use crate::report::Report;
+
+/// Hoists the invariant computations out of every θ of `g`.
+pub fn loop_invariant_code_motion(g: &mut Rvsdg, report: &mut Report) {
+    let mut counts = Counts::default();
+    for l in g.lambdas() {
+        let body = g.lambda_body(l);
+        region(g, body, &mut counts);
+    }
+    report.count("licm.hoisted", counts.hoisted as u64);
+    report.count("licm.declined", counts.declined as u64);
+}
+
+/// Hoists out of the θs below `r`, innermost first.
+fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
+    let mut constants = RegionConstants::new(r);
+    for n in g.topological_order(r) {
+        for s in g.kind(n).subregions().to_vec() {
+            region(g, s, counts);
+        }
+        if let NodeKind::Theta { body } = *g.kind(n) {
+            theta(g, n, body, &mut constants, counts);
+        }
+    }
+}
+
+/// Whether body node `m` can leave θ `body`: a pure computation (not a lone
+/// constant, not making a control value) of invariant values.
+fn hoistable(g: &Rvsdg, body: Region, m: Node) -> bool {
+    let Some(op) = g.op(m) else {
+        return false;
+    };
+    op.is_pure()
+        && g.is_used(m)
+        && !g.inputs(m).is_empty()
+        && g.outputs(m).all(|o| matches!(g.ty(o), Ty::Val(_)))
+        && g.inputs(m).iter().all(|&o| match o {
+            Origin::Arg(_, k) => g.results(body)[k as usize + 1] == o,
+            Origin::Out(c, _) => constant(g, c).is_some(),
+        })
+}
+
+/// The most values that hoisting may make live across one loop's body: a hoisted
+/// value the body reads is a register for the whole loop (the machine has 64), and a
+/// reload per iteration costs more than recomputing a pure operation on a VLIW with
+/// free slots. Hoisting a node whose inputs were hoisted values that nothing else in
+/// the body reads frees those, so chains of invariant computations leave whole.
+pub const MAX_NEW_LIVE: usize = 16;
+
+#[derive(Default)]
+struct Counts {
+    hoisted: usize,
+    /// Invariant computations left in the loop by [`MAX_NEW_LIVE`].
+    declined: usize,
+}
+
+/// Hoists the invariant computations of θ `n`'s body.
+fn theta(
+    g: &mut Rvsdg,
+    n: Node,
+    body: Region,
+    constants: &mut RegionConstants,
+    counts: &mut Counts,
+) {
+    let region = g.node(n).region;
+    // the loop variables made here (argument numbers), and how many the body reads
+    let mut new_vars: FxHashSet<u32> = FxHashSet::default();
+    let mut live = 0;
+    // producers first: once a node is out, its users read an invariant argument
+    for m in g.topological_order(body) {
+        if !hoistable(g, body, m) {
+            continue;
+        }
+        let old = g.inputs(m).to_vec();
+        let gained = g.outputs(m).filter(|&o| g.has_users(o)).count();
+        let mut freed: Vec<Origin> = old
+            .iter()
+            .copied()
+            .filter(|&o| match o {
+                Origin::Arg(_, k) => {
+                    new_vars.contains(&k)
+                        && g.users(o).iter().all(|&u| match u {
+                            User::In(x, _) => x == m,
+                            User::Res(..) => true,
+                        })
+                }
+                Origin::Out(..) => false,
+            })
+            .collect();
+        freed.sort_unstable();
+        freed.dedup();
+        if live + gained > MAX_NEW_LIVE + freed.len() {
+            counts.declined += 1;
+            continue;
+        }
+        live = live + gained - freed.len();
+        let inputs: Vec<Origin> = old
+            .iter()
+            .map(|&o| match o {
+                Origin::Arg(_, k) => g.input(n, k as usize),
+                Origin::Out(c, _) => {
+                    let (op, ty) = constant(g, c).expect("hoistable reads constants");
+                    constants.get(g, &op, ty)
+                }
+            })
+            .collect();
+        let users: Vec<Vec<User>> = g.outputs(m).map(|o| g.users(o).to_vec()).collect();
+        g.move_node(m, region, &inputs);
+        for (i, users) in users.into_iter().enumerate() {
+            let (arg, _) = g.add_theta_var(n, Origin::Out(m, i as u32));
+            if let Origin::Arg(_, k) = arg {
+                new_vars.insert(k);
+            }
+            for u in users {
+                g.set_origin(u, arg);
+            }
+        }
+        // the body's constants that only the moved node read
+        remove_unused(g, &old);
+        counts.hoisted += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{binary, finish, icmp, iconst, lambda, predicate};
+    use crate::verify;
+    use vliw_ir::{IntCC, Opcode, Type};
+
+    /// A λ `(x, n)` whose loop adds `x * c` for `count` constants `c` (each product
+    /// invariant, each read by the loop's sum) to a sum, or, `chained`, adds
+    /// `x * c1 * c2 * ...` (one chain of invariant products).
+    fn loop_of(count: usize, chained: bool) -> (Rvsdg, Node) {
+        let mut g = Rvsdg::new();
+        let l = lambda(&mut g, "f", &[Type::I64, Type::I64], &[Type::I64]);
+        let zero = iconst(&mut g, l.body, Type::I64, 0);
+        let theta = g.add_theta(l.body, &[zero, zero, l.params[0], l.params[1], l.mem, l.io]);
+        let body = g.theta_body(theta);
+        let a: Vec<Origin> = g.arg_origins(body).collect();
+        let (i, sum, x, n) = (a[0], a[1], a[2], a[3]);
+        let mut acc = sum;
+        let mut product = x;
+        for k in 0..count {
+            let c = iconst(&mut g, body, Type::I64, k as i128 + 2);
+            if chained {
+                product = binary(&mut g, body, Opcode::Imul, product, c);
+            } else {
+                let p = binary(&mut g, body, Opcode::Imul, x, c);
+                acc = binary(&mut g, body, Opcode::Iadd, acc, p);
+            }
+        }
+        if chained {
+            acc = binary(&mut g, body, Opcode::Iadd, acc, product);
+        }
+        let one = iconst(&mut g, body, Type::I64, 1);
+        let next = binary(&mut g, body, Opcode::Iadd, i, one);
+        let more = icmp(&mut g, body, IntCC::Slt, next, n);
+        let p = predicate(&mut g, body, more);
+        g.set_theta_predicate(theta, p);
+        g.set_result(body, 1, next);
+        g.set_result(body, 2, acc);
+        let (mem, io) = (Origin::Out(theta, 4), Origin::Out(theta, 5));
+        finish(&mut g, &l, &[Origin::Out(theta, 1)], mem, io);
+        verify(&g).expect("the test graph verifies");
+        (g, theta)
+    }
+
+    fn run(g: &mut Rvsdg) -> Report {
+        let mut report = Report::default();
+        loop_invariant_code_motion(g, &mut report);
+        verify(g).expect("verifies after licm");
+        report
+    }
+
+    #[test]
+    fn hoists_at_most_max_new_live_values_that_the_loop_reads() {
+        let (mut g, theta) = loop_of(MAX_NEW_LIVE + 5, false);
+        let report = run(&mut g);
+        assert_eq!(report.get("licm.hoisted"), MAX_NEW_LIVE as u64);
+        assert_eq!(report.get("licm.declined"), 5);
+        // the θ's 6 variables, one per hoisted product
+        assert_eq!(g.num_outputs(theta), 6 + MAX_NEW_LIVE);
+    }
+
+    #[test]
+    fn a_chain_of_invariant_computations_leaves_whole() {
+        let (mut g, _) = loop_of(MAX_NEW_LIVE * 3, true);
+        let report = run(&mut g);
+        assert_eq!(report.get("licm.hoisted"), MAX_NEW_LIVE as u64 * 3);
+        assert_eq!(report.get("licm.declined"), 0);
+    }
+}

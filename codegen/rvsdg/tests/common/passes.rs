@@ -1,0 +1,107 @@
+//! Small λs through the rewriting passes: an SSA IR module built as an RVSDG, the
+//! passes run and the graph verified after each, and what the λs return looked at.
+
+#![allow(dead_code)] // each test file uses a part
+
+use vliw_ir::{DataValue, Module, Trap, parse_module, verify_module};
+use vliw_rvsdg::{Evaluator, Node, Op, Origin, Report, RvsdgModule, build_module};
+
+/// A pass of the middle end, as the tests run it.
+pub type Pass = fn(&mut vliw_rvsdg::Rvsdg, &mut Report);
+
+pub const FOLD: Pass = vliw_rvsdg::opt::fold;
+pub const STRENGTH: Pass = vliw_rvsdg::opt::strength_reduction;
+
+/// `text` (an SSA IR module) parsed, verified, built, and the passes run on it, the
+/// graph verified after each.
+pub fn through(text: &str, passes: &[Pass]) -> (Module, RvsdgModule, Report) {
+    let module = parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut report = Report::default();
+    let mut rm = build_module(&module, &mut report);
+    assert!(rm.not_built.is_empty(), "{:?}", rm.not_built);
+    verified(&rm, "construction");
+    for pass in passes {
+        pass(&mut rm.graph, &mut report);
+        verified(&rm, "a pass");
+    }
+    (module, rm, report)
+}
+
+/// Dead node elimination, as the pipeline runs it after the passes.
+pub fn dne(rm: &mut RvsdgModule) {
+    let mut report = Report::default();
+    vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, &mut report);
+    verified(rm, "dne");
+}
+
+fn verified(rm: &RvsdgModule, after: &str) {
+    if let Err(e) = vliw_rvsdg::verify(&rm.graph) {
+        let e: Vec<String> = e.iter().map(|e| e.to_string()).collect();
+        panic!(
+            "does not verify after {after}:\n{}\n{}",
+            e.join("\n"),
+            rm.graph
+        );
+    }
+}
+
+/// What λ `name` returns (its body's results but the states).
+pub fn returned(rm: &RvsdgModule, name: &str) -> Vec<Origin> {
+    let g = &rm.graph;
+    let l = rm.lambda(name).expect("the λ");
+    let body = g.lambda_body(l);
+    g.results(body)
+        .iter()
+        .copied()
+        .filter(|&o| g.ty(o).value().is_some())
+        .collect()
+}
+
+/// The operation that makes `o` (`None` for an argument or a structural node).
+pub fn op_of(rm: &RvsdgModule, o: Origin) -> Option<&Op> {
+    rm.graph.producer(o).and_then(|n| rm.graph.op(n))
+}
+
+/// The bits of `o` if a constant node makes it.
+pub fn constant(rm: &RvsdgModule, o: Origin) -> Option<u128> {
+    match op_of(rm, o)? {
+        Op::Inst(vliw_ir::InstructionData::UnaryImm { imm, .. }) => Some(*imm),
+        _ => None,
+    }
+}
+
+/// Every simple node's operation below λ `name`.
+pub fn ops_below(rm: &RvsdgModule, name: &str) -> Vec<(Node, Op)> {
+    let g = &rm.graph;
+    let l = rm.lambda(name).expect("the λ");
+    g.regions_below(g.lambda_body(l))
+        .into_iter()
+        .flat_map(|r| g.nodes(r).to_vec())
+        .filter_map(|n| Some((n, g.op(n)?.clone())))
+        .collect()
+}
+
+/// `name(args)` on the graph's evaluator.
+pub fn evaluate(
+    rm: &RvsdgModule,
+    module: &Module,
+    name: &str,
+    args: &[DataValue],
+) -> Result<Vec<DataValue>, Trap> {
+    Evaluator::new(&rm.graph, module).call(name, args)
+}
+
+/// `name(args)` on the interpreter, on the original module.
+pub fn interpret(module: &Module, name: &str, args: &[DataValue]) -> Result<Vec<DataValue>, Trap> {
+    vliw_ir::Interpreter::new(module).call(name, args)
+}
+
+/// Whether two runs agree: the same values (bits), or traps of the same kind.
+pub fn agree(a: &Result<Vec<DataValue>, Trap>, b: &Result<Vec<DataValue>, Trap>) -> bool {
+    match (a, b) {
+        (Ok(x), Ok(y)) => x == y,
+        (Err(x), Err(y)) => x.kind == y.kind,
+        _ => false,
+    }
+}
