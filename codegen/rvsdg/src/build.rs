@@ -212,6 +212,14 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Gives node `n` the source location of instruction `inst`, if it has one.
+    fn locate(&mut self, n: Node, inst: vliw_ir::Inst) {
+        let loc = self.f.srclocs[inst];
+        if !loc.is_default() {
+            self.g.set_loc(n, loc);
+        }
+    }
+
     /// A block that ends the structure or jumps on: its nodes, and where it goes.
     fn block(&mut self, b: Block) -> Result<Exit, String> {
         let term = self.instructions(b)?;
@@ -230,6 +238,13 @@ impl Builder<'_> {
                 Ok(Exit::Edge(dest.block, self.vals_of(&dest.args)?))
             }
             InstructionData::Return { args, .. } => {
+                // the λ keeps the location of (the first) `return`, for the one the
+                // sequentialization makes
+                if let Some(l) = self.g.enclosing_lambda(self.region)
+                    && self.g.node(l).loc.is_default()
+                {
+                    self.locate(l, term);
+                }
                 let mut results = self.vals_of(args)?;
                 results.extend([self.mem, self.io]);
                 Ok(Exit::Done(results))
@@ -321,6 +336,8 @@ impl Builder<'_> {
         entries.extend([self.mem, self.io]);
         let ne = entries.len() as u32;
         let gamma = self.g.add_gamma(self.region, pred, &entries, arms.len());
+        // the branch's location goes to the γ, and back to the branch it becomes
+        self.locate(gamma, term);
         let arm_regions = self.g.kind(gamma).subregions().to_vec();
         let outer = (
             self.region,
@@ -402,6 +419,9 @@ impl Builder<'_> {
         let nh = inits.len();
         let nx = f.dfg.block_params(exit).len();
         let theta = self.g.add_theta(self.region, &all);
+        if let Some(term) = f.layout.last_inst(tail) {
+            self.locate(theta, term);
+        }
         let r = self.g.theta_body(theta);
         let outer = (
             self.region,

@@ -6,8 +6,8 @@ use crate::opt::InlineOptions;
 /// Which RVSDG passes run, and how the graph goes back to control flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Build the RVSDG at all (`rvsdg=on|off`). Off by default until every suite
-    /// passes with it.
+    /// Build the RVSDG at all (`rvsdg=on|off`, on by default: the middle end's
+    /// optimizer).
     pub enabled: bool,
     /// `sequentialize=structural`.
     pub sequentialize: Sequentializer,
@@ -35,7 +35,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            enabled: false,
+            enabled: true,
             sequentialize: Sequentializer::Structural,
             dne: true,
             ivr: true,
