@@ -12,7 +12,9 @@
 //! SSA IR input and on the machine IR's interpreter (`vliw_machine::interp`)
 //! otherwise, and the results must equal the expectation both times.
 
-use std::path::{Path, PathBuf};
+mod precise;
+
+use std::path::Path;
 
 use vliw_ir::filetest::{Expect, Run};
 use vliw_ir::interpreter::DataValue;
@@ -22,7 +24,6 @@ use vliw_machine::interp::{Interpreter, Stop};
 use vliw_machine::mir::parse_machine_functions;
 use vliw_pipeline::{Options, PIPELINE, Pass, Stage, Unit, run_pass};
 
-const EXPECT: &str = "; expect:";
 const STEP_LIMIT: u64 = 1_000_000;
 
 /// One parsed file.
@@ -37,10 +38,7 @@ struct FileTest {
 }
 
 fn parse_file(text: &str) -> Result<FileTest, String> {
-    let (input, expected) = match text.find(&format!("\n{EXPECT}")) {
-        Some(at) => (&text[..at + 1], &text[at + 1 + EXPECT.len()..]),
-        None => (text, ""),
-    };
+    let (input, expected) = precise::split(text);
     let mut pass = None;
     let mut words = String::from("verify=each");
     for (i, line) in input.lines().enumerate() {
@@ -68,21 +66,12 @@ fn parse_file(text: &str) -> Result<FileTest, String> {
         ));
     }
     let (runs, _) = vliw_ir::filetest::directives(input)?;
-    let expected = expected
-        .lines()
-        .skip_while(|l| l.trim().is_empty())
-        .map(|l| {
-            l.strip_prefix("; ")
-                .unwrap_or(l.strip_prefix(';').unwrap_or(l))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
     Ok(FileTest {
         pass,
         options,
         runs,
         input: input.to_string(),
-        expected: expected.trim_end().to_string(),
+        expected,
     })
 }
 
@@ -232,38 +221,6 @@ fn check_runs(t: &FileTest, input: &Input, output: &[MachFunction]) -> Result<()
     Ok(())
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "mir") {
-            out.push(p);
-        }
-    }
-}
-
-/// The file with its expectation replaced by `output`.
-fn blessed(t: &FileTest, output: &str) -> String {
-    let mut s = t.input.trim_end().to_string();
-    s.push_str("\n\n");
-    s.push_str(EXPECT);
-    s.push('\n');
-    for line in output.lines() {
-        if line.is_empty() {
-            s.push_str(";\n");
-        } else {
-            s.push_str("; ");
-            s.push_str(line);
-            s.push('\n');
-        }
-    }
-    s
-}
-
 /// Checks one file: `Ok(None)` when it holds, `Ok(Some(text))` with the blessed
 /// file when `bless` and only the expectation differs.
 fn check_text(text: &str, bless: bool) -> Result<(&'static str, usize, Option<String>), String> {
@@ -279,19 +236,14 @@ fn check_text(text: &str, bless: bool) -> Result<(&'static str, usize, Option<St
     let mut blessed_text = None;
     if got != t.expected {
         if !bless {
-            let first = got
-                .lines()
-                .zip(t.expected.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or_else(|| got.lines().count().min(t.expected.lines().count()));
+            let first = precise::first_difference(got, &t.expected);
             return Err(format!(
                 "the output of `{}` differs from the expectation at its line {} \
                  (VLIW_BLESS=1 rewrites it):\n{got}",
-                t.pass.name,
-                first + 1
+                t.pass.name, first
             ));
         }
-        blessed_text = Some(blessed(&t, got));
+        blessed_text = Some(precise::blessed(&t.input, got));
     }
     check_runs(&t, &input, &output)?;
     Ok((t.pass.name, t.runs.len(), blessed_text))
@@ -300,9 +252,7 @@ fn check_text(text: &str, bless: bool) -> Result<(&'static str, usize, Option<St
 #[test]
 fn machine_ir_filetests() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mir");
-    let mut files = Vec::new();
-    collect(&root, &mut files);
-    files.sort();
+    let files = precise::collect(&root, &["mir"]);
     let bless = std::env::var_os("VLIW_BLESS").is_some();
     let mut failures = Vec::new();
     let mut passes_tested = std::collections::BTreeSet::new();

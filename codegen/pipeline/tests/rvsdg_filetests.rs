@@ -13,6 +13,8 @@
 //! `.rvsdg` one), after them (the evaluator), and after sequentializing the result
 //! (the interpreter); all three must give the expectation.
 
+mod precise;
+
 use std::path::{Path, PathBuf};
 
 use vliw_ir::filetest::{Expect, Run};
@@ -21,7 +23,6 @@ use vliw_ir::{Function, Interpreter, Module, Trap};
 use vliw_pipeline::{Options, PIPELINE, Pass, Run as PassRun, Stage};
 use vliw_rvsdg::{Evaluator, RvsdgModule};
 
-const EXPECT: &str = "; expect:";
 const STEP_LIMIT: u64 = 1_000_000;
 
 /// One parsed file.
@@ -38,10 +39,7 @@ struct FileTest {
 }
 
 fn parse_file(text: &str, rvsdg_input: bool) -> Result<FileTest, String> {
-    let (input, expected) = match text.find(&format!("\n{EXPECT}")) {
-        Some(at) => (&text[..at + 1], &text[at + 1 + EXPECT.len()..]),
-        None => (text, ""),
-    };
+    let (input, expected) = precise::split(text);
     let mut passes = Vec::new();
     let mut words = String::from("rvsdg=on verify=each");
     for (i, line) in input.lines().enumerate() {
@@ -86,22 +84,13 @@ fn parse_file(text: &str, rvsdg_input: bool) -> Result<FileTest, String> {
         ));
     }
     let (runs, _) = vliw_ir::filetest::directives(input)?;
-    let expected = expected
-        .lines()
-        .skip_while(|l| l.trim().is_empty())
-        .map(|l| {
-            l.strip_prefix("; ")
-                .unwrap_or(l.strip_prefix(';').unwrap_or(l))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
     Ok(FileTest {
         passes,
         options,
         runs,
         rvsdg_input,
         input: input.to_string(),
-        expected: expected.trim_end().to_string(),
+        expected,
     })
 }
 
@@ -295,38 +284,6 @@ fn check_runs(
     Ok(())
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ir" || x == "rvsdg") {
-            out.push(p);
-        }
-    }
-}
-
-/// The file with its expectation replaced by `output`.
-fn blessed(t: &FileTest, output: &str) -> String {
-    let mut s = t.input.trim_end().to_string();
-    s.push_str("\n\n");
-    s.push_str(EXPECT);
-    s.push('\n');
-    for line in output.lines() {
-        if line.is_empty() {
-            s.push_str(";\n");
-        } else {
-            s.push_str("; ");
-            s.push_str(line);
-            s.push('\n');
-        }
-    }
-    s
-}
-
 /// What checking one file found: the passes it tests, its number of runs, and the
 /// blessed text when blessing changed it.
 type Checked = (Vec<&'static str>, usize, Option<String>);
@@ -341,19 +298,15 @@ fn check_text(text: &str, rvsdg_input: bool, bless: bool) -> Result<Checked, Str
     let mut blessed_text = None;
     if got != t.expected {
         if !bless {
-            let first = got
-                .lines()
-                .zip(t.expected.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or_else(|| got.lines().count().min(t.expected.lines().count()));
+            let first = precise::first_difference(got, &t.expected);
             return Err(format!(
                 "the graph after {:?} differs from the expectation at its line {} \
                  (VLIW_BLESS=1 rewrites it):\n{got}",
                 t.passes.iter().map(|p| p.name).collect::<Vec<_>>(),
-                first + 1
+                first
             ));
         }
-        blessed_text = Some(blessed(&t, got));
+        blessed_text = Some(precise::blessed(&t.input, got));
     }
     let sequential = sequentialize(&after, &module, &t.options)?;
     check_runs(&t, &module, before.as_ref(), &after, &sequential)?;
@@ -366,10 +319,7 @@ fn check_text(text: &str, rvsdg_input: bool, bless: bool) -> Result<Checked, Str
 
 fn files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/rvsdg/passes");
-    let mut files = Vec::new();
-    collect(&root, &mut files);
-    files.sort();
-    files
+    precise::collect(&root, &["ir", "rvsdg"])
 }
 
 #[test]
