@@ -21,35 +21,6 @@ use common::random_rvsdg::random_lambda;
 use vliw_ir::{DataValue, Module, Signature, TrapKind, Type, verify_module};
 use vliw_rvsdg::{Report, Rvsdg, RvsdgModule, Sequentializer, build_module, sequentialize_module};
 
-type Pass = (&'static str, fn(&mut RvsdgModule, &mut Report));
-
-/// The pipeline's RVSDG passes, in its order.
-const PASSES: &[Pass] = &[
-    ("inline", |rm, r| {
-        let options = vliw_rvsdg::opt::InlineOptions::default();
-        vliw_rvsdg::opt::inline_calls(&mut rm.graph, &rm.roots, &options, r)
-    }),
-    ("ivr", |rm, r| {
-        vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, r)
-    }),
-    ("fold", |rm, r| vliw_rvsdg::opt::fold(&mut rm.graph, r)),
-    ("strength", |rm, r| {
-        vliw_rvsdg::opt::strength_reduction(&mut rm.graph, r)
-    }),
-    ("gamma", |rm, r| {
-        vliw_rvsdg::opt::gamma_simplification(&mut rm.graph, r)
-    }),
-    ("cne", |rm, r| {
-        vliw_rvsdg::opt::common_node_elimination(&mut rm.graph, r)
-    }),
-    ("licm", |rm, r| {
-        vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, r)
-    }),
-    ("dne", |rm, r| {
-        vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r)
-    }),
-];
-
 fn verified(g: &Rvsdg, after: &str) -> Result<(), String> {
     vliw_rvsdg::verify(g).map_err(|e| {
         let e: Vec<String> = e.iter().map(|e| e.to_string()).collect();
@@ -73,7 +44,7 @@ fn optimize_and_sequentialize(
     report: &mut Report,
 ) -> Result<(Module, Rvsdg), String> {
     for round in 0..2 {
-        for (name, pass) in PASSES {
+        for (name, pass) in common::passes::PIPELINE_ORDER {
             let before = rm.graph.to_string();
             pass(&mut rm, report);
             verified(

@@ -30,23 +30,10 @@ fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg)
     // the pipeline's order; the run lines call local functions from outside
     rm.roots
         .extend(module.functions.iter().map(|f| f.name.clone()));
-    let inline = vliw_rvsdg::opt::InlineOptions::default();
-    vliw_rvsdg::opt::inline_calls(&mut rm.graph, &rm.roots, &inline, report);
-    check(&rm.graph, "inline")?;
-    vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, report);
-    check(&rm.graph, "ivr")?;
-    vliw_rvsdg::opt::fold(&mut rm.graph, report);
-    check(&rm.graph, "fold")?;
-    vliw_rvsdg::opt::strength_reduction(&mut rm.graph, report);
-    check(&rm.graph, "strength")?;
-    vliw_rvsdg::opt::gamma_simplification(&mut rm.graph, report);
-    check(&rm.graph, "gamma")?;
-    vliw_rvsdg::opt::common_node_elimination(&mut rm.graph, report);
-    check(&rm.graph, "cne")?;
-    vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, report);
-    check(&rm.graph, "licm")?;
-    vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, report);
-    check(&rm.graph, "dne")?;
+    for (name, pass) in common::passes::PIPELINE_ORDER {
+        pass(&mut rm, report);
+        check(&rm.graph, name)?;
+    }
     let mut new = module.clone();
     sequentialize_module(&rm, &mut new, Sequentializer::Structural);
     verify_module(&new).map_err(|e| format!("does not verify:\n{e}\n{new}"))?;

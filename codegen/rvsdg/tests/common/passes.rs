@@ -9,6 +9,37 @@ use vliw_rvsdg::{Evaluator, Node, Op, Origin, Report, RvsdgModule, build_module}
 /// A pass of the middle end, as the tests run it.
 pub type Pass = fn(&mut vliw_rvsdg::Rvsdg, &mut Report);
 
+/// A pass over the whole module, named, as the tests run the pipeline's RVSDG stage.
+pub type ModulePass = (&'static str, fn(&mut RvsdgModule, &mut Report));
+
+/// The pipeline's RVSDG passes, in its order (`codegen/pipeline/src/passes.rs`), with
+/// their default options: the one list the round trip and the random tests run.
+pub const PIPELINE_ORDER: &[ModulePass] = &[
+    ("inline", |rm, r| {
+        let options = vliw_rvsdg::opt::InlineOptions::default();
+        vliw_rvsdg::opt::inline_calls(&mut rm.graph, &rm.roots, &options, r)
+    }),
+    ("ivr", |rm, r| {
+        vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, r)
+    }),
+    ("fold", |rm, r| vliw_rvsdg::opt::fold(&mut rm.graph, r)),
+    ("strength", |rm, r| {
+        vliw_rvsdg::opt::strength_reduction(&mut rm.graph, r)
+    }),
+    ("gamma", |rm, r| {
+        vliw_rvsdg::opt::gamma_simplification(&mut rm.graph, r)
+    }),
+    ("cne", |rm, r| {
+        vliw_rvsdg::opt::common_node_elimination(&mut rm.graph, r)
+    }),
+    ("licm", |rm, r| {
+        vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, r)
+    }),
+    ("dne", |rm, r| {
+        vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r)
+    }),
+];
+
 pub const FOLD: Pass = vliw_rvsdg::opt::fold;
 pub const STRENGTH: Pass = vliw_rvsdg::opt::strength_reduction;
 
