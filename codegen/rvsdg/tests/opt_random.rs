@@ -41,6 +41,9 @@ const PASSES: &[Pass] = &[
     ("licm", |rm, r| {
         vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, r)
     }),
+    ("memory", |rm, r| {
+        vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)
+    }),
     ("dne", |rm, r| {
         vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r)
     }),

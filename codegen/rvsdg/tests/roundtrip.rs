@@ -1,6 +1,6 @@
 //! Through the RVSDG and back: every function of the IR filetests is built as a λ,
-//! optimized (ivr, fold, strength, gamma, cne, licm, dne: the pipeline's order),
-//! sequentialized, and must verify and run as before on the interpreter.
+//! optimized (ivr, fold, strength, gamma, cne, licm, memory, dne: the pipeline's
+//! order), sequentialized, and must verify and run as before on the interpreter.
 
 mod common;
 
@@ -39,6 +39,8 @@ fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg)
     check(&rm.graph, "cne")?;
     vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, report);
     check(&rm.graph, "licm")?;
+    vliw_rvsdg::opt::memory_optimization(&mut rm.graph, report);
+    check(&rm.graph, "memory")?;
     // the run lines call local functions from outside
     rm.roots
         .extend(module.functions.iter().map(|f| f.name.clone()));

@@ -7,6 +7,7 @@ pub mod fold;
 pub mod gamma;
 pub mod ivr;
 pub mod licm;
+pub mod memory;
 mod rewrite;
 pub mod strength;
 
@@ -16,4 +17,5 @@ pub use fold::fold;
 pub use gamma::gamma_simplification;
 pub use ivr::invariant_value_redirection;
 pub use licm::loop_invariant_code_motion;
+pub use memory::memory_optimization;
 pub use strength::strength_reduction;

@@ -1,0 +1,56 @@
+//! Memory optimizations (Reissmann et al. §5 discusses the memory state edges that
+//! make them local; jlm's alias analyses and memory state encoders): loads that read
+//! what an earlier store wrote or an earlier load read, and stores to stack slots that
+//! nothing reads.
+//!
+//! - `address.rs`: the object and offset of every pointer;
+//! - `escape.rs`: which stack slots' addresses escape the λ;
+//! - `access.rs`: what each node reads and writes, when two accesses are disjoint;
+//! - `forward.rs`: store-to-load forwarding and redundant load elimination along
+//!   each region's memory state chain (`memory.forwarded-stores`,
+//!   `memory.redundant-loads`);
+//! - `dead_stores.rs`: dead stores to stack slots that do not escape
+//!   (`memory.dead-stores`).
+//!
+//! Each λ is analyzed, forwarded, then its dead stores removed, again until nothing
+//! changes (a forwarded load may leave a store dead, a removed store may stop a
+//! slot's address from escaping), at most [`MAX_ROUNDS`] times.
+
+mod access;
+mod address;
+mod dead_stores;
+mod escape;
+mod forward;
+
+pub use access::{Access, Analysis, Effects};
+pub use address::{Addr, Addresses, Base};
+
+use crate::ops::Rvsdg;
+use crate::report::Report;
+
+/// At most this many rounds of analysis, forwarding and dead store removal per λ.
+pub const MAX_ROUNDS: usize = 4;
+
+/// Forwards stored and loaded values to the loads that read them again, and removes
+/// the stores to stack slots that nothing reads.
+pub fn memory_optimization(g: &mut Rvsdg, report: &mut Report) {
+    let mut counts = forward::Counts::default();
+    let mut dead = 0;
+    for l in g.lambdas() {
+        for _ in 0..MAX_ROUNDS {
+            let body = g.lambda_body(l);
+            let regions = g.regions_below(body);
+            let a = Analysis::of_lambda(g, l);
+            let before = (counts.forwarded, counts.redundant, dead);
+            forward::forward(g, &a, &regions, &mut counts);
+            let a = Analysis::of_lambda(g, l);
+            dead += dead_stores::remove_dead_stores(g, &a, body);
+            if before == (counts.forwarded, counts.redundant, dead) {
+                break;
+            }
+        }
+    }
+    report.count("memory.forwarded-stores", counts.forwarded as u64);
+    report.count("memory.redundant-loads", counts.redundant as u64);
+    report.count("memory.dead-stores", dead as u64);
+}
