@@ -43,6 +43,18 @@ pub struct Access {
     pub size: Option<u64>,
 }
 
+impl Access {
+    /// The `len` bytes from `from` on.
+    pub fn piece(&self, from: u64, len: u64) -> Access {
+        Access {
+            ptr: self.ptr,
+            imm: self.imm.wrapping_add(from as i64),
+            addr: self.addr.plus(Some(from as i64)),
+            size: Some(len),
+        }
+    }
+}
+
 /// What a node may do to memory.
 #[derive(Clone, Debug, Default)]
 pub struct Effects {
@@ -243,13 +255,20 @@ impl Analysis {
     }
 
     /// How far `b` starts after `a` (modulo 2^64), when known.
-    fn distance(a: &Access, b: &Access) -> Option<u64> {
+    pub fn distance(a: &Access, b: &Access) -> Option<u64> {
         if a.addr.base == b.addr.base
             && let (Some(x), Some(y)) = (a.addr.offset, b.addr.offset)
         {
             return Some(y.wrapping_sub(x) as u64);
         }
         (a.ptr == b.ptr).then(|| b.imm.wrapping_sub(a.imm) as u64)
+    }
+
+    /// How far into `outer` the bytes of `inner` start, when they are all within it.
+    pub fn within(outer: &Access, inner: &Access) -> Option<u64> {
+        let d = Self::distance(outer, inner)?;
+        let end = d.checked_add(inner.size?)?;
+        (end <= outer.size?).then_some(d)
     }
 
     /// Whether `a` and `b` are the same bytes.

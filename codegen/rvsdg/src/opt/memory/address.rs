@@ -103,11 +103,7 @@ impl Addresses {
     }
 
     fn set(&mut self, o: Origin, a: Addr) {
-        if a == Addr::at(Base::Value(o), 0) {
-            self.map.remove(&o);
-        } else {
-            self.map.insert(o, a);
-        }
+        self.map.insert(o, a);
     }
 
     fn region(&mut self, g: &Rvsdg, r: Region) {
@@ -193,6 +189,12 @@ impl Addresses {
             let arg = Origin::Arg(body, k as u32);
             if is_ptr(g, arg) {
                 let a = self.get(g.input(n, k));
+                // an enclosing θ's fixpoint visits this one again: the joins so far
+                // hold (the lattice only goes down), so start from them
+                let a = match self.map.get(&arg) {
+                    Some(&before) => join(before, a, arg),
+                    None => a,
+                };
                 self.set(arg, a);
             }
         }
