@@ -39,10 +39,9 @@ pub fn memory_optimization(g: &mut Rvsdg, report: &mut Report) {
     for l in g.lambdas() {
         for _ in 0..MAX_ROUNDS {
             let body = g.lambda_body(l);
-            let regions = g.regions_below(body);
             let a = Analysis::of_lambda(g, l);
             let before = (counts.forwarded, counts.redundant, dead);
-            forward::forward(g, &a, &regions, &mut counts);
+            forward::forward(g, &a, body, &mut counts);
             let a = Analysis::of_lambda(g, l);
             dead += dead_stores::remove_dead_stores(g, &a, body);
             if before == (counts.forwarded, counts.redundant, dead) {
