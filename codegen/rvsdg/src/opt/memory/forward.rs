@@ -33,7 +33,16 @@
 //! from it a multiple of it, or known from a stack slot's alignment and a constant
 //! offset. Volatile and atomic accesses are never removed nor used.
 //!
-//! Each region is walked on its own (nothing is carried into γ arms or θ bodies).
+//! **Regions.** What is known before a γ holds at the start of each arm; what is
+//! known before a θ and nothing in its body may write holds at the start of every
+//! iteration (a value from outside comes in as an entry variable or an invariant loop
+//! variable). What every arm of a γ ends with (the same bytes; the same fill, or a
+//! value of the same type in each) holds after the γ, and what a θ's body ends with
+//! holds after the θ, from its last iteration (a value from inside leaves as an exit
+//! variable, or a loop variable that starts `undef`: a θ's outputs are its last
+//! iteration's next values). Such a fact needs an address that means the same
+//! outside: a known offset from a base that is not a value of the inner region. The
+//! variables are made when a load uses the value, once per node and value.
 
 use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, Opcode, Type};
