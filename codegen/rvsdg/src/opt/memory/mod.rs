@@ -1,8 +1,8 @@
 //! Memory optimizations: loads that read what an earlier store wrote, an earlier load
 //! read or a `memset` filled, and stores to stack slots that nothing reads. Reissmann
 //! et al. order side effects by state edges, which makes these walks along a chain;
-//! their §5 optimizations are structural, and jlm's alias analyses and memory state
-//! encoder (`llvm/opt/alias-analyses/`) are the reference for memory.
+//! jlm's alias analyses and memory state encoder (`llvm/opt/alias-analyses/`) are the
+//! reference for memory.
 //!
 //! - `address.rs`: the object and offset of every pointer;
 //! - `escape.rs`: which stack slots' addresses escape the λ;
