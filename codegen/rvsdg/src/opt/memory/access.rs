@@ -308,3 +308,87 @@ impl Analysis {
             && e.writes.iter().all(|w| self.disjoint(a, w))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Access, Analysis};
+    use crate::graph::Origin;
+    use crate::opt::memory::{Addr, Base};
+    use crate::text::parse_graph;
+
+    /// The analysis of a λ with two slots, `ss0` (16 bytes) and `ss1` (8), whose
+    /// second argument is a pointer.
+    fn analysis() -> (crate::ops::Rvsdg, Analysis) {
+        let g = parse_graph(
+            "lambda @f(i64, ptr) -> i64 {\n\
+                 ss0 = stack_slot 16, align 8\n\
+                 ss1 = stack_slot 8, align 8\n\
+               (a0: i64, a1: ptr, a2: mem, a3: io):\n\
+                 -> (a0, a2, a3)\n\
+             }\n",
+        )
+        .expect("parses");
+        let l = g.lambdas()[0];
+        let a = Analysis::of_lambda(&g, l);
+        (g, a)
+    }
+
+    fn at(base: Base, offset: Option<i64>, ptr: Origin, size: u64) -> Access {
+        Access {
+            ptr,
+            imm: 0,
+            addr: Addr { base, offset },
+            size: Some(size),
+        }
+    }
+
+    #[test]
+    fn disjoint_ranges_wrap_around() {
+        let (g, a) = analysis();
+        let body = g.lambda_body(g.lambdas()[0]);
+        let p = Origin::Arg(body, 1);
+        let v = Base::Value(p);
+        // [-4, 4) and [0, 8) meet; [-8, 0) and [0, 8) do not
+        assert!(!a.disjoint(&at(v, Some(-4), p, 8), &at(v, Some(0), p, 8)));
+        assert!(a.disjoint(&at(v, Some(-8), p, 8), &at(v, Some(0), p, 8)));
+        // offsets on both sides of the i64 boundary, 4 apart (distances wrap)
+        assert!(a.disjoint(
+            &at(v, Some(i64::MAX), p, 4),
+            &at(v, Some(i64::MIN + 3), p, 4)
+        ));
+        // [-2, 2) and [1, 5) meet across offset 0
+        assert!(!a.disjoint(&at(v, Some(-2), p, 4), &at(v, Some(1), p, 4)));
+        // unknown offsets from one base: not known apart
+        assert!(!a.disjoint(&at(v, None, p, 1), &at(v, Some(100), p, 1)));
+        // zero bytes touch nothing
+        assert!(a.disjoint(&at(v, None, p, 0), &at(v, None, p, 8)));
+    }
+
+    #[test]
+    fn slots_are_apart_from_each_other_and_from_other_pointers() {
+        let (g, a) = analysis();
+        let body = g.lambda_body(g.lambdas()[0]);
+        // two pointer values (which they are does not matter but to `same`)
+        let (p, q) = (Origin::Arg(body, 1), Origin::Arg(body, 0));
+        let (s0, s1) = (
+            Base::Slot(vliw_ir::StackSlot::from_u32(0)),
+            Base::Slot(vliw_ir::StackSlot::from_u32(1)),
+        );
+        assert!(a.disjoint(&at(s0, None, p, 8), &at(s1, None, q, 8)));
+        // neither slot escapes: a parameter cannot point into them
+        assert!(a.disjoint(&at(s0, Some(0), q, 8), &at(Base::Value(p), Some(0), p, 8)));
+        assert!(!a.disjoint(&at(s0, None, p, 8), &at(s0, Some(8), q, 8)));
+        assert!(Analysis::same(
+            &at(s0, Some(8), p, 8),
+            &at(s0, Some(8), q, 8)
+        ));
+        assert_eq!(
+            Analysis::within(&at(s0, Some(0), p, 16), &at(s0, Some(12), q, 4)),
+            Some(12)
+        );
+        assert_eq!(
+            Analysis::within(&at(s0, Some(0), p, 16), &at(s0, Some(14), q, 4)),
+            None
+        );
+    }
+}

@@ -274,3 +274,41 @@ fn removable(g: &Rvsdg, a: &Analysis, n: Node, e: &Effects) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Live;
+    use vliw_ir::StackSlot;
+
+    fn ranges(l: &Live, s: StackSlot) -> Vec<(u64, u64)> {
+        l.slots.get(&s).cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn live_ranges_merge_split_and_meet() {
+        let s = StackSlot::from_u32(0);
+        let t = StackSlot::from_u32(1);
+        let mut l = Live::default();
+        l.add(s, 8, 12);
+        l.add(s, 0, 4);
+        l.add(s, 4, 8); // touches both: one range
+        assert_eq!(ranges(&l, s), vec![(0, 12)]);
+        l.add(s, 20, 24);
+        assert_eq!(ranges(&l, s), vec![(0, 12), (20, 24)]);
+        l.remove(s, 2, 22); // splits the first, trims the second
+        assert_eq!(ranges(&l, s), vec![(0, 2), (22, 24)]);
+        assert!(l.meets(s, 1, 2) && l.meets(s, 23, 30));
+        assert!(!l.meets(s, 2, 22) && !l.meets(t, 0, 100));
+        l.add(s, 5, 5); // empty: nothing
+        assert_eq!(ranges(&l, s), vec![(0, 2), (22, 24)]);
+        let mut m = Live::default();
+        m.add(t, 0, 1);
+        m.union(&l);
+        assert_eq!(ranges(&m, s), vec![(0, 2), (22, 24)]);
+        assert_eq!(ranges(&m, t), vec![(0, 1)]);
+        m.union(&Live::everything());
+        assert!(m.all && m.meets(t, 5, 6));
+        m.remove(t, 0, 100); // everything stays everything
+        assert!(m.meets(t, 0, 1));
+    }
+}
