@@ -9,6 +9,8 @@
 //! bounds (the interpreter's stack is one region: it reaches another slot), or
 //! promises an alignment that its address may not have (it traps).
 //!
+//! Pointers also go through memory (a cell that holds a pointer with 8 bytes behind
+//! it: what goes in escapes), and atomic additions and fences order what escapes.
 //! Every slot is set before it is read, so that no run reads what an earlier
 //! activation left on the stack (which removing a dead store may change).
 
@@ -213,6 +215,7 @@ impl Gen<'_> {
                  ss0 = stack_slot 16, align 8\n\
                  ss1 = stack_slot 8, align 8\n\
                  ss2 = stack_slot 32, align 4\n\
+                 ss3 = stack_slot 8, align 8\n\
                  fn0 = @touch(ptr, i64)\n\
                  fn1 = @trace(i32)\n\
                  gv0 = symbol @g\n\
@@ -235,6 +238,10 @@ impl Gen<'_> {
             self.line(&format!("{n} = iconst.i64 {size}"));
             self.line(&format!("memset {p}, {byte}, {n}"));
         }
+        // the pointer cell starts with the parameter
+        let cell = self.value();
+        self.line(&format!("{cell} = stack_addr ss3"));
+        self.line(&format!("store v2, {cell}"));
         self.items(&mut s, 3);
         // the result: values and what the slots hold at the end
         let mut sum = self.pick_val(&s);
@@ -280,7 +287,7 @@ impl Gen<'_> {
     }
 
     fn item(&mut self, s: &mut Scope, depth: usize) {
-        match self.rng.below(100) {
+        match self.rng.below(112) {
             0..25 => {
                 let p = self.pick_ptr(s);
                 let Some((ty, size)) = self.pick_type(&p) else {
@@ -360,6 +367,37 @@ impl Gen<'_> {
             }
             80..90 if depth > 0 => self.branch(s, depth),
             90..100 if depth > 0 => self.lp(s, depth),
+            100..106 => {
+                // the pointer cell ss3: a pointer with 8 bytes behind it goes in (its
+                // object escapes), one comes out (whatever it points to)
+                let cell = self.value();
+                self.line(&format!("{cell} = stack_addr ss3"));
+                if self.rng.chance(50) {
+                    let p = self.pick_ptr(s);
+                    if p.room >= 8 {
+                        self.line(&format!("store {}, {cell}", p.name));
+                    }
+                } else {
+                    let q = self.value();
+                    self.line(&format!("{q} = load.ptr {cell}"));
+                    s.ptrs.push(Ptr {
+                        name: q,
+                        room: 8,
+                        exact: false,
+                    });
+                }
+            }
+            106..110 => {
+                if self.rng.chance(50) {
+                    self.line("fence");
+                } else {
+                    let (p, r) = (self.value(), self.value());
+                    let x = self.pick_val(s);
+                    self.line(&format!("{p} = symbol_addr gv0+8"));
+                    self.line(&format!("{r} = atomic_rmw add {p}, {x}"));
+                    s.vals.push(r);
+                }
+            }
             _ => {}
         }
     }
