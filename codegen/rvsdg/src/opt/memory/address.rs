@@ -22,6 +22,8 @@
 //! replaced by the value the enclosing node gives out (a γ or θ output), so that a
 //! base always names a value of the region where it is compared or an enclosing one.
 
+use std::rc::Rc;
+
 use rustc_hash::FxHashMap;
 use vliw_ir::{GlobalRef, InstructionData, Opcode, StackSlot, Type};
 
@@ -70,6 +72,9 @@ pub struct Addresses {
     map: FxHashMap<Origin, Addr>,
     /// Each `gvN` to the first one that names the same symbol.
     symbols: FxHashMap<GlobalRef, GlobalRef>,
+    /// The topological order of each region visited (θ bodies are visited until
+    /// their fixpoint).
+    orders: FxHashMap<Region, Rc<[Node]>>,
 }
 
 /// At most this many passes over a θ body to find its pointers' fixpoint (the lattice
@@ -89,8 +94,10 @@ impl Addresses {
         let mut a = Addresses {
             map: FxHashMap::default(),
             symbols,
+            orders: FxHashMap::default(),
         };
         a.region(g, g.lambda_body(l));
+        a.orders = FxHashMap::default();
         a
     }
 
@@ -107,7 +114,12 @@ impl Addresses {
     }
 
     fn region(&mut self, g: &Rvsdg, r: Region) {
-        for n in g.topological_order(r) {
+        let order = self
+            .orders
+            .entry(r)
+            .or_insert_with(|| g.topological_order(r).into())
+            .clone();
+        for &n in order.iter() {
             match g.kind(n) {
                 NodeKind::Simple(op) => self.simple(g, n, op),
                 NodeKind::Gamma { arms } => self.gamma(g, n, arms),

@@ -13,9 +13,11 @@
 //! - `dead_stores.rs`: dead stores to stack slots that do not escape
 //!   (`memory.dead-stores`).
 //!
-//! Each λ is analyzed, forwarded, then its dead stores removed, again until nothing
-//! changes (a forwarded load may leave a store dead, a removed store may stop a
-//! slot's address from escaping), at most [`MAX_ROUNDS`] times.
+//! Each λ is analyzed, forwarded, analyzed again if that changed the graph, then its
+//! dead stores removed; again while that removed a store (a removed store may have
+//! overwritten part of what a load reads, or been what let a slot's address escape),
+//! at most [`MAX_ROUNDS`] times. (Forwarding alone enables no further forwarding: a
+//! removed load writes nothing and lets no address escape.)
 
 mod access;
 mod address;
@@ -38,14 +40,19 @@ pub fn memory_optimization(g: &mut Rvsdg, report: &mut Report) {
     let mut counts = forward::Counts::default();
     let mut dead = 0;
     for l in g.lambdas() {
+        let body = g.lambda_body(l);
         for _ in 0..MAX_ROUNDS {
-            let body = g.lambda_body(l);
             let a = Analysis::of_lambda(g, l);
-            let before = (counts.forwarded, counts.redundant, dead);
+            let before = (counts.forwarded, counts.redundant);
             forward::forward(g, &a, body, &mut counts);
-            let a = Analysis::of_lambda(g, l);
-            dead += dead_stores::remove_dead_stores(g, &a, body);
-            if before == (counts.forwarded, counts.redundant, dead) {
+            let a = if before == (counts.forwarded, counts.redundant) {
+                a
+            } else {
+                Analysis::of_lambda(g, l)
+            };
+            let removed = dead_stores::remove_dead_stores(g, &a, body);
+            dead += removed;
+            if removed == 0 {
                 break;
             }
         }
