@@ -38,11 +38,7 @@ const NO_UNROLLING: [&str; 2] = [
     "-Cllvm-args=-force-vector-interleave=1",
 ];
 
-pub fn run(
-    paths: &Paths,
-    toolchain: &Toolchain,
-    options: BenchOptions,
-) -> Result<Section, String> {
+pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Result<Section, String> {
     let source_dir = paths.root.join("benches").join(CRATE);
     let source = source_dir.join("src").join("lib.rs");
     let text = fs::read_to_string(&source)

@@ -24,9 +24,9 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::bench::BenchOptions;
 use crate::bench::TIMEOUT;
 use crate::bench_report::{Plot, Scale, Series, geomean, table};
-use crate::bench::BenchOptions;
 use crate::paths::Paths;
 use crate::process;
 use crate::sysroot;

@@ -10,10 +10,12 @@
 //! loop the source had. (Lawrence's sequentialization, the next step, builds such
 //! control flow directly.)
 //!
-//! A block is threaded through when its only instruction is its terminator (`jump`,
-//! `brif` or `switch`) and its parameters are used only there: then the values its
-//! terminator passes on are parameters (replaced by what the incoming branch gives) or
-//! values defined in blocks that dominate it, which dominate its predecessors too. A
+//! A block is threaded through when, besides its terminator (`jump`, `brif` or
+//! `switch`), it holds only constants (`iconst`, `f32const`, `f64const`, `undef`) and
+//! its parameters and constants are used only by that terminator: then the values its
+//! terminator passes on are parameters (replaced by what the incoming branch gives),
+//! its constants (copied into the predecessor), or values defined in blocks that
+//! dominate it, which dominate its predecessors too. A
 //! block never threads into itself, and each edge is threaded a bounded number of
 //! times, so that a cycle of forwarding blocks ends. Blocks left without predecessors
 //! are removed, and the constants nobody reads any more with them ([`crate::dce`]).
@@ -60,12 +62,13 @@ pub fn jump_threading(func: &mut Function) -> ThreadStats {
                 if !forwarding[call.block] {
                     break;
                 }
-                let Some(next) = resolve(func, &call) else {
+                let Some(mut next) = resolve(func, &call) else {
                     break;
                 };
                 if next.block == call.block || next.block == entry {
                     break;
                 }
+                copy_constants(func, call.block, term, &mut next.args);
                 func.dfg.inst_data_mut(term).branch_destinations_mut()[d] = next;
                 stats.threaded += 1;
             }
@@ -78,17 +81,20 @@ pub fn jump_threading(func: &mut Function) -> ThreadStats {
     stats
 }
 
-/// The blocks whose only instruction is a branch that reads their parameters nowhere
-/// else.
+/// The blocks that hold only constants and a branch that reads their parameters and
+/// constants, which nothing else reads.
 fn forwarding_blocks(func: &Function) -> SecondaryMap<Block, bool> {
-    // uses of block parameters outside their own block's terminator
+    // values read outside the terminator of the block that defines them
     let mut used_elsewhere: SecondaryMap<Value, bool> = SecondaryMap::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             for v in func.dfg.inst_data(inst).all_values() {
-                if let ValueDef::Param(b, _) = func.dfg.value_def(v)
-                    && (b != block || Some(inst) != func.layout.last_inst(block))
-                {
+                let def_block = match func.dfg.value_def(v) {
+                    ValueDef::Param(b, _) => Some(b),
+                    ValueDef::Result(i, _) => func.layout.inst_block(i),
+                    ValueDef::Detached => None,
+                };
+                if def_block != Some(block) || Some(inst) != func.layout.last_inst(block) {
                     used_elsewhere[v] = true;
                 }
             }
@@ -96,23 +102,56 @@ fn forwarding_blocks(func: &Function) -> SecondaryMap<Block, bool> {
     }
     let mut forwarding = SecondaryMap::new();
     for block in func.layout.blocks() {
-        let (Some(first), Some(last)) =
-            (func.layout.first_inst(block), func.layout.last_inst(block))
-        else {
+        let Some(last) = func.layout.last_inst(block) else {
             continue;
         };
         let is_branch = matches!(
             func.dfg.opcode(last),
             Opcode::Jump | Opcode::Brif | Opcode::Switch
         );
+        let only_constants = func.layout.block_insts(block).all(|inst| {
+            inst == last
+                || (is_constant(func.dfg.opcode(inst))
+                    && func
+                        .dfg
+                        .inst_results(inst)
+                        .iter()
+                        .all(|&r| !used_elsewhere[r]))
+        });
         let params_local = func
             .dfg
             .block_params(block)
             .iter()
             .all(|&p| !used_elsewhere[p]);
-        forwarding[block] = first == last && is_branch && params_local;
+        forwarding[block] = is_branch && only_constants && params_local;
     }
     forwarding
+}
+
+fn is_constant(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Iconst | Opcode::F32const | Opcode::F64const | Opcode::Undef
+    )
+}
+
+/// Replaces the constants of `from` among `args` by copies made in the block of `term`
+/// (just before it), so that the arguments are values of that block.
+fn copy_constants(func: &mut Function, from: Block, term: vliw_ir::Inst, args: &mut [Value]) {
+    for arg in args {
+        let ValueDef::Result(inst, _) = func.dfg.value_def(*arg) else {
+            continue;
+        };
+        if func.layout.inst_block(inst) != Some(from) {
+            continue;
+        }
+        let data = func.dfg.inst_data(inst).clone();
+        let ty = func.dfg.value_type(*arg);
+        let copy = func.dfg.make_inst(data);
+        let v = func.dfg.append_result(copy, ty);
+        func.layout.insert_inst_before(copy, term);
+        *arg = v;
+    }
 }
 
 /// Where the forwarding block `call.block`, entered with `call.args`, branches: `None`

@@ -572,13 +572,8 @@ mod tests {
             );
         }
         for (p, s) in switches() {
-            // the RVSDG's passes are off by default while it is brought up: measure
-            // their switches with it on
-            let base = if (p.runs)(&Options::new()) {
-                ""
-            } else {
-                "rvsdg=on"
-            };
+            // every pass with a switch runs by default
+            let base = "";
             let on = Options::parse(base).unwrap();
             let off = Options::parse(&format!("{base} {}", s.off)).unwrap();
             assert!((p.runs)(&on), "{} runs under `{base}`", p.name);

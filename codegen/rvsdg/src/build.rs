@@ -28,6 +28,10 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
     let stats = restructure(&mut f);
     report.count("rvsdg.restructure.loops", stats.loops as u64);
     report.count("rvsdg.restructure.blocks-added", stats.blocks_added as u64);
+    report.count(
+        "rvsdg.restructure.dead-ends",
+        stats.dead_ends_detached as u64,
+    );
     let tree = structure_tree(&f).map_err(|e| format!("@{}: not structured: {e}", f.name))?;
     let mut shell = f.clone();
     shell.dfg = Default::default();
@@ -46,6 +50,7 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
         vals: FxHashMap::default(),
         mem: Origin::Arg(body, n as u32),
         io: Origin::Arg(body, n as u32 + 1),
+        dead_ends: stats.dead_ends.iter().copied().collect(),
     };
     let args: Vec<Origin> = (0..n as u32).map(|i| Origin::Arg(body, i)).collect();
     b.bind_params(entry, &args);
@@ -83,6 +88,8 @@ struct Builder<'a> {
     vals: FxHashMap<Value, Origin>,
     mem: Origin,
     io: Origin,
+    /// The restructuring's dead ends: blocks that end in an `unreachable` sink.
+    dead_ends: rustc_hash::FxHashSet<Block>,
 }
 
 impl Builder<'_> {
@@ -205,15 +212,39 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Gives node `n` the source location of instruction `inst`, if it has one.
+    fn locate(&mut self, n: Node, inst: vliw_ir::Inst) {
+        let loc = self.f.srclocs[inst];
+        if !loc.is_default() {
+            self.g.set_loc(n, loc);
+        }
+    }
+
     /// A block that ends the structure or jumps on: its nodes, and where it goes.
     fn block(&mut self, b: Block) -> Result<Exit, String> {
         let term = self.instructions(b)?;
         let f = self.f;
         match f.dfg.inst_data(term) {
             InstructionData::Jump { dest, .. } => {
+                if self.dead_ends.contains(&b) {
+                    // the `unreachable` the restructuring took out (a sink: it reads
+                    // the states, and the arm passes them on as its results)
+                    let sink = Op::from_inst(&InstructionData::Nullary {
+                        opcode: Opcode::Unreachable,
+                    });
+                    self.g
+                        .add_simple(self.region, sink, &[self.mem, self.io], &[]);
+                }
                 Ok(Exit::Edge(dest.block, self.vals_of(&dest.args)?))
             }
             InstructionData::Return { args, .. } => {
+                // the λ keeps the location of (the first) `return`, for the one the
+                // sequentialization makes
+                if let Some(l) = self.g.enclosing_lambda(self.region)
+                    && self.g.node(l).loc.is_default()
+                {
+                    self.locate(l, term);
+                }
                 let mut results = self.vals_of(args)?;
                 results.extend([self.mem, self.io]);
                 Ok(Exit::Done(results))
@@ -305,6 +336,8 @@ impl Builder<'_> {
         entries.extend([self.mem, self.io]);
         let ne = entries.len() as u32;
         let gamma = self.g.add_gamma(self.region, pred, &entries, arms.len());
+        // the branch's location goes to the γ, and back to the branch it becomes
+        self.locate(gamma, term);
         let arm_regions = self.g.kind(gamma).subregions().to_vec();
         let outer = (
             self.region,
@@ -386,6 +419,9 @@ impl Builder<'_> {
         let nh = inits.len();
         let nx = f.dfg.block_params(exit).len();
         let theta = self.g.add_theta(self.region, &all);
+        if let Some(term) = f.layout.last_inst(tail) {
+            self.locate(theta, term);
+        }
         let r = self.g.theta_body(theta);
         let outer = (
             self.region,

@@ -68,6 +68,7 @@ pub fn destroy_lambda(g: &Rvsdg, lambda: Node) -> Function {
         opcode: Opcode::Return,
         args: rets,
     });
+    em.locate_last(lambda);
     remove_unreachable_blocks(&mut func);
     func
 }
@@ -107,6 +108,17 @@ impl Emitter<'_> {
 
     fn terminate(&mut self, data: InstructionData) {
         self.inst(data, &[]);
+    }
+
+    /// Gives the last instruction emitted the source location of node `n` (a γ's or
+    /// θ's branch, the λ's `return`), if it has one.
+    fn locate_last(&mut self, n: Node) {
+        let loc = self.g.node(n).loc;
+        if let Some(inst) = self.func.layout.last_inst(self.block)
+            && !loc.is_default()
+        {
+            self.func.srclocs[inst] = loc;
+        }
     }
 
     fn iconst(&mut self, ty: Type, imm: u128) -> Value {
@@ -317,6 +329,7 @@ impl Emitter<'_> {
         }
         self.block = head;
         self.branch(pred, &targets);
+        self.locate_last(n);
         for (arm, b) in pending {
             self.func.layout.append_block(b);
             self.block = b;
@@ -433,6 +446,7 @@ impl Emitter<'_> {
             },
         ];
         self.branch(results[0], &targets);
+        self.locate_last(n);
         self.func.layout.append_block(exit);
         self.block = exit;
         self.vals.extend(outs);

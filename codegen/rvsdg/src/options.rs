@@ -5,8 +5,8 @@ use crate::module::Sequentializer;
 /// Which RVSDG passes run, and how the graph goes back to control flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Build the RVSDG at all (`rvsdg=on|off`). Off by default until every suite
-    /// passes with it.
+    /// Build the RVSDG at all (`rvsdg=on|off`, on by default: the middle end's
+    /// optimizer).
     pub enabled: bool,
     /// `sequentialize=structural`.
     pub sequentialize: Sequentializer,
@@ -33,7 +33,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            enabled: false,
+            enabled: true,
             sequentialize: Sequentializer::Structural,
             dne: true,
             ivr: true,

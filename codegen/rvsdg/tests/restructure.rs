@@ -468,6 +468,45 @@ block3:
     check_source(src);
 }
 
+/// A bounds check's panic in a loop (a call that does not return, then `unreachable`)
+/// is a dead end: it jumps on to the check's other target, so that it is an arm of a
+/// branch inside the loop, not a second way out of the loop and a second kind of exit.
+#[test]
+fn a_dead_end_in_a_loop_is_detached() {
+    let src = r#"
+declare function @panic(i64)
+
+function @sum(i64, i64) -> i64 {
+    fn0 = @panic(i64)
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 0
+    jump block1(v2, v2)
+block1(v3: i64, v4: i64):
+    v5 = icmp slt v3, v0
+    brif v5, block2, block4(v4)
+block2:
+    v6 = icmp ult v3, v1
+    brif v6, block3, block5
+block3:
+    v7 = iadd v4, v3
+    v8 = iconst.i64 1
+    v9 = iadd v3, v8
+    jump block1(v9, v7)
+block5:
+    call fn0(v3)
+    unreachable
+block4(v10: i64):
+    return v10
+}
+; run: @sum(4, 10) == 6
+; run: @sum(0, 0) == 0
+"#;
+    let (new, stats) = check_source(src);
+    assert_eq!(stats.dead_ends_detached, 1, "{new}");
+    assert_eq!(stats.exit_muxes, 0, "one kind of exit left: {new}");
+    assert_eq!(stats.loop_exit_muxes, 0, "one way out of the loop: {new}");
+}
+
 #[test]
 fn return_two_traps_and_unreachable_share_one_exit() {
     let src = r#"
@@ -504,6 +543,8 @@ block4:
 "#;
     let (new, stats) = check_source(src);
     assert_eq!(stats.exit_muxes, 1);
+    // a switch among terminal blocks is already the end: no dead end is detached
+    assert_eq!(stats.dead_ends_detached, 0);
     let tree = tree_of(&new, "exits");
     let Tree::Seq(items) = &tree else { panic!() };
     let Some(Tree::Branch {

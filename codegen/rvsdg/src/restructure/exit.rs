@@ -12,6 +12,18 @@
 //! A function that has one terminal block, or already ends in such a switch (the
 //! terminal blocks, at most one `return` and distinct trap codes, reached only from
 //! one block through one edge each), is left as it is.
+//!
+//! **Dead ends** are taken out first ([`detach_dead_ends`]): a block that ends in
+//! `unreachable` (Rust's panics: a call of a function that does not return, then
+//! `unreachable`) and is reached from one branch, which also goes elsewhere (not only
+//! to other terminal blocks), jumps instead to that other target, with `undef`
+//! arguments. It becomes the arm of a
+//! decision (a γ whose arm ends in an `unreachable` sink, `build.rs`) rather than a way
+//! to the function's exit: routed to the exit, every bounds check's panic would be
+//! one more way out of every enclosing loop and branch, selected by constants that the
+//! hot path computes. The restructured function differs from the original only where
+//! the original reaches `unreachable`, which is undefined; the RVSDG puts the
+//! `unreachable` back.
 
 use super::editor::Editor;
 use rustc_hash::FxHashSet;
@@ -23,6 +35,51 @@ enum Kind {
     Trap(u16),
     /// `unreachable`: kept (the back end traps there), not merged with returns.
     Unreachable,
+}
+
+/// Detaches the dead ends (module documentation): each block that ends in `unreachable`
+/// and has one predecessor, whose branch also goes to another block, jumps to that
+/// block with `undef` arguments instead. Returns the detached blocks, in which the
+/// RVSDG's construction puts an `unreachable` sink before the jump.
+pub(crate) fn detach_dead_ends(ed: &mut Editor) -> Vec<Block> {
+    let mut detached = Vec::new();
+    let blocks: Vec<Block> = ed.func.layout.blocks().collect();
+    for b in blocks {
+        if ed.opcode_of_terminator(b) != Opcode::Unreachable {
+            continue;
+        }
+        let &[pred] = ed.preds(b) else {
+            continue;
+        };
+        if pred == b {
+            continue;
+        }
+        let Some(&other) = ed.succs(pred).iter().find(|&&s| s != b) else {
+            continue;
+        };
+        // a branch among terminal blocks is already the function's end (and the exit
+        // a first restructuring made: detaching from it would not be idempotent)
+        let terminal = |s: Block| {
+            matches!(
+                ed.opcode_of_terminator(s),
+                Opcode::Return | Opcode::Trap | Opcode::Unreachable
+            )
+        };
+        if ed.succs(pred).iter().all(|&s| terminal(s)) {
+            continue;
+        }
+        let args = ed.undef_args(b, other);
+        ed.replace_terminator(
+            b,
+            InstructionData::Jump {
+                opcode: Opcode::Jump,
+                dest: BlockCall::new(other, &args),
+            },
+        );
+        ed.refresh(b);
+        detached.push(b);
+    }
+    detached
 }
 
 /// Gives the function one exit; returns the block the function body flows into: the

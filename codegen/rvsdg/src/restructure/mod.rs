@@ -157,6 +157,11 @@ pub struct RestructureStats {
     pub branches_simplified: usize,
     /// Tail `brif`s that repeated on false, inverted.
     pub conditions_inverted: usize,
+    /// Dead ends detached (`exit::detach_dead_ends`).
+    pub dead_ends_detached: usize,
+    /// The blocks that were dead ends: they jump on where they ended in
+    /// `unreachable`, which the RVSDG's construction puts back as a sink.
+    pub dead_ends: Vec<Block>,
 }
 
 impl RestructureStats {
@@ -176,6 +181,7 @@ impl RestructureStats {
         self.consts_rematerialized += other.consts_rematerialized;
         self.branches_simplified += other.branches_simplified;
         self.conditions_inverted += other.conditions_inverted;
+        self.dead_ends_detached += other.dead_ends_detached;
     }
 
     /// Whether the function was changed (counts of what was found, `loops`, aside).
@@ -201,7 +207,8 @@ pub(crate) enum Task {
 
 /// Rewrites `func` in place into the structured form (module documentation). `func`
 /// must verify; the result verifies, and computes the same results, traps and side
-/// effects in the same order (`unreachable` is kept: the back end traps there).
+/// effects in the same order, except past an `unreachable` of a dead end (which the
+/// result's `dead_ends` lists: the construction of the RVSDG puts it back).
 pub fn restructure(func: &mut Function) -> RestructureStats {
     let mut stats = RestructureStats::default();
     let Some(entry) = func.layout.entry_block() else {
@@ -212,6 +219,9 @@ pub fn restructure(func: &mut Function) -> RestructureStats {
     local::make_values_local(func, &mut stats);
 
     let mut ed = Editor::new(func, stats);
+    let dead_ends = exit::detach_dead_ends(&mut ed);
+    ed.stats.dead_ends_detached = dead_ends.len();
+    ed.stats.dead_ends = dead_ends;
     let end = exit::single_exit(&mut ed);
     let mut sccs = loops::SccScratch::default();
     let mut arms = branches::ArmScratch::default();
