@@ -302,6 +302,24 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-memory",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "memory optimizations: loads of what an earlier store wrote or load read \
+                forwarded along the memory state, dead stores to stack slots that do not \
+                escape removed (vliw_rvsdg::opt::memory)",
+        switch: Some(Switch {
+            name: "rvsdg-memory",
+            off: "rvsdg-memory=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.memory,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::memory_optimization(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

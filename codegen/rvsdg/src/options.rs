@@ -30,6 +30,9 @@ pub struct Options {
     pub cne: bool,
     /// Loop-invariant code motion (`rvsdg-licm=on|off`).
     pub licm: bool,
+    /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
+    /// (`rvsdg-memory=on|off`).
+    pub memory: bool,
 }
 
 impl Default for Options {
@@ -46,6 +49,7 @@ impl Default for Options {
             gamma: true,
             cne: true,
             licm: true,
+            memory: true,
         }
     }
 }

@@ -11,14 +11,20 @@
 //!   arms, arms that start alike, repeated computations, loops over invariant values,
 //!   safe divisions), which the CFGs seldom give; the original runs on the evaluator.
 //!
+//! - random memory programs (`common/random_memory.rs`: stores, loads and copies
+//!   between stack slots, a data object and a parameter's memory, calls that let a
+//!   slot escape, out-of-bounds and misaligned accesses now and then), for the memory
+//!   optimizations; the original runs on the interpreter.
+//!
 //! `RANDOM_PROGRAMS=N` and `RANDOM_SEED=S` as in the other random tests.
 
 mod common;
 
 use common::differential::*;
 use common::random_cfg::*;
+use common::random_memory::random_memory_module;
 use common::random_rvsdg::random_lambda;
-use vliw_ir::{DataValue, Module, Signature, TrapKind, Type, verify_module};
+use vliw_ir::{DataValue, Module, Signature, TrapKind, Type, parse_module, verify_module};
 use vliw_rvsdg::{Report, Rvsdg, RvsdgModule, Sequentializer, build_module, sequentialize_module};
 
 fn verified(g: &Rvsdg, after: &str) -> Result<(), String> {
@@ -231,6 +237,61 @@ fn random_graphs_optimize_and_run_the_same() {
         "random graphs optimized: {count} functions, {runs} runs compared ({endless_runs} \
          endless); {:?}",
         report.counters()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures, the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+#[test]
+fn random_memory_programs_optimize_and_run_the_same() {
+    let (count, seed) = count_and_seed(600);
+    let mut failures = Vec::new();
+    let mut tally = Compared::default();
+    let mut report = Report::default();
+    for k in 0..count {
+        let s = seed + k as u64;
+        let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let text = random_memory_module(&mut rng);
+        let module = parse_module(&text).unwrap_or_else(|e| panic!("seed {s}: {e}\n{text}"));
+        verify_module(&module).unwrap_or_else(|e| panic!("seed {s}: {e}\n{text}"));
+        let (new, graph) = match optimized(&module, &mut report) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("seed {s}: {e}\noriginal:\n{module}"));
+                continue;
+            }
+        };
+        let mut args = vec![(0, 0), (1, -1), (7, 3), (-100, 55)];
+        args.push((rng.next() as i64, rng.next() as i64));
+        for (x, y) in args {
+            let a = [DataValue::I64(x), DataValue::I64(y)];
+            tally.runs += 1;
+            let orig = run(&module, "main", &a, STEPS * 10);
+            let seq = run(&new, "main", &a, STEPS * 200);
+            let eval = evaluate(&graph, &module, "main", &a, STEPS * 200);
+            let checked = agrees(&orig, false, &seq, "sequentialized")
+                .and_then(|()| agrees(&orig, false, &eval, "evaluated"));
+            if let Err(e) = checked {
+                failures.push(format!(
+                    "seed {s}: @main({x}, {y}): {e}\noriginal:\n{module}\noptimized:\n{graph}\n\
+                     sequentialized:\n{new}"
+                ));
+                break;
+            }
+        }
+    }
+    println!(
+        "random memory programs optimized: {count} modules, {} runs compared; {:?}",
+        tally.runs,
+        report
+            .counters()
+            .iter()
+            .filter(|c| c.0.starts_with("memory."))
+            .collect::<Vec<_>>()
     );
     assert!(
         failures.is_empty(),

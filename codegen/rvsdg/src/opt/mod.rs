@@ -8,6 +8,7 @@ pub mod gamma;
 pub mod inline;
 pub mod ivr;
 pub mod licm;
+pub mod memory;
 mod rewrite;
 pub mod strength;
 
@@ -18,4 +19,5 @@ pub use gamma::gamma_simplification;
 pub use inline::{InlineOptions, inline_calls};
 pub use ivr::invariant_value_redirection;
 pub use licm::loop_invariant_code_motion;
+pub use memory::memory_optimization;
 pub use strength::strength_reduction;

@@ -3,6 +3,7 @@
 pub mod differential;
 pub mod passes;
 pub mod random_cfg;
+pub mod random_memory;
 pub mod random_rvsdg;
 
 #[allow(dead_code)] // not every test file reads them

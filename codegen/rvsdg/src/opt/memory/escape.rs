@@ -1,0 +1,79 @@
+//! Which stack slots escape: a slot whose address goes anywhere but into the address
+//! operand of a plain or volatile load, store, `memcpy`, `memmove` or `memset` of the
+//! λ (through `ptradd`, γ entry and exit variables and θ loop variables that stay
+//! within the slot, [`Addresses`]) escapes — stored, passed to a call, returned,
+//! compared, converted to an integer, selected, given to an atomic operation, or
+//! merged with a pointer into something else. A slot that does not escape is only
+//! ever accessed through pointers derived from its `stack_addr`s, which the analysis
+//! knows by their base: no other pointer (a parameter, a loaded pointer, a call's
+//! result) may point into it, and no callee, other thread or later activation can
+//! see it.
+
+use rustc_hash::FxHashSet;
+use vliw_ir::{InstructionData, Opcode, StackSlot};
+
+use super::address::{Addresses, Base};
+use crate::graph::{Node, NodeKind, Origin, User};
+use crate::ops::{Op, Rvsdg};
+
+/// The slots of λ `l` whose address escapes.
+pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSlot> {
+    let mut escaped = FxHashSet::default();
+    for r in g.regions_below(g.lambda_body(l)) {
+        let origins = g
+            .arg_origins(r)
+            .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)));
+        for o in origins {
+            let Base::Slot(s) = addrs.get(o).base else {
+                continue;
+            };
+            if escaped.contains(&s) {
+                continue;
+            }
+            if g.users(o).iter().any(|&u| !stays(g, addrs, s, u)) {
+                escaped.insert(s);
+            }
+        }
+    }
+    escaped
+}
+
+/// Whether use `u` of a pointer into slot `s` keeps the slot's address to itself.
+fn stays(g: &Rvsdg, addrs: &Addresses, s: StackSlot, u: User) -> bool {
+    let within = |o: Origin| addrs.get(o).base == Base::Slot(s);
+    match u {
+        User::In(n, i) => match g.kind(n) {
+            NodeKind::Simple(Op::Inst(data)) => match (data, i) {
+                // the address of an access
+                (InstructionData::Load { opcode, .. }, 0) => *opcode == Opcode::Load,
+                (InstructionData::Store { opcode, .. }, 1) => *opcode == Opcode::Store,
+                (InstructionData::Ternary { opcode, .. }, 0 | 1) => {
+                    matches!(opcode, Opcode::Memcpy | Opcode::Memmove)
+                        || (*opcode == Opcode::Memset && i == 0)
+                }
+                // the pointer of a `ptradd`, whose result is in the slot too
+                (
+                    InstructionData::Binary {
+                        opcode: Opcode::Ptradd,
+                        ..
+                    },
+                    0,
+                ) => within(Origin::Out(n, 0)),
+                _ => false,
+            },
+            NodeKind::Simple(_) => false,
+            // every arm's argument is the entry's input
+            NodeKind::Gamma { arms } => {
+                i >= 1 && arms.iter().all(|&a| within(Origin::Arg(a, i - 1)))
+            }
+            NodeKind::Theta { body } => within(Origin::Arg(*body, i)),
+            NodeKind::Lambda { .. } => false,
+        },
+        User::Res(r, i) => match g.owner(r).map(|n| (n, g.kind(n))) {
+            Some((n, NodeKind::Gamma { .. })) => within(Origin::Out(n, i)),
+            Some((_, NodeKind::Theta { .. })) => i >= 1 && within(Origin::Arg(r, i - 1)),
+            // returned
+            _ => false,
+        },
+    }
+}

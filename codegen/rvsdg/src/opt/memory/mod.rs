@@ -1,0 +1,63 @@
+//! Memory optimizations: loads that read what an earlier store wrote, an earlier load
+//! read or a `memset` filled, and stores to stack slots that nothing reads. Reissmann
+//! et al. order side effects by state edges, which makes these walks along a chain;
+//! jlm's alias analyses and memory state encoder (`llvm/opt/alias-analyses/`) are the
+//! reference for memory.
+//!
+//! - `address.rs`: the object and offset of every pointer;
+//! - `escape.rs`: which stack slots' addresses escape the λ;
+//! - `access.rs`: what each node reads and writes, when two accesses are disjoint;
+//! - `forward.rs`: store-to-load forwarding and redundant load elimination along
+//!   each region's memory state chain (`memory.forwarded-stores`,
+//!   `memory.redundant-loads`);
+//! - `dead_stores.rs`: dead stores to stack slots that do not escape
+//!   (`memory.dead-stores`).
+//!
+//! Each λ is analyzed, forwarded, analyzed again if that changed the graph, then its
+//! dead stores removed; again while that removed a store (a removed store may have
+//! overwritten part of what a load reads, or been what let a slot's address escape),
+//! at most [`MAX_ROUNDS`] times. (Forwarding alone enables no further forwarding: a
+//! removed load writes nothing and lets no address escape.)
+
+mod access;
+mod address;
+mod dead_stores;
+mod escape;
+mod forward;
+
+pub use access::{Access, Analysis, Effects};
+pub use address::{Addr, Addresses, Base};
+
+use crate::ops::Rvsdg;
+use crate::report::Report;
+
+/// At most this many rounds of analysis, forwarding and dead store removal per λ.
+pub const MAX_ROUNDS: usize = 4;
+
+/// Forwards stored and loaded values to the loads that read them again, and removes
+/// the stores to stack slots that nothing reads.
+pub fn memory_optimization(g: &mut Rvsdg, report: &mut Report) {
+    let mut counts = forward::Counts::default();
+    let mut dead = 0;
+    for l in g.lambdas() {
+        let body = g.lambda_body(l);
+        for _ in 0..MAX_ROUNDS {
+            let a = Analysis::of_lambda(g, l);
+            let before = (counts.forwarded, counts.redundant);
+            forward::forward(g, &a, body, &mut counts);
+            let a = if before == (counts.forwarded, counts.redundant) {
+                a
+            } else {
+                Analysis::of_lambda(g, l)
+            };
+            let removed = dead_stores::remove_dead_stores(g, &a, body);
+            dead += removed;
+            if removed == 0 {
+                break;
+            }
+        }
+    }
+    report.count("memory.forwarded-stores", counts.forwarded as u64);
+    report.count("memory.redundant-loads", counts.redundant as u64);
+    report.count("memory.dead-stores", dead as u64);
+}
