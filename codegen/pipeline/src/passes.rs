@@ -197,6 +197,24 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-invert",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "θ-γ inversion (loop rotation): a θ that tests at its head becomes a test \
+                before the loop and a loop that tests after its work \
+                (vliw_rvsdg::opt::invert)",
+        switch: Some(Switch {
+            name: "rvsdg-invert",
+            off: "rvsdg-invert=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.invert,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::invert_loops(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-ivr",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

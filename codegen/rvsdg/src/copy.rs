@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::graph::{Graph, NodeKind, Operation, Origin, Region};
+use crate::graph::{Graph, Node, NodeKind, Operation, Origin, Region};
 
 /// How a copy rewrites what it copies: each operation and each node's source
 /// location (unchanged by default).
@@ -75,6 +75,22 @@ impl<O: Operation> Graph<O> {
     }
 }
 
+impl<O: Operation> Graph<O> {
+    /// Copies some of a region's nodes, `nodes` (producers before their users), into
+    /// region `into`. `map` says what each origin the nodes read is in the copy (every
+    /// input of a node must be there, or be the output of a node copied before it);
+    /// the copies' outputs are added to it. What a θ's body shares with the code
+    /// around it after unrolling or inversion is copied this way.
+    pub fn copy_nodes(
+        &mut self,
+        nodes: &[Node],
+        into: Region,
+        map: &mut FxHashMap<Origin, Origin>,
+    ) {
+        copy_nodes(self, nodes, into, map, &mut Unchanged);
+    }
+}
+
 /// Copies the nodes of `from` into `into` on `args`; returns the results' copies.
 fn copy<O: Operation>(
     g: &mut Graph<O>,
@@ -87,7 +103,21 @@ fn copy<O: Operation>(
     // outputs as the node is copied (producers first)
     let mut map: FxHashMap<Origin, Origin> = FxHashMap::default();
     map.extend(g.arg_origins(from).zip(args.iter().copied()));
-    for n in g.topological_order(from) {
+    let order = g.topological_order(from);
+    copy_nodes(g, &order, into, &mut map, rewrite);
+    g.results(from).iter().map(|o| map[o]).collect()
+}
+
+/// Copies `nodes` (in an order where producers come first) into `into`, reading what
+/// `map` says their inputs are, and adding their outputs' copies to `map`.
+fn copy_nodes<O: Operation>(
+    g: &mut Graph<O>,
+    nodes: &[Node],
+    into: Region,
+    map: &mut FxHashMap<Origin, Origin>,
+    rewrite: &mut dyn Rewrite<O>,
+) {
+    for &n in nodes {
         let inputs: Vec<Origin> = g.inputs(n).iter().map(|o| map[o]).collect();
         let copy_of_n = match g.kind(n) {
             NodeKind::Simple(original) => {
@@ -129,7 +159,6 @@ fn copy<O: Operation>(
         g.set_loc(copy_of_n, loc);
         map.extend(g.outputs(n).zip(g.outputs(copy_of_n)));
     }
-    g.results(from).iter().map(|o| map[o]).collect()
 }
 
 #[cfg(test)]

@@ -30,6 +30,8 @@ pub struct Options {
     pub cne: bool,
     /// Loop-invariant code motion (`rvsdg-licm=on|off`).
     pub licm: bool,
+    /// θ-γ inversion (`rvsdg-invert=on|off`).
+    pub invert: bool,
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
     /// (`rvsdg-memory=on|off`).
     pub memory: bool,
@@ -49,6 +51,7 @@ impl Default for Options {
             gamma: true,
             cne: true,
             licm: true,
+            invert: false,
             memory: true,
         }
     }

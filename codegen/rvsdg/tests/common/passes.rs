@@ -19,6 +19,9 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
         let options = vliw_rvsdg::opt::InlineOptions::default();
         vliw_rvsdg::opt::inline_calls(&mut rm.graph, &rm.roots, &options, r)
     }),
+    ("invert", |rm, r| {
+        vliw_rvsdg::opt::invert_loops(&mut rm.graph, r)
+    }),
     ("ivr", |rm, r| {
         vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, r)
     }),
