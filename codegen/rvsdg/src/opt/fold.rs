@@ -567,17 +567,29 @@ impl Folder<'_, '_> {
         changed
     }
 
-    /// Constants entering a θ as invariant loop variables: copied into the body.
+    /// Constants entering a θ as invariant loop variables (the next value is the
+    /// argument itself, or the same constant again, as a counter that an inner loop
+    /// restarts from 0 in every outer iteration): copied into the body; after the θ,
+    /// such a variable is that constant too.
     fn constants_into_theta(&mut self, n: Node) -> bool {
         let body = self.g().theta_body(n);
         let mut changed = false;
         for k in 0..self.g().inputs(n).len() {
             let arg = Origin::Arg(body, k as u32);
-            if self.g().results(body)[k + 1] != arg {
+            let Some(bits) = constant_bits(self.g(), self.g().input(n, k)) else {
                 continue;
-            }
-            if let Some(bits) = constant_bits(self.g(), self.g().input(n, k)) {
+            };
+            let next = self.g().results(body)[k + 1];
+            if next == arg {
                 changed |= self.constant_into(arg, bits);
+            } else if constant_bits(self.g(), next) == Some(bits) {
+                changed |= self.constant_into(arg, bits);
+                let (out, init) = (Origin::Out(n, k as u32), self.g().input(n, k));
+                let users: Vec<User> = self.g().users(out).to_vec();
+                for u in users {
+                    self.rw.redirect(u, init);
+                    changed = true;
+                }
             }
         }
         changed
