@@ -20,6 +20,7 @@
 
 pub mod abi;
 pub mod analysis_timing;
+pub mod copy_blocks;
 pub mod destruct;
 pub mod dwarf;
 pub mod emit;

@@ -136,6 +136,9 @@ pub struct Options {
     pub dce: bool,
     /// Thread branches through blocks that only branch again (`jump-threading=on|off`).
     pub jump_threading: bool,
+    /// Fold the copy blocks of branches into them by predication
+    /// (`copy-blocks=on|off`).
+    pub copy_blocks: bool,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -163,6 +166,7 @@ impl core::fmt::Debug for Options {
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
             .field("jump_threading", &self.jump_threading)
+            .field("copy_blocks", &self.copy_blocks)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
             .field("input_verified", &self.input_verified)
@@ -189,6 +193,7 @@ impl Options {
             mem2reg: true,
             dce: true,
             jump_threading: true,
+            copy_blocks: true,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -218,6 +223,7 @@ impl Options {
         "mem2reg",
         "dce",
         "jump-threading",
+        "copy-blocks",
         "rvsdg",
         "sequentialize",
         "rvsdg-dne",
@@ -252,6 +258,7 @@ impl Options {
             "mem2reg" => self.mem2reg = on_off(key, value)?,
             "dce" => self.dce = on_off(key, value)?,
             "jump-threading" => self.jump_threading = on_off(key, value)?,
+            "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,

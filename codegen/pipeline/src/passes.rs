@@ -468,6 +468,23 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "copy-blocks",
+        from: Stage::Allocated,
+        to: Stage::Allocated,
+        about: "blocks of only register moves on a branch's edge folded into the branch \
+                under its guard (vliw_machine::copy_blocks)",
+        switch: Some(Switch {
+            name: "copy-blocks",
+            off: "copy-blocks=off",
+        }),
+        runs: |o| o.copy_blocks,
+        run: Run::Machine(|mf, o| {
+            let folded = vliw_machine::copy_blocks::fold_copy_blocks(mf);
+            o.count("copy-blocks.folded", folded as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "fallthrough",
         from: Stage::Allocated,
         to: Stage::Allocated,

@@ -51,7 +51,7 @@ impl Default for Options {
             gamma: true,
             cne: true,
             licm: true,
-            invert: false,
+            invert: true,
             memory: true,
         }
     }
