@@ -338,6 +338,24 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-induction",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "strength reduction of induction addresses: base + s·i + d in a loop \
+                becomes a pointer advanced by s·step, d folded into loads and stores \
+                (vliw_rvsdg::opt::induction)",
+        switch: Some(Switch {
+            name: "rvsdg-induction",
+            off: "rvsdg-induction=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.induction,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::reduce_induction_addresses(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

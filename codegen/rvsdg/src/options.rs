@@ -32,6 +32,8 @@ pub struct Options {
     pub licm: bool,
     /// θ-γ inversion (`rvsdg-invert=on|off`).
     pub invert: bool,
+    /// Strength reduction of induction addresses (`rvsdg-induction=on|off`).
+    pub induction: bool,
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
     /// (`rvsdg-memory=on|off`).
     pub memory: bool,
@@ -52,6 +54,7 @@ impl Default for Options {
             cne: true,
             licm: true,
             invert: true,
+            induction: false,
             memory: true,
         }
     }

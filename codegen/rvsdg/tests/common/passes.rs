@@ -41,6 +41,9 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("memory", |rm, r| {
         vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)
     }),
+    ("induction", |rm, r| {
+        vliw_rvsdg::opt::reduce_induction_addresses(&mut rm.graph, r)
+    }),
     ("dne", |rm, r| {
         vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r)
     }),
