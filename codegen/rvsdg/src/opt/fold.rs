@@ -81,6 +81,7 @@ pub fn fold(g: &mut Rvsdg, report: &mut Report) {
     report.count("fold.canonicalized", counts.canonicalized);
     report.count("fold.safe-divisions", counts.safe_divisions);
     report.count("fold.propagated-into-regions", counts.propagated);
+    report.count("fold.address-offsets", counts.address_offsets);
 }
 
 #[derive(Default)]
@@ -90,6 +91,7 @@ struct Counts {
     canonicalized: u64,
     safe_divisions: u64,
     propagated: u64,
+    address_offsets: u64,
 }
 
 /// What a rule replaces a node's first output with.
@@ -214,12 +216,55 @@ impl Folder<'_, '_> {
                 {
                     return self.make_safe(n, opcode);
                 }
+                if matches!(opcode, Opcode::Load | Opcode::Store) {
+                    return self.address_offset(n, op);
+                }
                 if !op.is_pure() || data.arguments().is_empty() || !self.g().is_used(n) {
                     return false;
                 }
                 self.pure(n, data)
             }
         }
+    }
+
+    /// A load or store of `ptradd(p, c)` for a constant `c` reads `p` at its offset plus
+    /// `c` (the machine's loads and stores add an immediate offset for free).
+    fn address_offset(&mut self, n: Node, op: &Op) -> bool {
+        let input = match op {
+            Op::Inst(InstructionData::Store { .. }) => 1,
+            _ => 0,
+        };
+        let Some(&address) = self.g().inputs(n).get(input) else {
+            return false;
+        };
+        let Some(p) = self.g().producer(address) else {
+            return false;
+        };
+        let is_ptradd = matches!(
+            self.g().op(p),
+            Some(Op::Inst(InstructionData::Binary {
+                opcode: Opcode::Ptradd,
+                ..
+            }))
+        );
+        if !is_ptradd {
+            return false;
+        }
+        let (base, by) = (self.g().input(p, 0), self.g().input(p, 1));
+        let Some(d) = const_of(self.g(), by) else {
+            return false;
+        };
+        let d = d as u64 as i64;
+        let Some(new_op) = super::rewrite::with_offset(op, input, d) else {
+            return false;
+        };
+        if let NodeKind::Simple(old) = self.rw.g.kind_mut(n) {
+            *old = new_op;
+        }
+        self.rw.redirect(User::In(n, input as u32), base);
+        self.rw.remove_if_dead(p);
+        self.counts.address_offsets += 1;
+        true
     }
 
     /// A division with the I/O state whose divisor cannot make it trap becomes a safe

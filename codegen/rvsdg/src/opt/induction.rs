@@ -32,7 +32,7 @@ use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, Opcode, Type};
 
 use super::constants::RegionConstants;
-use super::rewrite::Rewriter;
+use super::rewrite::{Rewriter, with_offset};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -341,42 +341,14 @@ fn fold_offsets(g: &mut Rvsdg, address: Origin, base: Origin, d: i64) -> usize {
     let mut folded = 0;
     for u in g.users(address).to_vec() {
         let User::In(m, i) = u else { continue };
-        let new_op = match g.op(m) {
-            Some(Op::Inst(InstructionData::Load {
-                opcode: Opcode::Load,
-                flags,
-                arg,
-                offset,
-            })) if i == 0 => i32::try_from(i64::from(*offset) + d).ok().map(|offset| {
-                Op::Inst(InstructionData::Load {
-                    opcode: Opcode::Load,
-                    flags: *flags,
-                    arg: *arg,
-                    offset,
-                })
-            }),
-            Some(Op::Inst(InstructionData::Store {
-                opcode: Opcode::Store,
-                flags,
-                args,
-                offset,
-            })) if i == 1 => i32::try_from(i64::from(*offset) + d).ok().map(|offset| {
-                Op::Inst(InstructionData::Store {
-                    opcode: Opcode::Store,
-                    flags: *flags,
-                    args: *args,
-                    offset,
-                })
-            }),
-            _ => None,
+        let Some(op) = g.op(m).and_then(|op| with_offset(op, i as usize, d)) else {
+            continue;
         };
-        if let Some(op) = new_op {
-            if let NodeKind::Simple(old) = g.kind_mut(m) {
-                *old = op;
-            }
-            g.set_input(m, i as usize, base);
-            folded += 1;
+        if let NodeKind::Simple(old) = g.kind_mut(m) {
+            *old = op;
         }
+        g.set_input(m, i as usize, base);
+        folded += 1;
     }
     folded
 }

@@ -303,3 +303,36 @@ pub(crate) fn known_not_min(g: &Rvsdg, a: Origin, ty: Type) -> bool {
         _ => false,
     }
 }
+
+/// `op` reading its address `d` bytes further on, if it is a plain `load` (address:
+/// input 0) or `store` (address: input 1) and `input` is that address, and the new
+/// offset fits in 32 bits: what a load or store of `ptradd(p, d)` becomes when it reads
+/// `p` instead. (Atomic accesses have no offset.)
+pub(crate) fn with_offset(op: &Op, input: usize, d: i64) -> Option<Op> {
+    let moved = |offset: i32| i32::try_from(i64::from(offset) + d).ok();
+    match op {
+        Op::Inst(InstructionData::Load {
+            opcode: Opcode::Load,
+            flags,
+            arg,
+            offset,
+        }) if input == 0 => Some(Op::Inst(InstructionData::Load {
+            opcode: Opcode::Load,
+            flags: *flags,
+            arg: *arg,
+            offset: moved(*offset)?,
+        })),
+        Op::Inst(InstructionData::Store {
+            opcode: Opcode::Store,
+            flags,
+            args,
+            offset,
+        }) if input == 1 => Some(Op::Inst(InstructionData::Store {
+            opcode: Opcode::Store,
+            flags: *flags,
+            args: *args,
+            offset: moved(*offset)?,
+        })),
+        _ => None,
+    }
+}
