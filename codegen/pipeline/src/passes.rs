@@ -320,6 +320,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-idiom",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop idiom recognition: a loop that computes what one instruction does \
+                (clearing the lowest set bit until none is left: popcnt) replaced by it \
+                (vliw_rvsdg::opt::idiom)",
+        switch: Some(Switch {
+            name: "rvsdg-idiom",
+            off: "rvsdg-idiom=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.idiom,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            // the loop variables that inversion and restructuring leave dead hide
+            // the shapes: they go first
+            vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, &mut report);
+            vliw_rvsdg::opt::recognize_idioms(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-memory",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -32,6 +32,8 @@ pub struct Options {
     pub licm: bool,
     /// θ-γ inversion (`rvsdg-invert=on|off`).
     pub invert: bool,
+    /// Loop idiom recognition (`rvsdg-idiom=on|off`).
+    pub idiom: bool,
     /// Strength reduction of induction addresses (`rvsdg-induction=on|off`).
     pub induction: bool,
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
@@ -54,6 +56,7 @@ impl Default for Options {
             cne: true,
             licm: true,
             invert: true,
+            idiom: false,
             induction: false,
             memory: true,
         }

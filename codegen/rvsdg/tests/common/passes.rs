@@ -38,6 +38,10 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("licm", |rm, r| {
         vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, r)
     }),
+    ("idiom", |rm, r| {
+        vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r);
+        vliw_rvsdg::opt::recognize_idioms(&mut rm.graph, r)
+    }),
     ("memory", |rm, r| {
         vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)
     }),
