@@ -56,8 +56,8 @@ impl Default for Options {
             cne: true,
             licm: true,
             invert: true,
-            idiom: false,
-            induction: false,
+            idiom: true,
+            induction: true,
             memory: true,
         }
     }
