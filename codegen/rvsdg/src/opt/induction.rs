@@ -70,12 +70,77 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     }
 }
 
+/// A sum `constant + Σ coefficient · value` of values that do not change in the loop
+/// (loop variables passed through unchanged), wrapping at 64 bits; the terms sorted by
+/// value, without zero coefficients, so that equal sums compare equal.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+struct Linear {
+    constant: u64,
+    terms: Vec<(Origin, u64)>,
+}
+
+impl Linear {
+    fn constant(c: u64) -> Linear {
+        Linear {
+            constant: c,
+            terms: Vec::new(),
+        }
+    }
+
+    fn as_constant(&self) -> Option<u64> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+
+    fn add(&self, other: &Linear) -> Linear {
+        let mut terms = self.terms.clone();
+        for &(v, c) in &other.terms {
+            match terms.iter_mut().find(|(w, _)| *w == v) {
+                Some((_, d)) => *d = d.wrapping_add(c),
+                None => terms.push((v, c)),
+            }
+        }
+        terms.retain(|&(_, c)| c != 0);
+        terms.sort();
+        Linear {
+            constant: self.constant.wrapping_add(other.constant),
+            terms,
+        }
+    }
+
+    fn times(&self, k: u64) -> Linear {
+        let mut terms: Vec<(Origin, u64)> = self
+            .terms
+            .iter()
+            .map(|&(v, c)| (v, c.wrapping_mul(k)))
+            .filter(|&(_, c)| c != 0)
+            .collect();
+        terms.sort();
+        Linear {
+            constant: self.constant.wrapping_mul(k),
+            terms,
+        }
+    }
+
+    /// `self · v` for an invariant value `v`, when `self` is a constant.
+    fn times_value(&self, v: Origin) -> Option<Linear> {
+        let c = self.as_constant()?;
+        Some(Linear {
+            constant: 0,
+            terms: if c == 0 { Vec::new() } else { vec![(v, c)] },
+        })
+    }
+
+    fn is_zero(&self) -> bool {
+        self.constant == 0 && self.terms.is_empty()
+    }
+}
+
 /// `scale · counter + offset` (wrapping, 64 bits) for the loop variable `counter`.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct Affine {
     counter: u32,
-    scale: u64,
-    offset: u64,
+    scale: Linear,
+    offset: Linear,
 }
 
 /// The instruction of node `n`, if it is a simple node of the SSA IR's.
@@ -130,7 +195,25 @@ fn counters(g: &Rvsdg, body: Region) -> FxHashMap<u32, u64> {
     found
 }
 
-/// `o` as an affine function of a counter of `counters`, computed in `body`'s top level.
+/// `o` as a sum of invariant values of θ body `body`: a constant, or a loop variable
+/// passed through unchanged.
+fn invariant_sum(g: &Rvsdg, body: Region, o: Origin) -> Option<Linear> {
+    if let Some(c) = constant(g, o) {
+        return Some(Linear::constant(c));
+    }
+    match o {
+        Origin::Arg(r, k) if r == body && g.results(body)[k as usize + 1] == o && is_i64(g, o) => {
+            Some(Linear {
+                constant: 0,
+                terms: vec![(o, 1)],
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `o` as an affine function of a counter of `counters`, computed in `body`'s top level
+/// (`iadd`, `isub`, `imul`, `ishl` of the counter, invariant values and constants).
 fn affine(g: &Rvsdg, body: Region, counters: &FxHashMap<u32, u64>, o: Origin) -> Option<Affine> {
     if !is_i64(g, o) {
         return None;
@@ -138,8 +221,8 @@ fn affine(g: &Rvsdg, body: Region, counters: &FxHashMap<u32, u64>, o: Origin) ->
     match o {
         Origin::Arg(r, k) if r == body && counters.contains_key(&k) => Some(Affine {
             counter: k,
-            scale: 1,
-            offset: 0,
+            scale: Linear::constant(1),
+            offset: Linear::default(),
         }),
         Origin::Arg(..) => None,
         Origin::Out(n, _) => {
@@ -150,40 +233,63 @@ fn affine(g: &Rvsdg, body: Region, counters: &FxHashMap<u32, u64>, o: Origin) ->
                 return None;
             };
             let (a, b) = (g.input(n, 0), g.input(n, 1));
+            let affine_of = |x| affine(g, body, counters, x);
+            let invariant = |x| invariant_sum(g, body, x);
             match opcode {
-                Opcode::Iadd => {
-                    let (x, c) = match (constant(g, a), constant(g, b)) {
-                        (_, Some(c)) => (a, c),
-                        (Some(c), _) => (b, c),
-                        _ => return None,
-                    };
-                    let f = affine(g, body, counters, x)?;
+                Opcode::Iadd => match (affine_of(a), affine_of(b)) {
+                    (Some(f), Some(h)) if f.counter == h.counter => Some(Affine {
+                        counter: f.counter,
+                        scale: f.scale.add(&h.scale),
+                        offset: f.offset.add(&h.offset),
+                    }),
+                    (Some(f), None) => Some(Affine {
+                        offset: f.offset.add(&invariant(b)?),
+                        ..f
+                    }),
+                    (None, Some(h)) => Some(Affine {
+                        offset: h.offset.add(&invariant(a)?),
+                        ..h
+                    }),
+                    _ => None,
+                },
+                Opcode::Isub => {
+                    let f = affine_of(a)?;
+                    let minus = invariant(b)?.times(u64::MAX);
                     Some(Affine {
-                        offset: f.offset.wrapping_add(c),
+                        offset: f.offset.add(&minus),
                         ..f
                     })
                 }
                 Opcode::Imul => {
-                    let (x, c) = match (constant(g, a), constant(g, b)) {
-                        (_, Some(c)) => (a, c),
-                        (Some(c), _) => (b, c),
+                    let (f, other) = match (affine_of(a), affine_of(b)) {
+                        (Some(f), None) => (f, b),
+                        (None, Some(h)) => (h, a),
                         _ => return None,
                     };
-                    let f = affine(g, body, counters, x)?;
-                    Some(Affine {
-                        counter: f.counter,
-                        scale: f.scale.wrapping_mul(c),
-                        offset: f.offset.wrapping_mul(c),
-                    })
+                    match constant(g, other) {
+                        Some(c) => Some(Affine {
+                            counter: f.counter,
+                            scale: f.scale.times(c),
+                            offset: f.offset.times(c),
+                        }),
+                        None => {
+                            invariant(other)?;
+                            Some(Affine {
+                                counter: f.counter,
+                                scale: f.scale.times_value(other)?,
+                                offset: f.offset.times_value(other)?,
+                            })
+                        }
+                    }
                 }
                 Opcode::Ishl => {
                     // the IR masks the shift amount to the width
                     let c = constant(g, b)? & 63;
-                    let f = affine(g, body, counters, a)?;
+                    let f = affine_of(a)?;
                     Some(Affine {
                         counter: f.counter,
-                        scale: f.scale << c,
-                        offset: f.offset << c,
+                        scale: f.scale.times(1 << c),
+                        offset: f.offset.times(1 << c),
                     })
                 }
                 _ => None,
@@ -192,14 +298,15 @@ fn affine(g: &Rvsdg, body: Region, counters: &FxHashMap<u32, u64>, o: Origin) ->
     }
 }
 
-/// One pointer to make: the base's loop variable, the counter and the scale, and the
-/// addresses it replaces with their offsets.
+/// One pointer to make: the base, the counter, the scale and the part of the offset
+/// that is not a constant, and the addresses it replaces with their constant offsets.
 struct Group {
     /// A loop variable passed through unchanged, or an address constant of the body
     /// (`symbol_addr`, `stack_addr`).
     base: Origin,
     counter: u32,
-    scale: u64,
+    scale: Linear,
+    variable_offset: Vec<(Origin, u64)>,
     members: Vec<(Node, u64)>,
     /// Whether some member computes more than `base + counter` (a shift, a
     /// multiplication or an offset that the pointer saves).
@@ -235,23 +342,29 @@ fn theta(g: &mut Rvsdg, theta: Node, counts: &mut Counts) {
         let Some(f) = affine(g, body, &counters, index) else {
             continue;
         };
-        if f.scale == 0 {
+        if f.scale.is_zero() {
             continue;
         }
-        let plain = f.scale == 1 && f.offset == 0 && index == Origin::Arg(body, f.counter);
-        match groups
-            .iter_mut()
-            .find(|gr| gr.base == base && gr.counter == f.counter && gr.scale == f.scale)
-        {
+        let plain = f.scale == Linear::constant(1)
+            && f.offset.is_zero()
+            && index == Origin::Arg(body, f.counter);
+        let member = (n, f.offset.constant);
+        match groups.iter_mut().find(|gr| {
+            gr.base == base
+                && gr.counter == f.counter
+                && gr.scale == f.scale
+                && gr.variable_offset == f.offset.terms
+        }) {
             Some(gr) => {
-                gr.members.push((n, f.offset));
+                gr.members.push(member);
                 gr.saves |= !plain;
             }
             None => groups.push(Group {
                 base,
                 counter: f.counter,
                 scale: f.scale,
-                members: vec![(n, f.offset)],
+                variable_offset: f.offset.terms,
+                members: vec![member],
                 saves: !plain,
             }),
         }
@@ -260,6 +373,31 @@ fn theta(g: &mut Rvsdg, theta: Node, counts: &mut Counts) {
     groups.truncate(MAX_NEW_VARS);
     for gr in groups {
         pointer(g, theta, body, &counters, gr, counts);
+    }
+}
+
+/// The value of invariant sum `l` before θ `theta` (its terms are loop variables of the
+/// body, read from the θ's inputs).
+fn materialize(rw: &mut Rewriter, theta: Node, l: &Linear) -> Origin {
+    let mut sum: Option<Origin> = None;
+    for &(v, c) in &l.terms {
+        let Origin::Arg(_, k) = v else {
+            unreachable!("an invariant term is a loop variable")
+        };
+        let x = rw.g.input(theta, k as usize);
+        let t = scale(rw, theta, x, c);
+        sum = Some(match sum {
+            None => t,
+            Some(s) => rw.binary(theta, Opcode::Iadd, s, t),
+        });
+    }
+    match sum {
+        None => rw.int(theta, Type::I64, l.constant as i64 as i128),
+        Some(s) if l.constant == 0 => s,
+        Some(s) => {
+            let c = rw.int(theta, Type::I64, l.constant as i64 as i128);
+            rw.binary(theta, Opcode::Iadd, s, c)
+        }
     }
 }
 
@@ -274,7 +412,7 @@ fn pointer(
 ) {
     let step = counters[&gr.counter];
     let mut rw = Rewriter::new(g);
-    // before the loop: base + scale · counter's initial value
+    // before the loop: base + scale · the counter's initial value + the variable offset
     let base_init = match gr.base {
         Origin::Arg(_, k) => rw.g.input(theta, k as usize),
         Origin::Out(b, _) => {
@@ -284,26 +422,44 @@ fn pointer(
         }
     };
     let counter_init = rw.g.input(theta, gr.counter as usize);
-    let init = match constant(rw.g, counter_init) {
-        // a counter that starts at a constant (0, mostly): the base, or the base
-        // plus a constant
-        Some(c) => match c.wrapping_mul(gr.scale) {
-            0 => base_init,
-            d => {
-                let d = rw.int(theta, Type::I64, d as i64 as i128);
-                rw.binary(theta, Opcode::Ptradd, base_init, d)
-            }
-        },
-        None => {
-            let scaled = scale(&mut rw, theta, counter_init, gr.scale);
-            rw.binary(theta, Opcode::Ptradd, base_init, scaled)
-        }
+    let variable_offset = Linear {
+        constant: 0,
+        terms: gr.variable_offset.clone(),
     };
+    let mut start = match constant(rw.g, counter_init) {
+        // a counter that starts at a constant (0, mostly)
+        Some(c) => gr.scale.times(c).add(&variable_offset),
+        None => variable_offset,
+    };
+    let mut init = base_init;
+    if constant(rw.g, counter_init).is_none() {
+        let scaled = match gr.scale.as_constant() {
+            Some(c) => scale(&mut rw, theta, counter_init, c),
+            None => {
+                let s = materialize(&mut rw, theta, &gr.scale);
+                rw.binary(theta, Opcode::Imul, counter_init, s)
+            }
+        };
+        init = rw.binary(theta, Opcode::Ptradd, init, scaled);
+    }
+    start.terms.retain(|&(_, c)| c != 0);
+    if !start.is_zero() {
+        let d = materialize(&mut rw, theta, &start);
+        init = rw.binary(theta, Opcode::Ptradd, init, d);
+    }
     let (p, _) = rw.g.add_theta_var(theta, init);
     let var = rw.g.args(body).len() - 1;
-    // in the loop: advanced by scale · step
+    // in the loop: advanced by scale · step (computed before the loop and carried
+    // when it is not a constant)
     let at = gr.members[0].0;
-    let advance = rw.int(at, Type::I64, gr.scale.wrapping_mul(step) as i64 as i128);
+    let advance_by = gr.scale.times(step);
+    let advance = match advance_by.as_constant() {
+        Some(c) => rw.int(at, Type::I64, c as i64 as i128),
+        None => {
+            let value = materialize(&mut rw, theta, &advance_by);
+            rw.g.add_theta_var(theta, value).0
+        }
+    };
     let next = rw.binary(at, Opcode::Ptradd, p, advance);
     rw.g.set_result(body, var + 1, next);
     counts.pointers += 1;
