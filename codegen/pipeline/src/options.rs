@@ -229,6 +229,9 @@ impl Options {
         "rvsdg-gamma",
         "rvsdg-cne",
         "rvsdg-licm",
+        "rvsdg-unroll",
+        "rvsdg-unroll-factor",
+        "rvsdg-unroll-budget",
         "rvsdg-memory",
         "verify",
         "dump",
@@ -265,6 +268,17 @@ impl Options {
             "rvsdg-gamma" => self.rvsdg.gamma = on_off(key, value)?,
             "rvsdg-cne" => self.rvsdg.cne = on_off(key, value)?,
             "rvsdg-licm" => self.rvsdg.licm = on_off(key, value)?,
+            "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
+            "rvsdg-unroll-factor" => {
+                self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {
+                    format!("rvsdg-unroll-factor={value}: expected a number of copies")
+                })?
+            }
+            "rvsdg-unroll-budget" => {
+                self.rvsdg.unroll_options.budget = value.parse().map_err(|_| {
+                    format!("rvsdg-unroll-budget={value}: expected a number of nodes")
+                })?
+            }
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,

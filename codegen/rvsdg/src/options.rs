@@ -1,7 +1,7 @@
 //! The RVSDG middle end's options (the pipeline parses them from `-Cllvm-args`).
 
 use crate::module::Sequentializer;
-use crate::opt::InlineOptions;
+use crate::opt::{InlineOptions, UnrollOptions};
 
 /// Which RVSDG passes run, and how the graph goes back to control flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +30,12 @@ pub struct Options {
     pub cne: bool,
     /// Loop-invariant code motion (`rvsdg-licm=on|off`).
     pub licm: bool,
+    /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`, off by default
+    /// until the full suites have run with it).
+    pub unroll: bool,
+    /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
+    /// `rvsdg-unroll-budget=N`).
+    pub unroll_options: UnrollOptions,
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
     /// (`rvsdg-memory=on|off`).
     pub memory: bool,
@@ -49,6 +55,8 @@ impl Default for Options {
             gamma: true,
             cne: true,
             licm: true,
+            unroll: false,
+            unroll_options: UnrollOptions::default(),
             memory: true,
         }
     }

@@ -13,7 +13,7 @@ pub type Pass = fn(&mut vliw_rvsdg::Rvsdg, &mut Report);
 pub type ModulePass = (&'static str, fn(&mut RvsdgModule, &mut Report));
 
 /// The pipeline's RVSDG passes, in its order (`codegen/pipeline/src/passes.rs`), with
-/// their default options: the one list the round trip and the random tests run.
+/// their default options (the unroller's on): the one list the round trip and the random tests run.
 pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("inline", |rm, r| {
         let options = vliw_rvsdg::opt::InlineOptions::default();
@@ -34,6 +34,12 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     }),
     ("licm", |rm, r| {
         vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, r)
+    }),
+    // off by default in the pipeline (`rvsdg-unroll=on`), on here so that the round
+    // trip and the random tests exercise it
+    ("unroll", |rm, r| {
+        let options = vliw_rvsdg::opt::UnrollOptions::default();
+        vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)
     }),
     ("memory", |rm, r| {
         vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)

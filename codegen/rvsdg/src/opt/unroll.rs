@@ -1,0 +1,635 @@
+//! Loop unrolling of counted θs: the body of an innermost loop that counts an
+//! induction variable up to a bound is copied `k` times into one iteration of a new
+//! loop, so that the machine's scheduler (one basic block at a time, 4 slots per
+//! bundle) overlaps `k` independent iterations and the compare and branch run once
+//! per `k` iterations. jlm's `llvm/opt/unroll.cpp` is the RVSDG reference (it unrolls
+//! θs with a known or computable trip count); this pass needs no trip count.
+//!
+//! **Pattern.** A θ without a θ inside its body (γs, loads, stores and calls are fine:
+//! the copies thread the states in order) whose predicate is a `match2` of an `icmp`
+//! saying "repeat iff `iv' < b`" (`ult`, `slt`, their swapped forms `ugt`/`sgt`, and
+//! their negations through a `match2` that maps true to alternative 0), where
+//! - `iv' = iadd iv, c` and `iv'` is the next value of loop variable `iv`;
+//! - `c` is a positive constant (for `slt`, positive as a signed number), with `k * c`
+//!   representable (below `2^w`, or `2^(w-1)` for `slt`);
+//! - `b` is invariant: a body argument whose next value is itself, or a constant.
+//!
+//! Anything else is left alone (`unroll.not-counted`). A body with a sink at its top
+//! level (a `trap`, or a γ whose arms all end in one) is left too (`unroll.declined-sink`):
+//! the sink shares its state with the body's result, and chained copies would give
+//! that state a second user.
+//!
+//! **Semantics kept** (wrapping `iadd`): the θ runs its body at least once, and after
+//! each iteration repeats iff `iv' <u b` (all below for `<u`; `<s` is the same with
+//! signed order, bounds `MIN..=MAX` instead of `0..=2^w - 1`). With `d = (k-1) * c`:
+//!
+//! ```text
+//! limit = b - d                        (wrapping)
+//! c0    = (limit <=u b) & (iv0 <u limit)
+//! γ1(c0) {
+//!   true:  θ_main(vars0) { k copies of the body chained; copy j reads iv + j*c,
+//!                           repeat iff iv + k*c <u limit }
+//!          → outs, more = (outs.iv <u b)
+//!   false: → vars0, more = true
+//! }
+//! γ2(more) { true: the original θ on γ1's outputs (the remainder); false: them }
+//! ```
+//!
+//! *Claim:* if `x <u limit` and `limit <=u b` (i.e. `b - d` did not wrap: `b >= d`),
+//! the original loop entering an iteration with `iv = x` runs at least `k` iterations:
+//! for `1 <= j <= k-1`, `x + j*c <= x + d < limit + d = b <= 2^w - 1` as integers, so
+//! the wrapping sum is that integer, `x + j*c <u b`, and the tests after the first
+//! `k - 1` iterations all pass (the first iteration runs anyway). `limit <=u b` holds
+//! exactly when `b - d` does not wrap: when it wraps, `b - d + 2^w > b` since `d < 2^w`.
+//! (Signed: `b - d` does not overflow iff `b >= MIN + d` iff `limit <=s b`, and
+//! `x + j*c <= x + d < b <= MAX` likewise.)
+//!
+//! So γ1's true arm starts θ_main only when `k` iterations certainly run; each
+//! iteration of θ_main is exactly `k` iterations of the original, on the same values
+//! (copy `j` reads `iv + j*c`, which is the original's `iv` after `j` wrapping
+//! increments: wrapping addition is associative). θ_main repeats iff the next block
+//! certainly runs `k` iterations: the original's `iv` at its start is
+//! `x' = iv + k*c` (wrapping — whether or not it wrapped, `x'` is the value the
+//! original tests and continues from), and by the claim `x' <u limit` suffices (it
+//! implies `x' <u b`, the original's own test, since `limit <=u b`). When θ_main
+//! stops, the original would go on iff its test `x' <u b` holds: that is `more`, and
+//! the remainder is the original θ continuing from there (a θ started on the current
+//! values runs the same iterations as the loop it continues: at least one, then while
+//! its test holds). When c0 fails, the original θ runs from the start. Every path runs
+//! the original's iterations in order on the same values, with the same effects, and
+//! ends (or not) exactly when it does. The original body exists `k + 1` times.
+//!
+//! **Known trip counts.** When `iv0` and `b` are both constants (types up to 64 bits)
+//! and the iterations do not wrap, the trip count `t` is known: fewer than `k`
+//! iterations and the loop is left (`unroll.declined-short`); otherwise the factor is
+//! lowered to a divisor of `t` when one is at least half of it, θ_main runs in the θ's
+//! region without γs, followed by the original θ only when `t mod k != 0`
+//! (`unroll.known-trip-count`).
+//!
+//! **Size.** `k` is the largest factor at most `rvsdg-unroll-factor` with `k` times the
+//! body's size (`count_nodes`, nested regions included) within `rvsdg-unroll-budget`
+//! nodes; below 2 the loop stays (`unroll.declined-size`).
+//!
+//! The copies of θ_main are cleaned as they are made: copy `j`'s own `iv'` is replaced
+//! by the shared `iv + (j+1)*c`, the intermediate copies' predicates are removed, and
+//! equal constants of the new body merged (no `rvsdg-cne` or `rvsdg-fold` runs after
+//! this pass).
+
+use rustc_hash::FxHashMap;
+use vliw_ir::{InstructionData, IntCC, Opcode, Type, Value};
+
+use super::constants::constant;
+use super::rewrite::{Rewriter, const_of, sext};
+use crate::graph::{Node, NodeKind, Origin, Region, User};
+use crate::ops::{Op, Rvsdg, Ty};
+use crate::report::Report;
+
+/// The default unrolling factor (`rvsdg-unroll-factor`).
+pub const DEFAULT_FACTOR: usize = 4;
+/// The default budget (`rvsdg-unroll-budget`): the factor times the body's size in
+/// nodes stays within it (4 copies of a body of up to 40 nodes).
+pub const DEFAULT_BUDGET: usize = 160;
+
+/// The unroller's knobs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnrollOptions {
+    /// How many copies of the body one iteration of the unrolled loop runs (1: none).
+    pub factor: usize,
+    /// The most nodes the copies of one body may have together.
+    pub budget: usize,
+}
+
+impl Default for UnrollOptions {
+    fn default() -> Self {
+        UnrollOptions {
+            factor: DEFAULT_FACTOR,
+            budget: DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// Unrolls the counted innermost θs of `g`.
+pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report) {
+    if options.factor < 2 {
+        return;
+    }
+    let mut counts = Counts::default();
+    for theta in innermost_thetas(g) {
+        unroll(g, theta, options, &mut counts);
+    }
+    report.count("unroll.loops", counts.loops);
+    report.count("unroll.known-trip-count", counts.known);
+    report.count("unroll.not-counted", counts.not_counted);
+    report.count("unroll.declined-size", counts.declined_size);
+    report.count("unroll.declined-short", counts.declined_short);
+    report.count("unroll.declined-sink", counts.declined_sink);
+}
+
+#[derive(Default)]
+struct Counts {
+    loops: u64,
+    known: u64,
+    not_counted: u64,
+    declined_size: u64,
+    declined_short: u64,
+    declined_sink: u64,
+}
+
+/// The θs of every λ with no θ inside their body, found before any is changed (the
+/// loops this pass makes are not considered again).
+fn innermost_thetas(g: &Rvsdg) -> Vec<Node> {
+    let mut out = Vec::new();
+    for l in g.lambdas() {
+        for r in g.regions_below(g.lambda_body(l)) {
+            for &n in g.nodes(r) {
+                if let NodeKind::Theta { body } = *g.kind(n)
+                    && !g.regions_below(body).iter().any(|&q| {
+                        g.nodes(q)
+                            .iter()
+                            .any(|&m| matches!(g.kind(m), NodeKind::Theta { .. }))
+                    })
+                {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The bound of a counted loop: an invariant loop variable or a constant of the body.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Bound {
+    Var(usize),
+    Const(u128),
+}
+
+/// A counted θ: repeats iff `iv + step <(signed) bound`, `iv + step` being `iv`'s next
+/// value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Counted {
+    iv: usize,
+    step: u128,
+    ty: Type,
+    bound: Bound,
+    signed: bool,
+}
+
+impl Counted {
+    /// `<` in the loop's order.
+    fn lt(&self) -> IntCC {
+        if self.signed { IntCC::Slt } else { IntCC::Ult }
+    }
+
+    /// `<=` in the loop's order.
+    fn le(&self) -> IntCC {
+        if self.signed { IntCC::Sle } else { IntCC::Ule }
+    }
+
+    /// `j * step` when it is representable as a non-negative number of the type (below
+    /// `2^w`, or `2^(w-1)` for a signed loop): what the no-wrap argument needs.
+    fn multiple(&self, j: usize) -> Option<u128> {
+        let m = (j as u128).checked_mul(self.step)?;
+        let max = if self.signed {
+            self.ty.mask() >> 1
+        } else {
+            self.ty.mask()
+        };
+        (m <= max).then_some(m)
+    }
+}
+
+/// Whether θ `theta` is counted, and how.
+fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
+    let body = g.theta_body(theta);
+    let results = g.results(body);
+    let m = g.producer(results[0])?;
+    let Some(Op::Match {
+        cases,
+        default,
+        alts: 2,
+    }) = g.op(m)
+    else {
+        return None;
+    };
+    let mut cond = g.input(m, 0);
+    if g.ty(cond) != Ty::Val(Type::I1) {
+        return None;
+    }
+    let alt = |v: u128| cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1);
+    let mut negated = match (alt(1), alt(0)) {
+        (1, 0) => false,
+        (0, 1) => true,
+        _ => return None,
+    };
+    // `bnot c` and `bxor c, true` (how the construction negates a branch's condition)
+    let cmp = loop {
+        let n = g.producer(cond)?;
+        match g.op(n)? {
+            Op::Inst(InstructionData::Unary {
+                opcode: Opcode::Bnot,
+                ..
+            }) => cond = g.input(n, 0),
+            Op::Inst(InstructionData::Binary {
+                opcode: Opcode::Bxor,
+                ..
+            }) => {
+                cond = match (g.input(n, 0), g.input(n, 1)) {
+                    (c, t) | (t, c) if const_of(g, t) == Some(1) => c,
+                    _ => return None,
+                }
+            }
+            _ => break n,
+        }
+        negated = !negated;
+    };
+    let Some(Op::Inst(InstructionData::IntCompare { cond: cc, .. })) = g.op(cmp) else {
+        return None;
+    };
+    let mut cc = if negated { cc.inverse() } else { *cc };
+    let (mut next, mut bound) = (g.input(cmp, 0), g.input(cmp, 1));
+    if matches!(cc, IntCC::Ugt | IntCC::Sgt) {
+        std::mem::swap(&mut next, &mut bound);
+        cc = cc.swap_args();
+    }
+    let signed = match cc {
+        IntCC::Ult => false,
+        IntCC::Slt => true,
+        _ => return None,
+    };
+    // next = iadd iv, c: the next value of loop variable iv
+    let add = g.producer(next)?;
+    let Some(Op::Inst(InstructionData::Binary {
+        opcode: Opcode::Iadd,
+        ..
+    })) = g.op(add)
+    else {
+        return None;
+    };
+    let (iv, step) = match (g.input(add, 0), g.input(add, 1)) {
+        (Origin::Arg(_, i), c) | (c, Origin::Arg(_, i)) => (i as usize, const_of(g, c)?),
+        _ => return None,
+    };
+    if results[1 + iv] != next {
+        return None;
+    }
+    let ty = g.ty(next).value()?;
+    let positive = if signed {
+        ty.bits() > 1 && sext(ty, step) > 0
+    } else {
+        step != 0
+    };
+    if !ty.is_int() || !positive {
+        return None;
+    }
+    let bound = match bound {
+        Origin::Arg(_, p) if results[1 + p as usize] == bound => Bound::Var(p as usize),
+        _ => Bound::Const(const_of(g, bound)?),
+    };
+    Some(Counted {
+        iv,
+        step,
+        ty,
+        bound,
+        signed,
+    })
+}
+
+/// Whether a node at the top level of `body` reads a state and gives none back.
+fn has_sink(g: &Rvsdg, body: Region) -> bool {
+    g.nodes(body).iter().any(|&n| {
+        g.inputs(n).iter().any(|&o| g.ty(o).is_state()) && !g.outputs(n).any(|o| g.ty(o).is_state())
+    })
+}
+
+/// The number of iterations of a loop from constant `x0` to constant `b`, when no
+/// increment wraps (types up to 64 bits).
+fn trip_count(lp: &Counted, x0: u128, b: u128) -> Option<u128> {
+    if lp.ty.bits() > 64 {
+        return None;
+    }
+    let (x0, b, c, hi) = if lp.signed {
+        let hi = (lp.ty.mask() >> 1) as i128;
+        (sext(lp.ty, x0), sext(lp.ty, b), lp.step as i128, hi)
+    } else {
+        (x0 as i128, b as i128, lp.step as i128, lp.ty.mask() as i128)
+    };
+    if x0 + c > hi {
+        return None;
+    }
+    if x0 + c >= b {
+        return Some(1);
+    }
+    // the first n with x0 + n*c >= b: the test after iteration n fails
+    let t = (b - x0 + c - 1) / c;
+    (x0 + t * c <= hi).then_some(t as u128)
+}
+
+/// The limit `b - (k-1)*c` of a constant bound, if `b - (k-1)*c` does not wrap (else
+/// no block of `k` iterations is ever certain).
+fn const_limit(lp: &Counted, b: u128, d: u128) -> Option<u128> {
+    if lp.signed {
+        let min = -((lp.ty.mask() >> 1) as i128) - 1;
+        let limit = sext(lp.ty, b).checked_sub(d as i128)?;
+        (limit >= min).then_some(limit as u128 & lp.ty.mask())
+    } else {
+        b.checked_sub(d)
+    }
+}
+
+/// Unrolls θ `theta` if it is counted and fits.
+fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Counts) {
+    let Some(lp) = counted(g, theta) else {
+        counts.not_counted += 1;
+        return;
+    };
+    let body = g.theta_body(theta);
+    if has_sink(g, body) {
+        counts.declined_sink += 1;
+        return;
+    }
+    let size = g.count_nodes(body).max(1);
+    let mut k = options.factor.min(options.budget / size);
+    if k < 2 {
+        counts.declined_size += 1;
+        return;
+    }
+    while k >= 2 && lp.multiple(k).is_none() {
+        k -= 1;
+    }
+    if k < 2 {
+        counts.not_counted += 1;
+        return;
+    }
+    let inits = g.inputs(theta).to_vec();
+    let known = match (const_of(g, inits[lp.iv]), lp.bound) {
+        (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
+        _ => None,
+    };
+    if let Some(t) = known {
+        if t < k as u128 {
+            counts.declined_short += 1;
+            return;
+        }
+        if t % k as u128 != 0
+            && let Some(d) = (k.div_ceil(2).max(2)..k)
+                .rev()
+                .find(|&d| t % d as u128 == 0)
+        {
+            k = d;
+        }
+    }
+    let d = lp.multiple(k - 1).expect("(k-1)c fits when kc does");
+    let limit = match lp.bound {
+        Bound::Const(b) => match const_limit(&lp, b, d) {
+            Some(l) => Some(l),
+            None => {
+                counts.declined_short += 1;
+                return;
+            }
+        },
+        Bound::Var(_) => None,
+    };
+    match (known, limit) {
+        (Some(t), Some(limit)) => {
+            known_trip_count(g, theta, &lp, k, limit, t % k as u128 == 0);
+            counts.known += 1;
+        }
+        _ => guarded(g, theta, &lp, k, limit),
+    }
+    counts.loops += 1;
+}
+
+/// Where θ_main reads its limit: a constant, or a value of the region it is made in.
+#[derive(Copy, Clone)]
+enum Limit {
+    Const(u128),
+    In(Origin),
+}
+
+/// θ_main in region `r` on `inits` (one per loop variable of `theta`): `k` copies of
+/// `theta`'s body per iteration, repeating while `iv + k*c < limit`. Returns its
+/// outputs (the loop variables after its last iteration).
+fn main_loop(
+    g: &mut Rvsdg,
+    theta: Node,
+    lp: &Counted,
+    k: usize,
+    r: Region,
+    inits: &[Origin],
+    limit: Limit,
+) -> Vec<Origin> {
+    let body = g.theta_body(theta);
+    let n = inits.len();
+    let mut all = inits.to_vec();
+    if let Limit::In(o) = limit {
+        all.push(o);
+    }
+    let main = g.add_theta(r, &all);
+    g.set_loc(main, g.node(theta).loc);
+    let mb = g.theta_body(main);
+    let margs: Vec<Origin> = g.arg_origins(mb).collect();
+    let limit = match limit {
+        Limit::Const(l) => iconst(g, mb, lp.ty, l),
+        Limit::In(_) => margs[n],
+    };
+    // iv + j*c for j = 0..=k, each from the argument (independent additions)
+    let ivs: Vec<Origin> = (0..=k)
+        .map(|j| match j {
+            0 => margs[lp.iv],
+            _ => {
+                let c = lp.multiple(j).expect("multiples up to k*c fit");
+                let c = iconst(g, mb, lp.ty, c);
+                binary(g, mb, Opcode::Iadd, margs[lp.iv], c)
+            }
+        })
+        .collect();
+    let mut cur = margs[..n].to_vec();
+    let mut dead = Vec::new();
+    for j in 0..k {
+        cur[lp.iv] = ivs[j];
+        let res = g.copy_region(body, mb, &cur);
+        // the copy's own iv + c is iv + (j+1)*c
+        let own = res[1 + lp.iv];
+        g.divert_users(own, ivs[j + 1]);
+        cur = res[1..]
+            .iter()
+            .map(|&o| if o == own { ivs[j + 1] } else { o })
+            .collect();
+        dead.extend([own, res[0]]);
+    }
+    let more = icmp(g, mb, lp.lt(), ivs[k], limit);
+    let p = predicate(g, mb, more);
+    g.set_theta_predicate(main, p);
+    for (i, &o) in cur.iter().enumerate() {
+        g.set_result(mb, 1 + i, o);
+    }
+    // now that everything that stays has its users: the copies' own increments and
+    // predicates
+    let mut rw = Rewriter::new(g);
+    for o in dead {
+        if let Origin::Out(m, _) = o {
+            rw.remove_if_dead(m);
+        }
+    }
+    merge_constants(g, mb);
+    (0..n as u32).map(|i| Origin::Out(main, i)).collect()
+}
+
+/// The trip count is known and at least `k`: θ_main in the θ's region, then the
+/// original θ for the `t mod k` remaining iterations, or nothing when `divides`.
+fn known_trip_count(
+    g: &mut Rvsdg,
+    theta: Node,
+    lp: &Counted,
+    k: usize,
+    limit: u128,
+    divides: bool,
+) {
+    let r = g.node(theta).region;
+    let inits = g.inputs(theta).to_vec();
+    let outs = main_loop(g, theta, lp, k, r, &inits, Limit::Const(limit));
+    if divides {
+        for (i, &o) in outs.iter().enumerate() {
+            g.divert_users(Origin::Out(theta, i as u32), o);
+        }
+        g.remove_node(theta);
+    } else {
+        for (i, &o) in outs.iter().enumerate() {
+            g.set_input(theta, i, o);
+        }
+    }
+}
+
+/// The general case: θ_main behind the guard γ1, the original θ as the remainder
+/// behind γ2 (module documentation). `limit` is the constant limit of a constant
+/// bound.
+fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u128>) {
+    let r = g.node(theta).region;
+    let loc = g.node(theta).loc;
+    let inits = g.inputs(theta).to_vec();
+    let n = inits.len();
+    let iv0 = inits[lp.iv];
+    // the guard c0: k iterations certainly run from iv0
+    let (limit, guard) = match lp.bound {
+        Bound::Const(_) => {
+            let l = limit.expect("a constant bound has a constant limit");
+            let lc = iconst(g, r, lp.ty, l);
+            (Limit::Const(l), icmp(g, r, lp.lt(), iv0, lc))
+        }
+        Bound::Var(p) => {
+            let b = inits[p];
+            let d = lp.multiple(k - 1).expect("(k-1)c fits");
+            let d = iconst(g, r, lp.ty, d);
+            let l = binary(g, r, Opcode::Isub, b, d);
+            let no_wrap = icmp(g, r, lp.le(), l, b);
+            let room = icmp(g, r, lp.lt(), iv0, l);
+            (Limit::In(l), binary(g, r, Opcode::Band, no_wrap, room))
+        }
+    };
+    let p1 = predicate(g, r, guard);
+    let mut entries = inits.clone();
+    if let Limit::In(o) = limit {
+        entries.push(o);
+    }
+    let g1 = g.add_gamma(r, p1, &entries, 2);
+    g.set_loc(g1, loc);
+    let arms = g.kind(g1).subregions().to_vec();
+    let (skip, run) = (arms[0], arms[1]);
+    let skip_args: Vec<Origin> = g.arg_origins(skip).collect();
+    let run_args: Vec<Origin> = g.arg_origins(run).collect();
+    let run_limit = match limit {
+        Limit::Const(l) => Limit::Const(l),
+        Limit::In(_) => Limit::In(run_args[n]),
+    };
+    let outs = main_loop(g, theta, lp, k, run, &run_args[..n], run_limit);
+    // would the original go on after θ_main's last block?
+    let b = match lp.bound {
+        Bound::Var(p) => run_args[p],
+        Bound::Const(b) => iconst(g, run, lp.ty, b),
+    };
+    let go_on = icmp(g, run, lp.lt(), outs[lp.iv], b);
+    let yes = iconst(g, skip, Type::I1, 1);
+    let mid: Vec<Origin> = (0..n)
+        .map(|i| g.add_gamma_exit(g1, &[skip_args[i], outs[i]]))
+        .collect();
+    let more = g.add_gamma_exit(g1, &[yes, go_on]);
+    // γ2: the original θ, moved into its true arm, runs the remainder
+    let p2 = predicate(g, r, more);
+    let users: Vec<Vec<User>> = g.outputs(theta).map(|o| g.users(o).to_vec()).collect();
+    let g2 = g.add_gamma(r, p2, &mid, 2);
+    g.set_loc(g2, loc);
+    let arms = g.kind(g2).subregions().to_vec();
+    let (done, rest) = (arms[0], arms[1]);
+    let done_args: Vec<Origin> = g.arg_origins(done).collect();
+    let rest_args: Vec<Origin> = g.arg_origins(rest).collect();
+    g.move_node(theta, rest, &rest_args);
+    for (i, users) in users.into_iter().enumerate() {
+        let out = g.add_gamma_exit(g2, &[done_args[i], Origin::Out(theta, i as u32)]);
+        for u in users {
+            g.set_origin(u, out);
+        }
+    }
+}
+
+/// Merges the equal constants of region `r` (the copies bring one each).
+fn merge_constants(g: &mut Rvsdg, r: Region) {
+    let mut first: FxHashMap<(Op, Ty), Origin> = FxHashMap::default();
+    let mut nodes = g.nodes(r).to_vec();
+    nodes.sort_unstable();
+    for c in nodes {
+        let Some(key) = constant(g, c) else {
+            continue;
+        };
+        match first.get(&key) {
+            Some(&o) => {
+                g.divert_users(Origin::Out(c, 0), o);
+                g.remove_node(c);
+            }
+            None => {
+                first.insert(key, Origin::Out(c, 0));
+            }
+        }
+    }
+}
+
+fn v0() -> Value {
+    Value::from_u32(0)
+}
+
+fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
+    let op = Op::Inst(InstructionData::UnaryImm {
+        opcode: Opcode::Iconst,
+        imm: bits & ty.mask(),
+    });
+    Origin::Out(g.add_simple(r, op, &[], &[Ty::Val(ty)]), 0)
+}
+
+/// `opcode a, b` of the type of `a` (no state).
+fn binary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin, b: Origin) -> Origin {
+    let ty = g.ty(a);
+    let op = Op::Inst(InstructionData::Binary {
+        opcode,
+        args: [v0(), v0()],
+    });
+    Origin::Out(g.add_simple(r, op, &[a, b], &[ty]), 0)
+}
+
+fn icmp(g: &mut Rvsdg, r: Region, cond: IntCC, a: Origin, b: Origin) -> Origin {
+    let op = Op::Inst(InstructionData::IntCompare {
+        opcode: Opcode::Icmp,
+        cond,
+        args: [v0(), v0()],
+    });
+    Origin::Out(g.add_simple(r, op, &[a, b], &[Ty::Val(Type::I1)]), 0)
+}
+
+/// The predicate of a two-way γ or a θ: alternative 1 when `cond` is true.
+fn predicate(g: &mut Rvsdg, r: Region, cond: Origin) -> Origin {
+    let op = Op::Match {
+        cases: Box::new([(1, 1)]),
+        default: 0,
+        alts: 2,
+    };
+    Origin::Out(g.add_simple(r, op, &[cond], &[Ty::Ctl(2)]), 0)
+}
