@@ -62,7 +62,7 @@
 //! **Known trip counts.** When `iv0` and `b` are both constants (types up to 64 bits)
 //! and the iterations do not wrap, the trip count `t` is known: fewer than `k`
 //! iterations and the loop is left (`unroll.declined-short`); otherwise the factor is
-//! lowered to a divisor of `t` when one is at least half of it, θ_main runs in the θ's
+//! lowered to a divisor of `t` when one is above half of it, θ_main runs in the θ's
 //! region without γs, followed by the original θ only when `t mod k != 0`
 //! (`unroll.known-trip-count`).
 //!
@@ -372,9 +372,7 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
             return;
         }
         if t % k as u128 != 0
-            && let Some(d) = (k.div_ceil(2).max(2)..k)
-                .rev()
-                .find(|&d| t % d as u128 == 0)
+            && let Some(d) = ((k / 2 + 1).max(2)..k).rev().find(|&d| t % d as u128 == 0)
         {
             k = d;
         }
