@@ -442,24 +442,11 @@ fn main_loop(
             }
         })
         .collect();
-    let mut cur = margs[..n].to_vec();
-    let mut dead = Vec::new();
-    for j in 0..k {
-        cur[lp.iv] = ivs[j];
-        let res = g.copy_region(body, mb, &cur);
-        // the copy's own iv + c is iv + (j+1)*c
-        let own = res[1 + lp.iv];
-        g.divert_users(own, ivs[j + 1]);
-        cur = res[1..]
-            .iter()
-            .map(|&o| if o == own { ivs[j + 1] } else { o })
-            .collect();
-        dead.extend([own, res[0]]);
-    }
+    let (next, dead) = interleaved_copies(g, body, mb, lp, &margs[..n], &ivs);
     let more = icmp(g, mb, lp.lt(), ivs[k], limit);
     let p = predicate(g, mb, more);
     g.set_theta_predicate(main, p);
-    for (i, &o) in cur.iter().enumerate() {
+    for (i, &o) in next.iter().enumerate() {
         g.set_result(mb, 1 + i, o);
     }
     // now that everything that stays has its users: the copies' own increments and
@@ -472,6 +459,130 @@ fn main_loop(
     }
     merge_constants(g, mb);
     (0..n as u32).map(|i| Origin::Out(main, i)).collect()
+}
+
+/// `ivs.len() - 1` copies of θ body `body` chained in region `mb`: copy 0 reads
+/// `args`, copy `j` reads copy `j - 1`'s next values, except that the induction
+/// variable of copy `j` is `ivs[j]`. Returns the last copy's next values (`iv`'s is
+/// `ivs[k]`) and what the copies made that nothing may need (their own increments of
+/// the induction variable, whose users read `ivs[j + 1]` instead, and their
+/// predicates), for the caller to remove once everything has its users.
+///
+/// The copies are made node by node, each node of the body copied `k` times in a
+/// row, not copy by copy: sequentialization emits a region's ready nodes by node
+/// number, so the copies' independent work (addresses, loads, their arithmetic) comes
+/// out interleaved, each copy's values get registers of their own, and the scheduler
+/// (after register allocation, one block at a time) can overlap them; copy by copy,
+/// the allocator would reuse one copy's registers for the next and the anti-dependences
+/// would serialize them. An input that reads a body argument is connected when every
+/// copy exists (copy `j`'s argument is copy `j - 1`'s result, which may come later).
+fn interleaved_copies(
+    g: &mut Rvsdg,
+    body: Region,
+    mb: Region,
+    lp: &Counted,
+    args: &[Origin],
+    ivs: &[Origin],
+) -> (Vec<Origin>, Vec<Origin>) {
+    let k = ivs.len() - 1;
+    let results = g.results(body).to_vec();
+    let mut maps: Vec<FxHashMap<Origin, Origin>> = vec![FxHashMap::default(); k];
+    // (node, input, copy, argument): inputs to connect once every copy exists
+    let mut pending: Vec<(Node, usize, usize, usize)> = Vec::new();
+    for n in g.topological_order(body) {
+        for (j, map) in maps.iter_mut().enumerate() {
+            let inputs: Vec<Origin> = g
+                .inputs(n)
+                .iter()
+                .map(|&o| match o {
+                    // a placeholder of the right type until connected
+                    Origin::Arg(_, i) => args[i as usize],
+                    _ => map[&o],
+                })
+                .collect();
+            let copy = copy_node(g, n, mb, &inputs);
+            for (x, &o) in g.inputs(n).iter().enumerate() {
+                if let Origin::Arg(_, i) = o {
+                    pending.push((copy, x, j, i as usize));
+                }
+            }
+            map.extend(g.outputs(n).zip(g.outputs(copy)));
+        }
+    }
+    // what copy j reads as argument i (copy k: the next values)
+    let iv_next = results[1 + lp.iv];
+    let arg = |j: usize, i: usize| -> Origin {
+        let (mut j, mut i) = (j, i);
+        loop {
+            if i == lp.iv {
+                return ivs[j];
+            }
+            if j == 0 {
+                return args[i];
+            }
+            match results[1 + i] {
+                Origin::Arg(_, a) => (j, i) = (j - 1, a as usize),
+                o if o == iv_next => return ivs[j],
+                o => return maps[j - 1][&o],
+            }
+        }
+    };
+    for &(copy, x, j, i) in &pending {
+        let o = arg(j, i);
+        g.set_input(copy, x, o);
+    }
+    let mut dead = Vec::with_capacity(2 * k);
+    for (j, map) in maps.iter().enumerate() {
+        let own = map[&iv_next];
+        g.divert_users(own, ivs[j + 1]);
+        dead.extend([own, map[&results[0]]]);
+    }
+    let next = (0..args.len()).map(|i| arg(k, i)).collect();
+    (next, dead)
+}
+
+/// A copy of node `n` (of a θ body) in region `into` on `inputs`: a simple node, or a
+/// γ or θ with its subregions copied ([`crate::Graph::copy_region`]).
+fn copy_node(g: &mut Rvsdg, n: Node, into: Region, inputs: &[Origin]) -> Node {
+    let copy = match g.kind(n) {
+        NodeKind::Simple(op) => {
+            let op = op.clone();
+            let types = g.output_types(n);
+            g.add_simple(into, op, inputs, &types)
+        }
+        NodeKind::Gamma { arms } => {
+            let arms = arms.clone();
+            let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
+            let new_arms = g.kind(gamma).subregions().to_vec();
+            for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
+                let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
+                for o in g.copy_region(arm, new_arm, &arm_args) {
+                    g.add_result(new_arm, o);
+                }
+            }
+            for ty in g.output_types(n) {
+                g.add_output(gamma, ty);
+            }
+            gamma
+        }
+        NodeKind::Theta { body } => {
+            let body = *body;
+            let theta = g.add_theta(into, inputs);
+            let new_body = g.theta_body(theta);
+            let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
+            for (i, o) in g
+                .copy_region(body, new_body, &body_args)
+                .into_iter()
+                .enumerate()
+            {
+                g.set_result(new_body, i, o);
+            }
+            theta
+        }
+        NodeKind::Lambda { .. } => unreachable!("{n}: a λ below the root"),
+    };
+    g.set_loc(copy, g.node(n).loc);
+    copy
 }
 
 /// The trip count is known and at least `k`: θ_main in the θ's region, then the
@@ -630,4 +741,215 @@ fn predicate(g: &mut Rvsdg, r: Region, cond: Origin) -> Origin {
         alts: 2,
     };
     Origin::Out(g.add_simple(r, op, &[cond], &[Ty::Ctl(2)]), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use vliw_ir::{DataValue, Module};
+
+    use super::*;
+    use crate::{Evaluator, parse_graph, verify};
+
+    /// `@f(x0, b)`: from `i = x0`, `acc = 0`, `acc = acc * 3 + i` while `i + 2 <u b`
+    /// (`i` counted by 2); returns `acc` and the final `i`. `extra` is more of the body
+    /// (`n0`..`n10` are taken), whose memory and I/O results are `states`; `nested`
+    /// puts the θ in another θ's body.
+    fn counted_loop(extra: &str, states: [&str; 2], nested: bool) -> Rvsdg {
+        let [mem, io] = states;
+        let inner = format!(
+            "n1 = theta [a0, n0, a1, a2, a3] : i64, i64, i64, mem, io {{
+      (a0: i64, a1: i64, a2: i64, a3: mem, a4: io):
+        n2 = iconst 3 : i64
+        n3 = imul a1, n2 : i64
+        n4 = iadd n3, a0 : i64
+        {extra}
+        n7 = iconst 2 : i64
+        n8 = iadd a0, n7 : i64
+        n9 = icmp ult n8, a2 : i1
+        n10 = match2 [1 -> 1, _ -> 0] n9 : ctl2
+        -> (n10, n8, n4, a2, {mem}, {io})
+    }}"
+        );
+        let body = if nested {
+            // the same loop, run until its i reaches b (an outer loop of one iteration
+            // at most when x0 + 2 >= b)
+            format!(
+                "n20 = theta [a0, a1, a2, a3] : i64, i64, mem, io {{
+      (a0: i64, a1: i64, a2: mem, a3: io):
+        n0 = iconst 0 : i64
+        {inner}
+        n11 = icmp ult n1.0, a1 : i1
+        n12 = match2 [1 -> 1, _ -> 0] n11 : ctl2
+        -> (n12, n1.0, a1, n1.3, n1.4)
+    }}
+    n21 = iconst 0 : i64
+    -> (n21, n20.0, n20.2, n20.3)"
+            )
+        } else {
+            format!(
+                "n0 = iconst 0 : i64
+    {inner}
+    -> (n1.1, n1.0, n1.3, n1.4)"
+            )
+        };
+        let text = format!(
+            "
+lambda @f(i64, i64) -> i64, i64 export {{
+  (a0: i64, a1: i64, a2: mem, a3: io):
+    {body}
+}}
+"
+        );
+        let g = parse_graph(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        verify(&g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
+        g
+    }
+
+    fn unrolled(g: &mut Rvsdg, factor: usize, budget: usize) -> Report {
+        let mut report = Report::default();
+        unroll_loops(g, &UnrollOptions { factor, budget }, &mut report);
+        verify(g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
+        report
+    }
+
+    /// `@f(x0, b)`'s results, or the kind of its trap.
+    fn run(g: &Rvsdg, x0: u64, b: u64) -> Result<Vec<DataValue>, String> {
+        let m = Module::default();
+        let mut ev = Evaluator::new(g, &m);
+        ev.set_step_limit(1_000_000);
+        let args = [DataValue::I64(x0 as i64), DataValue::I64(b as i64)];
+        ev.call("f", &args).map_err(|t| format!("{:?}", t.kind))
+    }
+
+    /// How many nodes below the λ print as `what` (`imul`, `theta`...).
+    fn count(g: &Rvsdg, what: &str) -> usize {
+        let l = g.lambdas()[0];
+        g.regions_below(g.lambda_body(l))
+            .into_iter()
+            .flat_map(|r| g.nodes(r).to_vec())
+            .filter(|&n| g.kind(n).label() == what)
+            .count()
+    }
+
+    /// Starts and bounds around the wrap points and small trip counts.
+    fn cases() -> Vec<(u64, u64)> {
+        let mut v = Vec::new();
+        for x0 in [0, 1, 5, u64::MAX, u64::MAX - 1, u64::MAX - 20, 1 << 63] {
+            for d in [0u64, 1, 2, 3, 5, 6, 7, 8, 9, 13, 17, 40] {
+                v.push((x0, x0.wrapping_add(d)));
+                v.push((x0, d));
+            }
+            v.push((x0, u64::MAX));
+        }
+        v.retain(|&(x0, b)| {
+            // runs that wrap around go on for 2^63 iterations: not those
+            let mut i = x0;
+            for _ in 0..10_000 {
+                i = i.wrapping_add(2);
+                if i >= b {
+                    return true;
+                }
+            }
+            false
+        });
+        v
+    }
+
+    #[test]
+    fn the_body_is_copied_k_times_into_a_guarded_loop_and_keeps_its_results() {
+        let original = counted_loop("", ["a3", "a4"], false);
+        for k in 2..=5 {
+            let mut g = original.clone();
+            let report = unrolled(&mut g, k, 1000);
+            assert_eq!(report.get("unroll.loops"), 1);
+            // θ_main and the remainder, the body k + 1 times
+            assert_eq!(count(&g, "theta"), 2, "{g}");
+            assert_eq!(count(&g, "imul"), k + 1, "{g}");
+            assert_eq!(count(&g, "gamma"), 2, "{g}");
+            for (x0, b) in cases() {
+                assert_eq!(
+                    run(&g, x0, b),
+                    run(&original, x0, b),
+                    "k = {k}: @f({x0}, {b})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_factor_fits_the_budget() {
+        let original = counted_loop("", ["a3", "a4"], false);
+        let body = {
+            let l = original.lambdas()[0];
+            let theta = original
+                .nodes(original.lambda_body(l))
+                .iter()
+                .copied()
+                .find(|&n| matches!(original.kind(n), NodeKind::Theta { .. }))
+                .expect("the θ");
+            original.count_nodes_inside(theta)
+        };
+        // a budget for 3 copies, for 2, for 1 (declined)
+        for (budget, k) in [(3 * body + 1, 3), (3 * body - 1, 2), (2 * body - 1, 0)] {
+            let mut g = original.clone();
+            let report = unrolled(&mut g, 4, budget);
+            if k == 0 {
+                assert_eq!(report.get("unroll.declined-size"), 1);
+                assert_eq!(count(&g, "theta"), 1);
+            } else {
+                assert_eq!(count(&g, "imul"), k + 1, "budget {budget}");
+            }
+        }
+        // factor 1: nothing, not even counted
+        let mut g = original.clone();
+        let report = unrolled(&mut g, 1, 1000);
+        assert!(report.counters().is_empty());
+        assert_eq!(g.to_string(), original.to_string());
+    }
+
+    #[test]
+    fn a_body_that_may_trap_at_its_top_level_stays() {
+        // a trap when acc is 10 (the third iteration from 0): a γ whose arm traps is fine (its outputs give
+        // the states back), a trap at the body's top level is not
+        let in_gamma = "n5 = iconst 10 : i64
+        n6 = icmp eq n4, n5 : i1
+        n12 = match2 [1 -> 1, _ -> 0] n6 : ctl2
+        n11 = gamma n12 [a3, a4] : mem, io {
+          (a0: mem, a1: io):
+            -> (a0, a1)
+          (a0: mem, a1: io):
+            trap 9 a0, a1
+            -> (a0, a1)
+        }";
+        let original = counted_loop(in_gamma, ["n11.0", "n11.1"], false);
+        let mut g = original.clone();
+        let report = unrolled(&mut g, 4, 1000);
+        assert_eq!(report.get("unroll.loops"), 1);
+        let mut traps = 0;
+        for (x0, b) in cases() {
+            let want = run(&original, x0, b);
+            traps += usize::from(want.is_err());
+            assert_eq!(run(&g, x0, b), want, "@f({x0}, {b})");
+        }
+        assert!(traps > 0);
+
+        let top = "trap 9 a3, a4";
+        let mut g = counted_loop(top, ["a3", "a4"], false);
+        let report = unrolled(&mut g, 4, 1000);
+        assert_eq!(report.get("unroll.declined-sink"), 1);
+        assert_eq!(count(&g, "theta"), 1);
+    }
+
+    #[test]
+    fn only_innermost_loops_unroll() {
+        let original = counted_loop("", ["a3", "a4"], true);
+        let mut g = original.clone();
+        let report = unrolled(&mut g, 4, 1000);
+        assert_eq!(report.get("unroll.loops"), 1);
+        // the outer θ, the inner one's θ_main and remainder
+        assert_eq!(count(&g, "theta"), 3, "{g}");
+        for (x0, b) in cases() {
+            assert_eq!(run(&g, x0, b), run(&original, x0, b), "@f({x0}, {b})");
+        }
+    }
 }
