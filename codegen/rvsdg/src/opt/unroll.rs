@@ -469,12 +469,13 @@ fn main_loop(
 /// predicates), for the caller to remove once everything has its users.
 ///
 /// The copies are made node by node, each node of the body copied `k` times in a
-/// row, not copy by copy: sequentialization emits a region's ready nodes by node
+/// row, not copy by copy: sequentialization breaks ties between ready nodes by node
 /// number, so the copies' independent work (addresses, loads, their arithmetic) comes
-/// out interleaved, each copy's values get registers of their own, and the scheduler
-/// (after register allocation, one block at a time) can overlap them; copy by copy,
-/// the allocator would reuse one copy's registers for the next and the anti-dependences
-/// would serialize them. An input that reads a body argument is connected when every
+/// out closer together, more of each copy's values get registers of their own, and
+/// the scheduler (after register allocation, one block at a time) can overlap them;
+/// copy by copy, the allocator reuses one copy's registers for the next and the
+/// anti-dependences serialize them (an `i32` dot product, `k = 4`: 26 bundles per
+/// iteration of θ_main instead of 32). An input that reads a body argument is connected when every
 /// copy exists (copy `j`'s argument is copy `j - 1`'s result, which may come later).
 fn interleaved_copies(
     g: &mut Rvsdg,
