@@ -8,7 +8,8 @@
 //! **Pattern.** A θ without a θ inside its body (γs, loads, stores and calls are fine:
 //! the copies thread the states in order) whose predicate is a `match2` of an `icmp`
 //! saying "repeat iff `iv' < b`" (`ult`, `slt`, their swapped forms `ugt`/`sgt`, and
-//! their negations through a `match2` that maps true to alternative 0), where
+//! their negations: `uge`, `sge`... through a `match2` that maps true to alternative 0,
+//! or a `bnot` or `bxor c, true`, as the construction negates a branch), where
 //! - `iv' = iadd iv, c` and `iv'` is the next value of loop variable `iv`;
 //! - `c` is a positive constant (for `slt`, positive as a signed number), with `k * c`
 //!   representable (below `2^w`, or `2^(w-1)` for `slt`);
@@ -47,11 +48,11 @@
 //! So γ1's true arm starts θ_main only when `k` iterations certainly run; each
 //! iteration of θ_main is exactly `k` iterations of the original, on the same values
 //! (copy `j` reads `iv + j*c`, which is the original's `iv` after `j` wrapping
-//! increments: wrapping addition is associative). θ_main repeats iff the next block
-//! certainly runs `k` iterations: the original's `iv` at its start is
-//! `x' = iv + k*c` (wrapping — whether or not it wrapped, `x'` is the value the
-//! original tests and continues from), and by the claim `x' <u limit` suffices (it
-//! implies `x' <u b`, the original's own test, since `limit <=u b`). When θ_main
+//! increments: wrapping addition is associative). θ_main repeats when `x' <u limit`,
+//! `x' = iv + k*c` being the original's `iv` at the start of the next block (wrapping:
+//! whether or not it wrapped, `x'` is the value the original tests and continues
+//! from): by the claim the next block then certainly runs `k` iterations (and the
+//! original's own test `x' <u b` holds, since `limit <=u b`). When θ_main
 //! stops, the original would go on iff its test `x' <u b` holds: that is `more`, and
 //! the remainder is the original θ continuing from there (a θ started on the current
 //! values runs the same iterations as the loop it continues: at least one, then while
@@ -61,7 +62,8 @@
 //!
 //! **Known trip counts.** When `iv0` and `b` are both constants (types up to 64 bits)
 //! and the iterations do not wrap, the trip count `t` is known: fewer than `k`
-//! iterations and the loop is left (`unroll.declined-short`); otherwise the factor is
+//! iterations and the loop is left (`unroll.declined-short`, as is a constant bound
+//! below `d`, where no block is ever certain); otherwise the factor is
 //! lowered to a divisor of `t` when one is above half of it, θ_main runs in the θ's
 //! region without γs, followed by the original θ only when `t mod k != 0`
 //! (`unroll.known-trip-count`).
@@ -70,10 +72,10 @@
 //! body's size (`count_nodes`, nested regions included) within `rvsdg-unroll-budget`
 //! nodes; below 2 the loop stays (`unroll.declined-size`).
 //!
-//! The copies of θ_main are cleaned as they are made: copy `j`'s own `iv'` is replaced
-//! by the shared `iv + (j+1)*c`, the intermediate copies' predicates are removed, and
-//! equal constants of the new body merged (no `rvsdg-cne` or `rvsdg-fold` runs after
-//! this pass).
+//! The copies of θ_main are made node by node, for the scheduler
+//! (`interleaved_copies`), and cleaned: copy `j`'s own `iv'` is replaced by the
+//! shared `iv + (j+1)*c`, the copies' predicates are removed, and equal constants of
+//! the new body merged (no `rvsdg-cne` or `rvsdg-fold` runs after this pass).
 
 use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, IntCC, Opcode, Type, Value};
@@ -475,8 +477,9 @@ fn main_loop(
 /// the scheduler (after register allocation, one block at a time) can overlap them;
 /// copy by copy, the allocator reuses one copy's registers for the next and the
 /// anti-dependences serialize them (an `i32` dot product, `k = 4`: 26 bundles per
-/// iteration of θ_main instead of 32). An input that reads a body argument is connected when every
-/// copy exists (copy `j`'s argument is copy `j - 1`'s result, which may come later).
+/// iteration of θ_main instead of 32). An input that reads a body argument is
+/// connected when every copy exists (copy `j`'s argument is copy `j - 1`'s result,
+/// which may come later).
 fn interleaved_copies(
     g: &mut Rvsdg,
     body: Region,
