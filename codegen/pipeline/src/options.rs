@@ -443,6 +443,8 @@ mod tests {
                 "sequentialize" => "structural",
                 "machine" => "width=2",
                 "rvsdg-inline-threshold" => "50",
+                "rvsdg-unroll-factor" => "2",
+                "rvsdg-unroll-budget" => "100",
                 _ => "off",
             };
             Options::new()
