@@ -15,7 +15,8 @@
 //!   representable (below `2^w`, or `2^(w-1)` for `slt`);
 //! - `b` is invariant: a body argument whose next value is itself, or a constant.
 //!
-//! Anything else is left alone (`unroll.not-counted`). A body with a sink at its top
+//! Anything else is left alone (`unroll.not-counted`, also when not even `2 * c` is
+//! representable). A body with a sink at its top
 //! level (a `trap`, or a γ whose arms all end in one) is left too (`unroll.declined-sink`):
 //! the sink shares its state with the body's result, and chained copies would give
 //! that state a second user.
