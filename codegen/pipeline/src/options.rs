@@ -238,6 +238,9 @@ impl Options {
         "rvsdg-invert",
         "rvsdg-idiom",
         "rvsdg-induction",
+        "rvsdg-unroll",
+        "rvsdg-unroll-factor",
+        "rvsdg-unroll-budget",
         "rvsdg-memory",
         "verify",
         "dump",
@@ -278,6 +281,17 @@ impl Options {
             "rvsdg-invert" => self.rvsdg.invert = on_off(key, value)?,
             "rvsdg-idiom" => self.rvsdg.idiom = on_off(key, value)?,
             "rvsdg-induction" => self.rvsdg.induction = on_off(key, value)?,
+            "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
+            "rvsdg-unroll-factor" => {
+                self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {
+                    format!("rvsdg-unroll-factor={value}: expected a number of copies")
+                })?
+            }
+            "rvsdg-unroll-budget" => {
+                self.rvsdg.unroll_options.budget = value.parse().map_err(|_| {
+                    format!("rvsdg-unroll-budget={value}: expected a number of nodes")
+                })?
+            }
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
@@ -442,6 +456,8 @@ mod tests {
                 "sequentialize" => "structural",
                 "machine" => "width=2",
                 "rvsdg-inline-threshold" => "50",
+                "rvsdg-unroll-factor" => "2",
+                "rvsdg-unroll-budget" => "100",
                 _ => "off",
             };
             Options::new()

@@ -341,6 +341,24 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-unroll",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop unrolling: the body of a counted innermost θ copied k times into \
+                one iteration of a guarded loop, the original θ left for the remaining \
+                iterations (vliw_rvsdg::opt::unroll)",
+        switch: Some(Switch {
+            name: "rvsdg-unroll",
+            off: "rvsdg-unroll=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.unroll,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &o.rvsdg.unroll_options, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-memory",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

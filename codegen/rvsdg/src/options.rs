@@ -1,7 +1,7 @@
 //! The RVSDG middle end's options (the pipeline parses them from `-Cllvm-args`).
 
 use crate::module::Sequentializer;
-use crate::opt::InlineOptions;
+use crate::opt::{InlineOptions, UnrollOptions};
 
 /// Which RVSDG passes run, and how the graph goes back to control flow.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +36,11 @@ pub struct Options {
     pub idiom: bool,
     /// Strength reduction of induction addresses (`rvsdg-induction=on|off`).
     pub induction: bool,
+    /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
+    pub unroll: bool,
+    /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
+    /// `rvsdg-unroll-budget=N`).
+    pub unroll_options: UnrollOptions,
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
     /// (`rvsdg-memory=on|off`).
     pub memory: bool,
@@ -58,6 +63,8 @@ impl Default for Options {
             invert: true,
             idiom: true,
             induction: true,
+            unroll: true,
+            unroll_options: UnrollOptions::default(),
             memory: true,
         }
     }

@@ -1,5 +1,5 @@
 //! Through the RVSDG and back: every function of the IR filetests is built as a λ,
-//! optimized (inline, ivr, fold, strength, gamma, cne, licm, memory, dne: the pipeline's
+//! optimized (inline, ivr, fold, strength, gamma, cne, licm, unroll, memory, dne: the pipeline's
 //! order),
 //! sequentialized, and must verify and run as before on the interpreter.
 

@@ -14,6 +14,7 @@ pub mod licm;
 pub mod memory;
 mod rewrite;
 pub mod strength;
+pub mod unroll;
 
 pub use cne::common_node_elimination;
 pub use dne::dead_node_elimination;
@@ -27,3 +28,4 @@ pub use ivr::invariant_value_redirection;
 pub use licm::loop_invariant_code_motion;
 pub use memory::memory_optimization;
 pub use strength::strength_reduction;
+pub use unroll::{UnrollOptions, unroll_loops};

@@ -13,7 +13,7 @@ pub type Pass = fn(&mut vliw_rvsdg::Rvsdg, &mut Report);
 pub type ModulePass = (&'static str, fn(&mut RvsdgModule, &mut Report));
 
 /// The pipeline's RVSDG passes, in its order (`codegen/pipeline/src/passes.rs`), with
-/// their default options: the one list the round trip and the random tests run.
+/// their default options (the unroller's on): the one list the round trip and the random tests run.
 pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("inline", |rm, r| {
         let options = vliw_rvsdg::opt::InlineOptions::default();
@@ -41,6 +41,10 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("idiom", |rm, r| {
         vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r);
         vliw_rvsdg::opt::recognize_idioms(&mut rm.graph, r)
+    }),
+    ("unroll", |rm, r| {
+        let options = vliw_rvsdg::opt::UnrollOptions::default();
+        vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)
     }),
     ("memory", |rm, r| {
         vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)

@@ -1,0 +1,960 @@
+//! Loop unrolling of counted θs: the body of an innermost loop that counts an
+//! induction variable up to a bound is copied `k` times into one iteration of a new
+//! loop, so that the machine's scheduler (one basic block at a time, 4 slots per
+//! bundle) overlaps `k` independent iterations and the compare and branch run once
+//! per `k` iterations. jlm's `llvm/opt/unroll.cpp` is the RVSDG reference (it unrolls
+//! θs with a known or computable trip count); this pass needs no trip count.
+//!
+//! **Pattern.** A θ without a θ inside its body (γs, loads, stores and calls are fine:
+//! the copies thread the states in order) whose predicate is a `match2` of an `icmp`
+//! saying "repeat iff `iv' < b`" (`ult`, `slt`, their swapped forms `ugt`/`sgt`, and
+//! their negations: `uge`, `sge`... through a `match2` that maps true to alternative 0,
+//! or a `bnot` or `bxor c, true`, as the construction negates a branch), where
+//! - `iv' = iadd iv, c` and `iv'` is the next value of loop variable `iv`;
+//! - `c` is a positive constant (for `slt`, positive as a signed number), with `k * c`
+//!   representable (below `2^w`, or `2^(w-1)` for `slt`);
+//! - `b` is invariant: a body argument whose next value is itself, or a constant.
+//!
+//! Anything else is left alone (`unroll.not-counted`, also when not even `2 * c` is
+//! representable). A body with a sink at its top
+//! level (a `trap`, or a γ whose arms all end in one) is left too (`unroll.declined-sink`):
+//! the sink shares its state with the body's result, and chained copies would give
+//! that state a second user.
+//!
+//! **Semantics kept** (wrapping `iadd`): the θ runs its body at least once, and after
+//! each iteration repeats iff `iv' <u b` (all below for `<u`; `<s` is the same with
+//! signed order, bounds `MIN..=MAX` instead of `0..=2^w - 1`). With `d = (k-1) * c`:
+//!
+//! ```text
+//! limit = b - d                        (wrapping)
+//! c0    = (limit <=u b) & (iv0 <u limit)
+//! γ1(c0) {
+//!   true:  θ_main(vars0) { k copies of the body chained; copy j reads iv + j*c,
+//!                           repeat iff iv + k*c <u limit }
+//!          → outs, more = (outs.iv <u b)
+//!   false: → vars0, more = true
+//! }
+//! γ2(more) { true: the original θ on γ1's outputs (the remainder); false: them }
+//! ```
+//!
+//! *Claim:* if `x <u limit` and `limit <=u b` (i.e. `b - d` did not wrap: `b >= d`),
+//! the original loop entering an iteration with `iv = x` runs at least `k` iterations:
+//! for `1 <= j <= k-1`, `x + j*c <= x + d < limit + d = b <= 2^w - 1` as integers, so
+//! the wrapping sum is that integer, `x + j*c <u b`, and the tests after the first
+//! `k - 1` iterations all pass (the first iteration runs anyway). `limit <=u b` holds
+//! exactly when `b - d` does not wrap: when it wraps, `b - d + 2^w > b` since `d < 2^w`.
+//! (Signed: `b - d` does not overflow iff `b >= MIN + d` iff `limit <=s b`, and
+//! `x + j*c <= x + d < b <= MAX` likewise.)
+//!
+//! So γ1's true arm starts θ_main only when `k` iterations certainly run; each
+//! iteration of θ_main is exactly `k` iterations of the original, on the same values
+//! (copy `j` reads `iv + j*c`, which is the original's `iv` after `j` wrapping
+//! increments: wrapping addition is associative). θ_main repeats when `x' <u limit`,
+//! `x' = iv + k*c` being the original's `iv` at the start of the next block (wrapping:
+//! whether or not it wrapped, `x'` is the value the original tests and continues
+//! from): by the claim the next block then certainly runs `k` iterations (and the
+//! original's own test `x' <u b` holds, since `limit <=u b`). When θ_main
+//! stops, the original would go on iff its test `x' <u b` holds: that is `more`, and
+//! the remainder is the original θ continuing from there (a θ started on the current
+//! values runs the same iterations as the loop it continues: at least one, then while
+//! its test holds). When c0 fails, the original θ runs from the start. Every path runs
+//! the original's iterations in order on the same values, with the same effects, and
+//! ends (or not) exactly when it does. The original body exists `k + 1` times.
+//!
+//! **Known trip counts.** When `iv0` and `b` are both constants (types up to 64 bits)
+//! and the iterations do not wrap, the trip count `t` is known: fewer than `k`
+//! iterations and the loop is left (`unroll.declined-short`, as is a constant bound
+//! below `d`, where no block is ever certain); otherwise the factor is
+//! lowered to a divisor of `t` when one is above half of it, θ_main runs in the θ's
+//! region without γs, followed by the original θ only when `t mod k != 0`
+//! (`unroll.known-trip-count`).
+//!
+//! **Size.** `k` is the largest factor at most `rvsdg-unroll-factor` with `k` times the
+//! body's size (`count_nodes`, nested regions included) within `rvsdg-unroll-budget`
+//! nodes; below 2 the loop stays (`unroll.declined-size`).
+//!
+//! The copies of θ_main are made node by node, for the scheduler
+//! (`interleaved_copies`), and cleaned: copy `j`'s own `iv'` is replaced by the
+//! shared `iv + (j+1)*c`, the copies' predicates are removed, and equal constants of
+//! the new body merged (no `rvsdg-cne` or `rvsdg-fold` runs after this pass).
+
+use rustc_hash::FxHashMap;
+use vliw_ir::{InstructionData, IntCC, Opcode, Type, Value};
+
+use super::constants::constant;
+use super::rewrite::{Rewriter, const_of, sext};
+use crate::graph::{Node, NodeKind, Origin, Region, User};
+use crate::ops::{Op, Rvsdg, Ty};
+use crate::report::Report;
+
+/// The default unrolling factor (`rvsdg-unroll-factor`).
+pub const DEFAULT_FACTOR: usize = 4;
+/// The default budget (`rvsdg-unroll-budget`): the factor times the body's size in
+/// nodes stays within it (4 copies of a body of up to 40 nodes).
+pub const DEFAULT_BUDGET: usize = 160;
+
+/// The unroller's knobs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnrollOptions {
+    /// How many copies of the body one iteration of the unrolled loop runs (1: none).
+    pub factor: usize,
+    /// The most nodes the copies of one body may have together.
+    pub budget: usize,
+}
+
+impl Default for UnrollOptions {
+    fn default() -> Self {
+        UnrollOptions {
+            factor: DEFAULT_FACTOR,
+            budget: DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// Unrolls the counted innermost θs of `g`.
+pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report) {
+    if options.factor < 2 {
+        return;
+    }
+    let mut counts = Counts::default();
+    for theta in innermost_thetas(g) {
+        unroll(g, theta, options, &mut counts);
+    }
+    report.count("unroll.loops", counts.loops);
+    report.count("unroll.known-trip-count", counts.known);
+    report.count("unroll.not-counted", counts.not_counted);
+    report.count("unroll.declined-size", counts.declined_size);
+    report.count("unroll.declined-short", counts.declined_short);
+    report.count("unroll.declined-sink", counts.declined_sink);
+}
+
+#[derive(Default)]
+struct Counts {
+    loops: u64,
+    known: u64,
+    not_counted: u64,
+    declined_size: u64,
+    declined_short: u64,
+    declined_sink: u64,
+}
+
+/// The θs of every λ with no θ inside their body, found before any is changed (the
+/// loops this pass makes are not considered again).
+fn innermost_thetas(g: &Rvsdg) -> Vec<Node> {
+    let mut out = Vec::new();
+    for l in g.lambdas() {
+        for r in g.regions_below(g.lambda_body(l)) {
+            for &n in g.nodes(r) {
+                if let NodeKind::Theta { body } = *g.kind(n)
+                    && !g.regions_below(body).iter().any(|&q| {
+                        g.nodes(q)
+                            .iter()
+                            .any(|&m| matches!(g.kind(m), NodeKind::Theta { .. }))
+                    })
+                {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The bound of a counted loop: an invariant loop variable or a constant of the body.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Bound {
+    Var(usize),
+    Const(u128),
+}
+
+/// A counted θ: repeats iff `iv + step <(signed) bound`, `iv + step` being `iv`'s next
+/// value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Counted {
+    iv: usize,
+    step: u128,
+    ty: Type,
+    bound: Bound,
+    signed: bool,
+}
+
+impl Counted {
+    /// `<` in the loop's order.
+    fn lt(&self) -> IntCC {
+        if self.signed { IntCC::Slt } else { IntCC::Ult }
+    }
+
+    /// `<=` in the loop's order.
+    fn le(&self) -> IntCC {
+        if self.signed { IntCC::Sle } else { IntCC::Ule }
+    }
+
+    /// `j * step` when it is representable as a non-negative number of the type (below
+    /// `2^w`, or `2^(w-1)` for a signed loop): what the no-wrap argument needs.
+    fn multiple(&self, j: usize) -> Option<u128> {
+        let m = (j as u128).checked_mul(self.step)?;
+        let max = if self.signed {
+            self.ty.mask() >> 1
+        } else {
+            self.ty.mask()
+        };
+        (m <= max).then_some(m)
+    }
+}
+
+/// Whether θ `theta` is counted, and how.
+fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
+    let body = g.theta_body(theta);
+    let results = g.results(body);
+    let m = g.producer(results[0])?;
+    let Some(Op::Match {
+        cases,
+        default,
+        alts: 2,
+    }) = g.op(m)
+    else {
+        return None;
+    };
+    let mut cond = g.input(m, 0);
+    if g.ty(cond) != Ty::Val(Type::I1) {
+        return None;
+    }
+    let alt = |v: u128| cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1);
+    let mut negated = match (alt(1), alt(0)) {
+        (1, 0) => false,
+        (0, 1) => true,
+        _ => return None,
+    };
+    // `bnot c` and `bxor c, true` (how the construction negates a branch's condition)
+    let cmp = loop {
+        let n = g.producer(cond)?;
+        match g.op(n)? {
+            Op::Inst(InstructionData::Unary {
+                opcode: Opcode::Bnot,
+                ..
+            }) => cond = g.input(n, 0),
+            Op::Inst(InstructionData::Binary {
+                opcode: Opcode::Bxor,
+                ..
+            }) => {
+                cond = match (g.input(n, 0), g.input(n, 1)) {
+                    (c, t) | (t, c) if const_of(g, t) == Some(1) => c,
+                    _ => return None,
+                }
+            }
+            _ => break n,
+        }
+        negated = !negated;
+    };
+    let Some(Op::Inst(InstructionData::IntCompare { cond: cc, .. })) = g.op(cmp) else {
+        return None;
+    };
+    let mut cc = if negated { cc.inverse() } else { *cc };
+    let (mut next, mut bound) = (g.input(cmp, 0), g.input(cmp, 1));
+    if matches!(cc, IntCC::Ugt | IntCC::Sgt) {
+        std::mem::swap(&mut next, &mut bound);
+        cc = cc.swap_args();
+    }
+    let signed = match cc {
+        IntCC::Ult => false,
+        IntCC::Slt => true,
+        _ => return None,
+    };
+    // next = iadd iv, c: the next value of loop variable iv
+    let add = g.producer(next)?;
+    let Some(Op::Inst(InstructionData::Binary {
+        opcode: Opcode::Iadd,
+        ..
+    })) = g.op(add)
+    else {
+        return None;
+    };
+    let (iv, step) = match (g.input(add, 0), g.input(add, 1)) {
+        (Origin::Arg(_, i), c) | (c, Origin::Arg(_, i)) => (i as usize, const_of(g, c)?),
+        _ => return None,
+    };
+    if results[1 + iv] != next {
+        return None;
+    }
+    let ty = g.ty(next).value()?;
+    let positive = if signed {
+        ty.bits() > 1 && sext(ty, step) > 0
+    } else {
+        step != 0
+    };
+    if !ty.is_int() || !positive {
+        return None;
+    }
+    let bound = match bound {
+        Origin::Arg(_, p) if results[1 + p as usize] == bound => Bound::Var(p as usize),
+        _ => Bound::Const(const_of(g, bound)?),
+    };
+    Some(Counted {
+        iv,
+        step,
+        ty,
+        bound,
+        signed,
+    })
+}
+
+/// Whether a node at the top level of `body` reads a state and gives none back.
+fn has_sink(g: &Rvsdg, body: Region) -> bool {
+    g.nodes(body).iter().any(|&n| {
+        g.inputs(n).iter().any(|&o| g.ty(o).is_state()) && !g.outputs(n).any(|o| g.ty(o).is_state())
+    })
+}
+
+/// The number of iterations of a loop from constant `x0` to constant `b`, when no
+/// increment wraps (types up to 64 bits).
+fn trip_count(lp: &Counted, x0: u128, b: u128) -> Option<u128> {
+    if lp.ty.bits() > 64 {
+        return None;
+    }
+    let (x0, b, c, hi) = if lp.signed {
+        let hi = (lp.ty.mask() >> 1) as i128;
+        (sext(lp.ty, x0), sext(lp.ty, b), lp.step as i128, hi)
+    } else {
+        (x0 as i128, b as i128, lp.step as i128, lp.ty.mask() as i128)
+    };
+    if x0 + c > hi {
+        return None;
+    }
+    if x0 + c >= b {
+        return Some(1);
+    }
+    // the first n with x0 + n*c >= b: the test after iteration n fails
+    let t = (b - x0 + c - 1) / c;
+    (x0 + t * c <= hi).then_some(t as u128)
+}
+
+/// The limit `b - (k-1)*c` of a constant bound, if `b - (k-1)*c` does not wrap (else
+/// no block of `k` iterations is ever certain).
+fn const_limit(lp: &Counted, b: u128, d: u128) -> Option<u128> {
+    if lp.signed {
+        let min = -((lp.ty.mask() >> 1) as i128) - 1;
+        let limit = sext(lp.ty, b).checked_sub(d as i128)?;
+        (limit >= min).then_some(limit as u128 & lp.ty.mask())
+    } else {
+        b.checked_sub(d)
+    }
+}
+
+/// Unrolls θ `theta` if it is counted and fits.
+fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Counts) {
+    let Some(lp) = counted(g, theta) else {
+        counts.not_counted += 1;
+        return;
+    };
+    let body = g.theta_body(theta);
+    if has_sink(g, body) {
+        counts.declined_sink += 1;
+        return;
+    }
+    let size = g.count_nodes(body).max(1);
+    let mut k = options.factor.min(options.budget / size);
+    if k < 2 {
+        counts.declined_size += 1;
+        return;
+    }
+    while k >= 2 && lp.multiple(k).is_none() {
+        k -= 1;
+    }
+    if k < 2 {
+        counts.not_counted += 1;
+        return;
+    }
+    let inits = g.inputs(theta).to_vec();
+    let known = match (const_of(g, inits[lp.iv]), lp.bound) {
+        (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
+        _ => None,
+    };
+    if let Some(t) = known {
+        if t < k as u128 {
+            counts.declined_short += 1;
+            return;
+        }
+        if t % k as u128 != 0
+            && let Some(d) = ((k / 2 + 1).max(2)..k).rev().find(|&d| t % d as u128 == 0)
+        {
+            k = d;
+        }
+    }
+    let d = lp.multiple(k - 1).expect("(k-1)c fits when kc does");
+    let limit = match lp.bound {
+        Bound::Const(b) => match const_limit(&lp, b, d) {
+            Some(l) => Some(l),
+            None => {
+                counts.declined_short += 1;
+                return;
+            }
+        },
+        Bound::Var(_) => None,
+    };
+    match (known, limit) {
+        (Some(t), Some(limit)) => {
+            known_trip_count(g, theta, &lp, k, limit, t % k as u128 == 0);
+            counts.known += 1;
+        }
+        _ => guarded(g, theta, &lp, k, limit),
+    }
+    counts.loops += 1;
+}
+
+/// Where θ_main reads its limit: a constant, or a value of the region it is made in.
+#[derive(Copy, Clone)]
+enum Limit {
+    Const(u128),
+    In(Origin),
+}
+
+/// θ_main in region `r` on `inits` (one per loop variable of `theta`): `k` copies of
+/// `theta`'s body per iteration, repeating while `iv + k*c < limit`. Returns its
+/// outputs (the loop variables after its last iteration).
+fn main_loop(
+    g: &mut Rvsdg,
+    theta: Node,
+    lp: &Counted,
+    k: usize,
+    r: Region,
+    inits: &[Origin],
+    limit: Limit,
+) -> Vec<Origin> {
+    let body = g.theta_body(theta);
+    let n = inits.len();
+    let mut all = inits.to_vec();
+    if let Limit::In(o) = limit {
+        all.push(o);
+    }
+    let main = g.add_theta(r, &all);
+    g.set_loc(main, g.node(theta).loc);
+    let mb = g.theta_body(main);
+    let margs: Vec<Origin> = g.arg_origins(mb).collect();
+    let limit = match limit {
+        Limit::Const(l) => iconst(g, mb, lp.ty, l),
+        Limit::In(_) => margs[n],
+    };
+    // iv + j*c for j = 0..=k, each from the argument (independent additions)
+    let ivs: Vec<Origin> = (0..=k)
+        .map(|j| match j {
+            0 => margs[lp.iv],
+            _ => {
+                let c = lp.multiple(j).expect("multiples up to k*c fit");
+                let c = iconst(g, mb, lp.ty, c);
+                binary(g, mb, Opcode::Iadd, margs[lp.iv], c)
+            }
+        })
+        .collect();
+    let (next, dead) = interleaved_copies(g, body, mb, lp, &margs[..n], &ivs);
+    let more = icmp(g, mb, lp.lt(), ivs[k], limit);
+    let p = predicate(g, mb, more);
+    g.set_theta_predicate(main, p);
+    for (i, &o) in next.iter().enumerate() {
+        g.set_result(mb, 1 + i, o);
+    }
+    // now that everything that stays has its users: the copies' own increments and
+    // predicates
+    let mut rw = Rewriter::new(g);
+    for o in dead {
+        if let Origin::Out(m, _) = o {
+            rw.remove_if_dead(m);
+        }
+    }
+    merge_constants(g, mb);
+    (0..n as u32).map(|i| Origin::Out(main, i)).collect()
+}
+
+/// `ivs.len() - 1` copies of θ body `body` chained in region `mb`: copy 0 reads
+/// `args`, copy `j` reads copy `j - 1`'s next values, except that the induction
+/// variable of copy `j` is `ivs[j]`. Returns the last copy's next values (`iv`'s is
+/// `ivs[k]`) and what the copies made that nothing may need (their own increments of
+/// the induction variable, whose users read `ivs[j + 1]` instead, and their
+/// predicates), for the caller to remove once everything has its users.
+///
+/// The copies are made node by node, each node of the body copied `k` times in a
+/// row, not copy by copy: sequentialization breaks ties between ready nodes by node
+/// number, so the copies' independent work (addresses, loads, their arithmetic) comes
+/// out closer together, more of each copy's values get registers of their own, and
+/// the scheduler (after register allocation, one block at a time) can overlap them;
+/// copy by copy, the allocator reuses one copy's registers for the next and the
+/// anti-dependences serialize them (an `i32` dot product, `k = 4`: 26 bundles per
+/// iteration of θ_main instead of 32). An input that reads a body argument is
+/// connected when every copy exists (copy `j`'s argument is copy `j - 1`'s result,
+/// which may come later).
+fn interleaved_copies(
+    g: &mut Rvsdg,
+    body: Region,
+    mb: Region,
+    lp: &Counted,
+    args: &[Origin],
+    ivs: &[Origin],
+) -> (Vec<Origin>, Vec<Origin>) {
+    let k = ivs.len() - 1;
+    let results = g.results(body).to_vec();
+    let mut maps: Vec<FxHashMap<Origin, Origin>> = vec![FxHashMap::default(); k];
+    // (node, input, copy, argument): inputs to connect once every copy exists
+    let mut pending: Vec<(Node, usize, usize, usize)> = Vec::new();
+    for n in g.topological_order(body) {
+        for (j, map) in maps.iter_mut().enumerate() {
+            let inputs: Vec<Origin> = g
+                .inputs(n)
+                .iter()
+                .map(|&o| match o {
+                    // a placeholder of the right type until connected
+                    Origin::Arg(_, i) => args[i as usize],
+                    _ => map[&o],
+                })
+                .collect();
+            let copy = copy_node(g, n, mb, &inputs);
+            for (x, &o) in g.inputs(n).iter().enumerate() {
+                if let Origin::Arg(_, i) = o {
+                    pending.push((copy, x, j, i as usize));
+                }
+            }
+            map.extend(g.outputs(n).zip(g.outputs(copy)));
+        }
+    }
+    // what copy j reads as argument i (copy k: the next values)
+    let iv_next = results[1 + lp.iv];
+    let arg = |j: usize, i: usize| -> Origin {
+        let (mut j, mut i) = (j, i);
+        loop {
+            if i == lp.iv {
+                return ivs[j];
+            }
+            if j == 0 {
+                return args[i];
+            }
+            match results[1 + i] {
+                Origin::Arg(_, a) => (j, i) = (j - 1, a as usize),
+                o if o == iv_next => return ivs[j],
+                o => return maps[j - 1][&o],
+            }
+        }
+    };
+    for &(copy, x, j, i) in &pending {
+        let o = arg(j, i);
+        g.set_input(copy, x, o);
+    }
+    let mut dead = Vec::with_capacity(2 * k);
+    for (j, map) in maps.iter().enumerate() {
+        let own = map[&iv_next];
+        g.divert_users(own, ivs[j + 1]);
+        dead.extend([own, map[&results[0]]]);
+    }
+    let next = (0..args.len()).map(|i| arg(k, i)).collect();
+    (next, dead)
+}
+
+/// A copy of node `n` (of a θ body) in region `into` on `inputs`: a simple node, or a
+/// γ or θ with its subregions copied ([`crate::Graph::copy_region`]).
+fn copy_node(g: &mut Rvsdg, n: Node, into: Region, inputs: &[Origin]) -> Node {
+    let copy = match g.kind(n) {
+        NodeKind::Simple(op) => {
+            let op = op.clone();
+            let types = g.output_types(n);
+            g.add_simple(into, op, inputs, &types)
+        }
+        NodeKind::Gamma { arms } => {
+            let arms = arms.clone();
+            let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
+            let new_arms = g.kind(gamma).subregions().to_vec();
+            for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
+                let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
+                for o in g.copy_region(arm, new_arm, &arm_args) {
+                    g.add_result(new_arm, o);
+                }
+            }
+            for ty in g.output_types(n) {
+                g.add_output(gamma, ty);
+            }
+            gamma
+        }
+        NodeKind::Theta { body } => {
+            let body = *body;
+            let theta = g.add_theta(into, inputs);
+            let new_body = g.theta_body(theta);
+            let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
+            for (i, o) in g
+                .copy_region(body, new_body, &body_args)
+                .into_iter()
+                .enumerate()
+            {
+                g.set_result(new_body, i, o);
+            }
+            theta
+        }
+        NodeKind::Lambda { .. } => unreachable!("{n}: a λ below the root"),
+    };
+    g.set_loc(copy, g.node(n).loc);
+    copy
+}
+
+/// The trip count is known and at least `k`: θ_main in the θ's region, then the
+/// original θ for the `t mod k` remaining iterations, or nothing when `divides`.
+fn known_trip_count(
+    g: &mut Rvsdg,
+    theta: Node,
+    lp: &Counted,
+    k: usize,
+    limit: u128,
+    divides: bool,
+) {
+    let r = g.node(theta).region;
+    let inits = g.inputs(theta).to_vec();
+    let outs = main_loop(g, theta, lp, k, r, &inits, Limit::Const(limit));
+    if divides {
+        for (i, &o) in outs.iter().enumerate() {
+            g.divert_users(Origin::Out(theta, i as u32), o);
+        }
+        g.remove_node(theta);
+    } else {
+        for (i, &o) in outs.iter().enumerate() {
+            g.set_input(theta, i, o);
+        }
+    }
+}
+
+/// The general case: θ_main behind the guard γ1, the original θ as the remainder
+/// behind γ2 (module documentation). `limit` is the constant limit of a constant
+/// bound.
+fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u128>) {
+    let r = g.node(theta).region;
+    let loc = g.node(theta).loc;
+    let inits = g.inputs(theta).to_vec();
+    let n = inits.len();
+    let iv0 = inits[lp.iv];
+    // the guard c0: k iterations certainly run from iv0
+    let (limit, guard) = match lp.bound {
+        Bound::Const(_) => {
+            let l = limit.expect("a constant bound has a constant limit");
+            let lc = iconst(g, r, lp.ty, l);
+            (Limit::Const(l), icmp(g, r, lp.lt(), iv0, lc))
+        }
+        Bound::Var(p) => {
+            let b = inits[p];
+            let d = lp.multiple(k - 1).expect("(k-1)c fits");
+            let d = iconst(g, r, lp.ty, d);
+            let l = binary(g, r, Opcode::Isub, b, d);
+            let no_wrap = icmp(g, r, lp.le(), l, b);
+            let room = icmp(g, r, lp.lt(), iv0, l);
+            (Limit::In(l), binary(g, r, Opcode::Band, no_wrap, room))
+        }
+    };
+    let p1 = predicate(g, r, guard);
+    let mut entries = inits.clone();
+    if let Limit::In(o) = limit {
+        entries.push(o);
+    }
+    let g1 = g.add_gamma(r, p1, &entries, 2);
+    g.set_loc(g1, loc);
+    let arms = g.kind(g1).subregions().to_vec();
+    let (skip, run) = (arms[0], arms[1]);
+    let skip_args: Vec<Origin> = g.arg_origins(skip).collect();
+    let run_args: Vec<Origin> = g.arg_origins(run).collect();
+    let run_limit = match limit {
+        Limit::Const(l) => Limit::Const(l),
+        Limit::In(_) => Limit::In(run_args[n]),
+    };
+    let outs = main_loop(g, theta, lp, k, run, &run_args[..n], run_limit);
+    // would the original go on after θ_main's last block?
+    let b = match lp.bound {
+        Bound::Var(p) => run_args[p],
+        Bound::Const(b) => iconst(g, run, lp.ty, b),
+    };
+    let go_on = icmp(g, run, lp.lt(), outs[lp.iv], b);
+    let yes = iconst(g, skip, Type::I1, 1);
+    let mid: Vec<Origin> = (0..n)
+        .map(|i| g.add_gamma_exit(g1, &[skip_args[i], outs[i]]))
+        .collect();
+    let more = g.add_gamma_exit(g1, &[yes, go_on]);
+    // γ2: the original θ, moved into its true arm, runs the remainder
+    let p2 = predicate(g, r, more);
+    let users: Vec<Vec<User>> = g.outputs(theta).map(|o| g.users(o).to_vec()).collect();
+    let g2 = g.add_gamma(r, p2, &mid, 2);
+    g.set_loc(g2, loc);
+    let arms = g.kind(g2).subregions().to_vec();
+    let (done, rest) = (arms[0], arms[1]);
+    let done_args: Vec<Origin> = g.arg_origins(done).collect();
+    let rest_args: Vec<Origin> = g.arg_origins(rest).collect();
+    g.move_node(theta, rest, &rest_args);
+    for (i, users) in users.into_iter().enumerate() {
+        let out = g.add_gamma_exit(g2, &[done_args[i], Origin::Out(theta, i as u32)]);
+        for u in users {
+            g.set_origin(u, out);
+        }
+    }
+}
+
+/// Merges the equal constants of region `r` (the copies bring one each).
+fn merge_constants(g: &mut Rvsdg, r: Region) {
+    let mut first: FxHashMap<(Op, Ty), Origin> = FxHashMap::default();
+    let mut nodes = g.nodes(r).to_vec();
+    nodes.sort_unstable();
+    for c in nodes {
+        let Some(key) = constant(g, c) else {
+            continue;
+        };
+        match first.get(&key) {
+            Some(&o) => {
+                g.divert_users(Origin::Out(c, 0), o);
+                g.remove_node(c);
+            }
+            None => {
+                first.insert(key, Origin::Out(c, 0));
+            }
+        }
+    }
+}
+
+fn v0() -> Value {
+    Value::from_u32(0)
+}
+
+fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
+    let op = Op::Inst(InstructionData::UnaryImm {
+        opcode: Opcode::Iconst,
+        imm: bits & ty.mask(),
+    });
+    Origin::Out(g.add_simple(r, op, &[], &[Ty::Val(ty)]), 0)
+}
+
+/// `opcode a, b` of the type of `a` (no state).
+fn binary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin, b: Origin) -> Origin {
+    let ty = g.ty(a);
+    let op = Op::Inst(InstructionData::Binary {
+        opcode,
+        args: [v0(), v0()],
+    });
+    Origin::Out(g.add_simple(r, op, &[a, b], &[ty]), 0)
+}
+
+fn icmp(g: &mut Rvsdg, r: Region, cond: IntCC, a: Origin, b: Origin) -> Origin {
+    let op = Op::Inst(InstructionData::IntCompare {
+        opcode: Opcode::Icmp,
+        cond,
+        args: [v0(), v0()],
+    });
+    Origin::Out(g.add_simple(r, op, &[a, b], &[Ty::Val(Type::I1)]), 0)
+}
+
+/// The predicate of a two-way γ or a θ: alternative 1 when `cond` is true.
+fn predicate(g: &mut Rvsdg, r: Region, cond: Origin) -> Origin {
+    let op = Op::Match {
+        cases: Box::new([(1, 1)]),
+        default: 0,
+        alts: 2,
+    };
+    Origin::Out(g.add_simple(r, op, &[cond], &[Ty::Ctl(2)]), 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use vliw_ir::{DataValue, Module};
+
+    use super::*;
+    use crate::{Evaluator, parse_graph, verify};
+
+    /// `@f(x0, b)`: from `i = x0`, `acc = 0`, `acc = acc * 3 + i` while `i + 2 <u b`
+    /// (`i` counted by 2); returns `acc` and the final `i`. `extra` is more of the body
+    /// (`n0`..`n10` are taken), whose memory and I/O results are `states`; `nested`
+    /// puts the θ in another θ's body.
+    fn counted_loop(extra: &str, states: [&str; 2], nested: bool) -> Rvsdg {
+        let [mem, io] = states;
+        let inner = format!(
+            "n1 = theta [a0, n0, a1, a2, a3] : i64, i64, i64, mem, io {{
+      (a0: i64, a1: i64, a2: i64, a3: mem, a4: io):
+        n2 = iconst 3 : i64
+        n3 = imul a1, n2 : i64
+        n4 = iadd n3, a0 : i64
+        {extra}
+        n7 = iconst 2 : i64
+        n8 = iadd a0, n7 : i64
+        n9 = icmp ult n8, a2 : i1
+        n10 = match2 [1 -> 1, _ -> 0] n9 : ctl2
+        -> (n10, n8, n4, a2, {mem}, {io})
+    }}"
+        );
+        let body = if nested {
+            // the same loop, run until its i reaches b (an outer loop of one iteration
+            // at most when x0 + 2 >= b)
+            format!(
+                "n20 = theta [a0, a1, a2, a3] : i64, i64, mem, io {{
+      (a0: i64, a1: i64, a2: mem, a3: io):
+        n0 = iconst 0 : i64
+        {inner}
+        n11 = icmp ult n1.0, a1 : i1
+        n12 = match2 [1 -> 1, _ -> 0] n11 : ctl2
+        -> (n12, n1.0, a1, n1.3, n1.4)
+    }}
+    n21 = iconst 0 : i64
+    -> (n21, n20.0, n20.2, n20.3)"
+            )
+        } else {
+            format!(
+                "n0 = iconst 0 : i64
+    {inner}
+    -> (n1.1, n1.0, n1.3, n1.4)"
+            )
+        };
+        let text = format!(
+            "
+lambda @f(i64, i64) -> i64, i64 export {{
+  (a0: i64, a1: i64, a2: mem, a3: io):
+    {body}
+}}
+"
+        );
+        let g = parse_graph(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        verify(&g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
+        g
+    }
+
+    fn unrolled(g: &mut Rvsdg, factor: usize, budget: usize) -> Report {
+        let mut report = Report::default();
+        unroll_loops(g, &UnrollOptions { factor, budget }, &mut report);
+        verify(g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
+        report
+    }
+
+    /// `@f(x0, b)`'s results, or the kind of its trap.
+    fn run(g: &Rvsdg, x0: u64, b: u64) -> Result<Vec<DataValue>, String> {
+        let m = Module::default();
+        let mut ev = Evaluator::new(g, &m);
+        ev.set_step_limit(1_000_000);
+        let args = [DataValue::I64(x0 as i64), DataValue::I64(b as i64)];
+        ev.call("f", &args).map_err(|t| format!("{:?}", t.kind))
+    }
+
+    /// How many nodes below the λ print as `what` (`imul`, `theta`...).
+    fn count(g: &Rvsdg, what: &str) -> usize {
+        let l = g.lambdas()[0];
+        g.regions_below(g.lambda_body(l))
+            .into_iter()
+            .flat_map(|r| g.nodes(r).to_vec())
+            .filter(|&n| g.kind(n).label() == what)
+            .count()
+    }
+
+    /// Starts and bounds around the wrap points and small trip counts.
+    fn cases() -> Vec<(u64, u64)> {
+        let mut v = Vec::new();
+        for x0 in [0, 1, 5, u64::MAX, u64::MAX - 1, u64::MAX - 20, 1 << 63] {
+            for d in [0u64, 1, 2, 3, 5, 6, 7, 8, 9, 13, 17, 40] {
+                v.push((x0, x0.wrapping_add(d)));
+                v.push((x0, d));
+            }
+            v.push((x0, u64::MAX));
+        }
+        v.retain(|&(x0, b)| {
+            // runs that wrap around go on for 2^63 iterations: not those
+            let mut i = x0;
+            for _ in 0..10_000 {
+                i = i.wrapping_add(2);
+                if i >= b {
+                    return true;
+                }
+            }
+            false
+        });
+        v
+    }
+
+    #[test]
+    fn the_body_is_copied_k_times_into_a_guarded_loop_and_keeps_its_results() {
+        let original = counted_loop("", ["a3", "a4"], false);
+        for k in 2..=5 {
+            let mut g = original.clone();
+            let report = unrolled(&mut g, k, 1000);
+            assert_eq!(report.get("unroll.loops"), 1);
+            // θ_main and the remainder, the body k + 1 times
+            assert_eq!(count(&g, "theta"), 2, "{g}");
+            assert_eq!(count(&g, "imul"), k + 1, "{g}");
+            assert_eq!(count(&g, "gamma"), 2, "{g}");
+            for (x0, b) in cases() {
+                assert_eq!(
+                    run(&g, x0, b),
+                    run(&original, x0, b),
+                    "k = {k}: @f({x0}, {b})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_factor_fits_the_budget() {
+        let original = counted_loop("", ["a3", "a4"], false);
+        let body = {
+            let l = original.lambdas()[0];
+            let theta = original
+                .nodes(original.lambda_body(l))
+                .iter()
+                .copied()
+                .find(|&n| matches!(original.kind(n), NodeKind::Theta { .. }))
+                .expect("the θ");
+            original.count_nodes_inside(theta)
+        };
+        // a budget for 3 copies, for 2, for 1 (declined)
+        for (budget, k) in [(3 * body + 1, 3), (3 * body - 1, 2), (2 * body - 1, 0)] {
+            let mut g = original.clone();
+            let report = unrolled(&mut g, 4, budget);
+            if k == 0 {
+                assert_eq!(report.get("unroll.declined-size"), 1);
+                assert_eq!(count(&g, "theta"), 1);
+            } else {
+                assert_eq!(count(&g, "imul"), k + 1, "budget {budget}");
+            }
+        }
+        // factor 1: nothing, not even counted
+        let mut g = original.clone();
+        let report = unrolled(&mut g, 1, 1000);
+        assert!(report.counters().is_empty());
+        assert_eq!(g.to_string(), original.to_string());
+    }
+
+    #[test]
+    fn a_body_that_may_trap_at_its_top_level_stays() {
+        // a trap when acc is 10 (the third iteration from 0): a γ whose arm traps is fine (its outputs give
+        // the states back), a trap at the body's top level is not
+        let in_gamma = "n5 = iconst 10 : i64
+        n6 = icmp eq n4, n5 : i1
+        n12 = match2 [1 -> 1, _ -> 0] n6 : ctl2
+        n11 = gamma n12 [a3, a4] : mem, io {
+          (a0: mem, a1: io):
+            -> (a0, a1)
+          (a0: mem, a1: io):
+            trap 9 a0, a1
+            -> (a0, a1)
+        }";
+        let original = counted_loop(in_gamma, ["n11.0", "n11.1"], false);
+        let mut g = original.clone();
+        let report = unrolled(&mut g, 4, 1000);
+        assert_eq!(report.get("unroll.loops"), 1);
+        let mut traps = 0;
+        for (x0, b) in cases() {
+            let want = run(&original, x0, b);
+            traps += usize::from(want.is_err());
+            assert_eq!(run(&g, x0, b), want, "@f({x0}, {b})");
+        }
+        assert!(traps > 0);
+
+        let top = "trap 9 a3, a4";
+        let mut g = counted_loop(top, ["a3", "a4"], false);
+        let report = unrolled(&mut g, 4, 1000);
+        assert_eq!(report.get("unroll.declined-sink"), 1);
+        assert_eq!(count(&g, "theta"), 1);
+    }
+
+    #[test]
+    fn only_innermost_loops_unroll() {
+        let original = counted_loop("", ["a3", "a4"], true);
+        let mut g = original.clone();
+        let report = unrolled(&mut g, 4, 1000);
+        assert_eq!(report.get("unroll.loops"), 1);
+        // the outer θ, the inner one's θ_main and remainder
+        assert_eq!(count(&g, "theta"), 3, "{g}");
+        for (x0, b) in cases() {
+            assert_eq!(run(&g, x0, b), run(&original, x0, b), "@f({x0}, {b})");
+        }
+    }
+}
