@@ -338,6 +338,25 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-mem-split",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "memory state splitting: one memory state per private stack slot, per \
+                noalias pointer parameter that does not escape, and one for the rest, so \
+                that accesses to disjoint objects do not order each other \
+                (vliw_rvsdg::opt::memory::split)",
+        switch: Some(Switch {
+            name: "rvsdg-mem-split",
+            off: "rvsdg-mem-split=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.mem_split,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::split_memory_states(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -21,5 +21,5 @@ pub use inline::{InlineOptions, inline_calls};
 pub use invert::invert_loops;
 pub use ivr::invariant_value_redirection;
 pub use licm::loop_invariant_code_motion;
-pub use memory::memory_optimization;
+pub use memory::{memory_optimization, split_memory_states};
 pub use strength::strength_reduction;

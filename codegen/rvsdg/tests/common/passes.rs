@@ -41,6 +41,10 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("memory", |rm, r| {
         vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)
     }),
+    // off in the pipeline by default; forced on here so that every test exercises it
+    ("mem-split", |rm, r| {
+        vliw_rvsdg::opt::split_memory_states(&mut rm.graph, r)
+    }),
     ("dne", |rm, r| {
         vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r)
     }),

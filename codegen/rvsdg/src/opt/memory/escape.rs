@@ -13,7 +13,7 @@ use rustc_hash::FxHashSet;
 use vliw_ir::{InstructionData, Opcode, StackSlot};
 
 use super::address::{Addresses, Base};
-use crate::graph::{Node, NodeKind, Origin, User};
+use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg};
 
 /// The slots of λ `l` whose address escapes.
@@ -30,7 +30,10 @@ pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSl
             if escaped.contains(&s) {
                 continue;
             }
-            if g.users(o).iter().any(|&u| !stays(g, addrs, s, u)) {
+            if g.users(o)
+                .iter()
+                .any(|&u| !stays(g, addrs, Base::Slot(s), u))
+            {
                 escaped.insert(s);
             }
         }
@@ -38,9 +41,23 @@ pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSl
     escaped
 }
 
-/// Whether use `u` of a pointer into slot `s` keeps the slot's address to itself.
-fn stays(g: &Rvsdg, addrs: &Addresses, s: StackSlot, u: User) -> bool {
-    let within = |o: Origin| addrs.get(o).base == Base::Slot(s);
+/// Whether a pointer of base `base` (a λ parameter's, `Base::Value` of an argument of
+/// `body`, the λ's body) escapes as a slot does: whether any pointer derived from it
+/// is used but as the address of a plain or volatile access (or to derive another).
+pub fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
+    g.regions_below(body).into_iter().any(|r| {
+        g.arg_origins(r)
+            .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)))
+            .any(|o| {
+                addrs.get(o).base == base && g.users(o).iter().any(|&u| !stays(g, addrs, base, u))
+            })
+    })
+}
+
+/// Whether use `u` of a pointer of base `base` (a slot's, a parameter's) keeps the
+/// address to the λ's own accesses.
+fn stays(g: &Rvsdg, addrs: &Addresses, base: Base, u: User) -> bool {
+    let within = |o: Origin| addrs.get(o).base == base;
     match u {
         User::In(n, i) => match g.kind(n) {
             NodeKind::Simple(Op::Inst(data)) => match (data, i) {
