@@ -118,27 +118,19 @@ fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
         touches: FxHashMap::default(),
         bypassed: 0,
     };
-    e.summarize(g, body);
-    if e.locs.len() < 2 {
+    // the locations some access touches (*other* too, unless nothing does)
+    let (all, _) = e.summarize(g, body);
+    if all.count_ones() < 2 {
         return;
     }
-    let all: Locs = if e.locs.len() == 64 {
-        !0
-    } else {
-        (1 << e.locs.len()) - 1
-    };
     let Some(mem) = g.arg_origins(body).find(|&o| g.ty(o) == Ty::Mem) else {
         return;
     };
-    let split = g.add_simple(
-        body,
-        Op::MemSplit(e.locs.len() as u32),
-        &[mem],
-        &vec![Ty::Mem; e.locs.len()],
-    );
-    let mut cur: FxHashMap<usize, Origin> = g.outputs(split).enumerate().collect();
-    // the split's input must not count as a user of the λ's state until the first
-    // access is rewired: `region` sets every node's memory input anew
+    let n = all.count_ones() as usize;
+    let split = g.add_simple(body, Op::MemSplit(n as u32), &[mem], &vec![Ty::Mem; n]);
+    let mut cur: FxHashMap<usize, Origin> = bits(all).zip(g.outputs(split)).collect();
+    // `region` gives every access its memory input anew: the λ's state, which the
+    // first one reads now, ends with the split alone
     let ends = e.region(g, body, all, &mut cur, true);
     let res = g
         .results(body)
@@ -151,7 +143,7 @@ fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
     };
     g.set_result(body, res, end);
     counts.lambdas += 1;
-    counts.locations += e.locs.len() as u64 - 1;
+    counts.locations += u64::from((all & !OTHER).count_ones());
     counts.bypassed += e.bypassed;
 }
 
