@@ -250,6 +250,13 @@ impl Analysis {
         }
     }
 
+    /// Whether the λ makes no access at a known offset out of its stack slot's bounds
+    /// (which Rust's provenance rules forbid, and the interpreter's one stack region
+    /// lets reach another object).
+    pub fn slots_trusted(&self) -> bool {
+        self.slots_trusted
+    }
+
     pub fn slot(&self, s: StackSlot) -> Option<&StackSlotData> {
         self.slot_data.get(s)
     }
