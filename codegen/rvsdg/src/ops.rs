@@ -166,6 +166,19 @@ impl Op {
         }
     }
 
+    /// A plain load (`load`, not volatile): it reads memory, writes none, and
+    /// threads the memory state only to stay ordered (and to fault in its place).
+    pub fn is_plain_load(&self) -> bool {
+        matches!(
+            self,
+            Op::Inst(InstructionData::Load {
+                opcode: Opcode::Load,
+                flags,
+                ..
+            }) if !flags.volatile
+        )
+    }
+
     /// `mem_split` or `mem_join`: state plumbing (several memory states in or out).
     pub fn is_mem_plumbing(&self) -> bool {
         matches!(self, Op::MemSplit(_) | Op::MemJoin(_))

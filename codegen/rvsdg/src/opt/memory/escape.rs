@@ -44,7 +44,7 @@ pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSl
 /// Whether a pointer of base `base` (a λ parameter's, `Base::Value` of an argument of
 /// `body`, the λ's body) escapes as a slot does: whether any pointer derived from it
 /// is used but as the address of a plain or volatile access (or to derive another).
-pub fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
+fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
     g.regions_below(body).into_iter().any(|r| {
         g.arg_origins(r)
             .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)))
@@ -52,6 +52,20 @@ pub fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
                 addrs.get(o).base == base && g.users(o).iter().any(|&u| !stays(g, addrs, base, u))
             })
     })
+}
+
+/// The `noalias` pointer parameters of λ `l` whose pointers do not escape ([`escapes`]),
+/// as bases: while the λ runs, nothing but the accesses through them reaches the
+/// memory they access (the attribute's contract; no callee gets a pointer derived
+/// from them).
+pub fn noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
+    let info = g.lambda_info(l);
+    let body = g.lambda_body(l);
+    (0..info.signature.params.len())
+        .filter(|&i| info.param_attrs(i).noalias && info.signature.params[i] == vliw_ir::Type::Ptr)
+        .map(|i| Base::Value(Origin::Arg(body, i as u32)))
+        .filter(|&b| !escapes(g, body, addrs, b))
+        .collect()
 }
 
 /// Whether use `u` of a pointer of base `base` (a slot's, a parameter's) keeps the

@@ -42,11 +42,11 @@
 //! `mem-split.regions-bypassed`.
 
 use rustc_hash::FxHashMap;
-use vliw_ir::{InstructionData, Opcode, Type};
+use vliw_ir::{InstructionData, Opcode};
 
 use super::access::{Access, Analysis};
 use super::address::Base;
-use super::escape::escapes;
+use super::escape::noalias_params;
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -112,12 +112,7 @@ fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
         // every location rests, does not hold (the interpreter's stack is one region)
         return;
     }
-    let info = g.lambda_info(l);
-    let params = (0..info.signature.params.len())
-        .filter(|&i| info.param_attrs(i).noalias && info.signature.params[i] == Type::Ptr)
-        .map(|i| Base::Value(Origin::Arg(body, i as u32)))
-        .filter(|&b| !escapes(g, body, &a.addrs, b))
-        .collect();
+    let params = noalias_params(g, l, &a.addrs);
     let mut e = Encoder {
         a: &a,
         params,
@@ -207,7 +202,7 @@ impl Encoder<'_> {
                 continue;
             };
             m |= 1 << k;
-            if matches!(acc.addr.base, Base::Slot(_)) && !self.aligned(acc, align) {
+            if matches!(acc.addr.base, Base::Slot(_)) && self.a.may_misalign(acc, align) {
                 m |= OTHER;
             }
             if memcpy && seen.contains(&k) {
@@ -217,21 +212,6 @@ impl Encoder<'_> {
             seen.push(k);
         }
         if m == 0 { OTHER } else { m }
-    }
-
-    /// Whether an access of alignment promise `align` to a private slot cannot be
-    /// misaligned: its offset is known and the slot's alignment gives it.
-    fn aligned(&self, acc: &Access, align: u32) -> bool {
-        if align <= 1 {
-            return true;
-        }
-        let Base::Slot(s) = acc.addr.base else {
-            return false;
-        };
-        match (acc.addr.offset, self.a.slot(s)) {
-            (Some(o), Some(d)) => d.align >= align && o.rem_euclid(align as i64) == 0,
-            _ => false,
-        }
     }
 
     /// The locations region `r` touches, and whether it holds a sink; the summaries
