@@ -7,7 +7,8 @@
 //! ever accessed through pointers derived from its `stack_addr`s, which the analysis
 //! knows by their base: no other pointer (a parameter, a loaded pointer, a call's
 //! result) may point into it, and no callee, other thread or later activation can
-//! see it.
+//! see it. The same test tells whether a `noalias` parameter's pointers escape
+//! ([`noalias_params`], for `rvsdg-mem-split`).
 
 use rustc_hash::FxHashSet;
 use vliw_ir::{InstructionData, Opcode, StackSlot};

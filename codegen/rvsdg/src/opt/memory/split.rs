@@ -440,3 +440,142 @@ fn one_chain_per_region(g: &Rvsdg, body: Region) -> bool {
             })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::split_memory_states;
+    use crate::graph::{NodeKind, Origin, User};
+    use crate::ops::{Op, Rvsdg};
+    use crate::report::Report;
+    use crate::text::parse_graph;
+    use crate::verify;
+
+    fn split(text: &str) -> (Rvsdg, Report) {
+        let mut g = parse_graph(text).expect("parses");
+        verify(&g).expect("verifies before");
+        let mut report = Report::default();
+        split_memory_states(&mut g, &mut report);
+        if let Err(e) = verify(&g) {
+            panic!("{e:?}\n{g}");
+        }
+        (g, report)
+    }
+
+    /// The operation of the node that makes `o`.
+    fn op_of(g: &Rvsdg, o: Origin) -> Option<Op> {
+        g.producer(o).and_then(|n| g.op(n).cloned())
+    }
+
+    #[test]
+    fn a_trap_at_the_top_level_reads_every_location_joined() {
+        let (g, report) = split(
+            "lambda @f(ptr noalias, i64) -> i64 {\n\
+                 ss0 = stack_slot 8, align 8\n\
+               (a0: ptr, a1: i64, a2: mem, a3: io):\n\
+                 n0 = stack_addr ss0 : ptr\n\
+                 n1 = store a1, n0, a2 : mem\n\
+                 n2 = store a1, a0, n1 : mem\n\
+                 n3 = load n0, n2 : i64, mem\n\
+                 trap 1 n3.1, a3\n\
+                 -> (n3.0, n3.1, a3)\n\
+             }\n",
+        );
+        assert_eq!(report.get("mem-split.lambdas"), 1);
+        // the slot and the parameter; nothing touches other memory
+        assert_eq!(report.get("mem-split.locations"), 2);
+        assert_eq!(report.get("mem-split.noalias-params"), 1);
+        let l = g.lambdas()[0];
+        let body = g.lambda_body(l);
+        let mem = g.results(body)[1];
+        assert_eq!(op_of(&g, mem), Some(Op::MemJoin(2)));
+        // the join's state: the trap and the λ's result
+        assert_eq!(g.users(mem).len(), 2);
+        assert!(g.users(mem).iter().any(|&u| matches!(u, User::In(n, _)
+            if g.op(n).is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Trap)))));
+    }
+
+    #[test]
+    fn a_gamma_that_may_trap_is_opaque_and_a_second_run_changes_nothing() {
+        let text = "lambda @g(i64) -> i64 {\n\
+                 ss0 = stack_slot 8, align 8\n\
+                 ss1 = stack_slot 8, align 8\n\
+               (a0: i64, a1: mem, a2: io):\n\
+                 n0 = stack_addr ss0 : ptr\n\
+                 n1 = stack_addr ss1 : ptr\n\
+                 n2 = store a0, n0, a1 : mem\n\
+                 n3 = store a0, n1, n2 : mem\n\
+                 n4 = match2 [0 -> 0, _ -> 1] a0 : ctl2\n\
+                 n5 = gamma n4 [n0, n3, a2] : mem, io {\n\
+                   (a0: ptr, a1: mem, a2: io):\n\
+                     trap 7 a1, a2\n\
+                     -> (a1, a2)\n\
+                   (a0: ptr, a1: mem, a2: io):\n\
+                     n6 = load a0, a1 : i64, mem\n\
+                     -> (n6.1, a2)\n\
+                 }\n\
+                 n7 = load n1, n5.0 : i64, mem\n\
+                 -> (n7.0, n7.1, n5.1)\n\
+             }\n";
+        let (mut g, report) = split(text);
+        assert_eq!(report.get("mem-split.locations"), 2);
+        let body = g.lambda_body(g.lambdas()[0]);
+        let gamma = g
+            .nodes(body)
+            .iter()
+            .copied()
+            .find(|&n| matches!(g.kind(n), NodeKind::Gamma { .. }))
+            .expect("the γ");
+        // one memory state in (both slots', joined), split again after it
+        assert_eq!(op_of(&g, g.input(gamma, 2)), Some(Op::MemJoin(2)));
+        assert_eq!(g.inputs(gamma).len(), 4);
+        let after = g.users(Origin::Out(gamma, 0))[0];
+        assert!(matches!(after, User::In(n, _) if g.op(n) == Some(&Op::MemSplit(2))));
+        let once = g.to_string();
+        let mut report = Report::default();
+        split_memory_states(&mut g, &mut report);
+        assert_eq!(report.get("mem-split.lambdas"), 0);
+        assert_eq!(g.to_string(), once);
+    }
+
+    #[test]
+    fn a_theta_takes_only_the_locations_it_touches() {
+        let (g, report) = split(
+            "lambda @h(i64) -> i64 {\n\
+                 ss0 = stack_slot 8, align 8\n\
+                 ss1 = stack_slot 8, align 8\n\
+               (a0: i64, a1: mem, a2: io):\n\
+                 n0 = stack_addr ss0 : ptr\n\
+                 n1 = stack_addr ss1 : ptr\n\
+                 n2 = store a0, n0, a1 : mem\n\
+                 n3 = store a0, n1, n2 : mem\n\
+                 n4 = theta [n0, n3, a2] : ptr, mem, io {\n\
+                   (a0: ptr, a1: mem, a2: io):\n\
+                     n5 = load a0, a1 : i64, mem\n\
+                     n6 = store n5.0, a0, n5.1 : mem\n\
+                     n7 = ctl2 0 : ctl2\n\
+                     -> (n7, a0, n6, a2)\n\
+                 }\n\
+                 n8 = load n1, n4.1 : i64, mem\n\
+                 -> (n8.0, n8.1, n4.2)\n\
+             }\n",
+        );
+        assert_eq!(report.get("mem-split.regions-bypassed"), 1);
+        let body = g.lambda_body(g.lambdas()[0]);
+        let theta = g
+            .nodes(body)
+            .iter()
+            .copied()
+            .find(|&n| matches!(g.kind(n), NodeKind::Theta { .. }))
+            .expect("the θ");
+        // ss0's state alone goes through the θ: its variables are as before
+        assert_eq!(g.inputs(theta).len(), 3);
+        // ss1's load does not wait for the loop
+        let load = g
+            .nodes(body)
+            .iter()
+            .copied()
+            .find(|&n| g.op(n).is_some_and(Op::is_plain_load))
+            .expect("the load of ss1");
+        assert!(!matches!(g.input(load, 1), Origin::Out(n, _) if n == theta));
+    }
+}
