@@ -8,7 +8,8 @@
 //!   Only pure operations: a node with a state is an effect, ordered on its state
 //!   chain, and two effects stay two (a division that may trap is an effect on the
 //!   I/O state) — but for loads:
-//! - **Loads.** Two plain loads of one region with the same operation (type, offset,
+//! - **Loads** (only in [`common_node_elimination_with_loads`], which
+//!   `rvsdg-mem-split` runs). Two plain loads of one region with the same operation (type, offset,
 //!   alignment), the same address and the same memory *version* — the memory state
 //!   they read, seen through the plain loads before them on its chain (a load writes
 //!   nothing) — read the same bytes of the same memory: the later one's value is the
@@ -43,9 +44,23 @@ use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
-/// Merges the congruent nodes and variables of `g`.
+/// Merges the congruent nodes and variables of `g` (not loads).
 pub fn common_node_elimination(g: &mut Rvsdg, report: &mut Report) {
-    let mut counts = Counts::default();
+    run(g, false, report);
+}
+
+/// [`common_node_elimination`], and loads of one address on one memory version:
+/// what `rvsdg-mem-split` runs after splitting the memory state (and only then, until
+/// the suites have run with it).
+pub fn common_node_elimination_with_loads(g: &mut Rvsdg, report: &mut Report) {
+    run(g, true, report);
+}
+
+fn run(g: &mut Rvsdg, loads: bool, report: &mut Report) {
+    let mut counts = Counts {
+        merge_loads: loads,
+        ..Counts::default()
+    };
     for l in g.lambdas() {
         let body = g.lambda_body(l);
         region(g, body, &mut counts);
@@ -54,7 +69,9 @@ pub fn common_node_elimination(g: &mut Rvsdg, report: &mut Report) {
     report.count("cne.gamma-entries", counts.gamma_entries as u64);
     report.count("cne.gamma-exits", counts.gamma_exits as u64);
     report.count("cne.theta-vars", counts.theta_vars as u64);
-    report.count("cne.loads", counts.loads as u64);
+    if loads {
+        report.count("cne.loads", counts.loads as u64);
+    }
 }
 
 #[derive(Default)]
@@ -64,6 +81,8 @@ struct Counts {
     gamma_exits: usize,
     theta_vars: usize,
     loads: usize,
+    /// Whether loads merge too.
+    merge_loads: bool,
 }
 
 /// What makes two simple nodes of a region congruent.
@@ -73,7 +92,7 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     let mut seen: FxHashMap<Key, Node> = FxHashMap::default();
     for n in g.topological_order(r) {
         match g.kind(n) {
-            NodeKind::Simple(op) if op.is_plain_load() => {
+            NodeKind::Simple(op) if counts.merge_loads && op.is_plain_load() => {
                 let key = (
                     op.clone(),
                     g.output_types(n),

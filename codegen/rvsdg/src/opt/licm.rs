@@ -10,7 +10,8 @@
 //!   tail-controlled, its body runs at least once, and a pure node neither faults nor
 //!   has effects, so computing it before the loop instead of in every iteration
 //!   changes nothing observable.
-//! - **Loads** (`licm.hoisted-loads`): a plain load at the top level of the body whose
+//! - **Loads** (`licm.hoisted-loads`; only in [`loop_invariant_code_motion_with_loads`],
+//!   which `rvsdg-mem-split` runs): a plain load at the top level of the body whose
 //!   address is invariant and whose memory is too — its memory state is a loop
 //!   variable whose chain through the body holds plain loads only, from the argument
 //!   to the next value (nothing in the loop writes that memory: with one memory state,
@@ -49,26 +50,42 @@ use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
-/// Hoists the invariant computations out of every θ of `g`.
+/// Hoists the invariant computations (not loads) out of every θ of `g`.
 pub fn loop_invariant_code_motion(g: &mut Rvsdg, report: &mut Report) {
+    run(g, false, report);
+}
+
+/// [`loop_invariant_code_motion`], and invariant loads: what `rvsdg-mem-split` runs
+/// after splitting the memory state (and only then, until the suites have run with
+/// it).
+pub fn loop_invariant_code_motion_with_loads(g: &mut Rvsdg, report: &mut Report) {
+    run(g, true, report);
+}
+
+fn run(g: &mut Rvsdg, loads: bool, report: &mut Report) {
     let mut counts = Counts::default();
     for l in g.lambdas() {
         let body = g.lambda_body(l);
         let mut facts = Facts {
             lambda: l,
+            loads,
             memory: None,
         };
         region(g, body, &mut facts, &mut counts);
     }
     report.count("licm.hoisted", counts.hoisted as u64);
-    report.count("licm.hoisted-loads", counts.hoisted_loads as u64);
+    if loads {
+        report.count("licm.hoisted-loads", counts.hoisted_loads as u64);
+    }
     report.count("licm.declined", counts.declined as u64);
 }
 
-/// What is known of a λ's memory, for its loads: its analysis and its `noalias`
-/// parameters that do not escape (made when a loop first has a load to move).
+/// What is known of a λ's memory, for its loads: whether they move at all, its
+/// analysis and its `noalias` parameters that do not escape (made when a loop first
+/// has a load to move).
 struct Facts {
     lambda: Node,
+    loads: bool,
     memory: Option<(Analysis, Vec<Base>)>,
 }
 
@@ -183,7 +200,8 @@ fn theta(
         counts.hoisted += 1;
     }
     for k in 0..g.args(body).len() {
-        if g.ty(Origin::Arg(body, k as u32)) == Ty::Mem
+        if facts.loads
+            && g.ty(Origin::Arg(body, k as u32)) == Ty::Mem
             && let Some(chain) = load_chain(g, body, k)
         {
             loads(g, n, body, k, &chain, constants, facts, &mut live, counts);
