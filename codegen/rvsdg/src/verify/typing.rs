@@ -156,7 +156,10 @@ fn simple(report: &mut Report<'_, Op>, n: Node, op: &Op, func: &Function) {
             let outputs = g.output_types(n);
             if *k < 2 {
                 report.node(n, Rule::Typing, format!("{op}: at least 2 memory states"));
-            } else if inputs != vec![Ty::Mem; ins] || outputs != vec![Ty::Mem; outs] {
+            } else if inputs.len() != ins
+                || outputs.len() != outs
+                || inputs.iter().chain(&outputs).any(|&t| t != Ty::Mem)
+            {
                 report.node(
                     n,
                     Rule::Typing,
