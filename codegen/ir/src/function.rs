@@ -135,6 +135,26 @@ impl SourceLoc {
     }
 }
 
+/// What the source promises about a pointer parameter during a call (rustc's argument
+/// attributes, as LLVM has them): facts the optimizer may use, which change nothing
+/// that runs. Only on `ptr` parameters (the verifier checks it).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ParamAttrs {
+    /// `noalias`: while the function runs, the memory it accesses through this pointer
+    /// (or a pointer derived from it) is accessed through no pointer not derived from
+    /// it (Rust's `&mut T`, and `&T` without interior mutability).
+    pub noalias: bool,
+    /// `readonly`: the function does not write through this pointer (or one derived
+    /// from it).
+    pub readonly: bool,
+}
+
+impl ParamAttrs {
+    pub fn is_empty(self) -> bool {
+        self == ParamAttrs::default()
+    }
+}
+
 /// A function definition.
 #[derive(Clone, Debug, Default)]
 pub struct Function {
@@ -157,6 +177,9 @@ pub struct Function {
     pub globals: PrimaryMap<GlobalRef, String>,
     /// Source location of each instruction (default: none).
     pub srclocs: SecondaryMap<Inst, SourceLoc>,
+    /// The attributes of each parameter (text: after its type), by position; shorter
+    /// than the parameter list when the last ones have none (empty: none at all).
+    pub param_attrs: Vec<ParamAttrs>,
     /// File names that `SourceLoc::file` indexes.
     pub files: Vec<String>,
 }
@@ -170,6 +193,22 @@ impl Function {
             linkage,
             ..Default::default()
         }
+    }
+
+    /// The attributes of parameter `i` (none past the list).
+    pub fn param_attrs(&self, i: usize) -> ParamAttrs {
+        self.param_attrs.get(i).copied().unwrap_or_default()
+    }
+
+    /// Sets the attributes of parameter `i` (growing the list as needed).
+    pub fn set_param_attrs(&mut self, i: usize, attrs: ParamAttrs) {
+        if self.param_attrs.len() <= i {
+            if attrs.is_empty() {
+                return;
+            }
+            self.param_attrs.resize(i + 1, ParamAttrs::default());
+        }
+        self.param_attrs[i] = attrs;
     }
 
     /// The first block of the layout.

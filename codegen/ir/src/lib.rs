@@ -31,7 +31,7 @@ pub use dominator::{DominatorTree, PostDominatorTree};
 pub use entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
 pub use flowgraph::ControlFlowGraph;
 pub use function::{
-    ExtFuncData, Function, InlineHint, Linkage, Signature, SourceLoc, StackSlotData,
+    ExtFuncData, Function, InlineHint, Linkage, ParamAttrs, Signature, SourceLoc, StackSlotData,
 };
 pub use instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,

@@ -4,7 +4,7 @@
 use crate::dfg::ValueDef;
 use crate::entities::{Block, FuncRef, GlobalRef, Inst, SigRef, StackSlot, Value};
 use crate::function::{
-    ExtFuncData, Function, InlineHint, Linkage, Signature, SourceLoc, StackSlotData,
+    ExtFuncData, Function, InlineHint, Linkage, ParamAttrs, Signature, SourceLoc, StackSlotData,
 };
 use crate::instructions::{
     AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
@@ -674,6 +674,12 @@ impl Parser {
 
     /// `(types [, ...]) [-> types]`
     fn signature(&mut self) -> PResult<Signature> {
+        self.signature_with(None)
+    }
+
+    /// A signature; with `attrs`, parameters may carry attributes after their types
+    /// (`ptr noalias readonly`), given back by position (a function's own signature).
+    fn signature_with(&mut self, mut attrs: Option<&mut Vec<ParamAttrs>>) -> PResult<Signature> {
         self.expect(Tok::LParen)?;
         let mut sig = Signature::default();
         if !self.eat(&Tok::RParen) {
@@ -684,6 +690,27 @@ impl Parser {
                     break;
                 }
                 sig.params.push(self.ty()?);
+                if let Some(attrs) = attrs.as_deref_mut() {
+                    let mut a = ParamAttrs::default();
+                    loop {
+                        let flag = if self.at_ident("noalias") {
+                            &mut a.noalias
+                        } else if self.at_ident("readonly") {
+                            &mut a.readonly
+                        } else {
+                            break;
+                        };
+                        if *flag {
+                            return Err(self.err("a parameter attribute is given twice"));
+                        }
+                        *flag = true;
+                        self.bump();
+                    }
+                    if !a.is_empty() {
+                        attrs.resize(sig.params.len() - 1, ParamAttrs::default());
+                        attrs.push(a);
+                    }
+                }
                 if self.eat(&Tok::RParen) {
                     break;
                 }
@@ -877,7 +904,8 @@ impl Parser {
     /// and the declarations; a function without blocks.
     pub fn function_shell(&mut self) -> PResult<Function> {
         let name = self.symbol()?;
-        let signature = self.signature()?;
+        let mut param_attrs = Vec::new();
+        let signature = self.signature_with(Some(&mut param_attrs))?;
         let linkage = self.linkage_opt().unwrap_or(Linkage::Local);
         let inline = self.inline_hint()?;
         let cold = self.at_ident("cold");
@@ -886,6 +914,7 @@ impl Parser {
         }
         self.expect(Tok::LBrace)?;
         let mut func = Function::new(name, signature, linkage);
+        func.param_attrs = param_attrs;
         func.inline = inline;
         func.cold = cold;
         self.preamble(&mut func)?;

@@ -355,6 +355,18 @@ impl<'a> FuncVerifier<'a> {
         if func.linkage == Linkage::Import {
             self.err_fn("a definition cannot have import linkage".into());
         }
+        for (i, a) in func.param_attrs.iter().enumerate() {
+            match func.signature.params.get(i) {
+                _ if a.is_empty() => {}
+                Some(Type::Ptr) => {}
+                Some(t) => self.err_fn(format!(
+                    "parameter {i} ({t}) has attributes: only a ptr parameter may"
+                )),
+                None => self.err_fn(format!(
+                    "attributes for parameter {i}, beyond the signature's parameters"
+                )),
+            }
+        }
         for (ss, d) in func.stack_slots.iter() {
             if d.align == 0 || !d.align.is_power_of_two() {
                 self.err_fn(format!("{ss}: alignment {} is not a power of two", d.align));

@@ -2,7 +2,7 @@
 //! identity. The grammar is in `docs/ir.md`.
 
 use crate::entities::{Block, Inst, Value};
-use crate::function::{Function, InlineHint, Linkage, Signature, SourceLoc};
+use crate::function::{Function, InlineHint, Linkage, ParamAttrs, Signature, SourceLoc};
 use crate::instructions::{BlockCall, InstructionData, MemFlags, Opcode};
 use crate::module::{DataKind, DataObject, Module};
 use crate::types::Type;
@@ -45,12 +45,29 @@ pub fn write_string(w: &mut dyn Write, bytes: &[u8]) -> fmt::Result {
 
 /// `(i32, ptr, ...) -> i64, i64` (no arrow when there are no returns).
 pub fn write_signature(w: &mut dyn Write, sig: &Signature) -> fmt::Result {
+    write_signature_with(w, sig, &[])
+}
+
+/// A signature with the parameters' attributes after their types (`ptr noalias
+/// readonly`): a function's own signature.
+pub fn write_signature_with(
+    w: &mut dyn Write,
+    sig: &Signature,
+    attrs: &[ParamAttrs],
+) -> fmt::Result {
     w.write_char('(')?;
     for (i, t) in sig.params.iter().enumerate() {
         if i > 0 {
             w.write_str(", ")?;
         }
         write!(w, "{t}")?;
+        let a = attrs.get(i).copied().unwrap_or_default();
+        if a.noalias {
+            w.write_str(" noalias")?;
+        }
+        if a.readonly {
+            w.write_str(" readonly")?;
+        }
     }
     if sig.variadic {
         if !sig.params.is_empty() {
@@ -323,7 +340,7 @@ pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
 pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -> fmt::Result {
     write!(w, "{keyword} ")?;
     write_symbol(w, &func.name)?;
-    write_signature(w, &func.signature)?;
+    write_signature_with(w, &func.signature, &func.param_attrs)?;
     if func.linkage != Linkage::Local {
         write!(w, " {}", func.linkage)?;
     }

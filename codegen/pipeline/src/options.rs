@@ -242,6 +242,7 @@ impl Options {
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
         "rvsdg-memory",
+        "rvsdg-mem-split",
         "verify",
         "dump",
         "dump-format",
@@ -293,6 +294,7 @@ impl Options {
                 })?
             }
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
+            "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,

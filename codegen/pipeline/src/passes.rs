@@ -377,6 +377,32 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-mem-split",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "memory state splitting: one memory state per private stack slot, per \
+                noalias pointer parameter that does not escape, and one for the rest, so \
+                that accesses to disjoint objects do not order each other; then, when on, \
+                rvsdg-cne and rvsdg-licm again, merging and hoisting loads too along the \
+                split states (vliw_rvsdg::opt::memory::split)",
+        switch: Some(Switch {
+            name: "rvsdg-mem-split",
+            off: "rvsdg-mem-split=off",
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.mem_split,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::split_memory_states(&mut rm.graph, &mut report);
+            if o.rvsdg.cne {
+                vliw_rvsdg::opt::common_node_elimination_with_loads(&mut rm.graph, &mut report);
+            }
+            if o.rvsdg.licm {
+                vliw_rvsdg::opt::loop_invariant_code_motion_with_loads(&mut rm.graph, &mut report);
+            }
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-induction",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

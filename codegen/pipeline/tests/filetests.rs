@@ -183,8 +183,10 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         "regalloc=ssa sched=off",
         // without the RVSDG middle end (on by default)
         "rvsdg=off",
-        // with the loop unroller (off by default until the full suites pass with it)
-        "rvsdg-unroll=on",
+        // without the loop unroller (on by default)
+        "rvsdg-unroll=off",
+        // with memory state splitting (off by default until the suites pass with it)
+        "rvsdg-mem-split=on",
     ] {
         let options = options_for(variant, Some(&tally.ssa_regalloc));
         check_module(

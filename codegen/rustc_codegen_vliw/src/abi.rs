@@ -18,7 +18,7 @@ use rustc_codegen_ssa::traits::{
 };
 use rustc_middle::ty::{self, Ty};
 use rustc_span::bug;
-use rustc_target::callconv::{ArgAbi, FnAbi, IndirectMode, PassMode};
+use rustc_target::callconv::{ArgAbi, ArgAttribute, ArgAttributes, FnAbi, IndirectMode, PassMode};
 use vliw_ir as ir;
 
 use crate::builder::Builder;
@@ -113,6 +113,55 @@ impl<'tcx> CodegenCx<'tcx> {
         let sig = self.make_sig(sret, args, ret, fn_abi.c_variadic, fixed);
         self.fn_abi_sigs.borrow_mut().insert(key, sig);
         sig
+    }
+
+    /// The IR attributes of the parameters of a function of ABI `fn_abi` and
+    /// signature `sig` (`sig_of_fn_abi`): rustc's `noalias` and `readonly` on the
+    /// pointers it passes `Direct` or as a part of a `Pair`, as rustc_codegen_llvm
+    /// applies them (`ArgAttributesExt::apply_attrs_to_llfn`). An `Indirect` argument's
+    /// pointer (rustc's copy of a value passed by reference) gets none: the RVSDG uses
+    /// them for memory state splitting, and references are what matter there.
+    pub fn param_attrs_of_fn_abi(
+        &self,
+        fn_abi: &FnAbi<'tcx, Ty<'tcx>>,
+        sig: FnSig,
+    ) -> Vec<ir::ParamAttrs> {
+        let data = self.types.borrow().sig(sig);
+        let mut attrs = Vec::new();
+        let mut param = data.sret as usize;
+        let mut shapes = data.args.iter();
+        for (i, arg) in fn_abi.args.iter().enumerate() {
+            if fn_abi.c_variadic && i >= fn_abi.fixed_count as usize {
+                break;
+            }
+            // the attributes of each shape `push_arg_shapes` made for the argument
+            let per_shape: &[Option<&ArgAttributes>] = match &arg.mode {
+                PassMode::Ignore => &[],
+                PassMode::Direct(a) => &[Some(a)],
+                PassMode::Pair(a, b) => &[Some(a), Some(b)],
+                PassMode::Cast { .. } | PassMode::Indirect { .. } => &[None],
+                PassMode::IndirectUnsized { .. } => &[None, None],
+            };
+            for a in per_shape {
+                let Some(shape) = shapes.next() else {
+                    return attrs;
+                };
+                if let (Some(a), [part]) = (a, &shape.parts[..])
+                    && part.abi == ir::Type::Ptr
+                {
+                    let p = ir::ParamAttrs {
+                        noalias: a.regular.contains(ArgAttribute::NoAlias),
+                        readonly: a.regular.contains(ArgAttribute::ReadOnly),
+                    };
+                    if !p.is_empty() {
+                        attrs.resize(param, ir::ParamAttrs::default());
+                        attrs.push(p);
+                    }
+                }
+                param += shape.parts.len();
+            }
+        }
+        attrs
     }
 
     fn push_arg_shapes(&self, arg: &ArgAbi<'tcx, Ty<'tcx>>, args: &mut Vec<ArgShape>) {

@@ -513,9 +513,11 @@ impl<'tcx> PreDefineCodegenMethods<'tcx> for CodegenCx<'tcx> {
         let id = self.declare_fn(symbol_name, sig, Some(instance));
         self.define_fn(id, ir_linkage(linkage, visibility));
         let (inline, cold) = self.inline_attrs(instance);
+        let param_attrs = self.param_attrs_of_fn_abi(fn_abi, sig);
         if let Some(body) = self.func_mut(id).body.as_mut() {
             body.inline = inline;
             body.cold = cold;
+            body.param_attrs = param_attrs;
         }
     }
 }

@@ -35,6 +35,7 @@ pub fn destroy_lambda(g: &Rvsdg, lambda: Node) -> Function {
         linkage: shell.linkage,
         inline: shell.inline,
         cold: shell.cold,
+        param_attrs: shell.param_attrs.clone(),
         stack_slots: shell.stack_slots.clone(),
         ext_funcs: shell.ext_funcs.clone(),
         signatures: shell.signatures.clone(),
@@ -198,6 +199,8 @@ impl Emitter<'_> {
             Op::Ctl { alt, .. } => {
                 self.vals.insert(Origin::Out(n, 0), Val::Const(*alt));
             }
+            // states have no SSA value: nothing to emit
+            Op::MemSplit(_) | Op::MemJoin(_) => {}
             Op::Match { .. } => {
                 let x = self.value(g.input(n, 0));
                 self.vals.insert(Origin::Out(n, 0), Val::Match(n, x));

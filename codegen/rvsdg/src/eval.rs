@@ -404,6 +404,8 @@ impl<'a, 'h> Evaluator<'a, 'h> {
         let inputs = g.inputs(n);
         match op {
             Op::Ctl { alt, .. } => self.set_outputs(act, n, &[*alt as u128]),
+            // one memory: the states carry nothing
+            Op::MemSplit(_) | Op::MemJoin(_) => {}
             Op::Match { cases, default, .. } => {
                 let v = self.value(act, inputs[0]);
                 let alt = cases

@@ -18,6 +18,11 @@
 //! Loads thread the memory state through (they do not read it "quasi-linearly"), so
 //! that the state chain alone orders every access, and a load that may fault stays
 //! where it was.
+//!
+//! The memory state may be split by disjoint locations (`rvsdg-mem-split`,
+//! `opt/memory/split.rs`): `mem_split N` makes `N` states of one and `mem_join N` one
+//! of `N`. They are state plumbing, not effects: no value, nothing to run, nothing
+//! emitted; one memory is still all there is (`docs/rvsdg.md` §2).
 
 use std::fmt;
 use std::hash::Hash;
@@ -83,6 +88,12 @@ pub enum Op {
     /// A division (`udiv sdiv urem srem`) whose divisor is proven not to trap (not
     /// zero, and not -1 for a signed division): no I/O state.
     SafeDiv(Opcode),
+    /// One memory state to `N` (at least 2): the states of disjoint locations, which
+    /// no longer order each other's accesses.
+    MemSplit(u32),
+    /// `N` memory states (at least 2) to one: every access on any of them is before
+    /// what uses the result.
+    MemJoin(u32),
 }
 
 /// The states an operation takes and gives back.
@@ -150,15 +161,41 @@ impl Op {
         match self {
             Op::Inst(d) => d.arguments().len(),
             Op::Match { .. } => 1,
-            Op::Ctl { .. } => 0,
+            Op::Ctl { .. } | Op::MemSplit(_) | Op::MemJoin(_) => 0,
             Op::SafeDiv(_) => 2,
         }
     }
 
-    /// The states it reads and writes.
+    /// A plain load (`load`, not volatile): it reads memory, writes none, and
+    /// threads the memory state only to stay ordered (and to fault in its place).
+    pub fn is_plain_load(&self) -> bool {
+        matches!(
+            self,
+            Op::Inst(InstructionData::Load {
+                opcode: Opcode::Load,
+                flags,
+                ..
+            }) if !flags.volatile
+        )
+    }
+
+    /// `mem_split` or `mem_join`: state plumbing (several memory states in or out).
+    pub fn is_mem_plumbing(&self) -> bool {
+        matches!(self, Op::MemSplit(_) | Op::MemJoin(_))
+    }
+
+    /// The kinds of states it reads and writes (`mem_split` and `mem_join`: memory,
+    /// one or several).
     pub fn states(&self) -> States {
-        let Op::Inst(d) = self else {
-            return States::default();
+        let d = match self {
+            Op::Inst(d) => d,
+            Op::MemSplit(_) | Op::MemJoin(_) => {
+                return States {
+                    mem: true,
+                    io: false,
+                };
+            }
+            _ => return States::default(),
         };
         let volatile = d.mem_flags().is_some_and(|f| f.volatile);
         use Opcode::*;
@@ -191,7 +228,7 @@ impl Op {
     }
 
     /// Has no state: its outputs depend on its inputs only, and it can be removed when
-    /// they are unused.
+    /// they are unused. (`mem_split` and `mem_join` are not: they carry states.)
     pub fn is_pure(&self) -> bool {
         self.states().count() == 0
     }
@@ -240,6 +277,8 @@ impl Op {
             }
             Op::Ctl { alt, alts } => return write!(w, "ctl{alts} {alt}"),
             Op::SafeDiv(o) => return write!(w, "{o} safe"),
+            Op::MemSplit(n) => return write!(w, "mem_split {n}"),
+            Op::MemJoin(n) => return write!(w, "mem_join {n}"),
         };
         w.write_str(d.opcode().name())?;
         match d {

@@ -290,7 +290,12 @@ fn random_memory_programs_optimize_and_run_the_same() {
         report
             .counters()
             .iter()
-            .filter(|c| c.0.starts_with("memory."))
+            .filter(|c| {
+                c.0.starts_with("memory.")
+                    || c.0.starts_with("mem-split.")
+                    || c.0 == "cne.loads"
+                    || c.0 == "licm.hoisted-loads"
+            })
             .collect::<Vec<_>>()
     );
     assert!(

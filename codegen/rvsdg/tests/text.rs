@@ -67,6 +67,7 @@ fn every_operation_is_in_the_texts() {
     }
     assert!(ops.iter().any(|op| matches!(op, Op::Match { .. })));
     assert!(ops.iter().any(|op| matches!(op, Op::Ctl { .. })));
+    assert!(ops.contains(&Op::MemSplit(3)) && ops.contains(&Op::MemJoin(3)));
 }
 
 /// The graph behind the text: kinds, regions, edges, locations.

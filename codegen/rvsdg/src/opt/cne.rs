@@ -6,8 +6,18 @@
 //!   output's) and the same input origins compute the same values: the first in
 //!   topological order stays, the other's users read it, and it goes (`cne.nodes`).
 //!   Only pure operations: a node with a state is an effect, ordered on its state
-//!   chain, and two effects stay two (repeated loads are the memory optimizations'
-//!   business; a division that may trap is an effect on the I/O state).
+//!   chain, and two effects stay two (a division that may trap is an effect on the
+//!   I/O state) — but for loads:
+//! - **Loads** (only in [`common_node_elimination_with_loads`], which
+//!   `rvsdg-mem-split` runs). Two plain loads of one region with the same operation (type, offset,
+//!   alignment), the same address and the same memory *version* — the memory state
+//!   they read, seen through the plain loads before them on its chain (a load writes
+//!   nothing) — read the same bytes of the same memory: the later one's value is the
+//!   first's, its memory state's user reads its memory input, and it goes
+//!   (`cne.loads`). It cannot fault where the first did not: same address, same
+//!   alignment promise, and the first ran before it. With the memory state split by
+//!   location (`rvsdg-mem-split`), accesses to other locations are on other chains, so
+//!   stores to them no longer separate two loads.
 //! - **γ entry variables** with the same input are one: the arms read the first one's
 //!   argument (`cne.gamma-entries`), so the nodes of each arm that read them become
 //!   congruent too.
@@ -34,9 +44,23 @@ use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
-/// Merges the congruent nodes and variables of `g`.
+/// Merges the congruent nodes and variables of `g` (not loads).
 pub fn common_node_elimination(g: &mut Rvsdg, report: &mut Report) {
-    let mut counts = Counts::default();
+    run(g, false, report);
+}
+
+/// [`common_node_elimination`], and loads of one address on one memory version:
+/// what `rvsdg-mem-split` runs after splitting the memory state (and only then, until
+/// the suites have run with it).
+pub fn common_node_elimination_with_loads(g: &mut Rvsdg, report: &mut Report) {
+    run(g, true, report);
+}
+
+fn run(g: &mut Rvsdg, loads: bool, report: &mut Report) {
+    let mut counts = Counts {
+        merge_loads: loads,
+        ..Counts::default()
+    };
     for l in g.lambdas() {
         let body = g.lambda_body(l);
         region(g, body, &mut counts);
@@ -45,6 +69,9 @@ pub fn common_node_elimination(g: &mut Rvsdg, report: &mut Report) {
     report.count("cne.gamma-entries", counts.gamma_entries as u64);
     report.count("cne.gamma-exits", counts.gamma_exits as u64);
     report.count("cne.theta-vars", counts.theta_vars as u64);
+    if loads {
+        report.count("cne.loads", counts.loads as u64);
+    }
 }
 
 #[derive(Default)]
@@ -53,6 +80,9 @@ struct Counts {
     gamma_entries: usize,
     gamma_exits: usize,
     theta_vars: usize,
+    loads: usize,
+    /// Whether loads merge too.
+    merge_loads: bool,
 }
 
 /// What makes two simple nodes of a region congruent.
@@ -62,6 +92,24 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     let mut seen: FxHashMap<Key, Node> = FxHashMap::default();
     for n in g.topological_order(r) {
         match g.kind(n) {
+            NodeKind::Simple(op) if counts.merge_loads && op.is_plain_load() => {
+                let key = (
+                    op.clone(),
+                    g.output_types(n),
+                    vec![g.input(n, 0), version(g, n)],
+                );
+                match seen.get(&key) {
+                    Some(&first) if g.inputs(n).len() == 2 && g.num_outputs(n) == 2 => {
+                        g.divert_users(Origin::Out(n, 0), Origin::Out(first, 0));
+                        g.divert_users(Origin::Out(n, 1), g.input(n, 1));
+                        g.remove_node(n);
+                        counts.loads += 1;
+                    }
+                    _ => {
+                        seen.insert(key, n);
+                    }
+                }
+            }
             NodeKind::Simple(op) => {
                 if !op.is_pure() {
                     continue;
@@ -96,6 +144,23 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
             NodeKind::Lambda { .. } => {}
         }
     }
+}
+
+/// The memory version plain load `n` reads: its memory input, seen through the plain
+/// loads before it on the chain.
+fn version(g: &Rvsdg, n: Node) -> Origin {
+    let mut o = g
+        .inputs(n)
+        .last()
+        .copied()
+        .expect("a load reads the memory state");
+    while let Some(m) = g.producer(o)
+        && g.op(m).is_some_and(Op::is_plain_load)
+        && g.inputs(m).len() == 2
+    {
+        o = g.input(m, 1);
+    }
+    o
 }
 
 /// Merges the entry variables of γ `n` that have the same input.

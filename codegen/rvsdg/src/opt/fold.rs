@@ -173,7 +173,7 @@ impl Folder<'_, '_> {
 
     fn simple(&mut self, n: Node, op: &Op) -> bool {
         match op {
-            Op::Ctl { .. } => false,
+            Op::Ctl { .. } | Op::MemSplit(_) | Op::MemJoin(_) => false,
             Op::Match {
                 cases,
                 default,

@@ -9,8 +9,23 @@
 //!   no call; `sdiv safe` and the like move) that read only invariant values. A θ is
 //!   tail-controlled, its body runs at least once, and a pure node neither faults nor
 //!   has effects, so computing it before the loop instead of in every iteration
-//!   changes nothing observable. Loads stay: an invariant load needs the memory to be
-//!   invariant too (the memory optimizations' business).
+//!   changes nothing observable.
+//! - **Loads** (`licm.hoisted-loads`; only in [`loop_invariant_code_motion_with_loads`],
+//!   which `rvsdg-mem-split` runs): a plain load at the top level of the body whose
+//!   address is invariant and whose memory is too — its memory state is a loop
+//!   variable whose chain through the body holds plain loads only, from the argument
+//!   to the next value (nothing in the loop writes that memory: with one memory state,
+//!   nothing writes at all; split by location, `rvsdg-mem-split`, nothing writes that
+//!   location) — reads the same bytes in every iteration: it is done once, before the
+//!   θ, on the memory state that enters it, and its value enters as an invariant loop
+//!   variable. The body runs at least once, but the load now runs before what comes
+//!   before it in the first iteration, so it must not fault — or nothing before it
+//!   may trap or be seen: a load of a stack slot at a known offset within its bounds
+//!   and aligned by the slot's alignment, or through a `noalias` parameter that does
+//!   not escape (taken not to fault, as `rvsdg-mem-split` does), moves whatever the
+//!   body holds; any other only when the body has no node with the I/O state and no
+//!   memory access but the loads of its chain, and no load before it on the chain
+//!   stayed.
 //! - **Constants** alone stay in the body: rematerializing an `iconst` in the loop
 //!   costs nothing on a VLIW with free slots, while a loop variable costs a register
 //!   across the whole loop. The constants a hoisted computation reads are copied
@@ -27,32 +42,62 @@
 //! producers first, so a chain of invariant computations moves in one pass.
 
 use rustc_hash::FxHashSet;
+use vliw_ir::InstructionData;
 
 use super::constants::{RegionConstants, constant, remove_unused};
+use super::memory::{Access, Analysis, Base, noalias_params};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
-use crate::ops::{Rvsdg, Ty};
+use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
-/// Hoists the invariant computations out of every θ of `g`.
+/// Hoists the invariant computations (not loads) out of every θ of `g`.
 pub fn loop_invariant_code_motion(g: &mut Rvsdg, report: &mut Report) {
+    run(g, false, report);
+}
+
+/// [`loop_invariant_code_motion`], and invariant loads: what `rvsdg-mem-split` runs
+/// after splitting the memory state (and only then, until the suites have run with
+/// it).
+pub fn loop_invariant_code_motion_with_loads(g: &mut Rvsdg, report: &mut Report) {
+    run(g, true, report);
+}
+
+fn run(g: &mut Rvsdg, loads: bool, report: &mut Report) {
     let mut counts = Counts::default();
     for l in g.lambdas() {
         let body = g.lambda_body(l);
-        region(g, body, &mut counts);
+        let mut facts = Facts {
+            lambda: l,
+            loads,
+            memory: None,
+        };
+        region(g, body, &mut facts, &mut counts);
     }
     report.count("licm.hoisted", counts.hoisted as u64);
+    if loads {
+        report.count("licm.hoisted-loads", counts.hoisted_loads as u64);
+    }
     report.count("licm.declined", counts.declined as u64);
 }
 
+/// What is known of a λ's memory, for its loads: whether they move at all, its
+/// analysis and its `noalias` parameters that do not escape (made when a loop first
+/// has a load to move).
+struct Facts {
+    lambda: Node,
+    loads: bool,
+    memory: Option<(Analysis, Vec<Base>)>,
+}
+
 /// Hoists out of the θs below `r`, innermost first.
-fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
+fn region(g: &mut Rvsdg, r: Region, facts: &mut Facts, counts: &mut Counts) {
     let mut constants = RegionConstants::new(r);
     for n in g.topological_order(r) {
         for s in g.kind(n).subregions().to_vec() {
-            region(g, s, counts);
+            region(g, s, facts, counts);
         }
         if let NodeKind::Theta { body } = *g.kind(n) {
-            theta(g, n, body, &mut constants, counts);
+            theta(g, n, body, &mut constants, facts, counts);
         }
     }
 }
@@ -83,6 +128,7 @@ pub const MAX_NEW_LIVE: usize = 16;
 #[derive(Default)]
 struct Counts {
     hoisted: usize,
+    hoisted_loads: usize,
     /// Invariant computations left in the loop by [`MAX_NEW_LIVE`].
     declined: usize,
 }
@@ -93,6 +139,7 @@ fn theta(
     n: Node,
     body: Region,
     constants: &mut RegionConstants,
+    facts: &mut Facts,
     counts: &mut Counts,
 ) {
     let region = g.node(n).region;
@@ -151,6 +198,130 @@ fn theta(
         // the body's constants that only the moved node read
         remove_unused(g, &old);
         counts.hoisted += 1;
+    }
+    for k in 0..g.args(body).len() {
+        if facts.loads
+            && g.ty(Origin::Arg(body, k as u32)) == Ty::Mem
+            && let Some(chain) = load_chain(g, body, k)
+        {
+            loads(g, n, body, k, &chain, constants, facts, &mut live, counts);
+        }
+    }
+}
+
+/// The plain loads on the chain of memory loop variable `k` of θ `body`, in order,
+/// when that is all the chain holds (the argument's state goes through them to the
+/// next value).
+fn load_chain(g: &Rvsdg, body: Region, k: usize) -> Option<Vec<Node>> {
+    let mut chain = Vec::new();
+    let mut o = Origin::Arg(body, k as u32);
+    loop {
+        match *g.users(o) {
+            [User::Res(_, i)] if i as usize == k + 1 => return Some(chain),
+            [User::In(m, 1)]
+                if g.op(m).is_some_and(Op::is_plain_load)
+                    && g.inputs(m).len() == 2
+                    && g.num_outputs(m) == 2 =>
+            {
+                chain.push(m);
+                o = Origin::Out(m, 1);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Moves the loads of `chain` (memory loop variable `k` of θ `n`) that may leave it
+/// before the θ, in chain order.
+#[allow(clippy::too_many_arguments)]
+fn loads(
+    g: &mut Rvsdg,
+    n: Node,
+    body: Region,
+    k: usize,
+    chain: &[Node],
+    constants: &mut RegionConstants,
+    facts: &mut Facts,
+    live: &mut usize,
+    counts: &mut Counts,
+) {
+    let region = g.node(n).region;
+    // nothing in the body traps, is seen or touches memory but these loads
+    let quiet = g.regions_below(body).into_iter().all(|r| {
+        g.nodes(r)
+            .iter()
+            .all(|&m| chain.contains(&m) || !g.inputs(m).iter().any(|&o| g.ty(o).is_state()))
+    });
+    // no load before it on the chain stayed
+    let mut first = true;
+    for &m in chain {
+        let addr = g.input(m, 0);
+        let outside = match addr {
+            Origin::Arg(_, j) if g.results(body)[j as usize + 1] == addr => {
+                Some(g.input(n, j as usize))
+            }
+            Origin::Out(c, _) => constant(g, c).map(|(op, ty)| constants.get(g, &op, ty)),
+            Origin::Arg(..) => None,
+        };
+        let Some(outside) = outside.filter(|_| g.has_users(Origin::Out(m, 0))) else {
+            first = false;
+            continue;
+        };
+        if !(first && quiet || cannot_fault(g, m, outside, facts)) {
+            first = false;
+            continue;
+        }
+        if *live >= MAX_NEW_LIVE {
+            counts.declined += 1;
+            first = false;
+            continue;
+        }
+        *live += 1;
+        // inside: the chain goes around it, its users read the new loop variable
+        g.divert_users(Origin::Out(m, 1), g.input(m, 1));
+        let users = g.users(Origin::Out(m, 0)).to_vec();
+        let state = g.input(n, k);
+        g.move_node(m, region, &[outside, state]);
+        g.set_input(n, k, Origin::Out(m, 1));
+        let (arg, _) = g.add_theta_var(n, Origin::Out(m, 0));
+        for u in users {
+            g.set_origin(u, arg);
+        }
+        remove_unused(g, &[addr]);
+        counts.hoisted_loads += 1;
+    }
+}
+
+/// Whether load `m`, at address `ptr` (of the θ's region), cannot fault: a stack
+/// slot at a known offset within its bounds, aligned by the slot's alignment, or a
+/// `noalias` parameter that does not escape.
+fn cannot_fault(g: &Rvsdg, m: Node, ptr: Origin, facts: &mut Facts) -> bool {
+    let Some(Op::Inst(InstructionData::Load { flags, offset, .. })) = g.op(m) else {
+        return false;
+    };
+    let Some(size) = g.ty(Origin::Out(m, 0)).value().map(|t| t.bytes() as u64) else {
+        return false;
+    };
+    let l = facts.lambda;
+    let (a, params) = facts.memory.get_or_insert_with(|| {
+        let a = Analysis::of_lambda(g, l);
+        let params = noalias_params(g, l, &a.addrs);
+        (a, params)
+    });
+    let acc = Access {
+        ptr,
+        imm: *offset as i64,
+        addr: a.addrs.get(ptr).plus(Some(*offset as i64)),
+        size: Some(size),
+    };
+    match acc.addr.base {
+        Base::Slot(_) => {
+            a.slots_trusted()
+                && a.in_bounds(&acc) == Some(true)
+                && !a.may_misalign(&acc, flags.align)
+        }
+        b @ Base::Value(_) => params.contains(&b),
+        _ => false,
     }
 }
 

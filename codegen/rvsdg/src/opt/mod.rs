@@ -16,7 +16,7 @@ mod rewrite;
 pub mod strength;
 pub mod unroll;
 
-pub use cne::common_node_elimination;
+pub use cne::{common_node_elimination, common_node_elimination_with_loads};
 pub use dne::dead_node_elimination;
 pub use fold::fold;
 pub use gamma::gamma_simplification;
@@ -25,7 +25,7 @@ pub use induction::reduce_induction_addresses;
 pub use inline::{InlineOptions, inline_calls};
 pub use invert::invert_loops;
 pub use ivr::invariant_value_redirection;
-pub use licm::loop_invariant_code_motion;
-pub use memory::memory_optimization;
+pub use licm::{loop_invariant_code_motion, loop_invariant_code_motion_with_loads};
+pub use memory::{memory_optimization, split_memory_states};
 pub use strength::strength_reduction;
 pub use unroll::{UnrollOptions, unroll_loops};

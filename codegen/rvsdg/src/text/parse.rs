@@ -326,6 +326,17 @@ impl GraphParser {
         if let Some(alts) = entity_number(word, "match") {
             return Ok((self.match_op(alts)?, None));
         }
+        if word == "mem_split" || word == "mem_join" {
+            let n = self.p.u32()?;
+            return Ok((
+                if word == "mem_split" {
+                    Op::MemSplit(n)
+                } else {
+                    Op::MemJoin(n)
+                },
+                None,
+            ));
+        }
         if let Some(alts) = entity_number(word, "ctl") {
             let alt = self.p.u32()?;
             return Ok((Op::Ctl { alt, alts }, None));

@@ -623,3 +623,65 @@ fn accepts_a_gamma_of_trapping_arms_as_a_sink() {
     g.remove_node(n);
     rejects(&g, Rule::Linearity, "is not used");
 }
+
+// ---- memory state splitting ----
+
+/// `@f(i32, i32) -> i32` whose memory state is split in `n` and joined again.
+fn split_and_join(n: u32) -> (Rvsdg, Lambda, crate::graph::Node, crate::graph::Node) {
+    let mut g = Rvsdg::new();
+    let l = lambda(&mut g, "f", &[I32, I32], &[I32]);
+    let split = g.add_simple(
+        l.body,
+        Op::MemSplit(n),
+        &[l.mem],
+        &vec![Ty::Mem; n as usize],
+    );
+    let states: Vec<Origin> = g.outputs(split).collect();
+    let join = g.add_simple(l.body, Op::MemJoin(n), &states, &[Ty::Mem]);
+    finish(&mut g, &l, &[l.params[0]], Origin::Out(join, 0), l.io);
+    (g, l, split, join)
+}
+
+#[test]
+fn accepts_a_split_memory_state_joined_again() {
+    let (mut g, l, _, join) = split_and_join(3);
+    accepts(&g);
+    // a load on one of the states
+    let p = iconst(&mut g, l.body, Type::Ptr, 0x1000);
+    let state = g.input(join, 1);
+    let (_, after) = load(&mut g, l.body, I32, 1, p, state);
+    g.set_input(join, 1, after);
+    accepts(&g);
+}
+
+#[test]
+fn rejects_split_and_join_of_wrong_shapes() {
+    let (g, ..) = split_and_join(1);
+    rejects(&g, Rule::Typing, "mem_split 1: at least 2 memory states");
+    let (mut g, _, split, _) = split_and_join(2);
+    g.add_output(split, Ty::Io);
+    rejects(
+        &g,
+        Rule::Typing,
+        "mem_split 2 takes (mem) and gives (mem, mem, io)",
+    );
+    let (mut g, l, _, join) = split_and_join(2);
+    g.add_input(join, l.io);
+    rejects(
+        &g,
+        Rule::Typing,
+        "mem_join 2 takes (mem, mem, io) and gives (mem)",
+    );
+}
+
+#[test]
+fn rejects_a_split_state_not_joined() {
+    let (mut g, l, split, join) = split_and_join(2);
+    // the λ's result reads one of the split states: the other is not used
+    let res = g.results(l.body).len() - 2;
+    let one = Origin::Out(split, 0);
+    g.remove_input(join, 0);
+    g.set_result(l.body, res, one);
+    g.remove_node(join);
+    rejects(&g, Rule::Linearity, "is not used");
+}

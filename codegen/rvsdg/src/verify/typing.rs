@@ -147,6 +147,30 @@ fn simple(report: &mut Report<'_, Op>, n: Node, op: &Op, func: &Function) {
                 report.node(n, Rule::Typing, format!("case value {value:#x} {problem}"));
             }
         }
+        Op::MemSplit(k) | Op::MemJoin(k) => {
+            let (ins, outs) = match op {
+                Op::MemSplit(_) => (1, *k as usize),
+                _ => (*k as usize, 1),
+            };
+            let inputs: Vec<Ty> = g.inputs(n).iter().map(|&o| g.ty(o)).collect();
+            let outputs = g.output_types(n);
+            if *k < 2 {
+                report.node(n, Rule::Typing, format!("{op}: at least 2 memory states"));
+            } else if inputs.len() != ins
+                || outputs.len() != outs
+                || inputs.iter().chain(&outputs).any(|&t| t != Ty::Mem)
+            {
+                report.node(
+                    n,
+                    Rule::Typing,
+                    format!(
+                        "{op} takes ({}) and gives ({}): expected {ins} mem in, {outs} mem out",
+                        list(&inputs),
+                        list(&outputs)
+                    ),
+                );
+            }
+        }
         Op::Ctl { alt, alts } => {
             if !g.inputs(n).is_empty() {
                 report.node(n, Rule::Typing, "a control constant has no input".into());

@@ -11,6 +11,12 @@
 //!
 //! Pointers also go through memory (a cell that holds a pointer with 8 bytes behind
 //! it: what goes in escapes), and atomic additions and fences order what escapes.
+//!
+//! `@f`'s fourth parameter is `noalias`: a buffer of `@main`'s that nothing else
+//! reaches during the call (the attribute's contract), which `@f` accesses in bounds
+//! and without alignment promises (the memory state splitting takes such accesses not
+//! to fault, as Rust's references do not); it may still escape (to `@touch`, into the
+//! cell: what comes out of the cell is then derived from it).
 //! Every slot is set before it is read, so that no run reads what an earlier
 //! activation left on the stack (which removing a dead store may change).
 
@@ -42,21 +48,25 @@ struct Scope {
 /// A pointer, with the bytes known to lie behind it (to keep most accesses in
 /// bounds), and whether its offset in its object is a constant (an access out of
 /// bounds through it is one the optimizations see; through a variable index, it
-/// would break the provenance they assume, as Rust does: never made).
+/// would break the provenance they assume, as Rust does: never made), and whether it
+/// is derived from the `noalias` parameter (accessed in bounds, no alignment
+/// promised).
 #[derive(Clone)]
 struct Ptr {
     name: String,
     room: u32,
     exact: bool,
+    noalias: bool,
 }
 
 /// A random module (its text): `@main(i64, i64) -> i64` calls `@f` twice, once on
-/// the data object `@g`, once on a slot of its own.
+/// the data object `@g`, once on a slot of its own, both times with another slot of
+/// its own as the `noalias` buffer.
 pub fn random_memory_module(rng: &mut Rng) -> String {
     let mut g = Gen {
         rng,
         out: String::new(),
-        next_value: 3,
+        next_value: 4,
         next_block: 1,
         budget: 0,
     };
@@ -73,21 +83,29 @@ pub fn random_memory_module(rng: &mut Rng) -> String {
          }\n\n\
          function @main(i64, i64) -> i64 export {\n\
              ss0 = stack_slot 24, align 8\n\
-             fn0 = @f(i64, i64, ptr) -> i64\n\
+             ss1 = stack_slot 24, align 8\n\
+             fn0 = @f(i64, i64, ptr, ptr) -> i64\n\
              gv0 = symbol @g\n\
          block0(v0: i64, v1: i64):\n\
              v2 = stack_addr ss0\n\
              v3 = iconst.i8 7\n\
              v4 = iconst.i64 24\n\
              memset v2, v3, v4\n\
+             v12 = stack_addr ss1\n\
+             v13 = iconst.i8 -3\n\
+             memset v12, v13, v4\n\
              v5 = symbol_addr gv0\n\
-             v6 = call fn0(v0, v1, v5)\n\
-             v7 = call fn0(v1, v6, v2)\n\
+             v6 = call fn0(v0, v1, v5, v12)\n\
+             v7 = call fn0(v1, v6, v2, v12)\n\
              v8 = load.i64 v2+8\n\
              v9 = load.i64 v5+16\n\
              v10 = iadd v7, v8\n\
              v11 = iadd v10, v9\n\
-             return v11\n\
+             v14 = load.i64 v12\n\
+             v15 = load.i64 v12+16\n\
+             v16 = bxor v14, v15\n\
+             v17 = iadd v11, v16\n\
+             return v17\n\
          }\n\n",
     );
     g.function();
@@ -137,6 +155,7 @@ impl Gen<'_> {
                     name: v,
                     room: size - off,
                     exact: true,
+                    noalias: false,
                 }
             }
             5 => {
@@ -146,14 +165,25 @@ impl Gen<'_> {
                     name: v,
                     room: 48 - off,
                     exact: true,
+                    noalias: false,
                 }
             }
             6 => {
-                // the parameter points to at least 24 bytes
-                return Ptr {
-                    name: "v2".into(),
-                    room: 24,
-                    exact: false,
+                // the parameters point to at least 24 bytes
+                return if self.rng.chance(50) {
+                    Ptr {
+                        name: "v2".into(),
+                        room: 24,
+                        exact: false,
+                        noalias: false,
+                    }
+                } else {
+                    Ptr {
+                        name: "v3".into(),
+                        room: 24,
+                        exact: false,
+                        noalias: true,
+                    }
                 };
             }
             7 => {
@@ -166,6 +196,7 @@ impl Gen<'_> {
                     name: v,
                     room: base.room.saturating_sub(k),
                     exact: base.exact,
+                    noalias: base.noalias,
                 }
             }
             _ => {
@@ -183,6 +214,7 @@ impl Gen<'_> {
                     name: v,
                     room: base.room - 4,
                     exact: false,
+                    noalias: base.noalias,
                 }
             }
         };
@@ -200,7 +232,12 @@ impl Gen<'_> {
         Some((t, n))
     }
 
-    fn flags(&mut self, size: u32) -> String {
+    /// Memory flags of an access of `size` bytes through `p`: mostly none, some
+    /// alignment promises (none through the `noalias` parameter).
+    fn flags(&mut self, size: u32, p: &Ptr) -> String {
+        if p.noalias {
+            return String::new();
+        }
         match self.rng.below(10) {
             0..5 => String::new(),
             5..9 => format!(" align {}", size.min(4)),
@@ -211,7 +248,7 @@ impl Gen<'_> {
     fn function(&mut self) {
         self.budget = 20 + self.rng.below(60);
         self.out.push_str(
-            "function @f(i64, i64, ptr) -> i64 export {\n\
+            "function @f(i64, i64, ptr, ptr noalias) -> i64 export {\n\
                  ss0 = stack_slot 16, align 8\n\
                  ss1 = stack_slot 8, align 8\n\
                  ss2 = stack_slot 32, align 4\n\
@@ -219,15 +256,24 @@ impl Gen<'_> {
                  fn0 = @touch(ptr, i64)\n\
                  fn1 = @trace(i32)\n\
                  gv0 = symbol @g\n\
-             block0(v0: i64, v1: i64, v2: ptr):\n",
+             block0(v0: i64, v1: i64, v2: ptr, v3: ptr):\n",
         );
         let mut s = Scope {
             vals: vec!["v0".into(), "v1".into()],
-            ptrs: vec![Ptr {
-                name: "v2".into(),
-                room: 24,
-                exact: false,
-            }],
+            ptrs: vec![
+                Ptr {
+                    name: "v2".into(),
+                    room: 24,
+                    exact: false,
+                    noalias: false,
+                },
+                Ptr {
+                    name: "v3".into(),
+                    room: 24,
+                    exact: false,
+                    noalias: true,
+                },
+            ],
         };
         // every slot starts set
         let byte = self.value();
@@ -301,7 +347,7 @@ impl Gen<'_> {
                     self.line(&format!("{r} = ireduce.{ty} {x}"));
                     r
                 };
-                let flags = self.flags(size);
+                let flags = self.flags(size, &p);
                 let off = self.imm(p.room, size);
                 self.line(&format!("store{flags} {v}, {}{off}", p.name));
             }
@@ -310,7 +356,7 @@ impl Gen<'_> {
                 let Some((ty, size)) = self.pick_type(&p) else {
                     return;
                 };
-                let flags = self.flags(size);
+                let flags = self.flags(size, &p);
                 let off = self.imm(p.room, size);
                 let x = self.value();
                 self.line(&format!("{x} = load.{ty}{flags} {}{off}", p.name));
@@ -384,6 +430,7 @@ impl Gen<'_> {
                         name: q,
                         room: 8,
                         exact: false,
+                        noalias: false,
                     });
                 }
             }

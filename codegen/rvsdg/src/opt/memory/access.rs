@@ -250,6 +250,30 @@ impl Analysis {
         }
     }
 
+    /// Whether the λ makes no access at a known offset out of its stack slot's bounds
+    /// (which Rust's provenance rules forbid, and the interpreter's one stack region
+    /// lets reach another object).
+    pub fn slots_trusted(&self) -> bool {
+        self.slots_trusted
+    }
+
+    /// Whether access `a` to a private stack slot, promising alignment `align`, can
+    /// be misaligned: its offset is not known, or the slot's alignment does not give
+    /// it. (Out of bounds it is not: at a known offset the slot rules would not hold,
+    /// at an unknown one it would break provenance.)
+    pub fn may_misalign(&self, a: &Access, align: u32) -> bool {
+        if align <= 1 {
+            return false;
+        }
+        let Base::Slot(s) = a.addr.base else {
+            return true;
+        };
+        !matches!(
+            (a.addr.offset, self.slot(s)),
+            (Some(o), Some(d)) if d.align >= align && o.rem_euclid(align as i64) == 0
+        )
+    }
+
     pub fn slot(&self, s: StackSlot) -> Option<&StackSlotData> {
         self.slot_data.get(s)
     }

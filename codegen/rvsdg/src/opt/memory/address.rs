@@ -8,11 +8,15 @@
 //!   offset (the IR has no other pointer arithmetic: `iadd` is not defined on `ptr`,
 //!   and a pointer made from an integer by `bitcast` has no known object);
 //! - a γ arm's argument is its entry variable's input; a γ's output is what every
-//!   arm gives, when they agree on the object (on the offset too, or it is unknown);
+//!   arm gives, when they agree on the object (on the offset too, or it is unknown),
+//!   an arm that gives `undef` agreeing with any (using an `undef` pointer is
+//!   undefined; the construction makes one only where the value is not used);
 //! - a θ body's argument joins its input and its next value (to a fixpoint: a pointer
 //!   that walks through a slot stays in the slot, at an unknown offset); an invariant
-//!   loop variable is its input; a θ's output is its next value's object (an object
-//!   named by a value of the body, by the output itself);
+//!   loop variable is its input; one that starts `undef` (as the construction carries
+//!   a value out of a loop) is its first next value's object at an unknown offset,
+//!   when that object is not a value of the body; a θ's output is its next value's
+//!   object (an object named by a value of the body, by the output itself);
 //! - any other pointer (a λ parameter, a loaded pointer, a call's result, a join of
 //!   different objects) is an object of its own, [`Base::Value`]: the value itself.
 //!
@@ -185,6 +189,10 @@ impl Addresses {
                     joined = None;
                     break;
                 };
+                if is_undef(g, res) {
+                    // any pointer: the one the other arms agree on
+                    continue;
+                }
                 let a = self.outside(g, arm, res, out);
                 joined = Some(match joined {
                     None => a,
@@ -197,15 +205,23 @@ impl Addresses {
 
     fn theta(&mut self, g: &Rvsdg, n: Node, body: Region) {
         let vars = g.args(body).len();
+        // the pointer variables that start `undef`: what the body makes of them
+        let mut from_body = Vec::new();
         for k in 0..vars {
             let arg = Origin::Arg(body, k as u32);
             if is_ptr(g, arg) {
-                let a = self.get(g.input(n, k));
+                let input = g.input(n, k);
+                let before = self.map.get(&arg).copied();
                 // an enclosing θ's fixpoint visits this one again: the joins so far
                 // hold (the lattice only goes down), so start from them
-                let a = match self.map.get(&arg) {
-                    Some(&before) => join(before, a, arg),
-                    None => a,
+                let a = match (before, is_undef(g, input)) {
+                    (Some(before), true) => before,
+                    (Some(before), false) => join(before, self.get(input), arg),
+                    (None, true) => {
+                        from_body.push(k);
+                        Addr::at(Base::Value(arg), 0)
+                    }
+                    (None, false) => self.get(input),
                 };
                 self.set(arg, a);
             }
@@ -213,6 +229,28 @@ impl Addresses {
         for round in 1.. {
             self.region(g, body);
             let mut stable = true;
+            // an `undef` start is any pointer: the first next value's object (one made
+            // outside the body: the same object in every iteration), at an unknown
+            // offset
+            for k in from_body.drain(..) {
+                let arg = Origin::Arg(body, k as u32);
+                let Some(&next) = g.results(body).get(k + 1) else {
+                    continue;
+                };
+                let a = self.get(next);
+                let inside =
+                    matches!(a.base, Base::Value(v) if g.region_within(g.origin_region(v), body));
+                if next != arg && !inside {
+                    self.set(
+                        arg,
+                        Addr {
+                            base: a.base,
+                            offset: None,
+                        },
+                    );
+                    stable = false;
+                }
+            }
             for k in 0..vars {
                 let arg = Origin::Arg(body, k as u32);
                 let Some(&next) = g.results(body).get(k + 1) else {
@@ -280,6 +318,19 @@ fn join(a: Addr, b: Addr, instead: Origin) -> Addr {
     } else {
         Addr::at(Base::Value(instead), 0)
     }
+}
+
+/// Whether `o` is an `undef` (which may be taken to be any pointer: using it is
+/// undefined, and the construction only makes it where a value is not used).
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o).and_then(|n| g.op(n)).is_some_and(|op| {
+        matches!(
+            op,
+            Op::Inst(InstructionData::Nullary {
+                opcode: Opcode::Undef
+            })
+        )
+    })
 }
 
 fn is_ptr(g: &Rvsdg, o: Origin) -> bool {

@@ -7,13 +7,14 @@
 //! ever accessed through pointers derived from its `stack_addr`s, which the analysis
 //! knows by their base: no other pointer (a parameter, a loaded pointer, a call's
 //! result) may point into it, and no callee, other thread or later activation can
-//! see it.
+//! see it. The same test tells whether a `noalias` parameter's pointers escape
+//! ([`noalias_params`], for `rvsdg-mem-split`).
 
 use rustc_hash::FxHashSet;
 use vliw_ir::{InstructionData, Opcode, StackSlot};
 
 use super::address::{Addresses, Base};
-use crate::graph::{Node, NodeKind, Origin, User};
+use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg};
 
 /// The slots of λ `l` whose address escapes.
@@ -30,7 +31,10 @@ pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSl
             if escaped.contains(&s) {
                 continue;
             }
-            if g.users(o).iter().any(|&u| !stays(g, addrs, s, u)) {
+            if g.users(o)
+                .iter()
+                .any(|&u| !stays(g, addrs, Base::Slot(s), u))
+            {
                 escaped.insert(s);
             }
         }
@@ -38,9 +42,37 @@ pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSl
     escaped
 }
 
-/// Whether use `u` of a pointer into slot `s` keeps the slot's address to itself.
-fn stays(g: &Rvsdg, addrs: &Addresses, s: StackSlot, u: User) -> bool {
-    let within = |o: Origin| addrs.get(o).base == Base::Slot(s);
+/// Whether a pointer of base `base` (a λ parameter's, `Base::Value` of an argument of
+/// `body`, the λ's body) escapes as a slot does: whether any pointer derived from it
+/// is used but as the address of a plain or volatile access (or to derive another).
+fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
+    g.regions_below(body).into_iter().any(|r| {
+        g.arg_origins(r)
+            .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)))
+            .any(|o| {
+                addrs.get(o).base == base && g.users(o).iter().any(|&u| !stays(g, addrs, base, u))
+            })
+    })
+}
+
+/// The `noalias` pointer parameters of λ `l` whose pointers do not escape ([`escapes`]),
+/// as bases: while the λ runs, nothing but the accesses through them reaches the
+/// memory they access (the attribute's contract; no callee gets a pointer derived
+/// from them).
+pub fn noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
+    let info = g.lambda_info(l);
+    let body = g.lambda_body(l);
+    (0..info.signature.params.len())
+        .filter(|&i| info.param_attrs(i).noalias && info.signature.params[i] == vliw_ir::Type::Ptr)
+        .map(|i| Base::Value(Origin::Arg(body, i as u32)))
+        .filter(|&b| !escapes(g, body, addrs, b))
+        .collect()
+}
+
+/// Whether use `u` of a pointer of base `base` (a slot's, a parameter's) keeps the
+/// address to the λ's own accesses.
+fn stays(g: &Rvsdg, addrs: &Addresses, base: Base, u: User) -> bool {
+    let within = |o: Origin| addrs.get(o).base == base;
     match u {
         User::In(n, i) => match g.kind(n) {
             NodeKind::Simple(Op::Inst(data)) => match (data, i) {

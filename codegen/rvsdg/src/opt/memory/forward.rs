@@ -2,7 +2,9 @@
 //! state chain.
 //!
 //! The memory state is linear (one user per state, `docs/rvsdg.md` §6), so the
-//! accesses of a region form a chain, in the order they run. Walking it, the pass
+//! accesses of a region form a chain, in the order they run (after `rvsdg-mem-split`,
+//! several chains, one per location: what is known is forgotten at a `mem_split` or
+//! `mem_join`, which is sound and weaker). Walking it, the pass
 //! keeps what is known to be in memory now:
 //!
 //! - the bytes each earlier plain store wrote (its value) and each earlier plain load

@@ -11,7 +11,9 @@
 //!   each region's memory state chain (`memory.forwarded-stores`,
 //!   `memory.redundant-loads`);
 //! - `dead_stores.rs`: dead stores to stack slots that do not escape
-//!   (`memory.dead-stores`).
+//!   (`memory.dead-stores`);
+//! - `split.rs`: memory state splitting by disjoint locations, its own pass
+//!   (`rvsdg-mem-split`).
 //!
 //! Each λ is analyzed, forwarded, analyzed again if that changed the graph, then its
 //! dead stores removed; again while that removed a store (a removed store may have
@@ -24,9 +26,12 @@ mod address;
 mod dead_stores;
 mod escape;
 mod forward;
+mod split;
 
 pub use access::{Access, Analysis, Effects};
 pub use address::{Addr, Addresses, Base};
+pub use escape::noalias_params;
+pub use split::split_memory_states;
 
 use crate::ops::Rvsdg;
 use crate::report::Report;
