@@ -27,7 +27,7 @@
 //!
 //! ```text
 //! limit = b - d                        (wrapping)
-//! c0    = (limit <=u b) & (iv0 <u limit)
+//! c0    = iv0 <u (limit <=u b ? limit : 0)   (the least value when b - d wraps)
 //! γ1(c0) {
 //!   true:  θ_main(vars0) { k copies of the body chained; copy j reads iv + j*c,
 //!                           repeat iff iv + k*c <u limit }
@@ -637,8 +637,18 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
             let d = iconst(g, r, lp.ty, d);
             let l = binary(g, r, Opcode::Isub, b, d);
             let no_wrap = icmp(g, r, lp.le(), l, b);
+            // when b - d wraps, the least value of the order as the limit, which no
+            // iv0 is below: one compare and a `select` rather than the conjunction of
+            // two compares (a predicate pair would go through general registers)
+            let least = if lp.signed {
+                1u128 << (lp.ty.bits() - 1)
+            } else {
+                0
+            };
+            let least = iconst(g, r, lp.ty, least);
+            let l = select(g, r, no_wrap, l, least);
             let room = icmp(g, r, lp.lt(), iv0, l);
-            (Limit::In(l), binary(g, r, Opcode::Band, no_wrap, room))
+            (Limit::In(l), room)
         }
     };
     let p1 = predicate(g, r, guard);
@@ -736,6 +746,16 @@ fn icmp(g: &mut Rvsdg, r: Region, cond: IntCC, a: Origin, b: Origin) -> Origin {
         args: [v0(), v0()],
     });
     Origin::Out(g.add_simple(r, op, &[a, b], &[Ty::Val(Type::I1)]), 0)
+}
+
+/// `c ? a : b`.
+fn select(g: &mut Rvsdg, r: Region, c: Origin, a: Origin, b: Origin) -> Origin {
+    let ty = g.ty(a);
+    let op = Op::Inst(InstructionData::Ternary {
+        opcode: Opcode::Select,
+        args: [v0(), v0(), v0()],
+    });
+    Origin::Out(g.add_simple(r, op, &[c, a, b], &[ty]), 0)
 }
 
 /// The predicate of a two-way γ or a θ: alternative 1 when `cond` is true.
