@@ -31,18 +31,41 @@ use vliw_isa::Opcode;
 pub const MAX_MOVES: usize = 4;
 
 /// Folds every qualifying copy block (see the module documentation); returns how many.
+///
+/// Each round finds the copy blocks of the whole function in one walk and folds those
+/// whose branching blocks differ (a fold inserts into its branching block and would
+/// move another's branch index); a fold can make a new copy block only of a block
+/// that ended in a `br` to the one folded, so rounds are few and each is linear.
 pub fn fold_copy_blocks(func: &mut MachFunction) -> usize {
     let mut folded = 0;
-    while let Some((from, at, copies)) = find_foldable(func) {
-        fold(func, from, at, copies);
-        folded += 1;
+    loop {
+        let mut found = find_foldable(func);
+        if found.is_empty() {
+            return folded;
+        }
+        let mut taken: std::collections::HashSet<MBlock> = Default::default();
+        found.retain(|&(from, _, copies)| {
+            // a block that receives moves this round is not folded away in it, nor
+            // receives twice
+            !taken.contains(&from) && !taken.contains(&copies) && {
+                taken.insert(from);
+                taken.insert(copies);
+                true
+            }
+        });
+        for &(from, at, copies) in &found {
+            fold(func, from, at, copies);
+            folded += 1;
+        }
+        // the folded blocks leave the layout together (one pass, not one per block)
+        let gone: std::collections::HashSet<MBlock> = found.iter().map(|f| f.2).collect();
+        func.layout.retain(|b| !gone.contains(b));
     }
-    folded
 }
 
-/// A copy block and the one branch that reaches it: (branching block, index of the
-/// branch in it, copy block).
-fn find_foldable(func: &MachFunction) -> Option<(MBlock, usize, MBlock)> {
+/// The copy blocks and the one branch that reaches each: (branching block, index of
+/// the branch in it, copy block).
+fn find_foldable(func: &MachFunction) -> Vec<(MBlock, usize, MBlock)> {
     // how many ways each block is reached, and the last branch found to it
     let mut reached: SecondaryMap<MBlock, u32> = SecondaryMap::new();
     let mut by: SecondaryMap<MBlock, Option<(MBlock, usize)>> = SecondaryMap::new();
@@ -61,24 +84,29 @@ fn find_foldable(func: &MachFunction) -> Option<(MBlock, usize, MBlock)> {
             by[next] = None;
         }
     }
-    let entry = *func.layout.first()?;
-    func.layout.iter().find_map(|&c| {
-        if c == entry || reached[c] != 1 {
-            return None;
-        }
-        let (from, at) = by[c]?;
-        let target = copy_block_target(func, c)?;
-        if from == c || target == c {
-            return None;
-        }
-        let branch = func.inst_at(from, at);
-        let is_plain_br = branch.is(Opcode::Br) && branch.args.is_empty();
-        let guard = branch.guard.pred;
-        let moves_write_guard = func
-            .block_insts(c)
-            .any(|m| m.all_defs().any(|d| d == guard) && !branch.guard.is_always());
-        (is_plain_br && !moves_write_guard).then_some((from, at, c))
-    })
+    let Some(&entry) = func.layout.first() else {
+        return Vec::new();
+    };
+    func.layout
+        .iter()
+        .filter_map(|&c| {
+            if c == entry || reached[c] != 1 {
+                return None;
+            }
+            let (from, at) = by[c]?;
+            let target = copy_block_target(func, c)?;
+            if from == c || target == c {
+                return None;
+            }
+            let branch = func.inst_at(from, at);
+            let is_plain_br = branch.is(Opcode::Br) && branch.args.is_empty();
+            let guard = branch.guard.pred;
+            let moves_write_guard = func
+                .block_insts(c)
+                .any(|m| m.all_defs().any(|d| d == guard) && !branch.guard.is_always());
+            (is_plain_br && !moves_write_guard).then_some((from, at, c))
+        })
+        .collect()
 }
 
 /// If `c` is a copy block: the block its final `br` goes to.
@@ -102,7 +130,8 @@ fn copy_block_target(func: &MachFunction, c: MBlock) -> Option<MBlock> {
 }
 
 /// Moves copy block `copies`' moves before branch `at` of `from`, under its guard, and
-/// sends the branch where the copy block went; the copy block leaves the layout.
+/// sends the branch where the copy block went (the caller takes the copy block out of
+/// the layout).
 fn fold(func: &mut MachFunction, from: MBlock, at: usize, copies: MBlock) {
     let guard = func.inst_at(from, at).guard;
     let mut insts: Vec<_> = func.block_insts(copies).cloned().collect();
@@ -117,7 +146,6 @@ fn fold(func: &mut MachFunction, from: MBlock, at: usize, copies: MBlock) {
     let moved = func.block_len(copies) - 1;
     func.inst_at_mut(from, at + moved).imm = Imm::Block(target);
     func.take_block_insts(copies);
-    func.layout.retain(|&b| b != copies);
 }
 
 #[cfg(test)]
