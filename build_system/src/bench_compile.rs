@@ -75,6 +75,8 @@ const FRONT: &str = "front";
 const PROCESS: &str = "process";
 const OTHER: &str = "other";
 const LINK: &str = "link";
+/// The RVSDG middle end's phases (`rvsdg-*` and `sequentialize`) summed.
+const RVSDG: &str = "lower/the RVSDG";
 
 /// Parses rustc's `-Ztime-passes` lines (`time:   0.123; rss: ... \tNAME`, seconds) as
 /// `rustc:NAME`, and the backend's `time-passes` lines (`time:   1.234ms  PHASE  UNIT
@@ -103,6 +105,10 @@ pub(crate) fn parse_times(stderr: &[u8]) -> Sample {
             };
             if indent > 2 {
                 sample.add(&format!("lower/{phase}"), ms);
+                // the RVSDG middle end as a whole: building, optimizing, sequentializing
+                if phase.starts_with("rvsdg-") || phase == "sequentialize" {
+                    sample.add(RVSDG, ms);
+                }
             } else {
                 sample.add(phase, ms);
             }
@@ -484,9 +490,42 @@ fn phase_rows() -> Vec<(&'static str, &'static str, Option<&'static str>)> {
         ("&nbsp;&nbsp;verify", "lower/verify", None),
         ("&nbsp;&nbsp;mem2reg", "lower/mem2reg", None),
         ("&nbsp;&nbsp;dce", "lower/dce", None),
+        (
+            "&nbsp;&nbsp;the RVSDG (rvsdg-build, its passes, sequentialize)",
+            RVSDG,
+            None,
+        ),
+        (
+            "&nbsp;&nbsp;&nbsp;&nbsp;rvsdg-build",
+            "lower/rvsdg-build",
+            None,
+        ),
+        (
+            "&nbsp;&nbsp;&nbsp;&nbsp;rvsdg-gamma",
+            "lower/rvsdg-gamma",
+            None,
+        ),
+        ("&nbsp;&nbsp;&nbsp;&nbsp;rvsdg-cne", "lower/rvsdg-cne", None),
+        (
+            "&nbsp;&nbsp;&nbsp;&nbsp;rvsdg-idiom",
+            "lower/rvsdg-idiom",
+            None,
+        ),
+        (
+            "&nbsp;&nbsp;&nbsp;&nbsp;rvsdg-memory",
+            "lower/rvsdg-memory",
+            None,
+        ),
+        (
+            "&nbsp;&nbsp;&nbsp;&nbsp;sequentialize",
+            "lower/sequentialize",
+            None,
+        ),
+        ("&nbsp;&nbsp;jump-threading", "lower/jump-threading", None),
         ("&nbsp;&nbsp;isel", "lower/isel", None),
         ("&nbsp;&nbsp;ssa-regalloc", "lower/ssa-regalloc", None),
         ("&nbsp;&nbsp;frame", "lower/frame", None),
+        ("&nbsp;&nbsp;copy-blocks", "lower/copy-blocks", None),
         ("&nbsp;&nbsp;sched", "lower/sched", None),
         ("&nbsp;&nbsp;emit", "lower/emit", None),
         ("&nbsp;&nbsp;object", "lower/object", None),
