@@ -773,6 +773,116 @@ impl<O: Operation> Graph<O> {
         }
     }
 
+    /// Keeps the inputs of `n` whose index `keep` accepts, in order, removing the
+    /// others: one pass over the inputs, each kept one relinked once at most (removing
+    /// many one by one with [`Graph::remove_input`] shifts the later ones each time).
+    pub fn retain_inputs(&mut self, n: Node, keep: impl Fn(usize) -> bool) {
+        let old = std::mem::take(&mut self.nodes[n].inputs);
+        let mut kept = Vec::with_capacity(old.len());
+        for (i, o) in old.into_iter().enumerate() {
+            if keep(i) {
+                if kept.len() != i {
+                    self.relink(o, User::In(n, i as u32), User::In(n, kept.len() as u32));
+                }
+                kept.push(o);
+            } else {
+                self.unlink(o, User::In(n, i as u32));
+            }
+        }
+        self.nodes[n].inputs = kept;
+    }
+
+    /// Keeps the results of `r` whose index `keep` accepts (as [`Graph::retain_inputs`]).
+    pub fn retain_results(&mut self, r: Region, keep: impl Fn(usize) -> bool) {
+        let old = std::mem::take(&mut self.regions[r].results);
+        let mut kept = Vec::with_capacity(old.len());
+        for (i, o) in old.into_iter().enumerate() {
+            if keep(i) {
+                if kept.len() != i {
+                    self.relink(o, User::Res(r, i as u32), User::Res(r, kept.len() as u32));
+                }
+                kept.push(o);
+            } else {
+                self.unlink(o, User::Res(r, i as u32));
+            }
+        }
+        self.regions[r].results = kept;
+    }
+
+    /// Keeps the outputs of `n` whose index `keep` accepts; the others must be unused.
+    pub fn retain_outputs(&mut self, n: Node, keep: impl Fn(usize) -> bool) {
+        let old = std::mem::take(&mut self.nodes[n].outputs);
+        let mut kept = Vec::with_capacity(old.len());
+        for (i, port) in old.into_iter().enumerate() {
+            if !keep(i) {
+                assert!(port.users.is_empty(), "{n}: output {i} is used");
+                continue;
+            }
+            if kept.len() != i {
+                let o = Origin::Out(n, kept.len() as u32);
+                for &u in &port.users {
+                    match u {
+                        User::In(m, k) => self.nodes[m].inputs[k as usize] = o,
+                        User::Res(q, k) => self.regions[q].results[k as usize] = o,
+                    }
+                }
+            }
+            kept.push(port);
+        }
+        self.nodes[n].outputs = kept;
+    }
+
+    /// Keeps the arguments of `r` whose index `keep` accepts; the others must be unused.
+    pub fn retain_args(&mut self, r: Region, keep: impl Fn(usize) -> bool) {
+        let old = std::mem::take(&mut self.regions[r].args);
+        let mut kept = Vec::with_capacity(old.len());
+        for (i, port) in old.into_iter().enumerate() {
+            if !keep(i) {
+                assert!(port.users.is_empty(), "{r}: argument {i} is used");
+                continue;
+            }
+            if kept.len() != i {
+                let o = Origin::Arg(r, kept.len() as u32);
+                for &u in &port.users {
+                    match u {
+                        User::In(m, k) => self.nodes[m].inputs[k as usize] = o,
+                        User::Res(q, k) => self.regions[q].results[k as usize] = o,
+                    }
+                }
+            }
+            kept.push(port);
+        }
+        self.regions[r].args = kept;
+    }
+
+    /// Removes the θ's loop variables whose index `dead` accepts, all at once: their
+    /// outputs and arguments must be unused; their results are dropped.
+    pub fn remove_theta_vars(&mut self, theta: Node, dead: impl Fn(usize) -> bool) {
+        let body = self.theta_body(theta);
+        self.retain_results(body, |i| i == 0 || !dead(i - 1));
+        self.retain_args(body, |i| !dead(i));
+        self.retain_outputs(theta, |i| !dead(i));
+        self.retain_inputs(theta, |i| !dead(i));
+    }
+
+    /// Removes the γ's exit variables whose index `dead` accepts, all at once: their
+    /// outputs must be unused.
+    pub fn remove_gamma_exits(&mut self, gamma: Node, dead: impl Fn(usize) -> bool) {
+        self.retain_outputs(gamma, |i| !dead(i));
+        for r in self.nodes[gamma].kind.subregions().to_vec() {
+            self.retain_results(r, |i| !dead(i));
+        }
+    }
+
+    /// Removes the γ's entry variables whose index `dead` accepts, all at once: their
+    /// arguments must be unused in every arm.
+    pub fn remove_gamma_entries(&mut self, gamma: Node, dead: impl Fn(usize) -> bool) {
+        for r in self.nodes[gamma].kind.subregions().to_vec() {
+            self.retain_args(r, |i| !dead(i));
+        }
+        self.retain_inputs(gamma, |i| i == 0 || !dead(i - 1));
+    }
+
     /// Removes entry variable `k` (input `k + 1`) of a γ, whose arguments must be
     /// unused in every arm.
     pub fn remove_gamma_entry(&mut self, gamma: Node, k: usize) {

@@ -85,6 +85,9 @@ struct Counts {
     merge_loads: bool,
 }
 
+/// The most refinement rounds of one θ's loop variables (each a walk of its body).
+const MAX_ROUNDS: usize = 8;
+
 /// What makes two simple nodes of a region congruent.
 type Key = (Op, Vec<Ty>, Vec<Origin>);
 
@@ -179,12 +182,15 @@ fn gamma_entries(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
             }
         }
     }
-    // backwards: removing an entry renumbers the later ones, not the first ones
-    for &(j, k) in dups.iter().rev() {
+    for &(j, k) in &dups {
         for &a in arms {
             g.divert_users(Origin::Arg(a, j as u32), Origin::Arg(a, k as u32));
         }
-        g.remove_gamma_entry(n, j);
+    }
+    // all at once: one by one, each removal renumbers every later entry
+    let gone: rustc_hash::FxHashSet<usize> = dups.iter().map(|d| d.0).collect();
+    if !gone.is_empty() {
+        g.remove_gamma_entries(n, |j| gone.contains(&j));
     }
     dups.len()
 }
@@ -205,9 +211,12 @@ fn gamma_exits(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
             }
         }
     }
-    for &(k, f) in dups.iter().rev() {
+    for &(k, f) in &dups {
         g.divert_users(Origin::Out(n, k as u32), Origin::Out(n, f as u32));
-        g.remove_gamma_exit(n, k);
+    }
+    let gone: rustc_hash::FxHashSet<usize> = dups.iter().map(|d| d.0).collect();
+    if !gone.is_empty() {
+        g.remove_gamma_exits(n, |k| gone.contains(&k));
     }
     dups.len()
 }
@@ -240,7 +249,15 @@ fn theta_vars(g: &mut Rvsdg, n: Node, body: Region) -> usize {
         }
     }
     let order = g.topological_order(body);
+    // each round walks the whole body; a partition that has not settled after
+    // MAX_ROUNDS merges nothing (stopping early would merge what may differ), so that
+    // a large body with many variables costs a bounded number of walks
+    let mut rounds = 0;
     loop {
+        rounds += 1;
+        if rounds > MAX_ROUNDS {
+            return 0;
+        }
         let Some(numbers) = value_numbers(g, body, &order, &class) else {
             return 0;
         };
@@ -271,10 +288,13 @@ fn theta_vars(g: &mut Rvsdg, n: Node, body: Region) -> usize {
             }
         }
     }
-    for &(k, f) in dups.iter().rev() {
+    for &(k, f) in &dups {
         g.divert_users(Origin::Arg(body, k as u32), Origin::Arg(body, f as u32));
         g.divert_users(Origin::Out(n, k as u32), Origin::Out(n, f as u32));
-        g.remove_theta_var(n, k);
+    }
+    let gone: rustc_hash::FxHashSet<usize> = dups.iter().map(|d| d.0).collect();
+    if !gone.is_empty() {
+        g.remove_theta_vars(n, |k| gone.contains(&k));
     }
     dups.len()
 }

@@ -290,32 +290,31 @@ fn sweep(g: &mut Rvsdg, r: Region, live: &FxHashSet<Origin>, nodes: &FxHashSet<N
             NodeKind::Gamma { arms } => {
                 let arms = arms.clone();
                 // exit variables, then the arms, then the entry variables
-                for &k in dead_outputs.iter().rev() {
-                    g.remove_gamma_exit(n, k);
-                }
+                let dead: rustc_hash::FxHashSet<usize> = dead_outputs.iter().copied().collect();
+                g.remove_gamma_exits(n, |k| dead.contains(&k));
                 for &arm in &arms {
                     removed += sweep(g, arm, live, nodes);
                 }
-                for k in (0..g.inputs(n).len() - 1).rev() {
-                    if arms
-                        .iter()
-                        .all(|&arm| !g.has_users(Origin::Arg(arm, k as u32)))
-                    {
-                        g.remove_gamma_entry(n, k);
-                    }
+                let unused: rustc_hash::FxHashSet<usize> = (0..g.inputs(n).len() - 1)
+                    .filter(|&k| {
+                        arms.iter()
+                            .all(|&arm| !g.has_users(Origin::Arg(arm, k as u32)))
+                    })
+                    .collect();
+                if !unused.is_empty() {
+                    g.remove_gamma_entries(n, |k| unused.contains(&k));
                 }
             }
             NodeKind::Theta { body } => {
                 let body = *body;
                 // the dead loop variables' results, the body, then the rest of them
-                for &k in dead_outputs.iter().rev() {
-                    g.remove_result(body, k + 1);
-                }
+                let dead: rustc_hash::FxHashSet<usize> = dead_outputs.iter().copied().collect();
+                g.retain_results(body, |i| i == 0 || !dead.contains(&(i - 1)));
                 removed += sweep(g, body, live, nodes);
-                for &k in dead_outputs.iter().rev() {
-                    g.remove_arg(body, k);
-                    g.remove_output(n, k);
-                    g.remove_input(n, k);
+                if !dead.is_empty() {
+                    g.retain_args(body, |i| !dead.contains(&i));
+                    g.retain_outputs(n, |i| !dead.contains(&i));
+                    g.retain_inputs(n, |i| !dead.contains(&i));
                 }
             }
             NodeKind::Simple(_) | NodeKind::Lambda { .. } => {}

@@ -371,8 +371,9 @@ fn sink(g: &mut Rvsdg, m: Node, n: Node, arm: usize) {
     for &(e, k) in &carried {
         g.divert_users(Origin::Arg(a, e as u32), Origin::Out(m, k));
     }
-    // backwards: removing an entry renumbers the later ones
-    for &(e, _) in carried.iter().rev() {
-        g.remove_gamma_entry(n, e);
+    // all at once: one by one, each removal renumbers every later entry
+    let gone: rustc_hash::FxHashSet<usize> = carried.iter().map(|c| c.0).collect();
+    if !gone.is_empty() {
+        g.remove_gamma_entries(n, |e| gone.contains(&e));
     }
 }

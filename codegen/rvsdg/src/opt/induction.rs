@@ -31,7 +31,6 @@
 use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, Opcode, Type};
 
-use super::constants::RegionConstants;
 use super::rewrite::{Rewriter, with_offset};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
@@ -417,8 +416,10 @@ fn pointer(
         Origin::Arg(_, k) => rw.g.input(theta, k as usize),
         Origin::Out(b, _) => {
             let (op, ty) = super::constants::constant(rw.g, b).expect("an address constant");
+            // a new copy: looking for an equal one would scan the whole region once
+            // per pointer (quadratic in a large function)
             let outer = rw.g.node(theta).region;
-            RegionConstants::new(outer).get(rw.g, &op, ty)
+            Origin::Out(rw.g.add_simple(outer, op, &[], &[ty]), 0)
         }
     };
     let counter_init = rw.g.input(theta, gr.counter as usize);
