@@ -119,46 +119,66 @@ fn copy_nodes<O: Operation>(
 ) {
     for &n in nodes {
         let inputs: Vec<Origin> = g.inputs(n).iter().map(|o| map[o]).collect();
-        let copy_of_n = match g.kind(n) {
-            NodeKind::Simple(original) => {
-                let op = rewrite.op(original);
-                let types = g.output_types(n);
-                g.add_simple(into, op, &inputs, &types)
-            }
-            NodeKind::Gamma { arms } => {
-                let arms = arms.clone();
-                let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
-                let new_arms = g.kind(gamma).subregions().to_vec();
-                for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
-                    let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
-                    for o in copy(g, arm, new_arm, &arm_args, rewrite) {
-                        g.add_result(new_arm, o);
-                    }
-                }
-                for ty in g.output_types(n) {
-                    g.add_output(gamma, ty);
-                }
-                gamma
-            }
-            NodeKind::Theta { body } => {
-                let body = *body;
-                let theta = g.add_theta(into, &inputs);
-                let new_body = g.theta_body(theta);
-                let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
-                let results = copy(g, body, new_body, &body_args, rewrite);
-                for (i, o) in results.into_iter().enumerate() {
-                    g.set_result(new_body, i, o);
-                }
-                theta
-            }
-            NodeKind::Lambda { .. } => {
-                unreachable!("{n}: a λ below the root (the verifier's rule)")
-            }
-        };
-        let loc = rewrite.loc(g.node(n).loc);
-        g.set_loc(copy_of_n, loc);
+        let copy_of_n = copy_node(g, n, into, &inputs, rewrite);
         map.extend(g.outputs(n).zip(g.outputs(copy_of_n)));
     }
+}
+
+impl<O: Operation> Graph<O> {
+    /// A copy of node `n` in region `into` on `inputs` (origins of `into`): a simple
+    /// node, or a γ or θ with its subregions copied; its location is `n`'s.
+    pub fn copy_node(&mut self, n: Node, into: Region, inputs: &[Origin]) -> Node {
+        copy_node(self, n, into, inputs, &mut Unchanged)
+    }
+}
+
+/// A copy of `n` in `into` on `inputs`, rewritten by `rewrite`.
+fn copy_node<O: Operation>(
+    g: &mut Graph<O>,
+    n: Node,
+    into: Region,
+    inputs: &[Origin],
+    rewrite: &mut dyn Rewrite<O>,
+) -> Node {
+    let copy_of_n = match g.kind(n) {
+        NodeKind::Simple(original) => {
+            let op = rewrite.op(original);
+            let types = g.output_types(n);
+            g.add_simple(into, op, inputs, &types)
+        }
+        NodeKind::Gamma { arms } => {
+            let arms = arms.clone();
+            let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
+            let new_arms = g.kind(gamma).subregions().to_vec();
+            for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
+                let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
+                for o in copy(g, arm, new_arm, &arm_args, rewrite) {
+                    g.add_result(new_arm, o);
+                }
+            }
+            for ty in g.output_types(n) {
+                g.add_output(gamma, ty);
+            }
+            gamma
+        }
+        NodeKind::Theta { body } => {
+            let body = *body;
+            let theta = g.add_theta(into, inputs);
+            let new_body = g.theta_body(theta);
+            let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
+            let results = copy(g, body, new_body, &body_args, rewrite);
+            for (i, o) in results.into_iter().enumerate() {
+                g.set_result(new_body, i, o);
+            }
+            theta
+        }
+        NodeKind::Lambda { .. } => {
+            unreachable!("{n}: a λ below the root (the verifier's rule)")
+        }
+    };
+    let loc = rewrite.loc(g.node(n).loc);
+    g.set_loc(copy_of_n, loc);
+    copy_of_n
 }
 
 #[cfg(test)]

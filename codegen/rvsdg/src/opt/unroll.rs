@@ -505,7 +505,7 @@ fn interleaved_copies(
                     _ => map[&o],
                 })
                 .collect();
-            let copy = copy_node(g, n, mb, &inputs);
+            let copy = g.copy_node(n, mb, &inputs);
             for (x, &o) in g.inputs(n).iter().enumerate() {
                 if let Origin::Arg(_, i) = o {
                     pending.push((copy, x, j, i as usize));
@@ -544,50 +544,6 @@ fn interleaved_copies(
     }
     let next = (0..args.len()).map(|i| arg(k, i)).collect();
     (next, dead)
-}
-
-/// A copy of node `n` (of a θ body) in region `into` on `inputs`: a simple node, or a
-/// γ or θ with its subregions copied ([`crate::Graph::copy_region`]).
-fn copy_node(g: &mut Rvsdg, n: Node, into: Region, inputs: &[Origin]) -> Node {
-    let copy = match g.kind(n) {
-        NodeKind::Simple(op) => {
-            let op = op.clone();
-            let types = g.output_types(n);
-            g.add_simple(into, op, inputs, &types)
-        }
-        NodeKind::Gamma { arms } => {
-            let arms = arms.clone();
-            let gamma = g.add_gamma(into, inputs[0], &inputs[1..], arms.len());
-            let new_arms = g.kind(gamma).subregions().to_vec();
-            for (&arm, &new_arm) in arms.iter().zip(&new_arms) {
-                let arm_args: Vec<Origin> = g.arg_origins(new_arm).collect();
-                for o in g.copy_region(arm, new_arm, &arm_args) {
-                    g.add_result(new_arm, o);
-                }
-            }
-            for ty in g.output_types(n) {
-                g.add_output(gamma, ty);
-            }
-            gamma
-        }
-        NodeKind::Theta { body } => {
-            let body = *body;
-            let theta = g.add_theta(into, inputs);
-            let new_body = g.theta_body(theta);
-            let body_args: Vec<Origin> = g.arg_origins(new_body).collect();
-            for (i, o) in g
-                .copy_region(body, new_body, &body_args)
-                .into_iter()
-                .enumerate()
-            {
-                g.set_result(new_body, i, o);
-            }
-            theta
-        }
-        NodeKind::Lambda { .. } => unreachable!("{n}: a λ below the root"),
-    };
-    g.set_loc(copy, g.node(n).loc);
-    copy
 }
 
 /// The trip count is known and at least `k`: θ_main in the θ's region, then the
