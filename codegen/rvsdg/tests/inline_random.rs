@@ -79,13 +79,6 @@ block0(v0: i32, v1: i32):
     module
 }
 
-fn verified(g: &Rvsdg, after: &str) -> Result<(), String> {
-    vliw_rvsdg::verify(g).map_err(|e| {
-        let e: Vec<String> = e.iter().map(|e| e.to_string()).collect();
-        format!("does not verify after {after}:\n{}\n{g}", e.join("\n"))
-    })
-}
-
 /// Built, inlined with `threshold`, optimized, and sequentialized.
 fn inlined(
     module: &Module,

@@ -27,13 +27,6 @@ use common::random_rvsdg::random_lambda;
 use vliw_ir::{DataValue, Module, Signature, TrapKind, Type, parse_module, verify_module};
 use vliw_rvsdg::{Report, Rvsdg, RvsdgModule, Sequentializer, build_module, sequentialize_module};
 
-fn verified(g: &Rvsdg, after: &str) -> Result<(), String> {
-    vliw_rvsdg::verify(g).map_err(|e| {
-        let e: Vec<String> = e.iter().map(|e| e.to_string()).collect();
-        format!("does not verify after {after}:\n{}\n{g}", e.join("\n"))
-    })
-}
-
 /// Built, optimized (two rounds), and sequentialized.
 fn optimized(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg), String> {
     let rm = build_module(module, report);

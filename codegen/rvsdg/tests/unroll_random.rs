@@ -202,13 +202,6 @@ fn program(s: &Shape) -> String {
     p
 }
 
-fn verified(g: &Rvsdg, after: &str) -> Result<(), String> {
-    vliw_rvsdg::verify(g).map_err(|e| {
-        let e: Vec<String> = e.iter().map(|e| e.to_string()).collect();
-        format!("does not verify after {after}:\n{}\n{g}", e.join("\n"))
-    })
-}
-
 /// Built, through the pipeline's RVSDG passes (the unroller with `options`), and
 /// sequentialized.
 fn optimized(

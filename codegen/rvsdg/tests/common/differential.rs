@@ -196,3 +196,11 @@ pub fn parse_args(module: &Module, func: &str, args: &[String]) -> Option<Vec<Da
         .map(|(a, &t)| DataValue::parse(t, a))
         .collect()
 }
+
+/// `Ok` if graph `g` verifies, else the errors and the graph, saying after what.
+pub fn verified(g: &vliw_rvsdg::Rvsdg, after: &str) -> Result<(), String> {
+    vliw_rvsdg::verify(g).map_err(|e| {
+        let e: Vec<String> = e.iter().map(|e| e.to_string()).collect();
+        format!("does not verify after {after}:\n{}\n{g}", e.join("\n"))
+    })
+}
