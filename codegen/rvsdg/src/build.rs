@@ -4,22 +4,27 @@
 //! then its structure tree is turned into nested regions: a branch into a γ whose
 //! arms are the branch's arms, a loop into a θ whose body is the loop's body.
 //!
-//! Because every value is block-local after restructuring, what flows between blocks
-//! flows only through branch arguments, so the regions' arguments and results are
-//! exactly the block parameters and branch arguments; nothing else needs a liveness
-//! analysis here. A γ's entry variables are the arguments of its arms' edges (each
-//! origin once), its exit variables the join's parameters; a θ's loop variables are
-//! the header's parameters followed by the exit block's (the latter start as
-//! `undef`: they only carry the last iteration's values out). The memory and I/O
-//! states are threaded through every region as one more entry/exit variable each.
+//! Between the two, the parameters that only pass a value on are forwarded
+//! (`restructure::forward_pass_through_params`): block-locality passes every value
+//! live across a construct through it, which would make it a variable of every γ and
+//! θ it crosses (quadratic in the function's length). What flows between blocks is
+//! then either a branch argument (a γ's entry variables are the arguments of its arms'
+//! edges, each origin once; its exit variables the join's parameters; a θ's loop
+//! variables the header's parameters followed by the exit block's, which start as
+//! `undef`: they only carry the last iteration's values out), or a value of an
+//! enclosing region that a region reads directly: [`Builder::val`] routes it in on
+//! demand, through each structural node between, as an entry variable of a γ (the one
+//! an edge already passes, if any) or an invariant loop variable of a θ, once per node.
+//! The memory and I/O states are threaded through every region as one more
+//! entry/exit variable each.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{Block, Function, InstructionData, Opcode, Type, Value};
 
-use crate::graph::{Node, Origin, Region};
+use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
-use crate::restructure::{Tree, restructure, structure_tree};
+use crate::restructure::{Tree, forward_pass_through_params, restructure, structure_tree};
 
 /// Builds `func` as a λ of `g`. An error says why the function cannot be built (it
 /// then goes through the pipeline without the RVSDG).
@@ -33,6 +38,10 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
         stats.dead_ends_detached as u64,
     );
     let tree = structure_tree(&f).map_err(|e| format!("@{}: not structured: {e}", f.name))?;
+    // values cross the constructs that do not read them on their own, not as variables
+    let dead_ends: FxHashSet<Block> = stats.dead_ends.iter().copied().collect();
+    let forwarded = forward_pass_through_params(&mut f, &tree, &dead_ends);
+    report.count("rvsdg.restructure.params-forwarded", forwarded as u64);
     let mut shell = f.clone();
     shell.dfg = Default::default();
     shell.layout = Default::default();
@@ -50,7 +59,9 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
         vals: FxHashMap::default(),
         mem: Origin::Arg(body, n as u32),
         io: Origin::Arg(body, n as u32 + 1),
-        dead_ends: stats.dead_ends.iter().copied().collect(),
+        dead_ends,
+        outer: Vec::new(),
+        routed: FxHashMap::default(),
     };
     let args: Vec<Origin> = (0..n as u32).map(|i| Origin::Arg(body, i)).collect();
     b.bind_params(entry, &args);
@@ -71,6 +82,14 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
     Ok(lambda)
 }
 
+/// A region being filled while a subregion of one of its nodes is.
+struct Frame {
+    region: Region,
+    vals: FxHashMap<Value, Origin>,
+    mem: Origin,
+    io: Origin,
+}
+
 /// How a piece of the structure ends.
 enum Exit {
     /// An edge to `block` with these arguments.
@@ -88,6 +107,11 @@ struct Builder<'a> {
     vals: FxHashMap<Value, Origin>,
     mem: Origin,
     io: Origin,
+    /// The regions around `region` being filled, outermost first.
+    outer: Vec<Frame>,
+    /// The values routed into structural nodes: (node, origin outside) → the index of
+    /// the argument it became in the node's subregions.
+    routed: FxHashMap<(Node, Origin), u32>,
     /// The restructuring's dead ends: blocks that end in an `unreachable` sink.
     dead_ends: rustc_hash::FxHashSet<Block>,
 }
@@ -117,15 +141,71 @@ impl Builder<'_> {
         }
     }
 
-    fn val(&self, v: Value) -> Result<Origin, String> {
-        self.vals
-            .get(&v)
-            .copied()
-            .ok_or_else(|| format!("@{}: {v} is used outside its block", self.f.name))
+    /// The origin of `v` in the region being filled: a value of the region, or one of
+    /// a region around it, routed in through each structural node between (an entry
+    /// variable of a γ, an invariant loop variable of a θ) and remembered there.
+    fn val(&mut self, v: Value) -> Result<Origin, String> {
+        if let Some(&o) = self.vals.get(&v) {
+            return Ok(o);
+        }
+        let Some(level) = self.outer.iter().rposition(|f| f.vals.contains_key(&v)) else {
+            return Err(format!("@{}: {v} is used where it is not visible", self.f.name));
+        };
+        let mut o = self.outer[level].vals[&v];
+        for j in level + 1..=self.outer.len() {
+            let (region, vals) = match self.outer.get_mut(j) {
+                Some(f) => (f.region, &mut f.vals),
+                None => (self.region, &mut self.vals),
+            };
+            let node = self.g.owner(region).expect("an inner region has an owner");
+            let k = match self.routed.get(&(node, o)) {
+                Some(&k) => k,
+                None => {
+                    match self.g.kind(node) {
+                        NodeKind::Gamma { .. } => {
+                            self.g.add_gamma_entry(node, o);
+                        }
+                        NodeKind::Theta { .. } => {
+                            self.g.add_theta_var(node, o);
+                        }
+                        _ => unreachable!("values do not flow into a λ"),
+                    }
+                    let inputs = self.g.inputs(node).len() as u32;
+                    let k = if matches!(self.g.kind(node), NodeKind::Gamma { .. }) {
+                        inputs - 2
+                    } else {
+                        inputs - 1
+                    };
+                    self.routed.insert((node, o), k);
+                    k
+                }
+            };
+            o = Origin::Arg(region, k);
+            vals.insert(v, o);
+        }
+        Ok(o)
     }
 
-    fn vals_of(&self, vs: &[Value]) -> Result<Vec<Origin>, String> {
+    fn vals_of(&mut self, vs: &[Value]) -> Result<Vec<Origin>, String> {
         vs.iter().map(|&v| self.val(v)).collect()
+    }
+
+    /// Starts filling `region` (a subregion of a node of the region being filled),
+    /// whose states are `mem` and `io`.
+    fn push_region(&mut self, region: Region, mem: Origin, io: Origin) {
+        let frame = Frame {
+            region: std::mem::replace(&mut self.region, region),
+            vals: std::mem::take(&mut self.vals),
+            mem: std::mem::replace(&mut self.mem, mem),
+            io: std::mem::replace(&mut self.io, io),
+        };
+        self.outer.push(frame);
+    }
+
+    /// Goes back to the region around the one being filled.
+    fn pop_region(&mut self) {
+        let f = self.outer.pop().expect("a region was pushed");
+        (self.region, self.vals, self.mem, self.io) = (f.region, f.vals, f.mem, f.io);
     }
 
     fn undef(&mut self, ty: Type) -> Origin {
@@ -336,26 +416,28 @@ impl Builder<'_> {
         entries.extend([self.mem, self.io]);
         let ne = entries.len() as u32;
         let gamma = self.g.add_gamma(self.region, pred, &entries, arms.len());
+        // an arm that reads a value the edges pass anyway reads that entry variable
+        for (&o, &k) in &index {
+            self.routed.insert((gamma, o), k as u32);
+        }
         // the branch's location goes to the γ, and back to the branch it becomes
         self.locate(gamma, term);
         let arm_regions = self.g.kind(gamma).subregions().to_vec();
-        let outer = (
-            self.region,
-            std::mem::take(&mut self.vals),
-            self.mem,
-            self.io,
-        );
+        // what each arm's edge passes, as entry numbers
+        let passed: Vec<Vec<u32>> = arms
+            .iter()
+            .map(|&(e, _)| {
+                dests[e]
+                    .args
+                    .iter()
+                    .map(|v| index[&self.vals[v]] as u32)
+                    .collect()
+            })
+            .collect();
         let mut exits = Vec::with_capacity(arms.len());
-        for (&(e, ref tree), &r) in arms.iter().zip(&arm_regions) {
-            self.region = r;
-            self.vals = FxHashMap::default();
-            self.mem = Origin::Arg(r, ne - 2);
-            self.io = Origin::Arg(r, ne - 1);
-            let args: Vec<Origin> = dests[e]
-                .args
-                .iter()
-                .map(|v| Origin::Arg(r, index[&outer.1[v]] as u32))
-                .collect();
+        for ((&(e, ref tree), &r), passed) in arms.iter().zip(&arm_regions).zip(&passed) {
+            self.push_region(r, Origin::Arg(r, ne - 2), Origin::Arg(r, ne - 1));
+            let args: Vec<Origin> = passed.iter().map(|&k| Origin::Arg(r, k)).collect();
             let exit = if is_empty(tree) {
                 Exit::Edge(dests[e].block, args)
             } else {
@@ -378,8 +460,8 @@ impl Builder<'_> {
                     return Err(format!("@{}: an arm of {head} ends the function", f.name));
                 }
             });
+            self.pop_region();
         }
-        (self.region, self.vals, self.mem, self.io) = outer;
         let width = exits[0].len();
         if exits.iter().any(|x| x.len() != width) {
             return Err(format!("@{}: the arms of {head} disagree", f.name));
@@ -423,15 +505,11 @@ impl Builder<'_> {
             self.locate(theta, term);
         }
         let r = self.g.theta_body(theta);
-        let outer = (
-            self.region,
-            std::mem::take(&mut self.vals),
-            self.mem,
-            self.io,
+        self.push_region(
+            r,
+            Origin::Arg(r, (nh + nx) as u32),
+            Origin::Arg(r, (nh + nx + 1) as u32),
         );
-        self.region = r;
-        self.mem = Origin::Arg(r, (nh + nx) as u32);
-        self.io = Origin::Arg(r, (nh + nx + 1) as u32);
         let args: Vec<Origin> = (0..nh as u32).map(|i| Origin::Arg(r, i)).collect();
         self.bind_params(header, &args);
         // the body ends in the tail's `brif r, header(..), exit(..)`
@@ -443,7 +521,7 @@ impl Builder<'_> {
         for (k, o) in results.into_iter().enumerate() {
             self.g.set_result(r, k + 1, o);
         }
-        (self.region, self.vals, self.mem, self.io) = outer;
+        self.pop_region();
         self.mem = Origin::Out(theta, (nh + nx) as u32);
         self.io = Origin::Out(theta, (nh + nx + 1) as u32);
         let values = (nh..nh + nx)

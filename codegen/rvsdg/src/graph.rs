@@ -23,7 +23,9 @@
 //!
 //! Everything is stored in arenas with typed indices. Removed nodes and regions stay
 //! in their arena, marked dead. Every origin keeps its list of users, so that edges
-//! can be followed both ways and values replaced in O(users).
+//! can be followed both ways and values replaced in O(users); every input and result
+//! knows its place in that list, so that an edge is removed in O(1) (a value read by
+//! thousands of nodes, such as a parameter of a long function, is common).
 
 use cranelift_entity::{PrimaryMap, entity_impl};
 use std::fmt::Debug;
@@ -131,6 +133,8 @@ pub struct NodeData<O: Operation> {
     pub loc: O::Loc,
     /// Position in the region's node list (for O(1) removal); `u32::MAX` when dead.
     slot: u32,
+    /// Position of each input in its origin's list of users (for O(1) unlinking).
+    input_slots: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -139,6 +143,8 @@ pub struct RegionData<T> {
     pub owner: Option<Node>,
     pub args: Vec<Port<T>>,
     pub results: Vec<Origin>,
+    /// Position of each result in its origin's list of users.
+    result_slots: Vec<u32>,
     nodes: Vec<Node>,
     alive: bool,
 }
@@ -165,6 +171,7 @@ impl<O: Operation> Graph<O> {
             owner: None,
             args: Vec::new(),
             results: Vec::new(),
+            result_slots: Vec::new(),
             nodes: Vec::new(),
             alive: true,
         });
@@ -369,6 +376,7 @@ impl<O: Operation> Graph<O> {
             owner: Some(owner),
             args: Vec::new(),
             results: Vec::new(),
+            result_slots: Vec::new(),
             nodes: Vec::new(),
             alive: true,
         })
@@ -383,6 +391,7 @@ impl<O: Operation> Graph<O> {
             outputs: Vec::new(),
             loc: O::Loc::default(),
             slot,
+            input_slots: vec![0; inputs.len()],
         });
         self.regions[region].nodes.push(n);
         for (i, &o) in inputs.iter().enumerate() {
@@ -391,7 +400,7 @@ impl<O: Operation> Graph<O> {
                 region,
                 "{n}: input {i} from elsewhere"
             );
-            self.port_mut(o).users.push(User::In(n, i as u32));
+            self.link(o, User::In(n, i as u32));
         }
         n
     }
@@ -494,6 +503,7 @@ impl<O: Operation> Graph<O> {
         // a placeholder predicate until the body exists: an argument cannot be a
         // control value, so the verifier rejects it if nobody sets it
         self.regions[body].results.push(Origin::Arg(body, u32::MAX));
+        self.regions[body].result_slots.push(u32::MAX);
         for &o in inits {
             let ty = self.ty(o);
             let a = self.add_arg(body, ty);
@@ -595,7 +605,8 @@ impl<O: Operation> Graph<O> {
         debug_assert_eq!(self.origin_region(o), r, "result of {r} from elsewhere");
         let i = self.regions[r].results.len() as u32;
         self.regions[r].results.push(o);
-        self.port_mut(o).users.push(User::Res(r, i));
+        self.regions[r].result_slots.push(0);
+        self.link(o, User::Res(r, i));
         i
     }
 
@@ -612,34 +623,74 @@ impl<O: Operation> Graph<O> {
         debug_assert_eq!(self.origin_region(o), self.nodes[n].region);
         let i = self.nodes[n].inputs.len() as u32;
         self.nodes[n].inputs.push(o);
-        self.port_mut(o).users.push(User::In(n, i));
+        self.nodes[n].input_slots.push(0);
+        self.link(o, User::In(n, i));
         i
     }
 
     // ---- rewiring ----
 
+    /// Where user `u` is in its origin's list of users.
+    fn user_slot(&self, u: User) -> u32 {
+        match u {
+            User::In(n, i) => self.nodes[n].input_slots[i as usize],
+            User::Res(r, i) => self.regions[r].result_slots[i as usize],
+        }
+    }
+
+    fn set_user_slot(&mut self, u: User, k: u32) {
+        match u {
+            User::In(n, i) => self.nodes[n].input_slots[i as usize] = k,
+            User::Res(r, i) => self.regions[r].result_slots[i as usize] = k,
+        }
+    }
+
+    /// Adds `u` (whose input or result already reads `o`) to `o`'s users.
+    fn link(&mut self, o: Origin, u: User) {
+        if let Origin::Arg(_, u32::MAX) = o {
+            return self.set_user_slot(u, u32::MAX); // the placeholder predicate of a new θ
+        }
+        let users = &mut self.port_mut(o).users;
+        users.push(u);
+        let k = users.len() as u32 - 1;
+        self.set_user_slot(u, k);
+    }
+
+    /// Takes `u` out of `o`'s users, in O(1): the last user takes its place. `u`'s
+    /// input or result must still be in place (its slot is read).
     fn unlink(&mut self, o: Origin, u: User) {
         if let Origin::Arg(_, u32::MAX) = o {
             return; // the placeholder predicate of a new θ
         }
+        let k = self.user_slot(u) as usize;
         let users = &mut self.port_mut(o).users;
-        let k = users
-            .iter()
-            .position(|&x| x == u)
-            .expect("a user is in its origin's list");
+        debug_assert_eq!(users.get(k), Some(&u), "a user is where its slot says");
         users.swap_remove(k);
+        if let Some(&moved) = users.get(k) {
+            self.set_user_slot(moved, k as u32);
+        }
     }
 
-    fn relink(&mut self, o: Origin, from: User, to: User) {
+    /// Renames user `from` (reading `o`) to `to` in `o`'s users, in place; the caller
+    /// moves the slot along with the input or result.
+    fn rename_user(&mut self, o: Origin, from: User, to: User) {
         if let Origin::Arg(_, u32::MAX) = o {
             return;
         }
+        let k = self.user_slot(from) as usize;
         let users = &mut self.port_mut(o).users;
-        let k = users
-            .iter()
-            .position(|&x| x == from)
-            .expect("a user is in its origin's list");
+        debug_assert_eq!(users.get(k), Some(&from), "a user is where its slot says");
         users[k] = to;
+    }
+
+    /// Takes every input of `n` out of its origin's users and leaves `n` without inputs.
+    fn unlink_inputs(&mut self, n: Node) {
+        for i in 0..self.nodes[n].inputs.len() {
+            let o = self.nodes[n].inputs[i];
+            self.unlink(o, User::In(n, i as u32));
+        }
+        self.nodes[n].inputs.clear();
+        self.nodes[n].input_slots.clear();
     }
 
     /// Makes user `u` read `o` instead.
@@ -654,14 +705,14 @@ impl<O: Operation> Graph<O> {
         debug_assert_eq!(self.origin_region(o), self.nodes[n].region);
         let old = std::mem::replace(&mut self.nodes[n].inputs[i], o);
         self.unlink(old, User::In(n, i as u32));
-        self.port_mut(o).users.push(User::In(n, i as u32));
+        self.link(o, User::In(n, i as u32));
     }
 
     pub fn set_result(&mut self, r: Region, i: usize, o: Origin) {
         debug_assert_eq!(self.origin_region(o), r);
         let old = std::mem::replace(&mut self.regions[r].results[i], o);
         self.unlink(old, User::Res(r, i as u32));
-        self.port_mut(o).users.push(User::Res(r, i as u32));
+        self.link(o, User::Res(r, i as u32));
     }
 
     /// Makes every user of `from` read `to` (same region). Returns how many there were.
@@ -671,11 +722,13 @@ impl<O: Operation> Graph<O> {
         }
         let users = std::mem::take(&mut self.port_mut(from).users);
         let count = users.len();
-        for &u in &users {
+        let base = self.port(to).users.len() as u32;
+        for (k, &u) in users.iter().enumerate() {
             match u {
                 User::In(n, i) => self.nodes[n].inputs[i as usize] = to,
                 User::Res(r, i) => self.regions[r].results[i as usize] = to,
             }
+            self.set_user_slot(u, base + k as u32);
         }
         self.port_mut(to).users.extend(users);
         count
@@ -689,10 +742,7 @@ impl<O: Operation> Graph<O> {
             self.remove_region_contents(r);
             self.regions[r].alive = false;
         }
-        let inputs = std::mem::take(&mut self.nodes[n].inputs);
-        for (i, o) in inputs.into_iter().enumerate() {
-            self.unlink(o, User::In(n, i as u32));
-        }
+        self.unlink_inputs(n);
         let region = self.nodes[n].region;
         let slot = self.nodes[n].slot as usize;
         let list = &mut self.regions[region].nodes;
@@ -706,10 +756,12 @@ impl<O: Operation> Graph<O> {
     /// Removes every node of a region (consumers first), leaving its arguments and
     /// results (which stop reading anything only when the region itself goes).
     fn remove_region_contents(&mut self, r: Region) {
-        let results = std::mem::take(&mut self.regions[r].results);
-        for (i, o) in results.into_iter().enumerate() {
+        for i in 0..self.regions[r].results.len() {
+            let o = self.regions[r].results[i];
             self.unlink(o, User::Res(r, i as u32));
         }
+        self.regions[r].results.clear();
+        self.regions[r].result_slots.clear();
         for n in self.topological_order(r).into_iter().rev() {
             self.remove_node(n);
         }
@@ -719,22 +771,12 @@ impl<O: Operation> Graph<O> {
     /// variable or a θ's loop variable, use the structural helpers, which keep the
     /// subregions in step.)
     pub fn remove_input(&mut self, n: Node, i: usize) {
-        let o = self.nodes[n].inputs.remove(i);
-        self.unlink(o, User::In(n, i as u32));
-        for j in i..self.nodes[n].inputs.len() {
-            let o = self.nodes[n].inputs[j];
-            self.relink(o, User::In(n, j as u32 + 1), User::In(n, j as u32));
-        }
+        self.retain_inputs(n, |j| j != i);
     }
 
     /// Removes result `i` of a region; later results move down by one.
     pub fn remove_result(&mut self, r: Region, i: usize) {
-        let o = self.regions[r].results.remove(i);
-        self.unlink(o, User::Res(r, i as u32));
-        for j in i..self.regions[r].results.len() {
-            let o = self.regions[r].results[j];
-            self.relink(o, User::Res(r, j as u32 + 1), User::Res(r, j as u32));
-        }
+        self.retain_results(r, |j| j != i);
     }
 
     /// Removes output `i` of a node, which must be unused; later outputs move down.
@@ -777,36 +819,55 @@ impl<O: Operation> Graph<O> {
     /// others: one pass over the inputs, each kept one relinked once at most (removing
     /// many one by one with [`Graph::remove_input`] shifts the later ones each time).
     pub fn retain_inputs(&mut self, n: Node, keep: impl Fn(usize) -> bool) {
-        let old = std::mem::take(&mut self.nodes[n].inputs);
-        let mut kept = Vec::with_capacity(old.len());
-        for (i, o) in old.into_iter().enumerate() {
-            if keep(i) {
-                if kept.len() != i {
-                    self.relink(o, User::In(n, i as u32), User::In(n, kept.len() as u32));
-                }
-                kept.push(o);
-            } else {
-                self.unlink(o, User::In(n, i as u32));
-            }
+        // first the removed ones go from their origins' lists (their slots, and those
+        // of the users moved into their places, stay right while nothing shifts)
+        let len = self.nodes[n].inputs.len();
+        for i in (0..len).filter(|&i| !keep(i)) {
+            let o = self.nodes[n].inputs[i];
+            self.unlink(o, User::In(n, i as u32));
         }
-        self.nodes[n].inputs = kept;
+        // then the kept ones move down, renamed in place
+        let mut j = 0;
+        for i in 0..len {
+            if !keep(i) {
+                continue;
+            }
+            if j != i {
+                let o = self.nodes[n].inputs[i];
+                self.rename_user(o, User::In(n, i as u32), User::In(n, j as u32));
+                let data = &mut self.nodes[n];
+                data.inputs[j] = data.inputs[i];
+                data.input_slots[j] = data.input_slots[i];
+            }
+            j += 1;
+        }
+        self.nodes[n].inputs.truncate(j);
+        self.nodes[n].input_slots.truncate(j);
     }
 
     /// Keeps the results of `r` whose index `keep` accepts (as [`Graph::retain_inputs`]).
     pub fn retain_results(&mut self, r: Region, keep: impl Fn(usize) -> bool) {
-        let old = std::mem::take(&mut self.regions[r].results);
-        let mut kept = Vec::with_capacity(old.len());
-        for (i, o) in old.into_iter().enumerate() {
-            if keep(i) {
-                if kept.len() != i {
-                    self.relink(o, User::Res(r, i as u32), User::Res(r, kept.len() as u32));
-                }
-                kept.push(o);
-            } else {
-                self.unlink(o, User::Res(r, i as u32));
-            }
+        let len = self.regions[r].results.len();
+        for i in (0..len).filter(|&i| !keep(i)) {
+            let o = self.regions[r].results[i];
+            self.unlink(o, User::Res(r, i as u32));
         }
-        self.regions[r].results = kept;
+        let mut j = 0;
+        for i in 0..len {
+            if !keep(i) {
+                continue;
+            }
+            if j != i {
+                let o = self.regions[r].results[i];
+                self.rename_user(o, User::Res(r, i as u32), User::Res(r, j as u32));
+                let data = &mut self.regions[r];
+                data.results[j] = data.results[i];
+                data.result_slots[j] = data.result_slots[i];
+            }
+            j += 1;
+        }
+        self.regions[r].results.truncate(j);
+        self.regions[r].result_slots.truncate(j);
     }
 
     /// Keeps the outputs of `n` whose index `keep` accepts; the others must be unused.
@@ -915,10 +976,7 @@ impl<O: Operation> Graph<O> {
     /// `to`). Its outputs keep their users, which the caller rewires first (they must
     /// be in `to`).
     pub fn move_node(&mut self, n: Node, to: Region, inputs: &[Origin]) {
-        let old: Vec<Origin> = std::mem::take(&mut self.nodes[n].inputs);
-        for (i, o) in old.into_iter().enumerate() {
-            self.unlink(o, User::In(n, i as u32));
-        }
+        self.unlink_inputs(n);
         let from = self.nodes[n].region;
         let slot = self.nodes[n].slot as usize;
         let list = &mut self.regions[from].nodes;
@@ -940,8 +998,9 @@ impl<O: Operation> Graph<O> {
     /// form a cycle (an ill-formed graph) are left out; the verifier reports them.
     pub fn topological_order(&self, r: Region) -> Vec<Node> {
         let nodes = &self.regions[r].nodes;
-        // pending[n] = inputs from nodes of this region not yet emitted
-        let mut pending: rustc_hash::FxHashMap<Node, u32> = Default::default();
+        // pending[slot of n] = inputs of n from nodes of this region not yet emitted
+        // (indexed by the position in the region's list: dense, no hashing)
+        let mut pending: Vec<u32> = Vec::with_capacity(nodes.len());
         let mut ready = Vec::new();
         for &n in nodes {
             let count = self.nodes[n]
@@ -949,34 +1008,30 @@ impl<O: Operation> Graph<O> {
                 .iter()
                 .filter(|o| matches!(o, Origin::Out(..)))
                 .count() as u32;
+            pending.push(count);
             if count == 0 {
                 ready.push(n);
-            } else {
-                pending.insert(n, count);
             }
         }
-        // deterministic: most recently created first among ready ones is fine, but
-        // keep creation order for readable output
+        // deterministic, and in creation order among the ready ones for readable
+        // output: `ready` is a stack, so the lowest number goes last
         ready.sort_unstable_by(|a, b| b.cmp(a));
         let mut order = Vec::with_capacity(nodes.len());
         while let Some(n) = ready.pop() {
             order.push(n);
-            let mut next = Vec::new();
+            let first_new = ready.len();
             for p in &self.nodes[n].outputs {
                 for &u in &p.users {
-                    if let User::In(m, _) = u
-                        && let Some(c) = pending.get_mut(&m)
-                    {
+                    if let User::In(m, _) = u {
+                        let c = &mut pending[self.nodes[m].slot as usize];
                         *c -= 1;
                         if *c == 0 {
-                            next.push(m);
+                            ready.push(m);
                         }
                     }
                 }
             }
-            next.sort_unstable_by(|a, b| b.cmp(a));
-            next.dedup();
-            ready.extend(next);
+            ready[first_new..].sort_unstable_by(|a, b| b.cmp(a));
         }
         order
     }

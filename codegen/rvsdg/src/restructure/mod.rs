@@ -117,9 +117,11 @@ mod editor;
 mod exit;
 mod local;
 mod loops;
+mod passthrough;
 mod tree;
 
 pub use local::is_rematerializable;
+pub use passthrough::forward_pass_through_params;
 pub use tree::{Tree, structure_tree};
 
 use editor::Editor;
