@@ -630,8 +630,8 @@ impl<O: Operation> Graph<O> {
 
     // ---- rewiring ----
 
-    /// Where user `u` is in its origin's list of users.
-    fn user_slot(&self, u: User) -> u32 {
+    /// Where user `u` is in its origin's list of users (for the verifier).
+    pub(crate) fn user_slot(&self, u: User) -> u32 {
         match u {
             User::In(n, i) => self.nodes[n].input_slots[i as usize],
             User::Res(r, i) => self.regions[r].result_slots[i as usize],

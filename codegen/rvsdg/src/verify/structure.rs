@@ -186,55 +186,62 @@ where
     O: Operation + Display,
 {
     let g = report.g;
-    // Users lists: each listed user reads the origin back, and is listed once (in
-    // all the lists together, since a user reads one origin).
-    let mut listed: FxHashSet<User> = FxHashSet::default();
+    // Users lists: each listed user reads the origin back and sits where its place
+    // says (so it is listed once: a user reads one origin and has one place).
     for &r in regions {
         for o in g.arg_origins(r) {
-            users_of(report, o, &mut listed);
+            users_of(report, o);
         }
         for &n in g.nodes(r) {
             for o in g.outputs(n) {
-                users_of(report, o, &mut listed);
+                users_of(report, o);
             }
         }
     }
     // Edges: each reads a valid origin of its region, and is in that origin's list.
     for &r in regions {
         for (i, &o) in g.results(r).iter().enumerate() {
-            edge(report, User::Res(r, i as u32), o, r, &listed);
+            edge(report, User::Res(r, i as u32), o, r);
         }
         for &n in g.nodes(r) {
             for (i, &o) in g.inputs(n).iter().enumerate() {
-                edge(report, User::In(n, i as u32), o, r, &listed);
+                edge(report, User::In(n, i as u32), o, r);
             }
         }
     }
 }
 
-fn users_of<O>(report: &mut Report<'_, O>, o: Origin, listed: &mut FxHashSet<User>)
+fn users_of<O>(report: &mut Report<'_, O>, o: Origin)
 where
     O: Operation + Display,
 {
-    for &u in report.g.users(o) {
+    let users = report.g.users(o);
+    for (k, &u) in users.iter().enumerate() {
+        let place = report.g.user_slot(u) as usize;
         let message = if reads(report.g, u) != Some(o) {
             format!("its users list names {}, which does not read it", user(u))
-        } else if !listed.insert(u) {
+        } else if place == k {
+            continue;
+        } else if users.get(place) == Some(&u) {
             format!("its users list names {} twice", user(u))
         } else {
-            continue;
+            format!(
+                "its users list has {} at {k}, where the edge's place says {place}",
+                user(u)
+            )
         };
         at_origin(report, o, Rule::Structure, message);
     }
 }
 
-fn edge<O>(report: &mut Report<'_, O>, u: User, o: Origin, r: Region, listed: &FxHashSet<User>)
+fn edge<O>(report: &mut Report<'_, O>, u: User, o: Origin, r: Region)
 where
     O: Operation + Display,
 {
-    let message = match origin_problem(report.g, o, r) {
+    let g = report.g;
+    let message = match origin_problem(g, o, r) {
         Some(p) => format!("{} reads {}, {p}", user(u), origin(o)),
-        None if !listed.contains(&u) => format!(
+        None if g.users(o).get(g.user_slot(u) as usize) != Some(&u) => format!(
             "{} reads {}, but is not in its users list",
             user(u),
             origin(o)
