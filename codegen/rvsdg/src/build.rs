@@ -149,7 +149,10 @@ impl Builder<'_> {
             return Ok(o);
         }
         let Some(level) = self.outer.iter().rposition(|f| f.vals.contains_key(&v)) else {
-            return Err(format!("@{}: {v} is used where it is not visible", self.f.name));
+            return Err(format!(
+                "@{}: {v} is used where it is not visible",
+                self.f.name
+            ));
         };
         let mut o = self.outer[level].vals[&v];
         for j in level + 1..=self.outer.len() {

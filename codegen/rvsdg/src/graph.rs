@@ -27,7 +27,7 @@
 //! knows its place in that list, so that an edge is removed in O(1) (a value read by
 //! thousands of nodes, such as a parameter of a long function, is common).
 
-use cranelift_entity::{PrimaryMap, entity_impl};
+use cranelift_entity::{EntityRef, PrimaryMap, entity_impl};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -131,8 +131,6 @@ pub struct NodeData<O: Operation> {
     pub inputs: Vec<Origin>,
     pub outputs: Vec<Port<O::Type>>,
     pub loc: O::Loc,
-    /// Position in the region's node list (for O(1) removal); `u32::MAX` when dead.
-    slot: u32,
     /// Position of each input in its origin's list of users (for O(1) unlinking).
     input_slots: Vec<u32>,
 }
@@ -153,6 +151,10 @@ pub struct RegionData<T> {
 #[derive(Clone, Debug)]
 pub struct Graph<O: Operation> {
     nodes: PrimaryMap<Node, NodeData<O>>,
+    /// Each node's position in its region's node list (for O(1) removal), `u32::MAX`
+    /// when it is dead; apart from the nodes' data, which is large, so that a
+    /// traversal that only needs it (the topological order) stays in cache.
+    node_slots: Vec<u32>,
     regions: PrimaryMap<Region, RegionData<O::Type>>,
     root: Region,
 }
@@ -177,6 +179,7 @@ impl<O: Operation> Graph<O> {
         });
         Graph {
             nodes: PrimaryMap::new(),
+            node_slots: Vec::new(),
             regions,
             root,
         }
@@ -218,7 +221,7 @@ impl<O: Operation> Graph<O> {
     }
 
     pub fn is_alive(&self, n: Node) -> bool {
-        self.nodes[n].slot != u32::MAX
+        self.node_slots[n.index()] != u32::MAX
     }
 
     pub fn region_is_alive(&self, r: Region) -> bool {
@@ -390,9 +393,9 @@ impl<O: Operation> Graph<O> {
             inputs: inputs.to_vec(),
             outputs: Vec::new(),
             loc: O::Loc::default(),
-            slot,
             input_slots: vec![0; inputs.len()],
         });
+        self.node_slots.push(slot);
         self.regions[region].nodes.push(n);
         for (i, &o) in inputs.iter().enumerate() {
             debug_assert_eq!(
@@ -744,13 +747,13 @@ impl<O: Operation> Graph<O> {
         }
         self.unlink_inputs(n);
         let region = self.nodes[n].region;
-        let slot = self.nodes[n].slot as usize;
+        let slot = self.node_slots[n.index()] as usize;
         let list = &mut self.regions[region].nodes;
         list.swap_remove(slot);
         if let Some(&moved) = list.get(slot) {
-            self.nodes[moved].slot = slot as u32;
+            self.node_slots[moved.index()] = slot as u32;
         }
-        self.nodes[n].slot = u32::MAX;
+        self.node_slots[n.index()] = u32::MAX;
     }
 
     /// Removes every node of a region (consumers first), leaving its arguments and
@@ -978,14 +981,14 @@ impl<O: Operation> Graph<O> {
     pub fn move_node(&mut self, n: Node, to: Region, inputs: &[Origin]) {
         self.unlink_inputs(n);
         let from = self.nodes[n].region;
-        let slot = self.nodes[n].slot as usize;
+        let slot = self.node_slots[n.index()] as usize;
         let list = &mut self.regions[from].nodes;
         list.swap_remove(slot);
         if let Some(&moved) = list.get(slot) {
-            self.nodes[moved].slot = slot as u32;
+            self.node_slots[moved.index()] = slot as u32;
         }
         self.nodes[n].region = to;
-        self.nodes[n].slot = self.regions[to].nodes.len() as u32;
+        self.node_slots[n.index()] = self.regions[to].nodes.len() as u32;
         self.regions[to].nodes.push(n);
         for &o in inputs {
             self.add_input(n, o);
@@ -1023,7 +1026,7 @@ impl<O: Operation> Graph<O> {
             for p in &self.nodes[n].outputs {
                 for &u in &p.users {
                     if let User::In(m, _) = u {
-                        let c = &mut pending[self.nodes[m].slot as usize];
+                        let c = &mut pending[self.node_slots[m.index()] as usize];
                         *c -= 1;
                         if *c == 0 {
                             ready.push(m);

@@ -163,7 +163,12 @@ pub fn forward_pass_through_params(
         }
     }
     for &b in &blocks {
-        if func.dfg.block_params(b).iter().all(|&p| forward[p].is_none()) {
+        if func
+            .dfg
+            .block_params(b)
+            .iter()
+            .all(|&p| forward[p].is_none())
+        {
             continue;
         }
         let params = func.dfg.detach_block_params(b);
