@@ -31,7 +31,7 @@ use cranelift_entity::EntityRef;
 use vliw_isa::{FieldKind, MachineConfig, Opcode, check_bundle};
 
 use super::{
-    Imm, InstId, MBlock, MInst, MOp, MachFunction, Reg, RegClass, VReg, encoding_of, field_class,
+    Imm, MBlock, MInst, MOp, MachFunction, Reg, RegClass, VReg, encoding_of, field_class,
     operand_fields,
 };
 
@@ -172,21 +172,22 @@ impl Verifier<'_> {
             self.error(None, None, "no blocks in the layout".into());
             return false;
         }
-        let mut seen = HashSet::new();
-        let mut ids: HashSet<InstId> = HashSet::new();
+        // dense marks, not hash sets: the layout of a large function is long
+        let mut seen = vec![false; f.blocks.len()];
+        let mut ids = vec![false; f.insts.len()];
         for &b in &f.layout {
             if b.index() >= f.blocks.len() {
                 self.error(Some(b), None, "laid out but does not exist".into());
                 continue;
             }
-            if !seen.insert(b) {
+            if std::mem::replace(&mut seen[b.index()], true) {
                 self.error(Some(b), None, "laid out twice".into());
                 continue;
             }
             for &id in f.block_inst_ids(b) {
                 if id.index() >= f.insts.len() {
                     self.error(Some(b), None, format!("{id} does not exist"));
-                } else if !ids.insert(id) {
+                } else if std::mem::replace(&mut ids[id.index()], true) {
                     self.error(
                         Some(b),
                         Some(&f.insts[id]),

@@ -20,7 +20,7 @@
 //! last-use points of reloads need at most the registers of one operation.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use vliw_isa::Opcode;
 
 use super::analysis::{Analysis, Excess, Walker, virtual_defs, virtual_uses};
@@ -54,7 +54,7 @@ impl NextUse {
             changed = false;
             for &b in &post {
                 let live_out = a.live.live_out(block(b));
-                let mut out: HashMap<VReg, u32> = HashMap::new();
+                let mut out: HashMap<VReg, u32> = HashMap::default();
                 for s in a.cfg.succs(block(b)) {
                     let exit = a.loops.loop_depth(*s) < a.loops.loop_depth(block(b));
                     for (&v, &d) in &at_start[mblock(*s)] {
