@@ -71,7 +71,11 @@ struct Counts {
 fn inline_and_hoist(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     loop {
         let mut inlined = false;
-        for n in g.topological_order(r) {
+        // the known-arm rule needs no order: a snapshot of the region's list will do
+        for n in g.nodes(r).to_vec() {
+            if !g.is_alive(n) {
+                continue;
+            }
             if let Some(arm) = known_arm(g, n)
                 && inline_arm(g, n, arm)
             {
@@ -300,7 +304,8 @@ fn sink_region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
             counts.sunk += 1;
         }
     }
-    for n in g.topological_order(r) {
+    // the subregions are independent of each other: no order needed
+    for n in g.nodes(r).to_vec() {
         for s in g.kind(n).subregions().to_vec() {
             sink_region(g, s, counts);
         }
