@@ -81,6 +81,23 @@ pub enum User {
     Res(Region, u32),
 }
 
+/// What reads edges: a node (its inputs) or a region (its results).
+#[derive(Copy, Clone, Debug)]
+enum Reader {
+    Node(Node),
+    Region(Region),
+}
+
+impl Reader {
+    /// The user that edge `i` of the reader is.
+    fn user(self, i: usize) -> User {
+        match self {
+            Reader::Node(n) => User::In(n, i as u32),
+            Reader::Region(r) => User::Res(r, i as u32),
+        }
+    }
+}
+
 /// An output of a node or an argument of a region: its type and who uses it.
 #[derive(Clone, Debug)]
 pub struct Port<T> {
@@ -688,12 +705,7 @@ impl<O: Operation> Graph<O> {
 
     /// Takes every input of `n` out of its origin's users and leaves `n` without inputs.
     fn unlink_inputs(&mut self, n: Node) {
-        for i in 0..self.nodes[n].inputs.len() {
-            let o = self.nodes[n].inputs[i];
-            self.unlink(o, User::In(n, i as u32));
-        }
-        self.nodes[n].inputs.clear();
-        self.nodes[n].input_slots.clear();
+        self.retain_edges(Reader::Node(n), |_| false);
     }
 
     /// Makes user `u` read `o` instead.
@@ -759,12 +771,7 @@ impl<O: Operation> Graph<O> {
     /// Removes every node of a region (consumers first), leaving its arguments and
     /// results (which stop reading anything only when the region itself goes).
     fn remove_region_contents(&mut self, r: Region) {
-        for i in 0..self.regions[r].results.len() {
-            let o = self.regions[r].results[i];
-            self.unlink(o, User::Res(r, i as u32));
-        }
-        self.regions[r].results.clear();
-        self.regions[r].result_slots.clear();
+        self.retain_edges(Reader::Region(r), |_| false);
         for n in self.topological_order(r).into_iter().rev() {
             self.remove_node(n);
         }
@@ -819,15 +826,39 @@ impl<O: Operation> Graph<O> {
     }
 
     /// Keeps the inputs of `n` whose index `keep` accepts, in order, removing the
-    /// others: one pass over the inputs, each kept one relinked once at most (removing
+    /// others: one pass over the inputs, each kept one renamed once at most (removing
     /// many one by one with [`Graph::remove_input`] shifts the later ones each time).
     pub fn retain_inputs(&mut self, n: Node, keep: impl Fn(usize) -> bool) {
+        self.retain_edges(Reader::Node(n), keep);
+    }
+
+    /// Keeps the results of `r` whose index `keep` accepts (as [`Graph::retain_inputs`]).
+    pub fn retain_results(&mut self, r: Region, keep: impl Fn(usize) -> bool) {
+        self.retain_edges(Reader::Region(r), keep);
+    }
+
+    /// The edges `reader` reads, and their places in their origins' lists of users.
+    fn edges_mut(&mut self, reader: Reader) -> (&mut Vec<Origin>, &mut Vec<u32>) {
+        match reader {
+            Reader::Node(n) => {
+                let d = &mut self.nodes[n];
+                (&mut d.inputs, &mut d.input_slots)
+            }
+            Reader::Region(r) => {
+                let d = &mut self.regions[r];
+                (&mut d.results, &mut d.result_slots)
+            }
+        }
+    }
+
+    /// [`Graph::retain_inputs`] and [`Graph::retain_results`].
+    fn retain_edges(&mut self, reader: Reader, keep: impl Fn(usize) -> bool) {
         // first the removed ones go from their origins' lists (their slots, and those
         // of the users moved into their places, stay right while nothing shifts)
-        let len = self.nodes[n].inputs.len();
+        let len = self.edges_mut(reader).0.len();
         for i in (0..len).filter(|&i| !keep(i)) {
-            let o = self.nodes[n].inputs[i];
-            self.unlink(o, User::In(n, i as u32));
+            let o = self.edges_mut(reader).0[i];
+            self.unlink(o, reader.user(i));
         }
         // then the kept ones move down, renamed in place
         let mut j = 0;
@@ -836,41 +867,17 @@ impl<O: Operation> Graph<O> {
                 continue;
             }
             if j != i {
-                let o = self.nodes[n].inputs[i];
-                self.rename_user(o, User::In(n, i as u32), User::In(n, j as u32));
-                let data = &mut self.nodes[n];
-                data.inputs[j] = data.inputs[i];
-                data.input_slots[j] = data.input_slots[i];
+                let o = self.edges_mut(reader).0[i];
+                self.rename_user(o, reader.user(i), reader.user(j));
+                let (edges, slots) = self.edges_mut(reader);
+                edges[j] = edges[i];
+                slots[j] = slots[i];
             }
             j += 1;
         }
-        self.nodes[n].inputs.truncate(j);
-        self.nodes[n].input_slots.truncate(j);
-    }
-
-    /// Keeps the results of `r` whose index `keep` accepts (as [`Graph::retain_inputs`]).
-    pub fn retain_results(&mut self, r: Region, keep: impl Fn(usize) -> bool) {
-        let len = self.regions[r].results.len();
-        for i in (0..len).filter(|&i| !keep(i)) {
-            let o = self.regions[r].results[i];
-            self.unlink(o, User::Res(r, i as u32));
-        }
-        let mut j = 0;
-        for i in 0..len {
-            if !keep(i) {
-                continue;
-            }
-            if j != i {
-                let o = self.regions[r].results[i];
-                self.rename_user(o, User::Res(r, i as u32), User::Res(r, j as u32));
-                let data = &mut self.regions[r];
-                data.results[j] = data.results[i];
-                data.result_slots[j] = data.result_slots[i];
-            }
-            j += 1;
-        }
-        self.regions[r].results.truncate(j);
-        self.regions[r].result_slots.truncate(j);
+        let (edges, slots) = self.edges_mut(reader);
+        edges.truncate(j);
+        slots.truncate(j);
     }
 
     /// Keeps the outputs of `n` whose index `keep` accepts; the others must be unused.
