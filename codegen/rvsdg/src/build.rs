@@ -164,21 +164,19 @@ impl Builder<'_> {
             let k = match self.routed.get(&(node, o)) {
                 Some(&k) => k,
                 None => {
-                    match self.g.kind(node) {
+                    // the new variable's argument: after the γ's predicate input, or
+                    // the θ's input of the same number
+                    let k = match self.g.kind(node) {
                         NodeKind::Gamma { .. } => {
                             self.g.add_gamma_entry(node, o);
+                            self.g.inputs(node).len() - 2
                         }
                         NodeKind::Theta { .. } => {
                             self.g.add_theta_var(node, o);
+                            self.g.inputs(node).len() - 1
                         }
                         _ => unreachable!("values do not flow into a λ"),
-                    }
-                    let inputs = self.g.inputs(node).len() as u32;
-                    let k = if matches!(self.g.kind(node), NodeKind::Gamma { .. }) {
-                        inputs - 2
-                    } else {
-                        inputs - 1
-                    };
+                    } as u32;
                     self.routed.insert((node, o), k);
                     k
                 }

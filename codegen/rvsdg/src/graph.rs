@@ -98,6 +98,23 @@ impl Reader {
     }
 }
 
+/// What gives values: a node (its outputs) or a region (its arguments).
+#[derive(Copy, Clone, Debug)]
+enum Producer {
+    Node(Node),
+    Region(Region),
+}
+
+impl Producer {
+    /// Its value number `i`.
+    fn origin(self, i: usize) -> Origin {
+        match self {
+            Producer::Node(n) => Origin::Out(n, i as u32),
+            Producer::Region(r) => Origin::Arg(r, i as u32),
+        }
+    }
+}
+
 /// An output of a node or an argument of a region: its type and who uses it.
 #[derive(Clone, Debug)]
 pub struct Port<T> {
@@ -882,38 +899,26 @@ impl<O: Operation> Graph<O> {
 
     /// Keeps the outputs of `n` whose index `keep` accepts; the others must be unused.
     pub fn retain_outputs(&mut self, n: Node, keep: impl Fn(usize) -> bool) {
-        let old = std::mem::take(&mut self.nodes[n].outputs);
-        let mut kept = Vec::with_capacity(old.len());
-        for (i, port) in old.into_iter().enumerate() {
-            if !keep(i) {
-                assert!(port.users.is_empty(), "{n}: output {i} is used");
-                continue;
-            }
-            if kept.len() != i {
-                let o = Origin::Out(n, kept.len() as u32);
-                for &u in &port.users {
-                    match u {
-                        User::In(m, k) => self.nodes[m].inputs[k as usize] = o,
-                        User::Res(q, k) => self.regions[q].results[k as usize] = o,
-                    }
-                }
-            }
-            kept.push(port);
-        }
-        self.nodes[n].outputs = kept;
+        self.retain_ports(Producer::Node(n), keep);
     }
 
     /// Keeps the arguments of `r` whose index `keep` accepts; the others must be unused.
     pub fn retain_args(&mut self, r: Region, keep: impl Fn(usize) -> bool) {
-        let old = std::mem::take(&mut self.regions[r].args);
+        self.retain_ports(Producer::Region(r), keep);
+    }
+
+    /// [`Graph::retain_outputs`] and [`Graph::retain_args`]: the kept ports move down
+    /// with their users, whose edges are renumbered (their places stay).
+    fn retain_ports(&mut self, producer: Producer, keep: impl Fn(usize) -> bool) {
+        let old = std::mem::take(self.ports_mut(producer));
         let mut kept = Vec::with_capacity(old.len());
         for (i, port) in old.into_iter().enumerate() {
             if !keep(i) {
-                assert!(port.users.is_empty(), "{r}: argument {i} is used");
+                assert!(port.users.is_empty(), "{producer:?}: port {i} is used");
                 continue;
             }
             if kept.len() != i {
-                let o = Origin::Arg(r, kept.len() as u32);
+                let o = producer.origin(kept.len());
                 for &u in &port.users {
                     match u {
                         User::In(m, k) => self.nodes[m].inputs[k as usize] = o,
@@ -923,7 +928,14 @@ impl<O: Operation> Graph<O> {
             }
             kept.push(port);
         }
-        self.regions[r].args = kept;
+        *self.ports_mut(producer) = kept;
+    }
+
+    fn ports_mut(&mut self, producer: Producer) -> &mut Vec<Port<O::Type>> {
+        match producer {
+            Producer::Node(n) => &mut self.nodes[n].outputs,
+            Producer::Region(r) => &mut self.regions[r].args,
+        }
     }
 
     /// Removes the θ's loop variables whose index `dead` accepts, all at once: their
