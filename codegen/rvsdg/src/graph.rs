@@ -28,6 +28,7 @@
 //! thousands of nodes, such as a parameter of a long function, is common).
 
 use cranelift_entity::{EntityRef, PrimaryMap, entity_impl};
+use smallvec::SmallVec;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -119,8 +120,23 @@ impl Producer {
 #[derive(Clone, Debug)]
 pub struct Port<T> {
     pub ty: T,
-    pub users: Vec<User>,
+    users: Users,
 }
+
+// The lists of a node are stored inline up to the sizes most nodes have (an operation
+// reads at most three values and gives one or two, most values have one or two users),
+// so that following an edge touches the node's own memory and not a separate
+// allocation per list: on functions whose graph outgrows the caches, that is what a
+// traversal's time goes to.
+
+/// The edges a node or region reads (its inputs, or its results).
+type Edges = SmallVec<[Origin; 3]>;
+/// Where each of those edges is in its origin's list of users.
+type Slots = SmallVec<[u32; 3]>;
+/// Who reads a port.
+type Users = SmallVec<[User; 2]>;
+/// The values a node or region gives (its outputs, or its arguments).
+type Ports<T> = SmallVec<[Port<T>; 1]>;
 
 /// The kind of a node, with its subregions.
 #[derive(Clone, Debug)]
@@ -162,21 +178,21 @@ impl<O: Operation> NodeKind<O> {
 pub struct NodeData<O: Operation> {
     pub kind: NodeKind<O>,
     pub region: Region,
-    pub inputs: Vec<Origin>,
-    pub outputs: Vec<Port<O::Type>>,
+    inputs: Edges,
+    outputs: Ports<O::Type>,
     pub loc: O::Loc,
     /// Position of each input in its origin's list of users (for O(1) unlinking).
-    input_slots: Vec<u32>,
+    input_slots: Slots,
 }
 
 #[derive(Clone, Debug)]
 pub struct RegionData<T> {
     /// The structural node that owns the region; `None` for the root.
     pub owner: Option<Node>,
-    pub args: Vec<Port<T>>,
-    pub results: Vec<Origin>,
+    args: Ports<T>,
+    results: Edges,
     /// Position of each result in its origin's list of users.
-    result_slots: Vec<u32>,
+    result_slots: Slots,
     nodes: Vec<Node>,
     alive: bool,
 }
@@ -205,9 +221,9 @@ impl<O: Operation> Graph<O> {
         let mut regions = PrimaryMap::new();
         let root = regions.push(RegionData {
             owner: None,
-            args: Vec::new(),
-            results: Vec::new(),
-            result_slots: Vec::new(),
+            args: Ports::new(),
+            results: Edges::new(),
+            result_slots: Slots::new(),
             nodes: Vec::new(),
             alive: true,
         });
@@ -411,9 +427,9 @@ impl<O: Operation> Graph<O> {
     fn add_region(&mut self, owner: Node) -> Region {
         self.regions.push(RegionData {
             owner: Some(owner),
-            args: Vec::new(),
-            results: Vec::new(),
-            result_slots: Vec::new(),
+            args: Ports::new(),
+            results: Edges::new(),
+            result_slots: Slots::new(),
             nodes: Vec::new(),
             alive: true,
         })
@@ -424,10 +440,10 @@ impl<O: Operation> Graph<O> {
         let n = self.nodes.push(NodeData {
             kind,
             region,
-            inputs: inputs.to_vec(),
-            outputs: Vec::new(),
+            inputs: Edges::from_slice(inputs),
+            outputs: Ports::new(),
             loc: O::Loc::default(),
-            input_slots: vec![0; inputs.len()],
+            input_slots: SmallVec::from_elem(0, inputs.len()),
         });
         self.node_slots.push(slot);
         self.regions[region].nodes.push(n);
@@ -633,7 +649,7 @@ impl<O: Operation> Graph<O> {
         let a = &mut self.regions[r].args;
         a.push(Port {
             ty,
-            users: Vec::new(),
+            users: Users::new(),
         });
         Origin::Arg(r, a.len() as u32 - 1)
     }
@@ -651,7 +667,7 @@ impl<O: Operation> Graph<O> {
         let outs = &mut self.nodes[n].outputs;
         outs.push(Port {
             ty,
-            users: Vec::new(),
+            users: Users::new(),
         });
         Origin::Out(n, outs.len() as u32 - 1)
     }
@@ -855,7 +871,7 @@ impl<O: Operation> Graph<O> {
     }
 
     /// The edges `reader` reads, and their places in their origins' lists of users.
-    fn edges_mut(&mut self, reader: Reader) -> (&mut Vec<Origin>, &mut Vec<u32>) {
+    fn edges_mut(&mut self, reader: Reader) -> (&mut Edges, &mut Slots) {
         match reader {
             Reader::Node(n) => {
                 let d = &mut self.nodes[n];
@@ -911,7 +927,7 @@ impl<O: Operation> Graph<O> {
     /// with their users, whose edges are renumbered (their places stay).
     fn retain_ports(&mut self, producer: Producer, keep: impl Fn(usize) -> bool) {
         let old = std::mem::take(self.ports_mut(producer));
-        let mut kept = Vec::with_capacity(old.len());
+        let mut kept = Ports::with_capacity(old.len());
         for (i, port) in old.into_iter().enumerate() {
             if !keep(i) {
                 assert!(port.users.is_empty(), "{producer:?}: port {i} is used");
@@ -931,7 +947,7 @@ impl<O: Operation> Graph<O> {
         *self.ports_mut(producer) = kept;
     }
 
-    fn ports_mut(&mut self, producer: Producer) -> &mut Vec<Port<O::Type>> {
+    fn ports_mut(&mut self, producer: Producer) -> &mut Ports<O::Type> {
         match producer {
             Producer::Node(n) => &mut self.nodes[n].outputs,
             Producer::Region(r) => &mut self.regions[r].args,
@@ -1020,40 +1036,51 @@ impl<O: Operation> Graph<O> {
     /// form a cycle (an ill-formed graph) are left out; the verifier reports them.
     pub fn topological_order(&self, r: Region) -> Vec<Node> {
         let nodes = &self.regions[r].nodes;
-        // pending[slot of n] = inputs of n from nodes of this region not yet emitted
-        // (indexed by the position in the region's list: dense, no hashing)
-        let mut pending: Vec<u32> = Vec::with_capacity(nodes.len());
-        let mut ready = Vec::new();
+        let len = nodes.len();
+        // One pass over the nodes in the order of the region's list (mostly the order
+        // they were created in, so that of their memory) gathers what the sort needs
+        // into dense arrays indexed by the position in that list: how many inputs each
+        // node reads from nodes of the region (`pending`), and each node's consumers
+        // (`consumers[first[s]..first[s + 1]]`, a compressed adjacency list). The sort
+        // then touches only those: following the graph's own edges would visit the
+        // nodes' memory in the order of the dependences, a cache miss per node once a
+        // function's graph outgrows the caches.
+        let mut pending = vec![0u32; len];
+        let mut first: Vec<u32> = Vec::with_capacity(len + 1);
+        let mut consumers: Vec<u32> = Vec::with_capacity(len * 2);
         for &n in nodes {
-            let count = self.nodes[n]
-                .inputs
-                .iter()
-                .filter(|o| matches!(o, Origin::Out(..)))
-                .count() as u32;
-            pending.push(count);
-            if count == 0 {
-                ready.push(n);
-            }
-        }
-        // deterministic, and in creation order among the ready ones for readable
-        // output: `ready` is a stack, so the lowest number goes last
-        ready.sort_unstable_by(|a, b| b.cmp(a));
-        let mut order = Vec::with_capacity(nodes.len());
-        while let Some(n) = ready.pop() {
-            order.push(n);
-            let first_new = ready.len();
+            first.push(consumers.len() as u32);
             for p in &self.nodes[n].outputs {
                 for &u in &p.users {
+                    // the users of a node's outputs are nodes of its region, or results
                     if let User::In(m, _) = u {
-                        let c = &mut pending[self.node_slots[m.index()] as usize];
-                        *c -= 1;
-                        if *c == 0 {
-                            ready.push(m);
-                        }
+                        let s = self.node_slots[m.index()];
+                        consumers.push(s);
+                        pending[s as usize] += 1;
                     }
                 }
             }
-            ready[first_new..].sort_unstable_by(|a, b| b.cmp(a));
+        }
+        first.push(consumers.len() as u32);
+        // deterministic, and in creation order among the ready ones for readable
+        // output: `ready` is a stack, so the lowest number goes last
+        let later_first = |a: &u32, b: &u32| nodes[*b as usize].cmp(&nodes[*a as usize]);
+        let mut ready: Vec<u32> = (0..len as u32)
+            .filter(|&s| pending[s as usize] == 0)
+            .collect();
+        ready.sort_unstable_by(later_first);
+        let mut order = Vec::with_capacity(len);
+        while let Some(s) = ready.pop() {
+            order.push(nodes[s as usize]);
+            let first_new = ready.len();
+            for &t in &consumers[first[s as usize] as usize..first[s as usize + 1] as usize] {
+                let c = &mut pending[t as usize];
+                *c -= 1;
+                if *c == 0 {
+                    ready.push(t);
+                }
+            }
+            ready[first_new..].sort_unstable_by(later_first);
         }
         order
     }
@@ -1097,7 +1124,7 @@ impl<O: Operation> Graph<O> {
 #[cfg(test)]
 impl<O: Operation> Graph<O> {
     /// The users list of `o`, unchecked.
-    pub(crate) fn users_mut(&mut self, o: Origin) -> &mut Vec<User> {
+    pub(crate) fn users_mut(&mut self, o: Origin) -> &mut SmallVec<[User; 2]> {
         &mut self.port_mut(o).users
     }
 
