@@ -379,7 +379,7 @@ impl<O: Operation> Graph<O> {
         (0..self.regions[r].args.len() as u32).map(move |i| Origin::Arg(r, i))
     }
 
-    pub fn output_types(&self, n: Node) -> Vec<O::Type> {
+    pub fn output_types(&self, n: Node) -> SmallVec<[O::Type; 2]> {
         self.nodes[n].outputs.iter().map(|p| p.ty).collect()
     }
 

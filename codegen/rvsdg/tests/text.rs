@@ -96,7 +96,7 @@ fn nested_structure_is_built() {
         ]
     );
     assert_eq!(
-        g.output_types(gamma),
+        g.output_types(gamma)[..],
         [Ty::Val(vliw_ir::Type::I32), Ty::Mem]
     );
     assert_eq!(g.node(gamma).loc, vliw_ir::SourceLoc::new(0, 3, 5));

@@ -39,6 +39,7 @@
 //! its merged outputs make the nodes after it congruent in turn.
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
@@ -89,7 +90,7 @@ struct Counts {
 const MAX_ROUNDS: usize = 8;
 
 /// What makes two simple nodes of a region congruent.
-type Key = (Op, Vec<Ty>, Vec<Origin>);
+type Key = (Op, SmallVec<[Ty; 2]>, SmallVec<[Origin; 3]>);
 
 fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     let mut seen: FxHashMap<Key, Node> = FxHashMap::default();
@@ -99,7 +100,7 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
                 let key = (
                     op.clone(),
                     g.output_types(n),
-                    vec![g.input(n, 0), version(g, n)],
+                    SmallVec::from_slice(&[g.input(n, 0), version(g, n)]),
                 );
                 match seen.get(&key) {
                     Some(&first) if g.inputs(n).len() == 2 && g.num_outputs(n) == 2 => {
@@ -117,7 +118,7 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
                 if !op.is_pure() {
                     continue;
                 }
-                let key = (op.clone(), g.output_types(n), g.inputs(n).to_vec());
+                let key = (op.clone(), g.output_types(n), SmallVec::from_slice(g.inputs(n)));
                 match seen.get(&key) {
                     Some(&first) => {
                         for i in 0..g.num_outputs(n) as u32 {
@@ -314,7 +315,8 @@ fn value_numbers(
     for (k, &c) in class.iter().enumerate() {
         numbers.insert(Origin::Arg(body, k as u32), c);
     }
-    let mut table: FxHashMap<(Op, Vec<Ty>, Vec<u32>), u32> = FxHashMap::default();
+    let mut table: FxHashMap<(Op, SmallVec<[Ty; 2]>, SmallVec<[u32; 3]>), u32> =
+        FxHashMap::default();
     for &m in order {
         let outputs = g.num_outputs(m) as u32;
         let base = match g.op(m) {
@@ -323,7 +325,7 @@ fn value_numbers(
                     .inputs(m)
                     .iter()
                     .map(|o| numbers.get(o).copied())
-                    .collect::<Option<Vec<u32>>>()?;
+                    .collect::<Option<SmallVec<[u32; 3]>>>()?;
                 *table
                     .entry((op.clone(), g.output_types(m), inputs))
                     .or_insert_with(|| {

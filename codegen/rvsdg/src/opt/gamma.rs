@@ -38,6 +38,7 @@
 use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 use super::constants::{RegionConstants, constant, remove_unused};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
@@ -161,7 +162,7 @@ enum Input {
 }
 
 /// What makes two nodes of different arms compute the same value.
-type Key = (Op, Vec<Ty>, Vec<Input>);
+type Key = (Op, SmallVec<[Ty; 2]>, Vec<Input>);
 
 /// The key of node `m` of an arm, if it is a candidate: a pure computation (not a
 /// constant alone, not making a control value) on entry variables and constants.

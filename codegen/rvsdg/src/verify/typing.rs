@@ -186,7 +186,7 @@ fn simple(report: &mut Report<'_, Op>, n: Node, op: &Op, func: &Function) {
 /// A node that gives one control value of `alts` alternatives (at least one).
 fn control_output(report: &mut Report<'_, Op>, n: Node, alts: u32) {
     let outputs = report.g.output_types(n);
-    if outputs != [Ty::Ctl(alts)] || alts == 0 {
+    if outputs[..] != [Ty::Ctl(alts)] || alts == 0 {
         report.node(
             n,
             Rule::Typing,
@@ -294,7 +294,7 @@ fn inst(report: &mut Report<'_, Op>, n: Node, op: &Op, data: &InstructionData, f
         Some(results) => {
             let mut want: Vec<Ty> = results.into_iter().map(Ty::Val).collect();
             want.extend(op.state_outputs().types());
-            if outputs != want {
+            if outputs[..] != want[..] {
                 report.node(
                     n,
                     Rule::Typing,
