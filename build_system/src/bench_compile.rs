@@ -31,6 +31,8 @@ use crate::toolchain::Toolchain;
 pub(crate) mod builds;
 #[path = "bench_compile_tables.rs"]
 mod tables;
+#[path = "bench_compile_work.rs"]
+mod work;
 
 /// Functions of the large program (about 20 lines each).
 const LARGE_FUNCTIONS: usize = 300;
@@ -237,7 +239,9 @@ fn compile_speed(
             m.llvm.push(llvm);
         }
     }
-    Ok(bench.report(&programs, &measured, runs))
+    let mut report = bench.report(&programs, &measured, runs);
+    report.push_str(&work::section(&bench, &programs, options.quick)?);
+    Ok(report)
 }
 
 /// Writes the programs (unchanged files are left alone).
@@ -319,16 +323,11 @@ impl Bench<'_> {
         Ok(())
     }
 
-    /// Compiles `program` once with our backend (and links it) or with LLVM; returns
-    /// the timings and the object's size.
-    fn compile(&self, program: &Program, ours: bool) -> Result<(Sample, u64), String> {
-        let side = if ours { "vliw" } else { "host" };
-        let object = self.work.join(side).join(format!("{}.o", program.name));
-        let _ = fs::remove_file(&object);
-        let mut cmd = self.rustc(&["-Ztime-passes", "--crate-type=lib", "--emit=obj"]);
+    /// The rustc command that compiles `program` to `object` with our backend or LLVM.
+    fn command(&self, program: &Program, ours: bool, object: &Path) -> Command {
+        let mut cmd = self.rustc(&["--crate-type=lib", "--emit=obj"]);
         if ours {
             self.vliw_target(&mut cmd);
-            cmd.arg("-Cllvm-args=time-passes");
         } else {
             cmd.args(["--target", &self.rustc.host]);
         }
@@ -342,7 +341,21 @@ impl Bench<'_> {
             .arg("--extern")
             .arg(format!("mini_core={}", core.display()))
             .arg("-o")
-            .arg(&object);
+            .arg(object);
+        cmd
+    }
+
+    /// Compiles `program` once with our backend (and links it) or with LLVM; returns
+    /// the timings and the object's size.
+    fn compile(&self, program: &Program, ours: bool) -> Result<(Sample, u64), String> {
+        let side = if ours { "vliw" } else { "host" };
+        let object = self.work.join(side).join(format!("{}.o", program.name));
+        let _ = fs::remove_file(&object);
+        let mut cmd = self.command(program, ours, &object);
+        cmd.arg("-Ztime-passes");
+        if ours {
+            cmd.arg("-Cllvm-args=time-passes");
+        }
         let start = Instant::now();
         let out = run(&mut cmd, "rustc")?;
         let wall = start.elapsed().as_secs_f64() * 1e3;

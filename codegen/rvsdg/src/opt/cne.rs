@@ -118,7 +118,11 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
                 if !op.is_pure() {
                     continue;
                 }
-                let key = (op.clone(), g.output_types(n), SmallVec::from_slice(g.inputs(n)));
+                let key = (
+                    op.clone(),
+                    g.output_types(n),
+                    SmallVec::from_slice(g.inputs(n)),
+                );
                 match seen.get(&key) {
                     Some(&first) => {
                         for i in 0..g.num_outputs(n) as u32 {
