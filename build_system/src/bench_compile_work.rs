@@ -213,12 +213,13 @@ pub(super) fn section(bench: &Bench, programs: &[Program], quick: bool) -> Resul
     Ok(r)
 }
 
-/// Whether `tool --version` runs.
+/// Whether `tool --version` runs and names itself (`callgrind_annotate --version` exits
+/// with 255 after printing its version).
 fn tool_runs(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    Command::new(tool).arg("--version").output().is_ok_and(|o| {
+        String::from_utf8_lossy(&o.stdout).contains(tool)
+            || String::from_utf8_lossy(&o.stderr).contains(tool)
+    })
 }
 
 /// The inclusive instruction counts of `PHASES`' functions in a callgrind profile
