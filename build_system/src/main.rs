@@ -65,6 +65,10 @@ Commands:
                                        pass switched off in turn, at each opt
                                        level (the passes of
                                        -Cllvm-args=passes)
+                      --config KEY     fuzz, fuzz_sample: only this configuration
+                                       of the --all-configs list (O0,
+                                       O3,rvsdg-ivr=off; repeatable), to run the
+                                       whole set in parts
   run [FLAGS] FILE [-- ARGS...]
                     Build FILE and run it on the simulator with ARGS; stdin, stdout,
                     stderr and the exit code are the program's (build messages go
@@ -200,6 +204,15 @@ fn dispatch(args: &[String]) -> Result<ExitCode, Error> {
                             return Err(Error::Usage("test: --program needs a name".into()));
                         };
                         test_options.fuzz.programs.push(name.clone());
+                    }
+                    "--config" => {
+                        let Some(key) = options.next() else {
+                            return Err(Error::Usage(
+                                "test: --config needs a configuration (O0, O3,rvsdg-ivr=off)"
+                                    .into(),
+                            ));
+                        };
+                        test_options.fuzz.configs.push(key.clone());
                     }
                     "--binary" | "--profile" => {
                         let Some(value) = options.next() else {

@@ -33,7 +33,7 @@ const HOST_ONLY_SUITES: [&str; 2] = ["no_sysroot", "programs"];
 /// The suites that take --binary and --profile.
 const SYSROOT_SUITES: [&str; 2] = ["sysroot", "sysroot_sample"];
 
-/// The suites that take --sample, --program and --all-configs.
+/// The suites that take --sample, --program, --all-configs and --config.
 const FUZZ_SUITES: [&str; 2] = ["fuzz", "fuzz_sample"];
 
 /// The flag that keeps a suite out of a plain `./y.sh test`.
@@ -145,12 +145,15 @@ pub fn test(
             .into());
     }
     let fuzz = &options.fuzz;
-    if (fuzz.sample.is_some() || !fuzz.programs.is_empty() || fuzz.all_configs)
+    if (fuzz.sample.is_some()
+        || !fuzz.programs.is_empty()
+        || fuzz.all_configs
+        || !fuzz.configs.is_empty())
         && !selected.iter().any(|s| FUZZ_SUITES.contains(&s.as_str()))
     {
         return Err(
-            "--sample, --program and --all-configs are options of the fuzz suites: \
-             ./y.sh test fuzz --program rl_5003"
+            "--sample, --program, --all-configs and --config are options of the fuzz \
+             suites: ./y.sh test fuzz --program rl_5003"
                 .into(),
         );
     }

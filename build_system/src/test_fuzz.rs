@@ -63,6 +63,9 @@ pub struct Options {
     pub programs: Vec<String>,
     /// `--all-configs`: also each optional pass switched off in turn.
     pub all_configs: bool,
+    /// `--config KEY` (repeatable): only these configurations of the `--all-configs`
+    /// list (`O0`, `O3,rvsdg-ivr=off`), so that the whole set can be run in parts.
+    pub configs: Vec<String>,
 }
 
 /// One way to build a program: an opt level and the backend options switching passes
@@ -129,6 +132,26 @@ pub fn configs(passes: &[Pass], all: bool) -> Vec<Config> {
         }
     }
     configs
+}
+
+/// The configurations named by `--config` (all of `all` when none is), in the order of
+/// `all`; an error names a key that is not one of them.
+pub fn select_configs(all: Vec<Config>, wanted: &[String]) -> Result<Vec<Config>, String> {
+    if wanted.is_empty() {
+        return Ok(all);
+    }
+    for key in wanted {
+        if !all.iter().any(|c| &c.key() == key) {
+            return Err(format!(
+                "--config {key}: no such configuration (known: {})",
+                all.iter().map(Config::key).collect::<Vec<_>>().join(" ")
+            ));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|c| wanted.contains(&c.key()))
+        .collect())
 }
 
 /// The deterministic sample: the `n` names with the smallest FNV-1a hash, so that
@@ -422,12 +445,14 @@ pub fn run(
             paths.show(&rustc_vliw)
         ));
     }
-    let passes = if options.all_configs {
+    // a configuration named by --config may be any of the --all-configs list
+    let all_configs = options.all_configs || !options.configs.is_empty();
+    let passes = if all_configs {
         query_passes(paths)?
     } else {
         Vec::new()
     };
-    let configs = configs(&passes, options.all_configs);
+    let configs = select_configs(configs(&passes, all_configs), &options.configs)?;
     let suite = Suite {
         paths,
         cmds: Commands {
@@ -875,6 +900,23 @@ mod tests {
         assert_eq!(
             first_difference(b"a\n", b"a"),
             Some((1, Some("a\n".into()), Some("a".into())))
+        );
+    }
+
+    #[test]
+    fn configurations_are_selected_by_key() {
+        let all = configs(&[pass("mem2reg"), pass("sched")], true);
+        let keys = |cs: Vec<Config>| -> Vec<String> { cs.iter().map(Config::key).collect() };
+        assert_eq!(keys(select_configs(all.clone(), &[]).unwrap()).len(), 6);
+        let wanted = vec!["O0,sched=off".to_string(), "O3".to_string()];
+        assert_eq!(
+            keys(select_configs(all.clone(), &wanted).unwrap()),
+            ["O3", "O0,sched=off"]
+        );
+        let error = select_configs(all, &["O2".to_string()]).unwrap_err();
+        assert!(
+            error.contains("--config O2") && error.contains("O3,mem2reg=off"),
+            "{error}"
         );
     }
 
