@@ -120,15 +120,7 @@ pub(super) fn section(bench: &Bench, programs: &[Program], quick: bool) -> Resul
             .arg(format!("--callgrind-out-file={}", out.display()))
             .arg(cmd.get_program())
             .args(cmd.get_args());
-        if let Some(dir) = cmd.get_current_dir() {
-            grind.current_dir(dir);
-        }
-        for (key, value) in cmd.get_envs() {
-            match value {
-                Some(v) => grind.env(key, v),
-                None => grind.env_remove(key),
-            };
-        }
+        let mut grind = crate::process::with_context_of(&cmd, grind);
         run(&mut grind, "valgrind --tool=callgrind rustc")?;
         let _ = fs::remove_file(&object);
         eprintln!(

@@ -139,15 +139,7 @@ impl Commands {
             // Command is not Clone: rebuild it from its parts.
             let mut again = Command::new(cmd.get_program());
             again.args(cmd.get_args());
-            if let Some(dir) = cmd.get_current_dir() {
-                again.current_dir(dir);
-            }
-            for (k, v) in cmd.get_envs() {
-                match v {
-                    Some(v) => again.env(k, v),
-                    None => again.env_remove(k),
-                };
-            }
+            let mut again = crate::process::with_context_of(cmd, again);
             self.build_step("rustc", &mut again, output)?;
         }
         fs::write(stamp, key)

@@ -61,6 +61,22 @@ pub fn describe_status(status: ExitStatus) -> String {
     status.to_string()
 }
 
+/// `into` with the working directory and environment changes of `from` (a `Command`
+/// is not `Clone`: a copy, or a wrapper such as valgrind around it, starts from its
+/// program and arguments and takes the rest from here).
+pub fn with_context_of(from: &Command, mut into: Command) -> Command {
+    if let Some(dir) = from.get_current_dir() {
+        into.current_dir(dir);
+    }
+    for (key, value) in from.get_envs() {
+        match value {
+            Some(v) => into.env(key, v),
+            None => into.env_remove(key),
+        };
+    }
+    into
+}
+
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || haystack.windows(needle.len()).any(|w| w == needle)
 }
