@@ -38,16 +38,21 @@ pub fn run<'m>(
         }
         options.time(pass.name, || apply(pass, &mut state, options))?;
         ir_changed |= pass.to == Stage::Ir;
+        let ends_stage = passes.get(k + 1).is_none_or(|next| next.from != next.to);
+        let at_boundary =
+            pass.from != pass.to || (ends_stage && (pass.to != Stage::Ir || ir_changed));
         let verify = match options.verify {
-            VerifyLevel::None => false,
-            VerifyLevel::Each => true,
-            VerifyLevel::Boundaries => {
-                let ends_stage = passes.get(k + 1).is_none_or(|next| next.from != next.to);
-                pass.from != pass.to || (ends_stage && (pass.to != Stage::Ir || ir_changed))
-            }
+            VerifyLevel::None => None,
+            // between the boundaries, what the pass changed in the RVSDG
+            VerifyLevel::Each => Some(if at_boundary {
+                Scope::All
+            } else {
+                Scope::Changed
+            }),
+            VerifyLevel::Boundaries => at_boundary.then_some(Scope::All),
         };
-        if verify {
-            options.time("verify", || check(&state, pass, options))?;
+        if let Some(scope) = verify {
+            options.time("verify", || check(&mut state, pass, scope, options))?;
         }
         if options.dumps_at(When::After, pass) {
             dump(&state, pass, When::After, options);
@@ -84,9 +89,22 @@ fn apply(pass: &Pass, state: &mut State<'_>, options: &Options) -> Result<(), Co
     Ok(())
 }
 
+/// How much of the RVSDG to verify.
+#[derive(Copy, Clone)]
+enum Scope {
+    All,
+    /// What changed since it was last verified ([`vliw_rvsdg::Graph::take_changes`]).
+    Changed,
+}
+
 /// Verifies the stage `pass` left the unit in.
-fn check(state: &State<'_>, pass: &Pass, options: &Options) -> Result<(), CompileError> {
-    match &state.rvsdg {
+fn check(
+    state: &mut State<'_>,
+    pass: &Pass,
+    scope: Scope,
+    options: &Options,
+) -> Result<(), CompileError> {
+    match &mut state.rvsdg {
         None => {
             for func in &state.ir.functions {
                 stage::verify(
@@ -98,7 +116,14 @@ fn check(state: &State<'_>, pass: &Pass, options: &Options) -> Result<(), Compil
             }
             Ok(())
         }
-        Some(rm) => vliw_rvsdg::verify::verify(&rm.graph).map_err(|errors| {
+        Some(rm) => {
+            let changes = rm.graph.take_changes();
+            match scope {
+                Scope::All => vliw_rvsdg::verify(&rm.graph),
+                Scope::Changed => vliw_rvsdg::verify_changed(&rm.graph, &changes),
+            }
+        }
+        .map_err(|errors| {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
             CompileError::new(
                 "",

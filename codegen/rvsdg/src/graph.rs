@@ -29,6 +29,8 @@
 
 use cranelift_entity::{EntityRef, PrimaryMap, entity_impl};
 use smallvec::SmallVec;
+
+use crate::changes::{ChangeLog, Changes};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -207,6 +209,8 @@ pub struct Graph<O: Operation> {
     node_slots: Vec<u32>,
     regions: PrimaryMap<Region, RegionData<O::Type>>,
     root: Region,
+    /// The regions changed since [`Graph::take_changes`] last ran.
+    changes: ChangeLog,
 }
 
 impl<O: Operation> Default for Graph<O> {
@@ -232,6 +236,7 @@ impl<O: Operation> Graph<O> {
             node_slots: Vec::new(),
             regions,
             root,
+            changes: ChangeLog::default(),
         }
     }
 
@@ -250,6 +255,7 @@ impl<O: Operation> Graph<O> {
     }
 
     pub fn kind_mut(&mut self, n: Node) -> &mut NodeKind<O> {
+        self.touch_node(n);
         &mut self.nodes[n].kind
     }
 
@@ -338,8 +344,14 @@ impl<O: Operation> Graph<O> {
 
     fn port_mut(&mut self, o: Origin) -> &mut Port<O::Type> {
         match o {
-            Origin::Out(n, i) => &mut self.nodes[n].outputs[i as usize],
-            Origin::Arg(r, i) => &mut self.regions[r].args[i as usize],
+            Origin::Out(n, i) => {
+                self.changes.region(self.nodes[n].region);
+                &mut self.nodes[n].outputs[i as usize]
+            }
+            Origin::Arg(r, i) => {
+                self.changes.region(r);
+                &mut self.regions[r].args[i as usize]
+            }
         }
     }
 
@@ -425,14 +437,16 @@ impl<O: Operation> Graph<O> {
     // ---- building ----
 
     fn add_region(&mut self, owner: Node) -> Region {
-        self.regions.push(RegionData {
+        let r = self.regions.push(RegionData {
             owner: Some(owner),
             args: Ports::new(),
             results: Edges::new(),
             result_slots: Slots::new(),
             nodes: Vec::new(),
             alive: true,
-        })
+        });
+        self.changes.region(r);
+        r
     }
 
     fn add_node(&mut self, region: Region, kind: NodeKind<O>, inputs: &[Origin]) -> Node {
@@ -447,6 +461,7 @@ impl<O: Operation> Graph<O> {
         });
         self.node_slots.push(slot);
         self.regions[region].nodes.push(n);
+        self.changes.region(region);
         for (i, &o) in inputs.iter().enumerate() {
             debug_assert_eq!(
                 self.origin_region(o),
@@ -626,6 +641,7 @@ impl<O: Operation> Graph<O> {
     }
 
     pub fn lambda_info_mut(&mut self, lambda: Node) -> &mut O::Lambda {
+        self.touch_node(lambda);
         match &mut self.nodes[lambda].kind {
             NodeKind::Lambda { info, .. } => info,
             _ => panic!("{lambda} is not a λ"),
@@ -646,6 +662,7 @@ impl<O: Operation> Graph<O> {
     }
 
     pub fn add_arg(&mut self, r: Region, ty: O::Type) -> Origin {
+        self.changes.region(r);
         let a = &mut self.regions[r].args;
         a.push(Port {
             ty,
@@ -656,6 +673,7 @@ impl<O: Operation> Graph<O> {
 
     pub fn add_result(&mut self, r: Region, o: Origin) -> u32 {
         debug_assert_eq!(self.origin_region(o), r, "result of {r} from elsewhere");
+        self.changes.region(r);
         let i = self.regions[r].results.len() as u32;
         self.regions[r].results.push(o);
         self.regions[r].result_slots.push(0);
@@ -664,6 +682,7 @@ impl<O: Operation> Graph<O> {
     }
 
     pub fn add_output(&mut self, n: Node, ty: O::Type) -> Origin {
+        self.touch_node(n);
         let outs = &mut self.nodes[n].outputs;
         outs.push(Port {
             ty,
@@ -674,6 +693,7 @@ impl<O: Operation> Graph<O> {
 
     pub fn add_input(&mut self, n: Node, o: Origin) -> u32 {
         debug_assert_eq!(self.origin_region(o), self.nodes[n].region);
+        self.touch_node(n);
         let i = self.nodes[n].inputs.len() as u32;
         self.nodes[n].inputs.push(o);
         self.nodes[n].input_slots.push(0);
@@ -693,8 +713,14 @@ impl<O: Operation> Graph<O> {
 
     fn set_user_slot(&mut self, u: User, k: u32) {
         match u {
-            User::In(n, i) => self.nodes[n].input_slots[i as usize] = k,
-            User::Res(r, i) => self.regions[r].result_slots[i as usize] = k,
+            User::In(n, i) => {
+                self.changes.region(self.nodes[n].region);
+                self.nodes[n].input_slots[i as usize] = k
+            }
+            User::Res(r, i) => {
+                self.changes.region(r);
+                self.regions[r].result_slots[i as usize] = k
+            }
         }
     }
 
@@ -792,6 +818,7 @@ impl<O: Operation> Graph<O> {
         }
         self.unlink_inputs(n);
         let region = self.nodes[n].region;
+        self.changes.region(region);
         let slot = self.node_slots[n.index()] as usize;
         let list = &mut self.regions[region].nodes;
         list.swap_remove(slot);
@@ -828,6 +855,7 @@ impl<O: Operation> Graph<O> {
             self.nodes[n].outputs[i].users.is_empty(),
             "{n}: output {i} is used"
         );
+        self.touch_node(n);
         self.nodes[n].outputs.remove(i);
         for j in i..self.nodes[n].outputs.len() {
             for u in self.nodes[n].outputs[j].users.clone() {
@@ -846,6 +874,7 @@ impl<O: Operation> Graph<O> {
             self.regions[r].args[i].users.is_empty(),
             "{r}: argument {i} is used"
         );
+        self.changes.region(r);
         self.regions[r].args.remove(i);
         for j in i..self.regions[r].args.len() {
             for u in self.regions[r].args[j].users.clone() {
@@ -889,6 +918,14 @@ impl<O: Operation> Graph<O> {
         // first the removed ones go from their origins' lists (their slots, and those
         // of the users moved into their places, stay right while nothing shifts)
         let len = self.edges_mut(reader).0.len();
+        if (0..len).all(&keep) {
+            return; // unchanged, and not marked so
+        }
+        let region = match reader {
+            Reader::Node(n) => self.nodes[n].region,
+            Reader::Region(r) => r,
+        };
+        self.changes.region(region);
         for i in (0..len).filter(|&i| !keep(i)) {
             let o = self.edges_mut(reader).0[i];
             self.unlink(o, reader.user(i));
@@ -926,6 +963,13 @@ impl<O: Operation> Graph<O> {
     /// [`Graph::retain_outputs`] and [`Graph::retain_args`]: the kept ports move down
     /// with their users, whose edges are renumbered (their places stay).
     fn retain_ports(&mut self, producer: Producer, keep: impl Fn(usize) -> bool) {
+        if (0..self.ports_mut(producer).len()).all(&keep) {
+            return; // unchanged, and not marked so
+        }
+        match producer {
+            Producer::Node(n) => self.touch_node(n),
+            Producer::Region(r) => self.changes.region(r),
+        }
         let old = std::mem::take(self.ports_mut(producer));
         let mut kept = Ports::with_capacity(old.len());
         for (i, port) in old.into_iter().enumerate() {
@@ -1016,6 +1060,8 @@ impl<O: Operation> Graph<O> {
     pub fn move_node(&mut self, n: Node, to: Region, inputs: &[Origin]) {
         self.unlink_inputs(n);
         let from = self.nodes[n].region;
+        self.changes.region(from);
+        self.changes.region(to);
         let slot = self.node_slots[n.index()] as usize;
         let list = &mut self.regions[from].nodes;
         list.swap_remove(slot);
@@ -1028,6 +1074,38 @@ impl<O: Operation> Graph<O> {
         for &o in inputs {
             self.add_input(n, o);
         }
+    }
+
+    // ---- what changed ----
+
+    /// Marks node `n` changed: its region; for a λ (in the root region), its data.
+    fn touch_node(&mut self, n: Node) {
+        let d = &self.nodes[n];
+        if let NodeKind::Lambda { .. } = d.kind {
+            self.changes.lambda(n);
+        }
+        self.changes.region(d.region);
+    }
+
+    /// What changed since the last call (or since the graph was made): the regions
+    /// whose arguments, results or nodes changed (every method that changes a node, an
+    /// edge or a port marks the regions it writes), the λs whose data was handed out
+    /// to be changed, and whether the root's list of λs changed.
+    pub fn take_changes(&mut self) -> Changes {
+        let (regions, lambdas) = self.changes.take();
+        let mut changes = Changes::default();
+        for r in regions {
+            if r == self.root {
+                changes.root = true;
+            } else if self.region_is_alive(r) {
+                changes.regions.push(r); // else removed with its owner, whose region is marked
+            }
+        }
+        changes.regions.sort_unstable();
+        changes.lambdas = lambdas.into_iter().filter(|&l| self.is_alive(l)).collect();
+        changes.lambdas.sort_unstable();
+        changes.lambdas.dedup();
+        changes
     }
 
     // ---- traversal ----
@@ -1130,6 +1208,7 @@ impl<O: Operation> Graph<O> {
 
     /// The list of the nodes of `r`, unchecked.
     pub(crate) fn node_list_mut(&mut self, r: Region) -> &mut Vec<Node> {
+        self.changes.region(r);
         &mut self.regions[r].nodes
     }
 }

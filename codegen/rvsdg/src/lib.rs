@@ -5,6 +5,7 @@
 //! `docs/rvsdg.md` gives the design; the modules:
 //! - `graph`: the generic core (regions, nodes, edges, λ/γ/θ), independent of the
 //!   operations; `copy`: copying a region's contents elsewhere in the graph;
+//!   `changes`: which λs changed since last looked at (for the verifier);
 //! - `ops`: the operations of the SSA IR as RVSDG nodes, their types and state edges;
 //! - `restructure`: the SSA IR's control flow restructured in place (tail-controlled
 //!   loops, structured branches, block-local values) so that it maps onto γ and θ;
@@ -21,6 +22,7 @@
 
 pub mod build;
 pub mod call_graph;
+mod changes;
 pub mod copy;
 pub mod destroy;
 pub mod dot;
@@ -38,6 +40,7 @@ pub mod verify;
 #[cfg(test)]
 mod testing;
 
+pub use changes::Changes;
 pub use dot::write_dot;
 pub use eval::Evaluator;
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
@@ -46,4 +49,4 @@ pub use ops::{Op, Rvsdg, States, Ty};
 pub use options::Options;
 pub use report::Report;
 pub use text::{parse_graph, write_graph};
-pub use verify::{Place, Rule, VerifyError, verify, verify_structure};
+pub use verify::{Place, Rule, VerifyError, verify, verify_changed, verify_structure};

@@ -25,6 +25,7 @@ use std::fmt;
 
 use cranelift_entity::EntityRef;
 
+use crate::changes::Changes;
 use crate::graph::{Graph, Node, NodeKind, Operation, Region};
 use crate::ops::Rvsdg;
 
@@ -96,11 +97,38 @@ impl fmt::Display for VerifyError {
 /// Verify an RVSDG of the compiler's operations: every rule, every error (up to a
 /// hundred).
 pub fn verify(g: &Rvsdg) -> Result<(), Vec<VerifyError>> {
+    verify_in(g, Scope::All)
+}
+
+/// Verify what changed ([`Graph::take_changes`]): the root region and its list of λs,
+/// and every rule in the changed regions and below the changed λs, in time linear in
+/// their size rather than the module's. A region that did not change is not looked
+/// into: every change goes through a method of the graph, which marks what it writes,
+/// so an unchanged region is as it was when last verified. A rule that relates a
+/// region to its owner (the shapes of γ, θ and λ) is checked when either changed.
+/// (Not checked here: that every live node is in the list of a region reachable from
+/// the root, which the graph's methods keep by construction; the full [`verify`]
+/// checks it.)
+///
+/// [`Graph::take_changes`]: crate::Graph::take_changes
+pub fn verify_changed(g: &Rvsdg, changes: &Changes) -> Result<(), Vec<VerifyError>> {
+    verify_in(g, Scope::Changed(changes))
+}
+
+fn verify_in(g: &Rvsdg, scope: Scope<'_>) -> Result<(), Vec<VerifyError>> {
     let mut report = Report::new(g, &|f: &vliw_ir::Function| format!("@{}", f.name));
-    if structure::check(&mut report) {
-        typing::check(&mut report);
+    if let Some(regions) = structure::check(&mut report, &scope) {
+        typing::check(&mut report, &regions);
     }
     report.finish()
+}
+
+/// What to verify.
+pub(crate) enum Scope<'a> {
+    /// The whole graph.
+    All,
+    /// The root region and what changed.
+    Changed(&'a Changes),
 }
 
 /// Stop collecting after this many errors.

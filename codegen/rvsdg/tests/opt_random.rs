@@ -29,11 +29,12 @@ use vliw_rvsdg::{Report, Rvsdg, RvsdgModule, Sequentializer, build_module, seque
 
 /// Built, optimized (two rounds), and sequentialized.
 fn optimized(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg), String> {
-    let rm = build_module(module, report);
+    let mut rm = build_module(module, report);
     if let Some((_, why)) = rm.not_built.first() {
         return Err(format!("not built: {why}"));
     }
     verified(&rm.graph, "construction")?;
+    rm.graph.take_changes();
     optimize_and_sequentialize(rm, module, report)
 }
 
@@ -45,11 +46,15 @@ fn optimize_and_sequentialize(
     for round in 0..2 {
         for (name, pass) in common::passes::PIPELINE_ORDER {
             let before = rm.graph.to_string();
+            let prints = common::changes::fingerprints(&rm.graph);
             pass(&mut rm, report);
             verified(
                 &rm.graph,
                 &format!("{name} (round {round}); before it:\n{before}"),
             )?;
+            let changes = common::changes::changes_cover(&mut rm.graph, &prints, name)?;
+            vliw_rvsdg::verify_changed(&rm.graph, &changes)
+                .map_err(|_| format!("{name}: the changed λs do not verify, but all do"))?;
         }
     }
     let mut new = module.clone();

@@ -35,7 +35,8 @@ use std::fmt::Display;
 use cranelift_entity::EntityRef;
 use rustc_hash::FxHashSet;
 
-use super::{Report, Rule, VerifyError};
+use super::{Report, Rule, Scope, VerifyError};
+use crate::changes::Changes;
 use crate::graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Region, User};
 
 /// Verify the structural rules alone, for a graph of any operations: `lambda_name`
@@ -50,25 +51,29 @@ where
     O::Type: Display,
 {
     let mut report = Report::new(g, lambda_name);
-    check(&mut report);
+    check(&mut report, &Scope::All);
     report.finish()
 }
 
-/// Check the structural rules. Returns whether the graph is sound enough for rules on
-/// its nodes (stages 1 and 2 hold: indices are valid, users lists exact).
-pub(super) fn check<O>(report: &mut Report<'_, O>) -> bool
+/// Check the structural rules in the regions of `scope`. Returns the regions checked,
+/// if the graph is sound enough for rules on their nodes (stages 1 and 2 hold:
+/// indices are valid, users lists exact).
+pub(super) fn check<O>(report: &mut Report<'_, O>, scope: &Scope<'_>) -> Option<Vec<Region>>
 where
     O: Operation + Display,
     O::Type: Display,
 {
     let before = report.count();
-    let regions = placement(report);
+    let regions = match scope {
+        Scope::All => placement(report),
+        Scope::Changed(changes) => changed_placement(report, changes),
+    };
     if report.count() > before {
-        return false;
+        return None;
     }
     edges(report, &regions);
     if report.count() > before {
-        return false;
+        return None;
     }
     let g = report.g;
     for &r in &regions {
@@ -78,7 +83,20 @@ where
             shape(report, n);
         }
     }
-    true
+    if let Scope::Changed(_) = scope {
+        // a changed subregion of a node in an unchanged region: the node's shape
+        let checked: FxHashSet<Region> = regions.iter().copied().collect();
+        let mut owners: Vec<Node> = (regions.iter())
+            .filter_map(|&r| g.owner(r))
+            .filter(|&n| !checked.contains(&g.node(n).region))
+            .collect();
+        owners.sort_unstable();
+        owners.dedup();
+        for n in owners {
+            shape(report, n);
+        }
+    }
+    Some(regions)
 }
 
 /// Stage 1. Returns the regions reachable from the root, parents first.
@@ -93,13 +111,7 @@ where
     let mut reached = vec![false; nr];
     reached[root.index()] = true;
     let mut regions = vec![root];
-    if g.owner(root).is_some() || !g.args(root).is_empty() || !g.results(root).is_empty() {
-        report.region(
-            root,
-            Rule::Structure,
-            "the root region has an owner, arguments or results".into(),
-        );
-    }
+    root_region(report);
     let mut i = 0;
     while i < regions.len() {
         let r = regions[i];
@@ -108,48 +120,12 @@ where
             report.region(r, Rule::Structure, "removed, but its owner is live".into());
             continue;
         }
-        for &n in g.nodes(r) {
-            let problem = if n.index() >= nn {
-                Some("which does not exist")
-            } else if std::mem::replace(&mut listed[n.index()], true) {
-                Some("which is listed already")
-            } else if !g.is_alive(n) {
-                Some("which is removed")
-            } else {
-                None
-            };
-            if let Some(p) = problem {
-                report.region(r, Rule::Structure, format!("lists {n}, {p}"));
-                continue;
-            }
-            let home = g.node(n).region;
-            if home != r {
-                report.node(
-                    n,
-                    Rule::Structure,
-                    format!("listed in {r}, but says it is in {home}"),
-                );
-                continue;
-            }
-            let is_lambda = matches!(g.kind(n), NodeKind::Lambda { .. });
-            if r == root && !is_lambda {
-                report.node(n, Rule::Structure, "the root region holds only λs".into());
-            } else if r != root && is_lambda {
-                report.node(n, Rule::Structure, "a λ outside the root region".into());
-            }
+        for n in list(report, r, &mut listed) {
             for &s in g.kind(n).subregions() {
-                let problem = if s.index() >= nr {
-                    Some("does not exist".to_string())
-                } else if g.owner(s) != Some(n) {
-                    Some(match g.owner(s) {
-                        Some(o) => format!("is owned by {o}"),
-                        None => "has no owner".into(),
-                    })
-                } else if std::mem::replace(&mut reached[s.index()], true) {
-                    Some("is reached twice".into())
-                } else {
-                    None
-                };
+                let problem = subregion_problem(g, n, s).or_else(|| {
+                    std::mem::replace(&mut reached[s.index()], true)
+                        .then(|| "is reached twice".to_string())
+                });
                 match problem {
                     Some(p) => report.node(n, Rule::Structure, format!("subregion {s} {p}")),
                     None => regions.push(s),
@@ -178,6 +154,123 @@ where
         }
     }
     regions
+}
+
+/// Stage 1 on what changed: the root region, the changed regions and every region
+/// below a changed λ, each owned by a live node that lists it, whose nodes say they
+/// are in it. Returns those regions (the root first, then in index order).
+fn changed_placement<O>(report: &mut Report<'_, O>, changes: &Changes) -> Vec<Region>
+where
+    O: Operation + Display,
+{
+    let g = report.g;
+    let root = g.root();
+    root_region(report);
+    let mut regions = changes.regions.clone();
+    for &l in &changes.lambdas {
+        regions.extend(g.regions_below(g.lambda_body(l)));
+    }
+    regions.sort_unstable();
+    regions.dedup();
+    let mut listed = vec![false; g.node_capacity()];
+    list(report, root, &mut listed);
+    for &r in &regions {
+        let owned = g.owner(r).is_some_and(|n| {
+            g.is_alive(n) && g.region_is_alive(g.node(n).region) && {
+                g.kind(n).subregions().contains(&r)
+            }
+        });
+        if !owned {
+            report.region(
+                r,
+                Rule::Structure,
+                "live, but its owner does not list it".into(),
+            );
+            continue;
+        }
+        for n in list(report, r, &mut listed) {
+            for &s in g.kind(n).subregions() {
+                if let Some(p) = subregion_problem(g, n, s) {
+                    report.node(n, Rule::Structure, format!("subregion {s} {p}"));
+                }
+            }
+        }
+    }
+    regions.insert(0, root);
+    regions
+}
+
+/// The root region has no owner, arguments or results.
+fn root_region<O>(report: &mut Report<'_, O>)
+where
+    O: Operation + Display,
+{
+    let g = report.g;
+    let root = g.root();
+    if g.owner(root).is_some() || !g.args(root).is_empty() || !g.results(root).is_empty() {
+        report.region(
+            root,
+            Rule::Structure,
+            "the root region has an owner, arguments or results".into(),
+        );
+    }
+}
+
+/// The nodes region `r` lists that exist, are live, listed once (`listed` marks the
+/// nodes seen in any list) and say they are in `r`; λs only in the root, and only λs.
+fn list<O>(report: &mut Report<'_, O>, r: Region, listed: &mut [bool]) -> Vec<Node>
+where
+    O: Operation + Display,
+{
+    let g = report.g;
+    let root = g.root();
+    let mut good = Vec::with_capacity(g.nodes(r).len());
+    for &n in g.nodes(r) {
+        let problem = if n.index() >= g.node_capacity() {
+            Some("which does not exist")
+        } else if std::mem::replace(&mut listed[n.index()], true) {
+            Some("which is listed already")
+        } else if !g.is_alive(n) {
+            Some("which is removed")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            report.region(r, Rule::Structure, format!("lists {n}, {p}"));
+            continue;
+        }
+        let home = g.node(n).region;
+        if home != r {
+            report.node(
+                n,
+                Rule::Structure,
+                format!("listed in {r}, but says it is in {home}"),
+            );
+            continue;
+        }
+        let is_lambda = matches!(g.kind(n), NodeKind::Lambda { .. });
+        if r == root && !is_lambda {
+            report.node(n, Rule::Structure, "the root region holds only λs".into());
+        } else if r != root && is_lambda {
+            report.node(n, Rule::Structure, "a λ outside the root region".into());
+        }
+        good.push(n);
+    }
+    good
+}
+
+/// Why subregion `s` of node `n` is not rightly its own, if it is not.
+fn subregion_problem<O: Operation>(g: &Graph<O>, n: Node, s: Region) -> Option<String> {
+    if s.index() >= g.region_capacity() {
+        Some("does not exist".to_string())
+    } else if g.owner(s) != Some(n) {
+        Some(match g.owner(s) {
+            Some(o) => format!("is owned by {o}"),
+            None => "has no owner".into(),
+        })
+    } else {
+        None
+    }
 }
 
 /// Stage 2, on the regions stage 1 found sound.

@@ -2,7 +2,8 @@
 
 use vliw_ir::{InstructionData, IntCC, MemFlags, Opcode, Type};
 
-use super::{Place, Rule, verify};
+use super::{Place, Rule, verify, verify_changed};
+use crate::changes::Changes;
 use crate::graph::{NodeKind, Origin, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::testing::*;
@@ -684,4 +685,99 @@ fn rejects_a_split_state_not_joined() {
     g.set_result(l.body, res, one);
     g.remove_node(join);
     rejects(&g, Rule::Linearity, "is not used");
+}
+
+// ---- what changed, and verifying only that ----
+
+/// `small()` plus a second λ `@g() -> i32` returning a constant; the changes of their
+/// construction taken.
+fn two_lambdas() -> (Rvsdg, Lambda, Lambda, Origin) {
+    let (mut g, f, sum) = small();
+    let other = lambda(&mut g, "g", &[], &[I32]);
+    let c = iconst(&mut g, other.body, I32, 7);
+    finish(&mut g, &other, &[c], other.mem, other.io);
+    g.take_changes();
+    (g, f, other, sum)
+}
+
+#[test]
+fn changes_name_the_regions_touched_the_lambdas_and_the_root() {
+    let (mut g, f, other, sum) = two_lambdas();
+    assert_eq!(g.take_changes(), Changes::default(), "nothing since");
+    // an edge inside @f
+    let neg = InstructionData::Unary {
+        opcode: Opcode::Ineg,
+        arg: v0(),
+    };
+    let n = inst(&mut g, f.body, neg, &[sum], &[Ty::Val(I32)]);
+    g.set_result(f.body, 0, Origin::Out(n, 0));
+    let changes = g.take_changes();
+    assert_eq!(changes.regions, vec![f.body]);
+    assert!(!changes.root && changes.lambdas.is_empty());
+    // a node removed in @f; @g's data
+    g.set_result(f.body, 0, sum);
+    g.remove_node(n);
+    g.lambda_info_mut(other.node).name = "g2".into();
+    let changes = g.take_changes();
+    assert_eq!(changes.regions, vec![f.body]);
+    assert_eq!(changes.lambdas, vec![other.node]);
+    // a γ in @f: its arms are new regions, the body changed
+    let pred = g.add_simple(f.body, Op::Ctl { alt: 0, alts: 1 }, &[], &[Ty::Ctl(1)]);
+    let gamma = g.add_gamma(f.body, Origin::Out(pred, 0), &[sum], 1);
+    let arm = g.kind(gamma).subregions()[0];
+    g.add_gamma_exit(gamma, &[Origin::Arg(arm, 0)]);
+    assert_eq!(g.take_changes().regions, vec![f.body, arm]);
+    // keeping every result or output changes nothing
+    g.retain_results(arm, |_| true);
+    g.retain_outputs(gamma, |_| true);
+    assert_eq!(g.take_changes(), Changes::default());
+    // a λ added, then removed
+    let h = lambda(&mut g, "h", &[], &[]);
+    finish(&mut g, &h, &[], h.mem, h.io);
+    let changes = g.take_changes();
+    assert_eq!((changes.root, changes.regions), (true, vec![h.body]));
+    g.remove_node(h.node);
+    let changes = g.take_changes();
+    assert_eq!((changes.root, changes.regions), (true, vec![]));
+}
+
+#[test]
+fn verify_changed_looks_into_the_regions_changed() {
+    let (mut g, _, other, _) = two_lambdas();
+    // @g broken behind the methods' backs, but through one that marks it
+    let c = g.results(other.body)[0];
+    g.users_mut(c).clear();
+    let changes = g.take_changes();
+    assert_eq!(changes.regions, vec![other.body]);
+    let errors = verify_changed(&g, &changes).expect_err("the graph verifies");
+    assert!(
+        errors[0].to_string().contains("not in its users list"),
+        "{errors:?}"
+    );
+    // a λ named twice is found from the root, whichever λ changed
+    g.users_mut(c).push(User::Res(other.body, 0));
+    g.lambda_info_mut(other.node).name = "f".into();
+    let changes = g.take_changes();
+    let errors = verify_changed(&g, &changes).expect_err("the graph verifies");
+    assert!(
+        errors.iter().any(|e| e.rule == Rule::Reference),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn verify_changed_checks_the_shape_of_a_changed_regions_owner() {
+    // an arm given an extra result: the arm changed, the γ's region did not
+    let (mut g, f, _, sum) = two_lambdas();
+    let pred = g.add_simple(f.body, Op::Ctl { alt: 0, alts: 1 }, &[], &[Ty::Ctl(1)]);
+    let gamma = g.add_gamma(f.body, Origin::Out(pred, 0), &[sum], 1);
+    let arm = g.kind(gamma).subregions()[0];
+    g.add_gamma_exit(gamma, &[Origin::Arg(arm, 0)]);
+    g.set_result(f.body, 0, Origin::Out(gamma, 0));
+    g.take_changes();
+    g.add_result(arm, Origin::Arg(arm, 0));
+    let changes = g.take_changes();
+    assert_eq!(changes.regions, vec![arm]);
+    let errors = verify_changed(&g, &changes).expect_err("the graph verifies");
+    assert!(errors.iter().any(|e| e.rule == Rule::Arity), "{errors:?}");
 }

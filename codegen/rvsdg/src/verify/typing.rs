@@ -16,10 +16,12 @@ use vliw_ir::typing::{operand_types, result_types_of};
 use vliw_ir::{Function, InstructionData, Opcode, Value};
 
 use super::{Report, Rule};
-use crate::graph::Node;
+use crate::graph::{Node, Region};
 use crate::ops::{Op, Ty};
 
-pub(super) fn check(report: &mut Report<'_, Op>) {
+/// Type the nodes of `regions` (and the λs whose bodies they are), and check that λ
+/// names are unique.
+pub(super) fn check(report: &mut Report<'_, Op>, regions: &[Region]) {
     let g = report.g;
     let mut names: FxHashMap<&str, Node> = FxHashMap::default();
     for lambda in g.lambdas() {
@@ -33,12 +35,18 @@ pub(super) fn check(report: &mut Report<'_, Op>) {
         } else {
             names.insert(&func.name, lambda);
         }
-        signature(report, lambda, func);
-        for r in g.regions_below(g.lambda_body(lambda)) {
-            for &n in g.nodes(r) {
-                if let Some(op) = g.op(n) {
-                    simple(report, n, op, func);
-                }
+    }
+    for &r in regions {
+        let Some(lambda) = g.enclosing_lambda(r) else {
+            continue; // the root
+        };
+        let func = g.lambda_info(lambda);
+        if g.lambda_body(lambda) == r {
+            signature(report, lambda, func);
+        }
+        for &n in g.nodes(r) {
+            if let Some(op) = g.op(n) {
+                simple(report, n, op, func);
             }
         }
     }

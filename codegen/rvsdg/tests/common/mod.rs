@@ -1,5 +1,6 @@
 //! What the tests share: the canonical texts, differential runs.
 
+pub mod changes;
 pub mod differential;
 pub mod passes;
 pub mod random_cfg;
