@@ -20,8 +20,9 @@ pub const BENCHES: [(&str, &str); 5] = [
     (
         "programs",
         "simulated cycles, IPC, bundle fill, stalls of benches/programs at -Copt-level=3, \
-         with each optional pass switched off in turn; the register allocator's spills and \
-         copies; simulator speed against the native LLVM build",
+         with each optional pass switched from its default in turn (off, or on when off \
+         by default); the register allocator's spills and copies; simulator speed against \
+         the native LLVM build",
     ),
     (
         "hexagon",

@@ -1,7 +1,8 @@
 //! `bench programs`: the programs of benches/programs at `-Copt-level=3` on the
 //! simulator. Each is checked against the LLVM host build's output first (a benchmark
-//! that computes something else measures nothing), then measured with all optional
-//! passes, without each one in turn, and with all of them off. The pass list comes
+//! that computes something else measures nothing), then measured with the default
+//! passes, with each optional pass flipped from its default in turn (off, or on for a
+//! pass that is off by default), and with all of them off. The pass list comes
 //! from the backend itself (`-Cllvm-args=passes`), so a new pass gets its column
 //! without an edit here. The default build's runs also time the simulator against the
 //! native LLVM build, and the default build passes `-Cllvm-args=stats` so that the
@@ -39,7 +40,25 @@ pub(crate) struct Pass {
     pub(crate) name: String,
     /// The `-Cllvm-args` word that switches it off.
     pub(crate) off: String,
+    /// The word that switches it on.
+    pub(crate) on: String,
+    /// Whether it is on by default (a new pass is off until correct on every suite).
+    pub(crate) default_on: bool,
     pub(crate) about: String,
+}
+
+impl Pass {
+    /// The word that changes it from its default: `off`, or `on` for a pass that is
+    /// off by default (what the ablation and the fuzz suite's configurations measure).
+    pub(crate) fn flip(&self) -> &str {
+        if self.default_on { &self.off } else { &self.on }
+    }
+
+    /// "without NAME", or "with NAME" for a pass that is off by default.
+    pub(crate) fn flipped_label(&self) -> String {
+        let with = if self.default_on { "without" } else { "with" };
+        format!("{with} {}", self.name)
+    }
 }
 
 /// One way to build the programs: a column of the ablation table.
@@ -245,18 +264,23 @@ pub(crate) fn query_passes(paths: &Paths) -> Result<Vec<Pass>, String> {
 }
 
 /// The pipeline as `-Cllvm-args=passes` lists it, one pass per line: `PASS`,
-/// `FROM->TO`, `SWITCH`, `OFF`, `ABOUT`, tab-separated, `-` for a pass without a
-/// switch. The passes with a switch are the ones measured.
+/// `FROM->TO`, `SWITCH`, `OFF`, `ON`, `DEFAULT` (`on` or `off`), `ABOUT`,
+/// tab-separated, `-` for a pass without a switch. The passes with a switch are the
+/// ones measured.
 pub(crate) fn parse_passes(text: &str) -> Result<Vec<Pass>, String> {
     let mut passes = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();
         match fields[..] {
-            [pass, _, "-", "-", _] if !pass.is_empty() => {}
-            [pass, _, switch, off, about] if !pass.is_empty() && !switch.is_empty() => {
+            [pass, _, "-", "-", "-", "-", _] if !pass.is_empty() => {}
+            [pass, _, switch, off, on, default @ ("on" | "off"), about]
+                if !pass.is_empty() && !switch.is_empty() =>
+            {
                 passes.push(Pass {
                     name: switch.into(),
                     off: off.into(),
+                    on: on.into(),
+                    default_on: default == "on",
                     about: about.into(),
                 })
             }
@@ -279,10 +303,11 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
         counters: true,
     }];
     for pass in passes {
+        let label = pass.flipped_label();
         configs.push(Config {
-            label: format!("without {}", pass.name),
-            slug: format!("without-{}", pass.name),
-            llvm_args: vec![pass.off.clone()],
+            slug: label.replace(' ', "-"),
+            label,
+            llvm_args: vec![pass.flip().to_string()],
             counters: false,
         });
     }
@@ -604,15 +629,21 @@ fn section(
     md.push_str(&regalloc);
 
     // The ablation: cycles per configuration, and each as a ratio to the default.
-    md.push_str("\n### Ablation: cycles with each optional pass switched off\n\n");
+    md.push_str(
+        "\n### Ablation: cycles with each optional pass switched from its default \
+         (off, or on for a pass that is off by default)\n\n",
+    );
     if passes.is_empty() {
         md.push_str("The backend lists no optional passes.\n\n");
     } else {
         md.push_str("The optional passes, as the backend lists them (`-Cllvm-args=passes`):\n\n");
         for pass in passes {
+            let default = if pass.default_on { "on" } else { "off" };
             md.push_str(&format!(
-                "- **{}** (off: `-Cllvm-args={}`): {}\n",
-                pass.name, pass.off, pass.about
+                "- **{}** ({default} by default; `-Cllvm-args={}`): {}\n",
+                pass.name,
+                pass.flip(),
+                pass.about
             ));
         }
         if passes.len() == 1 {
@@ -865,19 +896,42 @@ mod tests {
     #[test]
     fn parses_the_pass_list() {
         let passes = parse_passes(
-            "isel\tir->machine-ssa\tjump-tables\tjump-tables=off\tdense switches\n\n\
-             frame\tallocated->allocated\t-\t-\tframe layout\n",
+            "isel\tir->machine-ssa\tjump-tables\tjump-tables=off\tjump-tables=on\ton\tdense\n\n\
+             frame\tallocated->allocated\t-\t-\t-\t-\tframe layout\n\
+             split\trvsdg->rvsdg\tsplit\tsplit=off\tsplit=on\toff\tnew\n",
         )
         .unwrap();
         assert_eq!(
             passes,
-            vec![Pass {
-                name: "jump-tables".into(),
-                off: "jump-tables=off".into(),
-                about: "dense switches".into()
-            }]
+            vec![
+                Pass {
+                    name: "jump-tables".into(),
+                    off: "jump-tables=off".into(),
+                    on: "jump-tables=on".into(),
+                    default_on: true,
+                    about: "dense".into()
+                },
+                Pass {
+                    name: "split".into(),
+                    off: "split=off".into(),
+                    on: "split=on".into(),
+                    default_on: false,
+                    about: "new".into()
+                }
+            ]
+        );
+        assert_eq!(passes[0].flip(), "jump-tables=off");
+        assert_eq!(passes[1].flip(), "split=on");
+        assert_eq!(passes[1].flipped_label(), "with split");
+        assert_eq!(
+            configs(&passes)
+                .iter()
+                .map(|c| c.slug.as_str())
+                .collect::<Vec<_>>(),
+            ["default", "without-jump-tables", "with-split", "all-off"]
         );
         assert!(parse_passes("jump-tables jump-tables=off\n").is_err());
+        assert!(parse_passes("a\tb\tc\td\te\tmaybe\tg\n").is_err());
         assert!(parse_passes("a\tb\tc\td\n").is_err());
         assert!(parse_passes("a\tb\tc\n").is_err());
         assert_eq!(parse_passes("").unwrap(), vec![]);
@@ -888,6 +942,8 @@ mod tests {
         let pass = |n: &str| Pass {
             name: n.into(),
             off: format!("{n}=off"),
+            on: format!("{n}=on"),
+            default_on: true,
             about: String::new(),
         };
         let labels =

@@ -62,8 +62,9 @@ Commands:
                       --program NAME   fuzz, fuzz_sample: only this program
                                        (rl_5003; repeatable)
                       --all-configs    fuzz, fuzz_sample: also each optional
-                                       pass switched off in turn, at each opt
-                                       level (the passes of
+                                       pass switched from its default in turn
+                                       (off, or on when off by default), at
+                                       each opt level (the passes of
                                        -Cllvm-args=passes)
                       --config KEY     fuzz, fuzz_sample: only this configuration
                                        of the --all-configs list (O0,
@@ -92,8 +93,9 @@ Commands:
                                  e.g. -C rvsdg=on; the report names them
                       programs   simulated cycles, IPC, bundle fill, stalls, code
                                  size of benches/programs at -Copt-level=3, each
-                                 optional pass switched off in turn; simulator
-                                 speed against the native LLVM build
+                                 optional pass switched from its default in
+                                 turn; simulator speed against the native LLVM
+                                 build
                       hexagon    bundles executed per kernel (vliw-run) beside
                                  the packets LLVM's Hexagon build executes
                                  (qemu-hexagon, installed with apt-get when

@@ -9,9 +9,9 @@
 //!
 //! `fuzz` runs every program, `fuzz_sample` (CI) a fixed deterministic sample of
 //! `CI_SAMPLE` of them (`sample`). `--all-configs` adds, per opt level, one build with
-//! each optional pass switched off in turn; the passes and the option that switches
-//! each off come from `dist/rustc-vliw -Cllvm-args=passes`, so a new pass joins by
-//! itself.
+//! each optional pass switched from its default in turn (off, or on for a pass that
+//! is off by default); the passes, their defaults and the options that switch them
+//! come from `dist/rustc-vliw -Cllvm-args=passes`, so a new pass joins by itself.
 //!
 //! A program and configuration listed in `tests/fuzz/known-failures.txt` (with the
 //! kind of failure and the reason) still runs: failing as listed, it counts as a
@@ -61,7 +61,7 @@ pub struct Options {
     pub sample: Option<usize>,
     /// `--program NAME` (repeatable): only these programs.
     pub programs: Vec<String>,
-    /// `--all-configs`: also each optional pass switched off in turn.
+    /// `--all-configs`: also each optional pass switched from its default in turn (off, or on when off by default).
     pub all_configs: bool,
     /// `--config KEY` (repeatable): only these configurations of the `--all-configs`
     /// list (`O0`, `O3,rvsdg-ivr=off`), so that the whole set can be run in parts.
@@ -69,12 +69,13 @@ pub struct Options {
 }
 
 /// One way to build a program: an opt level and the backend options switching passes
-/// off.
+/// from their defaults.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Config {
     pub opt: String,
-    /// `-Cllvm-args` words such as `mem2reg=off`.
-    pub off: Vec<String>,
+    /// `-Cllvm-args` words such as `mem2reg=off` (or `rvsdg-mem-split=on` for a pass
+    /// that is off by default).
+    pub switches: Vec<String>,
 }
 
 impl Config {
@@ -82,7 +83,7 @@ impl Config {
     /// known-failure list.
     pub fn key(&self) -> String {
         let mut key = format!("O{}", self.opt);
-        for o in &self.off {
+        for o in &self.switches {
             key.push(',');
             key.push_str(o);
         }
@@ -97,7 +98,7 @@ impl Config {
     /// The backend options switching this configuration's passes off, one
     /// `-Cllvm-args` value (words separated by spaces), if any.
     fn llvm_args(&self) -> Option<String> {
-        (!self.off.is_empty()).then(|| self.off.join(" "))
+        (!self.switches.is_empty()).then(|| self.switches.join(" "))
     }
 }
 
@@ -108,25 +109,25 @@ impl fmt::Display for Config {
 }
 
 /// The configurations: every opt level with all passes, then (with `all`) every opt
-/// level with each optional pass off in turn.
+/// level with each optional pass switched from its default in turn.
 pub fn configs(passes: &[Pass], all: bool) -> Vec<Config> {
     let mut configs: Vec<Config> = OPT_LEVELS
         .iter()
         .map(|opt| Config {
             opt: opt.to_string(),
-            off: Vec::new(),
+            switches: Vec::new(),
         })
         .collect();
     if all {
         for opt in OPT_LEVELS {
             for (i, pass) in passes.iter().enumerate() {
                 // Two passes behind one switch are one configuration.
-                if passes[..i].iter().any(|p| p.off == pass.off) {
+                if passes[..i].iter().any(|p| p.flip() == pass.flip()) {
                     continue;
                 }
                 configs.push(Config {
                     opt: opt.to_string(),
-                    off: vec![pass.off.clone()],
+                    switches: vec![pass.flip().to_string()],
                 });
             }
         }
@@ -612,7 +613,7 @@ fn timings(done: &[Done], elapsed: Duration) -> Vec<String> {
             parts.push(format!("most cycles {cycles} ({which})"));
         }
         if !parts.is_empty() {
-            let builds = if at.iter().any(|d| !d.config.off.is_empty()) {
+            let builds = if at.iter().any(|d| !d.config.switches.is_empty()) {
                 " (every configuration)"
             } else {
                 ""
@@ -816,6 +817,8 @@ mod tests {
         Pass {
             name: name.into(),
             off: format!("{name}=off"),
+            on: format!("{name}=on"),
+            default_on: true,
             about: String::new(),
         }
     }
@@ -948,17 +951,20 @@ mod tests {
         assert_eq!(configs(&passes, false)[0].llvm_args(), None);
         // The pass list as the backend prints it.
         let listed = crate::bench_programs::parse_passes(
-            "mem2reg\tir->ir\tmem2reg\tmem2reg=off\tSSA\n\
-             frame\tallocated->allocated\t-\t-\tframe layout\n\
-             ssa-regalloc\tmachine-ssa->allocated\tssa-regalloc\tregalloc=naive\tcolouring\n",
+            "mem2reg\tir->ir\tmem2reg\tmem2reg=off\tmem2reg=on\ton\tSSA\n\
+             frame\tallocated->allocated\t-\t-\t-\t-\tframe layout\n\
+             split\trvsdg->rvsdg\tsplit\tsplit=off\tsplit=on\toff\tnew, off by default\n\
+             ssa-regalloc\tmachine-ssa->allocated\tssa-regalloc\tregalloc=naive\tregalloc=ssa\ton\tcolouring\n",
         )
         .unwrap();
         assert_eq!(
             keys(configs(&listed, true))[2..],
             [
                 "O3,mem2reg=off",
+                "O3,split=on",
                 "O3,regalloc=naive",
                 "O0,mem2reg=off",
+                "O0,split=on",
                 "O0,regalloc=naive"
             ]
         );

@@ -71,13 +71,28 @@ impl Stage {
     }
 }
 
-/// How a pass is switched off, and the name of what that measures.
+/// How a pass is switched on and off, whether it is on by default, and the name of
+/// what that measures.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct Switch {
-    /// Short name of the technique ("without NAME" in the ablation table).
+    /// Short name of the technique ("without NAME" or "with NAME" in the ablation
+    /// table).
     pub name: &'static str,
     /// The option (`KEY=VALUE`) that switches it off, i.e. selects the baseline.
     pub off: &'static str,
+    /// The option that switches it on.
+    pub on: &'static str,
+    /// Whether it is on without either option (a new pass stays off until it is
+    /// correct on every suite; the fuzz suite and the ablation then switch it on).
+    pub default_on: bool,
+}
+
+impl Switch {
+    /// The option that changes it from its default: `off`, or `on` for a pass that is
+    /// off by default.
+    pub fn flip(&self) -> &'static str {
+        if self.default_on { self.off } else { self.on }
+    }
 }
 
 /// What a pass does to the function.
@@ -130,6 +145,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "mem2reg",
             off: "mem2reg=off",
+            on: "mem2reg=on",
+            default_on: true,
         }),
         runs: |o| o.mem2reg,
         run: Run::Ir(|f, o| {
@@ -149,6 +166,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "dce",
             off: "dce=off",
+            on: "dce=on",
+            default_on: true,
         }),
         runs: |o| o.dce,
         run: Run::Ir(|f, o| o.count("dce.removed", vliw_opt::dce(f).removed as u64)),
@@ -164,6 +183,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg",
             off: "rvsdg=off",
+            on: "rvsdg=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled,
         run: Run::Build(|m, o| {
@@ -183,6 +204,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-inline",
             off: "rvsdg-inline=off",
+            on: "rvsdg-inline=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.inline,
         run: Run::Rvsdg(|rm, o| {
@@ -206,6 +229,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-invert",
             off: "rvsdg-invert=off",
+            on: "rvsdg-invert=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.invert,
         run: Run::Rvsdg(|rm, o| {
@@ -223,6 +248,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-ivr",
             off: "rvsdg-ivr=off",
+            on: "rvsdg-ivr=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.ivr,
         run: Run::Rvsdg(|rm, o| {
@@ -241,6 +268,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-fold",
             off: "rvsdg-fold=off",
+            on: "rvsdg-fold=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.fold,
         run: Run::Rvsdg(|rm, o| {
@@ -259,6 +288,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-strength",
             off: "rvsdg-strength=off",
+            on: "rvsdg-strength=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.strength,
         run: Run::Rvsdg(|rm, o| {
@@ -277,6 +308,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-gamma",
             off: "rvsdg-gamma=off",
+            on: "rvsdg-gamma=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.gamma,
         run: Run::Rvsdg(|rm, o| {
@@ -294,6 +327,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-cne",
             off: "rvsdg-cne=off",
+            on: "rvsdg-cne=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.cne,
         run: Run::Rvsdg(|rm, o| {
@@ -311,6 +346,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-licm",
             off: "rvsdg-licm=off",
+            on: "rvsdg-licm=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.licm,
         run: Run::Rvsdg(|rm, o| {
@@ -329,6 +366,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-idiom",
             off: "rvsdg-idiom=off",
+            on: "rvsdg-idiom=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.idiom,
         run: Run::Rvsdg(|rm, o| {
@@ -350,6 +389,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-unroll",
             off: "rvsdg-unroll=off",
+            on: "rvsdg-unroll=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.unroll,
         run: Run::Rvsdg(|rm, o| {
@@ -368,6 +409,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-memory",
             off: "rvsdg-memory=off",
+            on: "rvsdg-memory=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.memory,
         run: Run::Rvsdg(|rm, o| {
@@ -388,6 +431,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-mem-split",
             off: "rvsdg-mem-split=off",
+            on: "rvsdg-mem-split=on",
+            default_on: false,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.mem_split,
         run: Run::Rvsdg(|rm, o| {
@@ -412,6 +457,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-induction",
             off: "rvsdg-induction=off",
+            on: "rvsdg-induction=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.induction,
         run: Run::Rvsdg(|rm, o| {
@@ -429,6 +476,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "rvsdg-dne",
             off: "rvsdg-dne=off",
+            on: "rvsdg-dne=on",
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.dne,
         run: Run::Rvsdg(|rm, o| {
@@ -460,6 +509,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "jump-threading",
             off: "jump-threading=off",
+            on: "jump-threading=on",
+            default_on: true,
         }),
         runs: |o| o.jump_threading,
         run: Run::Ir(|f, o| {
@@ -477,6 +528,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "jump-tables",
             off: "jump-tables=off",
+            on: "jump-tables=on",
+            default_on: true,
         }),
         runs: always,
         run: Run::Lower(|m, f, o| {
@@ -508,6 +561,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "ssa-regalloc",
             off: "regalloc=naive",
+            on: "regalloc=ssa",
+            default_on: true,
         }),
         runs: |o| o.backend.regalloc == RegAlloc::Ssa,
         run: Run::Machine(|mf, o| vliw_machine::ssa_regalloc::allocate(mf, &o.backend)),
@@ -559,6 +614,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "copy-blocks",
             off: "copy-blocks=off",
+            on: "copy-blocks=on",
+            default_on: true,
         }),
         runs: |o| o.copy_blocks,
         run: Run::Machine(|mf, o| {
@@ -589,6 +646,8 @@ pub const PIPELINE: &[Pass] = &[
         switch: Some(Switch {
             name: "sched",
             off: "sched=off",
+            on: "sched=list",
+            default_on: true,
         }),
         runs: |o| o.backend.sched == Sched::List,
         run: Run::Machine(|mf, o| {
@@ -631,18 +690,18 @@ pub fn switches() -> impl Iterator<Item = (&'static Pass, Switch)> {
 }
 
 /// The `passes` listing: one line per pass in pipeline order,
-/// `NAME<TAB>FROM->TO<TAB>SWITCH<TAB>OFF<TAB>ABOUT`, with `-` where a pass has no
-/// switch.
+/// `NAME<TAB>FROM->TO<TAB>SWITCH<TAB>OFF<TAB>ON<TAB>DEFAULT<TAB>ABOUT` (`DEFAULT` is `on`
+/// or `off`), with `-` where a pass has no switch.
 pub fn listing() -> String {
     PIPELINE
         .iter()
         .map(|p| {
-            let (name, off) = match p.switch {
-                Some(s) => (s.name, s.off),
-                None => ("-", "-"),
+            let (name, off, on, default) = match p.switch {
+                Some(s) => (s.name, s.off, s.on, if s.default_on { "on" } else { "off" }),
+                None => ("-", "-", "-", "-"),
             };
             format!(
-                "{}\t{}->{}\t{name}\t{off}\t{}\n",
+                "{}\t{}->{}\t{name}\t{off}\t{on}\t{default}\t{}\n",
                 p.name,
                 p.from.name(),
                 p.to.name(),
@@ -713,27 +772,35 @@ mod tests {
             );
         }
         for (p, s) in switches() {
-            // every pass with a switch runs by default, or (a new pass, until it is
-            // correct on every suite) when switched on
-            let default_on = (p.runs)(&Options::parse("").unwrap());
-            let switched_on = format!("{}=on", s.name);
-            let base = if default_on { "" } else { switched_on.as_str() };
-            let on = Options::parse(base).unwrap();
-            let off = Options::parse(&format!("{base} {}", s.off)).unwrap();
-            assert!((p.runs)(&on), "{} runs under `{base}`", p.name);
+            // every pass with a switch runs by default as its switch says, or (a new
+            // pass, until it is correct on every suite) when switched on
+            let default = Options::parse("").unwrap();
+            assert_eq!((p.runs)(&default), s.default_on, "{}: its default", p.name);
+            let on = Options::parse(s.on).unwrap();
+            let off = Options::parse(s.off).unwrap();
+            assert!((p.runs)(&on), "{} runs under `{}`", p.name, s.on);
             assert_ne!(format!("{off:?}"), format!("{on:?}"), "{}", s.off);
+            // the flip changes the options from the default
+            let flipped = Options::parse(s.flip()).unwrap();
+            assert_ne!(
+                format!("{flipped:?}"),
+                format!("{default:?}"),
+                "{}",
+                s.flip()
+            );
             // switched off, the pass runs no more, or (isel) runs differently
             assert!(!(p.runs)(&off) || p.name == "isel", "{}", p.name);
         }
     }
 
     #[test]
-    fn the_listing_has_one_line_per_pass_with_five_fields() {
+    fn the_listing_has_one_line_per_pass_with_seven_fields() {
         let text = listing();
         assert_eq!(text.lines().count(), PIPELINE.len());
         for line in text.lines() {
-            assert_eq!(line.split('\t').count(), 5, "{line}");
+            assert_eq!(line.split('\t').count(), 7, "{line}");
         }
-        assert!(text.starts_with("mem2reg\tir->ir\tmem2reg\tmem2reg=off\t"));
+        assert!(text.starts_with("mem2reg\tir->ir\tmem2reg\tmem2reg=off\tmem2reg=on\ton\t"));
+        assert!(text.contains("\trvsdg-mem-split\trvsdg-mem-split=off\trvsdg-mem-split=on\toff\t"));
     }
 }

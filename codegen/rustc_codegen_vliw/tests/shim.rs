@@ -407,6 +407,8 @@ fn pipeline_dumps_listing_and_verification() {
     assert_eq!(names.first(), Some(&"mem2reg"));
     assert_eq!(names.last(), Some(&"emit"));
     assert!(names.contains(&"isel") && names.contains(&"ssa-regalloc"));
+    // name, stages, switch, off, on, default, about
+    assert!(list.lines().all(|l| l.split('\t').count() == 7), "{list}");
 
     let object = |extra: &str| {
         let path = dir.path().join(format!("abi_c{}.o", extra.len()));

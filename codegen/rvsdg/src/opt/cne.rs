@@ -304,6 +304,10 @@ fn theta_vars(g: &mut Rvsdg, n: Node, body: Region) -> usize {
     dups.len()
 }
 
+/// What makes two pure nodes of a loop body congruent: the operation, the output
+/// types, and the value numbers of the inputs.
+type NumberKey = (Op, SmallVec<[Ty; 2]>, SmallVec<[u32; 3]>);
+
 /// Value numbers of the origins of θ body `body` (whose nodes are `order`), with
 /// argument `k` numbered `class[k]`: congruent simple pure nodes get equal numbers,
 /// everything else its own. `None` if some input has no number (only in a graph with
@@ -319,8 +323,7 @@ fn value_numbers(
     for (k, &c) in class.iter().enumerate() {
         numbers.insert(Origin::Arg(body, k as u32), c);
     }
-    let mut table: FxHashMap<(Op, SmallVec<[Ty; 2]>, SmallVec<[u32; 3]>), u32> =
-        FxHashMap::default();
+    let mut table: FxHashMap<NumberKey, u32> = FxHashMap::default();
     for &m in order {
         let outputs = g.num_outputs(m) as u32;
         let base = match g.op(m) {
