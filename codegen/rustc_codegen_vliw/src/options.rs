@@ -281,10 +281,14 @@ mod tests {
         assert_eq!(list.lines().count(), vliw_pipeline::PIPELINE.len());
         for line in list.lines() {
             let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(fields.len(), 5, "{line}");
-            if fields[3] != "-" {
-                parse(&[fields[3]]).unwrap();
+            // NAME FROM->TO SWITCH OFF ON DEFAULT ABOUT
+            assert_eq!(fields.len(), 7, "{line}");
+            for switch in [fields[3], fields[4]] {
+                if switch != "-" {
+                    parse(&[switch]).unwrap();
+                }
             }
+            assert!(matches!(fields[5], "on" | "off" | "-"), "{line}");
         }
     }
 }
