@@ -12,7 +12,8 @@
 //! - `build`: a λ from a restructured function; `module`: the codegen unit's graph;
 //! - `opt`: the optimizations, one file each; `call_graph`: who calls whom, its
 //!   strongly connected components bottom-up (for the inliner);
-//! - `destroy`: the structural way back to the SSA IR;
+//! - `destroy`: the structural way back to the SSA IR; `lawrence`: Lawrence's
+//!   sequentialization by demand (in progress);
 //! - `text`: the text form (printer and parser); `dot`: a Graphviz drawing;
 //! - `verify`: the well-formedness rules (structure, acyclicity, shapes, typing,
 //!   linear states), run after every pass;
@@ -28,6 +29,7 @@ pub mod destroy;
 pub mod dot;
 pub mod eval;
 pub mod graph;
+pub mod lawrence;
 pub mod module;
 pub mod ops;
 pub mod opt;

@@ -1,0 +1,7 @@
+//! Lawrence's sequentialization (thesis ch. 3-4, "Optimizing compilation with the
+//! VSDG", 2007): from the RVSDG back to control flow by the program's demand. Each
+//! part in its own file:
+//! - `gating`: the gating conditions under which a node is demanded (§3.3.2), with the
+//!   destination registers of γ-coalescing (§3.4.2).
+
+pub mod gating;
