@@ -2,6 +2,9 @@
 //! VSDG", 2007): from the RVSDG back to control flow by the program's demand. Each
 //! part in its own file:
 //! - `gating`: the gating conditions under which a node is demanded (§3.3.2), with the
-//!   destination registers of γ-coalescing (§3.4.2).
+//!   destination registers of γ-coalescing (§3.4.2);
+//! - `pdom`: the post-dominator tree of a dependence DAG with a virtual return
+//!   (§3.3.1), which `buildPDG` walks.
 
 pub mod gating;
+pub mod pdom;
