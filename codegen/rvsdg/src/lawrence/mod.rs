@@ -3,8 +3,11 @@
 //! part in its own file:
 //! - `gating`: the gating conditions under which a node is demanded (§3.3.2), with the
 //!   destination registers of γ-coalescing (§3.4.2);
+//! - `flatten`: a λ's or θ's body with its γs taken apart into selectors, the flat
+//!   dependence graph (the thesis's VSDG) that demand is computed on;
 //! - `pdom`: the post-dominator tree of a dependence DAG with a virtual return
 //!   (§3.3.1), which `buildPDG` walks.
 
+pub mod flatten;
 pub mod gating;
 pub mod pdom;
