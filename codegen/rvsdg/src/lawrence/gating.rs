@@ -24,47 +24,76 @@
 //! node relative to another, composed with that other's own) is AND; the property
 //! tests check both on random conditions.
 //!
-//! Destination registers. `Λ^r` comes from an edge into arm `k` of a γ whose `k`-th
-//! result is `r` ([`Cond::arm`]): the node computes that result directly (a tail).
-//! Catenation passes tails on: `Λ^rt · c = c[rt/rv]`, where `rv` is the register of
-//! the node that `c` is relative to, so a tail of a γ that is itself a tail of an
-//! outer γ writes the outer γ's result (γ-coalescing). Union keeps a tail only when
-//! both sides agree (`Λ^r ∪ Λ^r = Λ^r`); otherwise `Λ^r ∪ c = Λ` for `c ≠ ∅`: the node
-//! is computed into its own register, and the place that wanted it in `r` needs a
-//! move there (which [`Cond::lost_tails`] lets the caller find before it unites).
+//! Destination registers. The thesis labels Λ with the register a node's value goes
+//! to: `Λ^r` comes from an edge into an arm of a γ whose result is `r` (the node
+//! computes that result directly: a tail), catenation passes tails on
+//! (`Λ^rt · c = c[rt/rv]`: a tail of a γ that is itself a tail of an outer γ writes
+//! the outer γ's result: γ-coalescing), and a union keeps a tail only where both
+//! sides agree (`Λ^r ∪ c = Λ` otherwise: the node is computed into its own register
+//! and the place that wanted it in `r` gets a move). Our nodes have several outputs
+//! (a γ gives its values and its states), so the label is a type of the caller's,
+//! a [`Label`]: how two labels of one node join, and how catenation retargets an inner
+//! label through the outer one, are its methods. `Option<R>` is the thesis's single
+//! register.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// A gating condition over γs `G` and destination registers `R` (normal form).
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Cond<G, R> {
-    /// ∅: never demanded.
-    Never,
-    /// Λ (`None`) or Λ^r: always demanded; with `r`, as the tail value written into
-    /// register `r`.
-    Always(Option<R>),
-    /// ⟨?⟩(g, c_0 .. c_n-1): by the outcome of γ `g` (arm `k`), `c_k` applies.
-    Switch(G, Vec<Cond<G, R>>),
-    /// c_1 ⊕ c_2 ⊕ ..: switches on distinct γs, in order.
-    Or(Vec<Cond<G, R>>),
+/// Where a demanded node's results go, as a gating condition's Λ carries it.
+pub trait Label: Clone + Eq + fmt::Debug {
+    /// The label of a node demanded with both `self` and `other` (`Λ^a ∪ Λ^b`).
+    fn join(&self, other: &Self) -> Self;
+
+    /// The label of a node demanded with `inner` relative to a node that is itself
+    /// demanded with `self` (`Λ^outer · Λ^inner`): a tail of the inner node into the
+    /// outer node's result goes where `self` sends that result.
+    fn retarget(&self, inner: &Self) -> Self;
 }
 
-impl<G: Copy + Ord, R: Copy + Ord> Cond<G, R> {
-    /// Λ.
-    pub fn always() -> Self {
-        Cond::Always(None)
+/// The thesis's labels: Λ (`None`) or Λ^r, one register per node. Two different
+/// labels join to Λ. Catenation retargets a tail into the register that stands for
+/// the result of the node the inner condition is relative to ([`ReturnRegister`]).
+impl<R: Copy + Eq + fmt::Debug + ReturnRegister> Label for Option<R> {
+    fn join(&self, other: &Self) -> Self {
+        if self == other { *self } else { None }
     }
 
+    fn retarget(&self, inner: &Self) -> Self {
+        match (self, inner) {
+            (Some(rt), Some(rv)) if rv.is_return() => Some(*rt),
+            _ => *inner,
+        }
+    }
+}
+
+/// For the single-register labels: which register stands for "the result of the node
+/// the inner condition is relative to" (`rv` in `c[rt/rv]`).
+pub trait ReturnRegister {
+    fn is_return(&self) -> bool;
+}
+
+/// A gating condition over γs `G` with labels `L` (normal form).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Cond<G, L> {
+    /// ∅: never demanded.
+    Never,
+    /// Λ: always demanded, its results going where the label says.
+    Always(L),
+    /// ⟨?⟩(g, c_0 .. c_n-1): by the outcome of γ `g` (arm `k`), `c_k` applies.
+    Switch(G, Vec<Cond<G, L>>),
+    /// c_1 ⊕ c_2 ⊕ ..: switches on distinct γs, in order.
+    Or(Vec<Cond<G, L>>),
+}
+
+impl<G: Copy + Ord, L: Label> Cond<G, L> {
     /// The condition of an edge into arm `arm` of γ `g` of `arms` arms (`cond(e)`,
-    /// §3.3.2 and §3.4.2): demanded when `g` takes that arm, as its tail value in
-    /// register `tail` if given.
-    pub fn arm(g: G, arms: usize, arm: usize, tail: Option<R>) -> Self {
+    /// §3.3.2 and §3.4.2): demanded, with `label`, when `g` takes that arm.
+    pub fn arm(g: G, arms: usize, arm: usize, label: L) -> Self {
         assert!(arm < arms, "arm {arm} of {arms}");
         let conds = (0..arms)
             .map(|k| {
                 if k == arm {
-                    Cond::Always(tail)
+                    Cond::Always(label.clone())
                 } else {
                     Cond::Never
                 }
@@ -125,21 +154,23 @@ impl<G: Copy + Ord, R: Copy + Ord> Cond<G, R> {
         }
     }
 
-    /// Union `c1 ∪ c2`: demanded where either is (OR), in normal form.
+    /// Union `c1 ∪ c2`: demanded where either is (OR), in normal form. Where one side
+    /// is Λ, the other side's labels join into it (`Λ^r ∪ c = Λ` in the thesis).
     pub fn union(&self, other: &Self) -> Self {
         match (self, other) {
             (Cond::Never, c) | (c, Cond::Never) => c.clone(),
-            (Cond::Always(a), Cond::Always(b)) => Cond::Always(if a == b { *a } else { None }),
-            (Cond::Always(_), _) | (_, Cond::Always(_)) => Cond::always(),
+            (Cond::Always(a), c) | (c, Cond::Always(a)) => Cond::Always(c.joined_labels(a)),
             _ => {
                 let mut terms: BTreeMap<G, Self> = BTreeMap::new();
-                let mut always: Option<Option<R>> = None;
+                let mut always: Option<L> = None;
                 for t in self.terms().chain(other.terms()) {
                     add_term(&mut terms, &mut always, t.clone());
                 }
                 match always {
-                    Some(tail) if terms.is_empty() => Cond::Always(tail),
-                    Some(_) => Cond::always(),
+                    Some(label) => {
+                        let all = terms.values().fold(label, |l, t| t.joined_labels(&l));
+                        Cond::Always(all)
+                    }
                     None => {
                         let mut terms: Vec<Self> = terms.into_values().collect();
                         if terms.len() == 1 {
@@ -153,6 +184,17 @@ impl<G: Copy + Ord, R: Copy + Ord> Cond<G, R> {
         }
     }
 
+    /// `label` joined with every label of the condition.
+    fn joined_labels(&self, label: &L) -> L {
+        match self {
+            Cond::Never => label.clone(),
+            Cond::Always(l) => label.join(l),
+            Cond::Switch(_, cs) | Cond::Or(cs) => {
+                cs.iter().fold(label.clone(), |l, c| c.joined_labels(&l))
+            }
+        }
+    }
+
     /// The switches a ⊕ joins, or the condition itself.
     fn terms(&self) -> impl Iterator<Item = &Self> {
         match self {
@@ -162,34 +204,29 @@ impl<G: Copy + Ord, R: Copy + Ord> Cond<G, R> {
     }
 
     /// Catenation `self · inner`: `inner` is the condition of a node relative to the
-    /// node `self` is the condition of (whose result register is `reg`); the result is
-    /// the condition of that node relative to what `self` is relative to (AND). A
-    /// tail of `inner` writing `reg` writes, where `self` is a tail `Λ^rt`, `rt`.
-    pub fn cat(&self, inner: &Self, reg: R) -> Self {
+    /// node `self` is the condition of; the result is the condition of that node
+    /// relative to what `self` is relative to (AND), its labels retargeted through
+    /// `self`'s ([`Label::retarget`]).
+    pub fn cat(&self, inner: &Self) -> Self {
         match self {
             Cond::Never => Cond::Never,
-            Cond::Always(None) => inner.clone(),
-            Cond::Always(Some(rt)) => inner.retarget(reg, *rt),
-            Cond::Switch(g, arms) => {
-                Cond::switch(*g, arms.iter().map(|c| c.cat(inner, reg)).collect())
-            }
+            Cond::Always(outer) => inner.relabel(&|l: &L| outer.retarget(l)),
+            Cond::Switch(g, arms) => Cond::switch(*g, arms.iter().map(|c| c.cat(inner)).collect()),
             Cond::Or(terms) => terms
                 .iter()
-                .fold(Cond::Never, |acc, t| acc.union(&t.cat(inner, reg))),
+                .fold(Cond::Never, |acc, t| acc.union(&t.cat(inner))),
         }
     }
 
-    /// The condition with tails into `from` written into `to` instead (`c[to/from]`).
-    fn retarget(&self, from: R, to: R) -> Self {
+    /// The condition with every label mapped by `f`.
+    pub fn relabel(&self, f: &impl Fn(&L) -> L) -> Self {
         match self {
-            Cond::Always(Some(r)) if *r == from => Cond::Always(Some(to)),
-            Cond::Never | Cond::Always(_) => self.clone(),
-            Cond::Switch(g, arms) => {
-                Cond::switch(*g, arms.iter().map(|c| c.retarget(from, to)).collect())
-            }
+            Cond::Never => Cond::Never,
+            Cond::Always(l) => Cond::Always(f(l)),
+            Cond::Switch(g, arms) => Cond::switch(*g, arms.iter().map(|c| c.relabel(f)).collect()),
             Cond::Or(terms) => terms
                 .iter()
-                .fold(Cond::Never, |acc, t| acc.union(&t.retarget(from, to))),
+                .fold(Cond::Never, |acc, t| acc.union(&t.relabel(f))),
         }
     }
 
@@ -204,31 +241,19 @@ impl<G: Copy + Ord, R: Copy + Ord> Cond<G, R> {
         }
     }
 
-    /// Every tail register the condition names.
-    pub fn tails(&self) -> Vec<R> {
+    /// Every label of the condition, in order of appearance.
+    pub fn labels(&self) -> Vec<&L> {
         let mut out = Vec::new();
-        self.collect_tails(&mut out);
-        out.sort_unstable();
-        out.dedup();
+        self.collect_labels(&mut out);
         out
     }
 
-    fn collect_tails(&self, out: &mut Vec<R>) {
+    fn collect_labels<'a>(&'a self, out: &mut Vec<&'a L>) {
         match self {
-            Cond::Always(Some(r)) => out.push(*r),
-            Cond::Never | Cond::Always(None) => {}
-            Cond::Switch(_, cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.collect_tails(out)),
+            Cond::Always(l) => out.push(l),
+            Cond::Never => {}
+            Cond::Switch(_, cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.collect_labels(out)),
         }
-    }
-
-    /// The tails of `self` that `self ∪ other` loses (each needs a move where `self`
-    /// has it, since the node is then computed into its own register).
-    pub fn lost_tails(&self, other: &Self) -> Vec<R> {
-        let kept = self.union(other).tails();
-        self.tails()
-            .into_iter()
-            .filter(|r| kept.binary_search(r).is_err())
-            .collect()
     }
 
     /// Whether the condition is in normal form (what every operation returns).
@@ -263,17 +288,17 @@ impl<G: Copy + Ord, R: Copy + Ord> Cond<G, R> {
 /// Adds a term (a switch, an or or an always) to the terms of a union being built:
 /// switches on one γ merge arm by arm, and a merge that normalises into something
 /// else is added again (it may meet another term).
-fn add_term<G: Copy + Ord, R: Copy + Ord>(
-    terms: &mut BTreeMap<G, Cond<G, R>>,
-    always: &mut Option<Option<R>>,
-    term: Cond<G, R>,
+fn add_term<G: Copy + Ord, L: Label>(
+    terms: &mut BTreeMap<G, Cond<G, L>>,
+    always: &mut Option<L>,
+    term: Cond<G, L>,
 ) {
     match term {
         Cond::Never => {}
-        Cond::Always(tail) => {
-            *always = Some(match *always {
-                Some(t) if t != tail => None,
-                _ => tail,
+        Cond::Always(label) => {
+            *always = Some(match always.take() {
+                Some(l) => l.join(&label),
+                None => label,
             })
         }
         Cond::Or(ts) => {
@@ -295,13 +320,12 @@ fn add_term<G: Copy + Ord, R: Copy + Ord>(
     }
 }
 
-impl<G: fmt::Display, R: fmt::Display> fmt::Display for Cond<G, R> {
-    /// `∅`, `Λ`, `Λ^r1`, `⟨?⟩(g1, Λ, ∅)`, `⟨?⟩(g1, Λ, ∅) ⊕ ⟨?⟩(g2, ∅, Λ)`.
+impl<G: fmt::Display, L: fmt::Debug> fmt::Display for Cond<G, L> {
+    /// `∅`, `Λ{label:?}`, `⟨?⟩(g1, Λ.., ∅)`, `⟨?⟩(g1, ..) ⊕ ⟨?⟩(g2, ..)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Cond::Never => f.write_str("∅"),
-            Cond::Always(None) => f.write_str("Λ"),
-            Cond::Always(Some(r)) => write!(f, "Λ^{r}"),
+            Cond::Always(l) => write!(f, "Λ{l:?}"),
             Cond::Switch(g, arms) => {
                 write!(f, "⟨?⟩({g}")?;
                 for c in arms {

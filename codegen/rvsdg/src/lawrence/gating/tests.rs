@@ -4,14 +4,20 @@
 
 use proptest::prelude::*;
 
-use super::Cond;
+use super::{Cond, Label, ReturnRegister};
 
 /// γs 0, 1, 2 with 2, 3 and 2 arms; registers 0 and 1 (and 9, the register of the
 /// node a catenation is relative to).
 const ARMS: [usize; 3] = [2, 3, 2];
 const REG: u8 = 9;
 
-type C = Cond<u8, u8>;
+type C = Cond<u8, Option<u8>>;
+
+impl ReturnRegister for u8 {
+    fn is_return(&self) -> bool {
+        *self == REG
+    }
+}
 
 /// An expression of the operations, kept to evaluate it directly.
 #[derive(Clone, Debug)]
@@ -33,7 +39,7 @@ impl Expr {
             Expr::Arm(g, k, t) => Cond::arm(*g, ARMS[*g as usize], *k, *t),
             Expr::Switch(g, arms) => Cond::switch(*g, arms.iter().map(Expr::build).collect()),
             Expr::Union(a, b) => a.build().union(&b.build()),
-            Expr::Cat(a, b) => a.build().cat(&b.build(), REG),
+            Expr::Cat(a, b) => a.build().cat(&b.build()),
             Expr::Cofactor(a, g, k) => a.build().cofactor(*g, *k),
         }
     }
@@ -112,10 +118,12 @@ proptest! {
         let (a, b) = (a.build(), b.build());
         prop_assert_eq!(a.union(&b), b.union(&a));
         prop_assert_eq!(a.union(&a), a.clone());
-        // a union loses exactly the tails that are not in the result
-        let u = a.union(&b);
-        for r in a.lost_tails(&b) {
-            prop_assert!(!u.tails().contains(&r));
+        // a Λ of the union carries the join of the labels of both sides
+        if let Cond::Always(l) = a.union(&b) {
+            let all = a.labels().into_iter().chain(b.labels()).fold(None, |acc: Option<Option<u8>>, l| {
+                Some(acc.map_or(*l, |a| a.join(l)))
+            });
+            prop_assert_eq!(Some(l), all);
         }
     }
 }
@@ -129,12 +137,16 @@ fn tails_survive_only_where_both_sides_agree() {
     assert_eq!(l(r).union(&C::Never), l(r));
     let g = C::arm(0, 2, 0, s);
     assert_eq!(l(r).union(&g), l(None), "Λ^r ∪ c = Λ for c ≠ ∅");
-    assert_eq!(l(r).lost_tails(&g), vec![1]);
-    assert_eq!(g.lost_tails(&l(r)), vec![2]);
+    assert_eq!(l(r).union(&C::arm(0, 2, 0, r)), l(r));
     // catenation passes a tail on: Λ^rt · c = c[rt/rv]
     let inner = C::arm(1, 2, 1, Some(REG));
-    assert_eq!(l(r).cat(&inner, REG), C::arm(1, 2, 1, r));
-    assert_eq!(l(None).cat(&inner, REG), inner);
+    assert_eq!(l(r).cat(&inner), C::arm(1, 2, 1, r));
+    assert_eq!(l(None).cat(&inner), inner);
+    assert_eq!(
+        l(r).cat(&C::arm(1, 2, 1, s)),
+        C::arm(1, 2, 1, s),
+        "other tails stay"
+    );
 }
 
 /// §3.5, the exclusive redundancy of Fig. 3.1: γ1 takes γ2 in one arm and A in the
@@ -146,7 +158,7 @@ fn the_exclusive_redundancy_of_section_3_5() {
     let a_in_g1 = C::arm(g1, 2, 1, Some(r1));
     let g2_in_g1 = C::arm(g1, 2, 0, Some(r1));
     let a_in_g2 = C::arm(g2, 2, 1, Some(r2));
-    let c = a_in_g1.union(&g2_in_g1.cat(&a_in_g2, r2));
+    let c = a_in_g1.union(&g2_in_g1.cat(&a_in_g2.relabel(&|l| l.map(|_| REG))));
     let want = C::Switch(
         g1,
         vec![
@@ -155,8 +167,12 @@ fn the_exclusive_redundancy_of_section_3_5() {
         ],
     );
     assert_eq!(c, want);
-    assert_eq!(c.to_string(), "⟨?⟩(1, ⟨?⟩(2, ∅, Λ^1), Λ^1)");
-    assert_eq!(c.tails(), vec![r1], "every use of A writes r1");
+    assert_eq!(c.to_string(), "⟨?⟩(1, ⟨?⟩(2, ∅, ΛSome(1)), ΛSome(1))");
+    assert!(
+        c.labels().iter().all(|&&l| l == Some(r1)),
+        "every use of A writes r1"
+    );
+    let _ = r2;
 }
 
 /// §3.5, the independent redundancy after γ-ordering: A is demanded by γ1's true arm
@@ -171,18 +187,24 @@ fn the_independent_redundancy_of_section_3_5() {
     let ordered = C::switch(g1, vec![c.cofactor(g1, 0), c.cofactor(g1, 1)]);
     assert_eq!(
         ordered,
-        C::Switch(g1, vec![C::always(), C::arm(g2, 2, 0, None)])
+        C::Switch(g1, vec![C::Always(None), C::arm(g2, 2, 0, None)])
     );
-    assert_eq!(ordered.to_string(), "⟨?⟩(1, Λ, ⟨?⟩(2, Λ, ∅))");
+    assert_eq!(ordered.to_string(), "⟨?⟩(1, ΛNone, ⟨?⟩(2, ΛNone, ∅))");
 }
 
 #[test]
 fn a_path_tests_each_gamma_once() {
     // ⟨?⟩(g, ⟨?⟩(g, x, y), z) = ⟨?⟩(g, x, z)
     let x = C::arm(1, 3, 2, None);
-    let inner = C::switch(0, vec![x.clone(), C::always()]);
+    let inner = C::switch(0, vec![x.clone(), C::Always(None)]);
     let c = C::switch(0, vec![inner, C::Never]);
     assert_eq!(c, C::Switch(0, vec![x, C::Never]));
     assert!(c.is_normal());
-    assert!(!C::Switch(0, vec![C::Switch(0, vec![C::Never, C::always()]), C::Never]).is_normal());
+    assert!(
+        !C::Switch(
+            0,
+            vec![C::Switch(0, vec![C::Never, C::Always(None)]), C::Never]
+        )
+        .is_normal()
+    );
 }
