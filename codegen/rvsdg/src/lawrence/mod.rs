@@ -6,8 +6,16 @@
 //! - `flatten`: a λ's or θ's body with its γs taken apart into selectors, the flat
 //!   dependence graph (the thesis's VSDG) that demand is computed on;
 //! - `pdom`: the post-dominator tree of a dependence DAG with a virtual return
-//!   (§3.3.1), which `buildPDG` walks.
+//!   (§3.3.1), which `buildPDG` walks;
+//! - `dests`: where a demanded node's results go, the labels of its conditions
+//!   (tail registers, §3.4.2);
+//! - `pdg`: the program dependence graph (groups, statements, predicates) and its
+//!   verifier;
+//! - `build_pdg`: `buildPDG` and `link` (Figs. 3.7, 3.8), proceduralization by demand.
 
+pub mod build_pdg;
+pub mod dests;
 pub mod flatten;
 pub mod gating;
+pub mod pdg;
 pub mod pdom;
