@@ -146,6 +146,155 @@ impl Pdg {
     }
 }
 
+impl Pdg {
+    /// The PDG with every group that has one parent, itself a group, merged into that
+    /// parent (the last step of Fig. 3.7), renumbered from the root; and where each
+    /// node went (`None` for the merged groups and what the root does not reach).
+    /// Merging lets the children of a node's PDG mix with their new siblings, which
+    /// the order of a group needs: a node's own statement may have to run after a
+    /// sibling that needs something else of its subtree.
+    pub fn normalized(&self) -> (Pdg, Vec<Option<PdgId>>) {
+        let parents = self.parents();
+        let merged = |id: PdgId| {
+            matches!(self.node(id), PdgNode::Group(_))
+                && parents[id as usize].len() == 1
+                && matches!(self.node(parents[id as usize][0]), PdgNode::Group(_))
+        };
+        let mut map: Vec<Option<PdgId>> = vec![None; self.nodes.len()];
+        let mut out = Pdg::default();
+        // first number every kept node reachable from the root, then fill them in
+        let mut stack = vec![self.root];
+        let mut kept = Vec::new();
+        while let Some(id) = stack.pop() {
+            if map[id as usize].is_some() {
+                continue;
+            }
+            map[id as usize] = Some(kept.len() as PdgId);
+            kept.push(id);
+            for &c in self.successors(id).iter().rev() {
+                for k in self.expand(c, &merged) {
+                    if map[k as usize].is_none() {
+                        stack.push(k);
+                    }
+                }
+            }
+        }
+        for &id in &kept {
+            let new = |x: PdgId| map[x as usize].expect("numbered");
+            out.nodes.push(match self.node(id) {
+                PdgNode::Group(children) => {
+                    let mut list: Vec<PdgId> = Vec::new();
+                    for &c in children {
+                        for k in self.expand(c, &merged) {
+                            if !list.contains(&new(k)) {
+                                list.push(new(k));
+                            }
+                        }
+                    }
+                    PdgNode::Group(list)
+                }
+                PdgNode::Statement(f) => PdgNode::Statement(*f),
+                PdgNode::Predicate { gamma, arms } => PdgNode::Predicate {
+                    gamma: *gamma,
+                    arms: arms.iter().map(|&a| new(a)).collect(),
+                },
+            });
+        }
+        out.root = 0;
+        (out, map)
+    }
+
+    /// `id`, or what a merged group `id` stands for: its children, expanded.
+    fn expand(&self, id: PdgId, merged: &impl Fn(PdgId) -> bool) -> Vec<PdgId> {
+        if !merged(id) {
+            return vec![id];
+        }
+        (self.successors(id).iter())
+            .flat_map(|&c| self.expand(c, merged))
+            .collect()
+    }
+
+    /// The flat nodes a PDG node computes, its own and those below it.
+    pub fn contents(&self, id: PdgId) -> Vec<FlatId> {
+        let mut out = Vec::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![id];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            match self.node(x) {
+                PdgNode::Statement(f) => out.push(*f),
+                PdgNode::Predicate { gamma, .. } => out.push(*gamma),
+                PdgNode::Group(_) => {}
+            }
+            stack.extend(self.successors(x));
+        }
+        out
+    }
+
+    /// The children of group `group` in an order their data dependences allow (a
+    /// child that computes what another child's subtree reads comes first), ties in
+    /// the order of the flat nodes they compute (the unit's own order). An error
+    /// names a cycle: children that each need something of the other (the PDG is not
+    /// sequentializable as it is).
+    pub fn sequence(&self, flat: &Flat, group: PdgId) -> Result<Vec<PdgId>, String> {
+        let children = self.successors(group);
+        let contents: Vec<Vec<FlatId>> = children.iter().map(|&c| self.contents(c)).collect();
+        let mut home: rustc_hash::FxHashMap<FlatId, usize> = rustc_hash::FxHashMap::default();
+        for (i, list) in contents.iter().enumerate() {
+            for &f in list {
+                home.insert(f, i);
+            }
+        }
+        let k = children.len();
+        let mut after: Vec<Vec<usize>> = vec![Vec::new(); k];
+        let mut pending = vec![0usize; k];
+        for (j, list) in contents.iter().enumerate() {
+            let mut before: Vec<usize> = Vec::new();
+            for &x in list {
+                for o in &flat.nodes[x as usize].operands {
+                    if let Some(i) = Flat::producer(o.source).and_then(|w| home.get(&w)) {
+                        if *i != j && !before.contains(i) {
+                            before.push(*i);
+                        }
+                    }
+                }
+            }
+            pending[j] = before.len();
+            for i in before {
+                after[i].push(j);
+            }
+        }
+        let key = |i: usize| contents[i].iter().copied().max().unwrap_or(0);
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(FlatId, usize)>> = (0..k)
+            .filter(|&i| pending[i] == 0)
+            .map(|i| std::cmp::Reverse((key(i), i)))
+            .collect();
+        let mut order = Vec::with_capacity(k);
+        while let Some(std::cmp::Reverse((_, i))) = ready.pop() {
+            order.push(children[i]);
+            for &j in &after[i] {
+                pending[j] -= 1;
+                if pending[j] == 0 {
+                    ready.push(std::cmp::Reverse((key(j), j)));
+                }
+            }
+        }
+        if order.len() < k {
+            let stuck: Vec<String> = (0..k)
+                .filter(|&i| pending[i] > 0)
+                .map(|i| format!("p{}", children[i]))
+                .collect();
+            return Err(format!(
+                "p{group}: its children {} need each other",
+                stuck.join(", ")
+            ));
+        }
+        Ok(order)
+    }
+}
+
 impl fmt::Display for Pdg {
     /// `root p0`, then one line per node: `p3 = group [p4, p5]`, `p4 = f2`,
     /// `p5 = test f6 [p7, p8]`.

@@ -150,6 +150,16 @@ fn the_text_tests_proceduralize() {
                     Ok(p) => {
                         let verified = p.pdg.verify(&flat);
                         verified.unwrap_or_else(|e| panic!("{name}: {e}\n{}", p.pdg));
+                        // normalized, it still verifies and every group has an order
+                        let (pdg, _) = p.pdg.normalized();
+                        pdg.verify(&flat)
+                            .unwrap_or_else(|e| panic!("{name}: {e}\n{pdg}"));
+                        for id in 0..pdg.nodes.len() as PdgId {
+                            if let PdgNode::Group(_) = pdg.node(id) {
+                                let order = pdg.sequence(&flat, id);
+                                order.unwrap_or_else(|e| panic!("{name}: {e}\n{pdg}"));
+                            }
+                        }
                         built += 1;
                     }
                     Err(BuildError::IndependentRedundancy { .. }) => ordered += 1,
@@ -159,4 +169,30 @@ fn the_text_tests_proceduralize() {
         }
     }
     assert!(built >= 5, "{built} units built, {ordered} need γ-ordering");
+}
+
+#[test]
+fn normalizing_merges_single_parent_groups_and_sequencing_follows_the_data() {
+    let (flat, p) = proceduralize(EXCLUSIVE);
+    let p = p.unwrap();
+    let (pdg, map) = p.pdg.normalized();
+    pdg.verify(&flat).unwrap_or_else(|e| panic!("{e}\n{pdg}"));
+    // the root runs P's match and γ1's test directly; A's group, shared, stays
+    let root: Vec<&PdgNode> = pdg
+        .successors(pdg.root)
+        .iter()
+        .map(|&c| pdg.node(c))
+        .collect();
+    assert_eq!(root.len(), 2, "{pdg}");
+    assert!(root.contains(&&PdgNode::Statement(1)), "{pdg}");
+    assert!(
+        root.iter()
+            .any(|n| matches!(n, PdgNode::Predicate { gamma: 5, .. })),
+        "{pdg}"
+    );
+    let shared = map[p.fragments[0] as usize].expect("A's group is kept");
+    assert_eq!(pdg.parents()[shared as usize].len(), 2);
+    // the match before the test that reads it
+    let order = pdg.sequence(&flat, pdg.root).unwrap();
+    assert!(matches!(pdg.node(order[0]), PdgNode::Statement(1)), "{pdg}");
 }
