@@ -19,42 +19,31 @@
 //! emitted into a block without predecessors, which is removed at the end.
 
 use rustc_hash::FxHashMap;
-use vliw_ir::{
-    Block, BlockCall, Function, InstructionData, IntCC, Opcode, SwitchData, Type, Value,
-};
+use vliw_ir::{BlockCall, Function, InstructionData, Opcode, Type, Value};
 
+use crate::cursor::{Cursor, Val, empty_function, remove_unreachable_blocks};
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 
 /// The SSA IR function of λ `lambda`.
 pub fn destroy_lambda(g: &Rvsdg, lambda: Node) -> Function {
     let shell = g.lambda_info(lambda);
-    let mut func = Function {
-        name: shell.name.clone(),
-        signature: shell.signature.clone(),
-        linkage: shell.linkage,
-        inline: shell.inline,
-        cold: shell.cold,
-        param_attrs: shell.param_attrs.clone(),
-        stack_slots: shell.stack_slots.clone(),
-        ext_funcs: shell.ext_funcs.clone(),
-        signatures: shell.signatures.clone(),
-        globals: shell.globals.clone(),
-        files: shell.files.clone(),
-        ..Default::default()
-    };
+    let mut func = empty_function(g, lambda);
     let body = g.lambda_body(lambda);
     let entry = func.dfg.make_block();
     func.layout.append_block(entry);
     let mut em = Emitter {
         g,
-        func: &mut func,
-        block: entry,
+        c: Cursor {
+            g,
+            func: &mut func,
+            block: entry,
+        },
         vals: FxHashMap::default(),
     };
     for (i, a) in g.arg_origins(body).enumerate() {
         if let Ty::Val(t) = g.ty(a) {
-            let v = em.func.dfg.append_block_param(entry, t);
+            let v = em.c.func.dfg.append_block_param(entry, t);
             em.vals.insert(a, Val::Ir(v));
         } else {
             debug_assert!(i >= shell.signature.params.len());
@@ -67,113 +56,28 @@ pub fn destroy_lambda(g: &Rvsdg, lambda: Node) -> Function {
         .filter(|&&o| matches!(g.ty(o), Ty::Val(_)))
         .map(|&o| em.value(o))
         .collect();
-    em.terminate(InstructionData::Return {
+    em.c.terminate(InstructionData::Return {
         opcode: Opcode::Return,
         args: rets,
     });
-    em.locate_last(lambda);
+    em.c.locate_last(lambda);
     remove_unreachable_blocks(&mut func);
     func
 }
 
-/// What an origin is in the function being emitted.
-#[derive(Copy, Clone, Debug)]
-enum Val {
-    /// An SSA value.
-    Ir(Value),
-    /// A control value from `match` node `node` (whose operand is an SSA value).
-    Match(Node, Value),
-    /// A constant control value.
-    Const(u32),
-}
-
 struct Emitter<'a> {
     g: &'a Rvsdg,
-    func: &'a mut Function,
     /// Where instructions go.
-    block: Block,
+    c: Cursor<'a>,
     vals: FxHashMap<Origin, Val>,
 }
 
 impl Emitter<'_> {
-    fn new_block(&mut self) -> Block {
-        let b = self.func.dfg.make_block();
-        self.func.layout.append_block(b);
-        b
-    }
-
-    fn inst(&mut self, data: InstructionData, results: &[Type]) -> vliw_ir::Inst {
-        let inst = self.func.dfg.make_inst(data);
-        self.func.dfg.make_inst_results(inst, results);
-        self.func.layout.append_inst(inst, self.block);
-        inst
-    }
-
-    fn terminate(&mut self, data: InstructionData) {
-        self.inst(data, &[]);
-    }
-
-    /// Gives the last instruction emitted the source location of node `n` (a γ's or
-    /// θ's branch, the λ's `return`), if it has one.
-    fn locate_last(&mut self, n: Node) {
-        let loc = self.g.node(n).loc;
-        if let Some(inst) = self.func.layout.last_inst(self.block)
-            && !loc.is_default()
-        {
-            self.func.srclocs[inst] = loc;
-        }
-    }
-
-    fn iconst(&mut self, ty: Type, imm: u128) -> Value {
-        let inst = self.inst(
-            InstructionData::UnaryImm {
-                opcode: Opcode::Iconst,
-                imm: imm & ty.mask(),
-            },
-            &[ty],
-        );
-        self.func.dfg.first_result(inst)
-    }
-
     /// The SSA value of a value-typed origin; a control value as its `i32`
     /// alternative number.
     fn value(&mut self, o: Origin) -> Value {
-        match self.vals[&o] {
-            Val::Ir(v) => v,
-            Val::Const(alt) => self.iconst(Type::I32, alt as u128),
-            Val::Match(node, x) => {
-                // alt = default, then case by case (the first equal case wins, so go
-                // backwards)
-                let Some(Op::Match { cases, default, .. }) = self.g.op(node) else {
-                    unreachable!("a Match value comes from a match node")
-                };
-                let cases = cases.clone();
-                let ty = self.func.dfg.value_type(x);
-                let mut alt = self.iconst(Type::I32, *default as u128);
-                for &(c, a) in cases.iter().rev() {
-                    let k = self.iconst(ty, c);
-                    let eq = self.inst(
-                        InstructionData::IntCompare {
-                            opcode: Opcode::Icmp,
-                            cond: IntCC::Eq,
-                            args: [x, k],
-                        },
-                        &[Type::I1],
-                    );
-                    let eq = self.func.dfg.first_result(eq);
-                    let av = self.iconst(Type::I32, a as u128);
-                    let sel = self.inst(
-                        InstructionData::Ternary {
-                            opcode: Opcode::Select,
-                            args: [eq, av, alt],
-                        },
-                        &[Type::I32],
-                    );
-                    alt = self.func.dfg.first_result(sel);
-                }
-                alt
-            }
-        }
+        let val = self.vals[&o];
+        self.c.value(val)
     }
 
     /// Emits the nodes of `r`, whose arguments are already mapped.
@@ -211,80 +115,20 @@ impl Emitter<'_> {
                     .iter()
                     .map(|&o| self.value(o))
                     .collect();
-                let data = op.to_inst(&args).expect("an IR operation");
-                let types: Vec<Type> = g.outputs(n).filter_map(|o| g.ty(o).value()).collect();
                 let is_trap = matches!(op.opcode(), Some(Opcode::Trap | Opcode::Unreachable));
-                let inst = self.inst(data, &types);
-                let loc = g.node(n).loc;
-                if !loc.is_default() {
-                    self.func.srclocs[inst] = loc;
-                }
-                let results = self.func.dfg.inst_results(inst).to_vec();
-                let mut it = results.into_iter();
+                let mut results = self.c.operation(n, op, &args).into_iter();
                 for o in g.outputs(n) {
                     if let Ty::Val(_) = g.ty(o) {
-                        self.vals.insert(o, Val::Ir(it.next().expect("a result")));
+                        self.vals
+                            .insert(o, Val::Ir(results.next().expect("a result")));
                     }
                 }
                 if is_trap {
                     // nothing after a trap runs: continue in a block nobody reaches
-                    self.block = self.new_block();
+                    self.c.block = self.c.new_block();
                 }
             }
         }
-    }
-
-    /// The arm that a constant predicate selects, or the branch to the arms' first
-    /// blocks.
-    fn branch(&mut self, pred: Origin, targets: &[BlockCall]) {
-        let data = match self.vals[&pred] {
-            Val::Match(node, x) => {
-                let Some(Op::Match { cases, default, .. }) = self.g.op(node) else {
-                    unreachable!()
-                };
-                let is_bool = self.func.dfg.value_type(x) == Type::I1;
-                if is_bool && targets.len() == 2 && cases.len() == 1 {
-                    let (c, a) = cases[0];
-                    let (t, f) = if c == 1 { (a, *default) } else { (*default, a) };
-                    InstructionData::Brif {
-                        opcode: Opcode::Brif,
-                        arg: x,
-                        blocks: [targets[t as usize].clone(), targets[f as usize].clone()],
-                    }
-                } else {
-                    let mut table = SwitchData::new(targets[*default as usize].clone());
-                    let mut seen = rustc_hash::FxHashSet::default();
-                    for &(c, a) in cases.iter() {
-                        if seen.insert(c) {
-                            table.push_case(c, targets[a as usize].clone());
-                        }
-                    }
-                    InstructionData::Switch {
-                        opcode: Opcode::Switch,
-                        arg: x,
-                        table: Box::new(table),
-                    }
-                }
-            }
-            Val::Ir(x) => {
-                // an alternative number: the last arm is the default
-                let last = targets.len() - 1;
-                let mut table = SwitchData::new(targets[last].clone());
-                for (k, t) in targets[..last].iter().enumerate() {
-                    table.push_case(k as u128, t.clone());
-                }
-                InstructionData::Switch {
-                    opcode: Opcode::Switch,
-                    arg: x,
-                    table: Box::new(table),
-                }
-            }
-            Val::Const(alt) => InstructionData::Jump {
-                opcode: Opcode::Jump,
-                dest: targets[alt as usize].clone(),
-            },
-        };
-        self.terminate(data);
     }
 
     fn gamma(&mut self, n: Node, arms: &[Region]) {
@@ -306,18 +150,18 @@ impl Emitter<'_> {
             self.vals.extend(outs);
             return;
         }
-        let join = self.func.dfg.make_block();
+        let join = self.c.func.dfg.make_block();
         let mut join_params = Vec::new();
         for o in g.outputs(n) {
             match g.ty(o) {
-                Ty::Val(t) => join_params.push((o, self.func.dfg.append_block_param(join, t))),
+                Ty::Val(t) => join_params.push((o, self.c.func.dfg.append_block_param(join, t))),
                 Ty::Ctl(_) => {
-                    join_params.push((o, self.func.dfg.append_block_param(join, Type::I32)))
+                    join_params.push((o, self.c.func.dfg.append_block_param(join, Type::I32)))
                 }
                 Ty::Mem | Ty::Io => {}
             }
         }
-        let head = self.block;
+        let head = self.c.block;
         let mut targets = Vec::with_capacity(arms.len());
         let mut pending = Vec::new();
         for &arm in arms {
@@ -327,26 +171,26 @@ impl Emitter<'_> {
                 let args = self.join_args(n, arm);
                 targets.push(BlockCall { block: join, args });
             } else {
-                let b = self.func.dfg.make_block();
+                let b = self.c.func.dfg.make_block();
                 targets.push(BlockCall::from(b));
                 pending.push((arm, b));
             }
         }
-        self.block = head;
-        self.branch(pred, &targets);
-        self.locate_last(n);
+        self.c.block = head;
+        self.c.branch(self.vals[&pred], &targets);
+        self.c.locate_last(n);
         for (arm, b) in pending {
-            self.func.layout.append_block(b);
-            self.block = b;
+            self.c.func.layout.append_block(b);
+            self.c.block = b;
             self.region(arm);
             let args = self.join_args(n, arm);
-            self.terminate(InstructionData::Jump {
+            self.c.terminate(InstructionData::Jump {
                 opcode: Opcode::Jump,
                 dest: BlockCall { block: join, args },
             });
         }
-        self.func.layout.append_block(join);
-        self.block = join;
+        self.c.func.layout.append_block(join);
+        self.c.block = join;
         for (o, v) in join_params {
             self.vals.insert(o, Val::Ir(v));
         }
@@ -373,7 +217,7 @@ impl Emitter<'_> {
 
     fn theta(&mut self, n: Node, body: Region) {
         let g = self.g;
-        let header = self.func.dfg.make_block();
+        let header = self.c.func.dfg.make_block();
         let results = g.results(body).to_vec();
         // loop variables carried around the loop as the header's parameters: not the
         // states, not the invariant ones (the body reads the input's value), and not
@@ -397,20 +241,20 @@ impl Emitter<'_> {
                 continue;
             }
             let t = ty.value().unwrap_or(Type::I32);
-            let p = self.func.dfg.append_block_param(header, t);
+            let p = self.c.func.dfg.append_block_param(header, t);
             self.vals.insert(a, Val::Ir(p));
             init.push(self.value(input));
             carried.push(k);
         }
-        self.terminate(InstructionData::Jump {
+        self.c.terminate(InstructionData::Jump {
             opcode: Opcode::Jump,
             dest: BlockCall {
                 block: header,
                 args: init,
             },
         });
-        self.func.layout.append_block(header);
-        self.block = header;
+        self.c.func.layout.append_block(header);
+        self.c.block = header;
         self.region(body);
         let next: Vec<Value> = carried
             .iter()
@@ -421,7 +265,7 @@ impl Emitter<'_> {
         // parameters, so that nothing after the loop reads the values of the block that
         // tests the predicate (jump threading can then send the body's paths past that
         // test straight to the header or the exit)
-        let exit = self.func.dfg.make_block();
+        let exit = self.c.func.dfg.make_block();
         let mut exit_args = Vec::new();
         let mut outs: Vec<(Origin, Val)> = Vec::new();
         for k in 0..g.num_outputs(n) {
@@ -432,8 +276,8 @@ impl Emitter<'_> {
             let val = match self.vals[&results[k + 1]] {
                 Val::Ir(v) if g.has_users(o) => {
                     exit_args.push(v);
-                    let ty = self.func.dfg.value_type(v);
-                    Val::Ir(self.func.dfg.append_block_param(exit, ty))
+                    let ty = self.c.func.dfg.value_type(v);
+                    Val::Ir(self.c.func.dfg.append_block_param(exit, ty))
                 }
                 val => val,
             };
@@ -450,37 +294,10 @@ impl Emitter<'_> {
                 args: next,
             },
         ];
-        self.branch(results[0], &targets);
-        self.locate_last(n);
-        self.func.layout.append_block(exit);
-        self.block = exit;
+        self.c.branch(self.vals[&results[0]], &targets);
+        self.c.locate_last(n);
+        self.c.func.layout.append_block(exit);
+        self.c.block = exit;
         self.vals.extend(outs);
-    }
-}
-
-/// Removes the blocks that no path from the entry reaches (what followed a `trap`).
-fn remove_unreachable_blocks(func: &mut Function) {
-    let Some(entry) = func.layout.entry_block() else {
-        return;
-    };
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut stack = vec![entry];
-    seen.insert(entry);
-    while let Some(b) = stack.pop() {
-        if let Some(last) = func.layout.last_inst(b) {
-            for d in func.dfg.branch_destinations(last) {
-                if seen.insert(d.block) {
-                    stack.push(d.block);
-                }
-            }
-        }
-    }
-    let dead: Vec<Block> = func.layout.blocks().filter(|b| !seen.contains(b)).collect();
-    for b in dead {
-        let insts: Vec<_> = func.layout.block_insts(b).collect();
-        for i in insts {
-            func.layout.remove_inst(i);
-        }
-        func.layout.remove_block(b);
     }
 }

@@ -13,7 +13,8 @@
 //! - `opt`: the optimizations, one file each; `call_graph`: who calls whom, its
 //!   strongly connected components bottom-up (for the inliner);
 //! - `destroy`: the structural way back to the SSA IR; `lawrence`: Lawrence's
-//!   sequentialization by demand (in progress);
+//!   sequentialization by demand (in progress); `cursor`: the instructions both
+//!   write;
 //! - `text`: the text form (printer and parser); `dot`: a Graphviz drawing;
 //! - `verify`: the well-formedness rules (structure, acyclicity, shapes, typing,
 //!   linear states), run after every pass;
@@ -25,6 +26,7 @@ pub mod build;
 pub mod call_graph;
 mod changes;
 pub mod copy;
+mod cursor;
 pub mod destroy;
 pub mod dot;
 pub mod eval;

@@ -29,7 +29,8 @@ fn every_unit_of_the_filetests_proceduralizes() {
         if !rm.not_built.is_empty() {
             continue;
         }
-        rm.roots.extend(module.functions.iter().map(|f| f.name.clone()));
+        rm.roots
+            .extend(module.functions.iter().map(|f| f.name.clone()));
         for (_, pass) in common::passes::PIPELINE_ORDER {
             pass(&mut rm, &mut report);
         }
