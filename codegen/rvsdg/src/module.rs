@@ -68,13 +68,20 @@ pub enum Sequentializer {
     /// Each γ a branch and a join in its place, each θ a loop (`destroy.rs`).
     #[default]
     Structural,
+    /// By demand: Lawrence's proceduralization into a PDG, then its sequentialization
+    /// (`lawrence/`); a λ it cannot do yet (independent redundancy) is destroyed
+    /// structurally.
+    Lawrence,
 }
 
 impl Sequentializer {
     pub fn parse(value: &str) -> Result<Sequentializer, String> {
         match value {
             "structural" => Ok(Sequentializer::Structural),
-            _ => Err(format!("sequentialize={value}: expected structural")),
+            "lawrence" => Ok(Sequentializer::Lawrence),
+            _ => Err(format!(
+                "sequentialize={value}: expected structural or lawrence"
+            )),
         }
     }
 }
@@ -90,6 +97,8 @@ pub fn sequentialize_module(rm: &RvsdgModule, module: &mut Module, how: Sequenti
         }
         module.functions[i] = match how {
             Sequentializer::Structural => destroy_lambda(&rm.graph, l),
+            Sequentializer::Lawrence => crate::lawrence::emit::sequentialize_lambda(&rm.graph, l)
+                .unwrap_or_else(|_| destroy_lambda(&rm.graph, l)),
         };
     }
     let mut i = 0;

@@ -68,3 +68,89 @@ fn every_unit_of_the_filetests_proceduralizes() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(built >= 100, "{built} of {units} units proceduralized");
 }
+
+/// Every filetest, built, optimized and sequentialized by Lawrence's method, verifies
+/// and runs as the original does on the interpreter.
+#[test]
+fn every_filetest_sequentialized_by_demand_runs_the_same() {
+    use common::differential::{Compared, compare, parse_args};
+    use vliw_ir::filetest::directives;
+    use vliw_rvsdg::{Sequentializer, sequentialize_module};
+
+    let (root, files) = common::differential::filetests();
+    let mut report = Report::default();
+    let mut tally = Compared::default();
+    let (mut lambdas, mut by_demand) = (0, 0);
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(path).expect("read");
+        let Ok(module) = parse_module(&text) else {
+            continue;
+        };
+        if verify_module(&module).is_err() {
+            continue;
+        }
+        let mut rm = build_module(&module, &mut report);
+        if !rm.not_built.is_empty() {
+            continue;
+        }
+        rm.roots
+            .extend(module.functions.iter().map(|f| f.name.clone()));
+        for (_, pass) in common::passes::PIPELINE_ORDER {
+            pass(&mut rm, &mut report);
+        }
+        for l in rm.graph.lambdas() {
+            lambdas += 1;
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                vliw_rvsdg::lawrence::emit::sequentialize_lambda(&rm.graph, l)
+            }));
+            match done {
+                Ok(Ok(_)) => by_demand += 1,
+                Ok(Err(_)) => {}
+                Err(_) => failures.push(format!("{name}: {l}: the emitter panicked")),
+            }
+        }
+        let mut new = module.clone();
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            sequentialize_module(&rm, &mut new, Sequentializer::Lawrence)
+        }));
+        if done.is_err() {
+            continue; // counted above
+        }
+        if let Err(e) = verify_module(&new) {
+            failures.push(format!("{name}: does not verify:\n{e}\n{new}"));
+            continue;
+        }
+        let Ok((runs, _)) = directives(&text) else {
+            continue;
+        };
+        for r in &runs {
+            let Some(args) = parse_args(&module, &r.func, &r.args) else {
+                continue;
+            };
+            if let Err(e) = compare(&module, &new, &r.func, &args, &mut tally) {
+                failures.push(format!("{name}: line {}: {e}", r.line));
+            }
+        }
+    }
+    println!(
+        "{lambdas} λs, {by_demand} sequentialized by demand; {} runs compared",
+        tally.runs
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(tally.runs >= 400, "only {} runs compared", tally.runs);
+    assert!(
+        by_demand * 10 >= lambdas * 9,
+        "{by_demand} of {lambdas} by demand"
+    );
+}

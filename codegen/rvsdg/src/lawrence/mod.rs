@@ -11,10 +11,12 @@
 //!   (tail registers, §3.4.2);
 //! - `pdg`: the program dependence graph (groups, statements, predicates) and its
 //!   verifier;
-//! - `build_pdg`: `buildPDG` and `link` (Figs. 3.7, 3.8), proceduralization by demand.
+//! - `build_pdg`: `buildPDG` and `link` (Figs. 3.7, 3.8), proceduralization by demand;
+//! - `emit`: the PDG sequentialized into the SSA IR (`sequentialize=lawrence`).
 
 pub mod build_pdg;
 pub mod dests;
+pub mod emit;
 pub mod flatten;
 pub mod gating;
 pub mod pdg;
