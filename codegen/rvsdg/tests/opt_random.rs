@@ -28,7 +28,7 @@ use vliw_ir::{DataValue, Module, Signature, TrapKind, Type, parse_module, verify
 use vliw_rvsdg::{Report, Rvsdg, RvsdgModule, Sequentializer, build_module, sequentialize_module};
 
 /// Built, optimized (two rounds), and sequentialized.
-fn optimized(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg), String> {
+fn optimized(module: &Module, report: &mut Report) -> Result<([Module; 2], Rvsdg), String> {
     let mut rm = build_module(module, report);
     if let Some((_, why)) = rm.not_built.first() {
         return Err(format!("not built: {why}"));
@@ -42,7 +42,7 @@ fn optimize_and_sequentialize(
     mut rm: RvsdgModule,
     module: &Module,
     report: &mut Report,
-) -> Result<(Module, Rvsdg), String> {
+) -> Result<([Module; 2], Rvsdg), String> {
     for round in 0..2 {
         for (name, pass) in common::passes::PIPELINE_ORDER {
             let before = rm.graph.to_string();
@@ -57,9 +57,15 @@ fn optimize_and_sequentialize(
                 .map_err(|_| format!("{name}: the changed λs do not verify, but all do"))?;
         }
     }
-    let mut new = module.clone();
-    sequentialize_module(&rm, &mut new, Sequentializer::Structural);
-    verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
+    // both ways back to control flow
+    let mut new = [module.clone(), module.clone()];
+    for (m, how) in new
+        .iter_mut()
+        .zip([Sequentializer::Structural, Sequentializer::Lawrence])
+    {
+        sequentialize_module(&rm, m, how);
+        verify_module(m).map_err(|e| format!("sequentialized ({how:?}): {e}\n{m}"))?;
+    }
     Ok((new, rm.graph))
 }
 
@@ -150,14 +156,17 @@ fn random_cfgs_optimize_and_run_the_same() {
             // may take more: the evaluator counts differently), or to show that it
             // does not end either
             let limit = if endless { STEPS * 5 } else { STEPS * 200 };
-            let seq = run(&new, "f", &a, limit);
+            let seq = run(&new[0], "f", &a, limit);
+            let by_demand = run(&new[1], "f", &a, limit);
             let eval = evaluate(&graph, &module, "f", &a, limit);
             let checked = agrees(&orig, endless, &seq, "sequentialized")
+                .and_then(|()| agrees(&orig, endless, &by_demand, "sequentialized by demand"))
                 .and_then(|()| agrees(&orig, endless, &eval, "evaluated"));
             if let Err(e) = checked {
                 failures.push(format!(
                     "seed {s}: @f({x}, {y}): {e}\noriginal:\n{module}\noptimized:\n{graph}\n\
-                     sequentialized:\n{new}"
+                     sequentialized:\n{}\nby demand:\n{}",
+                    new[0], new[1]
                 ));
                 break;
             }
@@ -219,13 +228,16 @@ fn random_graphs_optimize_and_run_the_same() {
             endless_runs += usize::from(endless);
             let limit = if endless { STEPS * 5 } else { STEPS * 200 };
             let eval = evaluate(&optimized, &module, "f", &a, limit);
-            let seq = run(&new, "f", &a, limit);
+            let seq = run(&new[0], "f", &a, limit);
+            let by_demand = run(&new[1], "f", &a, limit);
             let checked = agrees(&orig, endless, &eval, "evaluated")
-                .and_then(|()| agrees(&orig, endless, &seq, "sequentialized"));
+                .and_then(|()| agrees(&orig, endless, &seq, "sequentialized"))
+                .and_then(|()| agrees(&orig, endless, &by_demand, "sequentialized by demand"));
             if let Err(e) = checked {
                 failures.push(format!(
                     "seed {s}: @f({x}, {y}): {e}\noriginal:\n{graph}\noptimized:\n{optimized}\n\
-                     sequentialized:\n{new}"
+                     sequentialized:\n{}\nby demand:\n{}",
+                    new[0], new[1]
                 ));
                 break;
             }
@@ -269,14 +281,17 @@ fn random_memory_programs_optimize_and_run_the_same() {
             let a = [DataValue::I64(x), DataValue::I64(y)];
             tally.runs += 1;
             let orig = run(&module, "main", &a, STEPS * 10);
-            let seq = run(&new, "main", &a, STEPS * 200);
+            let seq = run(&new[0], "main", &a, STEPS * 200);
+            let by_demand = run(&new[1], "main", &a, STEPS * 200);
             let eval = evaluate(&graph, &module, "main", &a, STEPS * 200);
             let checked = agrees(&orig, false, &seq, "sequentialized")
+                .and_then(|()| agrees(&orig, false, &by_demand, "sequentialized by demand"))
                 .and_then(|()| agrees(&orig, false, &eval, "evaluated"));
             if let Err(e) = checked {
                 failures.push(format!(
                     "seed {s}: @main({x}, {y}): {e}\noriginal:\n{module}\noptimized:\n{graph}\n\
-                     sequentialized:\n{new}"
+                     sequentialized:\n{}\nby demand:\n{}",
+                    new[0], new[1]
                 ));
                 break;
             }
