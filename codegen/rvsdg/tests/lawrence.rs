@@ -6,7 +6,7 @@
 mod common;
 
 use vliw_ir::{parse_module, verify_module};
-use vliw_rvsdg::lawrence::build_pdg::{BuildError, build_pdg};
+use vliw_rvsdg::lawrence::build_pdg::{BuildError, BuildOptions, build_pdg};
 use vliw_rvsdg::lawrence::flatten::{Flat, FlatKind};
 use vliw_rvsdg::lawrence::pdg::{PdgId, PdgNode};
 use vliw_rvsdg::{Report, build_module};
@@ -46,7 +46,13 @@ fn every_unit_of_the_filetests_proceduralizes() {
                     }
                 }
                 let where_ = format!("{}: {unit}", path.display());
-                match build_pdg(g, &flat) {
+                match build_pdg(
+                    g,
+                    &flat,
+                    BuildOptions {
+                        gamma_ordering: true,
+                    },
+                ) {
                     Ok(p) => {
                         built += 1;
                         let (pdg, _) = p.pdg.normalized();

@@ -63,7 +63,10 @@ fn optimize_and_sequentialize(
         .iter_mut()
         .zip([Sequentializer::Structural, Sequentializer::Lawrence])
     {
-        sequentialize_module(&rm, m, how);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            sequentialize_module(&rm, m, how)
+        }))
+        .map_err(|_| format!("sequentializing ({how:?}) panicked:\n{}", rm.graph))?;
         verify_module(m).map_err(|e| format!("sequentialized ({how:?}): {e}\n{m}"))?;
     }
     Ok((new, rm.graph))

@@ -27,7 +27,7 @@
 use rustc_hash::FxHashMap;
 use vliw_ir::{Block, BlockCall, Function, InstructionData, Opcode, Value};
 
-use super::build_pdg::{BuildError, build_pdg};
+use super::build_pdg::{BuildError, BuildOptions, build_pdg};
 use super::flatten::{Flat, FlatId, FlatKind, Role, Source};
 use super::pdg::{Pdg, PdgId, PdgNode};
 use crate::cursor::{Cursor, Val, empty_function, ir_type, remove_unreachable_blocks};
@@ -105,7 +105,10 @@ impl Emitter<'_> {
     /// from `block`; the block where it ends (`None` if every path traps).
     fn unit(&mut self, unit: Region, block: Block) -> Result<Option<Block>, EmitError> {
         let flat = Flat::build(self.g, unit);
-        let proc = build_pdg(self.g, &flat).map_err(EmitError::Build)?;
+        let options = BuildOptions {
+            gamma_ordering: false,
+        };
+        let proc = build_pdg(self.g, &flat, options).map_err(EmitError::Build)?;
         let (pdg, _) = proc.pdg.normalized();
         self.group(&flat, &pdg, pdg.root, block)
     }

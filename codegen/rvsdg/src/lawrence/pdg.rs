@@ -73,19 +73,44 @@ impl Pdg {
         parents
     }
 
-    /// Checks the shape against the flat graph: every edge leads to an existing node,
-    /// groups lead to statements, predicates and groups, a predicate has one group
-    /// per arm of its γ, statements compute simple nodes and θs, the graph is acyclic
-    /// and everything is reachable from the root, and every flat node has exactly one
-    /// statement or predicate.
+    /// Checks the shape against the flat graph, over what the root reaches (γ-ordering
+    /// leaves what it replaced behind, unreached): every edge leads to an existing
+    /// node, a predicate has one group per arm of its γ, statements compute simple
+    /// nodes and θs, the graph is acyclic, and every flat node has exactly one
+    /// statement or at least one predicate (γ-ordering clones them, each on its own
+    /// paths).
     pub fn verify(&self, flat: &Flat) -> Result<(), String> {
         let n = self.nodes.len();
-        let mut computed = vec![0usize; flat.nodes.len()];
-        for (id, node) in self.nodes.iter().enumerate() {
-            for &s in self.successors(id as PdgId) {
-                if s as usize >= n {
+        if self.root as usize >= n {
+            return Err(format!("the root p{} does not exist", self.root));
+        }
+        // acyclic: a depth-first search from the root
+        let (mut state, mut stack) = (vec![0u8; n], vec![(self.root, 0usize)]);
+        state[self.root as usize] = 1;
+        while let Some((id, i)) = stack.pop() {
+            match self.successors(id).get(i) {
+                None => state[id as usize] = 2,
+                Some(&s) if s as usize >= n => {
                     return Err(format!("p{id} leads to p{s}, which does not exist"));
                 }
+                Some(&s) => {
+                    stack.push((id, i + 1));
+                    match state[s as usize] {
+                        0 => {
+                            state[s as usize] = 1;
+                            stack.push((s, 0));
+                        }
+                        1 => return Err(format!("a cycle through p{s}")),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let mut statements = vec![0usize; flat.nodes.len()];
+        let mut predicates = vec![0usize; flat.nodes.len()];
+        for (id, node) in self.nodes.iter().enumerate() {
+            if state[id] == 0 {
+                continue;
             }
             match node {
                 PdgNode::Group(_) => {}
@@ -96,7 +121,7 @@ impl Pdg {
                             "p{id} computes f{f}, which is not a simple node or θ"
                         ));
                     }
-                    computed[*f as usize] += 1;
+                    statements[*f as usize] += 1;
                 }
                 PdgNode::Predicate { gamma, arms } => {
                     let Some(FlatKind::Gamma { arms: want, .. }) =
@@ -113,34 +138,21 @@ impl Pdg {
                     {
                         return Err(format!("p{id}: arm p{a} is not a group"));
                     }
-                    computed[*gamma as usize] += 1;
+                    predicates[*gamma as usize] += 1;
                 }
             }
         }
-        if let Some(f) = computed.iter().position(|&c| c != 1) {
-            return Err(format!("f{f} is computed by {} PDG nodes", computed[f]));
-        }
-        // acyclic and reachable: a depth-first search from the root
-        let (mut state, mut stack) = (vec![0u8; n], vec![(self.root, 0usize)]);
-        state[self.root as usize] = 1;
-        while let Some((id, i)) = stack.pop() {
-            match self.successors(id).get(i) {
-                None => state[id as usize] = 2,
-                Some(&s) => {
-                    stack.push((id, i + 1));
-                    match state[s as usize] {
-                        0 => {
-                            state[s as usize] = 1;
-                            stack.push((s, 0));
-                        }
-                        1 => return Err(format!("a cycle through p{s}")),
-                        _ => {}
-                    }
-                }
+        for (f, node) in flat.nodes.iter().enumerate() {
+            let ok = match node.kind {
+                FlatKind::Gamma { .. } => statements[f] == 0 && predicates[f] >= 1,
+                _ => statements[f] == 1 && predicates[f] == 0,
+            };
+            if !ok {
+                return Err(format!(
+                    "f{f} is computed by {} statements and {} predicates",
+                    statements[f], predicates[f]
+                ));
             }
-        }
-        if let Some(id) = state.iter().position(|&s| s == 0) {
-            return Err(format!("p{id} is not reachable from the root"));
         }
         Ok(())
     }

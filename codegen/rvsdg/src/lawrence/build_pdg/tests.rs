@@ -1,14 +1,18 @@
 //! The thesis's running examples through `buildPDG`.
 
 use super::*;
-use crate::lawrence::pdg::PdgNode;
+
+const ORDERING: BuildOptions = BuildOptions {
+    gamma_ordering: true,
+};
+use crate::lawrence::pdg::{Pdg, PdgNode};
 use crate::text::parse_graph;
 
 fn proceduralize(text: &str) -> (Flat, Result<Proceduralized, BuildError>) {
     let g = parse_graph(text).unwrap_or_else(|e| panic!("{e}"));
     let l = g.lambdas()[0];
     let flat = Flat::build(&g, g.lambda_body(l));
-    let p = build_pdg(&g, &flat);
+    let p = build_pdg(&g, &flat, ORDERING);
     (flat, p)
 }
 
@@ -94,10 +98,11 @@ fn exclusive_redundancy_shares_one_a_as_a_tail_of_the_outer_gamma() {
 }
 
 /// Fig. 3.2, independent redundancy: A is demanded by γ1's first arm and by γ2's
-/// first arm, two γs side by side: ⟨?⟩(γ1, Λ, ∅) ⊕ ⟨?⟩(γ2, Λ, ∅) needs γ-ordering.
-#[test]
-fn independent_redundancy_needs_gamma_ordering() {
-    let text = "lambda @f(i1, i1, i32) -> i32 export {
+/// first arm, two γs side by side: ⟨?⟩(γ1, Λ, ∅) ⊕ ⟨?⟩(γ2, Λ, ∅). γ-ordering tests
+/// γ1 first and moves γ2 under both its arms; A is then linked under γ1's first arm
+/// and under γ2's first arm in γ1's second: evaluated at most once, each predicate
+/// tested once on every path.
+const INDEPENDENT: &str = "lambda @f(i1, i1, i32) -> i32 export {
   (a0: i1, a1: i1, a2: i32, a3: mem, a4: io):
     n0 = imul a2, a2 : i32
     n1 = match2 [1 -> 0, _ -> 1] a0 : ctl2
@@ -118,12 +123,68 @@ fn independent_redundancy_needs_gamma_ordering() {
     -> (n5, a3, a4)
 }
 ";
-    let (_, p) = proceduralize(text);
-    match p {
-        Err(BuildError::IndependentRedundancy { node: 0, condition }) => {
-            assert!(condition.contains('⊕'), "{condition}")
+
+/// How often each flat node runs (statements computed, predicates tested) when the
+/// PDG runs with γ `g` taking arm `outcome(g)`.
+fn runs(pdg: &Pdg, flat: &Flat, outcome: &impl Fn(FlatId) -> usize) -> Vec<usize> {
+    let mut counts = vec![0; flat.nodes.len()];
+    let mut stack = vec![pdg.root];
+    while let Some(id) = stack.pop() {
+        match pdg.node(id) {
+            PdgNode::Group(children) => stack.extend(children),
+            PdgNode::Statement(f) => counts[*f as usize] += 1,
+            PdgNode::Predicate { gamma, arms } => {
+                counts[*gamma as usize] += 1;
+                stack.push(arms[outcome(*gamma)]);
+            }
         }
-        other => panic!("{other:?}"),
+    }
+    counts
+}
+
+#[test]
+fn independent_redundancy_is_gamma_ordered() {
+    let (flat, p) = proceduralize(INDEPENDENT);
+    let p = p.unwrap_or_else(|e| panic!("{e:?}"));
+    p.pdg
+        .verify(&flat)
+        .unwrap_or_else(|e| panic!("{e}\n{}", p.pdg));
+    // f0 = A, f1 = P's match, f2 = γ1, f3 = Q's match, f4 = γ2, f5 = the sum
+    let (a, g1, g2) = (0usize, 2usize, 4usize);
+    // A runs exactly when demanded (γ1 or γ2 takes its first arm), at most once; each
+    // γ is tested once on every path (Table 3.1: call-by-need, 0-1 evaluations)
+    for o1 in 0..2 {
+        for o2 in 0..2 {
+            let outcome = |g: FlatId| if g as usize == g1 { o1 } else { o2 };
+            let counts = runs(&p.pdg, &flat, &outcome);
+            let demanded = o1 == 0 || o2 == 0;
+            assert_eq!(counts[a], usize::from(demanded), "{o1} {o2}\n{}", p.pdg);
+            assert_eq!((counts[g1], counts[g2]), (1, 1), "{o1} {o2}\n{}", p.pdg);
+        }
+    }
+    let (pdg, _) = p.pdg.normalized();
+    pdg.verify(&flat).unwrap();
+    for id in 0..pdg.nodes.len() as PdgId {
+        if let PdgNode::Group(_) = pdg.node(id) {
+            pdg.sequence(&flat, id)
+                .unwrap_or_else(|e| panic!("{e}\n{pdg}"));
+        }
+    }
+}
+
+#[test]
+fn exclusive_redundancy_runs_a_only_when_demanded() {
+    let (flat, p) = proceduralize(EXCLUSIVE);
+    let p = p.unwrap();
+    // f0 = A, f4 = γ2 (tested only in γ1's second arm), f5 = γ1
+    for o1 in 0..2 {
+        for o2 in 0..2 {
+            let outcome = |g: FlatId| if g == 5 { o1 } else { o2 };
+            let counts = runs(&p.pdg, &flat, &outcome);
+            let demanded = o1 == 0 || o2 == 1;
+            assert_eq!(counts[0], usize::from(demanded), "{o1} {o2}");
+            assert_eq!(counts[4], usize::from(o1 == 1), "{o1} {o2}");
+        }
     }
 }
 
@@ -146,7 +207,7 @@ fn the_text_tests_proceduralize() {
                         units.push(g.theta_body(t));
                     }
                 }
-                match build_pdg(&g, &flat) {
+                match build_pdg(&g, &flat, ORDERING) {
                     Ok(p) => {
                         let verified = p.pdg.verify(&flat);
                         verified.unwrap_or_else(|e| panic!("{name}: {e}\n{}", p.pdg));
