@@ -490,12 +490,20 @@ pub const PIPELINE: &[Pass] = &[
         name: "sequentialize",
         from: Stage::Rvsdg,
         to: Stage::Ir,
-        about: "the RVSDG back to control flow by the method of sequentialize= \
-                (vliw_rvsdg::sequentialize_module)",
-        switch: None,
+        about: "the RVSDG back to control flow: each γ a branch in its place \
+                (structural), or by demand, Lawrence's proceduralization \
+                (sequentialize=lawrence) (vliw_rvsdg::sequentialize_module)",
+        switch: Some(Switch {
+            name: "lawrence",
+            off: "sequentialize=structural",
+            on: "sequentialize=lawrence",
+            default_on: false,
+        }),
         runs: |o| o.rvsdg.enabled,
         run: Run::Sequentialize(|rm, m, o| {
-            vliw_rvsdg::sequentialize_module(rm, m, o.rvsdg.sequentialize)
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::sequentialize_module(rm, m, o.rvsdg.sequentialize, &mut report);
+            o.report(&report);
         }),
     },
     Pass {
@@ -771,11 +779,15 @@ mod tests {
                 p.name
             );
         }
+        // passes whose switch chooses how they work, not whether they run
+        let chooses_method = |p: &Pass| matches!(p.name, "isel" | "sequentialize");
         for (p, s) in switches() {
             // every pass with a switch runs by default as its switch says, or (a new
             // pass, until it is correct on every suite) when switched on
             let default = Options::parse("").unwrap();
-            assert_eq!((p.runs)(&default), s.default_on, "{}: its default", p.name);
+            if !chooses_method(p) {
+                assert_eq!((p.runs)(&default), s.default_on, "{}: its default", p.name);
+            }
             let on = Options::parse(s.on).unwrap();
             let off = Options::parse(s.off).unwrap();
             assert!((p.runs)(&on), "{} runs under `{}`", p.name, s.on);
@@ -788,8 +800,8 @@ mod tests {
                 "{}",
                 s.flip()
             );
-            // switched off, the pass runs no more, or (isel) runs differently
-            assert!(!(p.runs)(&off) || p.name == "isel", "{}", p.name);
+            // switched off, the pass runs no more, or runs differently
+            assert!(!(p.runs)(&off) || chooses_method(p), "{}", p.name);
         }
     }
 

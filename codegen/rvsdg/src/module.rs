@@ -88,7 +88,17 @@ impl Sequentializer {
 
 /// Replaces the functions of `module` that have a λ with the λ's sequentialization.
 /// Functions whose λ was removed (unused local functions) are removed from the module.
-pub fn sequentialize_module(rm: &RvsdgModule, module: &mut Module, how: Sequentializer) {
+/// With [`Sequentializer::Lawrence`], `report` counts the λs done by demand
+/// (`lawrence.by-demand`) and those destroyed structurally instead, by why
+/// (`lawrence.fallback.*`).
+pub fn sequentialize_module(
+    rm: &RvsdgModule,
+    module: &mut Module,
+    how: Sequentializer,
+    report: &mut crate::Report,
+) {
+    use crate::lawrence::build_pdg::BuildError;
+    use crate::lawrence::emit::{EmitError, sequentialize_lambda};
     let mut keep = vec![true; module.functions.len()];
     for &(i, l) in &rm.lambdas {
         if !rm.graph.is_alive(l) {
@@ -97,8 +107,25 @@ pub fn sequentialize_module(rm: &RvsdgModule, module: &mut Module, how: Sequenti
         }
         module.functions[i] = match how {
             Sequentializer::Structural => destroy_lambda(&rm.graph, l),
-            Sequentializer::Lawrence => crate::lawrence::emit::sequentialize_lambda(&rm.graph, l)
-                .unwrap_or_else(|_| destroy_lambda(&rm.graph, l)),
+            Sequentializer::Lawrence => match sequentialize_lambda(&rm.graph, l) {
+                Ok(f) => {
+                    report.count("lawrence.by-demand", 1);
+                    f
+                }
+                Err(e) => {
+                    report.count(
+                        match e {
+                            EmitError::Build(BuildError::IndependentRedundancy { .. }) => {
+                                "lawrence.fallback.independent-redundancy"
+                            }
+                            EmitError::Build(BuildError::Dead(_)) => "lawrence.fallback.dead",
+                            EmitError::Order(_) => "lawrence.fallback.order",
+                        },
+                        1,
+                    );
+                    destroy_lambda(&rm.graph, l)
+                }
+            },
         };
     }
     let mut i = 0;

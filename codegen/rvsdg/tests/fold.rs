@@ -251,7 +251,12 @@ fn is_nan(v: &DataValue) -> bool {
 /// The module's functions replaced by the graph's sequentialization.
 fn sequentialized(module: &Module, rm: &vliw_rvsdg::RvsdgModule) -> Module {
     let mut new = module.clone();
-    sequentialize_module(rm, &mut new, Sequentializer::Structural);
+    sequentialize_module(
+        rm,
+        &mut new,
+        Sequentializer::Structural,
+        &mut Report::default(),
+    );
     verify_module(&new).unwrap_or_else(|e| panic!("{e}\n{new}"));
     new
 }

@@ -123,7 +123,7 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
         }
         let mut new = module.clone();
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sequentialize_module(&rm, &mut new, Sequentializer::Lawrence)
+            sequentialize_module(&rm, &mut new, Sequentializer::Lawrence, &mut report)
         }));
         if done.is_err() {
             continue; // counted above

@@ -35,7 +35,7 @@ fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg)
         check(&rm.graph, name)?;
     }
     let mut new = module.clone();
-    sequentialize_module(&rm, &mut new, Sequentializer::Structural);
+    sequentialize_module(&rm, &mut new, Sequentializer::Structural, report);
     verify_module(&new).map_err(|e| format!("does not verify:\n{e}\n{new}"))?;
     Ok((new, rm.graph))
 }

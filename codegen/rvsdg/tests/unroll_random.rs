@@ -224,7 +224,7 @@ fn optimized(
         verified(&rm.graph, &format!("{name}; before it:\n{before}"))?;
     }
     let mut new = module.clone();
-    sequentialize_module(&rm, &mut new, Sequentializer::Structural);
+    sequentialize_module(&rm, &mut new, Sequentializer::Structural, report);
     verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
     Ok((new, rm.graph))
 }

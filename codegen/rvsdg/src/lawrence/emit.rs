@@ -106,7 +106,7 @@ impl Emitter<'_> {
     fn unit(&mut self, unit: Region, block: Block) -> Result<Option<Block>, EmitError> {
         let flat = Flat::build(self.g, unit);
         let options = BuildOptions {
-            gamma_ordering: false,
+            gamma_ordering: true,
         };
         let proc = build_pdg(self.g, &flat, options).map_err(EmitError::Build)?;
         let (pdg, _) = proc.pdg.normalized();
