@@ -226,6 +226,8 @@ impl Options {
         "copy-blocks",
         "rvsdg",
         "sequentialize",
+        "gamma-ordering",
+        "tail-registers",
         "rvsdg-dne",
         "rvsdg-ivr",
         "rvsdg-inline",
@@ -296,6 +298,8 @@ impl Options {
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
+            "gamma-ordering" => self.rvsdg.lawrence.gamma_ordering = on_off(key, value)?,
+            "tail-registers" => self.rvsdg.lawrence.tail_registers = on_off(key, value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,
             "dump-format" => {

@@ -502,7 +502,13 @@ pub const PIPELINE: &[Pass] = &[
         runs: |o| o.rvsdg.enabled,
         run: Run::Sequentialize(|rm, m, o| {
             let mut report = vliw_rvsdg::Report::default();
-            vliw_rvsdg::sequentialize_module(rm, m, o.rvsdg.sequentialize, &mut report);
+            vliw_rvsdg::sequentialize_module(
+                rm,
+                m,
+                o.rvsdg.sequentialize,
+                o.rvsdg.lawrence,
+                &mut report,
+            );
             o.report(&report);
         }),
     },

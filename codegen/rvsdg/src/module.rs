@@ -95,6 +95,7 @@ pub fn sequentialize_module(
     rm: &RvsdgModule,
     module: &mut Module,
     how: Sequentializer,
+    lawrence: crate::lawrence::emit::EmitOptions,
     report: &mut crate::Report,
 ) {
     use crate::lawrence::build_pdg::BuildError;
@@ -107,9 +108,12 @@ pub fn sequentialize_module(
         }
         module.functions[i] = match how {
             Sequentializer::Structural => destroy_lambda(&rm.graph, l),
-            Sequentializer::Lawrence => match sequentialize_lambda(&rm.graph, l) {
-                Ok(f) => {
+            Sequentializer::Lawrence => match sequentialize_lambda(&rm.graph, l, lawrence) {
+                Ok((f, stats)) => {
                     report.count("lawrence.by-demand", 1);
+                    report.count("lawrence.shared-groups", stats.shared as u64);
+                    report.count("lawrence.copied-groups", stats.copied as u64);
+                    report.count("lawrence.restarts", stats.restarts as u64);
                     f
                 }
                 Err(e) => {
@@ -120,6 +124,7 @@ pub fn sequentialize_module(
                             }
                             EmitError::Build(BuildError::Dead(_)) => "lawrence.fallback.dead",
                             EmitError::Order(_) => "lawrence.fallback.order",
+                            EmitError::Undefined(_) => "lawrence.fallback.undefined",
                         },
                         1,
                     );

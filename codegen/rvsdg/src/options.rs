@@ -9,8 +9,11 @@ pub struct Options {
     /// Build the RVSDG at all (`rvsdg=on|off`, on by default: the middle end's
     /// optimizer).
     pub enabled: bool,
-    /// `sequentialize=structural`.
+    /// `sequentialize=structural|lawrence`.
     pub sequentialize: Sequentializer,
+    /// The sub-steps of `sequentialize=lawrence` (`gamma-ordering=on|off`,
+    /// `tail-registers=on|off`).
+    pub lawrence: crate::lawrence::emit::EmitOptions,
     /// Dead node elimination (`rvsdg-dne=on|off`).
     pub dne: bool,
     /// Invariant value redirection (`rvsdg-ivr=on|off`).
@@ -54,6 +57,7 @@ impl Default for Options {
         Options {
             enabled: true,
             sequentialize: Sequentializer::Structural,
+            lawrence: Default::default(),
             dne: true,
             ivr: true,
             inline: true,

@@ -255,6 +255,7 @@ fn sequentialized(module: &Module, rm: &vliw_rvsdg::RvsdgModule) -> Module {
         rm,
         &mut new,
         Sequentializer::Structural,
+        Default::default(),
         &mut Report::default(),
     );
     verify_module(&new).unwrap_or_else(|e| panic!("{e}\n{new}"));

@@ -111,7 +111,13 @@ fn inlined(
     vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, report);
     verified(&rm.graph, "dne")?;
     let mut new = module.clone();
-    sequentialize_module(&rm, &mut new, Sequentializer::Structural, report);
+    sequentialize_module(
+        &rm,
+        &mut new,
+        Sequentializer::Structural,
+        Default::default(),
+        report,
+    );
     verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
     Ok((new, rm.graph))
 }

@@ -59,7 +59,9 @@ fn every_unit_of_the_filetests_proceduralizes() {
                         let checked = p.pdg.verify(&flat).and_then(|()| pdg.verify(&flat));
                         let sequenced = (0..pdg.nodes.len() as PdgId)
                             .filter(|&id| matches!(pdg.node(id), PdgNode::Group(_)))
-                            .try_for_each(|id| pdg.sequence(&flat, id).map(|_| ()));
+                            .try_for_each(|id| {
+                                pdg.sequence(&flat, id, &pdg.parent_counts()).map(|_| ())
+                            });
                         if let Err(e) = checked.and(sequenced) {
                             failures.push(format!("{where_}: {e}\n{flat}\n{pdg}"));
                         }
@@ -113,7 +115,7 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
         for l in rm.graph.lambdas() {
             lambdas += 1;
             let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                vliw_rvsdg::lawrence::emit::sequentialize_lambda(&rm.graph, l)
+                vliw_rvsdg::lawrence::emit::sequentialize_lambda(&rm.graph, l, Default::default())
             }));
             match done {
                 Ok(Ok(_)) => by_demand += 1,
@@ -123,7 +125,13 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
         }
         let mut new = module.clone();
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sequentialize_module(&rm, &mut new, Sequentializer::Lawrence, &mut report)
+            sequentialize_module(
+                &rm,
+                &mut new,
+                Sequentializer::Lawrence,
+                Default::default(),
+                &mut report,
+            )
         }));
         if done.is_err() {
             continue; // counted above

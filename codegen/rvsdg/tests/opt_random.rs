@@ -64,7 +64,7 @@ fn optimize_and_sequentialize(
         .zip([Sequentializer::Structural, Sequentializer::Lawrence])
     {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sequentialize_module(&rm, m, how, report)
+            sequentialize_module(&rm, m, how, Default::default(), report)
         }))
         .map_err(|_| format!("sequentializing ({how:?}) panicked:\n{}", rm.graph))?;
         verify_module(m).map_err(|e| format!("sequentialized ({how:?}): {e}\n{m}"))?;

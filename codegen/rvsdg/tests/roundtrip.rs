@@ -35,7 +35,13 @@ fn through_rvsdg(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg)
         check(&rm.graph, name)?;
     }
     let mut new = module.clone();
-    sequentialize_module(&rm, &mut new, Sequentializer::Structural, report);
+    sequentialize_module(
+        &rm,
+        &mut new,
+        Sequentializer::Structural,
+        Default::default(),
+        report,
+    );
     verify_module(&new).map_err(|e| format!("does not verify:\n{e}\n{new}"))?;
     Ok((new, rm.graph))
 }

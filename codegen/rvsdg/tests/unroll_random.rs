@@ -224,7 +224,13 @@ fn optimized(
         verified(&rm.graph, &format!("{name}; before it:\n{before}"))?;
     }
     let mut new = module.clone();
-    sequentialize_module(&rm, &mut new, Sequentializer::Structural, report);
+    sequentialize_module(
+        &rm,
+        &mut new,
+        Sequentializer::Structural,
+        Default::default(),
+        report,
+    );
     verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
     Ok((new, rm.graph))
 }

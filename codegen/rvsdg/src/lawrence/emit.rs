@@ -1,30 +1,45 @@
 //! Sequentialization of the PDG into the SSA IR (thesis §2.3 and §4.1, Ferrante's
 //! sequentialization): a λ's body, and each θ's body as a unit of its own, is
 //! flattened, proceduralized (`build_pdg`) and normalized, then emitted group by
-//! group, each group's children in the order their data dependences allow:
+//! group, each group's children in the order their data dependences allow (children
+//! with more parents last: Ferrante's condition for duplication-freedom, §4.1, puts a
+//! shared child after the others):
 //! - a statement is its instruction, at the end of the current block;
-//! - a predicate ends the block with the branch on its γ's predicate, each arm's
-//!   group is emitted into a block of its own, and the arms meet in a join block
-//!   where the γ's outputs are the arms' exit values;
+//! - a predicate ends the block with the branch on its γ's predicate, and each arm's
+//!   group is emitted into a block of its own. The arms' ends are the predicate's
+//!   ends, where the γ's outputs are defined as the arms' exit values; only when
+//!   something follows the predicate in its group do they meet in a join. So a γ that
+//!   is the last thing of an arm of another γ has no join of its own: its arms jump
+//!   straight to the outer join with their values (γ-coalescing, the tail registers
+//!   of §3.4.2: the inner γ's arms write the outer γ's result);
 //! - a θ is a loop: a header whose parameters are the loop variables, its body's
 //!   unit, and a back edge from the block that tests the predicate; the exit block
 //!   takes the last values (no stack is used);
-//! - a group shared by several parents (a node demanded on exclusive paths) is
-//!   emitted under each of them: as many static copies as parents, each run on its
-//!   own paths only (duplication-freedom, which would share them, is for later).
+//! - a group with several parents (a node demanded on exclusive paths) is emitted
+//!   once, in a block of its own that each parent jumps to, when every parent's path
+//!   goes on from its ends in the same way (tail sharing: the exclusive redundancy of
+//!   Fig. 3.1 has one static copy of A). Whether they do is found while emitting: a
+//!   shared group's end that two parents would continue differently, or where they
+//!   would define a γ's output differently, or a value the group's block reads that
+//!   one parent's path does not define, is a *conflict*; the λ is emitted again with
+//!   that group copied under each parent (the PDG was not duplication-free there,
+//!   §4.1), at most `MAX_RESTARTS` times before every such group is copied.
 //!
 //! Values are SSA values found by the emitter's own SSA construction (Braun et al.,
 //! CC 2013): a node's result is defined in the block that computes it; reading it in
-//! another block follows the single predecessors up, and a block where paths with
-//! different definitions meet (a join, or a block after a shared group) gets a block
-//! parameter, whose arguments each predecessor's jump gives. Every jump to a join is
-//! written last, once every parameter is known. A loop header's parameters are its
-//! loop variables only: whatever else the body reads is defined before the loop.
+//! another block follows the single predecessors up, and a block where paths meet (a
+//! join, or the block of a shared group) gets a block parameter, whose arguments
+//! each predecessor's jump gives. Every jump to such a block is written last, once
+//! every parameter is known, and a parameter whose arguments are all one value is
+//! then replaced by it (Braun et al.'s trivial φs). A loop header's parameters are
+//! its loop variables only: whatever else the body reads is defined before the loop.
 //!
 //! Control values are branches where a γ tests a `match` or a constant, and `i32`
 //! alternative numbers where they cross a join, as in the structural destruction.
 
-use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{Block, BlockCall, Function, InstructionData, Opcode, Value};
 
 use super::build_pdg::{BuildError, BuildOptions, build_pdg};
@@ -41,10 +56,152 @@ pub enum EmitError {
     Build(BuildError),
     /// Siblings of a group that need each other.
     Order(String),
+    /// A value read on a path that does not compute it (a fault of the PDG).
+    Undefined(String),
 }
 
+/// The sub-steps of the method, each switchable so that each is measured.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EmitOptions {
+    /// γ-ordering for independent redundancy (§3.4.1; `gamma-ordering=`).
+    pub gamma_ordering: bool,
+    /// Tail registers (§3.4.2; `tail-registers=`): a γ last in an arm of another
+    /// has no join of its own, and a group with several parents is emitted once
+    /// where its parents go on alike. Off, every γ has its join and every such group
+    /// is copied under each parent.
+    pub tail_registers: bool,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions {
+            gamma_ordering: true,
+            tail_registers: true,
+        }
+    }
+}
+
+/// What the emission of one λ did.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmitStats {
+    /// Groups with several parents emitted once.
+    pub shared: u32,
+    /// Groups with several parents emitted once per parent (duplicated).
+    pub copied: u32,
+    /// Emissions started again after a conflict.
+    pub restarts: u32,
+}
+
+/// Conflicts after which every group with several parents is copied.
+const MAX_RESTARTS: u32 = 32;
+
 /// The SSA IR function of λ `lambda`, by Lawrence's method.
-pub fn sequentialize_lambda(g: &Rvsdg, lambda: Node) -> Result<Function, EmitError> {
+pub fn sequentialize_lambda(
+    g: &Rvsdg,
+    lambda: Node,
+    options: EmitOptions,
+) -> Result<(Function, EmitStats), EmitError> {
+    let mut plans = Plans {
+        options,
+        units: FxHashMap::default(),
+    };
+    let mut copies = FxHashSet::default();
+    let mut restarts = 0;
+    loop {
+        let share = options.tail_registers && restarts <= MAX_RESTARTS;
+        match attempt(g, lambda, &mut plans, &copies, share) {
+            Ok((func, mut stats)) => {
+                stats.restarts = restarts;
+                return Ok((func, stats));
+            }
+            Err(Fail::Emit(e)) => return Err(e),
+            Err(Fail::Conflict(key)) => {
+                assert!(share, "a conflict without shared groups");
+                copies.insert(key);
+                restarts += 1;
+            }
+        }
+    }
+}
+
+/// A group of a unit's PDG.
+type GroupKey = (Region, PdgId);
+
+/// Why an emission stopped.
+enum Fail {
+    Emit(EmitError),
+    /// Shared group `0` cannot be shared.
+    Conflict(GroupKey),
+}
+
+/// A unit proceduralized, normalized and ordered, kept over the attempts.
+struct UnitPlan {
+    flat: Flat,
+    pdg: Pdg,
+    /// Each PDG node's number of parents.
+    parents: Vec<u32>,
+    /// Each group's children in emission order.
+    orders: FxHashMap<PdgId, Vec<PdgId>>,
+    /// The groups with several parents that are tried shared (`tail_group`).
+    tails: FxHashSet<PdgId>,
+}
+
+struct Plans {
+    options: EmitOptions,
+    units: FxHashMap<Region, Rc<UnitPlan>>,
+}
+
+impl Plans {
+    fn get(&mut self, g: &Rvsdg, unit: Region) -> Result<Rc<UnitPlan>, EmitError> {
+        if let Some(plan) = self.units.get(&unit) {
+            return Ok(plan.clone());
+        }
+        let flat = Flat::build(g, unit);
+        let options = BuildOptions {
+            gamma_ordering: self.options.gamma_ordering,
+        };
+        let proc = build_pdg(g, &flat, options).map_err(EmitError::Build)?;
+        let (pdg, map) = proc.pdg.normalized();
+        let parents = pdg.parent_counts();
+        let mut tails = FxHashSet::default();
+        for (v, &fragment) in proc.fragments[..flat.nodes.len()].iter().enumerate() {
+            if let Some(id) = map[fragment as usize]
+                && parents[id as usize] >= 2
+                && tail_group(&flat, &pdg, id, &proc.conditions[v])
+            {
+                tails.insert(id);
+            }
+        }
+        let mut orders = FxHashMap::default();
+        for id in 0..pdg.nodes.len() as PdgId {
+            if let PdgNode::Group(_) = pdg.node(id) {
+                let order = pdg
+                    .sequence(&flat, id, &parents)
+                    .map_err(EmitError::Order)?;
+                orders.insert(id, order);
+            }
+        }
+        let plan = Rc::new(UnitPlan {
+            flat,
+            pdg,
+            parents,
+            orders,
+            tails,
+        });
+        self.units.insert(unit, plan.clone());
+        Ok(plan)
+    }
+}
+
+/// One emission of λ `lambda`, with the groups of `copies` copied under each parent
+/// (all of them unless `share`).
+fn attempt(
+    g: &Rvsdg,
+    lambda: Node,
+    plans: &mut Plans,
+    copies: &FxHashSet<GroupKey>,
+    share: bool,
+) -> Result<(Function, EmitStats), Fail> {
     let mut func = empty_function(g, lambda);
     let body = g.lambda_body(lambda);
     let entry = func.dfg.make_block();
@@ -56,11 +213,19 @@ pub fn sequentialize_lambda(g: &Rvsdg, lambda: Node) -> Result<Function, EmitErr
             func: &mut func,
             block: entry,
         },
+        plans,
+        copies,
+        share,
         defs: FxHashMap::default(),
         preds: FxHashMap::default(),
         params: FxHashMap::default(),
         loop_entry: FxHashMap::default(),
         joins: Vec::new(),
+        merges: FxHashMap::default(),
+        shared: FxHashMap::default(),
+        owner: FxHashMap::default(),
+        claimed: FxHashSet::default(),
+        copied: FxHashSet::default(),
     };
     for a in g.arg_origins(body) {
         if let Some(t) = g.ty(a).value() {
@@ -68,11 +233,15 @@ pub fn sequentialize_lambda(g: &Rvsdg, lambda: Node) -> Result<Function, EmitErr
             em.defs.insert((entry, a), Val::Ir(v));
         }
     }
-    if let Some(end) = em.unit(body, entry)? {
-        let rets: Vec<Value> = (g.results(body).iter())
-            .filter(|&&o| g.ty(o).value().is_some())
-            .map(|&o| em.value(o, end))
-            .collect();
+    let ends = em.unit(body, entry)?;
+    if !ends.is_empty() {
+        let end = em.continue_from(&ends)?;
+        let mut rets = Vec::new();
+        for &o in g.results(body) {
+            if g.ty(o).value().is_some() {
+                rets.push(em.value(o, end)?);
+            }
+        }
         em.c.block = end;
         em.c.terminate(InstructionData::Return {
             opcode: Opcode::Return,
@@ -80,14 +249,22 @@ pub fn sequentialize_lambda(g: &Rvsdg, lambda: Node) -> Result<Function, EmitErr
         });
         em.c.locate_last(lambda);
     }
-    em.write_joins();
+    em.write_joins()?;
+    let stats = EmitStats {
+        shared: em.shared.len() as u32,
+        copied: em.copied.len() as u32,
+        restarts: 0,
+    };
     remove_unreachable_blocks(&mut func);
-    Ok(func)
+    Ok((func, stats))
 }
 
-struct Emitter<'a> {
+struct Emitter<'a, 'p> {
     g: &'a Rvsdg,
     c: Cursor<'a>,
+    plans: &'p mut Plans,
+    copies: &'p FxHashSet<GroupKey>,
+    share: bool,
     /// What each origin is in each block where it is known (defined there, or read
     /// there before: the memo of the SSA construction).
     defs: FxHashMap<(Block, Origin), Val>,
@@ -96,44 +273,111 @@ struct Emitter<'a> {
     params: FxHashMap<Block, Vec<Origin>>,
     /// Each loop header's block before the loop.
     loop_entry: FxHashMap<Block, Block>,
-    /// The jumps to joins, written last: (from, to).
+    /// The jumps to joins and to shared groups, written last: (from, to).
     joins: Vec<(Block, Block)>,
+    /// The first block of each shared group emitted, whose predecessors come as its
+    /// parents are reached: a read there is always a parameter.
+    merges: FxHashMap<Block, GroupKey>,
+    /// Each shared group emitted: its first block and its ends.
+    shared: FxHashMap<GroupKey, (Block, Vec<Block>)>,
+    /// The ends of shared groups, by the innermost group.
+    owner: FxHashMap<Block, GroupKey>,
+    /// The ends that already jump on.
+    claimed: FxHashSet<Block>,
+    /// The groups with several parents emitted under each.
+    copied: FxHashSet<GroupKey>,
 }
 
-impl Emitter<'_> {
+impl Emitter<'_, '_> {
     /// Emits unit `unit` (a λ's or θ's body, whose arguments are defined in `block`)
-    /// from `block`; the block where it ends (`None` if every path traps).
-    fn unit(&mut self, unit: Region, block: Block) -> Result<Option<Block>, EmitError> {
-        let flat = Flat::build(self.g, unit);
-        let options = BuildOptions {
-            gamma_ordering: true,
-        };
-        let proc = build_pdg(self.g, &flat, options).map_err(EmitError::Build)?;
-        let (pdg, _) = proc.pdg.normalized();
-        self.group(&flat, &pdg, pdg.root, block)
+    /// from `block`; the blocks where it ends (none if every path traps).
+    fn unit(&mut self, unit: Region, block: Block) -> Result<Vec<Block>, Fail> {
+        let plan = self.plans.get(self.g, unit).map_err(Fail::Emit)?;
+        self.group(&plan, unit, plan.pdg.root, block)
     }
 
     fn group(
         &mut self,
-        flat: &Flat,
-        pdg: &Pdg,
+        plan: &UnitPlan,
+        unit: Region,
         group: PdgId,
-        mut block: Block,
-    ) -> Result<Option<Block>, EmitError> {
-        for child in pdg.sequence(flat, group).map_err(EmitError::Order)? {
-            let next = match pdg.node(child) {
-                PdgNode::Group(_) => self.group(flat, pdg, child, block)?,
-                PdgNode::Statement(f) => self.statement(flat, *f, block)?,
+        block: Block,
+    ) -> Result<Vec<Block>, Fail> {
+        let mut ends = vec![block];
+        for &child in &plan.orders[&group] {
+            let at = self.continue_from(&ends)?;
+            ends = match plan.pdg.node(child) {
+                PdgNode::Group(_) => self.child_group(plan, unit, child, at)?,
+                PdgNode::Statement(f) => self.statement(&plan.flat, *f, at)?.into_iter().collect(),
                 PdgNode::Predicate { gamma, arms } => {
-                    self.predicate(flat, pdg, *gamma, arms, block)?
+                    self.predicate(plan, unit, *gamma, arms, at)?
                 }
             };
-            match next {
-                Some(b) => block = b,
-                None => return Ok(None),
+            if ends.is_empty() {
+                break; // every path traps
             }
         }
-        Ok(Some(block))
+        Ok(ends)
+    }
+
+    /// The block where what follows `ends` goes: the one end, or a join of them.
+    /// The end of a shared group is never continued in place: its other parents may
+    /// go on elsewhere. Each end jumps on once: a second time is a conflict.
+    fn continue_from(&mut self, ends: &[Block]) -> Result<Block, Fail> {
+        if let [one] = ends
+            && !self.owner.contains_key(one)
+        {
+            return Ok(*one);
+        }
+        let join = self.c.func.dfg.make_block();
+        self.c.func.layout.append_block(join);
+        for &e in ends {
+            if !self.claimed.insert(e) {
+                return Err(Fail::Conflict(self.owner[&e]));
+            }
+            self.preds.entry(join).or_default().push(e);
+            self.joins.push((e, join));
+        }
+        Ok(join)
+    }
+
+    /// Child group `child` of a group, from block `at`.
+    fn child_group(
+        &mut self,
+        plan: &UnitPlan,
+        unit: Region,
+        child: PdgId,
+        at: Block,
+    ) -> Result<Vec<Block>, Fail> {
+        let key = (unit, child);
+        if plan.parents[child as usize] < 2 {
+            return self.group(plan, unit, child, at);
+        }
+        if !self.share || !plan.tails.contains(&child) || self.copies.contains(&key) {
+            self.copied.insert(key);
+            return self.group(plan, unit, child, at);
+        }
+        if let Some((start, ends)) = self.shared.get(&key) {
+            let (start, ends) = (*start, ends.clone());
+            self.enter(at, start);
+            return Ok(ends);
+        }
+        let start = self.c.func.dfg.make_block();
+        self.c.func.layout.append_block(start);
+        self.merges.insert(start, key);
+        self.enter(at, start);
+        let ends = self.group(plan, unit, child, start)?;
+        for &e in &ends {
+            self.owner.entry(e).or_insert(key);
+        }
+        self.shared.insert(key, (start, ends.clone()));
+        Ok(ends)
+    }
+
+    /// Makes block `at` jump to `start`, the first block of a shared group.
+    fn enter(&mut self, at: Block, start: Block) {
+        self.preds.entry(start).or_default().push(at);
+        self.joins.push((at, start));
     }
 
     /// The origin a flat operand reads.
@@ -145,12 +389,20 @@ impl Emitter<'_> {
         }
     }
 
-    fn statement(
-        &mut self,
-        flat: &Flat,
-        f: FlatId,
-        block: Block,
-    ) -> Result<Option<Block>, EmitError> {
+    /// Defines `out` at `end`; a different definition there is a conflict.
+    fn define(&mut self, end: Block, out: Origin, v: Val) -> Result<(), Fail> {
+        match self.defs.insert((end, out), v) {
+            Some(old) if old != v => match self.owner.get(&end) {
+                Some(&key) => Err(Fail::Conflict(key)),
+                None => Err(Fail::Emit(EmitError::Undefined(format!(
+                    "{out:?} defined twice in {end}"
+                )))),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    fn statement(&mut self, flat: &Flat, f: FlatId, block: Block) -> Result<Option<Block>, Fail> {
         let g = self.g;
         let n = node_of(flat, f);
         // what the node's inputs read (an arm's argument is its γ's entry)
@@ -168,15 +420,16 @@ impl Emitter<'_> {
             }
             Op::MemSplit(_) | Op::MemJoin(_) => {}
             Op::Match { .. } => {
-                let x = self.value(inputs[0], block);
+                let x = self.value(inputs[0], block)?;
                 self.defs
                     .insert((block, Origin::Out(n, 0)), Val::Match(n, x));
             }
             Op::Inst(_) | Op::SafeDiv(_) => {
                 let nargs = op.num_value_args();
-                let args: Vec<Value> = (inputs[..nargs].iter())
-                    .map(|&o| self.value(o, block))
-                    .collect();
+                let mut args = Vec::with_capacity(nargs);
+                for &o in &inputs[..nargs] {
+                    args.push(self.value(o, block)?);
+                }
                 self.c.block = block;
                 let mut results = self.c.operation(n, op, &args).into_iter();
                 for o in g.outputs(n) {
@@ -193,73 +446,82 @@ impl Emitter<'_> {
         Ok(Some(block))
     }
 
+    /// The test of γ `gamma` from `block`; its ends, where the γ's outputs are
+    /// defined.
     fn predicate(
         &mut self,
-        flat: &Flat,
-        pdg: &Pdg,
+        plan: &UnitPlan,
+        unit: Region,
         gamma: FlatId,
         arms: &[PdgId],
         block: Block,
-    ) -> Result<Option<Block>, EmitError> {
+    ) -> Result<Vec<Block>, Fail> {
         let g = self.g;
+        let flat = &plan.flat;
         let n = node_of(flat, gamma);
         let operands = &flat.nodes[gamma as usize].operands;
         let pred_origin = self.origin(flat, operands[0].source);
-        let pred = self.read(pred_origin, block);
-        let exits = |arm: u32| {
-            (operands.iter()).filter_map(move |o| match o.role {
-                Role::Exit { arm: a, exit } if a == arm => Some((exit, o.source)),
-                _ => None,
-            })
-        };
+        let pred = self.read(pred_origin, block)?;
         // the results of arm `k`, defined where it ends
-        let define = |em: &mut Self, k: u32, end: Block| {
-            for (exit, source) in exits(k) {
+        let define = |em: &mut Self, k: u32, end: Block| -> Result<(), Fail> {
+            for o in operands {
+                let Role::Exit { arm, exit } = o.role else {
+                    continue;
+                };
                 let out = Origin::Out(n, exit);
-                if g.ty(out).is_state() {
+                if arm != k || g.ty(out).is_state() {
                     continue;
                 }
-                let v = em.read(em.origin(flat, source), end);
-                em.defs.insert((end, out), v);
+                let v = em.read(em.origin(flat, o.source), end)?;
+                em.define(end, out, v)?;
             }
+            Ok(())
         };
         if let Val::Const(alt) = pred {
             // a constant predicate: its arm inline
-            let end = self.group(flat, pdg, arms[alt as usize], block)?;
-            if let Some(end) = end {
-                define(self, alt, end);
+            let ends = self.group(plan, unit, arms[alt as usize], block)?;
+            for &end in &ends {
+                define(self, alt, end)?;
             }
-            return Ok(end);
+            return Ok(ends);
         }
         let heads: Vec<Block> = arms.iter().map(|_| self.c.func.dfg.make_block()).collect();
         self.c.block = block;
         let targets: Vec<BlockCall> = heads.iter().map(|&b| BlockCall::from(b)).collect();
         self.c.branch(pred, &targets);
         self.c.locate_last(n);
-        let join = self.c.func.dfg.make_block();
+        let mut all: Vec<Block> = Vec::new();
         for (k, (&arm, &head)) in arms.iter().zip(&heads).enumerate() {
             self.c.func.layout.append_block(head);
             self.preds.insert(head, vec![block]);
-            if let Some(end) = self.group(flat, pdg, arm, head)? {
-                define(self, k as u32, end);
-                self.preds.entry(join).or_default().push(end);
-                self.joins.push((end, join));
+            for end in self.group(plan, unit, arm, head)? {
+                define(self, k as u32, end)?;
+                if !all.contains(&end) {
+                    all.push(end);
+                }
             }
         }
-        if !self.preds.contains_key(&join) {
-            return Ok(None); // every arm traps
+        if !self.share && !all.is_empty() {
+            // no tail registers: the arms meet in a join of their own
+            return Ok(vec![self.join(&all)]);
         }
+        Ok(all)
+    }
+
+    /// A join of `ends`, which are no shared group's.
+    fn join(&mut self, ends: &[Block]) -> Block {
+        let join = self.c.func.dfg.make_block();
         self.c.func.layout.append_block(join);
-        Ok(Some(join))
+        for &e in ends {
+            self.claimed.insert(e);
+            self.preds.entry(join).or_default().push(e);
+            self.joins.push((e, join));
+        }
+        join
     }
 
     /// θ `n`, whose inputs read `inputs`.
-    fn theta(
-        &mut self,
-        n: Node,
-        inputs: &[Origin],
-        block: Block,
-    ) -> Result<Option<Block>, EmitError> {
+    fn theta(&mut self, n: Node, inputs: &[Origin], block: Block) -> Result<Option<Block>, Fail> {
         let g = self.g;
         let body = g.theta_body(n);
         let header = self.c.func.dfg.make_block();
@@ -268,7 +530,7 @@ impl Emitter<'_> {
             let Some(t) = ir_type(g.ty(a)) else { continue };
             let p = self.c.func.dfg.append_block_param(header, t);
             self.defs.insert((header, a), Val::Ir(p));
-            init.push(self.value(inputs[k], block));
+            init.push(self.value(inputs[k], block)?);
         }
         self.c.block = block;
         self.c.jump(BlockCall {
@@ -278,14 +540,16 @@ impl Emitter<'_> {
         self.c.func.layout.append_block(header);
         self.loop_entry.insert(header, block);
         self.preds.insert(header, vec![block]);
-        let Some(latch) = self.unit(body, header)? else {
+        let ends = self.unit(body, header)?;
+        if ends.is_empty() {
             return Ok(None); // the body always traps: no back edge
-        };
+        }
+        let latch = self.continue_from(&ends)?;
         let results = g.results(body).to_vec();
         let mut next = Vec::new();
         for (k, a) in g.arg_origins(body).enumerate() {
             if ir_type(g.ty(a)).is_some() {
-                next.push(self.value(results[k + 1], latch));
+                next.push(self.value(results[k + 1], latch)?);
             }
         }
         let exit = self.c.func.dfg.make_block();
@@ -293,11 +557,11 @@ impl Emitter<'_> {
         for k in 0..g.num_outputs(n) {
             let o = Origin::Out(n, k as u32);
             let Some(t) = ir_type(g.ty(o)) else { continue };
-            exit_args.push(self.value(results[k + 1], latch));
+            exit_args.push(self.value(results[k + 1], latch)?);
             let p = self.c.func.dfg.append_block_param(exit, t);
             self.defs.insert((exit, o), Val::Ir(p));
         }
-        let pred = self.read(results[0], latch);
+        let pred = self.read(results[0], latch)?;
         self.c.block = latch;
         // alternative 1 repeats, 0 leaves
         let targets = [
@@ -319,39 +583,53 @@ impl Emitter<'_> {
     }
 
     /// What `o` is at the end of `block`, as an SSA value.
-    fn value(&mut self, o: Origin, block: Block) -> Value {
-        let val = self.read(o, block);
+    fn value(&mut self, o: Origin, block: Block) -> Result<Value, Fail> {
+        let val = self.read(o, block)?;
         self.c.block = block;
-        self.c.value(val)
+        Ok(self.c.value(val))
     }
 
-    /// What `o` is at the end of `block` (Braun et al.'s readVariable).
-    fn read(&mut self, o: Origin, block: Block) -> Val {
-        if let Some(&v) = self.defs.get(&(block, o)) {
-            return v;
-        }
-        let v = if let Some(&before) = self.loop_entry.get(&block) {
-            // not a loop variable: defined before the loop
-            self.read(o, before)
-        } else {
-            match self.preds.get(&block).map(Vec::as_slice) {
-                Some(&[one]) => self.read(o, one),
-                Some([_, _, ..]) => {
-                    let ty = ir_type(self.g.ty(o)).expect("a value or control origin");
-                    let p = self.c.func.dfg.append_block_param(block, ty);
-                    self.params.entry(block).or_default().push(o);
-                    Val::Ir(p)
+    /// What `o` is at the end of `block` (Braun et al.'s readVariable, iteratively):
+    /// up the single predecessors to a definition, or to a block where paths meet,
+    /// which gets a parameter.
+    fn read(&mut self, o: Origin, block: Block) -> Result<Val, Fail> {
+        let mut path = Vec::new();
+        let mut b = block;
+        let v = loop {
+            if let Some(&v) = self.defs.get(&(b, o)) {
+                break v;
+            }
+            path.push(b);
+            if let Some(&before) = self.loop_entry.get(&b) {
+                b = before; // not a loop variable: defined before the loop
+                continue;
+            }
+            let preds = self.preds.get(&b).map_or(&[][..], Vec::as_slice);
+            if preds.len() >= 2 || self.merges.contains_key(&b) {
+                let ty = ir_type(self.g.ty(o)).expect("a value or control origin");
+                let p = self.c.func.dfg.append_block_param(b, ty);
+                self.params.entry(b).or_default().push(o);
+                break Val::Ir(p);
+            }
+            match preds {
+                &[one] => b = one,
+                _ => {
+                    return Err(Fail::Emit(EmitError::Undefined(format!(
+                        "{o:?} is read in {block}, where a path does not define it"
+                    ))));
                 }
-                _ => panic!("{o:?} is read in {block}, where no path defines it"),
             }
         };
-        self.defs.insert((block, o), v);
-        v
+        for b in path {
+            self.defs.insert((b, o), v);
+        }
+        Ok(v)
     }
 
-    /// Writes the jumps to the joins, each with the arguments of its target's
-    /// parameters (reading them may give other joins new parameters: until none).
-    fn write_joins(&mut self) {
+    /// Writes the jumps to the joins and shared groups, each with the arguments of
+    /// its target's parameters (reading them may give other blocks new parameters:
+    /// until none), without the parameters whose arguments are all one value.
+    fn write_joins(&mut self) -> Result<(), Fail> {
         let mut args: FxHashMap<(Block, Block), Vec<Value>> = FxHashMap::default();
         loop {
             let mut grew = false;
@@ -360,7 +638,16 @@ impl Emitter<'_> {
                 let params = self.params.get(&to).cloned().unwrap_or_default();
                 let done = args.get(&(from, to)).map_or(0, Vec::len);
                 for &o in &params[done..] {
-                    let v = self.value(o, from);
+                    let v = match self.value(o, from) {
+                        Ok(v) => v,
+                        // a shared group's parent that lacks what the group reads
+                        Err(Fail::Emit(EmitError::Undefined(_)))
+                            if self.merges.contains_key(&to) =>
+                        {
+                            return Err(Fail::Conflict(self.merges[&to]));
+                        }
+                        Err(e) => return Err(e),
+                    };
                     args.entry((from, to)).or_default().push(v);
                     grew = true;
                 }
@@ -369,14 +656,118 @@ impl Emitter<'_> {
                 break;
             }
         }
+        let subst = self.trivial_params(&args);
+        let resolve = |mut v: Value| {
+            while let Some(&w) = subst.get(&v) {
+                v = w;
+            }
+            v
+        };
         for &(from, to) in &self.joins.clone() {
+            let all = args.remove(&(from, to)).unwrap_or_default();
+            let params = self.c.func.dfg.block_params(to);
+            let kept: Vec<Value> = (all.iter().zip(params))
+                .filter(|(_, p)| !subst.contains_key(p))
+                .map(|(&a, _)| resolve(a))
+                .collect();
             self.c.block = from;
             self.c.jump(BlockCall {
                 block: to,
-                args: args.remove(&(from, to)).unwrap_or_default(),
+                args: kept,
             });
         }
+        let blocks: Vec<Block> = self.params.keys().copied().collect();
+        for b in blocks {
+            for i in (0..self.c.func.dfg.block_params(b).len()).rev() {
+                if subst.contains_key(&self.c.func.dfg.block_params(b)[i]) {
+                    self.c.func.dfg.remove_block_param(b, i);
+                }
+            }
+        }
+        if !subst.is_empty() {
+            let blocks: Vec<Block> = self.c.func.layout.blocks().collect();
+            for b in blocks {
+                let insts: Vec<_> = self.c.func.layout.block_insts(b).collect();
+                for inst in insts {
+                    self.c.func.dfg.map_inst_values(inst, resolve);
+                }
+            }
+        }
+        Ok(())
     }
+
+    /// The parameters of joins and shared groups whose arguments are all one value
+    /// (or the parameter itself), each with that value.
+    fn trivial_params(
+        &self,
+        args: &FxHashMap<(Block, Block), Vec<Value>>,
+    ) -> FxHashMap<Value, Value> {
+        let mut incoming: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+        for &(from, to) in &self.joins {
+            incoming.entry(to).or_default().push(from);
+        }
+        let mut subst: FxHashMap<Value, Value> = FxHashMap::default();
+        let resolve = |subst: &FxHashMap<Value, Value>, mut v: Value| {
+            while let Some(&w) = subst.get(&v) {
+                v = w;
+            }
+            v
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (&to, origins) in &self.params {
+                let params = self.c.func.dfg.block_params(to);
+                for i in 0..origins.len() {
+                    let p = params[i];
+                    if subst.contains_key(&p) {
+                        continue;
+                    }
+                    let mut only = None;
+                    let mut trivial = true;
+                    for from in incoming.get(&to).map_or(&[][..], Vec::as_slice) {
+                        let a = resolve(&subst, args[&(*from, to)][i]);
+                        if a == p {
+                            continue;
+                        }
+                        match only {
+                            None => only = Some(a),
+                            Some(x) if x == a => {}
+                            Some(_) => {
+                                trivial = false;
+                                break;
+                            }
+                        }
+                    }
+                    if let (true, Some(v)) = (trivial, only) {
+                        subst.insert(p, v);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        subst
+    }
+}
+
+/// Whether the group `id` of flat node `v`'s PDG, with several parents, is worth
+/// trying to emit once (the conflicts found while emitting decide whether it can
+/// be): `v` is demanded as a tail (§3.4.2) in every place (its condition's labels
+/// agree, and each value result it gives there is a γ's result, so that every parent
+/// goes on to the same join with it), and the group computes more than constants
+/// (a constant is cheaper to copy than to reach by a jump).
+fn tail_group(flat: &Flat, pdg: &Pdg, id: PdgId, condition: &super::dests::Gc) -> bool {
+    let labels = condition.labels();
+    let Some(first) = labels.first() else {
+        return false;
+    };
+    let tails = labels.iter().all(|l| l == first)
+        && (first.outputs.iter()).all(|(_, d)| matches!(d, super::dests::Dest::Tail(..)));
+    tails
+        && pdg.contents(id).iter().any(|&f| {
+            let node = &flat.nodes[f as usize];
+            !matches!(node.kind, FlatKind::Simple(_)) || !node.operands.is_empty()
+        })
 }
 
 /// The RVSDG node a flat node stands for.
@@ -385,3 +776,6 @@ fn node_of(flat: &Flat, id: FlatId) -> Node {
         FlatKind::Simple(n) | FlatKind::Theta(n) | FlatKind::Gamma { node: n, .. } => n,
     }
 }
+
+#[cfg(test)]
+mod tests;

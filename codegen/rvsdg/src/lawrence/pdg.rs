@@ -50,6 +50,17 @@ impl Pdg {
         }
     }
 
+    /// Each node's number of parents.
+    pub fn parent_counts(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; self.nodes.len()];
+        for id in 0..self.nodes.len() as PdgId {
+            for &s in self.successors(id) {
+                counts[s as usize] += 1;
+            }
+        }
+        counts
+    }
+
     /// Makes `child` a child of group `group` (once).
     pub fn add_child(&mut self, group: PdgId, child: PdgId) {
         match &mut self.nodes[group as usize] {
@@ -246,11 +257,19 @@ impl Pdg {
     }
 
     /// The children of group `group` in an order their data dependences allow (a
-    /// child that computes what another child's subtree reads comes first), ties in
-    /// the order of the flat nodes they compute (the unit's own order). An error
-    /// names a cycle: children that each need something of the other (the PDG is not
-    /// sequentializable as it is).
-    pub fn sequence(&self, flat: &Flat, group: PdgId) -> Result<Vec<PdgId>, String> {
+    /// child that computes what another child's subtree reads comes first), among
+    /// those ready the ones with fewer parents first (`parents`, each node's number:
+    /// Ferrante's condition for duplication-freedom, thesis §4.1, wants the children's
+    /// parent sets to grow along the order, so a shared child goes last where it
+    /// can), ties in the order of the flat nodes they compute (the unit's own order).
+    /// An error names a cycle: children that each need something of the other (the
+    /// PDG is not sequentializable as it is).
+    pub fn sequence(
+        &self,
+        flat: &Flat,
+        group: PdgId,
+        parents: &[u32],
+    ) -> Result<Vec<PdgId>, String> {
         let children = self.successors(group);
         let contents: Vec<Vec<FlatId>> = children.iter().map(|&c| self.contents(c)).collect();
         let mut home: rustc_hash::FxHashMap<FlatId, usize> = rustc_hash::FxHashMap::default();
@@ -278,8 +297,12 @@ impl Pdg {
                 after[i].push(j);
             }
         }
-        let key = |i: usize| contents[i].iter().copied().max().unwrap_or(0);
-        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<(FlatId, usize)>> = (0..k)
+        let key = |i: usize| {
+            let last = contents[i].iter().copied().max().unwrap_or(0);
+            (parents[children[i] as usize], last)
+        };
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<((u32, FlatId), usize)>> = (0
+            ..k)
             .filter(|&i| pending[i] == 0)
             .map(|i| std::cmp::Reverse((key(i), i)))
             .collect();

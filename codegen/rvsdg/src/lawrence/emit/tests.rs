@@ -1,0 +1,124 @@
+//! The emitter on the thesis's running examples: what control flow comes out.
+
+use vliw_ir::interpreter::{DataValue, Interpreter};
+use vliw_ir::{Function, Module, Opcode, verify_module};
+
+use super::*;
+use crate::text::parse_graph;
+
+fn emit(text: &str, options: EmitOptions) -> (Function, EmitStats) {
+    let g = parse_graph(text).unwrap_or_else(|e| panic!("{e}"));
+    let l = g.lambdas()[0];
+    let (f, stats) = sequentialize_lambda(&g, l, options).unwrap();
+    let mut m = Module::new();
+    m.functions.push(f.clone());
+    verify_module(&m).unwrap_or_else(|e| panic!("{e}\n{f}"));
+    (f, stats)
+}
+
+fn count(f: &Function, op: Opcode) -> usize {
+    (f.layout.blocks())
+        .flat_map(|b| f.layout.block_insts(b))
+        .filter(|&i| f.dfg.opcode(i) == op)
+        .count()
+}
+
+fn run(f: &Function, args: &[DataValue]) -> Vec<DataValue> {
+    let mut m = Module::new();
+    m.functions.push(f.clone());
+    Interpreter::new(&m).call(&f.name, args).unwrap()
+}
+
+/// Fig. 3.1, exclusive redundancy: `if P then A else if Q then B else A`, with
+/// A = a2 + a3 and B = a3 * a3 (as in `build_pdg`'s tests).
+const EXCLUSIVE: &str = "lambda @f(i1, i1, i32, i32) -> i32 export {
+  (a0: i1, a1: i1, a2: i32, a3: i32, a4: mem, a5: io):
+    n0 = iadd a2, a3 : i32
+    n1 = match2 [1 -> 0, _ -> 1] a0 : ctl2
+    n2 = gamma n1 [n0, a1, a2, a3] : i32 {
+      (a0: i32, a1: i1, a2: i32, a3: i32):
+        -> (a0)
+      (a0: i32, a1: i1, a2: i32, a3: i32):
+        n3 = match2 [1 -> 0, _ -> 1] a1 : ctl2
+        n4 = gamma n3 [a0, a3] : i32 {
+          (a0: i32, a1: i32):
+            n5 = imul a1, a1 : i32
+            -> (n5)
+          (a0: i32, a1: i32):
+            -> (a0)
+        }
+        -> (n4)
+    }
+    -> (n2, a4, a5)
+}
+";
+
+fn check_exclusive(f: &Function) {
+    for p in [false, true] {
+        for q in [false, true] {
+            let args = [
+                DataValue::I1(p),
+                DataValue::I1(q),
+                DataValue::I32(5),
+                DataValue::I32(7),
+            ];
+            let want = if p || !q { 12 } else { 49 };
+            assert_eq!(run(f, &args), [DataValue::I32(want)], "P={p} Q={q}\n{f}");
+        }
+    }
+}
+
+/// §3.5: short-circuit code with one static A, computed straight into the result
+/// that the return reads: the block of A jumps to the return's block with A's value,
+/// and γ2 has no join of its own (its arms go straight to γ1's).
+#[test]
+fn exclusive_redundancy_is_short_circuit_code_with_one_static_a() {
+    let (f, stats) = emit(EXCLUSIVE, EmitOptions::default());
+    check_exclusive(&f);
+    assert_eq!(count(&f, Opcode::Iadd), 1, "one static A:\n{f}");
+    assert_eq!(
+        (stats.shared, stats.copied, stats.restarts),
+        (1, 0, 0),
+        "{f}"
+    );
+    // the return's block is the one join: A's block and B's jump there
+    let ret_block = (f.layout.blocks())
+        .find(|&b| {
+            f.layout
+                .block_insts(b)
+                .any(|i| f.dfg.opcode(i) == Opcode::Return)
+        })
+        .unwrap();
+    let jumps_to_return = (f.layout.blocks())
+        .filter(|&b| {
+            let last = f.layout.last_inst(b).unwrap();
+            f.dfg
+                .branch_destinations(last)
+                .iter()
+                .any(|d| d.block == ret_block)
+        })
+        .count();
+    assert_eq!(
+        jumps_to_return, 2,
+        "A's and B's blocks jump to the return:\n{f}"
+    );
+    // one join, with one parameter: nowhere else does a value cross a merge
+    let with_params: Vec<_> = (f.layout.blocks())
+        .filter(|&b| !f.dfg.block_params(b).is_empty())
+        .collect();
+    assert_eq!(with_params.len(), 2, "the entry and the join:\n{f}");
+    assert_eq!(f.dfg.block_params(ret_block).len(), 1, "{f}");
+}
+
+/// Without tail registers, A is copied under each parent and every γ has its join.
+#[test]
+fn without_tail_registers_a_is_copied() {
+    let options = EmitOptions {
+        tail_registers: false,
+        ..EmitOptions::default()
+    };
+    let (f, stats) = emit(EXCLUSIVE, options);
+    check_exclusive(&f);
+    assert_eq!(count(&f, Opcode::Iadd), 2, "{f}");
+    assert_eq!((stats.shared, stats.copied), (0, 1), "{f}");
+}
