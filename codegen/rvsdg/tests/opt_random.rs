@@ -25,10 +25,11 @@ use common::random_cfg::*;
 use common::random_memory::random_memory_module;
 use common::random_rvsdg::random_lambda;
 use vliw_ir::{DataValue, Module, Signature, TrapKind, Type, parse_module, verify_module};
+use vliw_rvsdg::lawrence::emit::EmitOptions;
 use vliw_rvsdg::{Report, Rvsdg, RvsdgModule, Sequentializer, build_module, sequentialize_module};
 
 /// Built, optimized (two rounds), and sequentialized.
-fn optimized(module: &Module, report: &mut Report) -> Result<([Module; 2], Rvsdg), String> {
+fn optimized(module: &Module, report: &mut Report) -> Result<([Module; 3], Rvsdg), String> {
     let mut rm = build_module(module, report);
     if let Some((_, why)) = rm.not_built.first() {
         return Err(format!("not built: {why}"));
@@ -42,7 +43,7 @@ fn optimize_and_sequentialize(
     mut rm: RvsdgModule,
     module: &Module,
     report: &mut Report,
-) -> Result<([Module; 2], Rvsdg), String> {
+) -> Result<([Module; 3], Rvsdg), String> {
     for round in 0..2 {
         for (name, pass) in common::passes::PIPELINE_ORDER {
             let before = rm.graph.to_string();
@@ -57,14 +58,19 @@ fn optimize_and_sequentialize(
                 .map_err(|_| format!("{name}: the changed λs do not verify, but all do"))?;
         }
     }
-    // both ways back to control flow
-    let mut new = [module.clone(), module.clone()];
-    for (m, how) in new
-        .iter_mut()
-        .zip([Sequentializer::Structural, Sequentializer::Lawrence])
-    {
+    // both ways back to control flow, by demand with and without its sub-steps
+    let mut new = [module.clone(), module.clone(), module.clone()];
+    let bare = EmitOptions {
+        gamma_ordering: false,
+        tail_registers: false,
+    };
+    for (m, (how, options)) in new.iter_mut().zip([
+        (Sequentializer::Structural, EmitOptions::default()),
+        (Sequentializer::Lawrence, EmitOptions::default()),
+        (Sequentializer::Lawrence, bare),
+    ]) {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sequentialize_module(&rm, m, how, Default::default(), report)
+            sequentialize_module(&rm, m, how, options, report)
         }))
         .map_err(|_| format!("sequentializing ({how:?}) panicked:\n{}", rm.graph))?;
         verify_module(m).map_err(|e| format!("sequentialized ({how:?}): {e}\n{m}"))?;
@@ -161,15 +167,24 @@ fn random_cfgs_optimize_and_run_the_same() {
             let limit = if endless { STEPS * 5 } else { STEPS * 200 };
             let seq = run(&new[0], "f", &a, limit);
             let by_demand = run(&new[1], "f", &a, limit);
+            let bare = run(&new[2], "f", &a, limit);
             let eval = evaluate(&graph, &module, "f", &a, limit);
             let checked = agrees(&orig, endless, &seq, "sequentialized")
                 .and_then(|()| agrees(&orig, endless, &by_demand, "sequentialized by demand"))
+                .and_then(|()| {
+                    agrees(
+                        &orig,
+                        endless,
+                        &bare,
+                        "sequentialized by demand without sub-steps",
+                    )
+                })
                 .and_then(|()| agrees(&orig, endless, &eval, "evaluated"));
             if let Err(e) = checked {
                 failures.push(format!(
                     "seed {s}: @f({x}, {y}): {e}\noriginal:\n{module}\noptimized:\n{graph}\n\
-                     sequentialized:\n{}\nby demand:\n{}",
-                    new[0], new[1]
+                     sequentialized:\n{}\nby demand:\n{}\nwithout sub-steps:\n{}",
+                    new[0], new[1], new[2]
                 ));
                 break;
             }
@@ -233,14 +248,23 @@ fn random_graphs_optimize_and_run_the_same() {
             let eval = evaluate(&optimized, &module, "f", &a, limit);
             let seq = run(&new[0], "f", &a, limit);
             let by_demand = run(&new[1], "f", &a, limit);
+            let bare = run(&new[2], "f", &a, limit);
             let checked = agrees(&orig, endless, &eval, "evaluated")
                 .and_then(|()| agrees(&orig, endless, &seq, "sequentialized"))
-                .and_then(|()| agrees(&orig, endless, &by_demand, "sequentialized by demand"));
+                .and_then(|()| agrees(&orig, endless, &by_demand, "sequentialized by demand"))
+                .and_then(|()| {
+                    agrees(
+                        &orig,
+                        endless,
+                        &bare,
+                        "sequentialized by demand without sub-steps",
+                    )
+                });
             if let Err(e) = checked {
                 failures.push(format!(
                     "seed {s}: @f({x}, {y}): {e}\noriginal:\n{graph}\noptimized:\n{optimized}\n\
-                     sequentialized:\n{}\nby demand:\n{}",
-                    new[0], new[1]
+                     sequentialized:\n{}\nby demand:\n{}\nwithout sub-steps:\n{}",
+                    new[0], new[1], new[2]
                 ));
                 break;
             }
@@ -286,15 +310,24 @@ fn random_memory_programs_optimize_and_run_the_same() {
             let orig = run(&module, "main", &a, STEPS * 10);
             let seq = run(&new[0], "main", &a, STEPS * 200);
             let by_demand = run(&new[1], "main", &a, STEPS * 200);
+            let bare = run(&new[2], "main", &a, STEPS * 200);
             let eval = evaluate(&graph, &module, "main", &a, STEPS * 200);
             let checked = agrees(&orig, false, &seq, "sequentialized")
                 .and_then(|()| agrees(&orig, false, &by_demand, "sequentialized by demand"))
+                .and_then(|()| {
+                    agrees(
+                        &orig,
+                        false,
+                        &bare,
+                        "sequentialized by demand without sub-steps",
+                    )
+                })
                 .and_then(|()| agrees(&orig, false, &eval, "evaluated"));
             if let Err(e) = checked {
                 failures.push(format!(
                     "seed {s}: @main({x}, {y}): {e}\noriginal:\n{module}\noptimized:\n{graph}\n\
-                     sequentialized:\n{}\nby demand:\n{}",
-                    new[0], new[1]
+                     sequentialized:\n{}\nby demand:\n{}\nwithout sub-steps:\n{}",
+                    new[0], new[1], new[2]
                 ));
                 break;
             }
