@@ -267,6 +267,8 @@ pub struct Interpreter<'m, 'h> {
     steps: u64,
     max_depth: usize,
     stack: Stack,
+    /// How many times each instruction ran, by function name, when profiling.
+    profile: Option<HashMap<(&'m str, Inst), u64>>,
 }
 
 impl<'m, 'h> Interpreter<'m, 'h> {
@@ -288,7 +290,21 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             steps: 0,
             max_depth: 1000,
             stack,
+            profile: None,
         }
+    }
+
+    /// Count how many times each instruction runs from now on (see `profile`).
+    pub fn enable_profile(&mut self) {
+        self.profile.get_or_insert_with(HashMap::new);
+    }
+
+    /// How many times each instruction ran since `enable_profile`, by the name of its
+    /// function; empty when not profiling.
+    pub fn profile(&self) -> impl Iterator<Item = (&'m str, Inst, u64)> + '_ {
+        (self.profile.iter())
+            .flat_map(|p| p.iter())
+            .map(|(&(f, i), &n)| (f, i, n))
     }
 
     /// Provide the implementation of external function `name`.
@@ -418,6 +434,9 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                     TrapKind::StepLimit,
                     format!("step limit of {} reached in @{}", self.step_limit, f.name),
                 ));
+            }
+            if let Some(p) = &mut self.profile {
+                *p.entry((f.name.as_str(), inst)).or_default() += 1;
             }
             let block = frame.block;
             let ctx = |t: Trap| Trap {

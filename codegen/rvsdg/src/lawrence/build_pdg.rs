@@ -98,6 +98,7 @@ pub fn build_pdg(
         fragments,
         conditions: vec![Cond::Never; n],
         moved: Default::default(),
+        ordered: Default::default(),
         options,
     };
     // the conditions of each processed node's external producers, relative to it
@@ -143,6 +144,9 @@ struct Builder<'a> {
     conditions: Vec<Gc>,
     /// The γs whose PDG γ-ordering moved under the arms of another γ's predicate.
     moved: rustc_hash::FxHashSet<FlatId>,
+    /// (group, γ, dominant γ): at `group`, γ-ordering moved the γ's PDG under the
+    /// arms of the dominant one's predicate.
+    ordered: rustc_hash::FxHashSet<(PdgId, FlatId, FlatId)>,
     options: BuildOptions,
 }
 
@@ -314,20 +318,30 @@ impl Builder<'_> {
     /// with new arm groups holding the same children (nodes are shared, not copied),
     /// so that what is later linked under one clone's arm is not under the others'.
     /// Only where every PDG involved is a direct child of `group` with `group` its
-    /// only parent (else `false`: the caller tries another γ, or gives up).
+    /// only parent, or was ordered under `dominant` before (else `false`: the caller
+    /// tries another γ, or gives up).
     fn order_under(&mut self, group: PdgId, dominant: FlatId, tops: &[FlatId]) -> bool {
         let parents = self.pdg.parents();
-        let alone_under = |f: PdgId| parents[f as usize] == [group];
-        let fd = self.fragments[dominant as usize];
-        if !alone_under(fd) {
+        // the PDG of γ `s` run by `group` alone (its own, or a copy that an earlier
+        // γ-ordering hung there)
+        let alone_under = |s: FlatId| {
+            self.fragment_under(group, s)
+                .filter(|&f| parents[f as usize] == [group])
+        };
+        let Some(fd) = alone_under(dominant) else {
             return false;
-        }
-        let others: Vec<FlatId> = tops.iter().copied().filter(|&s| s != dominant).collect();
-        if !others
-            .iter()
-            .all(|&s| alone_under(self.fragments[s as usize]))
-        {
-            return false;
+        };
+        // those already ordered under this dominant γ (for another node demanded by
+        // the same γs) are under its arms already
+        let mut others = Vec::new();
+        for &s in tops {
+            if s == dominant || self.ordered.contains(&(group, s, dominant)) {
+                continue;
+            }
+            match alone_under(s) {
+                Some(fs) => others.push((s, fs)),
+                None => return false,
+            }
         }
         let [test] = self.predicates_under(fd, dominant)[..] else {
             return false;
@@ -335,8 +349,7 @@ impl Builder<'_> {
         let PdgNode::Predicate { arms, .. } = self.pdg.node(test).clone() else {
             unreachable!()
         };
-        for s in others {
-            let fs = self.fragments[s as usize];
+        for (s, fs) in others {
             if let PdgNode::Group(children) = &mut self.pdg.nodes[group as usize] {
                 children.retain(|&c| c != fs);
             }
@@ -345,33 +358,93 @@ impl Builder<'_> {
                 self.pdg.add_child(arm, clone);
             }
             self.moved.insert(s);
+            self.ordered.insert((group, s, dominant));
         }
         true
     }
 
-    /// A copy of γ `gamma`'s PDG `fragment`: a new group with a new predicate and new
-    /// arm groups; everything else in them shared.
+    /// The child of `group` that holds a predicate of γ `gamma`, if one does.
+    fn fragment_under(&self, group: PdgId, gamma: FlatId) -> Option<PdgId> {
+        self.pdg.successors(group).iter().copied().find(|&c| {
+            matches!(self.pdg.node(c), PdgNode::Group(inner) if inner.iter().any(|&i|
+                matches!(self.pdg.node(i), PdgNode::Predicate { gamma: g, .. } if *g == gamma)))
+        })
+    }
+
+    /// A copy of γ `gamma`'s PDG `fragment` for one arm of the dominant predicate: a
+    /// new group with a new predicate and new arm groups, and below them a new copy
+    /// of every predicate (with its arm groups) and of every group on the way to one;
+    /// the rest (statements, groups without predicates) shared. What is linked
+    /// later under one copy's predicates (the cofactor of a condition for that arm)
+    /// must not run on the other arm's paths, so no predicate or arm group is shared
+    /// between the copies (sharing a nested γ's predicate made a node run twice on
+    /// random program 363 of `tests/lawrence_counts.rs`).
     fn clone_fragment(&mut self, fragment: PdgId, gamma: FlatId) -> PdgId {
-        let PdgNode::Group(children) = self.pdg.node(fragment).clone() else {
-            unreachable!("a fragment is a group")
+        debug_assert!(matches!(
+            self.pdg.node(fragment),
+            PdgNode::Group(children)
+                if children.iter().any(|&c| matches!(self.pdg.node(c),
+                    PdgNode::Predicate { gamma: g, .. } if *g == gamma))
+        ));
+        let mut memo = FxHashMap::default();
+        let mut has_predicate = FxHashMap::default();
+        self.clone_spine(fragment, &mut memo, &mut has_predicate)
+    }
+
+    /// `id`, or its copy when a predicate is at or below it (`memo` keeps the sharing
+    /// inside one copy).
+    fn clone_spine(
+        &mut self,
+        id: PdgId,
+        memo: &mut FxHashMap<PdgId, PdgId>,
+        has_predicate: &mut FxHashMap<PdgId, bool>,
+    ) -> PdgId {
+        if let Some(&c) = memo.get(&id) {
+            return c;
+        }
+        if !self.has_predicate(id, has_predicate) {
+            return id;
+        }
+        let copy = match self.pdg.node(id).clone() {
+            PdgNode::Statement(_) => return id,
+            PdgNode::Group(children) => PdgNode::Group(
+                (children.into_iter())
+                    .map(|c| self.clone_spine(c, memo, has_predicate))
+                    .collect(),
+            ),
+            PdgNode::Predicate { gamma, arms } => PdgNode::Predicate {
+                gamma,
+                // every arm group new: later links go into them
+                arms: (arms.into_iter())
+                    .map(|a| {
+                        let inside = (self.pdg.successors(a).to_vec().into_iter())
+                            .map(|c| self.clone_spine(c, memo, has_predicate))
+                            .collect();
+                        self.pdg.add(PdgNode::Group(inside))
+                    })
+                    .collect(),
+            },
         };
-        let children = children
-            .into_iter()
-            .map(|c| match self.pdg.node(c).clone() {
-                PdgNode::Predicate { gamma: g, arms } if g == gamma => {
-                    let arms = arms
-                        .into_iter()
-                        .map(|a| {
-                            let inside = self.pdg.successors(a).to_vec();
-                            self.pdg.add(PdgNode::Group(inside))
-                        })
-                        .collect();
-                    self.pdg.add(PdgNode::Predicate { gamma, arms })
-                }
-                _ => c,
-            })
-            .collect();
-        self.pdg.add(PdgNode::Group(children))
+        let c = self.pdg.add(copy);
+        memo.insert(id, c);
+        c
+    }
+
+    /// Whether a predicate is at or below `id`.
+    fn has_predicate(&self, id: PdgId, memo: &mut FxHashMap<PdgId, bool>) -> bool {
+        if let Some(&b) = memo.get(&id) {
+            return b;
+        }
+        let b = match self.pdg.node(id) {
+            PdgNode::Predicate { .. } => true,
+            PdgNode::Statement(_) => false,
+            PdgNode::Group(children) => {
+                let children = children.clone();
+                children.into_iter().any(|c| self.has_predicate(c, memo))
+            }
+        };
+        memo.insert(id, b);
+        b
     }
 
     /// The predicate nodes of γ `gamma` that run from `group` (through groups only):
