@@ -287,3 +287,54 @@ data @p: data align 8 = { ptr @a+3 }
     assert_eq!(it.memory.read(a, 8).unwrap(), b"12345678");
     assert!(it.memory.read(a, 9).is_err());
 }
+
+#[test]
+fn the_profile_counts_each_instruction_run() {
+    let text = "function @f(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst.i32 0
+    jump block1(v0, v1)
+block1(v2: i32, v3: i32):
+    v4 = iadd v3, v2
+    v5 = iconst.i32 1
+    v6 = isub v2, v5
+    v7 = icmp ne v6, v1
+    brif v7, block1(v6, v4), block2
+block2:
+    return v4
+}
+";
+    let m = parse_module(text).unwrap();
+    verify_module(&m).unwrap();
+    let f = &m.functions[0];
+    let mut it = Interpreter::new(&m);
+    it.call("f", &[DataValue::I32(3)]).unwrap();
+    assert_eq!(
+        it.profile().count(),
+        0,
+        "nothing counted before enable_profile"
+    );
+    it.enable_profile();
+    assert_eq!(
+        it.call("f", &[DataValue::I32(4)]).unwrap(),
+        [DataValue::I32(10)]
+    );
+    let mut by_opcode = std::collections::BTreeMap::new();
+    for (name, inst, n) in it.profile() {
+        assert_eq!(name, "f");
+        *by_opcode.entry(f.dfg.opcode(inst).to_string()).or_insert(0) += n;
+    }
+    let counts: Vec<(&str, u64)> = by_opcode.iter().map(|(k, &v)| (k.as_str(), v)).collect();
+    assert_eq!(
+        counts,
+        [
+            ("brif", 4),
+            ("iadd", 4),
+            ("icmp", 4),
+            ("iconst", 5),
+            ("isub", 4),
+            ("jump", 1),
+            ("return", 1)
+        ]
+    );
+}
