@@ -226,6 +226,7 @@ fn attempt(
         owner: FxHashMap::default(),
         claimed: FxHashSet::default(),
         copied: FxHashSet::default(),
+        match_inputs: FxHashMap::default(),
     };
     for a in g.arg_origins(body) {
         if let Some(t) = g.ty(a).value() {
@@ -286,6 +287,10 @@ struct Emitter<'a, 'p> {
     claimed: FxHashSet<Block>,
     /// The groups with several parents emitted under each.
     copied: FxHashSet<GroupKey>,
+    /// The origin each `match` node emitted reads: where its value crosses a join,
+    /// the join takes that operand (a boolean, mostly) and matches it again, rather
+    /// than an alternative number computed by `select`s on every path.
+    match_inputs: FxHashMap<Node, Origin>,
 }
 
 impl Emitter<'_, '_> {
@@ -420,6 +425,7 @@ impl Emitter<'_, '_> {
             }
             Op::MemSplit(_) | Op::MemJoin(_) => {}
             Op::Match { .. } => {
+                self.match_inputs.insert(n, inputs[0]);
                 let x = self.value(inputs[0], block)?;
                 self.defs
                     .insert((block, Origin::Out(n, 0)), Val::Match(n, x));
@@ -606,6 +612,13 @@ impl Emitter<'_, '_> {
             }
             let preds = self.preds.get(&b).map_or(&[][..], Vec::as_slice);
             if preds.len() >= 2 || self.merges.contains_key(&b) {
+                if let Origin::Out(n, 0) = o
+                    && let Some(&input) = self.match_inputs.get(&n)
+                    && let Val::Ir(x) = self.read(input, b)?
+                {
+                    // a match's value: its operand crosses the join instead
+                    break Val::Match(n, x);
+                }
                 let ty = ir_type(self.g.ty(o)).expect("a value or control origin");
                 let p = self.c.func.dfg.append_block_param(b, ty);
                 self.params.entry(b).or_default().push(o);

@@ -257,8 +257,10 @@ impl Pdg {
     }
 
     /// The children of group `group` in an order their data dependences allow (a
-    /// child that computes what another child's subtree reads comes first), among
-    /// those ready the ones with fewer parents first (`parents`, each node's number:
+    /// child that computes what another child's subtree reads comes first), each as
+    /// late as its readers allow (chosen from the end: a value is computed just
+    /// before what reads it, so that few values cross the joins of the predicates in
+    /// between), the ones with more parents later (`parents`, each node's number:
     /// Ferrante's condition for duplication-freedom, thesis §4.1, wants the children's
     /// parent sets to grow along the order, so a shared child goes last where it
     /// can), ties in the order of the flat nodes they compute (the unit's own order).
@@ -279,46 +281,45 @@ impl Pdg {
             }
         }
         let k = children.len();
-        let mut after: Vec<Vec<usize>> = vec![Vec::new(); k];
-        let mut pending = vec![0usize; k];
+        // before[j]: the children that compute what child j reads
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); k];
+        let mut later = vec![0usize; k];
         for (j, list) in contents.iter().enumerate() {
-            let mut before: Vec<usize> = Vec::new();
             for &x in list {
                 for o in &flat.nodes[x as usize].operands {
-                    if let Some(i) = Flat::producer(o.source).and_then(|w| home.get(&w)) {
-                        if *i != j && !before.contains(i) {
-                            before.push(*i);
-                        }
+                    if let Some(&i) = Flat::producer(o.source).and_then(|w| home.get(&w))
+                        && i != j
+                        && !before[j].contains(&i)
+                    {
+                        before[j].push(i);
+                        later[i] += 1;
                     }
                 }
             }
-            pending[j] = before.len();
-            for i in before {
-                after[i].push(j);
-            }
         }
+        // from the last child back: each child as late as its readers allow, so that
+        // what a predicate tests is computed just before it and little crosses a join
         let key = |i: usize| {
             let last = contents[i].iter().copied().max().unwrap_or(0);
             (parents[children[i] as usize], last)
         };
-        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<((u32, FlatId), usize)>> = (0
-            ..k)
-            .filter(|&i| pending[i] == 0)
-            .map(|i| std::cmp::Reverse((key(i), i)))
+        let mut ready: std::collections::BinaryHeap<((u32, FlatId), usize)> = (0..k)
+            .filter(|&i| later[i] == 0)
+            .map(|i| (key(i), i))
             .collect();
         let mut order = Vec::with_capacity(k);
-        while let Some(std::cmp::Reverse((_, i))) = ready.pop() {
-            order.push(children[i]);
-            for &j in &after[i] {
-                pending[j] -= 1;
-                if pending[j] == 0 {
-                    ready.push(std::cmp::Reverse((key(j), j)));
+        while let Some((_, j)) = ready.pop() {
+            order.push(children[j]);
+            for &i in &before[j] {
+                later[i] -= 1;
+                if later[i] == 0 {
+                    ready.push((key(i), i));
                 }
             }
         }
         if order.len() < k {
             let stuck: Vec<String> = (0..k)
-                .filter(|&i| pending[i] > 0)
+                .filter(|&i| later[i] > 0)
                 .map(|i| format!("p{}", children[i]))
                 .collect();
             return Err(format!(
@@ -326,6 +327,7 @@ impl Pdg {
                 stuck.join(", ")
             ));
         }
+        order.reverse();
         Ok(order)
     }
 }
