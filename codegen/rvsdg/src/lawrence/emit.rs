@@ -531,12 +531,26 @@ impl Emitter<'_, '_> {
         let g = self.g;
         let body = g.theta_body(n);
         let header = self.c.func.dfg.make_block();
+        let results = g.results(body).to_vec();
+        // loop variables carried around the loop as the header's parameters: not the
+        // states, not the invariant ones (the body reads the input's value), and not
+        // the ones the body never reads (as in the structural destruction)
+        let mut carried = Vec::new();
         let mut init = Vec::new();
         for (k, a) in g.arg_origins(body).enumerate() {
             let Some(t) = ir_type(g.ty(a)) else { continue };
+            if results[k + 1] == a {
+                let v = self.read(inputs[k], block)?;
+                self.defs.insert((header, a), v);
+                continue;
+            }
+            if !g.has_users(a) {
+                continue;
+            }
             let p = self.c.func.dfg.append_block_param(header, t);
             self.defs.insert((header, a), Val::Ir(p));
             init.push(self.value(inputs[k], block)?);
+            carried.push(k);
         }
         self.c.block = block;
         self.c.jump(BlockCall {
@@ -551,21 +565,28 @@ impl Emitter<'_, '_> {
             return Ok(None); // the body always traps: no back edge
         }
         let latch = self.continue_from(&ends)?;
-        let results = g.results(body).to_vec();
         let mut next = Vec::new();
-        for (k, a) in g.arg_origins(body).enumerate() {
-            if ir_type(g.ty(a)).is_some() {
-                next.push(self.value(results[k + 1], latch)?);
-            }
+        for &k in &carried {
+            next.push(self.value(results[k + 1], latch)?);
         }
+        // the last iteration's values: those read after the loop enter the exit as
+        // its parameters
         let exit = self.c.func.dfg.make_block();
         let mut exit_args = Vec::new();
         for k in 0..g.num_outputs(n) {
             let o = Origin::Out(n, k as u32);
-            let Some(t) = ir_type(g.ty(o)) else { continue };
-            exit_args.push(self.value(results[k + 1], latch)?);
-            let p = self.c.func.dfg.append_block_param(exit, t);
-            self.defs.insert((exit, o), Val::Ir(p));
+            if g.ty(o).is_state() || !g.has_users(o) {
+                continue;
+            }
+            let val = match self.read(results[k + 1], latch)? {
+                Val::Ir(v) => {
+                    exit_args.push(v);
+                    let ty = self.c.func.dfg.value_type(v);
+                    Val::Ir(self.c.func.dfg.append_block_param(exit, ty))
+                }
+                val => val,
+            };
+            self.defs.insert((exit, o), val);
         }
         let pred = self.read(results[0], latch)?;
         self.c.block = latch;
