@@ -120,6 +120,37 @@ impl Layout {
         }
     }
 
+    /// Move `block`, with its instructions, to the end of the function.
+    pub fn move_block_to_end(&mut self, block: Block) {
+        assert!(
+            self.is_block_inserted(block),
+            "{block} is not in the layout"
+        );
+        if self.last_block.expand() == Some(block) {
+            return;
+        }
+        let BlockNode { prev, next, .. } = self.blocks[block].clone();
+        match prev.expand() {
+            Some(p) => self.blocks[p].next = next,
+            None => self.first_block = next,
+        }
+        match next.expand() {
+            Some(n) => self.blocks[n].prev = prev,
+            None => self.last_block = prev,
+        }
+        let last = self.last_block;
+        {
+            let n = &mut self.blocks[block];
+            n.prev = last;
+            n.next = None.into();
+        }
+        match last.expand() {
+            Some(l) => self.blocks[l].next = block.into(),
+            None => self.first_block = block.into(),
+        }
+        self.last_block = block.into();
+    }
+
     /// Remove a block from the layout, with all its instructions.
     pub fn remove_block(&mut self, block: Block) {
         assert!(

@@ -338,3 +338,34 @@ block2:
         ]
     );
 }
+
+#[test]
+fn a_block_moves_to_the_end_with_its_instructions() {
+    let mut layout = Layout::new();
+    let mut dfg = DataFlowGraph::new();
+    let blocks: Vec<Block> = (0..3).map(|_| dfg.make_block()).collect();
+    for &b in &blocks {
+        layout.append_block(b);
+    }
+    let inst = dfg.make_inst(InstructionData::Jump {
+        opcode: Opcode::Jump,
+        dest: BlockCall::from(blocks[2]),
+    });
+    layout.append_inst(inst, blocks[0]);
+    layout.move_block_to_end(blocks[0]);
+    assert_eq!(
+        layout.blocks().collect::<Vec<_>>(),
+        [blocks[1], blocks[2], blocks[0]]
+    );
+    assert_eq!(layout.entry_block(), Some(blocks[1]));
+    assert_eq!(layout.block_insts(blocks[0]).collect::<Vec<_>>(), [inst]);
+    assert_eq!(layout.inst_block(inst), Some(blocks[0]));
+    layout.move_block_to_end(blocks[0]); // already last
+    layout.move_block_to_end(blocks[2]);
+    assert_eq!(
+        layout.blocks().collect::<Vec<_>>(),
+        [blocks[1], blocks[0], blocks[2]]
+    );
+    assert_eq!(layout.prev_block(blocks[1]), None);
+    assert_eq!(layout.next_block(blocks[2]), None);
+}

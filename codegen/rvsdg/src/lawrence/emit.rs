@@ -227,6 +227,7 @@ fn attempt(
         claimed: FxHashSet::default(),
         copied: FxHashSet::default(),
         match_inputs: FxHashMap::default(),
+        cold: Vec::new(),
     };
     for a in g.arg_origins(body) {
         if let Some(t) = g.ty(a).value() {
@@ -251,6 +252,12 @@ fn attempt(
         em.c.locate_last(lambda);
     }
     em.write_joins()?;
+    let mut moved = FxHashSet::default();
+    for b in std::mem::take(&mut em.cold) {
+        if moved.insert(b) {
+            em.c.func.layout.move_block_to_end(b);
+        }
+    }
     let stats = EmitStats {
         shared: em.shared.len() as u32,
         copied: em.copied.len() as u32,
@@ -291,6 +298,8 @@ struct Emitter<'a, 'p> {
     /// the join takes that operand (a boolean, mostly) and matches it again, rather
     /// than an alternative number computed by `select`s on every path.
     match_inputs: FxHashMap<Node, Origin>,
+    /// The blocks of arms where every path traps, moved to the end of the function.
+    cold: Vec<Block>,
 }
 
 impl Emitter<'_, '_> {
@@ -500,7 +509,18 @@ impl Emitter<'_, '_> {
         for (k, (&arm, &head)) in arms.iter().zip(&heads).enumerate() {
             self.c.func.layout.append_block(head);
             self.preds.insert(head, vec![block]);
-            for end in self.group(plan, unit, arm, head)? {
+            let ends = self.group(plan, unit, arm, head)?;
+            if ends.is_empty() {
+                // every path of the arm traps: its blocks go last, out of the way of
+                // the paths that go on (a bounds check's panic must not sit between
+                // the check and what follows it)
+                let mut b = Some(head);
+                while let Some(x) = b {
+                    self.cold.push(x);
+                    b = self.c.func.layout.next_block(x);
+                }
+            }
+            for end in ends {
                 define(self, k as u32, end)?;
                 if !all.contains(&end) {
                     all.push(end);
