@@ -228,6 +228,7 @@ impl Options {
         "sequentialize",
         "gamma-ordering",
         "tail-registers",
+        "conditional-predicates",
         "rvsdg-dne",
         "rvsdg-ivr",
         "rvsdg-inline",
@@ -300,6 +301,9 @@ impl Options {
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "gamma-ordering" => self.rvsdg.lawrence.gamma_ordering = on_off(key, value)?,
             "tail-registers" => self.rvsdg.lawrence.tail_registers = on_off(key, value)?,
+            "conditional-predicates" => {
+                self.rvsdg.lawrence.conditional_predicates = on_off(key, value)?
+            }
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,
             "dump-format" => {

@@ -12,7 +12,7 @@ pub struct Options {
     /// `sequentialize=structural|lawrence`.
     pub sequentialize: Sequentializer,
     /// The sub-steps of `sequentialize=lawrence` (`gamma-ordering=on|off`,
-    /// `tail-registers=on|off`).
+    /// `tail-registers=on|off`, `conditional-predicates=on|off`).
     pub lawrence: crate::lawrence::emit::EmitOptions,
     /// Dead node elimination (`rvsdg-dne=on|off`).
     pub dne: bool,

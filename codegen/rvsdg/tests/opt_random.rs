@@ -63,6 +63,7 @@ fn optimize_and_sequentialize(
     let bare = EmitOptions {
         gamma_ordering: false,
         tail_registers: false,
+        conditional_predicates: false,
     };
     for (m, (how, options)) in new.iter_mut().zip([
         (Sequentializer::Structural, EmitOptions::default()),

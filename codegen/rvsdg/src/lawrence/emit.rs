@@ -70,6 +70,10 @@ pub struct EmitOptions {
     /// where its parents go on alike. Off, every γ has its join and every such group
     /// is copied under each parent.
     pub tail_registers: bool,
+    /// The normalization of conditional predicates (§3.2.3; `conditional-predicates=`):
+    /// a γ that tests a value merged from several paths is tested on each path before
+    /// the merge, straight to its arm where the value is a constant there.
+    pub conditional_predicates: bool,
 }
 
 impl Default for EmitOptions {
@@ -77,6 +81,7 @@ impl Default for EmitOptions {
         EmitOptions {
             gamma_ordering: true,
             tail_registers: true,
+            conditional_predicates: true,
         }
     }
 }
@@ -206,6 +211,7 @@ fn attempt(
     let body = g.lambda_body(lambda);
     let entry = func.dfg.make_block();
     func.layout.append_block(entry);
+    let conditional_predicates = plans.options.conditional_predicates;
     let mut em = Emitter {
         g,
         c: Cursor {
@@ -216,6 +222,7 @@ fn attempt(
         plans,
         copies,
         share,
+        conditional_predicates,
         defs: FxHashMap::default(),
         preds: FxHashMap::default(),
         params: FxHashMap::default(),
@@ -273,6 +280,7 @@ struct Emitter<'a, 'p> {
     plans: &'p mut Plans,
     copies: &'p FxHashSet<GroupKey>,
     share: bool,
+    conditional_predicates: bool,
     /// What each origin is in each block where it is known (defined there, or read
     /// there before: the memo of the SSA construction).
     defs: FxHashMap<(Block, Origin), Val>,
@@ -285,7 +293,7 @@ struct Emitter<'a, 'p> {
     joins: Vec<(Block, Block)>,
     /// The first block of each shared group emitted, whose predecessors come as its
     /// parents are reached: a read there is always a parameter.
-    merges: FxHashMap<Block, GroupKey>,
+    merges: FxHashMap<Block, Option<GroupKey>>,
     /// Each shared group emitted: its first block and its ends.
     shared: FxHashMap<GroupKey, (Block, Vec<Block>)>,
     /// The ends of shared groups, by the innermost group.
@@ -318,7 +326,24 @@ impl Emitter<'_, '_> {
         block: Block,
     ) -> Result<Vec<Block>, Fail> {
         let mut ends = vec![block];
-        for &child in &plan.orders[&group] {
+        let order = &plan.orders[&group];
+        let mut i = 0;
+        while i < order.len() {
+            if ends.len() >= 2
+                && self.conditional_predicates
+                && let Some((gamma, arms, tested)) = conditional_test(self.g, plan, &order[i..])
+                && let Some(split) =
+                    self.test_at_each_end(plan, unit, gamma, arms, tested, &ends)?
+            {
+                ends = split;
+                i += 1 + usize::from(tested.is_some());
+                if ends.is_empty() {
+                    break;
+                }
+                continue;
+            }
+            let child = order[i];
+            i += 1;
             let at = self.continue_from(&ends)?;
             ends = match plan.pdg.node(child) {
                 PdgNode::Group(_) => self.child_group(plan, unit, child, at)?,
@@ -346,13 +371,137 @@ impl Emitter<'_, '_> {
         let join = self.c.func.dfg.make_block();
         self.c.func.layout.append_block(join);
         for &e in ends {
-            if !self.claimed.insert(e) {
-                return Err(Fail::Conflict(self.owner[&e]));
-            }
+            self.claim(e)?;
             self.preds.entry(join).or_default().push(e);
             self.joins.push((e, join));
         }
         Ok(join)
+    }
+
+    /// Marks end `e` as going on; a second time is a conflict (the end of a shared
+    /// group that two parents continue differently).
+    fn claim(&mut self, e: Block) -> Result<(), Fail> {
+        if self.claimed.insert(e) {
+            Ok(())
+        } else {
+            Err(Fail::Conflict(self.owner[&e]))
+        }
+    }
+
+    /// The conditional predicate normalization (§3.2.3): the test of γ `gamma`,
+    /// whose predicate is a value that differs between `ends` (a γ's result: the
+    /// `match` `tested` of it, or the control value itself), made at each end instead
+    /// of after their join. An end where the value is a constant goes straight to the
+    /// arm it selects (no test on that path); at the others the test is made there.
+    /// So `if a && b {..}` tests `a` and `b`, never the boolean their merge computes.
+    /// The arms are entered from several places (their first blocks merge the
+    /// values). `None` (nothing emitted) when no end knows its arm.
+    fn test_at_each_end(
+        &mut self,
+        plan: &UnitPlan,
+        unit: Region,
+        gamma: FlatId,
+        arms: &[PdgId],
+        tested: Option<FlatId>,
+        ends: &[Block],
+    ) -> Result<Option<Vec<Block>>, Fail> {
+        let flat = &plan.flat;
+        let source = match tested {
+            Some(m) => flat.nodes[m as usize].operands[0].source,
+            None => flat.nodes[gamma as usize].operands[0].source,
+        };
+        let origin = self.origin(flat, source);
+        let mut vals = Vec::with_capacity(ends.len());
+        for &e in ends {
+            vals.push(self.read(origin, e)?);
+        }
+        if vals.iter().all(|v| *v == vals[0]) || ends.len() > MAX_SPLIT_ENDS {
+            return Ok(None);
+        }
+        let matched = tested.map(|m| node_of(flat, m));
+        // each end's arm when it is known, or the control value it tests
+        let mut routes = Vec::with_capacity(ends.len());
+        for &v in &vals {
+            let route = match (matched, v) {
+                (Some(m), Val::Ir(x)) => match self.constant(x) {
+                    Some(c) => Ok(self.match_arm(m, c)),
+                    None => Err(Val::Match(m, x)),
+                },
+                (Some(_), _) => return Ok(None),
+                (None, Val::Const(alt)) => Ok(alt),
+                (None, Val::Match(m, x)) => match self.constant(x) {
+                    Some(c) => Ok(self.match_arm(m, c)),
+                    None => Err(v),
+                },
+                (None, Val::Ir(x)) => match self.constant(x) {
+                    Some(c) => Ok(c as u32),
+                    None => Err(v),
+                },
+            };
+            routes.push(route);
+        }
+        if routes.iter().all(Result::is_err) {
+            return Ok(None);
+        }
+        let n = node_of(flat, gamma);
+        let heads: Vec<Block> = arms.iter().map(|_| self.c.func.dfg.make_block()).collect();
+        for &h in &heads {
+            self.merges.insert(h, None);
+            self.preds.insert(h, Vec::new());
+        }
+        for (&e, route) in ends.iter().zip(routes) {
+            self.claim(e)?;
+            match route {
+                Ok(alt) => {
+                    self.preds
+                        .get_mut(&heads[alt as usize])
+                        .expect("a head")
+                        .push(e);
+                    self.joins.push((e, heads[alt as usize]));
+                }
+                Err(pred) => {
+                    // the test at this end, through a block per arm (the arms' first
+                    // blocks take their values by jumps)
+                    let mut targets = Vec::with_capacity(heads.len());
+                    for &h in &heads {
+                        let t = self.c.func.dfg.make_block();
+                        self.c.func.layout.append_block(t);
+                        self.preds.insert(t, vec![e]);
+                        self.preds.get_mut(&h).expect("a head").push(t);
+                        self.joins.push((t, h));
+                        targets.push(BlockCall::from(t));
+                    }
+                    self.c.block = e;
+                    self.c.branch(pred, &targets);
+                    self.c.locate_last(n);
+                }
+            }
+        }
+        self.arms(plan, unit, gamma, arms, &heads).map(Some)
+    }
+
+    /// The constant `x` is, if an `iconst` defines it.
+    fn constant(&self, x: Value) -> Option<u128> {
+        let vliw_ir::ValueDef::Result(inst, _) = self.c.func.dfg.value_def(x) else {
+            return None;
+        };
+        match self.c.func.dfg.inst_data(inst) {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => Some(*imm),
+            _ => None,
+        }
+    }
+
+    /// The alternative `match` node `m` gives for `c`.
+    fn match_arm(&self, m: Node, c: u128) -> u32 {
+        let Some(Op::Match { cases, default, .. }) = self.g.op(m) else {
+            unreachable!("a match node")
+        };
+        (cases.iter())
+            .find(|&&(k, _)| k == c)
+            .map_or(*default, |&(_, a)| a)
     }
 
     /// Child group `child` of a group, from block `at`.
@@ -378,7 +527,7 @@ impl Emitter<'_, '_> {
         }
         let start = self.c.func.dfg.make_block();
         self.c.func.layout.append_block(start);
-        self.merges.insert(start, key);
+        self.merges.insert(start, Some(key));
         self.enter(at, start);
         let ends = self.group(plan, unit, child, start)?;
         for &e in &ends {
@@ -471,32 +620,16 @@ impl Emitter<'_, '_> {
         arms: &[PdgId],
         block: Block,
     ) -> Result<Vec<Block>, Fail> {
-        let g = self.g;
         let flat = &plan.flat;
         let n = node_of(flat, gamma);
         let operands = &flat.nodes[gamma as usize].operands;
         let pred_origin = self.origin(flat, operands[0].source);
         let pred = self.read(pred_origin, block)?;
-        // the results of arm `k`, defined where it ends
-        let define = |em: &mut Self, k: u32, end: Block| -> Result<(), Fail> {
-            for o in operands {
-                let Role::Exit { arm, exit } = o.role else {
-                    continue;
-                };
-                let out = Origin::Out(n, exit);
-                if arm != k || g.ty(out).is_state() {
-                    continue;
-                }
-                let v = em.read(em.origin(flat, o.source), end)?;
-                em.define(end, out, v)?;
-            }
-            Ok(())
-        };
         if let Val::Const(alt) = pred {
             // a constant predicate: its arm inline
             let ends = self.group(plan, unit, arms[alt as usize], block)?;
             for &end in &ends {
-                define(self, alt, end)?;
+                self.define_exits(flat, gamma, alt, end)?;
             }
             return Ok(ends);
         }
@@ -505,10 +638,26 @@ impl Emitter<'_, '_> {
         let targets: Vec<BlockCall> = heads.iter().map(|&b| BlockCall::from(b)).collect();
         self.c.branch(pred, &targets);
         self.c.locate_last(n);
-        let mut all: Vec<Block> = Vec::new();
-        for (k, (&arm, &head)) in arms.iter().zip(&heads).enumerate() {
-            self.c.func.layout.append_block(head);
+        for &head in &heads {
             self.preds.insert(head, vec![block]);
+        }
+        self.arms(plan, unit, gamma, arms, &heads)
+    }
+
+    /// The arms of γ `gamma`'s test, each emitted from its head (whose predecessors
+    /// are known); their ends, where the γ's outputs are defined.
+    fn arms(
+        &mut self,
+        plan: &UnitPlan,
+        unit: Region,
+        gamma: FlatId,
+        arms: &[PdgId],
+        heads: &[Block],
+    ) -> Result<Vec<Block>, Fail> {
+        let flat = &plan.flat;
+        let mut all: Vec<Block> = Vec::new();
+        for (k, (&arm, &head)) in arms.iter().zip(heads).enumerate() {
+            self.c.func.layout.append_block(head);
             let ends = self.group(plan, unit, arm, head)?;
             if ends.is_empty() {
                 // every path of the arm traps: its blocks go last, out of the way of
@@ -521,7 +670,7 @@ impl Emitter<'_, '_> {
                 }
             }
             for end in ends {
-                define(self, k as u32, end)?;
+                self.define_exits(flat, gamma, k as u32, end)?;
                 if !all.contains(&end) {
                     all.push(end);
                 }
@@ -532,6 +681,23 @@ impl Emitter<'_, '_> {
             return Ok(vec![self.join(&all)]);
         }
         Ok(all)
+    }
+
+    /// The results of arm `k` of γ `gamma`, defined where it ends (`end`).
+    fn define_exits(&mut self, flat: &Flat, gamma: FlatId, k: u32, end: Block) -> Result<(), Fail> {
+        let n = node_of(flat, gamma);
+        for o in &flat.nodes[gamma as usize].operands {
+            let Role::Exit { arm, exit } = o.role else {
+                continue;
+            };
+            let out = Origin::Out(n, exit);
+            if arm != k || self.g.ty(out).is_state() {
+                continue;
+            }
+            let v = self.read(self.origin(flat, o.source), end)?;
+            self.define(end, out, v)?;
+        }
+        Ok(())
     }
 
     /// A join of `ends`, which are no shared group's.
@@ -696,9 +862,9 @@ impl Emitter<'_, '_> {
                         Ok(v) => v,
                         // a shared group's parent that lacks what the group reads
                         Err(Fail::Emit(EmitError::Undefined(_)))
-                            if self.merges.contains_key(&to) =>
+                            if matches!(self.merges.get(&to), Some(Some(_))) =>
                         {
-                            return Err(Fail::Conflict(self.merges[&to]));
+                            return Err(Fail::Conflict(self.merges[&to].expect("a group")));
                         }
                         Err(e) => return Err(e),
                     };
@@ -822,6 +988,36 @@ fn tail_group(flat: &Flat, pdg: &Pdg, id: PdgId, condition: &super::dests::Gc) -
             let node = &flat.nodes[f as usize];
             !matches!(node.kind, FlatKind::Simple(_)) || !node.operands.is_empty()
         })
+}
+
+/// The ends beyond which a test is not copied to each (a join and one test instead).
+const MAX_SPLIT_ENDS: usize = 8;
+
+/// Whether `rest` (the children of a group from here) starts with the test of a γ:
+/// the γ, its arm groups, and the `match` node whose value it tests when that comes
+/// just before it and nothing else reads it (both are then emitted by
+/// `test_at_each_end`).
+fn conditional_test<'p>(
+    g: &Rvsdg,
+    plan: &'p UnitPlan,
+    rest: &[PdgId],
+) -> Option<(FlatId, &'p [PdgId], Option<FlatId>)> {
+    let flat = &plan.flat;
+    match plan.pdg.node(rest[0]) {
+        PdgNode::Predicate { gamma, arms } => Some((*gamma, arms, None)),
+        PdgNode::Statement(m) => {
+            let n = node_of(flat, *m);
+            if !matches!(g.op(n), Some(Op::Match { .. })) || g.users(Origin::Out(n, 0)).len() != 1 {
+                return None;
+            }
+            let PdgNode::Predicate { gamma, arms } = plan.pdg.node(*rest.get(1)?) else {
+                return None;
+            };
+            let reads = flat.nodes[*gamma as usize].operands[0].source;
+            (reads == Source::Out(*m, 0)).then_some((*gamma, arms, Some(*m)))
+        }
+        PdgNode::Group(_) => None,
+    }
 }
 
 /// The RVSDG node a flat node stands for.

@@ -122,3 +122,71 @@ fn without_tail_registers_a_is_copied() {
     assert_eq!(count(&f, Opcode::Iadd), 2, "{f}");
     assert_eq!((stats.shared, stats.copied), (0, 1), "{f}");
 }
+
+/// `if a && b { x + y } else { x * y }` as the front end gives it: the boolean of
+/// `a && b` merged by γ1 (`b` where `a`, `false` otherwise), then γ2 on it.
+const AND_THEN: &str = "lambda @f(i1, i1, i32, i32) -> i32 export {
+  (a0: i1, a1: i1, a2: i32, a3: i32, a4: mem, a5: io):
+    n0 = match2 [1 -> 0, _ -> 1] a0 : ctl2
+    n1 = gamma n0 [a1] : i1 {
+      (a0: i1):
+        -> (a0)
+      (a0: i1):
+        n2 = iconst 0 : i1
+        -> (n2)
+    }
+    n3 = match2 [1 -> 0, _ -> 1] n1 : ctl2
+    n4 = gamma n3 [a2, a3] : i32 {
+      (a0: i32, a1: i32):
+        n5 = iadd a0, a1 : i32
+        -> (n5)
+      (a0: i32, a1: i32):
+        n6 = imul a0, a1 : i32
+        -> (n6)
+    }
+    -> (n4, a4, a5)
+}
+";
+
+fn check_and_then(f: &Function) {
+    for a in [false, true] {
+        for b in [false, true] {
+            let args = [
+                DataValue::I1(a),
+                DataValue::I1(b),
+                DataValue::I32(5),
+                DataValue::I32(7),
+            ];
+            let want = if a && b { 12 } else { 35 };
+            assert_eq!(run(f, &args), [DataValue::I32(want)], "a={a} b={b}\n{f}");
+        }
+    }
+}
+
+/// §3.2.3: no branch tests the boolean that γ1 merges: `a` is tested, then `b` where
+/// `a` holds; where `a` does not, the path goes straight to the `else` arm.
+#[test]
+fn a_gamma_on_a_merged_boolean_tests_its_inputs_instead() {
+    let (f, _) = emit(AND_THEN, EmitOptions::default());
+    check_and_then(&f);
+    let entry = f.layout.entry_block().unwrap();
+    let merged_booleans = (f.layout.blocks())
+        .filter(|&b| b != entry)
+        .flat_map(|b| f.dfg.block_params(b))
+        .filter(|&&p| f.dfg.value_type(p) == vliw_ir::Type::I1)
+        .count();
+    assert_eq!(merged_booleans, 0, "{f}");
+    assert_eq!(count(&f, Opcode::Brif), 2, "{f}");
+    // switched off, the boolean is merged and tested
+    let options = EmitOptions {
+        conditional_predicates: false,
+        ..EmitOptions::default()
+    };
+    let (f, _) = emit(AND_THEN, options);
+    check_and_then(&f);
+    let merged_booleans = (f.layout.blocks())
+        .flat_map(|b| f.dfg.block_params(b))
+        .filter(|&&p| f.dfg.value_type(p) == vliw_ir::Type::I1)
+        .count();
+    assert_eq!(merged_booleans, 3, "the entry's two and the merge's:\n{f}");
+}
