@@ -112,12 +112,19 @@ pub fn sequentialize_lambda(
     };
     let mut copies = FxHashSet::default();
     let mut restarts = 0;
+    let mut sharing = options.tail_registers;
     loop {
-        let share = options.tail_registers && restarts <= MAX_RESTARTS;
+        let share = sharing && restarts <= MAX_RESTARTS;
         match attempt(g, lambda, &mut plans, &copies, share) {
             Ok((func, mut stats)) => {
                 stats.restarts = restarts;
                 return Ok((func, stats));
+            }
+            // a read of a value on a path that does not compute it, with groups
+            // shared: a conflict the checks did not name; again without sharing
+            Err(Fail::Emit(EmitError::Undefined(_))) if share => {
+                sharing = false;
+                restarts += 1;
             }
             Err(Fail::Emit(e)) => return Err(e),
             Err(Fail::Conflict(key)) => {
@@ -149,6 +156,9 @@ struct UnitPlan {
     orders: FxHashMap<PdgId, Vec<PdgId>>,
     /// The groups with several parents that are tried shared (`tail_group`).
     tails: FxHashSet<PdgId>,
+    /// (group, child): a tail copied under that group, because another tail of the
+    /// group is the one shared there (the minimum cover of `cover.rs`, §4.2).
+    copy_here: FxHashSet<(PdgId, PdgId)>,
 }
 
 struct Plans {
@@ -177,12 +187,18 @@ impl Plans {
                 tails.insert(id);
             }
         }
+        let copy_here = minimal_duplication(&pdg, &tails);
         let mut orders = FxHashMap::default();
         for id in 0..pdg.nodes.len() as PdgId {
             if let PdgNode::Group(_) = pdg.node(id) {
-                let order = pdg
-                    .sequence(&flat, id, &parents)
-                    .map_err(EmitError::Order)?;
+                let rank = |child: PdgId| {
+                    if copy_here.contains(&(id, child)) {
+                        1
+                    } else {
+                        parents[child as usize]
+                    }
+                };
+                let order = pdg.sequence(&flat, id, &rank).map_err(EmitError::Order)?;
                 orders.insert(id, order);
             }
         }
@@ -192,6 +208,7 @@ impl Plans {
             parents,
             orders,
             tails,
+            copy_here,
         });
         self.units.insert(unit, plan.clone());
         Ok(plan)
@@ -235,6 +252,12 @@ fn attempt(
         copied: FxHashSet::default(),
         match_inputs: FxHashMap::default(),
         cold: Vec::new(),
+        arm_stack: Vec::new(),
+        entries: FxHashMap::default(),
+        shared_contents: FxHashMap::default(),
+        moves: FxHashSet::default(),
+        exits_defined: FxHashSet::default(),
+        undefs: FxHashSet::default(),
     };
     for a in g.arg_origins(body) {
         if let Some(t) = g.ty(a).value() {
@@ -308,6 +331,19 @@ struct Emitter<'a, 'p> {
     match_inputs: FxHashMap<Node, Origin>,
     /// The blocks of arms where every path traps, moved to the end of the function.
     cold: Vec<Block>,
+    /// The arms being emitted, outermost first: (γ, arm).
+    arm_stack: Vec<(Node, u32)>,
+    /// Each shared group's entries: the block that jumps to its first block, and
+    /// the arms it is in.
+    entries: FxHashMap<Block, Vec<(Block, Vec<(Node, u32)>)>>,
+    /// The flat nodes each shared group computes, by its first block.
+    shared_contents: FxHashMap<Block, FxHashSet<FlatId>>,
+    /// The γ results defined at a shared group's end by moves before the group.
+    moves: FxHashSet<(Block, Origin)>,
+    /// The γ results defined at the ends of arms (not merely read there).
+    exits_defined: FxHashSet<(Block, Origin)>,
+    /// The undefined arguments of merges (ignored when a parameter is trivial).
+    undefs: FxHashSet<Value>,
 }
 
 impl Emitter<'_, '_> {
@@ -346,7 +382,7 @@ impl Emitter<'_, '_> {
             i += 1;
             let at = self.continue_from(&ends)?;
             ends = match plan.pdg.node(child) {
-                PdgNode::Group(_) => self.child_group(plan, unit, child, at)?,
+                PdgNode::Group(_) => self.child_group(plan, unit, group, child, at)?,
                 PdgNode::Statement(f) => self.statement(&plan.flat, *f, at)?.into_iter().collect(),
                 PdgNode::Predicate { gamma, arms } => {
                     self.predicate(plan, unit, *gamma, arms, at)?
@@ -504,11 +540,12 @@ impl Emitter<'_, '_> {
             .map_or(*default, |&(_, a)| a)
     }
 
-    /// Child group `child` of a group, from block `at`.
+    /// Child group `child` of group `parent`, from block `at`.
     fn child_group(
         &mut self,
         plan: &UnitPlan,
         unit: Region,
+        parent: PdgId,
         child: PdgId,
         at: Block,
     ) -> Result<Vec<Block>, Fail> {
@@ -516,7 +553,11 @@ impl Emitter<'_, '_> {
         if plan.parents[child as usize] < 2 {
             return self.group(plan, unit, child, at);
         }
-        if !self.share || !plan.tails.contains(&child) || self.copies.contains(&key) {
+        if !self.share
+            || !plan.tails.contains(&child)
+            || plan.copy_here.contains(&(parent, child))
+            || self.copies.contains(&key)
+        {
             self.copied.insert(key);
             return self.group(plan, unit, child, at);
         }
@@ -533,6 +574,8 @@ impl Emitter<'_, '_> {
         for &e in &ends {
             self.owner.entry(e).or_insert(key);
         }
+        let inside = plan.pdg.contents(child).into_iter().collect();
+        self.shared_contents.insert(start, inside);
         self.shared.insert(key, (start, ends.clone()));
         Ok(ends)
     }
@@ -541,6 +584,7 @@ impl Emitter<'_, '_> {
     fn enter(&mut self, at: Block, start: Block) {
         self.preds.entry(start).or_default().push(at);
         self.joins.push((at, start));
+        (self.entries.entry(start).or_default()).push((at, self.arm_stack.clone()));
     }
 
     /// The origin a flat operand reads.
@@ -627,7 +671,10 @@ impl Emitter<'_, '_> {
         let pred = self.read(pred_origin, block)?;
         if let Val::Const(alt) = pred {
             // a constant predicate: its arm inline
-            let ends = self.group(plan, unit, arms[alt as usize], block)?;
+            self.arm_stack.push((n, alt));
+            let ends = self.group(plan, unit, arms[alt as usize], block);
+            self.arm_stack.pop();
+            let ends = ends?;
             for &end in &ends {
                 self.define_exits(flat, gamma, alt, end)?;
             }
@@ -658,7 +705,10 @@ impl Emitter<'_, '_> {
         let mut all: Vec<Block> = Vec::new();
         for (k, (&arm, &head)) in arms.iter().zip(heads).enumerate() {
             self.c.func.layout.append_block(head);
-            let ends = self.group(plan, unit, arm, head)?;
+            self.arm_stack.push((node_of(flat, gamma), k as u32));
+            let ends = self.group(plan, unit, arm, head);
+            self.arm_stack.pop();
+            let ends = ends?;
             if ends.is_empty() {
                 // every path of the arm traps: its blocks go last, out of the way of
                 // the paths that go on (a bounds check's panic must not sit between
@@ -683,9 +733,15 @@ impl Emitter<'_, '_> {
         Ok(all)
     }
 
-    /// The results of arm `k` of γ `gamma`, defined where it ends (`end`).
+    /// The results of arm `k` of γ `gamma`, defined where it ends (`end`). At the end
+    /// of a shared group, a result the group does not compute is the thesis's move
+    /// `r = rn` before the shared tail (§3.4.2): it is defined where each of the arm's
+    /// paths enters the group, and the group's first block merges it.
     fn define_exits(&mut self, flat: &Flat, gamma: FlatId, k: u32, end: Block) -> Result<(), Fail> {
         let n = node_of(flat, gamma);
+        let start = (self.owner.get(&end))
+            .and_then(|key| self.shared.get(key))
+            .map(|&(start, _)| start);
         for o in &flat.nodes[gamma as usize].operands {
             let Role::Exit { arm, exit } = o.role else {
                 continue;
@@ -694,8 +750,40 @@ impl Emitter<'_, '_> {
             if arm != k || self.g.ty(out).is_state() {
                 continue;
             }
-            let v = self.read(self.origin(flat, o.source), end)?;
+            let source = self.origin(flat, o.source);
+            // not computed by the group: a value from before it, or the result of a
+            // γ inside the arm that is itself such a move
+            let outside = start.filter(|s| {
+                if self.exits_defined.contains(&(end, source)) {
+                    self.moves.contains(&(end, source))
+                } else {
+                    Flat::producer(o.source).is_none_or(|p| !self.shared_contents[s].contains(&p))
+                }
+            });
+            let v = match outside {
+                None => self.read(source, end)?,
+                Some(start) => {
+                    let entries: Vec<Block> = (self.entries[&start].iter())
+                        .filter(|(_, arms)| arms.contains(&(n, k)))
+                        .map(|&(at, _)| at)
+                        .collect();
+                    for at in entries {
+                        // a path into the group that does not have the value: the
+                        // group cannot be shared there
+                        let v = match self.read(source, at) {
+                            Err(Fail::Emit(EmitError::Undefined(_))) => {
+                                return Err(Fail::Conflict(self.owner[&end]));
+                            }
+                            v => v?,
+                        };
+                        self.define(at, out, v)?;
+                    }
+                    self.moves.insert((end, out));
+                    self.read(out, end)?
+                }
+            };
             self.define(end, out, v)?;
+            self.exits_defined.insert((end, out));
         }
         Ok(())
     }
@@ -860,11 +948,25 @@ impl Emitter<'_, '_> {
                 for &o in &params[done..] {
                     let v = match self.value(o, from) {
                         Ok(v) => v,
-                        // a shared group's parent that lacks what the group reads
+                        // a value this path into a merge does not compute: nothing on
+                        // this path reads it (a node runs only on paths that compute
+                        // its operands; the merge's parameter serves the other
+                        // paths), so the argument is undefined, as Braun et al.'s
+                        // construction has it
                         Err(Fail::Emit(EmitError::Undefined(_)))
-                            if matches!(self.merges.get(&to), Some(Some(_))) =>
+                            if self.merges.contains_key(&to) =>
                         {
-                            return Err(Fail::Conflict(self.merges[&to].expect("a group")));
+                            let ty = ir_type(self.g.ty(o)).expect("a value");
+                            self.c.block = from;
+                            let undef = self.c.inst(
+                                InstructionData::Nullary {
+                                    opcode: Opcode::Undef,
+                                },
+                                &[ty],
+                            );
+                            let v = self.c.func.dfg.first_result(undef);
+                            self.undefs.insert(v);
+                            v
                         }
                         Err(e) => return Err(e),
                     };
@@ -947,7 +1049,7 @@ impl Emitter<'_, '_> {
                     let mut trivial = true;
                     for from in incoming.get(&to).map_or(&[][..], Vec::as_slice) {
                         let a = resolve(&subst, args[&(*from, to)][i]);
-                        if a == p {
+                        if a == p || self.undefs.contains(&a) {
                             continue;
                         }
                         match only {
@@ -968,6 +1070,54 @@ impl Emitter<'_, '_> {
         }
         subst
     }
+}
+
+/// Which tails each group copies (§4.2): where a group has several tails, only one
+/// can run last and be shared; the sharing graph's cover (`cover.rs`: minimum by
+/// König for two-value γ-trees, else the greedy heuristic; weights the tails' sizes)
+/// names those kept shared, and each group shares its heaviest covered tail and
+/// copies the others.
+fn minimal_duplication(pdg: &Pdg, tails: &FxHashSet<PdgId>) -> FxHashSet<(PdgId, PdgId)> {
+    let mut copy_here = FxHashSet::default();
+    let mut index: FxHashMap<PdgId, u32> = FxHashMap::default();
+    let mut graph = super::cover::SharingGraph::default();
+    let mut groups = Vec::new();
+    for id in 0..pdg.nodes.len() as PdgId {
+        let mine: Vec<PdgId> = (pdg.successors(id).iter().copied())
+            .filter(|c| tails.contains(c))
+            .collect();
+        if mine.len() < 2 || !matches!(pdg.node(id), PdgNode::Group(_)) {
+            continue;
+        }
+        for &t in &mine {
+            index.entry(t).or_insert_with(|| {
+                let size = pdg.contents(t).len().min(16) as u32;
+                graph.weights.push(size.max(1));
+                graph.weights.len() as u32 - 1
+            });
+        }
+        for (i, &a) in mine.iter().enumerate() {
+            for &b in &mine[i + 1..] {
+                graph.edges.push((index[&a], index[&b]));
+            }
+        }
+        groups.push((id, mine));
+    }
+    if groups.is_empty() {
+        return copy_here;
+    }
+    let cover = graph.cover();
+    for (id, mine) in groups {
+        let shared = (mine.iter().copied())
+            .filter(|t| cover[index[t] as usize])
+            .max_by_key(|t| (graph.weights[index[t] as usize], std::cmp::Reverse(*t)));
+        for t in mine {
+            if Some(t) != shared {
+                copy_here.insert((id, t));
+            }
+        }
+    }
+    copy_here
 }
 
 /// Whether the group `id` of flat node `v`'s PDG, with several parents, is worth

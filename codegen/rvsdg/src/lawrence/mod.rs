@@ -12,9 +12,11 @@
 //! - `pdg`: the program dependence graph (groups, statements, predicates) and its
 //!   verifier;
 //! - `build_pdg`: `buildPDG` and `link` (Figs. 3.7, 3.8), proceduralization by demand;
+//! - `cover`: minimal duplication (§4.2), which shared tails stay shared;
 //! - `emit`: the PDG sequentialized into the SSA IR (`sequentialize=lawrence`).
 
 pub mod build_pdg;
+pub mod cover;
 pub mod dests;
 pub mod emit;
 pub mod flatten;

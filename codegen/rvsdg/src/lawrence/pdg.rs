@@ -260,17 +260,18 @@ impl Pdg {
     /// child that computes what another child's subtree reads comes first), each as
     /// late as its readers allow (chosen from the end: a value is computed just
     /// before what reads it, so that few values cross the joins of the predicates in
-    /// between), the ones with more parents later (`parents`, each node's number:
-    /// Ferrante's condition for duplication-freedom, thesis §4.1, wants the children's
-    /// parent sets to grow along the order, so a shared child goes last where it
-    /// can), ties in the order of the flat nodes they compute (the unit's own order).
+    /// between), the ones with more parents later (`parents`, each child's number of
+    /// parents, or 1 where it is copied for this group: Ferrante's condition for
+    /// duplication-freedom, thesis §4.1, wants the children's parent sets to grow
+    /// along the order, so a shared child goes last where it can), ties in the order
+    /// of the flat nodes they compute (the unit's own order).
     /// An error names a cycle: children that each need something of the other (the
     /// PDG is not sequentializable as it is).
     pub fn sequence(
         &self,
         flat: &Flat,
         group: PdgId,
-        parents: &[u32],
+        parents: &dyn Fn(PdgId) -> u32,
     ) -> Result<Vec<PdgId>, String> {
         let children = self.successors(group);
         let contents: Vec<Vec<FlatId>> = children.iter().map(|&c| self.contents(c)).collect();
@@ -301,7 +302,7 @@ impl Pdg {
         // what a predicate tests is computed just before it and little crosses a join
         let key = |i: usize| {
             let last = contents[i].iter().copied().max().unwrap_or(0);
-            (parents[children[i] as usize], last)
+            (parents(children[i]), last)
         };
         let mut ready: std::collections::BinaryHeap<((u32, FlatId), usize)> = (0..k)
             .filter(|&i| later[i] == 0)

@@ -218,7 +218,8 @@ fn the_text_tests_proceduralize() {
                             .unwrap_or_else(|e| panic!("{name}: {e}\n{pdg}"));
                         for id in 0..pdg.nodes.len() as PdgId {
                             if let PdgNode::Group(_) = pdg.node(id) {
-                                let order = pdg.sequence(&flat, id, &pdg.parent_counts());
+                                let order =
+                                    pdg.sequence(&flat, id, &|id| pdg.parent_counts()[id as usize]);
                                 order.unwrap_or_else(|e| panic!("{name}: {e}\n{pdg}"));
                             }
                         }
@@ -255,7 +256,9 @@ fn normalizing_merges_single_parent_groups_and_sequencing_follows_the_data() {
     let shared = map[p.fragments[0] as usize].expect("A's group is kept");
     assert_eq!(pdg.parents()[shared as usize].len(), 2);
     // the match before the test that reads it
-    let order = pdg.sequence(&flat, pdg.root, &pdg.parent_counts()).unwrap();
+    let order = pdg
+        .sequence(&flat, pdg.root, &|id| pdg.parent_counts()[id as usize])
+        .unwrap();
     assert!(matches!(pdg.node(order[0]), PdgNode::Statement(1)), "{pdg}");
 }
 
@@ -281,7 +284,7 @@ fn check_path(pdg: &Pdg, flat: &Flat, outcome: &impl Fn(FlatId) -> usize) -> Res
         };
         match pdg.node(id) {
             PdgNode::Group(_) => {
-                for c in pdg.sequence(flat, id, &pdg.parent_counts())? {
+                for c in pdg.sequence(flat, id, &|id| pdg.parent_counts()[id as usize])? {
                     walk(pdg, flat, c, outcome, done)?;
                 }
             }

@@ -190,3 +190,128 @@ fn a_gamma_on_a_merged_boolean_tests_its_inputs_instead() {
         .count();
     assert_eq!(merged_booleans, 3, "the entry's two and the merge's:\n{f}");
 }
+
+/// A two-value γ-tree (§4.2): `if P { (A1, B1) } else if Q { (A1, B2) } else {
+/// (A2, B2) }`. B2 is demanded on both arms of Q's γ, so it is computed before the
+/// test; A1 is a tail on exclusive paths and is shared, and the second results (B1,
+/// B2) are the thesis's moves `r2 = rB` before the jump to it (§3.4.2): one static
+/// copy of each operation, no restart.
+const TWO_VALUES: &str = "lambda @f(i1, i1, i32, i32) -> i32, i32 export {
+  (a0: i1, a1: i1, a2: i32, a3: i32, a4: mem, a5: io):
+    n0 = iadd a2, a3 : i32
+    n1 = bxor a2, a3 : i32
+    n2 = imul a2, a3 : i32
+    n3 = isub a2, a3 : i32
+    n4 = match2 [1 -> 0, _ -> 1] a0 : ctl2
+    n5 = gamma n4 [n0, n1, n2, n3, a1] : i32, i32 {
+      (a0: i32, a1: i32, a2: i32, a3: i32, a4: i1):
+        -> (a0, a1)
+      (a0: i32, a1: i32, a2: i32, a3: i32, a4: i1):
+        n6 = match2 [1 -> 0, _ -> 1] a4 : ctl2
+        n7 = gamma n6 [a0, a2, a3] : i32, i32 {
+          (a0: i32, a1: i32, a2: i32):
+            -> (a0, a1)
+          (a0: i32, a1: i32, a2: i32):
+            -> (a2, a1)
+        }
+        -> (n7.0, n7.1)
+    }
+    -> (n5.0, n5.1, a4, a5)
+}
+";
+
+#[test]
+fn a_two_value_gamma_tree_shares_a_tail_with_moves_before_it() {
+    let (f, stats) = emit(TWO_VALUES, EmitOptions::default());
+    for p in [false, true] {
+        for q in [false, true] {
+            let args = [
+                DataValue::I1(p),
+                DataValue::I1(q),
+                DataValue::I32(5),
+                DataValue::I32(7),
+            ];
+            let (a, b) = match (p, q) {
+                (true, _) => (12, 5 ^ 7),
+                (false, true) => (12, 35),
+                (false, false) => (-2, 35),
+            };
+            assert_eq!(
+                run(&f, &args),
+                [DataValue::I32(a), DataValue::I32(b)],
+                "P={p} Q={q}\n{f}"
+            );
+        }
+    }
+    assert_eq!(
+        (stats.shared, stats.copied, stats.restarts),
+        (1, 0, 0),
+        "{f}"
+    );
+    let ops = count(&f, Opcode::Iadd) + count(&f, Opcode::Imul);
+    assert_eq!(ops, 2, "{f}");
+}
+
+/// `if P { (A1, B1) } else if Q { (A1, B2) } else if R { (A2, B2) } else { (A2, B1)
+/// }`: the groups of P's and Q's first arms each have two tails, of which only one
+/// can run last; the sharing graph B1 - A1 - B2 has the minimum cover {A1}, so A1 is
+/// shared and B1, B2 are copied there, with no restart.
+const TWO_TAILS: &str = "lambda @f(i1, i1, i1, i32, i32) -> i32, i32 export {
+  (a0: i1, a1: i1, a2: i1, a3: i32, a4: i32, a5: mem, a6: io):
+    n0 = iadd a3, a4 : i32
+    n1 = bxor a3, a4 : i32
+    n2 = imul a3, a4 : i32
+    n3 = isub a3, a4 : i32
+    n4 = match2 [1 -> 0, _ -> 1] a0 : ctl2
+    n5 = gamma n4 [n0, n1, n2, n3, a1, a2] : i32, i32 {
+      (a0: i32, a1: i32, a2: i32, a3: i32, a4: i1, a5: i1):
+        -> (a0, a1)
+      (a0: i32, a1: i32, a2: i32, a3: i32, a4: i1, a5: i1):
+        n6 = match2 [1 -> 0, _ -> 1] a4 : ctl2
+        n7 = gamma n6 [a0, a1, a2, a3, a5] : i32, i32 {
+          (a0: i32, a1: i32, a2: i32, a3: i32, a4: i1):
+            -> (a0, a2)
+          (a0: i32, a1: i32, a2: i32, a3: i32, a4: i1):
+            n8 = match2 [1 -> 0, _ -> 1] a4 : ctl2
+            n9 = gamma n8 [a1, a2, a3] : i32, i32 {
+              (a0: i32, a1: i32, a2: i32):
+                -> (a2, a1)
+              (a0: i32, a1: i32, a2: i32):
+                -> (a2, a0)
+            }
+            -> (n9.0, n9.1)
+        }
+        -> (n7.0, n7.1)
+    }
+    -> (n5.0, n5.1, a5, a6)
+}
+";
+
+#[test]
+fn two_tails_in_one_group_share_the_covered_one() {
+    let (f, stats) = emit(TWO_TAILS, EmitOptions::default());
+    for bits in 0..8 {
+        let (p, q, r) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+        let args = [
+            DataValue::I1(p),
+            DataValue::I1(q),
+            DataValue::I1(r),
+            DataValue::I32(5),
+            DataValue::I32(7),
+        ];
+        let (a1, b1, b2, a2) = (12, 5 ^ 7, 35, -2);
+        let want = match (p, q, r) {
+            (true, _, _) => (a1, b1),
+            (false, true, _) => (a1, b2),
+            (false, false, true) => (a2, b2),
+            (false, false, false) => (a2, b1),
+        };
+        assert_eq!(
+            run(&f, &args),
+            [DataValue::I32(want.0), DataValue::I32(want.1)],
+            "P={p} Q={q} R={r}\n{f}"
+        );
+    }
+    assert_eq!(stats.restarts, 0, "{stats:?}\n{f}");
+    assert_eq!(count(&f, Opcode::Iadd), 1, "A1 shared:\n{f}");
+}
