@@ -668,6 +668,23 @@ impl Emitter<'_, '_> {
         let n = node_of(flat, gamma);
         let operands = &flat.nodes[gamma as usize].operands;
         let pred_origin = self.origin(flat, operands[0].source);
+        // arms that do nothing and give the same results: no test at all
+        let same_exits = |k: u32| {
+            let mut exits: Vec<(u32, Source)> = (operands.iter())
+                .filter_map(|o| match o.role {
+                    Role::Exit { arm, exit } if arm == k => Some((exit, o.source)),
+                    _ => None,
+                })
+                .collect();
+            exits.sort_unstable_by_key(|&(e, _)| e);
+            exits
+        };
+        if arms.iter().all(|a| plan.orders[a].is_empty())
+            && (1..arms.len() as u32).all(|k| same_exits(k) == same_exits(0))
+        {
+            self.define_exits(flat, gamma, 0, block)?;
+            return Ok(vec![block]);
+        }
         let pred = self.read(pred_origin, block)?;
         if let Val::Const(alt) = pred {
             // a constant predicate: its arm inline

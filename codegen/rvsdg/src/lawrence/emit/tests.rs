@@ -315,3 +315,28 @@ fn two_tails_in_one_group_share_the_covered_one() {
     assert_eq!(stats.restarts, 0, "{stats:?}\n{f}");
     assert_eq!(count(&f, Opcode::Iadd), 1, "A1 shared:\n{f}");
 }
+
+/// A γ whose arms do nothing and give the same results (what is left of a loop's
+/// exit selector when both exits go on alike) is no test at all.
+#[test]
+fn a_gamma_whose_arms_do_the_same_nothing_is_not_tested() {
+    let text = "lambda @f(i1, i32) -> i32 export {
+  (a0: i1, a1: i32, a2: mem, a3: io):
+    n0 = match2 [1 -> 0, _ -> 1] a0 : ctl2
+    n1 = gamma n0 [a1] : i32 {
+      (a0: i32):
+        -> (a0)
+      (a0: i32):
+        -> (a0)
+    }
+    n2 = iadd n1, a1 : i32
+    -> (n2, a2, a3)
+}
+";
+    let (f, _) = emit(text, EmitOptions::default());
+    assert_eq!(count(&f, Opcode::Brif), 0, "{f}");
+    for p in [false, true] {
+        let out = run(&f, &[DataValue::I1(p), DataValue::I32(4)]);
+        assert_eq!(out, [DataValue::I32(8)]);
+    }
+}
