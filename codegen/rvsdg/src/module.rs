@@ -88,9 +88,10 @@ impl Sequentializer {
 
 /// Replaces the functions of `module` that have a λ with the λ's sequentialization.
 /// Functions whose λ was removed (unused local functions) are removed from the module.
-/// With [`Sequentializer::Lawrence`], `report` counts the λs done by demand
-/// (`lawrence.by-demand`) and those destroyed structurally instead, by why
-/// (`lawrence.fallback.*`).
+/// `report` counts the instructions written (`sequentialize.insts`, the static size
+/// to compare the methods by); with [`Sequentializer::Lawrence`], the λs done by
+/// demand (`lawrence.by-demand`), what their emission did (`lawrence.*`), and those
+/// destroyed structurally instead, by why (`lawrence.fallback.*`).
 pub fn sequentialize_module(
     rm: &RvsdgModule,
     module: &mut Module,
@@ -114,6 +115,8 @@ pub fn sequentialize_module(
                     report.count("lawrence.shared-groups", stats.shared as u64);
                     report.count("lawrence.copied-groups", stats.copied as u64);
                     report.count("lawrence.restarts", stats.restarts as u64);
+                    report.count("lawrence.insts", stats.insts as u64);
+                    report.count("lawrence.nodes", stats.nodes as u64);
                     f
                 }
                 Err(e) => {
@@ -132,6 +135,11 @@ pub fn sequentialize_module(
                 }
             },
         };
+        let f = &module.functions[i];
+        let insts: usize = (f.layout.blocks())
+            .map(|b| f.layout.block_insts(b).count())
+            .sum();
+        report.count("sequentialize.insts", insts as u64);
     }
     let mut i = 0;
     module.functions.retain(|_| {

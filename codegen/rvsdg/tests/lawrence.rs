@@ -90,6 +90,7 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
     let mut report = Report::default();
     let mut tally = Compared::default();
     let (mut lambdas, mut by_demand) = (0, 0);
+    let mut sizes = Report::default();
     let mut failures = Vec::new();
     for path in &files {
         let name = path
@@ -137,6 +138,15 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
         if done.is_err() {
             continue; // counted above
         }
+        // the static size beside the structural destruction's
+        let mut structural = module.clone();
+        sequentialize_module(
+            &rm,
+            &mut structural,
+            Sequentializer::Structural,
+            Default::default(),
+            &mut sizes,
+        );
         if let Err(e) = verify_module(&new) {
             failures.push(format!("{name}: does not verify:\n{e}\n{new}"));
             continue;
@@ -153,9 +163,19 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
             }
         }
     }
+    let (lazy, eager) = (
+        report.get("sequentialize.insts"),
+        sizes.get("sequentialize.insts"),
+    );
     println!(
-        "{lambdas} λs, {by_demand} sequentialized by demand; {} runs compared",
+        "{lambdas} λs, {by_demand} sequentialized by demand; {} runs compared; \
+         {lazy} instructions by demand, {eager} structurally",
         tally.runs
+    );
+    // the code growth stays bounded (copies of what exclusive paths share)
+    assert!(
+        lazy * 10 <= eager * 12,
+        "{lazy} instructions against {eager}"
     );
     assert!(
         failures.is_empty(),

@@ -95,6 +95,10 @@ pub struct EmitStats {
     pub copied: u32,
     /// Emissions started again after a conflict.
     pub restarts: u32,
+    /// Instructions emitted, and simple nodes in the λ: their ratio is the code
+    /// growth that copies cause (and the branches and jumps the structure needs).
+    pub insts: u32,
+    pub nodes: u32,
 }
 
 /// Conflicts after which every group with several parents is copied.
@@ -118,6 +122,10 @@ pub fn sequentialize_lambda(
         match attempt(g, lambda, &mut plans, &copies, share) {
             Ok((func, mut stats)) => {
                 stats.restarts = restarts;
+                stats.insts = (func.layout.blocks())
+                    .map(|b| func.layout.block_insts(b).count() as u32)
+                    .sum();
+                stats.nodes = simple_nodes(g, g.lambda_body(lambda));
                 return Ok((func, stats));
             }
             // a read of a value on a path that does not compute it, with groups
@@ -291,7 +299,7 @@ fn attempt(
     let stats = EmitStats {
         shared: em.shared.len() as u32,
         copied: em.copied.len() as u32,
-        restarts: 0,
+        ..EmitStats::default()
     };
     remove_unreachable_blocks(&mut func);
     Ok((func, stats))
@@ -1155,6 +1163,22 @@ fn tail_group(flat: &Flat, pdg: &Pdg, id: PdgId, condition: &super::dests::Gc) -
             let node = &flat.nodes[f as usize];
             !matches!(node.kind, FlatKind::Simple(_)) || !node.operands.is_empty()
         })
+}
+
+/// The simple nodes of region `r` and of the regions inside it.
+fn simple_nodes(g: &Rvsdg, r: Region) -> u32 {
+    let mut count = 0;
+    let mut todo = vec![r];
+    while let Some(r) = todo.pop() {
+        for &n in g.nodes(r) {
+            let subregions = g.node(n).kind.subregions();
+            if subregions.is_empty() {
+                count += 1;
+            }
+            todo.extend_from_slice(subregions);
+        }
+    }
+    count
 }
 
 /// The ends beyond which a test is not copied to each (a join and one test instead).
