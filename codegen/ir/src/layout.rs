@@ -126,9 +126,13 @@ impl Layout {
             self.is_block_inserted(block),
             "{block} is not in the layout"
         );
-        if self.last_block.expand() == Some(block) {
-            return;
-        }
+        self.unlink_block(block);
+        self.blocks[block].inserted = false;
+        self.append_block(block);
+    }
+
+    /// Takes `block` out of the list of blocks (its instructions stay with it).
+    fn unlink_block(&mut self, block: Block) {
         let BlockNode { prev, next, .. } = self.blocks[block].clone();
         match prev.expand() {
             Some(p) => self.blocks[p].next = next,
@@ -138,17 +142,6 @@ impl Layout {
             Some(n) => self.blocks[n].prev = prev,
             None => self.last_block = prev,
         }
-        let last = self.last_block;
-        {
-            let n = &mut self.blocks[block];
-            n.prev = last;
-            n.next = None.into();
-        }
-        match last.expand() {
-            Some(l) => self.blocks[l].next = block.into(),
-            None => self.first_block = block.into(),
-        }
-        self.last_block = block.into();
     }
 
     /// Remove a block from the layout, with all its instructions.
@@ -160,15 +153,7 @@ impl Layout {
         while let Some(inst) = self.first_inst(block) {
             self.remove_inst(inst);
         }
-        let BlockNode { prev, next, .. } = self.blocks[block].clone();
-        match prev.expand() {
-            Some(p) => self.blocks[p].next = next,
-            None => self.first_block = next,
-        }
-        match next.expand() {
-            Some(n) => self.blocks[n].prev = prev,
-            None => self.last_block = prev,
-        }
+        self.unlink_block(block);
         self.blocks[block] = BlockNode::default();
     }
 

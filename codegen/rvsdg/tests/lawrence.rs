@@ -11,6 +11,27 @@ use vliw_rvsdg::lawrence::flatten::{Flat, FlatKind};
 use vliw_rvsdg::lawrence::pdg::{PdgId, PdgNode};
 use vliw_rvsdg::{Report, build_module};
 
+/// The filetest at `path` (its text and module) built as an RVSDG and optimized by
+/// the pipeline's passes; `None` when it is not a valid module the RVSDG builds.
+fn optimized(
+    path: &std::path::Path,
+    report: &mut Report,
+) -> Option<(String, vliw_ir::Module, vliw_rvsdg::RvsdgModule)> {
+    let text = std::fs::read_to_string(path).expect("read");
+    let module = parse_module(&text).ok()?;
+    verify_module(&module).ok()?;
+    let mut rm = build_module(&module, report);
+    if !rm.not_built.is_empty() {
+        return None;
+    }
+    rm.roots
+        .extend(module.functions.iter().map(|f| f.name.clone()));
+    for (_, pass) in common::passes::PIPELINE_ORDER {
+        pass(&mut rm, report);
+    }
+    Some((text, module, rm))
+}
+
 #[test]
 fn every_unit_of_the_filetests_proceduralizes() {
     let (_, files) = common::differential::filetests();
@@ -18,22 +39,9 @@ fn every_unit_of_the_filetests_proceduralizes() {
     let (mut units, mut built, mut ordering) = (0, 0, 0);
     let mut failures = Vec::new();
     for path in &files {
-        let text = std::fs::read_to_string(path).expect("read");
-        let Ok(module) = parse_module(&text) else {
+        let Some((_, _, rm)) = optimized(path, &mut report) else {
             continue;
         };
-        if verify_module(&module).is_err() {
-            continue;
-        }
-        let mut rm = build_module(&module, &mut report);
-        if !rm.not_built.is_empty() {
-            continue;
-        }
-        rm.roots
-            .extend(module.functions.iter().map(|f| f.name.clone()));
-        for (_, pass) in common::passes::PIPELINE_ORDER {
-            pass(&mut rm, &mut report);
-        }
         let g = &rm.graph;
         for l in g.lambdas() {
             let mut todo = vec![g.lambda_body(l)];
@@ -98,22 +106,9 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
             .unwrap_or(path)
             .display()
             .to_string();
-        let text = std::fs::read_to_string(path).expect("read");
-        let Ok(module) = parse_module(&text) else {
+        let Some((text, module, rm)) = optimized(path, &mut report) else {
             continue;
         };
-        if verify_module(&module).is_err() {
-            continue;
-        }
-        let mut rm = build_module(&module, &mut report);
-        if !rm.not_built.is_empty() {
-            continue;
-        }
-        rm.roots
-            .extend(module.functions.iter().map(|f| f.name.clone()));
-        for (_, pass) in common::passes::PIPELINE_ORDER {
-            pass(&mut rm, &mut report);
-        }
         for l in rm.graph.lambdas() {
             lambdas += 1;
             let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
