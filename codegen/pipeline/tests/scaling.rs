@@ -78,3 +78,29 @@ fn phases_grow_linearly() {
         print!("{}", t.to_text());
     }
 }
+
+/// The `sequentialize` phase by both methods, against function size (opt-in as
+/// above): Lawrence's method must not grow worse than n log n.
+#[test]
+#[ignore]
+fn sequentialization_grows_alike_by_both_methods() {
+    for n in [1000, 2000, 4000, 8000] {
+        let m = big_function(n);
+        let mut line = format!("{n} blocks:");
+        for how in ["structural", "lawrence"] {
+            let t = Timings::new();
+            let o = Options {
+                timings: Some(t.clone()),
+                ..Options::parse(&format!("sequentialize={how}")).unwrap()
+            };
+            compile_module(&m, &o).unwrap();
+            let phase = (t.to_text().lines())
+                .find(|l| l.contains("sequentialize"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            line += &format!("  {how}: {phase}");
+        }
+        println!("{line}");
+    }
+}
