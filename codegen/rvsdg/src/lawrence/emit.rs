@@ -266,6 +266,7 @@ fn attempt(
         moves: FxHashSet::default(),
         exits_defined: FxHashSet::default(),
         undefs: FxHashSet::default(),
+        fresh_params: Vec::new(),
     };
     for a in g.arg_origins(body) {
         if let Some(t) = g.ty(a).value() {
@@ -352,6 +353,8 @@ struct Emitter<'a, 'p> {
     exits_defined: FxHashSet<(Block, Origin)>,
     /// The undefined arguments of merges (ignored when a parameter is trivial).
     undefs: FxHashSet<Value>,
+    /// The blocks given a parameter since `write_joins` last looked.
+    fresh_params: Vec<Block>,
 }
 
 impl Emitter<'_, '_> {
@@ -942,6 +945,7 @@ impl Emitter<'_, '_> {
                 let ty = ir_type(self.g.ty(o)).expect("a value or control origin");
                 let p = self.c.func.dfg.append_block_param(b, ty);
                 self.params.entry(b).or_default().push(o);
+                self.fresh_params.push(b);
                 break Val::Ir(p);
             }
             match preds {
@@ -964,13 +968,24 @@ impl Emitter<'_, '_> {
     /// until none), without the parameters whose arguments are all one value.
     fn write_joins(&mut self) -> Result<(), Fail> {
         let mut args: FxHashMap<(Block, Block), Vec<Value>> = FxHashMap::default();
-        loop {
-            let mut grew = false;
-            for k in 0..self.joins.len() {
-                let (from, to) = self.joins[k];
-                let params = self.params.get(&to).cloned().unwrap_or_default();
-                let done = args.get(&(from, to)).map_or(0, Vec::len);
-                for &o in &params[done..] {
+        let mut incoming: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+        for &(from, to) in &self.joins {
+            incoming.entry(to).or_default().push(from);
+        }
+        // a worklist of the blocks with parameters whose arguments are not all
+        // written (reading an argument may give another block a parameter)
+        let mut work: Vec<Block> = self.params.keys().copied().collect();
+        let mut queued: FxHashSet<Block> = work.iter().copied().collect();
+        self.fresh_params.clear();
+        while let Some(to) = work.pop() {
+            queued.remove(&to);
+            let froms = incoming.get(&to).cloned().unwrap_or_default();
+            for from in froms {
+                loop {
+                    let done = args.get(&(from, to)).map_or(0, Vec::len);
+                    let Some(&o) = self.params.get(&to).and_then(|p| p.get(done)) else {
+                        break;
+                    };
                     let v = match self.value(o, from) {
                         Ok(v) => v,
                         // a value this path into a merge does not compute: nothing on
@@ -996,11 +1011,12 @@ impl Emitter<'_, '_> {
                         Err(e) => return Err(e),
                     };
                     args.entry((from, to)).or_default().push(v);
-                    grew = true;
+                    for b in std::mem::take(&mut self.fresh_params) {
+                        if queued.insert(b) {
+                            work.push(b);
+                        }
+                    }
                 }
-            }
-            if !grew {
-                break;
             }
         }
         let subst = self.trivial_params(&args);

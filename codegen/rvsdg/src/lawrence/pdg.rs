@@ -207,9 +207,10 @@ impl Pdg {
             out.nodes.push(match self.node(id) {
                 PdgNode::Group(children) => {
                     let mut list: Vec<PdgId> = Vec::new();
+                    let mut seen = rustc_hash::FxHashSet::default();
                     for &c in children {
                         for k in self.expand(c, &merged) {
-                            if !list.contains(&new(k)) {
+                            if seen.insert(new(k)) {
                                 list.push(new(k));
                             }
                         }
