@@ -126,6 +126,9 @@ pub fn sequentialize_module(
                                 "lawrence.fallback.independent-redundancy"
                             }
                             EmitError::Build(BuildError::Dead(_)) => "lawrence.fallback.dead",
+                            EmitError::Build(BuildError::Unlinked { .. }) => {
+                                "lawrence.fallback.unlinked"
+                            }
                             EmitError::Order(_) => "lawrence.fallback.order",
                             EmitError::Undefined(_) => "lawrence.fallback.undefined",
                         },

@@ -46,6 +46,11 @@ pub enum BuildError {
     IndependentRedundancy { node: FlatId, condition: String },
     /// A node nothing demands (the flat graph has dead nodes).
     Dead(FlatId),
+    /// Node `node`'s condition tests γ `gamma`, whose predicate is not linked under
+    /// the group being linked into (a fault of proceduralization, found when
+    /// compiling `compiler_builtins` by demand: the λ is destroyed structurally
+    /// instead of the compiler stopping).
+    Unlinked { node: FlatId, gamma: FlatId },
 }
 
 /// What `build_pdg` may do.
@@ -211,10 +216,12 @@ impl Builder<'_> {
             }
             Cond::Switch(gamma, arms) => {
                 let tests = self.predicates_under(group, *gamma);
-                assert!(
-                    !tests.is_empty(),
-                    "γ f{gamma} is not linked under p{group}, though f{v}'s condition tests it"
-                );
+                if tests.is_empty() {
+                    return Err(BuildError::Unlinked {
+                        node: v,
+                        gamma: *gamma,
+                    });
+                }
                 for test in tests {
                     let groups = match self.pdg.node(test) {
                         PdgNode::Predicate { arms, .. } => arms.clone(),
