@@ -253,7 +253,7 @@ fn attempt(
         params: FxHashMap::default(),
         loop_entry: FxHashMap::default(),
         joins: Vec::new(),
-        merges: FxHashMap::default(),
+        merges: FxHashSet::default(),
         shared: FxHashMap::default(),
         owner: FxHashMap::default(),
         claimed: FxHashSet::default(),
@@ -323,9 +323,10 @@ struct Emitter<'a, 'p> {
     loop_entry: FxHashMap<Block, Block>,
     /// The jumps to joins and to shared groups, written last: (from, to).
     joins: Vec<(Block, Block)>,
-    /// The first block of each shared group emitted, whose predecessors come as its
-    /// parents are reached: a read there is always a parameter.
-    merges: FxHashMap<Block, Option<GroupKey>>,
+    /// The first blocks of shared groups, and the arms' heads of tests made at each
+    /// end: their predecessors come as the emission reaches them, so a read there is
+    /// always a parameter.
+    merges: FxHashSet<Block>,
     /// Each shared group emitted: its first block and its ends.
     shared: FxHashMap<GroupKey, (Block, Vec<Block>)>,
     /// The ends of shared groups, by the innermost group.
@@ -493,7 +494,7 @@ impl Emitter<'_, '_> {
         let n = node_of(flat, gamma);
         let heads: Vec<Block> = arms.iter().map(|_| self.c.func.dfg.make_block()).collect();
         for &h in &heads {
-            self.merges.insert(h, None);
+            self.merges.insert(h);
             self.preds.insert(h, Vec::new());
         }
         for (&e, route) in ends.iter().zip(routes) {
@@ -579,7 +580,7 @@ impl Emitter<'_, '_> {
         }
         let start = self.c.func.dfg.make_block();
         self.c.func.layout.append_block(start);
-        self.merges.insert(start, Some(key));
+        self.merges.insert(start);
         self.enter(at, start);
         let ends = self.group(plan, unit, child, start)?;
         for &e in &ends {
@@ -934,7 +935,7 @@ impl Emitter<'_, '_> {
                 continue;
             }
             let preds = self.preds.get(&b).map_or(&[][..], Vec::as_slice);
-            if preds.len() >= 2 || self.merges.contains_key(&b) {
+            if preds.len() >= 2 || self.merges.contains(&b) {
                 if let Origin::Out(n, 0) = o
                     && let Some(&input) = self.match_inputs.get(&n)
                     && let Val::Ir(x) = self.read(input, b)?
@@ -993,9 +994,7 @@ impl Emitter<'_, '_> {
                         // its operands; the merge's parameter serves the other
                         // paths), so the argument is undefined, as Braun et al.'s
                         // construction has it
-                        Err(Fail::Emit(EmitError::Undefined(_)))
-                            if self.merges.contains_key(&to) =>
-                        {
+                        Err(Fail::Emit(EmitError::Undefined(_))) if self.merges.contains(&to) => {
                             let ty = ir_type(self.g.ty(o)).expect("a value");
                             self.c.block = from;
                             let undef = self.c.inst(
@@ -1020,12 +1019,7 @@ impl Emitter<'_, '_> {
             }
         }
         let subst = self.trivial_params(&args);
-        let resolve = |mut v: Value| {
-            while let Some(&w) = subst.get(&v) {
-                v = w;
-            }
-            v
-        };
+        let resolve = |v: Value| resolve(&subst, v);
         for &(from, to) in &self.joins.clone() {
             let all = args.remove(&(from, to)).unwrap_or_default();
             let params = self.c.func.dfg.block_params(to);
@@ -1070,12 +1064,6 @@ impl Emitter<'_, '_> {
             incoming.entry(to).or_default().push(from);
         }
         let mut subst: FxHashMap<Value, Value> = FxHashMap::default();
-        let resolve = |subst: &FxHashMap<Value, Value>, mut v: Value| {
-            while let Some(&w) = subst.get(&v) {
-                v = w;
-            }
-            v
-        };
         let mut changed = true;
         while changed {
             changed = false;
@@ -1179,6 +1167,14 @@ fn tail_group(flat: &Flat, pdg: &Pdg, id: PdgId, condition: &super::dests::Gc) -
             let node = &flat.nodes[f as usize];
             !matches!(node.kind, FlatKind::Simple(_)) || !node.operands.is_empty()
         })
+}
+
+/// What `v` stands for once the trivial parameters in `subst` are replaced.
+fn resolve(subst: &FxHashMap<Value, Value>, mut v: Value) -> Value {
+    while let Some(&w) = subst.get(&v) {
+        v = w;
+    }
+    v
 }
 
 /// The simple nodes of region `r` and of the regions inside it.
