@@ -5,6 +5,9 @@
 //! a `.rvsdg` file) and, after a `; expect:` line, the graph after the passes as
 //! comment lines. `; test rvsdg-build` alone tests the construction (an `.ir` input).
 //! `VLIW_BLESS=1` rewrites the expectations instead (review them in the diff).
+//! `sequentialize` may end the list (or be alone): the expectation is then the SSA IR
+//! module the graph goes back to (how the control flow is rebuilt: `; set
+//! sequentialize=lawrence` for Lawrence's method), not the graph.
 //! `; set KEY=VALUE ...` lines set pipeline options (`rvsdg=on verify=each` always).
 //!
 //! The graph is verified after every pass. `; run: @f(ARGS) == RESULTS` lines (the IR
@@ -54,7 +57,11 @@ fn parse_file(text: &str, rvsdg_input: bool) -> Result<FileTest, String> {
                     .find(|p| p.name == name)
                     .ok_or_else(|| format!("line {}: no pass `{name}` in the pipeline", i + 1))?;
                 let build = p.from == Stage::Ir && p.to == Stage::Rvsdg;
-                if !(build || (p.from == Stage::Rvsdg && p.to == Stage::Rvsdg)) {
+                let back = p.from == Stage::Rvsdg && p.to == Stage::Ir;
+                if back && passes.len() + 1 != names.split_whitespace().count() {
+                    return Err(format!("line {}: `{name}` ends the list of passes", i + 1));
+                }
+                if !(build || back || (p.from == Stage::Rvsdg && p.to == Stage::Rvsdg)) {
                     return Err(format!(
                         "line {}: `{name}` is not a pass of the RVSDG stage",
                         i + 1
@@ -164,7 +171,7 @@ fn run_passes(
     let Some(mut rm) = before else {
         return build(module, &t.options);
     };
-    for pass in &t.passes {
+    for pass in t.passes.iter().filter(|p| p.to == Stage::Rvsdg) {
         let PassRun::Rvsdg(f) = pass.run else {
             return Err(format!("`{}` is not an RVSDG pass", pass.name));
         };
@@ -292,15 +299,20 @@ fn check_text(text: &str, rvsdg_input: bool, bless: bool) -> Result<Checked, Str
     let t = parse_file(text, rvsdg_input)?;
     let (module, before) = read_input(&t)?;
     let after = run_passes(&t, &module, before.clone())?;
+    let sequential = sequentialize(&after, &module, &t.options)?;
     let mut got = String::new();
-    vliw_rvsdg::write_graph(&mut got, &after.graph);
+    if t.passes.last().is_some_and(|p| p.to == Stage::Ir) {
+        got = sequential.to_string();
+    } else {
+        vliw_rvsdg::write_graph(&mut got, &after.graph);
+    }
     let got = got.trim_end();
     let mut blessed_text = None;
     if got != t.expected {
         if !bless {
             let first = precise::first_difference(got, &t.expected);
             return Err(format!(
-                "the graph after {:?} differs from the expectation at its line {} \
+                "the output of {:?} differs from the expectation at its line {} \
                  (VLIW_BLESS=1 rewrites it):\n{got}",
                 t.passes.iter().map(|p| p.name).collect::<Vec<_>>(),
                 first
@@ -308,7 +320,6 @@ fn check_text(text: &str, rvsdg_input: bool, bless: bool) -> Result<Checked, Str
         }
         blessed_text = Some(precise::blessed(&t.input, got));
     }
-    let sequential = sequentialize(&after, &module, &t.options)?;
     check_runs(&t, &module, before.as_ref(), &after, &sequential)?;
     Ok((
         t.passes.iter().map(|p| p.name).collect(),
@@ -348,10 +359,7 @@ fn rvsdg_pass_filetests() {
         files.len()
     );
     // every pass of the RVSDG stage has a filetest
-    for pass in PIPELINE
-        .iter()
-        .filter(|p| p.from == Stage::Rvsdg && p.to == Stage::Rvsdg)
-    {
+    for pass in PIPELINE.iter().filter(|p| p.from == Stage::Rvsdg) {
         if !passes_tested.contains(pass.name) {
             failures.push(format!("no RVSDG pass filetest tests `{}`", pass.name));
         }

@@ -120,6 +120,12 @@ pub fn sequentialize_module(
                     f
                 }
                 Err(e) => {
+                    if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {
+                        eprintln!(
+                            "vliw-lawrence: {} destroyed structurally: {e:?}",
+                            module.functions[i].name
+                        );
+                    }
                     report.count(
                         match e {
                             EmitError::Build(BuildError::IndependentRedundancy { .. }) => {

@@ -1018,20 +1018,30 @@ impl Emitter<'_, '_> {
                 }
             }
         }
-        let subst = self.trivial_params(&args);
-        let resolve = |v: Value| resolve(&subst, v);
+        // the jumps with every argument first: whether a parameter that has undefined
+        // arguments can be replaced by its one defined argument depends on dominance
+        let mut jumps = Vec::with_capacity(self.joins.len());
         for &(from, to) in &self.joins.clone() {
-            let all = args.remove(&(from, to)).unwrap_or_default();
-            let params = self.c.func.dfg.block_params(to);
-            let kept: Vec<Value> = (all.iter().zip(params))
-                .filter(|(_, p)| !subst.contains_key(p))
-                .map(|(&a, _)| resolve(a))
-                .collect();
+            let all = args.get(&(from, to)).cloned().unwrap_or_default();
             self.c.block = from;
             self.c.jump(BlockCall {
                 block: to,
-                args: kept,
+                args: all,
             });
+            let jump = self.c.func.layout.last_inst(from).expect("the jump just written");
+            jumps.push((jump, to));
+        }
+        let domtree = vliw_ir::DominatorTree::compute(&self.c.func);
+        let subst = self.trivial_params(&args, &domtree);
+        let resolve = |v: Value| resolve(&subst, v);
+        for (jump, to) in jumps {
+            let params = self.c.func.dfg.block_params(to).to_vec();
+            if let InstructionData::Jump { dest, .. } = self.c.func.dfg.inst_data_mut(jump) {
+                dest.args = (dest.args.iter().zip(&params))
+                    .filter(|(_, p)| !subst.contains_key(p))
+                    .map(|(&a, _)| resolve(a))
+                    .collect();
+            }
         }
         let blocks: Vec<Block> = self.params.keys().copied().collect();
         for b in blocks {
@@ -1054,10 +1064,16 @@ impl Emitter<'_, '_> {
     }
 
     /// The parameters of joins and shared groups whose arguments are all one value
-    /// (or the parameter itself), each with that value.
+    /// (or the parameter itself), each with that value; jumps from unreachable blocks
+    /// do not count. An undefined argument (a path
+    /// that does not compute the value) counts as any value only where the one value
+    /// is defined in a block that dominates the parameter's: else that path would
+    /// reach a read of a value it never defined (found compiling `proc_macro`, whose
+    /// shared tail block was entered from a path before the value's definition).
     fn trivial_params(
         &self,
         args: &FxHashMap<(Block, Block), Vec<Value>>,
+        domtree: &vliw_ir::DominatorTree,
     ) -> FxHashMap<Value, Value> {
         let mut incoming: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
         for &(from, to) in &self.joins {
@@ -1076,9 +1092,17 @@ impl Emitter<'_, '_> {
                     }
                     let mut only = None;
                     let mut trivial = true;
+                    let mut undefined = false;
                     for from in incoming.get(&to).map_or(&[][..], Vec::as_slice) {
+                        if !domtree.is_reachable(*from) {
+                            continue; // removed with the unreachable blocks
+                        }
                         let a = resolve(&subst, args[&(*from, to)][i]);
-                        if a == p || self.undefs.contains(&a) {
+                        if a == p {
+                            continue;
+                        }
+                        if self.undefs.contains(&a) {
+                            undefined = true;
                             continue;
                         }
                         match only {
@@ -1091,6 +1115,9 @@ impl Emitter<'_, '_> {
                         }
                     }
                     if let (true, Some(v)) = (trivial, only) {
+                        if undefined && !self.defined_above(v, to, domtree) {
+                            continue;
+                        }
                         subst.insert(p, v);
                         changed = true;
                     }
@@ -1098,6 +1125,18 @@ impl Emitter<'_, '_> {
             }
         }
         subst
+    }
+
+    /// Whether `v` is defined in a block that strictly dominates `block` (so that it
+    /// can stand for a parameter of `block` on every path).
+    fn defined_above(&self, v: Value, block: Block, domtree: &vliw_ir::DominatorTree) -> bool {
+        let dfg = &self.c.func.dfg;
+        let def = match dfg.value_def(v) {
+            vliw_ir::ValueDef::Param(b, _) => Some(b),
+            vliw_ir::ValueDef::Result(inst, _) => self.c.func.layout.inst_block(inst),
+            _ => None,
+        };
+        def.is_some_and(|d| domtree.strictly_dominates(d, block))
     }
 }
 
