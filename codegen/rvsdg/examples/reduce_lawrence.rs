@@ -15,7 +15,8 @@
 //! still verifies and still goes wrong: every γ replaced by one of its arms (its
 //! predicate made a constant, then γ simplification), every node's value outputs
 //! replaced by `undef` and its state outputs by its state inputs (then dead node
-//! elimination), every θ's loop cut after its first iteration (its predicate made
+//! elimination), every node's outputs replaced by its inputs of the same types,
+//! every θ's loop cut after its first iteration (its predicate made
 //! the exit constant); constant folding and γ simplification after each.
 
 use rustc_hash::FxHashSet;
@@ -79,6 +80,9 @@ enum Step {
     Once(Node),
     /// Simple node `node` gives `undef` and passes its states through.
     Undef(Node),
+    /// Simple node `node` gives its first input of each output's type instead (a
+    /// chain of computations made shorter).
+    Bypass(Node),
 }
 
 fn candidates(g: &Rvsdg) -> Vec<Step> {
@@ -90,7 +94,10 @@ fn candidates(g: &Rvsdg) -> Vec<Step> {
                     steps.extend((0..arms.len() as u32).map(|k| Step::Arm(n, k)));
                 }
                 NodeKind::Theta { .. } => steps.push(Step::Once(n)),
-                NodeKind::Simple(op) if !op.is_constant_like() => steps.push(Step::Undef(n)),
+                NodeKind::Simple(op) if !op.is_constant_like() => {
+                    steps.push(Step::Undef(n));
+                    steps.push(Step::Bypass(n));
+                }
                 _ => {}
             }
         }
@@ -126,6 +133,25 @@ fn apply(g: &mut Rvsdg, step: Step) -> bool {
             // the exit is alternative 0 (a θ repeats on 1)
             let c = g.add_simple(body, Op::Ctl { alt: 0, alts }, &[], &[Ty::Ctl(alts)]);
             g.set_theta_predicate(n, Origin::Out(c, 0));
+        }
+        Step::Bypass(n) => {
+            if !g.is_alive(n) {
+                return false;
+            }
+            let inputs = g.inputs(n).to_vec();
+            let mut changed = false;
+            for (k, ty) in g.output_types(n).into_iter().enumerate() {
+                let out = Origin::Out(n, k as u32);
+                if let Some(&o) = inputs.iter().find(|&&o| g.ty(o) == ty)
+                    && g.has_users(out)
+                {
+                    g.divert_users(out, o);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return false;
+            }
         }
         Step::Undef(n) => {
             if !g.is_alive(n) {

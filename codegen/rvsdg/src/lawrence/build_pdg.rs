@@ -47,9 +47,10 @@ pub enum BuildError {
     /// A node nothing demands (the flat graph has dead nodes).
     Dead(FlatId),
     /// Node `node`'s condition tests γ `gamma`, whose predicate is not linked under
-    /// the group being linked into (a fault of proceduralization, found when
-    /// compiling `compiler_builtins` by demand: the λ is destroyed structurally
-    /// instead of the compiler stopping).
+    /// the group being linked into (a fault of proceduralization: the λ is
+    /// destroyed structurally instead of the compiler stopping; the one found,
+    /// compiling `compiler_builtins`, is fixed and has its filetest,
+    /// `sequentialize-lawrence-shared-predicate.rvsdg`).
     Unlinked { node: FlatId, gamma: FlatId },
 }
 
@@ -102,7 +103,6 @@ pub fn build_pdg(
         pdg,
         fragments,
         conditions: vec![Cond::Never; n],
-        moved: Default::default(),
         ordered: Default::default(),
         options,
     };
@@ -147,8 +147,6 @@ struct Builder<'a> {
     pdg: Pdg,
     fragments: Vec<PdgId>,
     conditions: Vec<Gc>,
-    /// The γs whose PDG γ-ordering moved under the arms of another γ's predicate.
-    moved: rustc_hash::FxHashSet<FlatId>,
     /// (group, γ, dominant γ): at `group`, γ-ordering moved the γ's PDG under the
     /// arms of the dominant one's predicate.
     ordered: rustc_hash::FxHashSet<(PdgId, FlatId, FlatId)>,
@@ -364,7 +362,6 @@ impl Builder<'_> {
                 let clone = self.clone_fragment(fs, s);
                 self.pdg.add_child(arm, clone);
             }
-            self.moved.insert(s);
             self.ordered.insert((group, s, dominant));
         }
         true
@@ -454,11 +451,14 @@ impl Builder<'_> {
         b
     }
 
-    /// The predicate nodes of γ `gamma` that run from `group` (through groups only):
-    /// one, or the clones of one that γ-ordering hung under the arms of another γ's
-    /// predicate (those are searched through predicates' arms too).
+    /// The predicate nodes of γ `gamma` that run from `group`: one, or the clones of
+    /// one that γ-ordering hung under the arms of another γ's predicate. Searched
+    /// through other predicates' arms too: a γ demanded on every arm of another (its
+    /// outputs read as exits of each arm, with different tail labels) is linked into
+    /// each arm group, one predicate node with several parents, and a node demanded
+    /// by one of its arms is linked there (`compiler_builtins`' `__muldf3`: found
+    /// through groups only, it was not found at all).
     fn predicates_under(&self, group: PdgId, gamma: FlatId) -> Vec<PdgId> {
-        let deep = self.moved.contains(&gamma);
         let mut found = Vec::new();
         let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![group];
@@ -469,8 +469,8 @@ impl Builder<'_> {
             match self.pdg.node(id) {
                 PdgNode::Group(children) => stack.extend(children),
                 PdgNode::Predicate { gamma: g, .. } if *g == gamma => found.push(id),
-                PdgNode::Predicate { arms, .. } if deep => stack.extend(arms),
-                _ => {}
+                PdgNode::Predicate { arms, .. } => stack.extend(arms),
+                PdgNode::Statement(_) => {}
             }
         }
         found
