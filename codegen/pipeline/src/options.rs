@@ -229,6 +229,7 @@ impl Options {
         "gamma-ordering",
         "tail-registers",
         "conditional-predicates",
+        "speculate",
         "rvsdg-dne",
         "rvsdg-ivr",
         "rvsdg-inline",
@@ -304,6 +305,7 @@ impl Options {
             "conditional-predicates" => {
                 self.rvsdg.lawrence.conditional_predicates = on_off(key, value)?
             }
+            "speculate" => self.rvsdg.lawrence.speculate = on_off(key, value)?,
             "analysis-timing" => self.analysis_timing = on_off(key, value)?,
             "verify" => self.verify = VerifyLevel::parse(value)?,
             "dump-format" => {

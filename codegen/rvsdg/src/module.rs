@@ -115,6 +115,7 @@ pub fn sequentialize_module(
                     report.count("lawrence.shared-groups", stats.shared as u64);
                     report.count("lawrence.copied-groups", stats.copied as u64);
                     report.count("lawrence.restarts", stats.restarts as u64);
+                    report.count("lawrence.speculated", stats.speculated as u64);
                     report.count("lawrence.insts", stats.insts as u64);
                     report.count("lawrence.nodes", stats.nodes as u64);
                     f
@@ -125,6 +126,9 @@ pub fn sequentialize_module(
                             "vliw-lawrence: {} destroyed structurally: {e:?}",
                             module.functions[i].name
                         );
+                    }
+                    if let EmitError::Build(BuildError::IndependentRedundancy { why, .. }) = &e {
+                        report.count(why.counter(), 1);
                     }
                     report.count(
                         match e {

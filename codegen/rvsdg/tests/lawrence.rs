@@ -59,6 +59,7 @@ fn every_unit_of_the_filetests_proceduralizes() {
                     &flat,
                     BuildOptions {
                         gamma_ordering: true,
+                        speculate: false,
                     },
                 ) {
                     Ok(p) => {

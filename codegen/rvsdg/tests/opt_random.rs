@@ -64,6 +64,7 @@ fn optimize_and_sequentialize(
         gamma_ordering: false,
         tail_registers: false,
         conditional_predicates: false,
+        speculate: false,
     };
     for (m, (how, options)) in new.iter_mut().zip([
         (Sequentializer::Structural, EmitOptions::default()),

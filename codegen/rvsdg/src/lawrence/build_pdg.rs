@@ -36,14 +36,20 @@ pub struct Proceduralized {
     /// by which it was linked.
     pub conditions: Vec<Gc>,
     pub pdom: PostDomTree,
+    /// How many nodes were computed speculatively (see [`BuildOptions::speculate`]).
+    pub speculated: usize,
 }
 
 /// Why a unit could not be proceduralized.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildError {
     /// Flat node `node` is demanded under a disjunction of different γs' outcomes
-    /// (independent redundancy), which needs γ-ordering.
-    IndependentRedundancy { node: FlatId, condition: String },
+    /// (independent redundancy), which γ-ordering could not resolve, for `why`.
+    IndependentRedundancy {
+        node: FlatId,
+        condition: String,
+        why: Decline,
+    },
     /// A node nothing demands (the flat graph has dead nodes).
     Dead(FlatId),
     /// Node `node`'s condition tests γ `gamma`, whose predicate is not linked under
@@ -54,6 +60,55 @@ pub enum BuildError {
     Unlinked { node: FlatId, gamma: FlatId },
 }
 
+/// Why γ-ordering did not order a disjunction's γs (the last reason met, over the
+/// candidates for the dominant γ tried).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Decline {
+    /// γ-ordering is switched off.
+    Off,
+    /// No γ of the disjunction can be tested first: each one's predicate depends on
+    /// another's results, or another depends on its results.
+    NoDominant,
+    /// The dominant γ's PDG is not run by the group alone (it has other parents, or
+    /// is not a child of the group).
+    DominantShared,
+    /// Another γ's PDG is not run by the group alone.
+    OtherShared,
+    /// The dominant γ's PDG does not hold exactly one test of it.
+    DominantTests,
+}
+
+impl Decline {
+    /// Its `stats` counter.
+    pub fn counter(self) -> &'static str {
+        match self {
+            Decline::Off => "lawrence.fallback.independent-redundancy.off",
+            Decline::NoDominant => "lawrence.fallback.independent-redundancy.no-dominant",
+            Decline::DominantShared => "lawrence.fallback.independent-redundancy.dominant-shared",
+            Decline::OtherShared => "lawrence.fallback.independent-redundancy.other-shared",
+            Decline::DominantTests => "lawrence.fallback.independent-redundancy.dominant-tests",
+        }
+    }
+}
+
+/// Node `v`'s condition `c` made Λ: computed whenever its post-dominator's group runs,
+/// each value result in its own register (the γ arms that wanted it as a tail get a
+/// move from it).
+fn speculated(c: &Gc) -> Gc {
+    let labels = c.labels();
+    let mut label = labels[0].clone();
+    for l in &labels[1..] {
+        label = super::gating::Label::join(&label, l);
+    }
+    for (_, d) in &mut label.outputs {
+        *d = Dest::Own;
+    }
+    Cond::Always(label)
+}
+
+/// The most nodes a speculated node may need computed with it (itself included).
+const SPECULATION_CONE: usize = 8;
+
 /// What `build_pdg` may do.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct BuildOptions {
@@ -63,6 +118,12 @@ pub struct BuildOptions {
     /// that depends on the dominant one's results was moved inside its arms) is
     /// fixed, the full random run with it on not yet done.
     pub gamma_ordering: bool,
+    /// A pure node whose independent redundancy γ-ordering cannot resolve is
+    /// computed speculatively, where its post-dominator's group runs (our rule: the
+    /// thesis leaves such nodes to duplication), when it and what it reads in the
+    /// unit are at most [`SPECULATION_CONE`] pure simple nodes; else the unit is
+    /// reported (`speculate=`).
+    pub speculate: bool,
 }
 
 /// Proceduralizes `flat` (a unit of `g`).
@@ -103,6 +164,7 @@ pub fn build_pdg(
         pdg,
         fragments,
         conditions: vec![Cond::Never; n],
+        speculated: 0,
         ordered: Default::default(),
         options,
     };
@@ -113,10 +175,23 @@ pub fn build_pdg(
         let mut kids = children[u].clone();
         kids.sort_unstable_by(|a, b| b.cmp(a)); // consumers first
         for ui in kids {
-            let gc_ui = c
+            let mut gc_ui = c
                 .remove(&(ui as FlatId))
                 .ok_or(BuildError::Dead(ui as FlatId))?;
-            b.link(b.fragments[u], &gc_ui, b.fragments[ui], ui as FlatId)?;
+            // a link that fails may have linked some arms already: undone from a copy
+            let may_speculate =
+                gc_ui.has_or() && b.options.speculate && b.speculable(ui as FlatId);
+            let before = may_speculate.then(|| b.pdg.clone());
+            match b.link(b.fragments[u], &gc_ui, b.fragments[ui], ui as FlatId) {
+                Ok(()) => {}
+                Err(BuildError::IndependentRedundancy { .. }) if may_speculate => {
+                    b.pdg = before.expect("a condition with ⊕");
+                    gc_ui = speculated(&gc_ui);
+                    b.link(b.fragments[u], &gc_ui, b.fragments[ui], ui as FlatId)?;
+                    b.speculated += 1;
+                }
+                Err(e) => return Err(e),
+            }
             for (v, inner) in external[ui].take().expect("children come first") {
                 let via = gc_ui.cat(&inner);
                 let merged = match c.remove(&v) {
@@ -138,6 +213,7 @@ pub fn build_pdg(
         fragments: b.fragments,
         conditions: b.conditions,
         pdom,
+        speculated: b.speculated,
     })
 }
 
@@ -151,9 +227,36 @@ struct Builder<'a> {
     /// arms of the dominant one's predicate.
     ordered: rustc_hash::FxHashSet<(PdgId, FlatId, FlatId)>,
     options: BuildOptions,
+    /// The nodes computed speculatively.
+    speculated: usize,
 }
 
 impl Builder<'_> {
+    /// Whether flat node `v` may be computed on paths that do not need it: it and
+    /// the nodes of the unit it reads, transitively, are pure simple nodes (no state:
+    /// nothing that can fault, write or loop), at most [`SPECULATION_CONE`] of them.
+    fn speculable(&self, v: FlatId) -> bool {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![v];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if seen.len() > SPECULATION_CONE {
+                return false;
+            }
+            let node = &self.flat.nodes[x as usize];
+            let FlatKind::Simple(n) = node.kind else {
+                return false;
+            };
+            if !self.g.op(n).is_some_and(|op| op.is_pure()) {
+                return false;
+            }
+            stack.extend(node.operands.iter().filter_map(|o| Flat::producer(o.source)));
+        }
+        true
+    }
+
     /// The conditions of the producers `u` reads, by its own edges (`cond(e)`,
     /// united over the edges from one producer); `u` may be τ.
     fn direct_conditions(&self, u: usize) -> FxHashMap<FlatId, Gc> {
@@ -233,13 +336,16 @@ impl Builder<'_> {
             }
             Cond::Or(_) => {
                 // independent redundancy: γ-ordering (§3.4.1)
-                let candidates = if self.options.gamma_ordering {
-                    self.dominant_candidates(c)
+                let (candidates, mut why) = if self.options.gamma_ordering {
+                    (self.dominant_candidates(c), Decline::NoDominant)
                 } else {
-                    Vec::new()
+                    (Vec::new(), Decline::Off)
                 };
                 for dominant in candidates {
-                    if self.order_under(group, dominant, &c.top_gammas()) {
+                    let ordered = self.order_under(group, dominant, &c.top_gammas());
+                    if let Err(e) = ordered {
+                        why = e;
+                    } else {
                         let arms = self.arms_of(dominant);
                         let split = Cond::switch(
                             dominant,
@@ -251,6 +357,7 @@ impl Builder<'_> {
                 Err(BuildError::IndependentRedundancy {
                     node: v,
                     condition: c.to_string(),
+                    why,
                 })
             }
         }
@@ -323,9 +430,14 @@ impl Builder<'_> {
     /// with new arm groups holding the same children (nodes are shared, not copied),
     /// so that what is later linked under one clone's arm is not under the others'.
     /// Only where every PDG involved is a direct child of `group` with `group` its
-    /// only parent, or was ordered under `dominant` before (else `false`: the caller
+    /// only parent, or was ordered under `dominant` before (else why not: the caller
     /// tries another γ, or gives up).
-    fn order_under(&mut self, group: PdgId, dominant: FlatId, tops: &[FlatId]) -> bool {
+    fn order_under(
+        &mut self,
+        group: PdgId,
+        dominant: FlatId,
+        tops: &[FlatId],
+    ) -> Result<(), Decline> {
         let parents = self.pdg.parents();
         // the PDG of γ `s` run by `group` alone (its own, or a copy that an earlier
         // γ-ordering hung there)
@@ -334,7 +446,7 @@ impl Builder<'_> {
                 .filter(|&f| parents[f as usize] == [group])
         };
         let Some(fd) = alone_under(dominant) else {
-            return false;
+            return Err(Decline::DominantShared);
         };
         // those already ordered under this dominant γ (for another node demanded by
         // the same γs) are under its arms already
@@ -345,11 +457,11 @@ impl Builder<'_> {
             }
             match alone_under(s) {
                 Some(fs) => others.push((s, fs)),
-                None => return false,
+                None => return Err(Decline::OtherShared),
             }
         }
         let [test] = self.predicates_under(fd, dominant)[..] else {
-            return false;
+            return Err(Decline::DominantTests);
         };
         let PdgNode::Predicate { arms, .. } = self.pdg.node(test).clone() else {
             unreachable!()
@@ -364,7 +476,7 @@ impl Builder<'_> {
             }
             self.ordered.insert((group, s, dominant));
         }
-        true
+        Ok(())
     }
 
     /// The child of `group` that holds a predicate of γ `gamma`, if one does.

@@ -74,6 +74,10 @@ pub struct EmitOptions {
     /// a γ that tests a value merged from several paths is tested on each path before
     /// the merge, straight to its arm where the value is a constant there.
     pub conditional_predicates: bool,
+    /// Speculation of the small pure nodes whose independent redundancy γ-ordering
+    /// cannot resolve (`speculate=`; [`BuildOptions::speculate`]); off, such a λ
+    /// falls back to the structural destruction.
+    pub speculate: bool,
 }
 
 impl Default for EmitOptions {
@@ -82,6 +86,7 @@ impl Default for EmitOptions {
             gamma_ordering: true,
             tail_registers: true,
             conditional_predicates: true,
+            speculate: true,
         }
     }
 }
@@ -95,6 +100,9 @@ pub struct EmitStats {
     pub copied: u32,
     /// Emissions started again after a conflict.
     pub restarts: u32,
+    /// Nodes computed speculatively (independent redundancy that γ-ordering could
+    /// not resolve).
+    pub speculated: u32,
     /// Instructions emitted, and simple nodes in the λ: their ratio is the code
     /// growth that copies cause (and the branches and jumps the structure needs).
     pub insts: u32,
@@ -126,6 +134,7 @@ pub fn sequentialize_lambda(
                     .map(|b| func.layout.block_insts(b).count() as u32)
                     .sum();
                 stats.nodes = simple_nodes(g, g.lambda_body(lambda));
+                stats.speculated = plans.units.values().map(|p| p.speculated as u32).sum();
                 return Ok((func, stats));
             }
             // a read of a value on a path that does not compute it, with groups
@@ -164,6 +173,8 @@ struct UnitPlan {
     orders: FxHashMap<PdgId, Vec<PdgId>>,
     /// The groups with several parents that are tried shared (`tail_group`).
     tails: FxHashSet<PdgId>,
+    /// Nodes computed speculatively.
+    speculated: usize,
     /// (group, child): a tail copied under that group, because another tail of the
     /// group is the one shared there (the minimum cover of `cover.rs`, §4.2).
     copy_here: FxHashSet<(PdgId, PdgId)>,
@@ -182,6 +193,7 @@ impl Plans {
         let flat = Flat::build(g, unit);
         let options = BuildOptions {
             gamma_ordering: self.options.gamma_ordering,
+            speculate: self.options.speculate,
         };
         let proc = build_pdg(g, &flat, options).map_err(EmitError::Build)?;
         let (pdg, map) = proc.pdg.normalized();
@@ -217,6 +229,7 @@ impl Plans {
             orders,
             tails,
             copy_here,
+            speculated: proc.speculated,
         });
         self.units.insert(unit, plan.clone());
         Ok(plan)

@@ -145,6 +145,15 @@ impl<G: Copy + Ord, L: Label> Cond<G, L> {
         }
     }
 
+    /// Whether a ⊕ is anywhere in the condition (independent redundancy).
+    pub fn has_or(&self) -> bool {
+        match self {
+            Cond::Never | Cond::Always(_) => false,
+            Cond::Switch(_, arms) => arms.iter().any(Cond::has_or),
+            Cond::Or(_) => true,
+        }
+    }
+
     /// The γs tested at the top (those a ⊕ joins, or the one switch), in order.
     pub fn top_gammas(&self) -> Vec<G> {
         match self {

@@ -4,6 +4,7 @@ use super::*;
 
 const ORDERING: BuildOptions = BuildOptions {
     gamma_ordering: true,
+    speculate: false,
 };
 use crate::lawrence::pdg::{Pdg, PdgNode};
 use crate::text::parse_graph;
