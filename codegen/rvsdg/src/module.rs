@@ -86,6 +86,27 @@ impl Sequentializer {
     }
 }
 
+/// The code growth Lawrence's method may cause (copies of what exclusive paths share
+/// and cannot share, §4.2): a λ whose code by demand has more instructions than
+/// this percentage of its structural destruction's is destroyed structurally
+/// instead (`lawrence.fallback.growth`).
+pub const GROWTH_LIMIT_PERCENT: usize = 150;
+
+/// Whether the code by demand of λ `l` passes the growth limit. The structural
+/// destruction is made to compare only when the code by demand is larger than its
+/// nodes with half again for control could explain (so most λs do not pay for it).
+fn too_large(g: &Rvsdg, l: Node, stats: &crate::lawrence::emit::EmitStats) -> bool {
+    let (insts, nodes) = (stats.insts as usize, stats.nodes as usize);
+    if insts <= nodes + nodes / 2 + 16 {
+        return false;
+    }
+    let f = destroy_lambda(g, l);
+    let structural: usize = (f.layout.blocks())
+        .map(|b| f.layout.block_insts(b).count())
+        .sum();
+    insts * 100 > structural * GROWTH_LIMIT_PERCENT
+}
+
 /// Replaces the functions of `module` that have a λ with the λ's sequentialization.
 /// Functions whose λ was removed (unused local functions) are removed from the module.
 /// `report` counts the instructions written (`sequentialize.insts`, the static size
@@ -110,6 +131,17 @@ pub fn sequentialize_module(
         module.functions[i] = match how {
             Sequentializer::Structural => destroy_lambda(&rm.graph, l),
             Sequentializer::Lawrence => match sequentialize_lambda(&rm.graph, l, lawrence) {
+                Ok((f, stats)) if too_large(&rm.graph, l, &stats) => {
+                    if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {
+                        eprintln!(
+                            "vliw-lawrence: {} destroyed structurally: {} instructions by \
+                             demand, over {}% of the structural destruction's",
+                            f.name, stats.insts, GROWTH_LIMIT_PERCENT
+                        );
+                    }
+                    report.count("lawrence.fallback.growth", 1);
+                    destroy_lambda(&rm.graph, l)
+                }
                 Ok((f, stats)) => {
                     report.count("lawrence.by-demand", 1);
                     report.count("lawrence.shared-groups", stats.shared as u64);

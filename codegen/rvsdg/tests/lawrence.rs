@@ -185,3 +185,86 @@ fn every_filetest_sequentialized_by_demand_runs_the_same() {
         "{by_demand} of {lambdas} by demand"
     );
 }
+
+/// The growth limit: a large A demanded, with further operations, by three exclusive
+/// arms is copied into each by demand (no short circuit can share it), three times
+/// the structural destruction's one copy: the λ is destroyed structurally instead,
+/// counted; with A small, the copies stay.
+#[test]
+fn code_growth_past_the_limit_falls_back_to_the_structural_destruction() {
+    use vliw_rvsdg::{RvsdgModule, Sequentializer, parse_graph, sequentialize_module};
+    let graph = |chain: usize| {
+        let mut a = String::from("    n0 = iadd a3, a4 : i32\n");
+        for k in 1..chain {
+            a += &format!("    n{k} = imul n{}, a3 : i32\n", k - 1);
+        }
+        let x = chain - 1;
+        // the names after A's: n{x+1} ...
+        let n = |k: usize| format!("n{}", x + k);
+        let (m0, g0, c0, m1, g1, e0, m2, g2, h0) =
+            (n(1), n(2), n(3), n(4), n(5), n(6), n(7), n(8), n(9));
+        format!(
+            "lambda @f(i1, i1, i1, i32, i32) -> i32 export {{
+  (a0: i1, a1: i1, a2: i1, a3: i32, a4: i32, a5: mem, a6: io):
+{a}    {m0} = match2 [1 -> 0, _ -> 1] a0 : ctl2
+    {g0} = gamma {m0} [n{x}, a1, a2, a3] : i32 {{
+      (a0: i32, a1: i1, a2: i1, a3: i32):
+        {c0} = isub a0, a3 : i32
+        -> ({c0})
+      (a0: i32, a1: i1, a2: i1, a3: i32):
+        {m1} = match2 [1 -> 0, _ -> 1] a1 : ctl2
+        {g1} = gamma {m1} [a0, a2, a3] : i32 {{
+          (a0: i32, a1: i1, a2: i32):
+            {e0} = bxor a0, a2 : i32
+            -> ({e0})
+          (a0: i32, a1: i1, a2: i32):
+            {m2} = match2 [1 -> 0, _ -> 1] a1 : ctl2
+            {g2} = gamma {m2} [a0, a2] : i32 {{
+              (a0: i32, a1: i32):
+                {h0} = bor a0, a1 : i32
+                -> ({h0})
+              (a0: i32, a1: i32):
+                -> (a1)
+            }}
+            -> ({g2})
+        }}
+        -> ({g1})
+    }}
+    -> ({g0}, a5, a6)
+}}
+"
+        )
+    };
+    let sequentialized = |chain: usize| {
+        let g = parse_graph(&graph(chain)).unwrap_or_else(|e| panic!("{e}"));
+        let mut module = vliw_ir::Module::new();
+        let mut rm = RvsdgModule::default();
+        for l in g.lambdas() {
+            rm.lambdas.push((module.functions.len(), l));
+            module.functions.push(g.lambda_info(l).clone());
+        }
+        rm.graph = g;
+        let mut report = Report::default();
+        sequentialize_module(
+            &rm,
+            &mut module,
+            Sequentializer::Lawrence,
+            Default::default(),
+            &mut report,
+        );
+        let get = |k: &str| {
+            (report.counters().iter())
+                .find(|c| c.0 == k)
+                .map_or(0, |c| c.1)
+        };
+        let imuls = (module.functions[0].layout.blocks())
+            .flat_map(|b| module.functions[0].layout.block_insts(b))
+            .filter(|&i| module.functions[0].dfg.opcode(i) == vliw_ir::Opcode::Imul)
+            .count();
+        (get("lawrence.by-demand"), get("lawrence.fallback.growth"), imuls)
+    };
+    // A of 2 nodes: copied three times by demand, within the limit
+    assert_eq!(sequentialized(2), (1, 0, 3));
+    // A of 30 nodes: 87 copies of its multiplications would pass it
+    assert_eq!(sequentialized(30), (0, 1, 29));
+}
