@@ -8,7 +8,6 @@ mod common;
 use vliw_ir::{parse_module, verify_module};
 use vliw_rvsdg::lawrence::build_pdg::{BuildError, BuildOptions, build_pdg};
 use vliw_rvsdg::lawrence::flatten::{Flat, FlatKind};
-use vliw_rvsdg::lawrence::pdg::{PdgId, PdgNode};
 use vliw_rvsdg::{Report, build_module};
 
 /// The filetest at `path` (its text and module) built as an RVSDG and optimized by
@@ -66,12 +65,7 @@ fn every_unit_of_the_filetests_proceduralizes() {
                         built += 1;
                         let (pdg, _) = p.pdg.normalized();
                         let checked = p.pdg.verify(&flat).and_then(|()| pdg.verify(&flat));
-                        let sequenced = (0..pdg.nodes.len() as PdgId)
-                            .filter(|&id| matches!(pdg.node(id), PdgNode::Group(_)))
-                            .try_for_each(|id| {
-                                pdg.sequence(&flat, id, &|id| pdg.parent_counts()[id as usize])
-                                    .map(|_| ())
-                            });
+                        let sequenced = pdg.verify_sequentializable(&flat);
                         if let Err(e) = checked.and(sequenced) {
                             failures.push(format!("{where_}: {e}\n{flat}\n{pdg}"));
                         }

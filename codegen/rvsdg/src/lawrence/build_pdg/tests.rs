@@ -169,7 +169,7 @@ fn independent_redundancy_is_gamma_ordered() {
     for o1 in 0..2 {
         for o2 in 0..2 {
             let outcome = |g: FlatId| if g as usize == g1 { o1 } else { o2 };
-            check_path(&pdg, &flat, &outcome).unwrap_or_else(|e| panic!("{e}\n{pdg}"));
+            pdg.check_path(&flat, &outcome).unwrap_or_else(|e| panic!("{e}\n{pdg}"));
         }
     }
 }
@@ -263,52 +263,3 @@ fn normalizing_merges_single_parent_groups_and_sequencing_follows_the_data() {
     assert!(matches!(pdg.node(order[0]), PdgNode::Statement(1)), "{pdg}");
 }
 
-/// Runs the normalized PDG in its sequence order under `outcome`, checking that every
-/// node's operands were computed before it on that path; the first violation.
-fn check_path(pdg: &Pdg, flat: &Flat, outcome: &impl Fn(FlatId) -> usize) -> Result<(), String> {
-    fn walk(
-        pdg: &Pdg,
-        flat: &Flat,
-        id: PdgId,
-        outcome: &impl Fn(FlatId) -> usize,
-        done: &mut Vec<bool>,
-    ) -> Result<(), String> {
-        let need = |done: &Vec<bool>, f: FlatId, ops: &[crate::lawrence::flatten::Operand]| {
-            for o in ops {
-                if let Some(p) = Flat::producer(o.source)
-                    && !done[p as usize]
-                {
-                    return Err(format!("f{f} reads f{p}, not computed on this path"));
-                }
-            }
-            Ok(())
-        };
-        match pdg.node(id) {
-            PdgNode::Group(_) => {
-                for c in pdg.sequence(flat, id, &|id| pdg.parent_counts()[id as usize])? {
-                    walk(pdg, flat, c, outcome, done)?;
-                }
-            }
-            PdgNode::Statement(f) => {
-                need(done, *f, &flat.nodes[*f as usize].operands)?;
-                done[*f as usize] = true;
-            }
-            PdgNode::Predicate { gamma, arms } => {
-                let ops = &flat.nodes[*gamma as usize].operands;
-                need(done, *gamma, &ops[..1])?;
-                let k = outcome(*gamma);
-                walk(pdg, flat, arms[k], outcome, done)?;
-                let exits: Vec<_> = ops
-                    .iter()
-                    .filter(|o| matches!(o.role, crate::lawrence::flatten::Role::Exit { arm, .. } if arm as usize == k))
-                    .copied()
-                    .collect();
-                need(done, *gamma, &exits)?;
-                done[*gamma as usize] = true;
-            }
-        }
-        Ok(())
-    }
-    let mut done = vec![false; flat.nodes.len()];
-    walk(pdg, flat, pdg.root, outcome, &mut done)
-}
