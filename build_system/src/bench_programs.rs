@@ -22,6 +22,8 @@ use crate::process;
 
 #[path = "bench_programs_destruct.rs"]
 mod destruct;
+#[path = "bench_programs_lawrence.rs"]
+mod lawrence;
 use crate::toolchain::Toolchain;
 
 /// Ops per bundle of the default machine (docs/isa.md section 8).
@@ -228,6 +230,11 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
     }
     let names: Vec<String> = programs.iter().map(|p| p.0.clone()).collect();
     let mut section = section(&names, &passes, &configs, &figures, &native, options);
+    // Lawrence's sequentialization against the structural destruction
+    if let Some((md, summary)) = lawrence::table_of(&names, &configs, &figures) {
+        section.markdown.push_str(&md);
+        section.summary.push(summary);
+    }
     // leaving SSA: the copies of each method, with the naive allocator
     let counts = destruct::measure(paths, &programs, &work)?;
     let (md, summary) = destruct::table_of(&names, &counts);
@@ -308,7 +315,8 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
             slug: label.replace(' ', "-"),
             label,
             llvm_args: vec![pass.flip().to_string()],
-            counters: false,
+            // the structural destruction's counters: the sequentialization table
+            counters: pass.flip() == lawrence::STRUCTURAL,
         });
     }
     if passes.len() > 1 {
