@@ -23,7 +23,7 @@ use super::flatten::{Flat, FlatId, FlatKind, Role, Source};
 use super::gating::Cond;
 use super::pdg::{Pdg, PdgId, PdgNode};
 use super::pdom::PostDomTree;
-use crate::graph::Origin;
+use crate::graph::{Origin, Region};
 use crate::ops::Rvsdg;
 
 /// A flat unit proceduralized.
@@ -91,10 +91,9 @@ impl Decline {
     }
 }
 
-/// Node `v`'s condition `c` made Λ: computed whenever its post-dominator's group runs,
-/// each value result in its own register (the γ arms that wanted it as a tail get a
-/// move from it).
-fn speculated(c: &Gc) -> Gc {
+/// A condition made Λ: demanded whenever the place it is relative to runs, each value
+/// result in its own register (the γ arms that wanted it as a tail get a move from it).
+fn always(c: &Gc) -> Gc {
     let labels = c.labels();
     let mut label = labels[0].clone();
     for l in &labels[1..] {
@@ -118,11 +117,10 @@ pub struct BuildOptions {
     /// that depends on the dominant one's results was moved inside its arms) is
     /// fixed, the full random run with it on not yet done.
     pub gamma_ordering: bool,
-    /// A pure node whose independent redundancy γ-ordering cannot resolve is
-    /// computed speculatively, where its post-dominator's group runs (our rule: the
-    /// thesis leaves such nodes to duplication), when it and what it reads in the
-    /// unit are at most [`SPECULATION_CONE`] pure simple nodes; else the unit is
-    /// reported (`speculate=`).
+    /// A node whose independent redundancy γ-ordering cannot resolve is computed
+    /// speculatively, where its post-dominator's group runs (our rule: the thesis
+    /// leaves such nodes to duplication), when that is safe and small
+    /// (`Builder::speculable`); else the unit is reported (`speculate=`).
     pub speculate: bool,
 }
 
@@ -179,14 +177,16 @@ pub fn build_pdg(
                 .remove(&(ui as FlatId))
                 .ok_or(BuildError::Dead(ui as FlatId))?;
             // a link that fails may have linked some arms already: undone from a copy
-            let may_speculate =
-                gc_ui.has_or() && b.options.speculate && b.speculable(ui as FlatId);
-            let before = may_speculate.then(|| b.pdg.clone());
+            let speculated = match gc_ui.has_or() && b.options.speculate {
+                true => b.without_or(ui as FlatId, &gc_ui, b.region_of(u)),
+                false => None,
+            };
+            let before = speculated.is_some().then(|| b.pdg.clone());
             match b.link(b.fragments[u], &gc_ui, b.fragments[ui], ui as FlatId) {
                 Ok(()) => {}
-                Err(BuildError::IndependentRedundancy { .. }) if may_speculate => {
+                Err(BuildError::IndependentRedundancy { .. }) if before.is_some() => {
                     b.pdg = before.expect("a condition with ⊕");
-                    gc_ui = speculated(&gc_ui);
+                    gc_ui = speculated.expect("checked");
                     b.link(b.fragments[u], &gc_ui, b.fragments[ui], ui as FlatId)?;
                     b.speculated += 1;
                 }
@@ -232,29 +232,86 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Whether flat node `v` may be computed on paths that do not need it: it and
-    /// the nodes of the unit it reads, transitively, are pure simple nodes (no state:
-    /// nothing that can fault, write or loop), at most [`SPECULATION_CONE`] of them.
-    fn speculable(&self, v: FlatId) -> bool {
+    /// The region flat node `x` is in (τ's: the unit).
+    fn region_of(&self, x: usize) -> Region {
+        match self.flat.nodes.get(x).map(|n| n.kind) {
+            Some(FlatKind::Simple(n) | FlatKind::Theta(n) | FlatKind::Gamma { node: n, .. }) => {
+                self.g.node(n).region
+            }
+            None => self.flat.unit,
+        }
+    }
+
+    /// Node `v`'s condition `c` (relative to a node in `region`) with each ⊕ that
+    /// γ-ordering would have to resolve made Λ: `v` then runs whenever the arm the ⊕
+    /// stands in runs (speculation, our rule where γ-ordering cannot order the γs:
+    /// the thesis leaves such nodes to duplication), if that is safe and small there
+    /// (`speculable`); `None` if it is not.
+    fn without_or(&self, v: FlatId, c: &Gc, region: Region) -> Option<Gc> {
+        match c {
+            Cond::Never | Cond::Always(_) => Some(c.clone()),
+            Cond::Or(_) => self.speculable(v, region).then(|| always(c)),
+            Cond::Switch(gamma, arms) => {
+                let FlatKind::Gamma { node, .. } = self.flat.nodes[*gamma as usize].kind else {
+                    unreachable!("f{gamma} is not a γ")
+                };
+                let regions = self.g.kind(node).subregions().to_vec();
+                let arms = (arms.iter().zip(regions))
+                    .map(|(arm, r)| self.without_or(v, arm, r))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(Cond::Switch(*gamma, arms))
+            }
+        }
+    }
+
+    /// Whether flat node `v` may be computed whenever `region` runs, on paths that do
+    /// not need it: each node it then makes run on more paths (it, and transitively
+    /// what it reads) either is a pure simple node (nothing that can fault, write or
+    /// loop), or sits in `region` or a region around it, where the program as
+    /// written runs it anyway (call-by-need runs a node only where its region runs,
+    /// so this is what call-by-value, the structural destruction, does). What a γ
+    /// reads in its arms stays under its arms. A node with a state output in such a
+    /// region runs whenever that region does already, so the search stops there. At
+    /// most [`SPECULATION_CONE`] nodes run on more paths.
+    fn speculable(&self, v: FlatId, region: Region) -> bool {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![v];
+        let mut cone = 0;
         while let Some(x) = stack.pop() {
             if !seen.insert(x) {
                 continue;
             }
-            if seen.len() > SPECULATION_CONE {
-                return false;
-            }
             let node = &self.flat.nodes[x as usize];
-            let FlatKind::Simple(n) = node.kind else {
-                return false;
-            };
-            if !self.g.op(n).is_some_and(|op| op.is_pure()) {
+            let around = self.g.region_within(region, self.region_of(x as usize));
+            // a node with a state output runs whenever its region does (its state
+            // goes on to the region's results): around `region`, nothing new runs
+            if x != v && around && self.gives_state(x) {
+                continue;
+            }
+            cone += 1;
+            if cone > SPECULATION_CONE {
                 return false;
             }
-            stack.extend(node.operands.iter().filter_map(|o| Flat::producer(o.source)));
+            let pure = match node.kind {
+                FlatKind::Simple(n) => self.g.op(n).is_some_and(|op| op.is_pure()),
+                _ => false,
+            };
+            if !pure && !around {
+                return false;
+            }
+            stack.extend((node.operands.iter())
+                .filter(|o| !matches!(o.role, Role::Exit { .. } | Role::Sink { .. }))
+                .filter_map(|o| Flat::producer(o.source)));
         }
         true
+    }
+
+    /// Whether flat node `x` gives a state.
+    fn gives_state(&self, x: FlatId) -> bool {
+        let n = match self.flat.nodes[x as usize].kind {
+            FlatKind::Simple(n) | FlatKind::Theta(n) | FlatKind::Gamma { node: n, .. } => n,
+        };
+        self.g.output_types(n).iter().any(|t| t.is_state())
     }
 
     /// The conditions of the producers `u` reads, by its own edges (`cond(e)`,
