@@ -22,77 +22,35 @@ use vliw_rvsdg::destroy::destroy_lambda;
 use vliw_rvsdg::lawrence::emit::{EmitOptions, sequentialize_lambda};
 use vliw_rvsdg::parse_graph;
 
-/// Fig. 4.1 (= 3.1), exclusive redundancy: `P ? A : (Q ? B : A)`, A = `iadd`, B = `imul`.
-const FIG_4_1: &str = "lambda @f(i1, i1, i32, i32) -> i32 export {
-  (a0: i1, a1: i1, a2: i32, a3: i32, a4: mem, a5: io):
-    n0 = iadd a2, a3 : i32
-    n1 = match2 [1 -> 0, _ -> 1] a0 : ctl2
-    n2 = gamma n1 [n0, a1, a3] : i32 {
-      (a0: i32, a1: i1, a2: i32):
-        -> (a0)
-      (a0: i32, a1: i1, a2: i32):
-        n3 = match2 [1 -> 0, _ -> 1] a1 : ctl2
-        n4 = gamma n3 [a0, a2] : i32 {
-          (a0: i32, a1: i32):
-            n5 = imul a1, a1 : i32
-            -> (n5)
-          (a0: i32, a1: i32):
-            -> (a0)
-        }
-        -> (n4)
-    }
-    -> (n2, a4, a5)
+/// The running examples, from the sequentialization filetests that check the control
+/// flow ours gives for each (the input part of the file, without its comments).
+fn figure(file: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/rvsdg/passes")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let input = text.split("; expect:").next().expect("an input");
+    (input.lines())
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
-";
+
+/// Fig. 4.1 (= 3.1), exclusive redundancy: `P ? A : (Q ? B : A)`, A = `iadd`, B = `imul`.
+fn fig_4_1() -> String {
+    figure("sequentialize-lawrence-exclusive.rvsdg")
+}
 
 /// Fig. 4.10: Fig. 4.1 with further operations on A in each arm that uses it
 /// (`P ? A - y : (Q ? B : A ^ x)`), so that no short circuit can share A.
-const FIG_4_10: &str = "lambda @f(i1, i1, i32, i32) -> i32 export {
-  (a0: i1, a1: i1, a2: i32, a3: i32, a4: mem, a5: io):
-    n0 = iadd a2, a3 : i32
-    n1 = match2 [1 -> 0, _ -> 1] a0 : ctl2
-    n2 = gamma n1 [n0, a1, a2, a3] : i32 {
-      (a0: i32, a1: i1, a2: i32, a3: i32):
-        n6 = isub a0, a3 : i32
-        -> (n6)
-      (a0: i32, a1: i1, a2: i32, a3: i32):
-        n3 = match2 [1 -> 0, _ -> 1] a1 : ctl2
-        n4 = gamma n3 [a0, a2, a3] : i32 {
-          (a0: i32, a1: i32, a2: i32):
-            n5 = imul a2, a2 : i32
-            -> (n5)
-          (a0: i32, a1: i32, a2: i32):
-            n7 = bxor a0, a1 : i32
-            -> (n7)
-        }
-        -> (n4)
-    }
-    -> (n2, a4, a5)
+fn fig_4_10() -> String {
+    figure("sequentialize-lawrence-exclusive-extra-ops.rvsdg")
 }
-";
 
 /// Fig. 4.4 (= 3.2), independent redundancy: `(P ? A : x) + (Q ? A : x)`, A = `imul`.
-const FIG_4_4: &str = "lambda @f(i1, i1, i32) -> i32 export {
-  (a0: i1, a1: i1, a2: i32, a3: mem, a4: io):
-    n0 = imul a2, a2 : i32
-    n1 = match2 [1 -> 0, _ -> 1] a0 : ctl2
-    n2 = gamma n1 [n0, a2] : i32 {
-      (a0: i32, a1: i32):
-        -> (a0)
-      (a0: i32, a1: i32):
-        -> (a1)
-    }
-    n3 = match2 [1 -> 0, _ -> 1] a1 : ctl2
-    n4 = gamma n3 [n0, a2] : i32 {
-      (a0: i32, a1: i32):
-        -> (a0)
-      (a0: i32, a1: i32):
-        -> (a1)
-    }
-    n5 = iadd n2, n4 : i32
-    -> (n5, a3, a4)
+fn fig_4_4() -> String {
+    figure("sequentialize-lawrence-independent.rvsdg")
 }
-";
 
 /// Fig. 4.11, Upton's output on Fig. 4.4 as the thesis describes it: A computed in
 /// P's arm; Q's arm tests P again to find whether A was computed.
@@ -209,15 +167,27 @@ fn measure(f: &Function, a: Opcode, want: &impl Fn(bool, bool) -> i32) -> Measur
 #[test]
 fn fig_4_1_short_circuit_beats_johnson_and_upton() {
     let want = |p: bool, q: bool| if p || !q { 12 } else { 49 };
-    let ours = measure(&ours(FIG_4_1, EmitOptions::default()), Opcode::Iadd, &want);
-    let johnson = measure(&johnson(FIG_4_1), Opcode::Iadd, &want);
-    let upton = measure(&upton_tree(FIG_4_1), Opcode::Iadd, &want);
+    let ours = measure(
+        &ours(&fig_4_1(), EmitOptions::default()),
+        Opcode::Iadd,
+        &want,
+    );
+    let johnson = measure(&johnson(&fig_4_1()), Opcode::Iadd, &want);
+    let upton = measure(&upton_tree(&fig_4_1()), Opcode::Iadd, &want);
     // ours: one static A, evaluated 0–1 times (Table 3.1, call-by-need)
     assert_eq!((ours.static_a, ours.evaluations), (1, (0, 1)), "{ours:?}");
     // Johnson's (b): one static A, evaluated on every run
-    assert_eq!((johnson.static_a, johnson.evaluations), (1, (1, 1)), "{johnson:?}");
+    assert_eq!(
+        (johnson.static_a, johnson.evaluations),
+        (1, (1, 1)),
+        "{johnson:?}"
+    );
     // Upton's (c): A duplicated, evaluated 0–1 times
-    assert_eq!((upton.static_a, upton.evaluations), (2, (0, 1)), "{upton:?}");
+    assert_eq!(
+        (upton.static_a, upton.evaluations),
+        (2, (0, 1)),
+        "{upton:?}"
+    );
     // "just as small, and also faster" than Johnson's
     assert!(ours.static_a <= johnson.static_a && ours.total < johnson.total);
     // "just as fast, and also smaller" than Upton's
@@ -235,12 +205,20 @@ fn fig_4_10_duplicates_as_upton_does() {
         (false, true) => 49,
         (false, false) => 12 ^ 5,
     };
-    let ours = measure(&ours(FIG_4_10, EmitOptions::default()), Opcode::Iadd, &want);
-    let johnson = measure(&johnson(FIG_4_10), Opcode::Iadd, &want);
-    let upton = measure(&upton_tree(FIG_4_10), Opcode::Iadd, &want);
+    let ours = measure(
+        &ours(&fig_4_10(), EmitOptions::default()),
+        Opcode::Iadd,
+        &want,
+    );
+    let johnson = measure(&johnson(&fig_4_10()), Opcode::Iadd, &want);
+    let upton = measure(&upton_tree(&fig_4_10()), Opcode::Iadd, &want);
     assert_eq!((ours.static_a, ours.evaluations), (2, (0, 1)), "{ours:?}");
     assert_eq!(ours, upton, "the same CFG (c)");
-    assert_eq!((johnson.static_a, johnson.evaluations), (1, (1, 1)), "{johnson:?}");
+    assert_eq!(
+        (johnson.static_a, johnson.evaluations),
+        (1, (1, 1)),
+        "{johnson:?}"
+    );
 }
 
 /// §4.3 on Fig. 4.4: Johnson's normalizes to the smallest output (b), A evaluated
@@ -251,15 +229,23 @@ fn fig_4_10_duplicates_as_upton_does() {
 #[test]
 fn fig_4_4_same_evaluations_as_upton_with_fewer_tests() {
     let want = |p: bool, q: bool| (if p { 25 } else { 5 }) + (if q { 25 } else { 5 });
-    let ours = measure(&ours(FIG_4_4, EmitOptions::default()), Opcode::Imul, &want);
-    let johnson = measure(&johnson(FIG_4_4), Opcode::Imul, &want);
+    let ours = measure(
+        &ours(&fig_4_4(), EmitOptions::default()),
+        Opcode::Imul,
+        &want,
+    );
+    let johnson = measure(&johnson(&fig_4_4()), Opcode::Imul, &want);
     let upton_f = parse_function(FIG_4_11_UPTON).expect("Fig. 4.11 parses");
     let upton = measure(&upton_f, Opcode::Imul, &want);
     // ours: A 0–1 times, each predicate tested once on every path
     assert_eq!(ours.evaluations, (0, 1), "{ours:?}");
     assert_eq!(ours.most_tests, 2, "{ours:?}");
     // Johnson's (b): smallest, A exactly once; ours larger and faster
-    assert_eq!((johnson.static_a, johnson.evaluations), (1, (1, 1)), "{johnson:?}");
+    assert_eq!(
+        (johnson.static_a, johnson.evaluations),
+        (1, (1, 1)),
+        "{johnson:?}"
+    );
     assert!(ours.static_a > johnson.static_a && ours.total < johnson.total);
     // Upton's: the same evaluations and static size, more tests
     assert_eq!(upton.evaluations, (0, 1), "{upton:?}");
