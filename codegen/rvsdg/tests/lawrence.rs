@@ -255,7 +255,11 @@ fn code_growth_past_the_limit_falls_back_to_the_structural_destruction() {
             .flat_map(|b| module.functions[0].layout.block_insts(b))
             .filter(|&i| module.functions[0].dfg.opcode(i) == vliw_ir::Opcode::Imul)
             .count();
-        (get("lawrence.by-demand"), get("lawrence.fallback.growth"), imuls)
+        (
+            get("lawrence.by-demand"),
+            get("lawrence.fallback.growth"),
+            imuls,
+        )
     };
     // A of 2 nodes: copied three times by demand, within the limit
     assert_eq!(sequentialized(2), (1, 0, 3));

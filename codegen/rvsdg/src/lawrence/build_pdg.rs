@@ -299,9 +299,11 @@ impl Builder<'_> {
             if !pure && !around {
                 return false;
             }
-            stack.extend((node.operands.iter())
-                .filter(|o| !matches!(o.role, Role::Exit { .. } | Role::Sink { .. }))
-                .filter_map(|o| Flat::producer(o.source)));
+            stack.extend(
+                (node.operands.iter())
+                    .filter(|o| !matches!(o.role, Role::Exit { .. } | Role::Sink { .. }))
+                    .filter_map(|o| Flat::producer(o.source)),
+            );
         }
         true
     }

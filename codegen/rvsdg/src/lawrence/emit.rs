@@ -1041,7 +1041,12 @@ impl Emitter<'_, '_> {
                 block: to,
                 args: all,
             });
-            let jump = self.c.func.layout.last_inst(from).expect("the jump just written");
+            let jump = self
+                .c
+                .func
+                .layout
+                .last_inst(from)
+                .expect("the jump just written");
             jumps.push((jump, to));
         }
         let domtree = vliw_ir::DominatorTree::compute(&self.c.func);

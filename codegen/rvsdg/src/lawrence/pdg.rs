@@ -176,7 +176,11 @@ impl Pdg {
     /// operands were computed before it on that path (every data dependence is met
     /// by the order of siblings, or by an ancestor's earlier sibling); the first
     /// violation. Tests run it under every outcome of small units.
-    pub fn check_path(&self, flat: &Flat, outcome: &impl Fn(FlatId) -> usize) -> Result<(), String> {
+    pub fn check_path(
+        &self,
+        flat: &Flat,
+        outcome: &impl Fn(FlatId) -> usize,
+    ) -> Result<(), String> {
         let mut done = vec![false; flat.nodes.len()];
         self.walk_path(flat, self.root, outcome, &mut done)
     }

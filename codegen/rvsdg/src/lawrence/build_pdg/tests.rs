@@ -169,7 +169,8 @@ fn independent_redundancy_is_gamma_ordered() {
     for o1 in 0..2 {
         for o2 in 0..2 {
             let outcome = |g: FlatId| if g as usize == g1 { o1 } else { o2 };
-            pdg.check_path(&flat, &outcome).unwrap_or_else(|e| panic!("{e}\n{pdg}"));
+            pdg.check_path(&flat, &outcome)
+                .unwrap_or_else(|e| panic!("{e}\n{pdg}"));
         }
     }
 }
@@ -262,4 +263,3 @@ fn normalizing_merges_single_parent_groups_and_sequencing_follows_the_data() {
         .unwrap();
     assert!(matches!(pdg.node(order[0]), PdgNode::Statement(1)), "{pdg}");
 }
-
