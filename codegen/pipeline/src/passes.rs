@@ -490,14 +490,15 @@ pub const PIPELINE: &[Pass] = &[
         name: "sequentialize",
         from: Stage::Rvsdg,
         to: Stage::Ir,
-        about: "the RVSDG back to control flow: each γ a branch in its place \
-                (structural), or by demand, Lawrence's proceduralization \
-                (sequentialize=lawrence) (vliw_rvsdg::sequentialize_module)",
+        about: "the RVSDG back to control flow by demand, Lawrence's \
+                proceduralization (sequentialize=lawrence, the default), or each γ a \
+                branch in its place (sequentialize=structural) \
+                (vliw_rvsdg::sequentialize_module)",
         switch: Some(Switch {
             name: "lawrence",
             off: "sequentialize=structural",
             on: "sequentialize=lawrence",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled,
         run: Run::Sequentialize(|rm, m, o| {

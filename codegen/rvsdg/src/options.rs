@@ -9,10 +9,10 @@ pub struct Options {
     /// Build the RVSDG at all (`rvsdg=on|off`, on by default: the middle end's
     /// optimizer).
     pub enabled: bool,
-    /// `sequentialize=structural|lawrence`.
+    /// `sequentialize=lawrence|structural` (by demand, the default).
     pub sequentialize: Sequentializer,
     /// The sub-steps of `sequentialize=lawrence` (`gamma-ordering=on|off`,
-    /// `tail-registers=on|off`, `conditional-predicates=on|off`).
+    /// `tail-registers=on|off`, `conditional-predicates=on|off`, `speculate=on|off`).
     pub lawrence: crate::lawrence::emit::EmitOptions,
     /// Dead node elimination (`rvsdg-dne=on|off`).
     pub dne: bool,
@@ -56,7 +56,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             enabled: true,
-            sequentialize: Sequentializer::Structural,
+            sequentialize: Sequentializer::Lawrence,
             lawrence: Default::default(),
             dne: true,
             ivr: true,
