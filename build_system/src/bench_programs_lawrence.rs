@@ -36,7 +36,9 @@ pub fn table_of(
         ("taken branches", |f, _| f.branches),
         ("own code (bytes)", |f, _| f.own_code),
         ("IR instructions", |f, c| c(f, "sequentialize.insts")),
-        ("moves after allocation", |f, c| c(f, "regalloc.ssa.copies-after")),
+        ("moves after allocation", |f, c| {
+            c(f, "regalloc.ssa.copies-after")
+        }),
     ];
     let mut header = vec!["program".to_string()];
     for (name, _) in &columns {
@@ -92,7 +94,9 @@ mod tests {
     fn figures(cycles: u64, insts: u64) -> Figures {
         let mut counters = Counters::default();
         counters.sums.insert("sequentialize.insts".into(), insts);
-        counters.sums.insert("regalloc.ssa.copies-after".into(), insts / 10);
+        counters
+            .sums
+            .insert("regalloc.ssa.copies-after".into(), insts / 10);
         Figures {
             cycles,
             bundles: cycles,
@@ -129,7 +133,10 @@ mod tests {
         assert!(md.contains("| a | 100 → 90 | 0.900 |"), "{md}");
         assert!(md.contains("| b | 200 → 200 | 1.000 |"), "{md}");
         // geomean of 0.9 and 1.0
-        assert!(summary.starts_with("by demand against structural (geomean ×): cycles 0.949"), "{summary}");
+        assert!(
+            summary.starts_with("by demand against structural (geomean ×): cycles 0.949"),
+            "{summary}"
+        );
         assert!(summary.contains("IR instructions 1.049"), "{summary}");
         assert!(table_of(&names, &configs[..2], &figures[..2]).is_none());
     }
