@@ -19,6 +19,8 @@
 //! block never threads into itself, and each edge is threaded a bounded number of
 //! times, so that a cycle of forwarding blocks ends. Blocks left without predecessors
 //! are removed, and the constants nobody reads any more with them ([`crate::dce`]).
+//! Rounds repeat while they thread something (at most [`MAX_ROUNDS`]): threading a
+//! join's arms that only jump on can make the join itself forwarding.
 
 use cranelift_entity::SecondaryMap;
 use vliw_ir::{Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef};
@@ -44,7 +46,26 @@ impl std::ops::AddAssign for ThreadStats {
 /// How many forwarding blocks one edge may be threaded through.
 const MAX_HOPS: usize = 8;
 
+/// How many rounds [`jump_threading`] makes at most: a round threads edges through the
+/// blocks that forward at its start; a block whose own branches it rewrote (an arm
+/// that only jumps on, threaded, leaves its join's test of a parameter the arms set
+/// to constants) may forward in the next.
+const MAX_ROUNDS: usize = 4;
+
 pub fn jump_threading(func: &mut Function) -> ThreadStats {
+    let mut stats = ThreadStats::default();
+    for _ in 0..MAX_ROUNDS {
+        let round = thread_round(func);
+        stats += round;
+        if round.threaded == 0 {
+            break;
+        }
+    }
+    stats
+}
+
+/// One round of jump threading.
+fn thread_round(func: &mut Function) -> ThreadStats {
     let mut stats = ThreadStats::default();
     let Some(entry) = func.entry_block() else {
         return stats;

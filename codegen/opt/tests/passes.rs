@@ -391,6 +391,45 @@ block4(v10: i64):
     );
 }
 
+/// A join that tests a flag its arms set to constants, whose own arms only jump on
+/// (the exit of a search loop as the sequentialization by demand gives it): the
+/// first round threads the arms into the join's branch, the next threads the
+/// constant flags through the join.
+#[test]
+fn a_join_made_forwarding_by_threading_is_threaded_in_the_next_round() {
+    let text = "
+function @find(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = icmp eq v0, v1
+    brif v2, block1, block2
+block1:
+    v3 = iconst.i1 1
+    jump block3(v3, v0)
+block2:
+    v4 = iconst.i1 0
+    jump block3(v4, v1)
+block3(v5: i1, v6: i64):
+    brif v5, block4, block5
+block4:
+    jump block6(v6)
+block5:
+    jump block6(v1)
+block6(v7: i64):
+    return v7
+}
+; run: @find(3, 3) == 3
+; run: @find(3, 4) == 4
+";
+    let (after, stats) = threaded(text);
+    assert_eq!(
+        count(&after, Opcode::Brif),
+        1,
+        "the flag is not tested:\n{after}"
+    );
+    assert_eq!(blocks(&after), 2, "{after}");
+    assert!(stats.threaded >= 4, "{after}");
+}
+
 #[test]
 fn a_join_whose_parameter_is_read_elsewhere_or_not_constant_stays() {
     // block3's parameter v9 is read by block4, which block3 dominates: threading the
