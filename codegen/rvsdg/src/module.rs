@@ -92,6 +92,15 @@ impl Sequentializer {
 /// instead (`lawrence.fallback.growth`).
 pub const GROWTH_LIMIT_PERCENT: usize = 150;
 
+/// The largest λ, in simple nodes, that Lawrence's method sequentializes; a larger one
+/// is destroyed structurally (`lawrence.fallback.size`). The emitter's SSA
+/// construction reads a value across every join between its definition and its use,
+/// so on long chains of branches (generated functions of thousands of statements)
+/// its time grows with the square of the function (`./y.sh bench compile`: 2.6 s of
+/// 4.4 s at 4 000 statements); this bounds it until reads skip the joins that the
+/// definition dominates.
+pub const SIZE_LIMIT_NODES: u32 = 4000;
+
 /// Whether the code by demand of λ `l` passes the growth limit. The structural
 /// destruction is made to compare only when the code by demand is larger than its
 /// nodes with half again for control could explain (so most λs do not pay for it).
@@ -130,6 +139,13 @@ pub fn sequentialize_module(
         }
         module.functions[i] = match how {
             Sequentializer::Structural => destroy_lambda(&rm.graph, l),
+            Sequentializer::Lawrence
+                if crate::lawrence::emit::simple_nodes(&rm.graph, rm.graph.lambda_body(l))
+                    > SIZE_LIMIT_NODES =>
+            {
+                report.count("lawrence.fallback.size", 1);
+                destroy_lambda(&rm.graph, l)
+            }
             Sequentializer::Lawrence => match sequentialize_lambda(&rm.graph, l, lawrence) {
                 Ok((f, stats)) if too_large(&rm.graph, l, &stats) => {
                     if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {

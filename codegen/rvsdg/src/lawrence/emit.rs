@@ -1235,7 +1235,7 @@ fn resolve(subst: &FxHashMap<Value, Value>, mut v: Value) -> Value {
 }
 
 /// The simple nodes of region `r` and of the regions inside it.
-fn simple_nodes(g: &Rvsdg, r: Region) -> u32 {
+pub(crate) fn simple_nodes(g: &Rvsdg, r: Region) -> u32 {
     let mut count = 0;
     let mut todo = vec![r];
     while let Some(r) = todo.pop() {
