@@ -104,16 +104,21 @@ pub const SIZE_LIMIT_NODES: u32 = 4000;
 /// Whether the code by demand of λ `l` passes the growth limit. The structural
 /// destruction is made to compare only when the code by demand is larger than its
 /// nodes with half again for control could explain (so most λs do not pay for it).
-fn too_large(g: &Rvsdg, l: Node, stats: &crate::lawrence::emit::EmitStats) -> bool {
+/// When it does, the structural destruction it compared with, to use instead.
+fn too_large(
+    g: &Rvsdg,
+    l: Node,
+    stats: &crate::lawrence::emit::EmitStats,
+) -> Option<vliw_ir::Function> {
     let (insts, nodes) = (stats.insts as usize, stats.nodes as usize);
     if insts <= nodes + nodes / 2 + 16 {
-        return false;
+        return None;
     }
     let f = destroy_lambda(g, l);
     let structural: usize = (f.layout.blocks())
         .map(|b| f.layout.block_insts(b).count())
         .sum();
-    insts * 100 > structural * GROWTH_LIMIT_PERCENT
+    (insts * 100 > structural * GROWTH_LIMIT_PERCENT).then_some(f)
 }
 
 /// Replaces the functions of `module` that have a λ with the λ's sequentialization.
@@ -147,27 +152,29 @@ pub fn sequentialize_module(
                 destroy_lambda(&rm.graph, l)
             }
             Sequentializer::Lawrence => match sequentialize_lambda(&rm.graph, l, lawrence) {
-                Ok((f, stats)) if too_large(&rm.graph, l, &stats) => {
-                    if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {
-                        eprintln!(
-                            "vliw-lawrence: {} destroyed structurally: {} instructions by \
-                             demand, over {}% of the structural destruction's",
-                            f.name, stats.insts, GROWTH_LIMIT_PERCENT
-                        );
+                Ok((f, stats)) => match too_large(&rm.graph, l, &stats) {
+                    Some(structural) => {
+                        if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {
+                            eprintln!(
+                                "vliw-lawrence: {} destroyed structurally: {} instructions \
+                                 by demand, over {}% of the structural destruction's",
+                                f.name, stats.insts, GROWTH_LIMIT_PERCENT
+                            );
+                        }
+                        report.count("lawrence.fallback.growth", 1);
+                        structural
                     }
-                    report.count("lawrence.fallback.growth", 1);
-                    destroy_lambda(&rm.graph, l)
-                }
-                Ok((f, stats)) => {
-                    report.count("lawrence.by-demand", 1);
-                    report.count("lawrence.shared-groups", stats.shared as u64);
-                    report.count("lawrence.copied-groups", stats.copied as u64);
-                    report.count("lawrence.restarts", stats.restarts as u64);
-                    report.count("lawrence.speculated", stats.speculated as u64);
-                    report.count("lawrence.insts", stats.insts as u64);
-                    report.count("lawrence.nodes", stats.nodes as u64);
-                    f
-                }
+                    None => {
+                        report.count("lawrence.by-demand", 1);
+                        report.count("lawrence.shared-groups", stats.shared as u64);
+                        report.count("lawrence.copied-groups", stats.copied as u64);
+                        report.count("lawrence.restarts", stats.restarts as u64);
+                        report.count("lawrence.speculated", stats.speculated as u64);
+                        report.count("lawrence.insts", stats.insts as u64);
+                        report.count("lawrence.nodes", stats.nodes as u64);
+                        f
+                    }
+                },
                 Err(e) => {
                     if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {
                         eprintln!(
