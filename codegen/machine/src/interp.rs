@@ -690,6 +690,163 @@ impl<'f, 'h> Interpreter<'f, 'h> {
         Ok(())
     }
 
+    /// Reads a register that may be undefined (`None`): what pure operations do, so
+    /// that an operation speculated by if-conversion may read the result of one whose
+    /// guard was false, as the machine does, without that being an error until an
+    /// undefined value reaches memory, control flow or a guard of an effect.
+    fn read_opt(&self, frame: &Frame, r: Reg) -> Result<Option<u64>, Stop> {
+        match r {
+            Reg::Physical(p) => Ok(self.reg(p)),
+            Reg::Virtual(v) => match frame.vregs.get(v.index()) {
+                Some(x) => Ok(*x),
+                None => err(format!(
+                    "{} is not a register of the function",
+                    show_reg(frame, r)
+                )),
+            },
+        }
+    }
+
+    /// A guard that may be undefined.
+    fn guard_opt(&self, frame: &Frame, g: MGuard) -> Result<Option<bool>, Stop> {
+        if g.is_always() {
+            return Ok(Some(true));
+        }
+        Ok(self
+            .read_opt(frame, g.pred)?
+            .map(|p| sem::guard(p != 0, g.negated)))
+    }
+
+    /// A pure operation under an undefined guard: its definitions become undefined.
+    fn write_undefined(&mut self, frame: &mut Frame, inst: &MInst) -> Result<Flow, Stop> {
+        for &d in &inst.defs {
+            self.write(frame, d, None)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// A pure operation (a value, `sel`, a compare, predicate logic, `p2r`, `r2p`): an
+    /// undefined operand makes the result undefined unless the result does not depend
+    /// on it (`sel` reads only the operand it selects, `pand` of a false predicate is
+    /// false).
+    fn step_pure(
+        &mut self,
+        frame: &mut Frame<'f>,
+        inst: &MInst,
+        opcode: vliw_isa::Opcode,
+        class: OpClass,
+    ) -> Result<Flow, Stop> {
+        let Some(g) = self.guard_opt(frame, inst.guard)? else {
+            return self.write_undefined(frame, inst);
+        };
+        if !sem::executes(g, inst.ctype, class == OpClass::Compare) {
+            return Ok(Flow::Next);
+        }
+        let (dk, uk) = crate::mir::operand_fields(opcode.format());
+        if dk.len() != inst.defs.len() || uk.len() != inst.uses.len() {
+            return err("operands do not match the format");
+        }
+        let src = |it: &Self, k: FieldKind| -> Result<Option<u64>, Stop> {
+            match uk.iter().position(|&f| f == k) {
+                Some(i) => it.read_opt(frame, inst.uses[i]),
+                None => Ok(Some(0)),
+            }
+        };
+        let uses_imm = opcode.format().has(FieldKind::Imm) || opcode.format() == Format::PcRel;
+        let imm = if uses_imm {
+            self.imm(frame, &inst.imm)?
+        } else {
+            0
+        };
+        let b = |it: &Self| -> Result<Option<u64>, Stop> {
+            if uses_imm {
+                Ok(Some(imm))
+            } else {
+                src(it, FieldKind::Rs2)
+            }
+        };
+        let bool_of = |v: Option<u64>| v.map(|x| x != 0);
+        match class {
+            OpClass::Value => {
+                let v = match (
+                    src(self, FieldKind::Rs1)?,
+                    b(self)?,
+                    src(self, FieldKind::Rs3)?,
+                ) {
+                    (Some(a), Some(b), Some(c)) => Some(sem::value(opcode, a, b, c)),
+                    _ => None,
+                };
+                self.write(frame, inst.defs[0], v)?;
+            }
+            OpClass::Sel => {
+                let v = match bool_of(src(self, FieldKind::Ps1)?) {
+                    Some(true) => src(self, FieldKind::Rs1)?,
+                    Some(false) => src(self, FieldKind::Rs2)?,
+                    None => None,
+                };
+                self.write(frame, inst.defs[0], v)?;
+            }
+            OpClass::Compare => {
+                let c = if g {
+                    match (src(self, FieldKind::Rs1)?, b(self)?) {
+                        (Some(a), Some(b)) => Some(sem::condition(opcode, a, b)),
+                        _ => None,
+                    }
+                } else {
+                    Some(false) // a nullified .unc compare reads nothing
+                };
+                let writes = |c| sem::compare_writes(inst.ctype, g, c);
+                let (w1, w2) = match c {
+                    Some(c) => {
+                        let (a, b) = writes(c);
+                        (a.map(Some), b.map(Some))
+                    }
+                    None => {
+                        let ((t1, t2), (f1, f2)) = (writes(true), writes(false));
+                        let either = |t: Option<bool>, f: Option<bool>| match (t, f) {
+                            (None, None) => None,
+                            (t, f) if t == f => Some(t),
+                            _ => Some(None),
+                        };
+                        (either(t1, f1), either(t2, f2))
+                    }
+                };
+                if let Some(v) = w1 {
+                    self.write(frame, inst.defs[0], v.map(u64::from))?;
+                }
+                if let Some(v) = w2 {
+                    self.write(frame, inst.defs[1], v.map(u64::from))?;
+                }
+            }
+            OpClass::PredLogic => {
+                let p1 = bool_of(src(self, FieldKind::Ps1)?);
+                let p2 = bool_of(src(self, FieldKind::Ps2)?);
+                // an undefined operand is either value: defined if both agree
+                let values = |p: Option<bool>| match p {
+                    Some(x) => vec![x],
+                    None => vec![false, true],
+                };
+                let mut results = values(p1)
+                    .into_iter()
+                    .flat_map(|a| values(p2).into_iter().map(move |b| (a, b)))
+                    .map(|(a, b)| sem::predicate_logic(opcode, a, b));
+                let first = results.next().unwrap_or(false);
+                let v = results.all(|r| r == first).then_some(first as u64);
+                self.write(frame, inst.defs[0], v)?;
+            }
+            OpClass::P2r => {
+                let v = bool_of(src(self, FieldKind::Ps1)?).map(sem::p2r);
+                self.write(frame, inst.defs[0], v)?;
+            }
+            OpClass::R2p => {
+                let v = src(self, FieldKind::Rs1)?.map(|x| sem::r2p(x) as u64);
+                self.write(frame, inst.defs[0], v)?;
+            }
+            _ => return err("not a pure operation"),
+        }
+        Ok(Flow::Next)
+    }
+
     fn guard(&self, frame: &Frame, g: MGuard) -> Result<bool, Stop> {
         if g.is_always() {
             return Ok(true);
@@ -746,44 +903,62 @@ impl<'f, 'h> Interpreter<'f, 'h> {
         let opcode = match inst.op {
             MOp::Op(o) => o,
             MOp::Copy | MOp::ParallelCopy => {
-                if !self.guard(frame, inst.guard)? {
+                let Some(g) = self.guard_opt(frame, inst.guard)? else {
+                    return self.write_undefined(frame, inst);
+                };
+                if !g {
                     return Ok(Flow::Next);
                 }
                 if inst.defs.len() != inst.uses.len() {
                     return err("copy with as many definitions as uses expected");
                 }
+                // a copy into a physical register passes a value across the calling
+                // convention: an observation point, where undefined is an error
                 let vals = inst
                     .uses
                     .iter()
-                    .map(|&u| self.read(frame, u))
-                    .collect::<Result<Vec<u64>, Stop>>()?;
+                    .zip(&inst.defs)
+                    .map(|(&u, d)| match d {
+                        Reg::Physical(_) => self.read(frame, u).map(Some),
+                        Reg::Virtual(_) => self.read_opt(frame, u),
+                    })
+                    .collect::<Result<Vec<Option<u64>>, Stop>>()?;
                 for (&d, v) in inst.defs.iter().zip(vals) {
-                    self.write(frame, d, Some(v))?;
+                    self.write(frame, d, v)?;
                 }
                 return Ok(Flow::Next);
             }
             MOp::Psi => {
-                if !self.guard(frame, inst.guard)? {
+                let Some(g) = self.guard_opt(frame, inst.guard)? else {
+                    return self.write_undefined(frame, inst);
+                };
+                if !g {
                     return Ok(Flow::Next);
                 }
                 if inst.psi_guards.len() != inst.uses.len() || inst.defs.len() != 1 {
                     return err("psi: one definition and a guard per argument expected");
                 }
-                let mut chosen = None;
-                for (&g, &u) in inst.psi_guards.iter().zip(&inst.uses) {
-                    if self.guard(frame, g)? {
-                        chosen = Some(u);
+                // the rightmost true guard wins; an undefined guard before it leaves the
+                // choice, and so the value, undefined
+                let mut v = None;
+                for (&g, &u) in inst.psi_guards.iter().zip(&inst.uses).rev() {
+                    match self.guard_opt(frame, g)? {
+                        Some(true) => {
+                            v = self.read_opt(frame, u)?;
+                            break;
+                        }
+                        Some(false) => {}
+                        None => break,
                     }
                 }
-                let v = match chosen {
-                    Some(u) => Some(self.read(frame, u)?),
-                    None => None,
-                };
                 self.write(frame, inst.defs[0], v)?;
                 return Ok(Flow::Next);
             }
         };
         let class = sem::class(opcode);
+        if is_pure(class) {
+            return self.step_pure(frame, inst, opcode, class);
+        }
         let g = self.guard(frame, inst.guard)?;
         if !sem::executes(g, inst.ctype, class == OpClass::Compare) {
             return Ok(Flow::Next);
@@ -1047,3 +1222,17 @@ fn annotate(e: Stop, at: &dyn Fn() -> String) -> Stop {
 
 #[cfg(test)]
 mod tests;
+
+/// Operations without effects beyond their definitions, which may read undefined
+/// values (`Interpreter::step_pure`).
+fn is_pure(class: OpClass) -> bool {
+    matches!(
+        class,
+        OpClass::Value
+            | OpClass::Sel
+            | OpClass::Compare
+            | OpClass::PredLogic
+            | OpClass::P2r
+            | OpClass::R2p
+    )
+}

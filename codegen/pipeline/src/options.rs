@@ -139,6 +139,12 @@ pub struct Options {
     /// Fold the copy blocks of branches into them by predication
     /// (`copy-blocks=on|off`).
     pub copy_blocks: bool,
+    /// If-convert acyclic regions of machine SSA into predicated blocks with ψ
+    /// operations (`if-convert=on|off`, `vliw_machine::ifconv`).
+    pub if_convert: bool,
+    /// Limits of if-conversion's regions (`if-convert-max-ops=`,
+    /// `if-convert-max-predicates=`).
+    pub if_convert_limits: vliw_machine::ifconv::Limits,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -167,6 +173,8 @@ impl core::fmt::Debug for Options {
             .field("dce", &self.dce)
             .field("jump_threading", &self.jump_threading)
             .field("copy_blocks", &self.copy_blocks)
+            .field("if_convert", &self.if_convert)
+            .field("if_convert_limits", &self.if_convert_limits)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
             .field("input_verified", &self.input_verified)
@@ -194,6 +202,8 @@ impl Options {
             dce: true,
             jump_threading: true,
             copy_blocks: true,
+            if_convert: false,
+            if_convert_limits: vliw_machine::ifconv::Limits::default(),
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -224,6 +234,10 @@ impl Options {
         "dce",
         "jump-threading",
         "copy-blocks",
+        "if-convert",
+        "if-convert-max-ops",
+        "if-convert-max-predicates",
+        "psi-lowering",
         "rvsdg",
         "sequentialize",
         "gamma-ordering",
@@ -269,6 +283,25 @@ impl Options {
             "dce" => self.dce = on_off(key, value)?,
             "jump-threading" => self.jump_threading = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
+            "if-convert" => self.if_convert = on_off(key, value)?,
+            "if-convert-max-ops" => {
+                self.if_convert_limits.max_ops = value.parse().map_err(|_| {
+                    format!("if-convert-max-ops={value}: expected a number of operations")
+                })?
+            }
+            "if-convert-max-predicates" => {
+                self.if_convert_limits.max_predicates = value.parse().map_err(|_| {
+                    format!("if-convert-max-predicates={value}: expected a number of predicates")
+                })?
+            }
+            "psi-lowering" => {
+                if value != "sel" {
+                    return Err(format!(
+                        "psi-lowering={value}: unknown method (known: sel; predicated copies \
+                         are not implemented yet)"
+                    ));
+                }
+            }
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,
@@ -470,6 +503,9 @@ mod tests {
                 "rvsdg-inline-threshold" => "50",
                 "rvsdg-unroll-factor" => "2",
                 "rvsdg-unroll-budget" => "100",
+                "if-convert-max-ops" => "64",
+                "if-convert-max-predicates" => "4",
+                "psi-lowering" => "sel",
                 _ => "off",
             };
             Options::new()

@@ -554,6 +554,48 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "if-convert",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "if-conversion into Psi-SSA: acyclic single-entry regions chosen by a cost \
+                model from the machine description become one block of guarded and \
+                speculated operations, block parameters of joins ψ operations \
+                (vliw_machine::ifconv)",
+        switch: Some(Switch {
+            name: "if-convert",
+            off: "if-convert=off",
+            on: "if-convert=on",
+            default_on: false,
+        }),
+        runs: |o| o.if_convert,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::ifconv::if_convert(mf, &o.backend.machine, &o.if_convert_limits);
+            o.count("ifconv.regions", s.regions as u64);
+            o.count("ifconv.blocks", s.blocks as u64);
+            o.count("ifconv.rejected", s.rejected as u64);
+            o.count("ifconv.predicates", s.predicates as u64);
+            o.count("ifconv.unc-compares", s.unc_compares as u64);
+            o.count("ifconv.logic-ops", s.logic_ops as u64);
+            o.count("ifconv.psis", s.psis as u64);
+            o.count("ifconv.speculated", s.speculated as u64);
+            o.count("ifconv.guarded", s.guarded as u64);
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "psi-lower",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "out of Psi-SSA by psi-lowering=sel: every ψ a chain of sel (predicate logic \
+                for predicates), first argument promoted (vliw_machine::psi)",
+        switch: None,
+        runs: |o| o.if_convert,
+        run: Run::Machine(|mf, o| {
+            o.count("psi.sels", vliw_machine::psi::lower_to_selects(mf) as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "analysis-timing",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,

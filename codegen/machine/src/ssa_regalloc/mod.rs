@@ -12,9 +12,15 @@
 //!    parallel copies between colours, sequentialized with the minimum number of moves.
 //!
 //! Anything the allocator does not take (parallel copies or ψ-operations in its input,
-//! guarded definitions, accumulating compares into virtual registers, a physical
-//! register live across blocks) sends the function to the naive allocator instead,
-//! which takes every function; the counter `regalloc.ssa.fallbacks` counts those.
+//! accumulating compares into virtual registers, a physical register live across
+//! blocks) sends the function to the naive allocator instead, which takes every
+//! function; the counter `regalloc.ssa.fallbacks` counts those.
+//!
+//! Guarded definitions (if-conversion's, `ifconv`) are ordinary definitions here: in
+//! machine SSA the value of `(p) v = ...` is undefined where `p` was false (the
+//! machine-IR interpreter's undefined value), so no use reads what the register held
+//! when the guard nullified the operation, and the register may hold anything then. A
+//! `.unc` compare writes both predicates whatever its guard.
 //!
 //! Counters (`stats`): `regalloc.ssa.functions`, `.spilled` (values), `.stores`,
 //! `.reloads`, `.rounds` (analyses repeated after spilling), `.copies-before` (copies
@@ -119,9 +125,6 @@ fn check_supported(mf: &MachFunction) -> Result<(), String> {
             let has_virtual_def = inst.defs.iter().any(|d| d.as_virtual().is_some());
             if matches!(inst.op, MOp::ParallelCopy | MOp::Psi) {
                 return Err(format!("{b}: `{:?}` in the input", inst.op));
-            }
-            if has_virtual_def && !inst.guard.is_always() {
-                return Err(format!("{b}: a guarded definition"));
             }
             if has_virtual_def && !matches!(inst.ctype, CmpType::Normal | CmpType::Unc) {
                 return Err(format!("{b}: an accumulating compare"));

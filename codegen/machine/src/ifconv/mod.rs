@@ -1,0 +1,139 @@
+//! If-conversion into Psi-SSA on machine SSA (before register allocation): acyclic
+//! single-entry regions (hammocks, nested if-then-else chains, the bodies of inner
+//! loops) become one block whose operations run under predicates, the joins' block
+//! parameters becoming ψ operations (de Ferrière, "Improvements to the Psi-SSA
+//! representation", SCOPES'07, §2–3; `docs/predication.md`).
+//!
+//! - `region`: the regions that can be converted (between a branching block and its
+//!   immediate post-dominator);
+//! - `cost`: whether one is faster predicated, from the machine description;
+//! - `convert`: the conversion (block and edge predicates, `.unc` compares, guards and
+//!   speculation, ψs).
+//!
+//! The pass works in rounds: each round computes the dominator and post-dominator
+//! trees once and walks the blocks in reverse post-order, so that an enclosing region
+//! is tried before the ones nested in it; regions converted in a round are disjoint
+//! (a block changed in a round starts no region and joins none until the next).
+//! Merging a region's exit block into it can make the merged block the start of a new
+//! region (a chain of ifs), which the next round converts; rounds stop when nothing
+//! changes or after [`MAX_ROUNDS`].
+
+pub mod cost;
+pub mod region;
+
+mod convert;
+
+use std::collections::{HashMap, HashSet};
+
+use vliw_isa::MachineConfig;
+use vliw_ssa::{DomTree, PostDomTree};
+
+use crate::mir::{MBlock, MachFunction, Reg};
+use crate::ssa_view::{cfg_of, mblock};
+pub use cost::{Estimate, Limits};
+pub use region::{Exit, NoRegion, Region, exit_of, find_region};
+
+/// The most rounds of the pass (each linear in the function).
+pub const MAX_ROUNDS: usize = 8;
+
+/// What the pass did (the `stats` counters `ifconv.*`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IfConvertStats {
+    /// Regions converted.
+    pub regions: usize,
+    /// Blocks removed (merged into their region's entry).
+    pub blocks: usize,
+    /// Regions the cost model or the limits turned down.
+    pub rejected: usize,
+    /// Predicates created (block, edge, combined guards).
+    pub predicates: usize,
+    /// Compares rewritten as `.unc` under their block's predicate.
+    pub unc_compares: usize,
+    /// `pand`/`pandn`/`por`/`porn` created.
+    pub logic_ops: usize,
+    /// ψ operations created.
+    pub psis: usize,
+    /// Operations run unguarded under a predicate (speculated).
+    pub speculated: usize,
+    /// Operations given a guard.
+    pub guarded: usize,
+}
+
+/// If-converts `mf` (machine SSA) for `machine`, within `limits`.
+pub fn if_convert(
+    mf: &mut MachFunction,
+    machine: &MachineConfig,
+    limits: &Limits,
+) -> IfConvertStats {
+    let mut stats = IfConvertStats::default();
+    for _ in 0..MAX_ROUNDS {
+        if !round(mf, machine, limits, &mut stats) {
+            break;
+        }
+    }
+    stats
+}
+
+/// The uses of every register (guards included).
+fn use_counts(mf: &MachFunction) -> HashMap<Reg, u32> {
+    let mut uses = HashMap::new();
+    for inst in mf.layout_insts() {
+        for r in inst.all_uses() {
+            *uses.entry(r).or_default() += 1;
+        }
+    }
+    uses
+}
+
+/// One round (module documentation); whether it converted anything.
+fn round(
+    mf: &mut MachFunction,
+    machine: &MachineConfig,
+    limits: &Limits,
+    stats: &mut IfConvertStats,
+) -> bool {
+    let cfg = cfg_of(mf);
+    let dom = DomTree::compute(&cfg);
+    let pdom = PostDomTree::compute(&cfg);
+    let mut preds: HashMap<MBlock, Vec<MBlock>> =
+        mf.layout.iter().map(|&b| (b, Vec::new())).collect();
+    for &b in &mf.layout {
+        if !dom.is_reachable(crate::ssa_view::block(b)) {
+            continue;
+        }
+        for t in cfg.succs(crate::ssa_view::block(b)) {
+            preds.entry(mblock(*t)).or_default().push(b);
+        }
+    }
+    let uses = use_counts(mf);
+    let mut touched: HashSet<MBlock> = HashSet::new();
+    let mut changed = false;
+    let order: Vec<MBlock> = dom.reverse_postorder().iter().map(|&b| mblock(b)).collect();
+    for e in order {
+        if touched.contains(&e) {
+            continue;
+        }
+        let Ok(region) = find_region(mf, e, &dom, &pdom, &preds, limits.max_blocks) else {
+            continue;
+        };
+        if region
+            .blocks
+            .iter()
+            .chain([&region.exit])
+            .any(|b| touched.contains(b))
+        {
+            continue;
+        }
+        if !cost::estimate(mf, &region, machine).profitable(limits) {
+            stats.rejected += 1;
+            continue;
+        }
+        let merged = convert::convert(mf, &region, &dom, &pdom, &preds, &uses, stats);
+        stats.regions += 1;
+        stats.blocks += region.blocks.len() - 1 + usize::from(merged);
+        touched.extend(region.blocks.iter().copied());
+        touched.insert(region.exit);
+        changed = true;
+    }
+    changed
+}
