@@ -1,67 +1,143 @@
 //! Turning a region into one predicated block (de Ferrière's construction, 003 §2 and
-//! Fig. 1–2; the block predicates after Gindraud et al.'s ~-classes, 000 §3.2).
+//! Figs. 1–2; block predicates after Gindraud et al.'s ~-classes, 000 §3.2; predicate
+//! promotion, 003 §3.1).
 //!
-//! The blocks are visited in the region's topological order, each appended to the
-//! entry `E`:
+//! Predicates are first described symbolically ([`Sym`]), then only those something
+//! needs are made, block by block in the region's topological order, each block's
+//! operations appended to the entry `E`:
 //!
 //! - **Block predicates.** `E` runs always (`p0`). A block equivalent to its immediate
-//!   dominator (it also post-dominates it: same set of paths, 000 Prop. 4) shares that
+//!   dominator (it also post-dominates it: the same traces, 000 Prop. 4) shares that
 //!   block's predicate; a block with one predecessor takes its incoming edge's; any
 //!   other is the OR of its incoming edges' (`por`/`porn`). A predicate is a guard, so
-//!   it may be negated: the `else` side of an unconditional branch costs nothing.
+//!   it may be negated: the `else` side of a branch costs nothing.
 //! - **Edge predicates.** An edge of a jump has its block's predicate. The two edges of
-//!   `(c) br T; br U` in a block of predicate `P` are `P ∧ c` and `P ∧ ¬c`: when `c`
-//!   is written by a normal compare of the block used by nothing else, that compare
-//!   becomes `(P) cmp.unc` writing both (IA-64's nested conditions); otherwise
-//!   `pand`/`pandn` make them. Under `p0`, they are `c` and `¬c`, guards as they are.
+//!   `(c) br T; br U` in a block of predicate `P` are `P ∧ c` and `P ∧ ¬c`; under
+//!   `P = p0` they are `c` and `¬c` themselves (the *raw* condition). When both are
+//!   needed and `c` is written by a normal compare of the block that nothing else
+//!   reads, the compare becomes `(P) cmp.unc` writing both (IA-64's nested
+//!   conditions); a second `.unc` copy of the compare when the raw condition is needed
+//!   too; `pand`/`pandn` when only one is needed or `c` comes from elsewhere.
 //! - **Operations.** Under a block predicate `P ≠ p0`, an operation that cannot fault
 //!   or write memory and is cheap (values, compares, predicate logic, `sel`, copies;
 //!   not divisions) runs unguarded (speculated: its result is only read under `P`);
 //!   everything else takes `P` as its guard, or `P ∧ g` if it had a guard `g` already
 //!   (a conditional trap).
 //! - **ψ.** A block parameter, of a join inside the region or of `X`, becomes a ψ of
-//!   the arguments of its incoming edges, each under its edge's predicate, in the
-//!   topological order of the edges' sources (dominance order: 003 §2's order
-//!   invariant; the edges into one block are disjoint, so the order is also free).
+//!   the arguments of its incoming edges, each under its edge's predicate. The guards of
+//!   one join's edges are disjoint, so any order gives the same value (003 §4.6); the
+//!   arguments are put in the reverse topological order of the edges' sources (the
+//!   most deeply nested first), then each guard is **promoted** (003 §3.1, condition 2:
+//!   a guard may grow into the union of its own and the guards to its right) to the
+//!   cheapest predicate that qualifies: true, or the raw condition of the branch that
+//!   decides its edge, which a compare computes without waiting for the enclosing
+//!   predicates. Whether a promotion qualifies is decided exactly on the region's
+//!   paths ([`Paths`]). Condition 1 (the argument is defined wherever its new guard
+//!   holds) is not needed by the `sel` chains that ψs become: where a promoted guard
+//!   holds beyond the original one, an argument further right overrides the value.
+//!   `promotion=off` keeps the guards exact, in the order of the definitions.
 //!
 //! When every predecessor of `X` is in the region, `X` is appended too: its parameters
 //! are defined by the ψs, and its exit ends the block. Otherwise the block ends in
 //! `br X(ψs)`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{CmpType, Opcode};
-use vliw_ssa::DomTree;
-use vliw_ssa::PostDomTree;
+use vliw_ssa::{DomTree, PostDomTree};
 
 use super::IfConvertStats;
+use super::paths::{Domain, Paths};
 use super::region::{Exit, Region, speculable};
 use crate::mir::{Imm, InstId, MBlock, MGuard, MInst, MOp, MachFunction, Reg, RegClass};
-use crate::ssa_view::block;
+use crate::ssa_view::{block, mblock};
 
-/// The conversion of one region, with its predicates.
+/// A predicate of the region, before it is made.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+enum Sym {
+    True,
+    /// The condition of block `b`'s branch (`true`: towards its taken target), as its
+    /// compare computes it, whatever the block's predicate.
+    Raw(MBlock, bool),
+    /// The OR of a join's incoming edges.
+    Join(MBlock),
+    /// `P ∧ c` or `P ∧ ¬c` of the branch of a block of predicate `P ≠ p0`.
+    Edge(MBlock, MBlock),
+}
+
+/// The conversion of one region.
 struct Converter<'a> {
     mf: &'a mut MachFunction,
     region: &'a Region,
     uses: &'a HashMap<Reg, u32>,
-    block_pred: HashMap<MBlock, MGuard>,
-    edge_pred: HashMap<(MBlock, MBlock), MGuard>,
-    /// The position of each block of the region in its topological order.
-    rank: HashMap<MBlock, usize>,
-    /// The block of the region that defines a register (parameters included).
-    def_block: HashMap<Reg, MBlock>,
+    preds: HashMap<MBlock, Vec<MBlock>>,
+    /// Each block's predicate.
+    block_sym: HashMap<MBlock, Sym>,
+    /// The predicates made so far.
+    made: HashMap<Sym, MGuard>,
+    /// The predicates something reads.
+    needed: HashSet<Sym>,
     /// The merged block's new order.
     order: Vec<InstId>,
     stats: &'a mut IfConvertStats,
 }
 
 impl Converter<'_> {
-    fn emit(&mut self, inst: MInst) -> Reg {
-        let d = inst.defs.first().copied().unwrap_or(Reg::P0);
+    fn exit(&self, b: MBlock) -> Exit {
+        self.region.exits[&b]
+    }
+
+    /// The predicate of edge `from → to`.
+    fn edge_sym(&self, from: MBlock, to: MBlock) -> Sym {
+        match self.exit(from) {
+            Exit::Jump { .. } => self.block_sym[&from],
+            Exit::Branch { taken, .. } if self.block_sym[&from] == Sym::True => {
+                Sym::Raw(from, to == taken)
+            }
+            Exit::Branch { .. } => Sym::Edge(from, to),
+        }
+    }
+
+    /// The raw condition that decides edge `from → to`, if one does: the branch's own,
+    /// or, through a block with a single way in, the one that decides that.
+    fn raw_of(&self, mut from: MBlock, mut to: MBlock) -> Option<Sym> {
+        loop {
+            match self.exit(from) {
+                Exit::Branch { taken, .. } => return Some(Sym::Raw(from, to == taken)),
+                Exit::Jump { .. } => {
+                    let p = self.preds.get(&from)?;
+                    if from == self.region.entry() || p.len() != 1 {
+                        return None;
+                    }
+                    (to, from) = (from, p[0]);
+                }
+            }
+        }
+    }
+
+    /// Marks `s` and what making it reads as needed.
+    fn need(&mut self, s: Sym) {
+        let mut work = vec![s];
+        while let Some(s) = work.pop() {
+            if !self.needed.insert(s) {
+                continue;
+            }
+            match s {
+                Sym::True | Sym::Raw(..) => {}
+                Sym::Join(b) => {
+                    for &p in &self.preds[&b] {
+                        work.push(self.edge_sym(p, b));
+                    }
+                }
+                Sym::Edge(b, _) => work.push(self.block_sym[&b]),
+            }
+        }
+    }
+
+    fn emit(&mut self, inst: MInst) {
         let id = self.mf.make_inst(inst);
         self.order.push(id);
-        d
     }
 
     fn new_pred(&mut self) -> Reg {
@@ -69,7 +145,7 @@ impl Converter<'_> {
         self.mf.new_vreg(RegClass::Pred).into()
     }
 
-    /// A predicate register holding `a ∧ b` (as a guard).
+    /// A predicate holding `a ∧ b` (as a guard).
     fn and(&mut self, a: MGuard, b: MGuard) -> MGuard {
         if a.is_always() {
             return b;
@@ -90,7 +166,7 @@ impl Converter<'_> {
         MGuard::new(d, negated)
     }
 
-    /// A predicate register holding `a ∨ b` (as a guard).
+    /// A predicate holding `a ∨ b` (as a guard).
     fn or(&mut self, a: MGuard, b: MGuard) -> MGuard {
         if a.is_always() || b.is_always() {
             return MGuard::ALWAYS;
@@ -108,101 +184,63 @@ impl Converter<'_> {
         MGuard::new(d, negated)
     }
 
-    /// The predicate of block `b`, made from its incoming edges' (module documentation).
-    fn block_predicate(
-        &mut self,
-        b: MBlock,
-        dom: &DomTree,
-        pdom: &PostDomTree,
-        preds: &[MBlock],
-    ) -> MGuard {
-        if let Some(d) = dom.idom(block(b)).map(crate::ssa_view::mblock)
-            && pdom.post_dominates(block(b), block(d))
-            && let Some(&p) = self.block_pred.get(&d)
-        {
-            return p;
+    /// The guard of a predicate already made (or made here, for the trivial ones).
+    fn guard(&self, s: Sym) -> MGuard {
+        match s {
+            Sym::True => MGuard::ALWAYS,
+            Sym::Raw(b, towards_taken) => {
+                let Exit::Branch { cond, .. } = self.exit(b) else {
+                    return MGuard::ALWAYS;
+                };
+                MGuard::new(cond.pred, cond.negated == towards_taken)
+            }
+            _ => self.made[&s],
         }
-        let mut incoming = preds.iter().map(|&p| self.edge_pred[&(p, b)]);
-        let first = incoming.next().unwrap_or(MGuard::ALWAYS);
-        let rest: Vec<MGuard> = incoming.collect();
-        rest.into_iter().fold(first, |acc, g| self.or(acc, g))
     }
 
-    /// ψs defining `params` from the arguments that `preds`' jumps pass to `target`
-    /// (the new registers `defs`, or the parameters themselves).
-    fn psis(&mut self, target: MBlock, preds: &[MBlock], defs: &[Reg]) {
+    /// The predicate of join `b`: the OR of its incoming edges'.
+    fn make_join(&mut self, b: MBlock) {
+        let incoming: Vec<Sym> = self.preds[&b].iter().map(|&p| self.edge_sym(p, b)).collect();
+        let mut acc = self.guard(incoming[0]);
+        for &s in &incoming[1..] {
+            let g = self.guard(s);
+            acc = self.or(acc, g);
+        }
+        self.made.insert(Sym::Join(b), acc);
+    }
+
+    /// The ψs of block `target`'s parameters (defining `defs`: the parameters
+    /// themselves, or new registers), from the arguments its predecessors pass.
+    fn psis(&mut self, args_of: &[Vec<(Reg, Sym)>], defs: &[Reg]) {
         for (i, &d) in defs.iter().enumerate() {
             let mut psi = MInst::new(MOp::Psi);
             psi.defs = vec![d];
-            // arguments in the order of their definitions (003 §2): those from before
-            // the region first, then by the block that defines them (a constant
-            // register as if defined on its edge), the edge's source breaking ties
-            let mut args: Vec<(i64, usize, Reg, MGuard)> = preds
-                .iter()
-                .map(|&p| {
-                    let jump = self
-                        .mf
-                        .inst(*self.mf.block_inst_ids(p).last().expect("exit"));
-                    let arg = jump.args[i];
-                    let source = self.rank[&p];
-                    let defined = match arg {
-                        Reg::Physical(_) => source as i64,
-                        Reg::Virtual(_) => {
-                            self.def_block.get(&arg).map_or(-1, |b| self.rank[b] as i64)
-                        }
-                    };
-                    (defined, source, arg, self.edge_pred[&(p, target)])
-                })
-                .collect();
-            args.sort_by_key(|a| (a.0, a.1));
-            for (_, _, arg, guard) in args {
-                psi.uses.push(arg);
-                psi.psi_guards.push(guard);
+            for (arg, s) in &args_of[i] {
+                psi.uses.push(*arg);
+                psi.psi_guards.push(self.guard(*s));
             }
             self.stats.psis += 1;
             self.emit(psi);
         }
     }
 
-    /// The body of block `b` under predicate `pred`, and its exit's edge predicates.
-    fn block_body(&mut self, b: MBlock, pred: MGuard) {
-        let exit = self.region.exits[&b];
+    /// The body of block `b` under its predicate, and the edge predicates its branch
+    /// must make.
+    fn block_body(&mut self, b: MBlock) {
+        let exit = self.exit(b);
+        // the block's predicate, when something needs it (operations that cannot be
+        // speculated, or the predicates of its edges)
+        let sym = self.block_sym[&b];
+        let pred = if matches!(sym, Sym::True | Sym::Raw(..)) || self.needed.contains(&sym) {
+            self.guard(sym)
+        } else {
+            MGuard::ALWAYS
+        };
         let ids: Vec<InstId> = self.mf.block_inst_ids(b).to_vec();
-        let (body, _) = ids.split_at(ids.len() - exit.op_count());
-        // the compare of a nested condition, written as .unc under the block predicate
-        let mut unc: Option<(InstId, Reg)> = None;
-        if let Exit::Branch { cond, .. } = exit
-            && !pred.is_always()
-            && self.uses.get(&cond.pred) == Some(&1)
-            && let Some(&id) = body
-                .iter()
-                .find(|&&i| self.mf.inst(i).defs.first() == Some(&cond.pred))
-        {
-            let c = self.mf.inst(id);
-            let is_compare = matches!(c.op, MOp::Op(o) if sem::class(o) == OpClass::Compare);
-            if is_compare
-                && c.ctype == CmpType::Normal
-                && c.guard.is_always()
-                && c.defs.get(1) == Some(&Reg::P0)
-            {
-                let other = self.mf.new_vreg(RegClass::Pred).into();
-                unc = Some((id, other));
-            }
-        }
+        let body = &ids[..ids.len() - exit.op_count()];
         for &id in body {
-            if let Some((cmp, other)) = unc
-                && cmp == id
-            {
-                let inst = self.mf.inst_mut(id);
-                inst.guard = pred;
-                inst.ctype = CmpType::Unc;
-                inst.defs[1] = other;
-                self.stats.unc_compares += 1;
-                self.order.push(id);
-                continue;
-            }
             let inst = self.mf.inst(id).clone();
-            if pred.is_always() {
+            if sym == Sym::True {
             } else if speculable(&inst) {
                 self.stats.speculated += 1;
             } else {
@@ -212,29 +250,113 @@ impl Converter<'_> {
             }
             self.order.push(id);
         }
-        match exit {
-            Exit::Jump { target } => {
-                self.edge_pred.insert((b, target), pred);
-            }
-            Exit::Branch { cond, taken, other } => {
-                let (t, o) = if let Some((id, second)) = unc {
-                    let first = self.mf.inst(id).defs[0];
-                    self.stats.predicates += 1;
-                    let (pos, neg) = (MGuard::new(first, false), MGuard::new(second, false));
-                    if cond.negated { (neg, pos) } else { (pos, neg) }
+        let Exit::Branch { cond, taken, other } = exit else {
+            return;
+        };
+        let (t, o) = (Sym::Edge(b, taken), Sym::Edge(b, other));
+        let (need_t, need_o) = (self.needed.contains(&t), self.needed.contains(&o));
+        if pred.is_always() || !(need_t || need_o) {
+            return;
+        }
+        let raw_needed = self.needed.contains(&Sym::Raw(b, true))
+            || self.needed.contains(&Sym::Raw(b, false));
+        let compare = body.iter().copied().find(|&i| {
+            let c = self.mf.inst(i);
+            c.defs.first() == Some(&cond.pred)
+                && matches!(c.op, MOp::Op(o) if sem::class(o) == OpClass::Compare)
+                && c.ctype == CmpType::Normal
+                && c.guard.is_always()
+        });
+        match compare {
+            Some(id) if need_t && need_o => {
+                // (P) cmp.unc: P ∧ c and P ∧ ¬c at once
+                let reuse = !raw_needed
+                    && self.uses.get(&cond.pred) == Some(&1)
+                    && self.mf.inst(id).defs.get(1) == Some(&Reg::P0);
+                let first = if reuse { cond.pred } else { self.new_pred() };
+                let second = self.new_pred();
+                let mut unc = self.mf.inst(id).clone();
+                unc.guard = pred;
+                unc.ctype = CmpType::Unc;
+                unc.defs = vec![first, second];
+                if reuse {
+                    *self.mf.inst_mut(id) = unc;
                 } else {
-                    let not = MGuard::new(cond.pred, !cond.negated);
-                    (self.and(pred, cond), self.and(pred, not))
-                };
-                self.edge_pred.insert((b, taken), t);
-                self.edge_pred.insert((b, other), o);
+                    self.emit(unc);
+                }
+                self.stats.unc_compares += 1;
+                let (pos, neg) = (MGuard::new(first, false), MGuard::new(second, false));
+                let (gt, go) = if cond.negated { (neg, pos) } else { (pos, neg) };
+                self.made.insert(t, gt);
+                self.made.insert(o, go);
+            }
+            _ => {
+                let not = MGuard::new(cond.pred, !cond.negated);
+                if need_t {
+                    let g = self.and(pred, cond);
+                    self.made.insert(t, g);
+                }
+                if need_o {
+                    let g = self.and(pred, not);
+                    self.made.insert(o, g);
+                }
             }
         }
     }
 }
 
+/// One ψ argument while its guard is chosen.
+struct Arg {
+    value: Reg,
+    /// The edge's own predicate.
+    exact: Sym,
+    domain: Domain,
+    source: MBlock,
+    /// Where its value is defined (for the order without promotion).
+    defined_at: i64,
+    raw: Option<Sym>,
+}
+
+/// The guards of a ψ's arguments at `join` (module documentation): ordered, and
+/// promoted when `promote` and the paths are known.
+fn choose_guards(
+    c: &Converter,
+    mut args: Vec<Arg>,
+    join: MBlock,
+    rank: &HashMap<MBlock, usize>,
+    paths: Option<&Paths>,
+    promote: bool,
+) -> Vec<(Reg, Sym)> {
+    let Some(paths) = paths.filter(|_| promote) else {
+        args.sort_by_key(|a| (a.defined_at, rank[&a.source]));
+        return args.into_iter().map(|a| (a.value, a.exact)).collect();
+    };
+    args.sort_by_key(|a| core::cmp::Reverse(rank[&a.source]));
+    let universe = paths.of_block(join);
+    let mut right: Domain = args.iter().map(|a| a.domain).fold(0, |x, y| x | y);
+    let mut out = Vec::with_capacity(args.len());
+    for a in &args {
+        right &= !a.domain;
+        let covered = a.domain | right;
+        let guard = if universe & !covered == 0 {
+            Sym::True
+        } else if let Some(Sym::Raw(b, dir)) = a.raw
+            && (universe & !paths.of_block(b)) & !right == 0
+            && c.block_sym[&b] != Sym::True
+        {
+            // paths that do not decide at b are overridden by arguments to the right
+            Sym::Raw(b, dir)
+        } else {
+            a.exact
+        };
+        out.push((a.value, guard));
+    }
+    out
+}
+
 /// Converts `region` (checked by `find_region`, accepted by the cost model) into one
 /// block at its entry; returns whether its exit block was merged too.
+#[allow(clippy::too_many_arguments)]
 pub fn convert(
     mf: &mut MachFunction,
     region: &Region,
@@ -242,6 +364,7 @@ pub fn convert(
     pdom: &PostDomTree,
     preds: &HashMap<MBlock, Vec<MBlock>>,
     uses: &HashMap<Reg, u32>,
+    promote: bool,
     stats: &mut IfConvertStats,
 ) -> bool {
     let e = region.entry();
@@ -252,12 +375,19 @@ pub fn convert(
         .enumerate()
         .map(|(i, &b)| (b, i))
         .collect();
-    let in_order = |list: &[MBlock]| {
-        let mut v: Vec<MBlock> = list.to_vec();
-        v.sort_by_key(|b| rank.get(b).copied().unwrap_or(usize::MAX));
-        v
-    };
-    let mut def_block = HashMap::new();
+    // predecessors inside the region, in topological order
+    let mut region_preds: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
+    for &b in region.blocks.iter().chain([&x]) {
+        let mut p: Vec<MBlock> = preds[&b]
+            .iter()
+            .copied()
+            .filter(|p| rank.contains_key(p))
+            .collect();
+        p.sort_by_key(|p| rank[p]);
+        p.dedup();
+        region_preds.insert(b, p);
+    }
+    let mut def_block: HashMap<Reg, MBlock> = HashMap::new();
     for &b in &region.blocks {
         for &p in &mf.blocks[b].params {
             def_block.insert(Reg::from(p), b);
@@ -272,49 +402,105 @@ pub fn convert(
         mf,
         region,
         uses,
-        rank: rank.clone(),
-        def_block,
-        block_pred: HashMap::new(),
-        edge_pred: HashMap::new(),
+        preds: region_preds,
+        block_sym: HashMap::new(),
+        made: HashMap::new(),
+        needed: HashSet::new(),
         order: Vec::new(),
         stats,
     };
+
+    // 1. the block predicates, symbolically
     for &b in &region.blocks {
-        let pred = if b == e {
-            MGuard::ALWAYS
+        let s = if b == e {
+            Sym::True
+        } else if let Some(d) = dom.idom(block(b)).map(mblock)
+            && pdom.post_dominates(block(b), block(d))
+            && let Some(&s) = c.block_sym.get(&d)
+        {
+            s
+        } else if c.preds[&b].len() == 1 {
+            c.edge_sym(c.preds[&b][0], b)
         } else {
-            let incoming = in_order(&preds[&b]);
-            let p = c.block_predicate(b, dom, pdom, &incoming);
-            let params: Vec<Reg> = c.mf.blocks[b].params.iter().map(|&v| v.into()).collect();
-            c.psis(b, &incoming, &params);
-            c.mf.blocks[b].params.clear();
-            p
+            Sym::Join(b)
         };
-        c.block_pred.insert(b, pred);
-        c.block_body(b, pred);
+        c.block_sym.insert(b, s);
     }
-    let into_exit = in_order(&preds[&x]);
-    let merge = into_exit.iter().all(|p| rank.contains_key(p)) && c.mf.layout.first() != Some(&x);
-    let into_exit: Vec<MBlock> = into_exit
-        .into_iter()
-        .filter(|p| rank.contains_key(p))
+
+    // 2. the ψ arguments and their guards
+    let paths = Paths::enumerate(region);
+    let merge = preds[&x].iter().all(|p| rank.contains_key(p)) && c.mf.layout.first() != Some(&x);
+    let mut psi_args: HashMap<MBlock, Vec<Vec<(Reg, Sym)>>> = HashMap::new();
+    for &join in region.blocks[1..].iter().chain([&x]) {
+        let n = c.mf.blocks[join].params.len();
+        let mut per_param = Vec::with_capacity(n);
+        for i in 0..n {
+            let args: Vec<Arg> = c.preds[&join]
+                .iter()
+                .map(|&p| {
+                    let jump = c.mf.inst(*c.mf.block_inst_ids(p).last().expect("exit"));
+                    let value = jump.args[i];
+                    let defined_at = match value {
+                        Reg::Physical(_) => rank[&p] as i64,
+                        Reg::Virtual(_) => def_block.get(&value).map_or(-1, |b| rank[b] as i64),
+                    };
+                    Arg {
+                        value,
+                        exact: c.edge_sym(p, join),
+                        domain: paths.as_ref().map_or(0, |ps| ps.of_edge(p, join)),
+                        source: p,
+                        defined_at,
+                        raw: c.raw_of(p, join),
+                    }
+                })
+                .collect();
+            per_param.push(choose_guards(&c, args, join, &rank, paths.as_ref(), promote));
+        }
+        psi_args.insert(join, per_param);
+    }
+
+    // 3. what is needed: the guards of ψs and of operations that cannot be speculated
+    let psi_syms: Vec<Sym> = psi_args
+        .values()
+        .flatten()
+        .flatten()
+        .map(|&(_, s)| s)
         .collect();
+    for s in psi_syms {
+        c.need(s);
+    }
+    for &b in &region.blocks[1..] {
+        let exit = c.exit(b);
+        let ids = c.mf.block_inst_ids(b);
+        let body = &ids[..ids.len() - exit.op_count()];
+        if body.iter().any(|&i| !speculable(c.mf.inst(i))) {
+            let s = c.block_sym[&b];
+            c.need(s);
+        }
+    }
+
+    // 4. the block, in topological order
+    for &b in &region.blocks {
+        if b != e {
+            if c.block_sym[&b] == Sym::Join(b) && c.needed.contains(&Sym::Join(b)) {
+                c.make_join(b);
+            }
+            let params: Vec<Reg> = c.mf.blocks[b].params.iter().map(|&v| v.into()).collect();
+            c.psis(&psi_args[&b], &params);
+            c.mf.blocks[b].params.clear();
+        }
+        c.block_body(b);
+    }
     if merge {
         let params: Vec<Reg> = c.mf.blocks[x].params.iter().map(|&v| v.into()).collect();
-        c.psis(x, &into_exit, &params);
+        c.psis(&psi_args[&x], &params);
         c.mf.blocks[x].params.clear();
         let rest = c.mf.take_block_insts(x);
         c.order.extend(rest);
     } else {
-        let defs: Vec<Reg> = c.mf.blocks[x]
-            .params
-            .iter()
-            .map(|&v| c.mf.vregs[v])
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|class| c.mf.new_vreg(class).into())
-            .collect();
-        c.psis(x, &into_exit, &defs);
+        let classes: Vec<RegClass> = c.mf.blocks[x].params.iter().map(|&v| c.mf.vregs[v]).collect();
+        let defs: Vec<Reg> = classes.into_iter().map(|k| c.mf.new_vreg(k).into()).collect();
+        c.psis(&psi_args[&x], &defs);
         let mut br = MInst::op(Opcode::Br, &[], &[], Imm::Block(x));
         br.args = defs;
         c.emit(br);

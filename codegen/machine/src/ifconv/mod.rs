@@ -19,6 +19,7 @@
 //! changes or after [`MAX_ROUNDS`].
 
 pub mod cost;
+pub mod paths;
 pub mod region;
 
 mod convert;
@@ -97,15 +98,15 @@ fn round(
     let pdom = PostDomTree::compute(&cfg);
     let mut preds: HashMap<MBlock, Vec<MBlock>> =
         mf.layout.iter().map(|&b| (b, Vec::new())).collect();
+    // every block of the layout counts, reachable or not: a block that stays must
+    // not branch to one merged away
     for &b in &mf.layout {
-        if !dom.is_reachable(crate::ssa_view::block(b)) {
-            continue;
-        }
         for t in cfg.succs(crate::ssa_view::block(b)) {
             preds.entry(mblock(*t)).or_default().push(b);
         }
     }
     let uses = use_counts(mf);
+    let trace = std::env::var_os("VLIW_IFCONV_TRACE").is_some();
     let mut touched: HashSet<MBlock> = HashSet::new();
     let mut changed = false;
     let order: Vec<MBlock> = dom.reverse_postorder().iter().map(|&b| mblock(b)).collect();
@@ -113,8 +114,14 @@ fn round(
         if touched.contains(&e) {
             continue;
         }
-        let Ok(region) = find_region(mf, e, &dom, &pdom, &preds, limits.max_blocks) else {
-            continue;
+        let region = match find_region(mf, e, &dom, &pdom, &preds, limits.max_blocks) {
+            Ok(r) => r,
+            Err(why) => {
+                if trace && why != NoRegion::NotABranch {
+                    eprintln!("if-convert: {}: {e}: no region ({why:?})", mf.name);
+                }
+                continue;
+            }
         };
         if region
             .blocks
@@ -124,11 +131,27 @@ fn round(
         {
             continue;
         }
-        if !cost::estimate(mf, &region, machine).profitable(limits) {
+        let estimate = cost::estimate(mf, &region, machine);
+        let accepted = estimate.profitable(limits);
+        if trace {
+            eprintln!(
+                "if-convert: {}: {e} .. {} ({} blocks): {} (branches {:.2}, predicated {:.2} \
+                 cycles; {} operations, {} predicates)",
+                mf.name,
+                region.exit,
+                region.blocks.len(),
+                if accepted { "converted" } else { "declined" },
+                estimate.branchy,
+                estimate.predicated,
+                estimate.ops,
+                estimate.predicates
+            );
+        }
+        if !accepted {
             stats.rejected += 1;
             continue;
         }
-        let merged = convert::convert(mf, &region, &dom, &pdom, &preds, &uses, stats);
+        let merged = convert::convert(mf, &region, &dom, &pdom, &preds, &uses, limits.promotion, stats);
         stats.regions += 1;
         stats.blocks += region.blocks.len() - 1 + usize::from(merged);
         touched.extend(region.blocks.iter().copied());

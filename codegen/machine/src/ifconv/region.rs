@@ -11,7 +11,7 @@
 //!   loop's body never holds the back edge: that would be a cycle through `E`);
 //! - every block other than `E` ends in `br` or in `(p) br T; br U`, and holds only
 //!   operations that can run under a guard: no call, return, indirect jump, system
-//!   call, ψ or parallel copy, no physical register but `r0`, `p0`, `sp` and `tp` read
+//!   call or parallel copy, no physical register but `r0`, `p0`, `sp` and `tp` read
 //!   (the others belong to the calling convention, which the entry and exit keep);
 //! - `X` is a block of the layout other than `E`.
 //!
@@ -104,8 +104,9 @@ pub fn can_be_predicated(inst: &MInst) -> bool {
         return false;
     }
     match inst.op {
-        MOp::Copy => true,
-        MOp::ParallelCopy | MOp::Psi => false,
+        // a ψ of a region converted earlier (a nested one) is a pure value
+        MOp::Copy | MOp::Psi => true,
+        MOp::ParallelCopy => false,
         MOp::Op(o) => {
             let control = o.is_control() && o != Opcode::Trap;
             let code_address = matches!(inst.imm, Imm::Block(_) | Imm::JumpTable(_));
@@ -125,7 +126,7 @@ pub fn speculable(inst: &MInst) -> bool {
         return false;
     }
     match inst.op {
-        MOp::Copy => true,
+        MOp::Copy | MOp::Psi => true,
         MOp::Op(o) => {
             let cheap = !matches!(
                 o.latency_class(),
