@@ -55,6 +55,7 @@ pub mod liveness;
 pub mod loops;
 pub mod parallel_copy;
 pub mod postdominators;
+pub mod ppg;
 pub mod program;
 pub mod reduced;
 
