@@ -28,9 +28,15 @@ mod common;
 /// Random graphs per trace model.
 const GRAPHS_PER_MODE: u64 = 350;
 
-use common::Rng;
+/// Random CFGs with loops.
+const FOREST_GRAPHS: u64 = 200;
+
+use common::{Rng, Shape, random_cfg};
 use vliw_ssa::cfg::{Block, Cfg};
-use vliw_ssa::ppg::{Classes, Construction, Ppg, PredId, SplitCfg, SplitNode, StartEndEdge};
+use vliw_ssa::ppg::{
+    Classes, Construction, ForestPred, Ppg, PpgError, PpgForest, PredId, RegionId, SplitCfg,
+    SplitNode, StartEndEdge,
+};
 
 /// A random acyclic CFG with `n` reachable blocks (2 to 12), each on a START→END
 /// path, numbered in a random order, with parallel edges, a few unreachable blocks
@@ -257,6 +263,18 @@ fn check_graph(seed: u64, mode: StartEndEdge, stats: &mut Stats) {
     let (cfg, end) = random_dag(&mut rng);
     let what = format!("seed {seed} {mode:?}");
     let split = SplitCfg::new(&cfg, end, mode).unwrap_or_else(|e| panic!("{what}: {e}"));
+    check_split_graph(&split, mode, &what, &mut rng, stats);
+}
+
+/// (a)–(h) on a split graph, for every construction.
+fn check_split_graph(
+    split: &SplitCfg,
+    mode: StartEndEdge,
+    what: &str,
+    rng: &mut Rng,
+    stats: &mut Stats,
+) {
+    let end = split.end();
     let g = split.cfg();
     let start = split.start();
 
@@ -279,8 +297,12 @@ fn check_graph(seed: u64, mode: StartEndEdge, stats: &mut Stats) {
             node_traces[x.index()].insert(t);
         }
     }
-    for a in cfg.reachable_blocks() {
-        for (i, &w) in cfg.succs(a).iter().enumerate() {
+    // the original nodes keep their numbers and the order of their edges
+    let original = g
+        .reachable_blocks()
+        .filter(|a| a.index() < split.num_original_blocks());
+    for a in original {
+        for i in 0..g.succs(a).len() {
             let x = split.node_of_edge(a, i).expect("an edge");
             // the traces taking this edge: a followed by the edge's first split node
             let first = g.succs(a)[i];
@@ -296,12 +318,14 @@ fn check_graph(seed: u64, mode: StartEndEdge, stats: &mut Stats) {
                 "{what}: node of edge {a:?}#{i}"
             );
             if let Some(s) = split.split_node(a, i) {
+                assert_eq!(s, first);
+                let to = g.succs(s)[0];
                 assert_eq!(
                     split.origin(s),
                     SplitNode::Edge {
                         from: a,
                         succ_index: i as u32,
-                        to: w
+                        to
                     }
                 );
             }
@@ -313,7 +337,7 @@ fn check_graph(seed: u64, mode: StartEndEdge, stats: &mut Stats) {
     }
 
     // (b) dominance and post-dominance against brute force; Prop 3.
-    let classes = Classes::compute(&split);
+    let classes = Classes::compute(split);
     let reachable: Vec<Block> = g.reachable_blocks().collect();
     for &a in &reachable {
         let fwd = reach(g, start, a, false);
@@ -346,7 +370,7 @@ fn check_graph(seed: u64, mode: StartEndEdge, stats: &mut Stats) {
 
     for (k, construction) in CONSTRUCTIONS.into_iter().enumerate() {
         let what = format!("{what} {construction:?}");
-        let ppg = Ppg::build(&split, construction);
+        let ppg = Ppg::build(split, construction);
         // (e) structure and root
         ppg.check()
             .unwrap_or_else(|e| panic!("{what}: {e}\n{}", ppg.to_dot()));
@@ -505,4 +529,105 @@ fn ppg_matches_the_traces_on_random_dags() {
     // The generator must produce unstructured graphs (Alg 1 needs dummies on some),
     // or (f) says little.
     assert!(stats.graphs_with_dummies[0] > stats.graphs / 4, "{stats:?}");
+}
+
+/// A random CFG of the test suite's reducible or irreducible shape (loops, exits
+/// anywhere) with a fresh END: every block without successors, and every block that
+/// cannot reach END (in a loop without exit), gets an edge to it.
+fn random_cfg_with_end(shape: Shape, rng: &mut Rng) -> (Cfg, Block) {
+    let n = 1 + rng.below(11);
+    let g = random_cfg(shape, n, rng);
+    let end = Block::new(n);
+    let mut reaches = vec![false; n];
+    let mut stack: Vec<Block> = g
+        .reachable_blocks()
+        .filter(|&b| g.succs(b).is_empty())
+        .collect();
+    for b in &stack {
+        reaches[b.index()] = true;
+    }
+    while let Some(b) = stack.pop() {
+        for &p in g.preds(b) {
+            if !reaches[p.index()] {
+                reaches[p.index()] = true;
+                stack.push(p);
+            }
+        }
+    }
+    let mut lists: Vec<Vec<Block>> = g.blocks().map(|b| g.succs(b).to_vec()).collect();
+    for b in g.reachable_blocks() {
+        if lists[b.index()].is_empty() || !reaches[b.index()] {
+            lists[b.index()].push(end);
+        }
+    }
+    lists.push(Vec::new());
+    (Cfg::from_successors(g.entry(), lists), end)
+}
+
+/// §4.2: on random reducible CFGs, every region graph passes the whole oracle, every
+/// region's PPG passes the verifier, and queries across regions answer nothing;
+/// irreducible CFGs are rejected.
+#[test]
+fn loop_forest_regions_match_their_traces() {
+    let mut stats = Stats::default();
+    let (mut regions, mut loops, mut rejected) = (0, 0, 0);
+    for seed in 0..FOREST_GRAPHS {
+        let mut rng = Rng::new(seed);
+        let shape = if seed % 4 == 3 {
+            Shape::Irreducible
+        } else {
+            Shape::Reducible
+        };
+        let (cfg, end) = random_cfg_with_end(shape, &mut rng);
+        let mode = if seed % 2 == 0 {
+            StartEndEdge::Virtual
+        } else {
+            StartEndEdge::Real
+        };
+        let what = format!("forest seed {seed} {shape:?} {mode:?}");
+        let forest = match PpgForest::build(&cfg, end, mode, Construction::Cdg) {
+            Ok(f) => f,
+            Err(e @ PpgError::Irreducible { .. }) => {
+                assert!(matches!(shape, Shape::Irreducible), "{what}: {e}");
+                rejected += 1;
+                continue;
+            }
+            Err(e) => panic!("{what}: {e}"),
+        };
+        forest
+            .check()
+            .unwrap_or_else(|(r, e)| panic!("{what}: {r:?} {e}"));
+        loops += forest.loop_forest().num_loops();
+        for r in forest.regions() {
+            regions += 1;
+            let what = format!("{what} {r:?}");
+            check_split_graph(forest.region(r).split(), mode, &what, &mut rng, &mut stats);
+        }
+        // Every reachable block has a predicate in its innermost loop's region, and
+        // nothing relates predicates of different regions.
+        let preds: Vec<ForestPred> = cfg
+            .reachable_blocks()
+            .map(|b| forest.predicate_of(b).expect("a predicate"))
+            .collect();
+        for &p in &preds {
+            for &q in &preds {
+                if p.region != q.region {
+                    assert!(!forest.implies(p, q) && !forest.disjoint(p, q));
+                    assert!(forest.complement(q, p).is_none() && !forest.covers(p, &[q]));
+                }
+            }
+        }
+        for l in forest.loop_forest().loops() {
+            let whole = forest
+                .loop_predicate(l)
+                .expect("a loop has a parent region");
+            let parent = forest.region(forest.region_of_loop(l)).parent();
+            assert_eq!(Some(whole.region), parent);
+            assert_ne!(whole.region, forest.region_of_loop(l));
+        }
+        assert!(forest.region_of_block(cfg.entry()).is_some());
+        assert_eq!(forest.region(RegionId::FUNCTION).loop_id(), None);
+    }
+    println!("{regions} regions, {loops} loops, {rejected} irreducible CFGs rejected");
+    assert!(loops > FOREST_GRAPHS as usize / 2 && rejected > FOREST_GRAPHS as usize / 8);
 }

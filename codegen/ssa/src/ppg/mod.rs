@@ -47,6 +47,7 @@ pub mod check;
 pub mod classes;
 pub mod dot;
 pub mod error;
+pub mod forest;
 pub mod partition_graph;
 pub mod queries;
 pub mod split;
@@ -59,6 +60,7 @@ pub use check::CheckError;
 pub use classes::{ClassId, Classes};
 pub use dot::split_node_name;
 pub use error::PpgError;
+pub use forest::{ForestPred, PpgForest, Region, RegionId, RegionNode};
 pub use partition_graph::{Construction, PartitionId, Ppg, PredId};
 pub use split::{SplitCfg, SplitNode, StartEndEdge};
 
