@@ -52,7 +52,6 @@
 use std::collections::HashMap;
 
 use crate::cfg::{Block, Cfg};
-use crate::dominators::DomTree;
 use crate::postdominators::PostDomTree;
 use crate::ppg::cdg::Cdg;
 use crate::ppg::classes::Classes;
@@ -83,10 +82,12 @@ pub fn build(split: &SplitCfg, classes: &Classes, cdg: &Cdg, construction: Const
 
     if construction == Construction::Cdg {
         let reversed = reverse(split);
-        let order = DomTree::compute(&reversed);
         let reversed_cdg = Cdg::compute(&reversed, &PostDomTree::compute(&reversed));
+        // Any topological order of the reversed graph will do: the leaders are
+        // chosen by dominance, not by the order.
+        let order: Vec<Block> = rpo.iter().rev().copied().collect();
         let backward = Direction {
-            order: order.reverse_postorder(),
+            order: &order,
             idom: &|x| classes.post_dom_tree().ipdom(x),
             cdg: &reversed_cdg,
             leader: |members| members.last().copied(),
@@ -97,27 +98,30 @@ pub fn build(split: &SplitCfg, classes: &Classes, cdg: &Cdg, construction: Const
 }
 
 /// `get_predicate_of_cdg_node` for every node: one predicate per set of labels into
-/// it, created in reverse postorder (START's first).
+/// it, created in reverse postorder (START's first). A single label is its own
+/// representative without a look-up (its node has that one label), so only the sets of
+/// several labels, the CDG merges, go through the map.
 fn merge_equivalent_nodes(ppg: &mut PpgBuilder, rpo: &[Block], cdg: &Cdg) {
+    const NONE: u32 = u32::MAX;
     let mut representative_of_labels: HashMap<Vec<Block>, Block> = HashMap::new();
-    let mut members: HashMap<Block, Vec<Block>> = HashMap::new();
-    let mut order: Vec<Block> = Vec::new();
+    let mut without_labels: Option<Block> = None;
+    // The class (index into `members`) of each representative.
+    let mut class_of = vec![NONE; cdg.num_nodes()];
+    let mut members: Vec<Vec<Block>> = Vec::new();
     for &u in rpo {
-        let labels = cdg.pdf_succ(u);
-        let single = (labels.len() == 1).then(|| labels[0]);
-        let r = *representative_of_labels
-            .entry(labels)
-            .or_insert(single.unwrap_or(u));
-        members
-            .entry(r)
-            .or_insert_with(|| {
-                order.push(r);
-                Vec::new()
-            })
-            .push(u);
+        let r = match cdg.in_edges(u) {
+            [] => *without_labels.get_or_insert(u),
+            [(_, label)] => *label,
+            _ => *representative_of_labels.entry(cdg.pdf_succ(u)).or_insert(u),
+        };
+        if class_of[r.index()] == NONE {
+            class_of[r.index()] = members.len() as u32;
+            members.push(Vec::new());
+        }
+        members[class_of[r.index()] as usize].push(u);
     }
-    for r in &order {
-        ppg.class_predicate(members.remove(r).unwrap_or_default());
+    for m in members {
+        ppg.class_predicate(m);
     }
 }
 

@@ -32,17 +32,17 @@ impl Cdg {
                 per_source[a.index()].push((y, b));
             }
         }
+        // position[b]: where b is among its branch's successors (a label's target
+        // has that branch as its only predecessor, so one array serves every branch)
+        let mut position = vec![0u32; n];
         let mut out_start = Vec::with_capacity(n + 1);
         let mut out = Vec::new();
         out_start.push(0);
         for (a, mut edges) in per_source.into_iter().enumerate() {
-            let order = |b: Block| {
-                cfg.succs(Block::new(a))
-                    .iter()
-                    .position(|&s| s == b)
-                    .unwrap_or(usize::MAX)
-            };
-            edges.sort_by_key(|&(y, b)| (order(b), y));
+            for (i, s) in cfg.succs(Block::new(a)).iter().enumerate() {
+                position[s.index()] = i as u32;
+            }
+            edges.sort_by_key(|&(y, b)| (position[b.index()], y));
             out.extend(edges);
             out_start.push(out.len() as u32);
         }
@@ -51,6 +51,11 @@ impl Cdg {
             out_start,
             out,
         }
+    }
+
+    /// The number of nodes of the graph.
+    pub fn num_nodes(&self) -> usize {
+        self.out_start.len() - 1
     }
 
     /// The CDG edges into `y`, as CFG edges `(a, b)`: `y` depends on `a → b`.

@@ -50,13 +50,24 @@ impl Ppg {
     /// consistent (every node START reaches has the predicate whose members list it,
     /// the others none; dummies have no members).
     pub fn check(&self) -> Result<(), CheckError> {
+        // in_part[c] == a + 1: c is a part of a already (finds repeated parts in
+        // linear time)
+        let mut in_part = vec![0u32; self.num_predicates()];
         for a in self.partitions() {
             let kids = self.children(a);
-            let repeated = kids.iter().enumerate().any(|(i, c)| kids[..i].contains(c));
-            if kids.len() < 2 || repeated || kids.contains(&self.parent(a)) {
+            in_part[self.parent(a).index()] = a.0 + 1;
+            for c in kids {
+                if in_part[c.index()] == a.0 + 1 {
+                    return Err(CheckError::BadPartition(a));
+                }
+                in_part[c.index()] = a.0 + 1;
+            }
+            if kids.len() < 2 {
                 return Err(CheckError::BadPartition(a));
             }
         }
+        // Each node is listed by at most one predicate, which is its own.
+        let mut listed = vec![false; self.num_nodes()];
         for p in self.predicates() {
             let is_root = p == self.root();
             if is_root != self.partitions_into(p).is_empty() {
@@ -66,9 +77,10 @@ impl Ppg {
                 return Err(CheckError::BadMembers(p));
             }
             for &x in self.blocks(p) {
-                if self.predicate_of(x) != Some(p) {
+                if self.predicate_of(x) != Some(p) || listed[x.index()] {
                     return Err(CheckError::BadBlockPredicate(x));
                 }
+                listed[x.index()] = true;
             }
         }
         for i in 0..self.num_nodes() {
@@ -79,7 +91,7 @@ impl Ppg {
                     !self.node_reachable[i]
                         || p.index() >= self.num_predicates()
                         || self.is_dummy(p)
-                        || !self.blocks(p).contains(&x)
+                        || !listed[i]
                 }
             };
             if wrong {

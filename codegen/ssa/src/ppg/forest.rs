@@ -92,6 +92,7 @@ pub struct Region {
     parent: Option<RegionId>,
     /// Node `i` of the region graph (before splitting) stands for `nodes[i]`.
     nodes: Vec<RegionNode>,
+    node_of: HashMap<RegionNode, Block>,
     split: SplitCfg,
     ppg: Ppg,
 }
@@ -128,7 +129,7 @@ impl Region {
 
     /// The node standing for `what`.
     pub fn find(&self, what: RegionNode) -> Option<Block> {
-        self.nodes.iter().position(|&n| n == what).map(Block::new)
+        self.node_of.get(&what).copied()
     }
 
     /// The name of a node of the split region graph, for dumps.
@@ -172,11 +173,12 @@ impl PpgForest {
         let loops = LoopForest::compute(cfg);
         check_reducible(cfg, &loops)?;
 
+        let exits_of = loop_exits(cfg, &loops);
         let mut regions = Vec::with_capacity(loops.num_loops() + 1);
         let mut block_node = vec![None; cfg.num_blocks()];
         for r in 0..=loops.num_loops() {
             let l = r.checked_sub(1).map(|i| LoopId(i as u32));
-            let graph = RegionGraph::build(cfg, end, &loops, l);
+            let graph = RegionGraph::build(cfg, end, &loops, &exits_of, l);
             for (i, node) in graph.nodes.iter().enumerate() {
                 if let RegionNode::Block(b) = *node {
                     block_node[b.index()] = Some((RegionId(r as u32), Block::new(i)));
@@ -190,6 +192,12 @@ impl PpgForest {
                     Some(p) => RegionId::of_loop(p),
                     None => RegionId::FUNCTION,
                 }),
+                node_of: graph
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| (n, Block::new(i)))
+                    .collect(),
                 nodes: graph.nodes,
                 split,
                 ppg,
@@ -396,6 +404,24 @@ fn check_reducible(cfg: &Cfg, loops: &LoopForest) -> Result<(), PpgError> {
     Ok(())
 }
 
+/// The edges leaving each loop: `a -> b` leaves the loops containing `a` but not `b`.
+/// O(E · loops left per edge).
+fn loop_exits(cfg: &Cfg, loops: &LoopForest) -> Vec<Vec<(Block, Block)>> {
+    let mut exits = vec![Vec::new(); loops.num_loops()];
+    for a in cfg.reachable_blocks() {
+        for &b in cfg.succs(a) {
+            let mut m = loops.innermost_loop(a);
+            while let Some(l) = m
+                && !loops.contains(l, b)
+            {
+                exits[l.index()].push((a, b));
+                m = loops.parent(l);
+            }
+        }
+    }
+    exits
+}
+
 /// How a block appears in the region of loop `l` (`None`: the function).
 enum Representative {
     /// Outside `l`.
@@ -435,7 +461,15 @@ struct RegionGraph {
 }
 
 impl RegionGraph {
-    fn build(cfg: &Cfg, end: Block, loops: &LoopForest, l: Option<LoopId>) -> RegionGraph {
+    /// The graph of the region of `l` (`None`: the function); `exits_of[m]` lists
+    /// the edges leaving loop `m`.
+    fn build(
+        cfg: &Cfg,
+        end: Block,
+        loops: &LoopForest,
+        exits_of: &[Vec<(Block, Block)>],
+        l: Option<LoopId>,
+    ) -> RegionGraph {
         let region_of = |m: LoopId| RegionId::of_loop(m);
         let mut nodes = Vec::new();
         let mut index = HashMap::new();
@@ -481,29 +515,28 @@ impl RegionGraph {
             }
         };
 
-        // Edges, as (source node, target node), from every block of the region's
-        // loop (nested loops included).
-        let body: Vec<Block> = match l {
-            Some(l) => loops.body(l).to_vec(),
-            None => cfg.reachable_blocks().collect(),
+        // Edges, as (source node, target node): those of the region's own blocks, in
+        // their order, then those leaving each nested loop (the others are inside a
+        // nested loop and belong to its region).
+        let target = |b: Block| match l {
+            Some(l) if b == loops.header(l) => RegionNode::End,
+            _ => node_of(b),
         };
         let mut edges: Vec<(RegionNode, RegionNode)> = Vec::new();
-        let mut loop_edges: HashSet<(RegionNode, RegionNode)> = HashSet::new();
-        for &a in &body {
-            let src = node_of(a);
+        for &a in &sorted {
             for &b in cfg.succs(a) {
-                let dst = match l {
-                    Some(l) if b == loops.header(l) => RegionNode::End,
-                    _ => node_of(b),
-                };
-                if src == dst {
-                    continue; // inside a nested loop
+                edges.push((RegionNode::Block(a), target(b)));
+            }
+        }
+        for &m in &children {
+            let src = node_of(loops.header(m));
+            // A collapsed loop leaves once, for one target: one edge per target.
+            let mut seen = HashSet::new();
+            for &(_, b) in &exits_of[m.index()] {
+                let dst = target(b);
+                if seen.insert(dst) {
+                    edges.push((src, dst));
                 }
-                // A collapsed loop leaves once, for one target: one edge per target.
-                if matches!(src, RegionNode::Loop { .. }) && !loop_edges.insert((src, dst)) {
-                    continue;
-                }
-                edges.push((src, dst));
             }
         }
         // Exit nodes in target order, then END.

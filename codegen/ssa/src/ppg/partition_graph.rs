@@ -93,6 +93,8 @@ pub struct Ppg {
     /// implies `rank[q] < rank[p]`, which prunes searches. Meaningless if the graph
     /// is cyclic (`acyclic` is then false, and searches are not pruned).
     pub(crate) rank: Vec<u32>,
+    /// The predicates in that topological order.
+    pub(crate) topological: Vec<PredId>,
     pub(crate) acyclic: bool,
 }
 
@@ -269,17 +271,18 @@ impl PpgBuilder {
         parent: PredId,
         children: impl IntoIterator<Item = PredId>,
     ) -> bool {
-        let mut kids: Vec<PredId> = Vec::new();
-        for c in children {
-            if !kids.contains(&c) {
-                kids.push(c);
-            }
-        }
-        if kids.len() < 2 || kids.contains(&parent) {
-            return false;
-        }
+        let mut kids: Vec<PredId> = children.into_iter().collect();
         let mut key = kids.clone();
         key.sort_unstable();
+        key.dedup();
+        if key.len() < kids.len() {
+            // keep the first occurrence of each part, in order
+            let mut taken = HashSet::with_capacity(key.len());
+            kids.retain(|c| taken.insert(*c));
+        }
+        if kids.len() < 2 || key.binary_search(&parent).is_ok() {
+            return false;
+        }
         if self.seen.insert((parent, key)) {
             for c in &kids {
                 self.is_part[c.index()] = true;
@@ -336,6 +339,7 @@ impl PpgBuilder {
             in_start,
             inn,
             rank: Vec::new(),
+            topological: Vec::new(),
             acyclic: false,
         };
         ppg.compute_ranks();
@@ -355,10 +359,10 @@ impl Ppg {
             .filter(|p| pending[p.index()] == 0)
             .collect();
         let mut rank = vec![NONE; np];
-        let mut next = 0u32;
+        let mut topological = Vec::with_capacity(np);
         while let Some(p) = ready.pop() {
-            rank[p.index()] = next;
-            next += 1;
+            rank[p.index()] = topological.len() as u32;
+            topological.push(p);
             for &a in self.partitions_of(p) {
                 for &c in self.children(a) {
                     pending[c.index()] -= 1;
@@ -368,8 +372,9 @@ impl Ppg {
                 }
             }
         }
-        self.acyclic = next as usize == np;
+        self.acyclic = topological.len() == np;
         self.rank = rank;
+        self.topological = topological;
     }
 }
 

@@ -57,7 +57,8 @@ impl Ppg {
     /// `c_i →* p` and `c_j →* q`. Sound (never says so of predicates sharing a
     /// trace); `false` when it cannot tell.
     pub fn disjoint(&self, p: PredId, q: PredId) -> bool {
-        if p == q {
+        let np = self.num_predicates();
+        if p == q || p.index() >= np || q.index() >= np {
             return false;
         }
         let mut above_q = self.ancestors(q);
@@ -90,6 +91,9 @@ impl Ppg {
     /// arguments cover `p_i`). O(predicates + partitions).
     pub fn covers(&self, p: PredId, qs: &[PredId]) -> bool {
         let np = self.num_predicates();
+        if p.index() >= np {
+            return false;
+        }
         let mut covered = vec![false; np];
         let mut stack: Vec<PredId> = Vec::new();
         for &q in qs {
@@ -110,9 +114,7 @@ impl Ppg {
         }
         if self.acyclic {
             // children before parents
-            let mut by_rank: Vec<PredId> = self.predicates().collect();
-            by_rank.sort_unstable_by_key(|x| std::cmp::Reverse(self.rank[x.index()]));
-            for x in by_rank {
+            for &x in self.topological.iter().rev() {
                 if !covered[x.index()] {
                     covered[x.index()] = self
                         .partitions_of(x)
