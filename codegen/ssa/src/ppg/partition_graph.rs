@@ -5,7 +5,7 @@
 //! A predicate is either the predicate of one `~`-class of nodes of the split CFG
 //! (Prop 4: they have the same domain) or a dummy of Alg 1, which names whatever
 //! remains of its parent once its sibling is taken out. The graph is built once by
-//! [`PpgBuilder`] (Alg 1 or Alg 5) and then only read; the queries are in
+//! `PpgBuilder` (Alg 1 or Alg 5) and then only read; the queries are in
 //! [`queries`](super::queries), the verifier in [`check`](super::check).
 
 use std::collections::HashSet;
