@@ -260,8 +260,8 @@ impl PpgForest {
 
     /// Leaving loop `l` for block `v`: the predicate of `★(v)` in `l`'s region (the
     /// iterations that leave for `v`) and the predicate of the edge `loop(l) → v` in
-    /// the enclosing region (the traces there that leave `l` for `v`). `None` if `l`
-    /// has no edge to `v`.
+    /// the enclosing region (the traces there that leave `l` for `v`; `loop(l) → END`
+    /// if `v` heads the enclosing loop). `None` if `l` has no edge to `v`.
     pub fn exit_predicate(&self, l: LoopId, v: Block) -> Option<(ForestPred, ForestPred)> {
         let inner = self.region_of_loop(l);
         let star = self.region(inner).find(RegionNode::Exit(v))?;
@@ -271,9 +271,15 @@ impl PpgForest {
             header: self.loops.header(l),
             region: inner,
         })?;
-        // Where `v` is in the enclosing region: itself, its collapsed loop, or ★(v);
-        // the edge there may have been split.
-        let target = self.node_in(parent, v)?;
+        // Where `v` is in the enclosing region: its END if `v` heads the enclosing
+        // loop (the edge is a back edge there), else `v`, its collapsed loop, or
+        // ★(v); the edge there may have been split.
+        let heads_parent = outer.loop_id.is_some_and(|m| self.loops.header(m) == v);
+        let target = if heads_parent {
+            outer.find(RegionNode::End)?
+        } else {
+            self.node_in(parent, v)?
+        };
         let index = outer.split.cfg().succs(from).iter().position(|&to| {
             to == target
                 || matches!(outer.split.origin(to), SplitNode::Edge { to, .. } if to == target)

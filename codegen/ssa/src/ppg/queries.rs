@@ -11,7 +11,11 @@
 //!   disjoint domains of the other parts of each partition crossed.
 //!
 //! Searches go upwards from `p` and only visit predicates whose topological rank is
-//! above `q`'s, so they stay in the part of the graph between the two.
+//! above `q`'s, so they stay in the part of the graph between the two. (For the
+//! predicates of two blocks, [`Classes::includes`](super::Classes::includes) gives
+//! the same answer as `implies` on a [`Construction::Cdg`](super::Construction) PPG
+//! in O(1), by Prop 3; the PPG is needed for dummies, complements, disjointness and
+//! covering.)
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};

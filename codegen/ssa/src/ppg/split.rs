@@ -193,6 +193,9 @@ impl SplitCfg {
         if let Some(x) = self.split_node(from, succ_index) {
             return Some(x);
         }
+        if from.index() >= self.num_nodes() {
+            return None;
+        }
         let to = *self.cfg.succs(from).get(succ_index)?;
         Some(if self.cfg.succs(from).len() == 1 {
             from

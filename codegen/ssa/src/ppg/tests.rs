@@ -525,6 +525,32 @@ fn nested_loops() {
 }
 
 #[test]
+fn an_inner_loop_that_continues_the_outer_one() {
+    // 0 -> 1; 1 -> 2, 4; 2 -> 3; 3 -> 2 (inner latch), 1 (outer latch); 4 END.
+    let g: &[&[u32]] = &[&[1], &[2, 4], &[3], &[2, 1], &[]];
+    for c in ALL {
+        let f = forest(g, 4, c);
+        let lf = f.loop_forest();
+        let (outer, inner) = (
+            lf.loop_headed_by(b(1)).unwrap(),
+            lf.loop_headed_by(b(2)).unwrap(),
+        );
+        let (star, edge) = f
+            .exit_predicate(inner, b(1))
+            .expect("3 -> 1 leaves the inner loop");
+        assert_eq!(star.region, f.region_of_loop(inner));
+        assert_eq!(edge.region, f.region_of_loop(outer));
+        // In the outer region, loop(2) goes to END only: the edge is equivalent to it.
+        assert_eq!(Some(edge), f.loop_predicate(inner));
+        assert_eq!(
+            f.exit_predicate(inner, b(4)),
+            None,
+            "the inner loop never leaves for 4"
+        );
+    }
+}
+
+#[test]
 fn loop_with_two_exits() {
     // 0 -> 1; 1 -> 2, 4; 2 -> 3, 5; 3 -> 1; 4, 5 -> 6 (END).
     let g: &[&[u32]] = &[&[1], &[2, 4], &[3, 5], &[1], &[6], &[6], &[]];
