@@ -83,4 +83,5 @@ pub use liveness::LiveSets;
 pub use loops::{LoopForest, LoopId};
 pub use parallel_copy::{ParallelCopyError, sequentialize};
 pub use postdominators::{ControlDependence, PostDomTree};
+pub use ppg::{Ppg, PpgError, PpgForest, PredId, SplitCfg, StartEndEdge};
 pub use program::{ExplicitProgram, SsaProgram, UseSite, Var};
