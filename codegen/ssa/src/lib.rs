@@ -2,9 +2,11 @@
 //! the SSA IR (`vliw-ir`, whose dominator tree wraps [`DomTree`]), the middle end and
 //! the machine back end: a graph abstraction ([`Graph`]), CFG orders, dominators,
 //! post-dominators and control dependence, the parallel-copy sequentializer, the
-//! loop-nesting forest, and liveness after Boissinot's thesis (chapter 3): live sets in
+//! loop-nesting forest, liveness after Boissinot's thesis (chapter 3): live sets in
 //! two passes without fixpoint iteration, and a liveness check that stays valid while
-//! the code is edited. The reference is `docs/ssa.md`.
+//! the code is edited; and the Predicate Partition Graph of Gindraud, Brandner and
+//! Darte (predicates of blocks, their partitions, implication and disjointness). The
+//! reference is `docs/ssa.md`.
 //!
 //! # Contracts
 //!
@@ -24,6 +26,13 @@
 //!   CFG. Queries read the variable's definition block and use sites at call time, so
 //!   adding or removing instructions and variables never invalidates it; changing the
 //!   CFG does.
+//! - **PPG** ([`ppg`]): the input is a CFG with START (its entry) and a designated END
+//!   without successors, whose reachable part is acyclic (or reducible, for
+//!   [`ppg::PpgForest`]) and reaches END from every block; anything else is a
+//!   [`ppg::PpgError`], never a panic. Critical edges are split into new nodes after
+//!   the original blocks, which keep their numbers; the START→END edge of the report
+//!   is virtual unless asked for. Every partition is exact on the traces (START→END
+//!   paths) of the split graph; the graph is acyclic with the single root `p_START`.
 //!
 //! Every traversal is iterative (no recursion), for functions of 10^5 blocks and more.
 //!
@@ -42,6 +51,11 @@
 //! - [`liveness`]: the two-pass live sets (Alg 4–6, §3.4).
 //! - [`livecheck`]: the liveness check (Alg 10–11, §3.4) with the dominance test.
 //! - [`dataflow`]: iterative data-flow liveness (Alg 3), the reference.
+//! - [`ppg`]: the Predicate Partition Graph (report §3–5): critical-edge splitting,
+//!   O(1) dominance, post-dominance and equivalence classes, construction from the CFG
+//!   (Alg 1) and from the control dependence graph (Alg 5, with its mirror for exact
+//!   implication), queries, verifier, Graphviz, and one PPG per loop level for
+//!   reducible CFGs.
 //! - [`bitset`]: the dense sets they use.
 
 pub mod bitset;
@@ -55,6 +69,7 @@ pub mod liveness;
 pub mod loops;
 pub mod parallel_copy;
 pub mod postdominators;
+pub mod ppg;
 pub mod program;
 pub mod reduced;
 
@@ -68,4 +83,5 @@ pub use liveness::LiveSets;
 pub use loops::{LoopForest, LoopId};
 pub use parallel_copy::{ParallelCopyError, sequentialize};
 pub use postdominators::{ControlDependence, PostDomTree};
+pub use ppg::{Ppg, PpgError, PpgForest, PredId, SplitCfg, StartEndEdge};
 pub use program::{ExplicitProgram, SsaProgram, UseSite, Var};
