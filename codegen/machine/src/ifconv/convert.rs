@@ -200,7 +200,10 @@ impl Converter<'_> {
 
     /// The predicate of join `b`: the OR of its incoming edges'.
     fn make_join(&mut self, b: MBlock) {
-        let incoming: Vec<Sym> = self.preds[&b].iter().map(|&p| self.edge_sym(p, b)).collect();
+        let incoming: Vec<Sym> = self.preds[&b]
+            .iter()
+            .map(|&p| self.edge_sym(p, b))
+            .collect();
         let mut acc = self.guard(incoming[0]);
         for &s in &incoming[1..] {
             let g = self.guard(s);
@@ -258,8 +261,8 @@ impl Converter<'_> {
         if pred.is_always() || !(need_t || need_o) {
             return;
         }
-        let raw_needed = self.needed.contains(&Sym::Raw(b, true))
-            || self.needed.contains(&Sym::Raw(b, false));
+        let raw_needed =
+            self.needed.contains(&Sym::Raw(b, true)) || self.needed.contains(&Sym::Raw(b, false));
         let compare = body.iter().copied().find(|&i| {
             let c = self.mf.inst(i);
             c.defs.first() == Some(&cond.pred)
@@ -454,7 +457,14 @@ pub fn convert(
                     }
                 })
                 .collect();
-            per_param.push(choose_guards(&c, args, join, &rank, paths.as_ref(), promote));
+            per_param.push(choose_guards(
+                &c,
+                args,
+                join,
+                &rank,
+                paths.as_ref(),
+                promote,
+            ));
         }
         psi_args.insert(join, per_param);
     }
@@ -498,8 +508,15 @@ pub fn convert(
         let rest = c.mf.take_block_insts(x);
         c.order.extend(rest);
     } else {
-        let classes: Vec<RegClass> = c.mf.blocks[x].params.iter().map(|&v| c.mf.vregs[v]).collect();
-        let defs: Vec<Reg> = classes.into_iter().map(|k| c.mf.new_vreg(k).into()).collect();
+        let classes: Vec<RegClass> = c.mf.blocks[x]
+            .params
+            .iter()
+            .map(|&v| c.mf.vregs[v])
+            .collect();
+        let defs: Vec<Reg> = classes
+            .into_iter()
+            .map(|k| c.mf.new_vreg(k).into())
+            .collect();
         c.psis(&psi_args[&x], &defs);
         let mut br = MInst::op(Opcode::Br, &[], &[], Imm::Block(x));
         br.args = defs;

@@ -151,7 +151,16 @@ fn round(
             stats.rejected += 1;
             continue;
         }
-        let merged = convert::convert(mf, &region, &dom, &pdom, &preds, &uses, limits.promotion, stats);
+        let merged = convert::convert(
+            mf,
+            &region,
+            &dom,
+            &pdom,
+            &preds,
+            &uses,
+            limits.promotion,
+            stats,
+        );
         stats.regions += 1;
         stats.blocks += region.blocks.len() - 1 + usize::from(merged);
         touched.extend(region.blocks.iter().copied());

@@ -69,6 +69,12 @@ pub fn exit_of(mf: &MachFunction, b: MBlock) -> Option<Exit> {
     if !last.is(Opcode::Br) || !last.guard.is_always() {
         return None;
     }
+    // no other branch before the exit (a multi-way branch as a chain of guarded `br`s)
+    let jumps =
+        |id: &crate::mir::InstId| matches!(mf.inst(*id).op, MOp::Op(Opcode::Br | Opcode::Jr));
+    if insts.len() >= 3 && insts[..insts.len() - 2].iter().any(jumps) {
+        return None;
+    }
     if insts.len() >= 2 {
         let before = mf.inst(insts[insts.len() - 2]);
         if before.is(Opcode::Br) {

@@ -928,19 +928,39 @@ fn undefined_values_flow_through_pure_operations_only() {
             vec![
                 MInst::copy(x.into(), r(3)),
                 // p = x < 10; under !p (false for x = 4) g is never written
-                op(Opcode::CmpLtI, &[p.into(), Reg::P0], &[x.into()], Imm::Const(10)),
+                op(
+                    Opcode::CmpLtI,
+                    &[p.into(), Reg::P0],
+                    &[x.into()],
+                    Imm::Const(10),
+                ),
                 op(Opcode::AddI, &[g.into()], &[x.into()], Imm::Const(1))
                     .with_guard(MGuard::new(p.into(), true)),
                 // speculated: t and q are undefined, u = p & q false under !p... here
                 // p is true, so u is undefined; w = !p & q is false whatever q is
                 op(Opcode::AddI, &[t.into()], &[g.into()], Imm::Const(1)),
-                op(Opcode::CmpEqI, &[q.into(), Reg::P0], &[g.into()], Imm::Const(0)),
+                op(
+                    Opcode::CmpEqI,
+                    &[q.into(), Reg::P0],
+                    &[g.into()],
+                    Imm::Const(0),
+                ),
                 op(Opcode::Pand, &[u.into()], &[p.into(), q.into()], Imm::None),
                 op(Opcode::Pandn, &[w.into()], &[q.into(), p.into()], Imm::None),
                 op(Opcode::AddI, &[a.into()], &[x.into()], Imm::Const(100)),
                 // sel picks a (p true) and never reads t
-                op(Opcode::Sel, &[s.into()], &[p.into(), a.into(), t.into()], Imm::None),
-                op(Opcode::Sel, &[s.into()], &[w.into(), t.into(), s.into()], Imm::None),
+                op(
+                    Opcode::Sel,
+                    &[s.into()],
+                    &[p.into(), a.into(), t.into()],
+                    Imm::None,
+                ),
+                op(
+                    Opcode::Sel,
+                    &[s.into()],
+                    &[w.into(), t.into(), s.into()],
+                    Imm::None,
+                ),
                 MInst::copy(r(3), result.into()),
                 ret_r3(),
             ],
