@@ -145,6 +145,11 @@ pub struct Options {
     /// Limits of if-conversion's regions (`if-convert-max-ops=`,
     /// `if-convert-max-predicates=`).
     pub if_convert_limits: vliw_machine::ifconv::Limits,
+    /// Promote ψ guards (003 §3.1; `promotion=on|off`).
+    pub promotion: bool,
+    /// Decide promotions with the region's Predicate Partition Graph (`ppg=on|off`;
+    /// without it only the first argument's guard, which needs no proof).
+    pub ppg: bool,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -175,6 +180,8 @@ impl core::fmt::Debug for Options {
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
             .field("if_convert_limits", &self.if_convert_limits)
+            .field("promotion", &self.promotion)
+            .field("ppg", &self.ppg)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
             .field("input_verified", &self.input_verified)
@@ -204,6 +211,8 @@ impl Options {
             copy_blocks: true,
             if_convert: false,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
+            promotion: true,
+            ppg: true,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -238,6 +247,8 @@ impl Options {
         "if-convert-max-ops",
         "if-convert-max-predicates",
         "psi-lowering",
+        "promotion",
+        "ppg",
         "rvsdg",
         "sequentialize",
         "gamma-ordering",
@@ -284,6 +295,8 @@ impl Options {
             "jump-threading" => self.jump_threading = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,
+            "promotion" => self.promotion = on_off(key, value)?,
+            "ppg" => self.ppg = on_off(key, value)?,
             "if-convert-max-ops" => {
                 self.if_convert_limits.max_ops = value.parse().map_err(|_| {
                     format!("if-convert-max-ops={value}: expected a number of operations")

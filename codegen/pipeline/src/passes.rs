@@ -569,7 +569,14 @@ pub const PIPELINE: &[Pass] = &[
         }),
         runs: |o| o.if_convert,
         run: Run::Machine(|mf, o| {
-            let s = vliw_machine::ifconv::if_convert(mf, &o.backend.machine, &o.if_convert_limits);
+            use vliw_machine::ifconv::Promotion;
+            let mut limits = o.if_convert_limits;
+            limits.promotion = match (o.promotion, o.ppg) {
+                (false, _) => Promotion::Off,
+                (true, false) => Promotion::First,
+                (true, true) => Promotion::Ppg,
+            };
+            let s = vliw_machine::ifconv::if_convert(mf, &o.backend.machine, &limits);
             o.count("ifconv.regions", s.regions as u64);
             o.count("ifconv.blocks", s.blocks as u64);
             o.count("ifconv.rejected", s.rejected as u64);

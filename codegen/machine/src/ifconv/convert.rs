@@ -31,8 +31,10 @@
 //!   a guard may grow into the union of its own and the guards to its right) to the
 //!   cheapest predicate that qualifies: true, or the raw condition of the branch that
 //!   decides its edge, which a compare computes without waiting for the enclosing
-//!   predicates. Whether a promotion qualifies is decided exactly on the region's
-//!   paths ([`Paths`]). Condition 1 (the argument is defined wherever its new guard
+//!   predicates. Whether a promotion qualifies is asked of the region's Predicate
+//!   Partition Graph ([`RegionPpg`]): is the join's predicate covered by the candidate
+//!   and the guards to the right? (`ppg=off`: only the first argument, which needs no
+//!   proof.) Condition 1 (the argument is defined wherever its new guard
 //!   holds) is not needed by the `sel` chains that ψs become: where a promoted guard
 //!   holds beyond the original one, an argument further right overrides the value.
 //!   `promotion=off` keeps the guards exact, in the order of the definitions.
@@ -48,7 +50,7 @@ use vliw_isa::{CmpType, Opcode};
 use vliw_ssa::{DomTree, PostDomTree};
 
 use super::IfConvertStats;
-use super::paths::{Domain, Paths};
+use super::ppg::RegionPpg;
 use super::region::{Exit, Region, speculable};
 use crate::mir::{Imm, InstId, MBlock, MGuard, MInst, MOp, MachFunction, Reg, RegClass};
 use crate::ssa_view::{block, mblock};
@@ -313,41 +315,60 @@ struct Arg {
     value: Reg,
     /// The edge's own predicate.
     exact: Sym,
-    domain: Domain,
     source: MBlock,
     /// Where its value is defined (for the order without promotion).
     defined_at: i64,
     raw: Option<Sym>,
 }
 
-/// The guards of a ψ's arguments at `join` (module documentation): ordered, and
-/// promoted when `promote` and the paths are known.
+/// How guards are promoted.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Promotion {
+    /// Guards exact, in the order of the definitions (`promotion=off`).
+    Off,
+    /// Only the first argument's guard to true: the edges into a join are its only
+    /// ways in, so that needs no proof (`ppg=off`).
+    First,
+    /// Every guard to the cheapest qualifying predicate, asked of the region's PPG.
+    Ppg,
+}
+
+/// The guards of a ψ's arguments at `join` (module documentation).
 fn choose_guards(
     c: &Converter,
     mut args: Vec<Arg>,
     join: MBlock,
     rank: &HashMap<MBlock, usize>,
-    paths: Option<&Paths>,
-    promote: bool,
+    ppg: Option<&RegionPpg>,
+    promotion: Promotion,
 ) -> Vec<(Reg, Sym)> {
-    let Some(paths) = paths.filter(|_| promote) else {
+    if promotion == Promotion::Off {
         args.sort_by_key(|a| (a.defined_at, rank[&a.source]));
         return args.into_iter().map(|a| (a.value, a.exact)).collect();
-    };
+    }
     args.sort_by_key(|a| core::cmp::Reverse(rank[&a.source]));
-    let universe = paths.of_block(join);
-    let mut right: Domain = args.iter().map(|a| a.domain).fold(0, |x, y| x | y);
+    let ppg = ppg.filter(|_| promotion == Promotion::Ppg);
+    let edge = |a: &Arg| ppg.and_then(|g| g.edge(a.source, join));
+    let universe = ppg.and_then(|g| g.block(join));
     let mut out = Vec::with_capacity(args.len());
-    for a in &args {
-        right &= !a.domain;
-        let covered = a.domain | right;
-        let guard = if universe & !covered == 0 {
+    for (k, a) in args.iter().enumerate() {
+        // the predicates of the arguments to the right, if the graph knows them all
+        let right: Option<Vec<_>> = args[k + 1..].iter().map(edge).collect();
+        let covered = |extra: Option<_>| match (ppg, universe, &right, extra) {
+            (Some(g), Some(u), Some(r), Some(x)) => {
+                let mut qs = r.clone();
+                qs.push(x);
+                g.covers(u, &qs)
+            }
+            _ => false,
+        };
+        let guard = if k == 0 || covered(edge(a)) {
             Sym::True
         } else if let Some(Sym::Raw(b, dir)) = a.raw
-            && (universe & !paths.of_block(b)) & !right == 0
             && c.block_sym[&b] != Sym::True
+            && covered(ppg.and_then(|g| g.block(b)))
         {
-            // paths that do not decide at b are overridden by arguments to the right
+            // paths that do not pass b are overridden by arguments to the right
             Sym::Raw(b, dir)
         } else {
             a.exact
@@ -367,7 +388,7 @@ pub fn convert(
     pdom: &PostDomTree,
     preds: &HashMap<MBlock, Vec<MBlock>>,
     uses: &HashMap<Reg, u32>,
-    promote: bool,
+    promotion: Promotion,
     stats: &mut IfConvertStats,
 ) -> bool {
     let e = region.entry();
@@ -431,7 +452,9 @@ pub fn convert(
     }
 
     // 2. the ψ arguments and their guards
-    let paths = Paths::enumerate(region);
+    let ppg = (promotion == Promotion::Ppg)
+        .then(|| RegionPpg::build(region))
+        .flatten();
     let merge = preds[&x].iter().all(|p| rank.contains_key(p)) && c.mf.layout.first() != Some(&x);
     let mut psi_args: HashMap<MBlock, Vec<Vec<(Reg, Sym)>>> = HashMap::new();
     for &join in region.blocks[1..].iter().chain([&x]) {
@@ -450,7 +473,6 @@ pub fn convert(
                     Arg {
                         value,
                         exact: c.edge_sym(p, join),
-                        domain: paths.as_ref().map_or(0, |ps| ps.of_edge(p, join)),
                         source: p,
                         defined_at,
                         raw: c.raw_of(p, join),
@@ -462,8 +484,8 @@ pub fn convert(
                 args,
                 join,
                 &rank,
-                paths.as_ref(),
-                promote,
+                ppg.as_ref(),
+                promotion,
             ));
         }
         psi_args.insert(join, per_param);

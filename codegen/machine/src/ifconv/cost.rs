@@ -38,8 +38,8 @@ pub struct Limits {
     /// Predicates a region may create (block and edge predicates): the machine has 15
     /// allocatable ones, and predicates are live across the whole region.
     pub max_predicates: usize,
-    /// Promote ψ guards (003 §3.1; `promotion=on|off`).
-    pub promotion: bool,
+    /// How ψ guards are promoted (003 §3.1; `promotion=on|off`, `ppg=on|off`).
+    pub promotion: super::Promotion,
 }
 
 impl Default for Limits {
@@ -48,7 +48,7 @@ impl Default for Limits {
             max_blocks: 16,
             max_ops: 96,
             max_predicates: 8,
-            promotion: true,
+            promotion: super::Promotion::Ppg,
         }
     }
 }

@@ -20,9 +20,12 @@
 
 pub mod cost;
 pub mod paths;
+pub mod ppg;
 pub mod region;
 
 mod convert;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{HashMap, HashSet};
 
@@ -31,6 +34,7 @@ use vliw_ssa::{DomTree, PostDomTree};
 
 use crate::mir::{MBlock, MachFunction, Reg};
 use crate::ssa_view::{cfg_of, mblock};
+pub use convert::Promotion;
 pub use cost::{Estimate, Limits};
 pub use region::{Exit, NoRegion, Region, exit_of, find_region};
 
