@@ -554,6 +554,36 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "ppg",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "analysis only: the Predicate Partition Graphs of the function's CFG, one per \
+                level of its loop forest (Gindraud et al., Alg. 5), built and checked when \
+                if-convert=on ppg=on; dump=after:ppg dump-format=dot draws them \
+                (vliw_machine::ifconv::ppg)",
+        switch: None,
+        runs: |o| o.if_convert && o.ppg,
+        run: Run::Machine(|mf, o| {
+            match vliw_machine::ifconv::ppg::function_ppg(mf) {
+                Ok(forest) => {
+                    forest.check().map_err(|(region, e)| {
+                        vliw_machine::CompileError::new(
+                            &mf.name,
+                            format!(
+                                "the predicate partition graph of region {region:?} is \
+                                 inconsistent: {e}"
+                            ),
+                        )
+                    })?;
+                    o.count("ppg.functions", 1);
+                    o.count("ppg.regions", forest.num_regions() as u64);
+                }
+                Err(_) => o.count("ppg.refused", 1),
+            }
+            Ok(())
+        }),
+    },
+    Pass {
         name: "if-convert",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,

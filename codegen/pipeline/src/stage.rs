@@ -108,6 +108,8 @@ pub fn verify(
 pub fn dump(unit: &Unit<'_>, point: &str, format: DumpFormat) -> String {
     let mut s = String::new();
     match (format, unit) {
+        // the analysis of the `ppg` pass, not the function
+        (_, Unit::Machine(mf)) if point == "after:ppg" => dot::ppg(&mut s, mf, point, format),
         (DumpFormat::Dot, Unit::Ir(f)) => dot::ir_cfg(&mut s, f, point),
         (DumpFormat::Dot, Unit::Machine(mf)) => dot::machine_cfg(&mut s, mf, point),
         (_, unit) => {

@@ -7,11 +7,12 @@
 
 use std::collections::HashMap;
 
-use vliw_ssa::ppg::{Ppg, PredId, SplitCfg, StartEndEdge};
+use vliw_ssa::ppg::{Construction, Ppg, PpgError, PpgForest, PredId, SplitCfg, StartEndEdge};
 use vliw_ssa::{Block, Cfg};
 
 use super::region::Region;
-use crate::mir::MBlock;
+use crate::mir::{MBlock, MachFunction};
+use crate::ssa_view::cfg_of;
 
 /// A region's PPG, with the region's blocks numbered in their topological order and
 /// `X` last.
@@ -73,4 +74,27 @@ impl RegionPpg {
     pub fn to_dot(&self) -> String {
         self.ppg.to_dot()
     }
+}
+
+/// The Predicate Partition Graphs of a whole function (machine SSA): its CFG with a
+/// virtual END after every block that returns or traps, one PPG per level of its
+/// loop-nesting forest (000 §4.2). `Err` when the CFG is irreducible or a block never
+/// reaches an exit (an endless loop).
+pub fn function_ppg(mf: &MachFunction) -> Result<PpgForest, PpgError> {
+    let cfg = cfg_of(mf);
+    let end = Block::new(cfg.num_blocks());
+    let mut succs: Vec<Vec<Block>> = Vec::with_capacity(cfg.num_blocks() + 1);
+    for i in 0..cfg.num_blocks() {
+        let b = Block::new(i);
+        let s = cfg.succs(b).to_vec();
+        let in_layout = mf.layout.contains(&crate::ssa_view::mblock(b));
+        succs.push(if s.is_empty() && in_layout && cfg.is_reachable(b) {
+            vec![end]
+        } else {
+            s
+        });
+    }
+    succs.push(Vec::new());
+    let with_end = Cfg::from_successors(cfg.entry(), succs);
+    PpgForest::build(&with_end, end, StartEndEdge::Virtual, Construction::Cdg)
 }
