@@ -46,11 +46,15 @@ pub struct FunctionCode {
     pub bundles: usize,
 }
 
-/// Removes each unguarded `br` to the block that follows in the layout.
+/// Removes each unguarded `br` to the block that follows in the layout. A block that
+/// ends in `(p) br next; br other` becomes `(!p) br other`: the branch to the next
+/// block would be taken (a taken branch costs the taken-branch penalty, a branch not
+/// taken nothing) and the other one is then the fall-through's.
 pub fn remove_fallthrough_branches(func: &mut MachFunction) {
     for i in 0..func.layout.len() {
         let b = func.layout[i];
         let next = func.layout.get(i + 1).copied();
+        invert_branch_to_next(func, b, next);
         if let Some(last) = func.last_inst(b)
             && last.is(Opcode::Br)
             && last.guard.is_always()
@@ -60,6 +64,31 @@ pub fn remove_fallthrough_branches(func: &mut MachFunction) {
             func.pop_inst(b);
         }
     }
+}
+
+/// `(p) br next; br other` (no arguments) becomes `(!p) br other; br next`.
+fn invert_branch_to_next(func: &mut MachFunction, b: MBlock, next: Option<MBlock>) {
+    let ids = func.block_inst_ids(b);
+    let [.., cond, last] = ids else {
+        return;
+    };
+    let (cond, last) = (*cond, *last);
+    let (c, l) = (func.inst(cond), func.inst(last));
+    let plain = |i: &crate::mir::MInst| i.is(Opcode::Br) && i.args.is_empty();
+    if !plain(c) || !plain(l) || c.guard.is_always() || !l.guard.is_always() {
+        return;
+    }
+    let (Imm::Block(taken), Imm::Block(other)) = (&c.imm, &l.imm) else {
+        return;
+    };
+    if Some(*taken) != next || taken == other {
+        return;
+    }
+    let (taken, other) = (*taken, *other);
+    let c = func.inst_mut(cond);
+    c.guard.negated = !c.guard.negated;
+    c.imm = Imm::Block(other);
+    func.inst_mut(last).imm = Imm::Block(taken);
 }
 
 /// One bundle per operation (`sched=off`): sets the function's bundles.
