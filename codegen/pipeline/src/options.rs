@@ -249,6 +249,7 @@ impl Options {
         "psi-lowering",
         "promotion",
         "ppg",
+        "psi-shape",
         "rvsdg",
         "sequentialize",
         "gamma-ordering",
@@ -297,6 +298,17 @@ impl Options {
             "if-convert" => self.if_convert = on_off(key, value)?,
             "promotion" => self.promotion = on_off(key, value)?,
             "ppg" => self.ppg = on_off(key, value)?,
+            "psi-shape" => {
+                self.if_convert_limits.psi_tree = match value {
+                    "tree" => true,
+                    "flat" => false,
+                    _ => {
+                        return Err(format!(
+                            "psi-shape={value}: unknown shape (known: tree, flat)"
+                        ));
+                    }
+                }
+            }
             "if-convert-max-ops" => {
                 self.if_convert_limits.max_ops = value.parse().map_err(|_| {
                     format!("if-convert-max-ops={value}: expected a number of operations")
@@ -519,6 +531,7 @@ mod tests {
                 "if-convert-max-ops" => "64",
                 "if-convert-max-predicates" => "4",
                 "psi-lowering" => "sel",
+                "psi-shape" => "flat",
                 _ => "off",
             };
             Options::new()

@@ -216,16 +216,18 @@ impl Converter<'_> {
 
     /// The ψs of block `target`'s parameters (defining `defs`: the parameters
     /// themselves, or new registers), from the arguments its predecessors pass.
-    fn psis(&mut self, args_of: &[Vec<(Reg, Sym)>], defs: &[Reg]) {
+    fn psis(&mut self, ops_of: &[Vec<PsiOp>], defs: &[Reg]) {
         for (i, &d) in defs.iter().enumerate() {
-            let mut psi = MInst::new(MOp::Psi);
-            psi.defs = vec![d];
-            for (arg, s) in &args_of[i] {
-                psi.uses.push(*arg);
-                psi.psi_guards.push(self.guard(*s));
+            for op in &ops_of[i] {
+                let mut psi = MInst::new(MOp::Psi);
+                psi.defs = vec![op.def.unwrap_or(d)];
+                for (arg, s) in &op.args {
+                    psi.uses.push(*arg);
+                    psi.psi_guards.push(self.guard(*s));
+                }
+                self.stats.psis += 1;
+                self.emit(psi);
             }
-            self.stats.psis += 1;
-            self.emit(psi);
         }
     }
 
@@ -310,6 +312,88 @@ impl Converter<'_> {
     }
 }
 
+/// One ψ to make at a join: its definition (`None`: the join's parameter) and its
+/// arguments with their guards.
+struct PsiOp {
+    def: Option<Reg>,
+    args: Vec<(Reg, Sym)>,
+}
+
+/// The ψs of parameter `i` of `join` as a decision tree (module documentation): one
+/// two-argument ψ per branch between the join's immediate dominator `d` and the join
+/// where the two sides bring different values, from the last branch up to `d`, whose
+/// ψ defines the parameter. `None` when `d` is not in the region.
+fn decision_tree(
+    c: &mut Converter,
+    join: MBlock,
+    i: usize,
+    dom: &DomTree,
+    rank: &HashMap<MBlock, usize>,
+    promotion: Promotion,
+) -> Option<Vec<PsiOp>> {
+    let d = mblock(dom.idom(block(join))?);
+    rank.get(&d)?;
+    // the blocks on the paths from d to the join
+    let mut reaches: HashSet<MBlock> = HashSet::new();
+    let mut work: Vec<MBlock> = c.preds[&join].clone();
+    while let Some(b) = work.pop() {
+        if reaches.insert(b) {
+            work.extend(c.preds.get(&b).into_iter().flatten().copied());
+        }
+    }
+    let mut between: Vec<MBlock> = reaches
+        .into_iter()
+        .filter(|&b| dom.dominates(block(d), block(b)))
+        .collect();
+    between.sort_by_key(|b| core::cmp::Reverse(rank[b]));
+    let class = c.mf.vregs[c.mf.blocks[join].params[i]];
+    let mut value: HashMap<MBlock, Reg> = HashMap::new();
+    let mut ops: Vec<PsiOp> = Vec::new();
+    for &b in &between {
+        let on_edge = |c: &Converter, t: MBlock| -> Option<Reg> {
+            if t == join {
+                let jump = c.mf.inst(*c.mf.block_inst_ids(b).last()?);
+                jump.args.get(i).copied()
+            } else {
+                value.get(&t).copied()
+            }
+        };
+        let v = match c.exit(b) {
+            Exit::Jump { target } => on_edge(c, target),
+            Exit::Branch { taken, other, .. } => match (on_edge(c, taken), on_edge(c, other)) {
+                (Some(t), Some(o)) if t != o => {
+                    let (gt, go) = if promotion == Promotion::Off {
+                        (c.edge_sym(b, taken), c.edge_sym(b, other))
+                    } else {
+                        (Sym::Raw(b, true), Sym::True)
+                    };
+                    let def: Reg = c.mf.new_vreg(class).into();
+                    ops.push(PsiOp {
+                        def: Some(def),
+                        args: vec![(o, go), (t, gt)],
+                    });
+                    Some(def)
+                }
+                (Some(t), _) => Some(t),
+                (None, o) => o,
+            },
+        };
+        if let Some(v) = v {
+            value.insert(b, v);
+        }
+    }
+    let root = *value.get(&d)?;
+    match ops.last_mut() {
+        // the last ψ made is d's own: it defines the parameter
+        Some(last) if last.def == Some(root) => last.def = None,
+        _ => ops.push(PsiOp {
+            def: None,
+            args: vec![(root, Sym::True)],
+        }),
+    }
+    Some(ops)
+}
+
 /// One ψ argument while its guard is chosen.
 struct Arg {
     value: Reg,
@@ -389,6 +473,7 @@ pub fn convert(
     preds: &HashMap<MBlock, Vec<MBlock>>,
     uses: &HashMap<Reg, u32>,
     promotion: Promotion,
+    tree: bool,
     stats: &mut IfConvertStats,
 ) -> bool {
     let e = region.entry();
@@ -452,15 +537,19 @@ pub fn convert(
     }
 
     // 2. the ψ arguments and their guards
-    let ppg = (promotion == Promotion::Ppg)
+    let ppg = (promotion == Promotion::Ppg && !tree)
         .then(|| RegionPpg::build(region))
         .flatten();
     let merge = preds[&x].iter().all(|p| rank.contains_key(p)) && c.mf.layout.first() != Some(&x);
-    let mut psi_args: HashMap<MBlock, Vec<Vec<(Reg, Sym)>>> = HashMap::new();
+    let mut psi_args: HashMap<MBlock, Vec<Vec<PsiOp>>> = HashMap::new();
     for &join in region.blocks[1..].iter().chain([&x]) {
         let n = c.mf.blocks[join].params.len();
         let mut per_param = Vec::with_capacity(n);
         for i in 0..n {
+            if tree && let Some(ops) = decision_tree(&mut c, join, i, dom, &rank, promotion) {
+                per_param.push(ops);
+                continue;
+            }
             let args: Vec<Arg> = c.preds[&join]
                 .iter()
                 .map(|&p| {
@@ -479,14 +568,10 @@ pub fn convert(
                     }
                 })
                 .collect();
-            per_param.push(choose_guards(
-                &c,
-                args,
-                join,
-                &rank,
-                ppg.as_ref(),
-                promotion,
-            ));
+            per_param.push(vec![PsiOp {
+                def: None,
+                args: choose_guards(&c, args, join, &rank, ppg.as_ref(), promotion),
+            }]);
         }
         psi_args.insert(join, per_param);
     }
@@ -496,7 +581,7 @@ pub fn convert(
         .values()
         .flatten()
         .flatten()
-        .map(|&(_, s)| s)
+        .flat_map(|op| op.args.iter().map(|&(_, s)| s))
         .collect();
     for s in psi_syms {
         c.need(s);

@@ -40,6 +40,9 @@ pub struct Limits {
     pub max_predicates: usize,
     /// How ψ guards are promoted (003 §3.1; `promotion=on|off`, `ppg=on|off`).
     pub promotion: super::Promotion,
+    /// ψs as decision trees of two-argument ψs (`psi-shape=tree`) rather than one flat
+    /// ψ per join (`psi-shape=flat`).
+    pub psi_tree: bool,
 }
 
 impl Default for Limits {
@@ -49,6 +52,7 @@ impl Default for Limits {
             max_ops: 96,
             max_predicates: 8,
             promotion: super::Promotion::Ppg,
+            psi_tree: true,
         }
     }
 }

@@ -163,6 +163,7 @@ fn round(
             &preds,
             &uses,
             limits.promotion,
+            limits.psi_tree,
             stats,
         );
         stats.regions += 1;

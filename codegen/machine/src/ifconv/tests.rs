@@ -1,7 +1,7 @@
 //! Randomized checks of if-conversion: random acyclic functions in machine SSA (nested
 //! and unstructured branches, joins with parameters, guarded divisions and traps),
 //! interpreted before and after `if_convert` and `psi::lower_to_selects` on random
-//! arguments, under each way of promoting ψ guards, and once more after the SSA
+//! arguments, under each way of promoting ψ guards and both shapes of ψs, and once more after the SSA
 //! allocator. Every promotion the PPG allows is also checked against condition 2 of
 //! 003 §3.1 on the enumerated paths (`paths`): a promoted guard stays inside the union
 //! of its own edge's paths and those of the arguments to its right.
@@ -174,9 +174,13 @@ fn random_functions_keep_their_values() {
         let inputs: Vec<Vec<u64>> = (0..6)
             .map(|_| (0..3).map(|_| (rng.below(21) as i64 - 10) as u64).collect())
             .collect();
-        for promotion in [Promotion::Off, Promotion::First, Promotion::Ppg] {
+        let ways = [Promotion::Off, Promotion::First, Promotion::Ppg]
+            .into_iter()
+            .flat_map(|p| [(p, true), (p, false)]);
+        for (promotion, psi_tree) in ways {
             let limits = Limits {
                 promotion,
+                psi_tree,
                 ..Limits::default()
             };
             let mut out = mf.clone();
@@ -187,8 +191,9 @@ fn random_functions_keep_their_values() {
             };
             let stats = if_convert(&mut out, &always, &limits);
             converted += stats.regions;
-            out.verify(Phase::Ssa)
-                .unwrap_or_else(|e| panic!("seed {seed} {promotion:?}:\n{e}\n{mf}\n{out}"));
+            out.verify(Phase::Ssa).unwrap_or_else(|e| {
+                panic!("seed {seed} {promotion:?} {psi_tree}:\n{e}\n{mf}\n{out}")
+            });
             let mut lowered = out.clone();
             crate::psi::lower_to_selects(&mut lowered);
             lowered.verify(Phase::Ssa).unwrap();
@@ -200,7 +205,7 @@ fn random_functions_keep_their_values() {
                     assert_eq!(
                         run(f, args),
                         want,
-                        "seed {seed} {promotion:?} {what} {args:?}:\n{mf}\n{f}"
+                        "seed {seed} {promotion:?} tree {psi_tree} {what} {args:?}:\n{mf}\n{f}"
                     );
                     checked += 1;
                 }
