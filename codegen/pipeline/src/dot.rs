@@ -117,6 +117,36 @@ pub fn machine_cfg(s: &mut String, mf: &MachFunction, point: &str) {
     s.push_str("}\n");
 }
 
+/// The Predicate Partition Graphs of `mf` (`dump=after:ppg`): Graphviz, one cluster
+/// per level of the loop forest; as text, the same graph in `;` comments, or why there
+/// is none.
+pub fn ppg(s: &mut String, mf: &MachFunction, point: &str, format: crate::DumpFormat) {
+    let comment = if format == crate::DumpFormat::Dot {
+        "//"
+    } else {
+        ";"
+    };
+    match vliw_machine::ifconv::ppg::function_ppg(mf) {
+        Ok(forest) if format == crate::DumpFormat::Dot => {
+            let _ = writeln!(s, "// dump={point} function={}", mf.name);
+            s.push_str(&forest.to_dot());
+        }
+        Ok(forest) => {
+            let _ = writeln!(s, "{comment} dump={point} function={}", mf.name);
+            for line in forest.to_dot().lines() {
+                let _ = writeln!(s, "{comment} {line}");
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(
+                s,
+                "{comment} dump={point} function={}: no PPG: {e}",
+                mf.name
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,35 +177,5 @@ mod tests {
             "{s}"
         );
         assert!(s.trim_end().ends_with('}'));
-    }
-}
-
-/// The Predicate Partition Graphs of `mf` (`dump=after:ppg`): Graphviz, one cluster
-/// per level of the loop forest; as text, the same graph in `;` comments, or why there
-/// is none.
-pub fn ppg(s: &mut String, mf: &MachFunction, point: &str, format: crate::DumpFormat) {
-    let comment = if format == crate::DumpFormat::Dot {
-        "//"
-    } else {
-        ";"
-    };
-    match vliw_machine::ifconv::ppg::function_ppg(mf) {
-        Ok(forest) if format == crate::DumpFormat::Dot => {
-            let _ = writeln!(s, "// dump={point} function={}", mf.name);
-            s.push_str(&forest.to_dot());
-        }
-        Ok(forest) => {
-            let _ = writeln!(s, "{comment} dump={point} function={}", mf.name);
-            for line in forest.to_dot().lines() {
-                let _ = writeln!(s, "{comment} {line}");
-            }
-        }
-        Err(e) => {
-            let _ = writeln!(
-                s,
-                "{comment} dump={point} function={}: no PPG: {e}",
-                mf.name
-            );
-        }
     }
 }
