@@ -78,6 +78,9 @@ struct Converter<'a> {
     block_sym: HashMap<MBlock, Sym>,
     /// The predicates made so far.
     made: HashMap<Sym, MGuard>,
+    /// The source of each unguarded copy of a virtual register (a ψ of two copies of
+    /// one value is that value).
+    copy_of: HashMap<Reg, Reg>,
     /// The predicates something reads.
     needed: HashSet<Sym>,
     /// The merged block's new order.
@@ -135,6 +138,17 @@ impl Converter<'_> {
                 Sym::Edge(b, _) => work.push(self.block_sym[&b]),
             }
         }
+    }
+
+    /// `r`, or what it is an unguarded copy of (through chains of copies).
+    fn original(&self, mut r: Reg) -> Reg {
+        for _ in 0..16 {
+            match self.copy_of.get(&r) {
+                Some(&s) => r = s,
+                None => break,
+            }
+        }
+        r
     }
 
     fn emit(&mut self, inst: MInst) {
@@ -359,8 +373,11 @@ fn decision_tree(
             }
         };
         let v = match c.exit(b) {
-            Exit::Jump { target } => on_edge(c, target),
-            Exit::Branch { taken, other, .. } => match (on_edge(c, taken), on_edge(c, other)) {
+            Exit::Jump { target } => on_edge(c, target).map(|r| c.original(r)),
+            Exit::Branch { taken, other, .. } => match (
+                on_edge(c, taken).map(|r| c.original(r)),
+                on_edge(c, other).map(|r| c.original(r)),
+            ) {
                 (Some(t), Some(o)) if t != o => {
                     let (gt, go) = if promotion == Promotion::Off {
                         (c.edge_sym(b, taken), c.edge_sym(b, other))
@@ -507,10 +524,19 @@ pub fn convert(
             }
         }
     }
+    let copy_of: HashMap<Reg, Reg> = mf
+        .layout
+        .iter()
+        .flat_map(|&b| mf.block_insts(b))
+        .filter(|i| i.op == MOp::Copy && i.guard.is_always())
+        .filter(|i| i.defs[0].as_virtual().is_some() && i.uses[0].as_virtual().is_some())
+        .map(|i| (i.defs[0], i.uses[0]))
+        .collect();
     let mut c = Converter {
         mf,
         region,
         uses,
+        copy_of,
         preds: region_preds,
         block_sym: HashMap::new(),
         made: HashMap::new(),
