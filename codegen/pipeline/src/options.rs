@@ -209,7 +209,7 @@ impl Options {
             dce: true,
             jump_threading: true,
             copy_blocks: true,
-            if_convert: false,
+            if_convert: true,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
             ppg: true,

@@ -595,7 +595,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "if-convert",
             off: "if-convert=off",
             on: "if-convert=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.if_convert,
         run: Run::Machine(|mf, o| {

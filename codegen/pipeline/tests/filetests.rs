@@ -187,10 +187,12 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         "rvsdg-unroll=off",
         // with memory state splitting (off by default until the suites pass with it)
         "rvsdg-mem-split=on",
-        // with if-conversion (off by default until the suites pass with it), on the
-        // code as the RVSDG leaves it and on the filetests' own control flow
-        "if-convert=on",
-        "if-convert=on rvsdg=off",
+        // without if-conversion (on by default), and with flat ψs and each way of
+        // promoting their guards
+        "if-convert=off",
+        "psi-shape=flat",
+        "psi-shape=flat ppg=off",
+        "psi-shape=flat promotion=off",
     ] {
         let options = options_for(variant, Some(&tally.ssa_regalloc));
         check_module(
@@ -482,8 +484,8 @@ fn machine_ir_verifies_and_round_trips_at_every_phase() {
         "regalloc=naive sched=off",
         "regalloc=naive sched=list",
         "regalloc=ssa sched=off",
-        "if-convert=on",
-        "if-convert=on rvsdg=off",
+        "if-convert=off",
+        "psi-shape=flat",
     ]
     .iter()
     .map(|words| Options::parse(words).unwrap())
