@@ -22,6 +22,8 @@ use crate::process;
 
 #[path = "bench_programs_destruct.rs"]
 mod destruct;
+#[path = "bench_programs_ifconv.rs"]
+mod ifconv;
 #[path = "bench_programs_lawrence.rs"]
 mod lawrence;
 use crate::toolchain::Toolchain;
@@ -235,6 +237,11 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
         section.markdown.push_str(&md);
         section.summary.push(summary);
     }
+    // predication: with if-conversion against without
+    if let Some((md, summary)) = ifconv::table_of(&names, &configs, &figures) {
+        section.markdown.push_str(&md);
+        section.summary.push(summary);
+    }
     // leaving SSA: the copies of each method, with the naive allocator
     let counts = destruct::measure(paths, &programs, &work)?;
     let (md, summary) = destruct::table_of(&names, &counts);
@@ -315,8 +322,9 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
             slug: label.replace(' ', "-"),
             label,
             llvm_args: vec![pass.flip().to_string()],
-            // the structural destruction's counters: the sequentialization table
-            counters: pass.flip() == lawrence::STRUCTURAL,
+            // the counters of the columns the sequentialization and predication
+            // tables compare with
+            counters: pass.flip() == lawrence::STRUCTURAL || pass.flip() == ifconv::OFF,
         });
     }
     if passes.len() > 1 {
