@@ -30,6 +30,14 @@
 //! accesses is assumed to overlap, and atomics and `fence` overlap everything.
 //! Operations that only write registers (no memory, no control) may cross a guarded
 //! `trap`: when it is taken the run ends and registers no longer matter.
+//!
+//! **Disjoint guards** (what if-conversion leaves; `docs/predication.md`). Two
+//! operations whose guards cannot both be true never both execute: a guarded write
+//! does not reach a reader under a disjoint guard (no true dependence), and two writes
+//! of one register under disjoint guards may share a bundle (output distance 0). Guards
+//! are known disjoint when they are one predicate in both polarities, or the two
+//! destinations of one compare that always writes both (an unguarded normal compare:
+//! `c` and `¬c`; a `.unc` compare: `g ∧ c` and `g ∧ ¬c`), none rewritten between.
 
 use vliw_isa::{CmpType, Format, Inst, MachineConfig, Opcode, Unit};
 
@@ -105,6 +113,12 @@ pub struct OpInfo {
     /// `br`, `jr`, `call`, `callr`, `ret`, `syscall`: nothing crosses it.
     pub barrier: bool,
     pub trap: bool,
+    /// The guard (predicate register index, negated), when not `p0`; a `.unc`
+    /// compare's writes do not depend on it, so it has none.
+    pub guard: Option<(usize, bool)>,
+    /// For a compare that always writes both destinations (unguarded normal, `.unc`):
+    /// the two predicates, which are then never both true.
+    pub exclusive_pair: Option<(usize, usize)>,
 }
 
 /// Size in bytes of a load or store.
@@ -193,6 +207,22 @@ impl OpInfo {
             }),
             _ => None,
         };
+        let guard = match mi.guard.pred {
+            Reg::Physical(p) if !mi.guard.is_always() && mi.ctype != CmpType::Unc => {
+                Some((reg_index(p), mi.guard.negated))
+            }
+            _ => None,
+        };
+        let always_both =
+            (mi.ctype == CmpType::Normal && mi.guard.is_always()) || mi.ctype == CmpType::Unc;
+        let exclusive_pair = match (op.format(), &mi.defs[..]) {
+            (Format::Cmp | Format::CmpImm, [Reg::Physical(a), Reg::Physical(b)])
+                if always_both && !is_constant(*a) && !is_constant(*b) =>
+            {
+                Some((reg_index(*a), reg_index(*b)))
+            }
+            _ => None,
+        };
         OpInfo {
             inst,
             reads,
@@ -201,6 +231,8 @@ impl OpInfo {
             access,
             barrier: op.is_control() && op != Opcode::Trap,
             trap: op == Opcode::Trap,
+            guard,
+            exclusive_pair,
         }
     }
 }
@@ -260,7 +292,28 @@ impl DepGraph {
         let mut last_barrier: Option<usize> = None;
         let mut since_barrier: Vec<usize> = Vec::new();
         let mut traps: Vec<usize> = Vec::new();
+        // each operation's guard with the version of its predicate at that point, and
+        // for each predicate the other half of the exclusive pair that wrote it
+        let mut guard_at: Vec<Option<(usize, bool, u32)>> = vec![None; n];
+        let mut pair: Vec<Option<(usize, u32)>> = vec![None; NUM_REGS];
+        let disjoint = |a: Option<(usize, bool, u32)>,
+                        b: Option<(usize, bool, u32)>,
+                        pair: &[Option<(usize, u32)>],
+                        version: &[u32]| {
+            let (Some((pa, na, va)), Some((pb, nb, vb))) = (a, b) else {
+                return false;
+            };
+            if pa == pb {
+                return va == vb && na != nb;
+            }
+            // the two halves of one compare, neither rewritten since, both positive
+            !na && !nb
+                && va == version[pa]
+                && vb == version[pb]
+                && pair[pa] == Some((pb, version[pb]))
+        };
         for i in 0..n {
+            guard_at[i] = ops[i].guard.map(|(p, neg)| (p, neg, version[p]));
             // the version of the base register makes accesses comparable
             if let Some(a) = ops[i].access.as_mut()
                 && let Some(place) = a.place.as_mut()
@@ -270,12 +323,17 @@ impl DepGraph {
             let op = &ops[i];
             for &r in &op.reads {
                 for &w in &reaching[r] {
+                    // a write under a guard disjoint from the reader's never reaches it
+                    if disjoint(guard_at[w], guard_at[i], &pair, &version) {
+                        continue;
+                    }
                     g.add(w, i, ops[w].latency, DepKind::True);
                 }
             }
             for &(r, _) in &op.writes {
                 for &w in &reaching[r] {
-                    g.add(w, i, 1, DepKind::Output);
+                    let d = u32::from(!disjoint(guard_at[w], guard_at[i], &pair, &version));
+                    g.add(w, i, d, DepKind::Output);
                 }
                 for &u in &readers[r] {
                     if u != i {
@@ -319,6 +377,14 @@ impl DepGraph {
                 }
                 reaching[r].push(i);
                 version[r] += 1;
+                // a predicate rewritten is no longer half of the pair that wrote it
+                if r < pair.len() {
+                    pair[r] = None;
+                }
+            }
+            if let Some((a, b)) = op.exclusive_pair {
+                pair[a] = Some((b, version[b]));
+                pair[b] = Some((a, version[a]));
             }
             if op.barrier {
                 last_barrier = Some(i);

@@ -470,3 +470,47 @@ fn the_dump_shows_bundles() {
         "{text}"
     );
 }
+
+/// Writes of one register under disjoint guards (one predicate in both polarities, or
+/// the two halves of a compare) may share a bundle, and a write does not reach a
+/// reader under a disjoint guard; a predicate rewritten in between ends that.
+#[test]
+fn disjoint_guards_relax_register_dependences() {
+    let cmp = op(Opcode::CmpEqI, &[p(1), p(2)], &[r(3)], 0);
+    let under =
+        |q: u8, negated: bool, d: u8, v: i64| movi(d, v).with_guard(MGuard::new(p(q), negated));
+    // (p1) r11 = 1; (!p1) r11 = 2: the same bundle
+    let g = graph(&[cmp.clone(), under(1, false, 11, 1), under(1, true, 11, 2)]);
+    assert_eq!(g.distance(1, 2), Some(0));
+    // the halves of one compare: (p1) r11 = 1; (p2) r11 = 2
+    let g = graph(&[cmp.clone(), under(1, false, 11, 1), under(2, false, 11, 2)]);
+    assert_eq!(g.distance(1, 2), Some(0));
+    // a reader under the other half does not wait for the write
+    let read = op(Opcode::AddI, &[r(12)], &[r(11)], 1).with_guard(MGuard::new(p(2), false));
+    let g = graph(&[
+        cmp.clone(),
+        ld(11, 1, 0),
+        under(1, false, 11, 1),
+        read.clone(),
+    ]);
+    assert_eq!(g.distance(2, 3), None);
+    assert_eq!(g.distance(1, 3), Some(3), "the load still reaches it");
+    // p1 rewritten between the writes: no longer known disjoint
+    let rewrite = op(Opcode::Pand, &[p(1)], &[p(1), p(3)], 0);
+    let g = graph(&[
+        cmp.clone(),
+        under(1, false, 11, 1),
+        rewrite,
+        under(2, false, 11, 2),
+    ]);
+    assert_eq!(g.distance(1, 3), Some(1));
+    // a guarded normal compare may write neither half: not a pair
+    let guarded_cmp = cmp.clone().with_guard(MGuard::new(p(4), false));
+    let g = graph(&[guarded_cmp, under(1, false, 11, 1), under(2, false, 11, 2)]);
+    assert_eq!(g.distance(1, 2), Some(1));
+    // a .unc compare under a guard writes both: a pair
+    let mut unc = cmp.with_guard(MGuard::new(p(4), false));
+    unc.ctype = CmpType::Unc;
+    let g = graph(&[unc, under(1, false, 11, 1), under(2, false, 11, 2)]);
+    assert_eq!(g.distance(1, 2), Some(0));
+}
