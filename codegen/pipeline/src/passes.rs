@@ -616,6 +616,7 @@ pub const PIPELINE: &[Pass] = &[
             o.count("ifconv.psis", s.psis as u64);
             o.count("ifconv.speculated", s.speculated as u64);
             o.count("ifconv.guarded", s.guarded as u64);
+            o.count("ifconv.side-exits", s.side_exits as u64);
             Ok(())
         }),
     },

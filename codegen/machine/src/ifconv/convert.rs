@@ -257,8 +257,8 @@ impl Converter<'_> {
         } else {
             MGuard::ALWAYS
         };
-        let ids: Vec<InstId> = self.mf.block_inst_ids(b).to_vec();
-        let body = &ids[..ids.len() - exit.op_count()];
+        let body: Vec<InstId> = self.region.body(self.mf, b).to_vec();
+        let body = &body[..];
         for &id in body {
             let inst = self.mf.inst(id).clone();
             if sym == Sym::True {
@@ -270,6 +270,14 @@ impl Converter<'_> {
                 self.stats.guarded += 1;
             }
             self.order.push(id);
+        }
+        // a side exit leaves here when its guard holds under the block's predicate
+        // (what follows in the block runs only when it did not)
+        if let Some(&(side, cold)) = self.region.side_exits.get(&b) {
+            let g = self.and(pred, side);
+            let br = MInst::op(Opcode::Br, &[], &[], Imm::Block(cold)).with_guard(g);
+            self.emit(br);
+            self.stats.side_exits += 1;
         }
         let Exit::Branch { cond, taken, other } = exit else {
             return;
@@ -613,10 +621,8 @@ pub fn convert(
         c.need(s);
     }
     for &b in &region.blocks[1..] {
-        let exit = c.exit(b);
-        let ids = c.mf.block_inst_ids(b);
-        let body = &ids[..ids.len() - exit.op_count()];
-        if body.iter().any(|&i| !speculable(c.mf.inst(i))) {
+        let body = region.body(c.mf, b);
+        if body.iter().any(|&i| !speculable(c.mf.inst(i))) || region.side_exits.contains_key(&b) {
             let s = c.block_sym[&b];
             c.need(s);
         }

@@ -91,9 +91,8 @@ fn latency(machine: &MachineConfig, o: Opcode) -> u32 {
 }
 
 /// The operations before a block's exit: count, per unit, and the dependence height.
-fn block_cost(mf: &MachFunction, b: MBlock, exit: Exit, machine: &MachineConfig) -> BlockCost {
-    let ids = mf.block_inst_ids(b);
-    let body = &ids[..ids.len() - exit.op_count()];
+fn block_cost(mf: &MachFunction, region: &Region, b: MBlock, machine: &MachineConfig) -> BlockCost {
+    let body = region.body(mf, b);
     let mut cost = BlockCost::default();
     let mut ready: HashMap<Reg, u32> = HashMap::new();
     for &id in body {
@@ -146,11 +145,12 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
     let mut added = 0;
     for &b in &region.blocks {
         let exit = region.exits[&b];
-        let c = block_cost(mf, b, exit, machine);
-        let branch_wait = u32::from(matches!(exit, Exit::Branch { .. }));
+        let c = block_cost(mf, region, b, machine);
+        let side = usize::from(region.side_exits.contains_key(&b));
+        let branch_wait = u32::from(matches!(exit, Exit::Branch { .. }) || side > 0);
         let mut units = c.per_unit;
-        units[Unit::Branch as usize] += exit.op_count();
-        let cycles = resource_bound(c.ops + exit.op_count(), &units, machine)
+        units[Unit::Branch as usize] += exit.op_count() + side;
+        let cycles = resource_bound(c.ops + exit.op_count() + side, &units, machine)
             .max(f64::from(c.height + branch_wait))
             .max(1.0);
         let p = reach.get(&b).copied().unwrap_or(0.0);
@@ -159,7 +159,8 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
         for t in exit.targets() {
             *reach.entry(t).or_default() += share;
         }
-        total.ops += c.ops;
+        total.ops += c.ops + side;
+        total.per_unit[Unit::Branch as usize] += side;
         for (t, n) in total.per_unit.iter_mut().zip(c.per_unit) {
             *t += n;
         }
@@ -180,8 +181,7 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
                 ready.insert(v.into(), pred_at + alu);
             }
         }
-        let ids = mf.block_inst_ids(b);
-        for &id in &ids[..ids.len() - exit.op_count()] {
+        for &id in region.body(mf, b) {
             let inst = mf.inst(id);
             let lat = match inst.op {
                 MOp::Op(o) => latency(machine, o),

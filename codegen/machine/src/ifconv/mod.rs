@@ -30,7 +30,7 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 
 use vliw_isa::MachineConfig;
-use vliw_ssa::{DomTree, PostDomTree};
+use vliw_ssa::{Block, Cfg, DomTree, PostDomTree};
 
 use crate::mir::{MBlock, MachFunction, Reg};
 use crate::ssa_view::{cfg_of, mblock};
@@ -62,6 +62,8 @@ pub struct IfConvertStats {
     pub speculated: usize,
     /// Operations given a guard.
     pub guarded: usize,
+    /// Branches to cold blocks (panics) left in the middle of a converted block.
+    pub side_exits: usize,
 }
 
 /// If-converts `mf` (machine SSA) for `machine`, within `limits`.
@@ -77,6 +79,32 @@ pub fn if_convert(
         }
     }
     stats
+}
+
+/// The blocks of the layout that the entry reaches and from which no `ret` can be
+/// reached: every run through them ends in a trap (a panic) or never ends.
+fn cold_blocks(mf: &MachFunction, cfg: &Cfg) -> HashSet<MBlock> {
+    let mut preds: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
+    let mut work = Vec::new();
+    for &b in &mf.layout {
+        for t in cfg.succs(crate::ssa_view::block(b)) {
+            preds.entry(mblock(*t)).or_default().push(b);
+        }
+        if mf.last_inst(b).is_some_and(|i| i.is(vliw_isa::Opcode::Ret)) {
+            work.push(b);
+        }
+    }
+    let mut returns: HashSet<MBlock> = HashSet::new();
+    while let Some(b) = work.pop() {
+        if returns.insert(b) {
+            work.extend(preds.get(&b).into_iter().flatten().copied());
+        }
+    }
+    mf.layout
+        .iter()
+        .copied()
+        .filter(|&b| cfg.is_reachable(crate::ssa_view::block(b)) && !returns.contains(&b))
+        .collect()
 }
 
 /// The uses of every register (guards included).
@@ -99,7 +127,20 @@ fn round(
 ) -> bool {
     let cfg = cfg_of(mf);
     let dom = DomTree::compute(&cfg);
-    let pdom = PostDomTree::compute(&cfg);
+    // cold blocks (they never return: panics) are left by side exits, so the join of
+    // a region is found as if the edges into them were not there
+    let cold = cold_blocks(mf, &cfg);
+    let warm = Cfg::from_successors(
+        cfg.entry(),
+        (0..cfg.num_blocks()).map(|i| {
+            cfg.succs(Block::new(i))
+                .iter()
+                .copied()
+                .filter(|t| !cold.contains(&mblock(*t)))
+                .collect::<Vec<_>>()
+        }),
+    );
+    let pdom = PostDomTree::compute(&warm);
     let mut preds: HashMap<MBlock, Vec<MBlock>> =
         mf.layout.iter().map(|&b| (b, Vec::new())).collect();
     // every block of the layout counts, reachable or not: a block that stays must
@@ -118,7 +159,7 @@ fn round(
         if touched.contains(&e) {
             continue;
         }
-        let region = match find_region(mf, e, &dom, &pdom, &preds, limits.max_blocks) {
+        let region = match find_region(mf, e, &dom, &pdom, &preds, &cold, limits.max_blocks) {
             Ok(r) => r,
             Err(why) => {
                 if trace && why != NoRegion::NotABranch {

@@ -59,8 +59,8 @@ impl Exit {
 }
 
 /// How block `b` ends, if it ends in one of the two forms of [`Exit`] and no other
-/// operation of it branches.
-pub fn exit_of(mf: &MachFunction, b: MBlock) -> Option<Exit> {
+/// operation of it branches but to blocks for which `cold` holds.
+pub fn exit_of(mf: &MachFunction, b: MBlock, cold: &dyn Fn(MBlock) -> bool) -> Option<Exit> {
     let insts = mf.block_inst_ids(b);
     let last = mf.inst(*insts.last()?);
     let Imm::Block(target) = last.imm else {
@@ -69,9 +69,16 @@ pub fn exit_of(mf: &MachFunction, b: MBlock) -> Option<Exit> {
     if !last.is(Opcode::Br) || !last.guard.is_always() {
         return None;
     }
-    // no other branch before the exit (a multi-way branch as a chain of guarded `br`s)
-    let jumps =
-        |id: &crate::mir::InstId| matches!(mf.inst(*id).op, MOp::Op(Opcode::Br | Opcode::Jr));
+    // no other branch before the exit (a multi-way branch as a chain of guarded `br`s),
+    // but side exits to cold blocks (`cold`: a converted region's panic paths)
+    let jumps = |id: &crate::mir::InstId| {
+        let i = mf.inst(*id);
+        match (i.op, &i.imm) {
+            (MOp::Op(Opcode::Br), Imm::Block(t)) => !cold(*t),
+            (MOp::Op(Opcode::Br | Opcode::Jr), _) => true,
+            _ => false,
+        }
+    };
     if insts.len() >= 3 && insts[..insts.len() - 2].iter().any(jumps) {
         return None;
     }
@@ -153,13 +160,44 @@ pub fn speculable(inst: &MInst) -> bool {
 pub struct Region {
     pub blocks: Vec<MBlock>,
     pub exit: MBlock,
-    /// Each block's exit (`E`'s is a branch).
+    /// Each block's exit inside the region (a branch one side of which is a side exit
+    /// is a jump to the other side here).
     pub exits: HashMap<MBlock, Exit>,
+    /// The blocks whose branch leaves the region for a cold block (one that never
+    /// returns: a panic): the guard under which it does, and where to.
+    pub side_exits: HashMap<MBlock, (MGuard, MBlock)>,
 }
 
 impl Region {
     pub fn entry(&self) -> MBlock {
         self.blocks[0]
+    }
+
+    /// The operations of block `b` before its exit (and its side exit).
+    pub fn body<'a>(&self, mf: &'a MachFunction, b: MBlock) -> &'a [crate::mir::InstId] {
+        let ids = mf.block_inst_ids(b);
+        let side = usize::from(self.side_exits.contains_key(&b));
+        &ids[..ids.len() - self.exits[&b].op_count() - side]
+    }
+}
+
+/// How block `b` ends once its edges to cold blocks are side exits: the exit inside
+/// the region and the side exit, if any. `None` for a block that only goes to cold
+/// blocks.
+fn effective_exit(exit: Exit, cold: &HashSet<MBlock>) -> Option<(Exit, Option<(MGuard, MBlock)>)> {
+    match exit {
+        Exit::Jump { target } if cold.contains(&target) => None,
+        Exit::Jump { .. } => Some((exit, None)),
+        Exit::Branch { cond, taken, other } => match (cold.contains(&taken), cold.contains(&other))
+        {
+            (false, false) => Some((exit, None)),
+            (true, false) => Some((Exit::Jump { target: other }, Some((cond, taken)))),
+            (false, true) => {
+                let not = MGuard::new(cond.pred, !cond.negated);
+                Some((Exit::Jump { target: taken }, Some((not, other))))
+            }
+            (true, true) => None,
+        },
     }
 }
 
@@ -182,16 +220,23 @@ pub fn find_region(
     dom: &DomTree,
     pdom: &PostDomTree,
     preds: &HashMap<MBlock, Vec<MBlock>>,
+    cold: &HashSet<MBlock>,
     max_blocks: usize,
 ) -> Result<Region, NoRegion> {
-    let Some(entry_exit @ Exit::Branch { .. }) = exit_of(mf, e) else {
+    let is_cold = |t: MBlock| cold.contains(&t);
+    let (entry_exit, entry_side) = exit_of(mf, e, &is_cold)
+        .and_then(|x| effective_exit(x, cold))
+        .ok_or(NoRegion::NotABranch)?;
+    if entry_side.is_none() && !matches!(entry_exit, Exit::Branch { .. }) {
         return Err(NoRegion::NotABranch);
-    };
+    }
     let x = pdom.ipdom(block(e)).map(mblock).ok_or(NoRegion::NoJoin)?;
-    if x == e || !mf.layout.contains(&x) {
+    if x == e || !mf.layout.contains(&x) || cold.contains(&x) {
         return Err(NoRegion::NoJoin);
     }
     let mut exits = HashMap::from([(e, entry_exit)]);
+    let mut side_exits: HashMap<MBlock, (MGuard, MBlock)> =
+        entry_side.map(|s| (e, s)).into_iter().collect();
     let mut members = vec![e];
     let mut stack: Vec<MBlock> = entry_exit.targets().collect();
     while let Some(b) = stack.pop() {
@@ -201,12 +246,18 @@ pub fn find_region(
         if !dom.strictly_dominates(block(e), block(b)) || members.len() >= max_blocks {
             return Err(NoRegion::Shape);
         }
-        let exit = exit_of(mf, b).ok_or(NoRegion::Shape)?;
-        let body = &mf.block_inst_ids(b)[..mf.block_len(b) - exit.op_count()];
+        let (exit, side) = exit_of(mf, b, &is_cold)
+            .and_then(|x| effective_exit(x, cold))
+            .ok_or(NoRegion::Shape)?;
+        let ids = mf.block_inst_ids(b);
+        let body = &ids[..ids.len() - exit.op_count() - usize::from(side.is_some())];
         if !body.iter().all(|&i| can_be_predicated(mf.inst(i))) {
             return Err(NoRegion::Shape);
         }
         exits.insert(b, exit);
+        if let Some(side) = side {
+            side_exits.insert(b, side);
+        }
         members.push(b);
         stack.extend(exit.targets());
     }
@@ -225,6 +276,7 @@ pub fn find_region(
         blocks,
         exit: x,
         exits,
+        side_exits,
     })
 }
 

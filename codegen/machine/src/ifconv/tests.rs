@@ -1,5 +1,6 @@
 //! Randomized checks of if-conversion: random acyclic functions in machine SSA (nested
-//! and unstructured branches, joins with parameters, guarded divisions and traps),
+//! and unstructured branches, joins with parameters, guarded divisions and traps,
+//! panic paths that become side exits),
 //! interpreted before and after `if_convert` and `psi::lower_to_selects` on random
 //! arguments, under each way of promoting ψ guards and both shapes of ψs, and once more after the SSA
 //! allocator. Every promotion the PPG allows is also checked against condition 2 of
@@ -139,7 +140,13 @@ fn random_function(rng: &mut Rng) -> MachFunction {
                         Imm::None,
                     ));
                     let (e1, e2) = (mf.new_block(), mf.new_block());
-                    let j1 = jump(c, rng);
+                    // sometimes a panic path instead: a cold block that traps, which
+                    // stays a side exit of the converted region
+                    let j1 = if rng.chance(25) {
+                        MInst::op(Opcode::Trap, &[], &[], Imm::Const(7))
+                    } else {
+                        jump(c, rng)
+                    };
                     mf.set_block(e1, vec![j1]);
                     let j2 = jump(a, rng);
                     mf.set_block(e2, vec![j2]);
@@ -165,7 +172,7 @@ fn run(mf: &MachFunction, args: &[u64]) -> Result<Vec<u64>, String> {
 #[test]
 fn random_functions_keep_their_values() {
     let machine = MachineConfig::default();
-    let (mut converted, mut checked) = (0, 0);
+    let (mut converted, mut checked, mut side_exits) = (0, 0, 0);
     for seed in 1..=300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
@@ -191,6 +198,7 @@ fn random_functions_keep_their_values() {
             };
             let stats = if_convert(&mut out, &always, &limits);
             converted += stats.regions;
+            side_exits += stats.side_exits;
             out.verify(Phase::Ssa).unwrap_or_else(|e| {
                 panic!("seed {seed} {promotion:?} {psi_tree}:\n{e}\n{mf}\n{out}")
             });
@@ -212,7 +220,8 @@ fn random_functions_keep_their_values() {
             }
         }
     }
-    eprintln!("{converted} regions converted, {checked} runs compared");
+    eprintln!("{converted} regions converted ({side_exits} side exits), {checked} runs compared");
+    assert!(side_exits > 50, "only {side_exits} side exits");
     assert!(converted > 300, "only {converted} regions converted");
     assert!(checked > 0);
 }
@@ -239,7 +248,8 @@ fn ppg_covers_agree_with_the_paths() {
             }
         }
         for &e in &mf.layout {
-            let Ok(region) = find_region(&mf, e, &dom, &pdom, &preds, 16) else {
+            let Ok(region) = find_region(&mf, e, &dom, &pdom, &preds, &Default::default(), 16)
+            else {
                 continue;
             };
             let (Some(ppg), Some(paths)) = (RegionPpg::build(&region), Paths::enumerate(&region))
