@@ -183,8 +183,13 @@ impl Region {
 
 /// How block `b` ends once its edges to cold blocks are side exits: the exit inside
 /// the region and the side exit, if any. `None` for a block that only goes to cold
-/// blocks.
-fn effective_exit(exit: Exit, cold: &HashSet<MBlock>) -> Option<(Exit, Option<(MGuard, MBlock)>)> {
+/// blocks, or whose final jump passes arguments to a cold block (a guarded branch
+/// passes none).
+fn effective_exit(
+    exit: Exit,
+    cold: &HashSet<MBlock>,
+    takes_arguments: impl Fn(MBlock) -> bool,
+) -> Option<(Exit, Option<(MGuard, MBlock)>)> {
     match exit {
         Exit::Jump { target } if cold.contains(&target) => None,
         Exit::Jump { .. } => Some((exit, None)),
@@ -192,6 +197,9 @@ fn effective_exit(exit: Exit, cold: &HashSet<MBlock>) -> Option<(Exit, Option<(M
         {
             (false, false) => Some((exit, None)),
             (true, false) => Some((Exit::Jump { target: other }, Some((cond, taken)))),
+            // a guarded branch passes no arguments: a cold block with parameters stays
+            // the final jump's (the block is then not part of a region)
+            (false, true) if takes_arguments(other) => None,
             (false, true) => {
                 let not = MGuard::new(cond.pred, !cond.negated);
                 Some((Exit::Jump { target: taken }, Some((not, other))))
@@ -224,8 +232,9 @@ pub fn find_region(
     max_blocks: usize,
 ) -> Result<Region, NoRegion> {
     let is_cold = |t: MBlock| cold.contains(&t);
+    let takes_arguments = |b: MBlock| !mf.blocks[b].params.is_empty();
     let (entry_exit, entry_side) = exit_of(mf, e, &is_cold)
-        .and_then(|x| effective_exit(x, cold))
+        .and_then(|x| effective_exit(x, cold, takes_arguments))
         .ok_or(NoRegion::NotABranch)?;
     if entry_side.is_none() && !matches!(entry_exit, Exit::Branch { .. }) {
         return Err(NoRegion::NotABranch);
@@ -247,7 +256,7 @@ pub fn find_region(
             return Err(NoRegion::Shape);
         }
         let (exit, side) = exit_of(mf, b, &is_cold)
-            .and_then(|x| effective_exit(x, cold))
+            .and_then(|x| effective_exit(x, cold, takes_arguments))
             .ok_or(NoRegion::Shape)?;
         let ids = mf.block_inst_ids(b);
         let body = &ids[..ids.len() - exit.op_count() - usize::from(side.is_some())];
