@@ -559,10 +559,16 @@ pub const PIPELINE: &[Pass] = &[
         to: Stage::MachineSsa,
         about: "analysis only: the Predicate Partition Graphs of the function's CFG, one per \
                 level of its loop forest (Gindraud et al., Alg. 5), built and checked when \
-                if-convert=on ppg=on; dump=after:ppg dump-format=dot draws them \
-                (vliw_machine::ifconv::ppg)",
+                if-convert=on ppg=on under verify=each or a dump of it; dump=after:ppg \
+                dump-format=dot draws them (vliw_machine::ifconv::ppg)",
         switch: None,
-        runs: |o| o.if_convert && o.ppg,
+        // an analysis for checks and dumps: built under verify=each or when dumped
+        runs: |o| {
+            o.if_convert
+                && o.ppg
+                && (o.verify == crate::VerifyLevel::Each
+                    || o.dumps.iter().any(|d| d.pass == "ppg" || d.pass == "all"))
+        },
         run: Run::Machine(|mf, o| {
             match vliw_machine::ifconv::ppg::function_ppg(mf) {
                 Ok(forest) => {

@@ -384,10 +384,12 @@ fn verification_levels() {
             .map_or(0, |p| p.2)
     };
     let functions = module.functions.len() as u64;
+    // the passes that run under verify=each (the analysis `ppg` is one of them)
+    let each_options = Options::parse("verify=each").unwrap();
     let running = || {
         vliw_pipeline::PIPELINE
             .iter()
-            .filter(|p| (p.runs)(&Options::default()))
+            .filter(|p| (p.runs)(&each_options))
     };
     // the middle end's passes verify the whole module at once
     let module_wide = running()

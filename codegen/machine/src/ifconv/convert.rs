@@ -80,7 +80,7 @@ struct Converter<'a> {
     made: HashMap<Sym, MGuard>,
     /// The source of each unguarded copy of a virtual register (a ψ of two copies of
     /// one value is that value).
-    copy_of: HashMap<Reg, Reg>,
+    copy_of: &'a HashMap<Reg, Reg>,
     /// The predicates something reads.
     needed: HashSet<Sym>,
     /// The merged block's new order.
@@ -497,6 +497,7 @@ pub fn convert(
     pdom: &PostDomTree,
     preds: &HashMap<MBlock, Vec<MBlock>>,
     uses: &HashMap<Reg, u32>,
+    copy_of: &HashMap<Reg, Reg>,
     promotion: Promotion,
     tree: bool,
     stats: &mut IfConvertStats,
@@ -532,14 +533,6 @@ pub fn convert(
             }
         }
     }
-    let copy_of: HashMap<Reg, Reg> = mf
-        .layout
-        .iter()
-        .flat_map(|&b| mf.block_insts(b))
-        .filter(|i| i.op == MOp::Copy && i.guard.is_always())
-        .filter(|i| i.defs[0].as_virtual().is_some() && i.uses[0].as_virtual().is_some())
-        .map(|i| (i.defs[0], i.uses[0]))
-        .collect();
     let mut c = Converter {
         mf,
         region,
@@ -673,4 +666,17 @@ pub fn convert(
         .collect();
     c.mf.layout.retain(|b| !gone.contains(b));
     merge
+}
+
+/// The source of each unguarded copy between virtual registers of `mf` (computed once
+/// per round: copies made by a conversion are not between virtual registers of the
+/// regions that follow).
+pub fn copies(mf: &MachFunction) -> HashMap<Reg, Reg> {
+    mf.layout
+        .iter()
+        .flat_map(|&b| mf.block_insts(b))
+        .filter(|i| i.op == MOp::Copy && i.guard.is_always())
+        .filter(|i| i.defs[0].as_virtual().is_some() && i.uses[0].as_virtual().is_some())
+        .map(|i| (i.defs[0], i.uses[0]))
+        .collect()
 }

@@ -151,6 +151,7 @@ fn round(
         }
     }
     let uses = use_counts(mf);
+    let copy_of = convert::copies(mf);
     let trace = std::env::var_os("VLIW_IFCONV_TRACE").is_some();
     let mut touched: HashSet<MBlock> = HashSet::new();
     let mut changed = false;
@@ -203,6 +204,7 @@ fn round(
             &pdom,
             &preds,
             &uses,
+            &copy_of,
             limits.promotion,
             limits.psi_tree,
             stats,
