@@ -27,7 +27,8 @@
 //! Then block parameters proved constant become constant definitions at the start
 //! of their block (their arguments removed from every branch to it), and the
 //! registers of removed definitions, which every remaining read saw undefined, are
-//! read as `r0` or `p0` instead (any value refines undefined).
+//! read as `r0` or `p0` instead (any value refines undefined), or as a guard that
+//! never holds.
 
 use std::collections::HashSet;
 
@@ -193,19 +194,6 @@ fn simplify(
         }
         return Simplified::Replace(new);
     }
-    // a compare with some predicates constant: those written by constants
-    if is_compare && !constant.is_empty() {
-        let mut kept = inst.clone();
-        for d in kept.defs.iter_mut() {
-            if constant.iter().any(|&(c, _)| c == *d) {
-                *d = Reg::P0;
-            }
-        }
-        let mut new = vec![kept];
-        new.extend(constant.iter().map(|&(d, c)| materialize(mf, d, c, inst)));
-        stats.compares_folded += 1;
-        return Simplified::Replace(new);
-    }
     // a `.unc` compare with a constant condition: its guard and false
     if is_compare
         && inst.ctype == CmpType::Unc
@@ -219,6 +207,19 @@ fn simplify(
         if let Some(&d) = inst.defs.get(no).filter(|d| d.as_virtual().is_some()) {
             new.push(materialize(mf, d, 0, inst));
         }
+        stats.compares_folded += 1;
+        return Simplified::Replace(new);
+    }
+    // a compare with some predicates constant: those written by constants
+    if is_compare && !constant.is_empty() {
+        let mut kept = inst.clone();
+        for d in kept.defs.iter_mut() {
+            if constant.iter().any(|&(c, _)| c == *d) {
+                *d = Reg::P0;
+            }
+        }
+        let mut new = vec![kept];
+        new.extend(constant.iter().map(|&(d, c)| materialize(mf, d, c, inst)));
         stats.compares_folded += 1;
         return Simplified::Replace(new);
     }
@@ -370,12 +371,17 @@ fn materialize_params(mf: &mut MachFunction, analysis: &Analysis, stats: &mut Pc
     }
 }
 
-/// Every read of a register whose definition was removed reads `r0` or `p0`.
+/// Every read of a register whose definition was removed reads `r0` or `p0`
+/// instead; a guard reading one becomes `(!p0)`, never true: where the machine read
+/// an undefined guard, a pure operation left its definitions undefined and an effect
+/// stopped the run, and not running does both (an always-true guard could make a
+/// trap in the middle of a block unconditional).
 fn read_undefined_as_zero(mf: &mut MachFunction, undefined: &HashSet<VReg>) {
     if undefined.is_empty() {
         return;
     }
     let classes: Vec<RegClass> = mf.vregs.values().copied().collect();
+    let is_undefined = |r: Reg| matches!(r, Reg::Virtual(v) if undefined.contains(&v));
     let replace = |r: &mut Reg| {
         if let Reg::Virtual(v) = *r
             && undefined.contains(&v)
@@ -386,12 +392,17 @@ fn read_undefined_as_zero(mf: &mut MachFunction, undefined: &HashSet<VReg>) {
             };
         }
     };
+    let never = MGuard::new(Reg::P0, true);
     for b in mf.layout.clone() {
         for id in mf.blocks[b].insts.clone() {
             let inst = mf.inst_mut(id);
-            replace(&mut inst.guard.pred);
+            if is_undefined(inst.guard.pred) {
+                inst.guard = never;
+            }
             for g in &mut inst.psi_guards {
-                replace(&mut g.pred);
+                if is_undefined(g.pred) {
+                    *g = never;
+                }
             }
             for u in inst.uses.iter_mut().chain(inst.args.iter_mut()) {
                 replace(u);

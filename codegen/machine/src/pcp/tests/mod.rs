@@ -33,6 +33,15 @@ fn run(mf: &MachFunction, args: &[u64]) -> Result<Vec<u64>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// A result the rewrite must keep: returned words or a trap (not a run that read an
+/// undefined value where the machine observes it: any result refines that).
+fn comparable(r: &Result<Vec<u64>, String>) -> bool {
+    match r {
+        Ok(_) => true,
+        Err(e) => e.starts_with("trap"),
+    }
+}
+
 /// The rewrite keeps SSA and the results on `inputs`.
 fn rewrite_keeps_results(
     mf: &MachFunction,
@@ -45,7 +54,7 @@ fn rewrite_keeps_results(
         .unwrap_or_else(|e| panic!("{e}\n{mf}\n{out}"));
     for args in inputs {
         let before = run(mf, args);
-        if before.is_ok() {
+        if comparable(&before) {
             assert_eq!(run(&out, args), before, "{args:?}\n{mf}\n{out}");
         }
     }
@@ -154,3 +163,7 @@ fn running_example_full_finds_w1_and_w2() {
         assert_eq!(run(&out, &args), Ok(vec![17, w]), "{args:?}");
     }
 }
+
+mod global;
+mod oracle;
+mod random;
