@@ -24,20 +24,15 @@ use vliw_isa::Opcode;
 use vliw_isa::semantics as sem;
 
 /// An element of the constant lattice.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub enum Lat {
     /// No value: never defined, or not evaluated yet.
+    #[default]
     Top,
     /// Always this word where defined (predicates: 0 or 1).
     Const(u64),
     /// Not constant.
     Bottom,
-}
-
-impl Default for Lat {
-    fn default() -> Lat {
-        Lat::Top
-    }
 }
 
 impl Lat {

@@ -28,13 +28,20 @@
 //!   condition, a ψ their φ over the arguments whose guard may hold), the fallback
 //!   when the paths exceed the cap.
 //!
+//! Only **branch conditions** split paths: the predicates the block reads as a guard
+//! (of an operation or a ψ argument) or as `sel`'s selector, and what defines them
+//! through predicate logic, copies and ψs ([`branch_conditions`]). A compare whose
+//! predicates the block only turns into data (`p2r`) steers nothing; it is evaluated
+//! as without paths (its value if its operands decide it, else ⊥), so that a block of
+//! many such compares (`icmp` of every kind) does not multiply its paths for nothing.
+//!
 //! What the machine does with undefined values decides three details: an operation
 //! that observes its guard (memory, control, traps) ends the paths where the guard
 //! is undefined (the machine interpreter stops there with an error, so no run
 //! continues on them); a compare under a false guard writes false if `.unc`, else
 //! nothing; a ψ is the value of its rightmost argument whose guard holds.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{CmpType, FieldKind, Format, Opcode};
@@ -117,6 +124,8 @@ struct Local<'a> {
     policy: Policy,
     entry: &'a dyn Fn(VReg) -> Lat,
     pvg: Pvg,
+    /// The predicates that steer the block ([`branch_conditions`]).
+    branch: HashSet<Reg>,
     /// The paths that have not left the block yet.
     live: PathSet,
     facts: BlockFacts,
@@ -138,6 +147,7 @@ pub fn evaluate(
         policy,
         entry,
         pvg: Pvg::new(cap),
+        branch: branch_conditions(mf, b),
         live: PathSet::single(0),
         facts: BlockFacts {
             insts: vec![InstFacts::default(); mf.block_len(b)],
@@ -192,7 +202,12 @@ impl Local<'_> {
     /// A predicate from outside the block, whose element on entry is `entry`.
     fn condition_leaf(&mut self, r: Reg, entry: Lat) -> Result<(), TooManyPaths> {
         let all = self.all_paths();
+        let steers = self.branch.contains(&r);
         let split = match (self.policy, entry) {
+            _ if !steers => {
+                self.pvg.set(r, Valued::uniform(&all, entry));
+                return Ok(());
+            }
             (Policy::Flat, _) | (Policy::Full, Lat::Const(_) | Lat::Top) => {
                 self.pvg.set(r, Valued::uniform(&all, entry));
                 return Ok(());
@@ -387,9 +402,13 @@ impl Local<'_> {
         Ok(())
     }
 
-    /// The paths of `runs` where a condition is split rather than followed: all of
-    /// them without looking (basic), those where it is ⊥ (full), none (flat).
-    fn to_split(&self, cond: &Valued, holds: &PathSet) -> PathSet {
+    /// The paths of `holds` where the condition of `inst` is split rather than
+    /// followed: all of them without looking (basic), those where it is ⊥ (full),
+    /// none (flat, or a condition that steers nothing).
+    fn to_split(&self, inst: &MInst, cond: &Valued, holds: &PathSet) -> PathSet {
+        if !inst.defs.iter().any(|d| self.branch.contains(d)) {
+            return PathSet::new();
+        }
         match self.policy {
             Policy::Basic => holds.clone(),
             Policy::Full => cond.paths_where(holds, Lat::Bottom),
@@ -409,11 +428,12 @@ impl Local<'_> {
         let runs = g.runs();
         let [a, b, _] = self.abc(inst, opcode, &runs);
         let cond = Valued::combine(&[&a, &b], &runs, |l| lattice::condition(opcode, l[0], l[1]));
+        let steers = inst.defs.iter().any(|d| self.branch.contains(d));
         self.facts.insts[i].condition = match self.policy {
-            Policy::Basic if !runs.is_empty() => Lat::Bottom,
+            Policy::Basic if steers && !runs.is_empty() => Lat::Bottom,
             _ => cond.dfi(),
         };
-        let split = self.to_split(&cond, &g.holds);
+        let split = self.to_split(inst, &cond, &g.holds);
         let ctype = inst.ctype;
         let (mut first, mut second) = (Valued::default(), Valued::default());
         let mut write = |paths: PathSet, guard: Lat, c: Lat| {
@@ -451,7 +471,7 @@ impl Local<'_> {
         let runs = g.runs();
         let a = self.operand(inst.uses.first().copied().unwrap_or(Reg::ZERO), &runs);
         let v = Valued::combine(&[&a], &runs, |l| lattice::r2p(l[0]));
-        let split = self.to_split(&v, &g.holds);
+        let split = self.to_split(inst, &v, &g.holds);
         let mut out = v.restrict(&runs.minus(&split));
         for (p, q) in self.split(&split)? {
             out.add(PathSet::single(p), Lat::TRUE);
@@ -515,6 +535,38 @@ impl Local<'_> {
             self.live.subtract(&g.holds);
         }
     }
+}
+
+/// The predicates that steer block `b`: read as a guard, a ψ argument's guard or
+/// `sel`'s selector, and, transitively, the predicates the predicate logic, copies
+/// and ψs defining those read.
+pub fn branch_conditions(mf: &MachFunction, b: MBlock) -> HashSet<Reg> {
+    let mut steer: HashSet<Reg> = HashSet::new();
+    for inst in mf.block_insts(b) {
+        if !inst.guard.is_always() {
+            steer.insert(inst.guard.pred);
+        }
+        steer.extend(inst.psi_guards.iter().map(|g| g.pred));
+        if inst.is(Opcode::Sel)
+            && let Some(&p) = inst.uses.first()
+        {
+            steer.insert(p);
+        }
+    }
+    for inst in mf.block_insts(b).rev() {
+        let passes_on = match inst.op {
+            MOp::Psi | MOp::Copy | MOp::ParallelCopy => true,
+            MOp::Op(o) => sem::class(o) == OpClass::PredLogic,
+        };
+        if passes_on && inst.defs.iter().any(|d| steer.contains(d)) {
+            for u in &inst.uses {
+                if mf.class_of(*u) == RegClass::Pred {
+                    steer.insert(*u);
+                }
+            }
+        }
+    }
+    steer
 }
 
 /// A compare whose condition under a `.unc` type is written even where its guard

@@ -1,7 +1,8 @@
 //! A brute-force oracle of the feasible paths of a hyperblock, independent of the
-//! predicated value graph: every assignment of every condition of the block (each
-//! compare's and `r2p`'s, in block order, one bit each) is run through the block as
-//! straight-line code with lattice values, inputs ⊥. Under the full version an
+//! predicated value graph: every assignment of every branch condition of the block
+//! (each compare's and `r2p`'s whose predicates steer the block, in block order, one
+//! bit each; the others are data, evaluated from their operands) is run through the
+//! block as straight-line code with lattice values, inputs ⊥. Under the full version an
 //! assignment is infeasible when a condition the operands decide disagrees with it;
 //! under the basic version none is. A register's element is the meet over the
 //! feasible assignments of its value at the end (⊤ where undefined). The same run
@@ -9,13 +10,14 @@
 //! the bits of conditions that do not run), checked against the machine
 //! interpreter.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{FieldKind, Format, Opcode};
 
 use super::super::Mode;
 use super::super::lattice::{self, Lat};
+use super::super::propagate::branch_conditions;
 use crate::mir::{Imm, MBlock, MGuard, MInst, MOp, MachFunction, Reg, VReg};
 
 /// How one assignment ended.
@@ -35,13 +37,18 @@ pub struct PathRun {
     pub end: End,
 }
 
-/// The conditions of block `b`: its compares and `r2p`s.
+/// The branch conditions of block `b`: its compares and `r2p`s whose predicates
+/// steer the block.
 pub fn num_conditions(mf: &MachFunction, b: MBlock) -> usize {
-    mf.block_insts(b).filter(|i| is_condition(i)).count()
+    let steer = branch_conditions(mf, b);
+    mf.block_insts(b)
+        .filter(|i| is_condition(i, &steer))
+        .count()
 }
 
-fn is_condition(inst: &MInst) -> bool {
+fn is_condition(inst: &MInst, steer: &HashSet<Reg>) -> bool {
     matches!(inst.op, MOp::Op(o) if matches!(sem::class(o), OpClass::Compare | OpClass::R2p))
+        && inst.defs.iter().any(|d| steer.contains(d))
 }
 
 /// Runs block `b` (straight-line, ending in `ret`) on one assignment of its
@@ -76,11 +83,12 @@ pub fn run_assignment(
             lattice::guard_value(read(env, g.pred), g.negated)
         }
     };
+    let steer = branch_conditions(mf, b);
     let mut bit = 0;
     let mut end = End::Undefined;
     for inst in mf.block_insts(b) {
         let g = guard(&env, inst.guard);
-        let condition_bit = if is_condition(inst) {
+        let condition_bit = if is_condition(inst, &steer) {
             bit += 1;
             Some(assignment >> (bit - 1) & 1 != 0)
         } else {
@@ -142,6 +150,7 @@ pub fn run_assignment(
                         let c = if holds {
                             let data = lattice::condition(op, a, b_operand);
                             match (mode, data) {
+                                _ if condition_bit.is_none() => data,
                                 (Mode::Basic, _) => assigned,
                                 (Mode::Full, Lat::Const(_)) if data != assigned => return None,
                                 (Mode::Full, Lat::Bottom) => assigned,
@@ -157,6 +166,7 @@ pub fn run_assignment(
                         let assigned = Lat::of_bool(condition_bit.unwrap_or(false));
                         let data = lattice::r2p(read(&env, inst.uses[0]));
                         defs[0] = match (mode, data) {
+                            _ if condition_bit.is_none() => data,
                             (Mode::Basic, _) => assigned,
                             (Mode::Full, Lat::Const(_)) if data != assigned => return None,
                             (Mode::Full, Lat::Bottom) => assigned,
