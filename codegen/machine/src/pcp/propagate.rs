@@ -199,24 +199,24 @@ impl Local<'_> {
         Ok(())
     }
 
-    /// A predicate from outside the block, whose element on entry is `entry`.
+    /// A predicate from outside the block, whose element on entry is `entry`: a
+    /// condition that splits the paths if it steers the block (basic: always; full:
+    /// when ⊥), else the same element on every path.
     fn condition_leaf(&mut self, r: Reg, entry: Lat) -> Result<(), TooManyPaths> {
-        let all = self.all_paths();
-        let steers = self.branch.contains(&r);
-        let split = match (self.policy, entry) {
-            _ if !steers => {
-                self.pvg.set(r, Valued::uniform(&all, entry));
-                return Ok(());
-            }
-            (Policy::Flat, _) | (Policy::Full, Lat::Const(_) | Lat::Top) => {
-                self.pvg.set(r, Valued::uniform(&all, entry));
-                return Ok(());
-            }
-            (Policy::Basic, _) | (Policy::Full, Lat::Bottom) => self.live.clone(),
-        };
-        self.pvg.set(r, Valued::default());
+        let splits = self.branch.contains(&r)
+            && match self.policy {
+                Policy::Basic => true,
+                Policy::Full => entry == Lat::Bottom,
+                Policy::Flat => false,
+            };
+        if !splits {
+            let all = self.all_paths();
+            self.pvg.set(r, Valued::uniform(&all, entry));
+            return Ok(());
+        }
+        let live = self.live.clone();
         let mut value = Valued::default();
-        for (p, q) in self.split(&split)? {
+        for (p, q) in self.split(&live)? {
             value.add(PathSet::single(p), Lat::TRUE);
             value.add(PathSet::single(q), Lat::FALSE);
         }
