@@ -53,22 +53,31 @@ impl Analysis {
 }
 
 /// The local pass of block `b` under the mode and cap of `options`, without paths
-/// when they exceed the cap.
-pub fn local(mf: &MachFunction, b: MBlock, values: &[Lat], options: &PcpOptions) -> BlockFacts {
+/// when they exceed the cap. A block found above the cap once (`over_cap`) is
+/// analysed without paths from then on: its paths only multiply as the elements go
+/// down (more conditions ⊥), and going without paths is sound anyway.
+pub fn local(
+    mf: &MachFunction,
+    b: MBlock,
+    values: &[Lat],
+    options: &PcpOptions,
+    over_cap: &mut [bool],
+) -> BlockFacts {
     let entry = |v: VReg| values.get(v.index()).copied().unwrap_or(Lat::Bottom);
     let policy = match options.mode {
         Mode::Basic => Policy::Basic,
         Mode::Full => Policy::Full,
     };
-    match propagate::evaluate(mf, b, &entry, policy, options.max_paths) {
-        Ok(facts) => facts,
-        Err(_) => {
-            let mut facts = propagate::evaluate(mf, b, &entry, Policy::Flat, 1)
-                .expect("without paths the pass never splits one");
-            facts.fallback = true;
-            facts
+    if !over_cap[b.index()] {
+        match propagate::evaluate(mf, b, &entry, policy, options.max_paths) {
+            Ok(facts) => return facts,
+            Err(_) => over_cap[b.index()] = true,
         }
     }
+    let mut facts = propagate::evaluate(mf, b, &entry, Policy::Flat, 1)
+        .expect("without paths the pass never splits one");
+    facts.fallback = true;
+    facts
 }
 
 /// Queues `b` unless it is queued already.
@@ -107,6 +116,7 @@ pub fn analyze(mf: &MachFunction, options: &PcpOptions) -> Analysis {
         values[p.index()] = Lat::Bottom;
     }
     let mut reached = vec![false; mf.blocks.len()];
+    let mut over_cap = vec![false; mf.blocks.len()];
     let mut queued = vec![false; mf.blocks.len()];
     let mut work: VecDeque<MBlock> = VecDeque::new();
     reached[entry.index()] = true;
@@ -114,7 +124,7 @@ pub fn analyze(mf: &MachFunction, options: &PcpOptions) -> Analysis {
     let mut analysis = Analysis::default();
     while let Some(b) = work.pop_front() {
         queued[b.index()] = false;
-        let facts = local(mf, b, &values, options);
+        let facts = local(mf, b, &values, options, &mut over_cap);
         analysis.visits += 1;
         if facts.unknown_exit {
             analysis.unknown_successors = true;
@@ -158,7 +168,8 @@ pub fn analyze(mf: &MachFunction, options: &PcpOptions) -> Analysis {
     }
     for &b in &mf.layout {
         if reached[b.index()] {
-            analysis.facts.insert(b, local(mf, b, &values, options));
+            let facts = local(mf, b, &values, options, &mut over_cap);
+            analysis.facts.insert(b, facts);
             analysis.visits += 1;
         }
     }

@@ -14,17 +14,21 @@
 //! exponential in the hyperblock, and the cap is what keeps the pass linear in
 //! practice (above it the pass falls back to propagation without paths).
 
-/// A set of paths, as a bit set.
+/// A set of paths, as a bit set: the first 128 paths inline, the rest (only with a
+/// cap above 128) in a vector, so that the sets of the usual hyperblocks allocate
+/// nothing.
 #[derive(Clone, Debug, Default)]
 pub struct PathSet {
-    words: Vec<u64>,
+    low: [u64; 2],
+    high: Vec<u64>,
 }
 
 impl PartialEq for PathSet {
     /// The same paths (whatever the number of words each holds).
     fn eq(&self, other: &PathSet) -> bool {
-        let n = self.words.len().max(other.words.len());
-        (0..n).all(|i| self.words.get(i).unwrap_or(&0) == other.words.get(i).unwrap_or(&0))
+        let n = self.high.len().max(other.high.len());
+        self.low == other.low
+            && (0..n).all(|i| self.high.get(i).unwrap_or(&0) == other.high.get(i).unwrap_or(&0))
     }
 }
 
@@ -42,54 +46,80 @@ impl PathSet {
         s
     }
 
-    pub fn insert(&mut self, path: usize) {
-        let (w, bit) = (path / 64, path % 64);
-        if self.words.len() <= w {
-            self.words.resize(w + 1, 0);
+    fn word(&self, w: usize) -> u64 {
+        match w {
+            0 | 1 => self.low[w],
+            _ => self.high.get(w - 2).copied().unwrap_or(0),
         }
-        self.words[w] |= 1 << bit;
+    }
+
+    fn word_mut(&mut self, w: usize) -> &mut u64 {
+        match w {
+            0 | 1 => &mut self.low[w],
+            _ => {
+                if self.high.len() <= w - 2 {
+                    self.high.resize(w - 1, 0);
+                }
+                &mut self.high[w - 2]
+            }
+        }
+    }
+
+    /// The number of words either set may hold.
+    fn words(&self, other: &PathSet) -> usize {
+        2 + self.high.len().max(other.high.len())
+    }
+
+    pub fn insert(&mut self, path: usize) {
+        *self.word_mut(path / 64) |= 1 << (path % 64);
     }
 
     pub fn remove(&mut self, path: usize) {
-        if let Some(w) = self.words.get_mut(path / 64) {
-            *w &= !(1 << (path % 64));
+        if path / 64 < 2 + self.high.len() {
+            *self.word_mut(path / 64) &= !(1 << (path % 64));
         }
     }
 
     pub fn contains(&self, path: usize) -> bool {
-        self.words
-            .get(path / 64)
-            .is_some_and(|w| w & (1 << (path % 64)) != 0)
+        self.word(path / 64) & (1 << (path % 64)) != 0
     }
 
     pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
+        self.low == [0, 0] && self.high.iter().all(|&w| w == 0)
     }
 
     /// The number of paths.
     pub fn len(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
+        self.low
+            .iter()
+            .chain(&self.high)
+            .map(|w| w.count_ones() as usize)
+            .sum()
     }
 
     pub fn intersects(&self, other: &PathSet) -> bool {
-        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+        (0..self.words(other)).any(|i| self.word(i) & other.word(i) != 0)
     }
 
     pub fn intersection(&self, other: &PathSet) -> PathSet {
-        let words: Vec<u64> = self
-            .words
-            .iter()
-            .zip(&other.words)
-            .map(|(a, b)| a & b)
-            .collect();
-        PathSet { words }
+        let mut r = PathSet {
+            low: [self.low[0] & other.low[0], self.low[1] & other.low[1]],
+            high: Vec::new(),
+        };
+        let n = self.high.len().min(other.high.len());
+        if n > 0 {
+            r.high = (0..n).map(|i| self.high[i] & other.high[i]).collect();
+        }
+        r
     }
 
     pub fn union_with(&mut self, other: &PathSet) {
-        if self.words.len() < other.words.len() {
-            self.words.resize(other.words.len(), 0);
+        self.low[0] |= other.low[0];
+        self.low[1] |= other.low[1];
+        if self.high.len() < other.high.len() {
+            self.high.resize(other.high.len(), 0);
         }
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
+        for (a, b) in self.high.iter_mut().zip(&other.high) {
             *a |= b;
         }
     }
@@ -101,7 +131,9 @@ impl PathSet {
     }
 
     pub fn subtract(&mut self, other: &PathSet) {
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
+        self.low[0] &= !other.low[0];
+        self.low[1] &= !other.low[1];
+        for (a, b) in self.high.iter_mut().zip(&other.high) {
             *a &= !b;
         }
     }
@@ -114,11 +146,15 @@ impl PathSet {
 
     /// The paths, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| 64 * i + b)
-        })
+        self.low
+            .iter()
+            .chain(&self.high)
+            .enumerate()
+            .flat_map(|(i, &w)| {
+                (0..64)
+                    .filter(move |b| w & (1 << b) != 0)
+                    .map(move |b| 64 * i + b)
+            })
     }
 }
 
@@ -172,17 +208,21 @@ mod tests {
 
     #[test]
     fn set_operations() {
-        let a: PathSet = [0, 3, 70].into_iter().collect();
+        let a: PathSet = [0, 3, 70, 200].into_iter().collect();
         let b: PathSet = [3, 4].into_iter().collect();
-        assert_eq!(a.len(), 3);
-        assert!(a.contains(70) && !a.contains(69));
+        assert_eq!(a.len(), 4);
+        assert!(a.contains(70) && !a.contains(69) && a.contains(200) && !a.contains(201));
         assert_eq!(a.intersection(&b).iter().collect::<Vec<_>>(), [3]);
-        assert_eq!(a.union(&b).iter().collect::<Vec<_>>(), [0, 3, 4, 70]);
-        assert_eq!(a.minus(&b).iter().collect::<Vec<_>>(), [0, 70]);
+        assert_eq!(a.union(&b).iter().collect::<Vec<_>>(), [0, 3, 4, 70, 200]);
+        assert_eq!(a.minus(&b).iter().collect::<Vec<_>>(), [0, 70, 200]);
+        assert_eq!(a.intersection(&a), a);
+        assert_ne!(a.minus(&PathSet::single(200)), a);
         assert!(a.intersects(&b) && !a.minus(&b).intersects(&b));
         assert!(PathSet::new().is_empty() && !PathSet::single(65).is_empty());
         let mut c = a.clone();
         c.remove(0);
+        c.remove(500);
+        assert_eq!(c.iter().collect::<Vec<_>>(), [3, 70, 200]);
         c.remove(200);
         assert_eq!(c.iter().collect::<Vec<_>>(), [3, 70]);
     }
