@@ -154,11 +154,7 @@ mod tests {
 /// per level of the loop forest; as text, the same graph in `;` comments, or why there
 /// is none.
 pub fn ppg(s: &mut String, mf: &MachFunction, point: &str, format: crate::DumpFormat) {
-    let comment = if format == crate::DumpFormat::Dot {
-        "//"
-    } else {
-        ";"
-    };
+    let comment = if format == crate::DumpFormat::Dot { "//" } else { ";" };
     match vliw_machine::ifconv::ppg::function_ppg(mf) {
         Ok(forest) if format == crate::DumpFormat::Dot => {
             let _ = writeln!(s, "// dump={point} function={}", mf.name);
@@ -171,11 +167,7 @@ pub fn ppg(s: &mut String, mf: &MachFunction, point: &str, format: crate::DumpFo
             }
         }
         Err(e) => {
-            let _ = writeln!(
-                s,
-                "{comment} dump={point} function={}: no PPG: {e}",
-                mf.name
-            );
+            let _ = writeln!(s, "{comment} dump={point} function={}: no PPG: {e}", mf.name);
         }
     }
 }
