@@ -1,5 +1,5 @@
 //! Constant propagation on predicated code (Knoop and Rüthing, "Constant Propagation
-//! on Predicated Code", J.UCS 2003: `004`; `docs/predication.md` §8), on machine SSA
+//! on Predicated Code", J.UCS 2003: `004`; `docs/predication.md` §9), on machine SSA
 //! after if-conversion and before ψs are lowered.
 //!
 //! A hyperblock is a machine block: if-conversion made each region one block of
