@@ -44,7 +44,7 @@
 use std::collections::{HashMap, HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
-use vliw_isa::{CmpType, FieldKind, Format, Opcode};
+use vliw_isa::{FieldKind, Format, Opcode};
 
 use super::lattice::{self, Lat};
 use super::paths::{PathSet, TooManyPaths};
@@ -567,10 +567,4 @@ pub fn branch_conditions(mf: &MachFunction, b: MBlock) -> HashSet<Reg> {
         }
     }
     steer
-}
-
-/// A compare whose condition under a `.unc` type is written even where its guard
-/// fails (and which the rewrite must not take for off-predicated).
-pub fn writes_when_off(inst: &MInst) -> bool {
-    matches!(inst.op, MOp::Op(o) if sem::class(o) == OpClass::Compare) && inst.ctype == CmpType::Unc
 }

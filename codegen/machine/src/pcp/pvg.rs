@@ -238,11 +238,6 @@ impl Pvg {
         }
         Ok(to)
     }
-
-    /// Every node and its value.
-    pub fn nodes(&self) -> impl Iterator<Item = (Reg, &Valued)> + '_ {
-        self.values.iter().map(|(&r, v)| (r, v))
-    }
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ use vliw_isa::{CmpType, Opcode};
 use super::PcpStats;
 use super::global::Analysis;
 use super::lattice::Lat;
-use super::propagate::{BlockFacts, InstFacts, writes_when_off};
+use super::propagate::{BlockFacts, InstFacts};
 use crate::mir::{Imm, InstId, MBlock, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg};
 
 /// Rewrites `mf` by `analysis` (of this very function).
@@ -74,6 +74,12 @@ pub fn is_pure(inst: &MInst) -> bool {
                     | OpClass::R2p
             ),
         }
+}
+
+/// A `.unc` compare: it writes its predicates (false) even where its guard fails, so
+/// it is never off-predicated.
+fn writes_when_off(inst: &MInst) -> bool {
+    matches!(inst.op, MOp::Op(o) if sem::class(o) == OpClass::Compare) && inst.ctype == CmpType::Unc
 }
 
 fn is_control(inst: &MInst) -> bool {
