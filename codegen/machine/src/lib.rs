@@ -32,6 +32,7 @@ pub mod lower;
 pub mod mir;
 pub mod object;
 pub mod options;
+pub mod pcp;
 pub mod psi;
 pub mod regalloc;
 pub mod sched;

@@ -150,6 +150,11 @@ pub struct Options {
     /// Decide promotions with the region's Predicate Partition Graph (`ppg=on|off`;
     /// without it only the first argument's guard, which needs no proof).
     pub ppg: bool,
+    /// Constant propagation on predicated code after if-conversion (`pcp=on|off`; it
+    /// runs only when `if-convert=on`).
+    pub pcp: bool,
+    /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
+    pub pcp_options: vliw_machine::pcp::PcpOptions,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -182,6 +187,8 @@ impl core::fmt::Debug for Options {
             .field("if_convert_limits", &self.if_convert_limits)
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
+            .field("pcp", &self.pcp)
+            .field("pcp_options", &self.pcp_options)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
             .field("input_verified", &self.input_verified)
@@ -213,6 +220,8 @@ impl Options {
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
             ppg: true,
+            pcp: false,
+            pcp_options: vliw_machine::pcp::PcpOptions::default(),
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -250,6 +259,9 @@ impl Options {
         "promotion",
         "ppg",
         "psi-shape",
+        "pcp",
+        "pcp-mode",
+        "pcp-max-paths",
         "rvsdg",
         "sequentialize",
         "gamma-ordering",
@@ -305,6 +317,18 @@ impl Options {
                     _ => {
                         return Err(format!(
                             "psi-shape={value}: unknown shape (known: tree, flat)"
+                        ));
+                    }
+                }
+            }
+            "pcp" => self.pcp = on_off(key, value)?,
+            "pcp-mode" => self.pcp_options.mode = vliw_machine::pcp::Mode::parse(value)?,
+            "pcp-max-paths" => {
+                self.pcp_options.max_paths = match value.parse() {
+                    Ok(n) if n >= 1 => n,
+                    _ => {
+                        return Err(format!(
+                            "pcp-max-paths={value}: expected a number of paths (at least 1)"
                         ));
                     }
                 }
@@ -532,6 +556,8 @@ mod tests {
                 "if-convert-max-predicates" => "4",
                 "psi-lowering" => "sel",
                 "psi-shape" => "flat",
+                "pcp-mode" => "basic",
+                "pcp-max-paths" => "8",
                 _ => "off",
             };
             Options::new()

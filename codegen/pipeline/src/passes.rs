@@ -627,6 +627,39 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "pcp",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "constant propagation on predicated code (Knoop and Rüthing): path-sensitive \
+                in each hyperblock on its predicated value graph (pcp-mode=basic|full, at \
+                most pcp-max-paths= paths, else without paths), a worklist over blocks and \
+                loops; constants materialized, off-predicated operations removed, compares, \
+                predicate logic and ψs simplified; when if-convert=on pcp=on \
+                (vliw_machine::pcp)",
+        switch: Some(Switch {
+            name: "pcp",
+            off: "pcp=off",
+            on: "pcp=on",
+            default_on: false,
+        }),
+        runs: |o| o.if_convert && o.pcp,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::pcp::propagate_constants(mf, &o.pcp_options);
+            o.count("pcp.constants", s.constants as u64);
+            o.count(
+                "pcp.off-predicated-removed",
+                s.off_predicated_removed as u64,
+            );
+            o.count("pcp.compares-folded", s.compares_folded as u64);
+            o.count("pcp.ors-simplified", s.ors_simplified as u64);
+            o.count("pcp.psi-args-dropped", s.psi_args_dropped as u64);
+            o.count("pcp.branches-decided", s.branches_decided as u64);
+            o.count("pcp.dead-removed", s.dead_removed as u64);
+            o.count("pcp.fallbacks", s.fallbacks as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "psi-lower",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
