@@ -956,7 +956,7 @@ impl<'f, 'h> Interpreter<'f, 'h> {
             }
         };
         let class = sem::class(opcode);
-        if is_pure(class) {
+        if class.is_pure() {
             return self.step_pure(frame, inst, opcode, class);
         }
         let g = self.guard(frame, inst.guard)?;
@@ -1222,17 +1222,3 @@ fn annotate(e: Stop, at: &dyn Fn() -> String) -> Stop {
 
 #[cfg(test)]
 mod tests;
-
-/// Operations without effects beyond their definitions, which may read undefined
-/// values (`Interpreter::step_pure`).
-fn is_pure(class: OpClass) -> bool {
-    matches!(
-        class,
-        OpClass::Value
-            | OpClass::Sel
-            | OpClass::Compare
-            | OpClass::PredLogic
-            | OpClass::P2r
-            | OpClass::R2p
-    )
-}

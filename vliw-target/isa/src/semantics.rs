@@ -107,6 +107,23 @@ pub enum OpClass {
     Control,
 }
 
+impl OpClass {
+    /// No effect beyond writing its destinations: no memory, no control, no fault
+    /// (values, `sel`, compares, predicate logic, `p2r`, `r2p`). Such an operation may
+    /// run speculatively, and may read a value that is undefined there.
+    pub const fn is_pure(self) -> bool {
+        matches!(
+            self,
+            OpClass::Value
+                | OpClass::Sel
+                | OpClass::Compare
+                | OpClass::PredLogic
+                | OpClass::P2r
+                | OpClass::R2p
+        )
+    }
+}
+
 macro_rules! define_class {
     (
         value: [$($v:ident),*],

@@ -83,17 +83,17 @@ pub fn if_convert(
 
 /// The blocks of the layout that the entry reaches and from which no `ret` can be
 /// reached: every run through them ends in a trap (a panic) or never ends.
-fn cold_blocks(mf: &MachFunction, cfg: &Cfg) -> HashSet<MBlock> {
-    let mut preds: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
-    let mut work = Vec::new();
-    for &b in &mf.layout {
-        for t in cfg.succs(crate::ssa_view::block(b)) {
-            preds.entry(mblock(*t)).or_default().push(b);
-        }
-        if mf.last_inst(b).is_some_and(|i| i.is(vliw_isa::Opcode::Ret)) {
-            work.push(b);
-        }
-    }
+fn cold_blocks(
+    mf: &MachFunction,
+    cfg: &Cfg,
+    preds: &HashMap<MBlock, Vec<MBlock>>,
+) -> HashSet<MBlock> {
+    let mut work: Vec<MBlock> = mf
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| mf.last_inst(b).is_some_and(|i| i.is(vliw_isa::Opcode::Ret)))
+        .collect();
     let mut returns: HashSet<MBlock> = HashSet::new();
     while let Some(b) = work.pop() {
         if returns.insert(b) {
@@ -127,9 +127,18 @@ fn round(
 ) -> bool {
     let cfg = cfg_of(mf);
     let dom = DomTree::compute(&cfg);
+    let mut preds: HashMap<MBlock, Vec<MBlock>> =
+        mf.layout.iter().map(|&b| (b, Vec::new())).collect();
+    // every block of the layout counts, reachable or not: a block that stays must
+    // not branch to one merged away
+    for &b in &mf.layout {
+        for t in cfg.succs(crate::ssa_view::block(b)) {
+            preds.entry(mblock(*t)).or_default().push(b);
+        }
+    }
     // cold blocks (they never return: panics) are left by side exits, so the join of
     // a region is found as if the edges into them were not there
-    let cold = cold_blocks(mf, &cfg);
+    let cold = cold_blocks(mf, &cfg, &preds);
     let warm = Cfg::from_successors(
         cfg.entry(),
         (0..cfg.num_blocks()).map(|i| {
@@ -141,15 +150,6 @@ fn round(
         }),
     );
     let pdom = PostDomTree::compute(&warm);
-    let mut preds: HashMap<MBlock, Vec<MBlock>> =
-        mf.layout.iter().map(|&b| (b, Vec::new())).collect();
-    // every block of the layout counts, reachable or not: a block that stays must
-    // not branch to one merged away
-    for &b in &mf.layout {
-        for t in cfg.succs(crate::ssa_view::block(b)) {
-            preds.entry(mblock(*t)).or_default().push(b);
-        }
-    }
     let uses = use_counts(mf);
     let copy_of = convert::copies(mf);
     let trace = std::env::var_os("VLIW_IFCONV_TRACE").is_some();

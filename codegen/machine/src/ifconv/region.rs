@@ -145,10 +145,10 @@ pub fn speculable(inst: &MInst) -> bool {
                 o.latency_class(),
                 vliw_isa::LatencyClass::Divide | vliw_isa::LatencyClass::FloatDivide
             );
-            let pure = matches!(
-                sem::class(o),
-                OpClass::Value | OpClass::Sel | OpClass::PredLogic | OpClass::P2r | OpClass::R2p
-            ) || (sem::class(o) == OpClass::Compare && inst.ctype == CmpType::Normal);
+            // an and/or-type compare reads its destinations: not a plain value
+            let class = sem::class(o);
+            let pure =
+                class.is_pure() && (class != OpClass::Compare || inst.ctype == CmpType::Normal);
             cheap && pure
         }
         _ => false,

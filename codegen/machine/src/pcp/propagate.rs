@@ -388,15 +388,7 @@ impl Local<'_> {
             }
         }
         // an operation that observes its guard stops the runs where it is undefined
-        if !matches!(
-            class,
-            OpClass::Value
-                | OpClass::Sel
-                | OpClass::Compare
-                | OpClass::PredLogic
-                | OpClass::P2r
-                | OpClass::R2p
-        ) {
+        if !class.is_pure() {
             self.live.subtract(&g.undefined);
         }
         Ok(())

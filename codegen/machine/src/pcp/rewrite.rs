@@ -64,15 +64,7 @@ pub fn is_pure(inst: &MInst) -> bool {
     virtual_defs
         && match inst.op {
             MOp::Psi | MOp::Copy | MOp::ParallelCopy => true,
-            MOp::Op(o) => matches!(
-                sem::class(o),
-                OpClass::Value
-                    | OpClass::Sel
-                    | OpClass::Compare
-                    | OpClass::PredLogic
-                    | OpClass::P2r
-                    | OpClass::R2p
-            ),
+            MOp::Op(o) => sem::class(o).is_pure(),
         }
 }
 
