@@ -26,6 +26,8 @@ mod destruct;
 mod ifconv;
 #[path = "bench_programs_lawrence.rs"]
 mod lawrence;
+#[path = "bench_programs_psi_copies.rs"]
+mod psi_copies;
 use crate::toolchain::Toolchain;
 
 /// Ops per bundle of the default machine (docs/isa.md section 8).
@@ -242,6 +244,10 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
         section.markdown.push_str(&md);
         section.summary.push(summary);
     }
+    // out of Psi-SSA: the copies of each phase
+    if let Some(md) = psi_copies::table_of(&configs, &figures) {
+        section.markdown.push_str(&md);
+    }
     // leaving SSA: the copies of each method, with the naive allocator
     let counts = destruct::measure(paths, &programs, &work)?;
     let (md, summary) = destruct::table_of(&names, &counts);
@@ -324,7 +330,9 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
             llvm_args: vec![pass.flip().to_string()],
             // the counters of the columns the sequentialization and predication
             // tables compare with
-            counters: pass.flip() == lawrence::STRUCTURAL || pass.flip() == ifconv::OFF,
+            counters: pass.flip() == lawrence::STRUCTURAL
+                || pass.flip() == ifconv::OFF
+                || psi_copies::wants_counters(pass.flip()),
         });
     }
     if passes.len() > 1 {

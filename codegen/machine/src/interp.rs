@@ -900,6 +900,21 @@ impl<'f, 'h> Interpreter<'f, 'h> {
     }
 
     fn step(&mut self, frame: &mut Frame<'f>, inst: &MInst) -> Result<Flow, Stop> {
+        if let Some(k) = inst.keep {
+            // `(g) d = op ... keeps k`: `k` where the guard is false
+            match self.guard_opt(frame, inst.guard)? {
+                None => return self.write_undefined(frame, inst),
+                Some(false) => {
+                    let [d] = inst.defs[..] else {
+                        return err("keeps: one definition expected");
+                    };
+                    let v = self.read_opt(frame, k)?;
+                    self.write(frame, d, v)?;
+                    return Ok(Flow::Next);
+                }
+                Some(true) => {}
+            }
+        }
         let opcode = match inst.op {
             MOp::Op(o) => o,
             MOp::Copy | MOp::ParallelCopy => {

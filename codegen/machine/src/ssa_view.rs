@@ -75,7 +75,8 @@ impl SsaProgram for SsaView<'_> {
             }
             let ordinary = core::iter::once(inst.guard.pred)
                 .chain(inst.psi_guards.iter().map(|g| g.pred))
-                .chain(inst.uses.iter().copied());
+                .chain(inst.uses.iter().copied())
+                .chain(inst.keep);
             for u in ordinary.filter_map(Reg::as_virtual) {
                 f(Access::Use(var(u)));
             }

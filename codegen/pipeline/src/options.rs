@@ -73,6 +73,16 @@ const DUMP_ALIASES: &[(&str, &[&str])] = &[
 ];
 
 /// The text form of every stage, or Graphviz for the graph-shaped ones (`dump-format=`).
+/// How ψ operations leave Psi-SSA (`psi-lowering=`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum PsiLowering {
+    /// Each ψ a chain of `sel` (003 §3, Fig. 7).
+    Sel,
+    /// Predicated copies and guarded definitions that keep a ψ's class in one
+    /// register (003 §4).
+    PredicatedCopies,
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum DumpFormat {
     #[default]
@@ -155,6 +165,12 @@ pub struct Options {
     pub pcp: bool,
     /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
     pub pcp_options: vliw_machine::pcp::PcpOptions,
+    /// How ψ operations leave Psi-SSA before allocation (`psi-lowering=sel|
+    /// predicated-copies`, `vliw_machine::psi`).
+    pub psi_lowering: PsiLowering,
+    /// De Ferrière's §4.6 improvements for predicated copies (`psi-fold=on|off`,
+    /// `psi-reorder=on|off`).
+    pub psi_copies: vliw_machine::psi::CopyOptions,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -188,6 +204,8 @@ impl core::fmt::Debug for Options {
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
             .field("pcp", &self.pcp)
+            .field("psi_lowering", &self.psi_lowering)
+            .field("psi_copies", &self.psi_copies)
             .field("pcp_options", &self.pcp_options)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
@@ -222,6 +240,8 @@ impl Options {
             ppg: true,
             pcp: false,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
+            psi_lowering: PsiLowering::Sel,
+            psi_copies: vliw_machine::psi::CopyOptions::default(),
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -256,6 +276,8 @@ impl Options {
         "if-convert-max-ops",
         "if-convert-max-predicates",
         "psi-lowering",
+        "psi-fold",
+        "psi-reorder",
         "promotion",
         "ppg",
         "psi-shape",
@@ -344,13 +366,18 @@ impl Options {
                 })?
             }
             "psi-lowering" => {
-                if value != "sel" {
-                    return Err(format!(
-                        "psi-lowering={value}: unknown method (known: sel; predicated copies \
-                         are not implemented yet)"
-                    ));
+                self.psi_lowering = match value {
+                    "sel" => PsiLowering::Sel,
+                    "predicated-copies" => PsiLowering::PredicatedCopies,
+                    _ => {
+                        return Err(format!(
+                            "psi-lowering={value}: unknown method (known: sel, predicated-copies)"
+                        ));
+                    }
                 }
             }
+            "psi-fold" => self.psi_copies.fold = on_off(key, value)?,
+            "psi-reorder" => self.psi_copies.reorder = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,
@@ -554,7 +581,7 @@ mod tests {
                 "rvsdg-unroll-budget" => "100",
                 "if-convert-max-ops" => "64",
                 "if-convert-max-predicates" => "4",
-                "psi-lowering" => "sel",
+                "psi-lowering" => "predicated-copies",
                 "psi-shape" => "flat",
                 "pcp-mode" => "basic",
                 "pcp-max-paths" => "8",

@@ -663,12 +663,33 @@ pub const PIPELINE: &[Pass] = &[
         name: "psi-lower",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
-        about: "out of Psi-SSA by psi-lowering=sel: every ψ a chain of sel (predicate logic \
-                for predicates), first argument promoted (vliw_machine::psi)",
-        switch: None,
+        about: "out of Psi-SSA: by psi-lowering=sel every ψ a chain of sel (predicate logic \
+                for predicates), first argument promoted; by psi-lowering=predicated-copies \
+                every ψ-congruence class a chain of guarded definitions and predicated \
+                copies that keep the previous link, one register for the allocator \
+                (psi-fold=, psi-reorder=) (vliw_machine::psi)",
+        switch: Some(Switch {
+            name: "predicated-copies",
+            off: "psi-lowering=sel",
+            on: "psi-lowering=predicated-copies",
+            default_on: false,
+        }),
         runs: |o| o.if_convert,
         run: Run::Machine(|mf, o| {
-            o.count("psi.sels", vliw_machine::psi::lower_to_selects(mf) as u64);
+            match o.psi_lowering {
+                crate::options::PsiLowering::Sel => {
+                    o.count("psi.sels", vliw_machine::psi::lower_to_selects(mf) as u64);
+                }
+                crate::options::PsiLowering::PredicatedCopies => {
+                    let s = vliw_machine::psi::out_of_psi_ssa(mf, o.psi_copies);
+                    o.count("psi.psis", s.psis as u64);
+                    o.count("psi.normalize-copies", s.normalize_copies as u64);
+                    o.count("psi.congruence-copies", s.congruence_copies as u64);
+                    o.count("psi.folded", s.folded as u64);
+                    o.count("psi.reordered", s.reordered as u64);
+                    o.count("psi.sels", s.selects as u64);
+                }
+            }
             Ok(())
         }),
     },
@@ -906,7 +927,7 @@ mod tests {
             );
         }
         // passes whose switch chooses how they work, not whether they run
-        let chooses_method = |p: &Pass| matches!(p.name, "isel" | "sequentialize");
+        let chooses_method = |p: &Pass| matches!(p.name, "isel" | "sequentialize" | "psi-lower");
         for (p, s) in switches() {
             // every pass with a switch runs by default as its switch says, or (a new
             // pass, until it is correct on every suite) when switched on

@@ -69,6 +69,11 @@ pub struct Stats {
 
 /// Leaves SSA with `method`; adds the copy counts to `counters`.
 pub fn destruct(mf: &mut MachFunction, method: SsaDestruction, counters: Option<&Counters>) {
+    // definitions that keep a value become a `sel` (the methods do not take them)
+    let keeps = crate::psi::select::lower_keeps(mf);
+    if let Some(c) = counters {
+        c.add("destruct.keeps-lowered", keeps as u64);
+    }
     let phis: usize = mf.layout.iter().map(|&b| mf.blocks[b].params.len()).sum();
     let stats = match method {
         SsaDestruction::Copies => copies(mf),

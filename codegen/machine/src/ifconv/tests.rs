@@ -173,6 +173,7 @@ fn run(mf: &MachFunction, args: &[u64]) -> Result<Vec<u64>, String> {
 fn random_functions_keep_their_values() {
     let machine = MachineConfig::default();
     let (mut converted, mut checked, mut side_exits) = (0, 0, 0);
+    let (mut folded, mut reordered, mut copies_made) = (0, 0, 0);
     for seed in 1..=300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
@@ -207,9 +208,32 @@ fn random_functions_keep_their_values() {
             lowered.verify(Phase::Ssa).unwrap();
             let mut allocated = lowered.clone();
             crate::ssa_regalloc::allocate(&mut allocated, &crate::Options::default()).unwrap();
+            // out of Psi-SSA by predicated copies, with and without each §4.6
+            // improvement, then the SSA allocator, which must take it whole
+            let mut copies = Vec::new();
+            for (fold, reorder) in [(true, true), (false, true), (true, false)] {
+                let mut c = out.clone();
+                let st =
+                    crate::psi::out_of_psi_ssa(&mut c, crate::psi::CopyOptions { fold, reorder });
+                folded += st.folded;
+                reordered += st.reordered;
+                copies_made += st.normalize_copies + st.congruence_copies;
+                c.verify(Phase::Ssa).unwrap_or_else(|e| {
+                    panic!("seed {seed} copies {fold} {reorder}:\n{e}\n{out}\n{c}")
+                });
+                let mut a = c.clone();
+                let mut st = crate::ssa_regalloc::Stats::default();
+                crate::ssa_regalloc::allocate_ssa(&mut a, &mut st).unwrap_or_else(|e| {
+                    panic!("seed {seed} copies {fold} {reorder}: allocation: {e}\n{c}")
+                });
+                copies.push(c);
+                copies.push(a);
+            }
             for args in &inputs {
                 let want = run(&mf, args);
-                for (what, f) in [("ψ", &out), ("sel", &lowered), ("allocated", &allocated)] {
+                let mut all = vec![("ψ", &out), ("sel", &lowered), ("allocated", &allocated)];
+                all.extend(copies.iter().map(|c| ("predicated copies", c)));
+                for (what, f) in all {
                     assert_eq!(
                         run(f, args),
                         want,
@@ -221,6 +245,8 @@ fn random_functions_keep_their_values() {
         }
     }
     eprintln!("{converted} regions converted ({side_exits} side exits), {checked} runs compared");
+    eprintln!("predicated copies: {folded} folded, {reordered} reordered, {copies_made} copies");
+    assert!(folded > 100 && reordered > 10 && copies_made > 100);
     assert!(side_exits > 50, "only {side_exits} side exits");
     assert!(converted > 300, "only {converted} regions converted");
     assert!(checked > 0);

@@ -218,6 +218,9 @@ impl MachFunction {
             }
             f.write_str(")")?;
         }
+        if let Some(k) = inst.keep {
+            write!(f, " keeps {}", self.reg(k))?;
+        }
         if !inst.implicit_uses.is_empty() {
             f.write_str(" uses[")?;
             write_preg_list(f, &inst.implicit_uses)?;

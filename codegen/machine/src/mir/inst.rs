@@ -99,6 +99,12 @@ pub struct MInst {
     pub args: Vec<Reg>,
     /// The guard of each argument of a `Psi`.
     pub psi_guards: Vec<MGuard>,
+    /// Machine SSA only: the value the definition keeps where the guard is false
+    /// (`(p) v2 = add v0, v1 keeps v3`: `v2` is `v0 + v1` where `p` holds, `v3`
+    /// elsewhere). Out of Psi-SSA by predicated copies (`psi::copies`) writes a ψ's
+    /// arguments into one register this way; the allocator gives the definition and
+    /// the kept value one colour and drops the operand.
+    pub keep: Option<Reg>,
     /// Registers written besides `defs` (calls: the caller-saved registers).
     pub implicit_defs: Vec<PReg>,
     /// Registers read besides `uses` (calls: argument registers; `ret`: results).
@@ -120,6 +126,7 @@ impl MInst {
             long: false,
             args: Vec::new(),
             psi_guards: Vec::new(),
+            keep: None,
             implicit_defs: Vec::new(),
             implicit_uses: Vec::new(),
             loc: SourceLoc::default(),
@@ -173,6 +180,7 @@ impl MInst {
             .chain(self.psi_guards.iter().map(|g| g.pred))
             .chain(self.uses.iter().copied())
             .chain(self.args.iter().copied())
+            .chain(self.keep)
             .chain(self.implicit_uses.iter().map(|&p| Reg::Physical(p)))
     }
 

@@ -874,6 +874,10 @@ impl Parser {
                 inst.args.push(self.reg(b)?);
             }
         }
+        if self.at_keyword("keeps") {
+            self.bump();
+            inst.keep = Some(self.reg(b)?);
+        }
         if self.at_keyword("uses") {
             self.bump();
             inst.implicit_uses = self.preg_list(b)?;

@@ -641,3 +641,38 @@ fn structural_rules_of_every_phase() {
             .contains("does not exist")
     );
 }
+
+#[test]
+fn keeps_round_trips_and_is_only_for_one_guarded_virtual_definition_in_ssa() {
+    let ok = func(
+        "block0:
+    v0 = copy r3
+    pv1, pv2 = cmp.gt v0, 0
+    v3 = add v0, 1
+    (pv1) v4 = add v0, 2 keeps v3
+    (!pv1) v5 = copy v0 keeps v4
+    r3 = copy v5
+    ret uses[r3]
+",
+    );
+    let f = round_trip(&ok);
+    assert_eq!(
+        f.inst_at(f.layout[0], 3).keep,
+        Some(Reg::Virtual(VReg::new(3)))
+    );
+    accepts(Phase::Ssa, &ok);
+    rejects(Phase::Virtual, &ok, "after leaving SSA");
+    let unguarded = ok.replace("(pv1) v4 = add v0, 2 keeps v3", "v4 = add v0, 2 keeps v3");
+    rejects(Phase::Ssa, &unguarded, "without a guard");
+    let class = ok.replace("keeps v3", "keeps pv2");
+    rejects(
+        Phase::Ssa,
+        &class,
+        "not a virtual register of the definition's class",
+    );
+    let compare = ok.replace(
+        "(pv1) v4 = add v0, 2 keeps v3",
+        "(pv1) v4 = add v0, 2 keeps v3\n    (pv1) pv6, p0 = cmp.lt.unc v0, 3 keeps pv2",
+    );
+    rejects(Phase::Ssa, &compare, "exactly one virtual definition");
+}

@@ -28,7 +28,7 @@ use core::fmt;
 use std::collections::HashSet;
 
 use cranelift_entity::EntityRef;
-use vliw_isa::{FieldKind, MachineConfig, Opcode, check_bundle};
+use vliw_isa::{CmpType, FieldKind, MachineConfig, Opcode, check_bundle};
 
 use super::{
     Imm, MBlock, MInst, MOp, MachFunction, Reg, RegClass, VReg, encoding_of, field_class,
@@ -236,6 +236,31 @@ impl Verifier<'_> {
         }
     }
 
+    /// `keeps k`: in machine SSA, on one virtual definition of `k`'s class, under a
+    /// guard (the kept value is what the definition is where the guard is false).
+    fn keep(&mut self, b: MBlock, inst: &MInst, k: Reg) {
+        let f = self.f;
+        let problem = if self.phase != Phase::Ssa {
+            Some(format!("`keeps {}` after leaving SSA", f.reg(k)))
+        } else if inst.defs.len() != 1 || inst.defs[0].as_virtual().is_none() {
+            Some("`keeps` on an operation without exactly one virtual definition".into())
+        } else if k.as_virtual().is_none() || self.class(k) != self.class(inst.defs[0]) {
+            Some(format!(
+                "`keeps {}`: not a virtual register of the definition's class",
+                f.reg(k)
+            ))
+        } else if inst.guard.is_always() {
+            Some("`keeps` on an operation without a guard".into())
+        } else if !matches!(inst.ctype, CmpType::Normal) || !inst.implicit_defs.is_empty() {
+            Some("`keeps` on an operation that writes where its guard is false".into())
+        } else {
+            None
+        };
+        if let Some(m) = problem {
+            self.error(Some(b), Some(inst), m);
+        }
+    }
+
     fn inst(&mut self, b: MBlock, inst: &MInst, is_last: bool) {
         let f = self.f;
         let err = |v: &mut Self, m: String| v.error(Some(b), Some(inst), m);
@@ -262,6 +287,9 @@ impl Verifier<'_> {
                         .into(),
                 );
             }
+        }
+        if let Some(k) = inst.keep {
+            self.keep(b, inst, k);
         }
         // operands
         match inst.op {
@@ -474,6 +502,7 @@ impl Verifier<'_> {
                 let ordinary = core::iter::once(inst.guard.pred)
                     .chain(inst.psi_guards.iter().map(|g| g.pred))
                     .chain(inst.uses.iter().copied())
+                    .chain(inst.keep)
                     .map(|r| (r, i as isize));
                 let at_end = inst.args.iter().map(|&r| (r, f.block_len(b) as isize));
                 for (r, at) in ordinary.chain(at_end) {

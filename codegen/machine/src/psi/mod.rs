@@ -1,10 +1,17 @@
 //! Leaving Psi-SSA: what becomes of the ψ operations if-conversion makes, before
-//! register allocation (`docs/predication.md`).
+//! register allocation (`docs/predication.md` §10).
 //!
 //! - `select`: each ψ lowered to a chain of `sel` (de Ferrière 003 §3, Fig. 7: a
 //!   normalized ψ is a select chain), which stays in SSA for the allocator
 //!   (`psi-lowering=sel`).
+//! - `copies`: out of Psi-SSA by predicated copies (003 §4): each ψ-congruence class
+//!   a chain of guarded definitions that keep the previous link, one register for
+//!   the allocator (`psi-lowering=predicated-copies`).
+//! - `guards`: which guards of a hyperblock are disjoint (§4.6's reordering).
 
+pub mod copies;
+pub mod guards;
 pub mod select;
 
-pub use select::lower_to_selects;
+pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
+pub use select::{lower_keeps, lower_to_selects};

@@ -21,7 +21,7 @@
 
 use vliw_isa::Opcode;
 
-use crate::mir::{Imm, InstId, MInst, MOp, MachFunction, Reg, RegClass};
+use crate::mir::{Imm, InstId, MGuard, MInst, MOp, MachFunction, Reg, RegClass};
 
 /// Lowers every ψ of `mf` to `sel` chains; returns how many `sel`s it made.
 pub fn lower_to_selects(mf: &mut MachFunction) -> usize {
@@ -55,23 +55,7 @@ pub fn lower_to_selects(mf: &mut MachFunction) -> usize {
                     mf.new_vreg(class).into()
                 };
                 let g = psi.psi_guards[k];
-                let (yes, no) = if g.negated {
-                    (acc, psi.uses[k])
-                } else {
-                    (psi.uses[k], acc)
-                };
-                let ops = if class == RegClass::Pred {
-                    // predicates have no select: (g ∧ yes) ∨ (no ∧ ¬g)
-                    let (t, u) = (mf.new_vreg(class).into(), mf.new_vreg(class).into());
-                    vec![
-                        MInst::op(Opcode::Pand, &[t], &[g.pred, yes], Imm::None),
-                        MInst::op(Opcode::Pandn, &[u], &[no, g.pred], Imm::None),
-                        MInst::op(Opcode::Por, &[d], &[t, u], Imm::None),
-                    ]
-                } else {
-                    vec![MInst::op(Opcode::Sel, &[d], &[g.pred, yes, no], Imm::None)]
-                };
-                for op in ops {
+                for op in choice(mf, class, g, psi.uses[k], acc, d) {
                     let mut op = op.with_guard(psi.guard);
                     op.loc = psi.loc;
                     order.push(mf.make_inst(op));
@@ -79,6 +63,57 @@ pub fn lower_to_selects(mf: &mut MachFunction) -> usize {
                 made += 1;
                 acc = d;
             }
+        }
+        mf.set_block_insts(b, order);
+    }
+    made
+}
+
+/// `d = g ? a : b` for a register class: one `sel` (which takes a positive predicate:
+/// a negated guard swaps the operands), or for predicates `(g ∧ a) ∨ (b ∧ ¬g)`.
+fn choice(mf: &mut MachFunction, class: RegClass, g: MGuard, a: Reg, b: Reg, d: Reg) -> Vec<MInst> {
+    let (yes, no) = if g.negated { (b, a) } else { (a, b) };
+    if class == RegClass::Pred {
+        let (t, u) = (mf.new_vreg(class).into(), mf.new_vreg(class).into());
+        vec![
+            MInst::op(Opcode::Pand, &[t], &[g.pred, yes], Imm::None),
+            MInst::op(Opcode::Pandn, &[u], &[no, g.pred], Imm::None),
+            MInst::op(Opcode::Por, &[d], &[t, u], Imm::None),
+        ]
+    } else {
+        vec![MInst::op(Opcode::Sel, &[d], &[g.pred, yes, no], Imm::None)]
+    }
+}
+
+/// Every `(g) d = op ... keeps k` of `mf` (out of Psi-SSA by predicated copies,
+/// `super::copies`) as `(g) t = op ...` and `d = g ? t : k` (a `sel`): for the
+/// allocators and SSA destruction that do not take `keeps`. Returns how many.
+pub fn lower_keeps(mf: &mut MachFunction) -> usize {
+    let mut made = 0;
+    for b in mf.layout.clone() {
+        if !mf.block_insts(b).any(|i| i.keep.is_some()) {
+            continue;
+        }
+        let old = mf.take_block_insts(b);
+        let mut order: Vec<InstId> = Vec::with_capacity(old.len() + 4);
+        for id in old {
+            let Some(k) = mf.inst(id).keep else {
+                order.push(id);
+                continue;
+            };
+            let d = mf.inst(id).defs[0];
+            let class = mf.class_of(d);
+            let t: Reg = mf.new_vreg(class).into();
+            let inst = mf.inst_mut(id);
+            inst.keep = None;
+            inst.defs[0] = t;
+            let (g, loc) = (inst.guard, inst.loc);
+            order.push(id);
+            for mut op in choice(mf, class, g, t, k, d) {
+                op.loc = loc;
+                order.push(mf.make_inst(op));
+            }
+            made += 1;
         }
         mf.set_block_insts(b, order);
     }

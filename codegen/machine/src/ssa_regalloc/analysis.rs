@@ -216,11 +216,19 @@ impl Analysis {
             violated |= excess(at_entry, [0, 0]).iter().any(|&e| e > 0);
             facts.kills.reverse();
             facts.dead_defs.reverse();
+            for (i, inst) in mf.block_insts(b).enumerate() {
+                if let Some(Reg::Virtual(k)) = inst.keep
+                    && !facts.kills.contains(&(i as u32, k))
+                {
+                    return Err(format!("{b}: `keeps {k}` where {k} stays live"));
+                }
+            }
             if violated {
                 violations.push(b);
             }
             blocks[b] = facts;
         }
+        share_forbidden_along_keeps(mf, &mut forbidden);
         Ok(Analysis {
             cfg,
             dom,
@@ -235,5 +243,31 @@ impl Analysis {
     /// Loop depth of a block.
     pub fn depth(&self, b: MBlock) -> u32 {
         self.loops.loop_depth(block(b))
+    }
+}
+
+/// A definition that keeps a value takes that value's colour (`MInst::keep`), so the
+/// two, and every chain of them, may only use colours that none of them forbids.
+fn share_forbidden_along_keeps(mf: &MachFunction, forbidden: &mut SecondaryMap<VReg, Mask>) {
+    let pairs: Vec<(VReg, VReg)> = mf
+        .layout
+        .iter()
+        .flat_map(|&b| mf.block_insts(b))
+        .filter_map(|inst| match (inst.keep, inst.defs.first()) {
+            (Some(Reg::Virtual(k)), Some(&Reg::Virtual(d))) => Some((k, d)),
+            _ => None,
+        })
+        .collect();
+    let mut changed = !pairs.is_empty();
+    while changed {
+        changed = false;
+        for &(k, d) in &pairs {
+            let m = forbidden[k] | forbidden[d];
+            if m != forbidden[k] || m != forbidden[d] {
+                forbidden[k] = m;
+                forbidden[d] = m;
+                changed = true;
+            }
+        }
     }
 }

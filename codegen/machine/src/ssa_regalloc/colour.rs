@@ -16,6 +16,11 @@
 //! already coloured and free, so the copy disappears. A copy whose source stays live
 //! gives its destination the source's colour when allowed: both hold the same value
 //! (value-based interference, thesis §3.5), so they do not interfere.
+//!
+//! **Kept values** (`(g) d = op ... keeps k`, out of Psi-SSA by predicated copies):
+//! `k` dies at the operation and `d` takes its colour, always free there; the
+//! analysis makes the two forbid the same registers. A ψ's arguments so end in one
+//! register, the ψ-congruence class of de Ferrière §4.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -141,6 +146,12 @@ pub fn colour(
         hints,
         colour: SecondaryMap::with_default(NONE),
     };
+    let mut kept: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    for inst in mf.layout.iter().flat_map(|&b| mf.block_insts(b)) {
+        if let Some(Reg::Virtual(k)) = inst.keep {
+            kept[k] = true;
+        }
+    }
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();
@@ -168,8 +179,12 @@ pub fn colour(
             }
             for d in virtual_defs(inst) {
                 let shared = match (inst.op, inst.uses.first()) {
+                    // (not when either is kept: the keeping definition overwrites the
+                    // colour while the other may still live)
                     (MOp::Copy, Some(&Reg::Virtual(s)))
-                        if mf.vregs[s] == mf.vregs[d]
+                        if !kept[d]
+                            && !kept[s]
+                            && mf.vregs[s] == mf.vregs[d]
                             && k.colour[s] != NONE
                             && held.mask[k.class(s)] & (1 << k.colour[s]) != 0
                             && a.forbidden[d] & (1 << k.colour[s]) == 0 =>
@@ -178,9 +193,17 @@ pub fn colour(
                     }
                     _ => None,
                 };
-                let c = match shared {
-                    Some(c) => c,
-                    None => k.choose(d, &held)?,
+                let c = match (shared, inst.keep) {
+                    // the kept value died here (the analysis checks it): its colour
+                    (_, Some(Reg::Virtual(kept))) => {
+                        let c = k.colour[kept];
+                        if held.mask[k.class(d)] & (1 << c) != 0 || a.forbidden[d] & (1 << c) != 0 {
+                            return Err(d);
+                        }
+                        c
+                    }
+                    (Some(c), _) => c,
+                    (None, _) => k.choose(d, &held)?,
                 };
                 k.colour[d] = c;
                 held.take(k.class(d), c);

@@ -20,7 +20,10 @@
 //! machine SSA the value of `(p) v = ...` is undefined where `p` was false (the
 //! machine-IR interpreter's undefined value), so no use reads what the register held
 //! when the guard nullified the operation, and the register may hold anything then. A
-//! `.unc` compare writes both predicates whatever its guard.
+//! `.unc` compare writes both predicates whatever its guard. A definition that keeps a
+//! value where its guard is false (`keeps k`, out of Psi-SSA by predicated copies)
+//! takes `k`'s colour: `k` dies there (the analysis refuses it otherwise), so the
+//! colour is free (`colour`).
 //!
 //! Counters (`stats`): `regalloc.ssa.functions`, `.spilled` (values), `.stores`,
 //! `.reloads`, `.rounds` (analyses repeated after spilling), `.copies-before` (copies

@@ -62,6 +62,11 @@ pub fn rewrite(
             for r in inst.defs.iter_mut().chain(inst.uses.iter_mut()) {
                 *r = phys(mf, *r)?;
             }
+            if let Some(k) = inst.keep.take()
+                && Some(phys(mf, k)?) != inst.defs.first().copied()
+            {
+                return Err(format!("{b}: a kept value in another register"));
+            }
             if inst.op == MOp::Copy {
                 stats.before += 1;
                 let (d, s) = (inst.defs[0], inst.uses[0]);

@@ -265,6 +265,7 @@ pub fn spill_everywhere(
                 inst.psi_guards.iter_mut().for_each(|g| map(&mut g.pred));
                 inst.uses.iter_mut().for_each(map);
                 inst.args.iter_mut().for_each(map);
+                inst.keep.iter_mut().for_each(map);
             }
             let spilled_defs: Vec<VReg> = virtual_defs(&inst)
                 .filter(|d| slot_of[*d].is_some())
