@@ -663,7 +663,7 @@ pub const PIPELINE: &[Pass] = &[
         name: "psi-lower",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
-        about: "out of Psi-SSA: by psi-lowering=sel every ψ a chain of sel (predicate logic \
+        about: "out of Psi-SSA, after ψ reduction: by psi-lowering=sel every ψ a chain of sel (predicate logic \
                 for predicates), first argument promoted; by psi-lowering=predicated-copies \
                 every ψ-congruence class a chain of guarded definitions and predicated \
                 copies that keep the previous link, one register for the allocator \
@@ -672,10 +672,11 @@ pub const PIPELINE: &[Pass] = &[
             name: "predicated-copies",
             off: "psi-lowering=sel",
             on: "psi-lowering=predicated-copies",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.if_convert,
         run: Run::Machine(|mf, o| {
+            o.count("psi.reduced", vliw_machine::psi::reduce(mf) as u64);
             match o.psi_lowering {
                 crate::options::PsiLowering::Sel => {
                     o.count("psi.sels", vliw_machine::psi::lower_to_selects(mf) as u64);

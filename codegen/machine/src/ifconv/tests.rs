@@ -204,6 +204,7 @@ fn random_functions_keep_their_values() {
                 panic!("seed {seed} {promotion:?} {psi_tree}:\n{e}\n{mf}\n{out}")
             });
             let mut lowered = out.clone();
+            crate::psi::reduce(&mut lowered);
             crate::psi::lower_to_selects(&mut lowered);
             lowered.verify(Phase::Ssa).unwrap();
             let mut allocated = lowered.clone();
@@ -211,10 +212,23 @@ fn random_functions_keep_their_values() {
             // out of Psi-SSA by predicated copies, with and without each §4.6
             // improvement, then the SSA allocator, which must take it whole
             let mut copies = Vec::new();
-            for (fold, reorder) in [(true, true), (false, true), (true, false)] {
+            let ways = [
+                (true, true, false),
+                (false, true, false),
+                (true, false, false),
+                (true, true, true),
+            ];
+            for (fold, reorder, sel_where_cheaper) in ways {
                 let mut c = out.clone();
-                let st =
-                    crate::psi::out_of_psi_ssa(&mut c, crate::psi::CopyOptions { fold, reorder });
+                crate::psi::reduce(&mut c);
+                let st = crate::psi::out_of_psi_ssa(
+                    &mut c,
+                    crate::psi::CopyOptions {
+                        fold,
+                        reorder,
+                        sel_where_cheaper,
+                    },
+                );
                 folded += st.folded;
                 reordered += st.reordered;
                 copies_made += st.normalize_copies + st.congruence_copies;

@@ -32,6 +32,12 @@
 //! - **φ-congruence** (§4.5) is the allocator's: block arguments as parallel copies
 //!   between colours (`regalloc.ssa.copies-after`).
 //!
+//! Where a ψ's copies would cost more operations than its `sel` chain, or as many
+//! without shortening a dependence (no definition keeps the chain, or the first copy
+//! reads a value of the block itself), the ψ becomes the `sel` chain instead
+//! (`psi.sels`; the "lowering of ψ to `sel` where that is cheaper";
+//! `psi-sel-where-cheaper=off` copies always).
+//!
 //! The §4.6 improvements: `psi-fold=off` never folds a copy into a definition (every
 //! argument but the first gets a copy), `psi-reorder=off` keeps misordered arguments
 //! whose guards are disjoint (`guards`) in their order instead of swapping them.
@@ -42,7 +48,7 @@ use cranelift_entity::SecondaryMap;
 use vliw_isa::{CmpType, semantics as sem};
 
 use super::guards::Guards;
-use crate::mir::{InstId, MBlock, MGuard, MInst, MOp, MachFunction, Reg, VReg};
+use crate::mir::{InstId, MBlock, MGuard, MInst, MOp, MachFunction, Reg, RegClass, VReg};
 
 /// The §4.6 switches.
 #[derive(Copy, Clone, Debug)]
@@ -51,6 +57,8 @@ pub struct CopyOptions {
     pub fold: bool,
     /// Swap misordered arguments whose guards are disjoint.
     pub reorder: bool,
+    /// Lower a ψ to a `sel` chain where its copies would cost as much or more.
+    pub sel_where_cheaper: bool,
 }
 
 impl Default for CopyOptions {
@@ -58,6 +66,7 @@ impl Default for CopyOptions {
         CopyOptions {
             fold: true,
             reorder: true,
+            sel_where_cheaper: true,
         }
     }
 }
@@ -107,7 +116,7 @@ pub fn out_of_psi_ssa(mf: &mut MachFunction, options: CopyOptions) -> CopyStats 
         block.store(mf);
     }
     rename_uses(mf, &renamed);
-    stats.selects = super::select::lower_to_selects(mf);
+    stats.selects += super::select::lower_to_selects(mf);
     stats
 }
 
@@ -273,20 +282,63 @@ impl Block {
             self.order.insert(at, id);
             return;
         }
-        // (after position, operation): new operations, in the order made
-        let mut inserts: Vec<(isize, MInst)> = Vec::new();
-        // promoted or not, the first argument's guard is not tested: it starts the
-        // chain, which the later links overwrite where their guards hold. It is the
-        // first link itself when nothing reads it after the second link (ψ-liveness:
-        // its use is there), else a copy of it just before the second link.
+        // plan the chain (nothing changes yet): the first link a1 itself when
+        // nothing reads it after the second link (ψ-liveness: its use is there),
+        // else a copy of it just before the second link; then each argument's link.
+        // Promoted or not, the first argument's guard is not tested.
         let a1 = args[0].1;
         let a1_at = self.def_pos(mf, a1);
-        let second = self.place(mf, options, args[1], a1_at, uses);
+        let once = |r: Reg| args.iter().filter(|x| x.1 == r).count() == 1;
+        let mut links: Vec<Place> = Vec::with_capacity(args.len() - 1);
+        let mut acc_at = a1_at;
+        for &(g, a) in &args[1..] {
+            let mut place = self.place(mf, options, (g, a), acc_at, uses);
+            // an argument given twice is read again after its link
+            place.fold &= once(a);
+            if !place.fold {
+                place.at = self
+                    .def_pos(mf, a)
+                    .max(self.def_pos(mf, g.pred))
+                    .max(acc_at);
+            }
+            acc_at = place.at;
+            links.push(place);
+        }
+        let first_copy = !(once(a1) && self.reads_end_by(mf, a1, links[0].last_read(), uses));
+        let copies = usize::from(first_copy) + links.iter().filter(|l| !l.fold).count();
+        let sels = (args.len() - 1) * if class == RegClass::Pred { 3 } else { 1 };
+        // as many operations either way: the copies win only where they shorten the
+        // dependences, a definition keeping the chain in place of the `sel` after it,
+        // with the first copy's source from before the block (off its paths)
+        let folds = links.iter().any(|l| l.fold);
+        let early = self.def_pos(mf, a1) < 0
+            && !matches!(a1, Reg::Virtual(v) if mf.blocks[self.b].params.contains(&v));
+        let cheaper = copies > sels || (copies == sels && !(folds && first_copy && early));
+        if options.sel_where_cheaper && cheaper {
+            // a `sel` chain is cheaper (003 §4: where copies would cost more)
+            for (g, a) in &args {
+                read(uses, g.pred);
+                read(uses, *a);
+            }
+            let mut lowered = psi.clone();
+            lowered.psi_guards = args.iter().map(|x| x.0).collect();
+            lowered.uses = args.iter().map(|x| x.1).collect();
+            let chain = super::select::select_chain(mf, &lowered);
+            stats.selects += args.len() - 1;
+            for (k, inst) in chain.into_iter().enumerate() {
+                let id = mf.make_inst(inst);
+                self.order.insert(at + k, id);
+            }
+            return;
+        }
+        // (after position, operation): new operations, in the order made
+        let mut inserts: Vec<(isize, MInst)> = Vec::new();
         let mut acc = Link { reg: a1, at: a1_at };
-        if !self.reads_end_by(mf, a1, second.last_read(), uses) {
+        if first_copy {
             let t = mf.new_vreg(class);
             read(uses, a1);
             stats.congruence_copies += 1;
+            let second = links[0];
             let before = if second.fold {
                 second.at - 1
             } else {
@@ -295,8 +347,7 @@ impl Block {
             inserts.push((before, MInst::copy(t.into(), a1)));
             acc.reg = t.into();
         }
-        for &(g, a) in &args[1..] {
-            let place = self.place(mf, options, (g, a), acc.at, uses);
+        for (&(g, a), place) in args[1..].iter().zip(links) {
             read(uses, g.pred);
             read(uses, acc.reg);
             acc = if place.fold {
@@ -369,8 +420,9 @@ impl Block {
         }
     }
 
-    /// Whether every read of `r` is in this block at or before position `limit`
-    /// (`uses[r]` counts them all).
+    /// Whether `r` dies by position `limit`: defined in this block (or one of its
+    /// parameters: a value from before it may live around a loop through it), and
+    /// every read of it in this block at or before `limit` (`uses[r]` counts them all).
     fn reads_end_by(
         &self,
         mf: &MachFunction,
@@ -379,6 +431,9 @@ impl Block {
         uses: &SecondaryMap<VReg, u32>,
     ) -> bool {
         let Reg::Virtual(v) = r else { return false };
+        if self.def_pos(mf, r) < 0 && !mf.blocks[self.b].params.contains(&v) {
+            return false;
+        }
         let mut seen = 0;
         for (i, &id) in self.order.iter().enumerate() {
             let n = mf.inst(id).all_uses().filter(|&u| u == r).count() as u32;

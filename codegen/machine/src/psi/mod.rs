@@ -7,11 +7,15 @@
 //! - `copies`: out of Psi-SSA by predicated copies (003 §4): each ψ-congruence class
 //!   a chain of guarded definitions that keep the previous link, one register for
 //!   the allocator (`psi-lowering=predicated-copies`).
+//! - `reduce`: ψ reduction, before either (arguments a true guard to their right
+//!   overrides, repeats after a true guard).
 //! - `guards`: which guards of a hyperblock are disjoint (§4.6's reordering).
 
 pub mod copies;
 pub mod guards;
+pub mod reduce;
 pub mod select;
 
 pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
+pub use reduce::reduce;
 pub use select::{lower_keeps, lower_to_selects};

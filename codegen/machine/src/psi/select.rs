@@ -38,7 +38,6 @@ pub fn lower_to_selects(mf: &mut MachFunction) -> usize {
                 continue;
             }
             let psi = mf.inst(id).clone();
-            let class = mf.class_of(psi.defs[0]);
             let n = psi.uses.len();
             if n <= 1 {
                 let src = psi.uses.first().copied().unwrap_or(Reg::ZERO);
@@ -47,26 +46,37 @@ pub fn lower_to_selects(mf: &mut MachFunction) -> usize {
                 order.push(mf.make_inst(copy));
                 continue;
             }
-            let mut acc = psi.uses[0];
-            for k in 1..n {
-                let d = if k + 1 == n {
-                    psi.defs[0]
-                } else {
-                    mf.new_vreg(class).into()
-                };
-                let g = psi.psi_guards[k];
-                for op in choice(mf, class, g, psi.uses[k], acc, d) {
-                    let mut op = op.with_guard(psi.guard);
-                    op.loc = psi.loc;
-                    order.push(mf.make_inst(op));
-                }
-                made += 1;
-                acc = d;
+            let chain = select_chain(mf, &psi);
+            made += n - 1;
+            for op in chain {
+                order.push(mf.make_inst(op));
             }
         }
         mf.set_block_insts(b, order);
     }
     made
+}
+
+/// The `sel` chain of one ψ of two arguments or more (see the module documentation).
+pub fn select_chain(mf: &mut MachFunction, psi: &MInst) -> Vec<MInst> {
+    let class = mf.class_of(psi.defs[0]);
+    let n = psi.uses.len();
+    let mut out = Vec::new();
+    let mut acc = psi.uses[0];
+    for k in 1..n {
+        let d = if k + 1 == n {
+            psi.defs[0]
+        } else {
+            mf.new_vreg(class).into()
+        };
+        for op in choice(mf, class, psi.psi_guards[k], psi.uses[k], acc, d) {
+            let mut op = op.with_guard(psi.guard);
+            op.loc = psi.loc;
+            out.push(op);
+        }
+        acc = d;
+    }
+    out
 }
 
 /// `d = g ? a : b` for a register class: one `sel` (which takes a positive predicate:
