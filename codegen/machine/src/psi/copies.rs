@@ -34,7 +34,8 @@
 //!
 //! Where a ψ's copies would cost more operations than its `sel` chain, or as many
 //! without shortening a dependence (no definition keeps the chain, or the first copy
-//! reads a value of the block itself), the ψ becomes the `sel` chain instead
+//! reads a parameter of the block: a loop-carried value, whose copy would sit on the
+//! recurrence), the ψ becomes the `sel` chain instead
 //! (`psi.sels`; the "lowering of ψ to `sel` where that is cheaper";
 //! `psi-sel-where-cheaper=off` copies always).
 //!
@@ -309,11 +310,11 @@ impl Block {
         let sels = (args.len() - 1) * if class == RegClass::Pred { 3 } else { 1 };
         // as many operations either way: the copies win only where they shorten the
         // dependences, a definition keeping the chain in place of the `sel` after it,
-        // with the first copy's source from before the block (off its paths)
+        // unless the first copy reads a loop-carried value (it would sit on the
+        // recurrence)
         let folds = links.iter().any(|l| l.fold);
-        let early = self.def_pos(mf, a1) < 0
-            && !matches!(a1, Reg::Virtual(v) if mf.blocks[self.b].params.contains(&v));
-        let cheaper = copies > sels || (copies == sels && !(folds && first_copy && early));
+        let recurrence = matches!(a1, Reg::Virtual(v) if mf.blocks[self.b].params.contains(&v));
+        let cheaper = copies > sels || (copies == sels && !(folds && first_copy && !recurrence));
         if options.sel_where_cheaper && cheaper {
             // a `sel` chain is cheaper (003 §4: where copies would cost more)
             for (g, a) in &args {
