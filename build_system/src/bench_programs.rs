@@ -335,6 +335,18 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
                 || psi_copies::wants_counters(pass.flip()),
         });
     }
+    // options of a pass that tables compare with (predication's copies per phase
+    // without promotion and without folding), when the backend has that pass
+    if passes.iter().any(|p| p.on == "if-convert=on") {
+        for option in psi_copies::EXTRA {
+            configs.push(Config {
+                label: (*option).into(),
+                slug: option.replace('=', "-"),
+                llvm_args: vec![(*option).into()],
+                counters: true,
+            });
+        }
+    }
     if passes.len() > 1 {
         configs.push(Config {
             label: "all off".into(),

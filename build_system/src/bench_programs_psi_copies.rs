@@ -1,7 +1,8 @@
 //! The out-of-Psi-SSA part of the programs benchmark (issue 16): de Ferrière's
 //! Figs. 9 and 10 on our programs. For each build whose counters are kept (the
-//! default, and the ablation's columns without if-conversion, without promotion and
-//! with the other `psi-lowering=`), summed over the programs' own code: the ψs that
+//! default, the ablation's columns without if-conversion and with the other
+//! `psi-lowering=`, and builds of their own without promotion and without folding),
+//! summed over the programs' own code: the ψs that
 //! left Psi-SSA, the `sel`s they became (`psi-lowering=sel`) or the predicated copies
 //! of each phase (ψ-normalize, ψ-congruence; the copies folded into definitions
 //! beside them), the moves left after allocation (φ-congruence: block arguments
@@ -11,9 +12,14 @@
 use super::{Config, Counters, Figures, ratio};
 use crate::bench_report::table;
 
+/// Builds of their own for this table (options of `if-convert` and `psi-lower`, not
+/// switches of the ablation): Fig. 9 is without promotion, and `psi-fold=off` is
+/// de Ferrière's algorithm without folding copies into definitions.
+pub const EXTRA: &[&str] = &["promotion=off", "psi-fold=off"];
+
 /// The ablation columns whose counters this table needs (beside the default's).
 pub fn wants_counters(flip: &str) -> bool {
-    flip == "if-convert=off" || flip == "promotion=off" || flip.starts_with("psi-lowering=")
+    flip == "if-convert=off" || flip.starts_with("psi-lowering=")
 }
 
 /// The table, or nothing when no build kept counters.
@@ -147,6 +153,6 @@ mod tests {
             "{md}"
         );
         assert!(!md.contains("dce=off"), "{md}");
-        assert!(wants_counters("promotion=off") && !wants_counters("dce=off"));
+        assert!(wants_counters("psi-lowering=sel") && !wants_counters("dce=off"));
     }
 }

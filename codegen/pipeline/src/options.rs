@@ -238,7 +238,7 @@ impl Options {
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
             ppg: true,
-            pcp: false,
+            pcp: true,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),

@@ -640,7 +640,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "pcp",
             off: "pcp=off",
             on: "pcp=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.if_convert && o.pcp,
         run: Run::Machine(|mf, o| {
