@@ -338,11 +338,12 @@ fn configs(passes: &[Pass]) -> Vec<Config> {
     // options of a pass that tables compare with (predication's copies per phase
     // without promotion and without folding), when the backend has that pass
     if passes.iter().any(|p| p.on == "if-convert=on") {
-        for option in psi_copies::EXTRA {
+        for options in psi_copies::EXTRA {
+            let label = options.join(" ");
             configs.push(Config {
-                label: (*option).into(),
-                slug: option.replace('=', "-"),
-                llvm_args: vec![(*option).into()],
+                slug: label.replace(['=', ' '], "-"),
+                label,
+                llvm_args: options.iter().map(|o| o.to_string()).collect(),
                 counters: true,
             });
         }

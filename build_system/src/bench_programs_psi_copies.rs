@@ -13,9 +13,15 @@ use super::{Config, Counters, Figures, ratio};
 use crate::bench_report::table;
 
 /// Builds of their own for this table (options of `if-convert` and `psi-lower`, not
-/// switches of the ablation): Fig. 9 is without promotion, and `psi-fold=off` is
-/// de Ferrière's algorithm without folding copies into definitions.
-pub const EXTRA: &[&str] = &["promotion=off", "psi-fold=off"];
+/// switches of the ablation): copies for every ψ (the paper's algorithm: no `sel`
+/// where cheaper) with and without promotion (Figs. 10 and 9) and without folding
+/// copies into definitions, and the default without promotion.
+pub const EXTRA: &[&[&str]] = &[
+    &["promotion=off"],
+    &["psi-sel-where-cheaper=off"],
+    &["psi-sel-where-cheaper=off", "promotion=off"],
+    &["psi-sel-where-cheaper=off", "psi-fold=off"],
+];
 
 /// The ablation columns whose counters this table needs (beside the default's).
 pub fn wants_counters(flip: &str) -> bool {
