@@ -136,23 +136,46 @@ pub fn configs(passes: &[Pass], all: bool) -> Vec<Config> {
 }
 
 /// The configurations named by `--config` (all of `all` when none is), in the order of
-/// `all`; an error names a key that is not one of them.
+/// `all`, then the others named: an opt level and backend options (`O3,KEY=VALUE,...`,
+/// options that are not switches, such as `speculate-loads=on`; the backend refuses an
+/// unknown one). An error names a key that is neither.
 pub fn select_configs(all: Vec<Config>, wanted: &[String]) -> Result<Vec<Config>, String> {
     if wanted.is_empty() {
         return Ok(all);
     }
+    let mut extra = Vec::new();
     for key in wanted {
-        if !all.iter().any(|c| &c.key() == key) {
-            return Err(format!(
-                "--config {key}: no such configuration (known: {})",
-                all.iter().map(Config::key).collect::<Vec<_>>().join(" ")
-            ));
+        if all.iter().any(|c| &c.key() == key) {
+            continue;
+        }
+        let mut parts = key.split(',');
+        let opt = parts.next().and_then(|o| o.strip_prefix('O'));
+        let options: Vec<String> = parts.map(str::to_string).collect();
+        match opt {
+            Some(opt)
+                if OPT_LEVELS.contains(&opt)
+                    && !options.is_empty()
+                    && options.iter().all(|o| o.contains('=') && !o.contains(' ')) =>
+            {
+                extra.push(Config {
+                    opt: opt.to_string(),
+                    switches: options,
+                });
+            }
+            _ => {
+                return Err(format!(
+                    "--config {key}: no such configuration (known: {}; or                      O3|O0,KEY=VALUE,... with backend options)",
+                    all.iter().map(Config::key).collect::<Vec<_>>().join(" ")
+                ));
+            }
         }
     }
-    Ok(all
+    let mut chosen: Vec<Config> = all
         .into_iter()
         .filter(|c| wanted.contains(&c.key()))
-        .collect())
+        .collect();
+    chosen.extend(extra);
+    Ok(chosen)
 }
 
 /// The deterministic sample: the `n` names with the smallest FNV-1a hash, so that
@@ -916,11 +939,18 @@ mod tests {
             keys(select_configs(all.clone(), &wanted).unwrap()),
             ["O3", "O0,sched=off"]
         );
-        let error = select_configs(all, &["O2".to_string()]).unwrap_err();
+        let error = select_configs(all.clone(), &["O2".to_string()]).unwrap_err();
         assert!(
             error.contains("--config O2") && error.contains("O3,mem2reg=off"),
             "{error}"
         );
+        // options that are not switches make a configuration of their own
+        let wanted = vec!["O3,speculate-loads=on,pcp=off".to_string()];
+        let chosen = select_configs(all.clone(), &wanted).unwrap();
+        assert_eq!(keys(chosen.clone()), ["O3,speculate-loads=on,pcp=off"]);
+        assert_eq!(chosen[0].llvm_args().unwrap(), "speculate-loads=on pcp=off");
+        assert!(select_configs(all.clone(), &["O3,nonsense".to_string()]).is_err());
+        assert!(select_configs(all, &["O2,pcp=off".to_string()]).is_err());
     }
 
     #[test]

@@ -1046,6 +1046,22 @@ impl<'f, 'h> Interpreter<'f, 'h> {
                 let v = sem::r2p(src(self, FieldKind::Rs1)?);
                 self.write(frame, inst.defs[0], Some(v as u64))?;
             }
+            OpClass::Load if opcode.is_speculative_load() => {
+                // speculated: where its address is undefined (computed from values of
+                // a path not taken), so is the value, and nothing faults
+                let Some(base) = field(FieldKind::Rs1)
+                    .map(|r| self.read_opt(frame, r))
+                    .transpose()?
+                    .unwrap_or(Some(0))
+                else {
+                    self.write(frame, inst.defs[0], None)?;
+                    return Ok(Flow::Next);
+                };
+                let addr = sem::address(base, imm);
+                let raw = self.memory.load(addr, sem::access_bytes(opcode));
+                let v = sem::speculative_load(opcode, raw.ok());
+                self.write(frame, inst.defs[0], Some(v))?;
+            }
             OpClass::Load => {
                 let addr = sem::address(src(self, FieldKind::Rs1)?, imm);
                 let bytes = sem::access_bytes(opcode);

@@ -276,6 +276,7 @@ impl Options {
         "if-convert-max-ops",
         "if-convert-max-predicates",
         "psi-lowering",
+        "speculate-loads",
         "psi-fold",
         "psi-reorder",
         "psi-sel-where-cheaper",
@@ -378,6 +379,7 @@ impl Options {
                 }
             }
             "psi-fold" => self.psi_copies.fold = on_off(key, value)?,
+            "speculate-loads" => self.if_convert_limits.speculate_loads = on_off(key, value)?,
             "psi-reorder" => self.psi_copies.reorder = on_off(key, value)?,
             "psi-sel-where-cheaper" => self.psi_copies.sel_where_cheaper = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,

@@ -621,6 +621,7 @@ pub const PIPELINE: &[Pass] = &[
             o.count("ifconv.logic-ops", s.logic_ops as u64);
             o.count("ifconv.psis", s.psis as u64);
             o.count("ifconv.speculated", s.speculated as u64);
+            o.count("ifconv.speculated-loads", s.speculated_loads as u64);
             o.count("ifconv.guarded", s.guarded as u64);
             o.count("ifconv.side-exits", s.side_exits as u64);
             Ok(())

@@ -348,6 +348,19 @@ impl Opcode {
     pub fn is_control(self) -> bool {
         self.unit() == Unit::Branch
     }
+    /// The speculative (non-faulting) form of an ordinary load.
+    pub fn speculative_load(self) -> Option<Opcode> {
+        Some(match self {
+            Opcode::LdB => Opcode::LdsB,
+            Opcode::LdBu => Opcode::LdsBu,
+            Opcode::LdH => Opcode::LdsH,
+            Opcode::LdHu => Opcode::LdsHu,
+            Opcode::LdW => Opcode::LdsW,
+            Opcode::LdWu => Opcode::LdsWu,
+            Opcode::LdD => Opcode::LdsD,
+            _ => return None,
+        })
+    }
     pub fn is_speculative_load(self) -> bool {
         matches!(
             self,

@@ -262,8 +262,12 @@ impl Converter<'_> {
         for &id in body {
             let inst = self.mf.inst(id).clone();
             if sym == Sym::True {
-            } else if speculable(&inst) {
+            } else if speculable(&inst, self.region.speculate_loads) {
                 self.stats.speculated += 1;
+                if let Some(lds) = inst.opcode().and_then(|o| o.speculative_load()) {
+                    self.mf.inst_mut(id).op = MOp::Op(lds);
+                    self.stats.speculated_loads += 1;
+                }
             } else {
                 let g = self.and(pred, inst.guard);
                 self.mf.inst_mut(id).guard = g;
@@ -615,7 +619,11 @@ pub fn convert(
     }
     for &b in &region.blocks[1..] {
         let body = region.body(c.mf, b);
-        if body.iter().any(|&i| !speculable(c.mf.inst(i))) || region.side_exits.contains_key(&b) {
+        if body
+            .iter()
+            .any(|&i| !speculable(c.mf.inst(i), region.speculate_loads))
+            || region.side_exits.contains_key(&b)
+        {
             let s = c.block_sym[&b];
             c.need(s);
         }

@@ -43,6 +43,8 @@ pub struct Limits {
     /// ψs as decision trees of two-argument ψs (`psi-shape=tree`) rather than one flat
     /// ψ per join (`psi-shape=flat`).
     pub psi_tree: bool,
+    /// Speculate loads as `lds` (`speculate-loads=on|off`).
+    pub speculate_loads: bool,
 }
 
 impl Default for Limits {
@@ -53,6 +55,7 @@ impl Default for Limits {
             max_predicates: 8,
             promotion: super::Promotion::Ppg,
             psi_tree: true,
+            speculate_loads: false,
         }
     }
 }
@@ -187,7 +190,7 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
                 MOp::Op(o) => latency(machine, o),
                 _ => alu,
             };
-            let guarded = b != region.entry() && !speculable(inst);
+            let guarded = b != region.entry() && !speculable(inst, region.speculate_loads);
             let mut start = inst
                 .uses
                 .iter()

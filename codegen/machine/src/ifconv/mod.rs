@@ -60,6 +60,8 @@ pub struct IfConvertStats {
     pub psis: usize,
     /// Operations run unguarded under a predicate (speculated).
     pub speculated: usize,
+    /// Of those, loads made `lds` (`speculate-loads=on`).
+    pub speculated_loads: usize,
     /// Operations given a guard.
     pub guarded: usize,
     /// Branches to cold blocks (panics) left in the middle of a converted block.
@@ -177,6 +179,8 @@ fn round(
         {
             continue;
         }
+        let mut region = region;
+        region.speculate_loads = limits.speculate_loads;
         let estimate = cost::estimate(mf, &region, machine);
         let accepted = estimate.profitable(limits);
         if trace {

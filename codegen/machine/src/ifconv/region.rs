@@ -128,8 +128,20 @@ pub fn can_be_predicated(inst: &MInst) -> bool {
     }
 }
 
-/// Whether `inst`, in a block that does not always run, may run unguarded.
-pub fn speculable(inst: &MInst) -> bool {
+/// Whether `inst`, in a block that does not always run, may run unguarded: pure
+/// operations but divisions, and with `loads` ordinary loads, which then run as their
+/// non-faulting `lds` form (the interpreter's and the machine's value where the load
+/// would not fault, 0 where it would; our machine has no memory-mapped devices, so a
+/// load has no effect to keep under its guard).
+pub fn speculable(inst: &MInst, loads: bool) -> bool {
+    if loads
+        && inst.guard.is_always()
+        && inst.defs.iter().all(|d| d.as_virtual().is_some())
+        && let MOp::Op(o) = inst.op
+        && (o.speculative_load().is_some() || o.is_speculative_load())
+    {
+        return true;
+    }
     if !inst.guard.is_always()
         || inst
             .defs
@@ -166,6 +178,8 @@ pub struct Region {
     /// The blocks whose branch leaves the region for a cold block (one that never
     /// returns: a panic): the guard under which it does, and where to.
     pub side_exits: HashMap<MBlock, (MGuard, MBlock)>,
+    /// Loads may be speculated as `lds` (`speculate-loads=on`).
+    pub speculate_loads: bool,
 }
 
 impl Region {
@@ -286,6 +300,7 @@ pub fn find_region(
         exit: x,
         exits,
         side_exits,
+        speculate_loads: false,
     })
 }
 

@@ -481,7 +481,8 @@ impl Block {
             && inst.ctype == CmpType::Normal;
         let pure = match inst.op {
             MOp::Copy => true,
-            MOp::Op(o) => sem::class(o).is_pure(),
+            // a speculative load neither faults nor has an effect
+            MOp::Op(o) => sem::class(o).is_pure() || o.is_speculative_load(),
             _ => false,
         };
         single && (inst.guard == g || pure)
