@@ -45,6 +45,8 @@
 //! Interference between an argument and the ψ's result is ignored by construction
 //! (the result is the chain's last link).
 
+use std::collections::HashMap;
+
 use cranelift_entity::SecondaryMap;
 use vliw_isa::{CmpType, semantics as sem};
 
@@ -166,6 +168,8 @@ fn rename_uses(mf: &mut MachFunction, renamed: &SecondaryMap<VReg, Option<Reg>>)
 struct Block {
     b: MBlock,
     order: Vec<InstId>,
+    /// Where each register is defined in `order` (`index`).
+    pos: HashMap<Reg, isize>,
 }
 
 /// Where a link goes: the operation at `at` made to keep the chain (`fold`), or a
@@ -174,13 +178,6 @@ struct Block {
 struct Place {
     fold: bool,
     at: isize,
-}
-
-impl Place {
-    /// The last position where the previous link may still be read.
-    fn last_read(self) -> isize {
-        self.at
-    }
 }
 
 /// A link of the chain being built: the register and the position after which it is
@@ -196,6 +193,17 @@ impl Block {
         Block {
             b,
             order: mf.block_insts_with_ids(b).map(|(id, _)| id).collect(),
+            pos: HashMap::new(),
+        }
+    }
+
+    /// Indexes where each register of the block is defined (after `order` changed).
+    fn index(&mut self, mf: &MachFunction) {
+        self.pos.clear();
+        for (i, &id) in self.order.iter().enumerate() {
+            for &d in &mf.inst(id).defs {
+                self.pos.insert(d, i as isize);
+            }
         }
     }
 
@@ -210,15 +218,13 @@ impl Block {
         })
     }
 
-    /// Position of `r`'s definition in the block, -1 when it is defined before it.
-    fn def_pos(&self, mf: &MachFunction, r: Reg) -> isize {
+    /// Position of `r`'s definition in the block, -1 when it is defined before it
+    /// (as of the last `index`).
+    fn def_pos(&self, r: Reg) -> isize {
         if r.as_virtual().is_none() {
             return -1;
         }
-        self.order
-            .iter()
-            .position(|&id| mf.inst(id).defs.contains(&r))
-            .map_or(-1, |p| p as isize)
+        self.pos.get(&r).copied().unwrap_or(-1)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -252,19 +258,20 @@ impl Block {
             }
         }
         self.order.remove(at);
+        self.index(mf);
         let read = |uses: &mut SecondaryMap<VReg, u32>, r: Reg| {
             if let Reg::Virtual(v) = r {
                 uses[v] += 1;
             }
         };
         if options.reorder {
-            self.swap_first_two(mf, &mut args, stats);
+            self.swap_first_two(&mut args, stats);
             // insertion sort by definition, moving an argument left only past
             // arguments whose guards are disjoint from its own
             for i in 1..args.len() {
                 let mut j = i;
                 while j > 0
-                    && self.def_pos(mf, args[j].1) < self.def_pos(mf, args[j - 1].1)
+                    && self.def_pos(args[j].1) < self.def_pos(args[j - 1].1)
                     && guards.disjoint(args[j].0, args[j - 1].0)
                 {
                     args.swap(j, j - 1);
@@ -272,7 +279,7 @@ impl Block {
                     j -= 1;
                 }
             }
-            self.swap_first_two(mf, &mut args, stats);
+            self.swap_first_two(&mut args, stats);
         }
         if args.len() == 1 {
             // a ψ of one argument is a copy of it
@@ -288,24 +295,18 @@ impl Block {
         // else a copy of it just before the second link; then each argument's link.
         // Promoted or not, the first argument's guard is not tested.
         let a1 = args[0].1;
-        let a1_at = self.def_pos(mf, a1);
+        let a1_at = self.def_pos(a1);
         let once = |r: Reg| args.iter().filter(|x| x.1 == r).count() == 1;
         let mut links: Vec<Place> = Vec::with_capacity(args.len() - 1);
         let mut acc_at = a1_at;
         for &(g, a) in &args[1..] {
-            let mut place = self.place(mf, options, (g, a), acc_at, uses);
-            // an argument given twice is read again after its link
-            place.fold &= once(a);
-            if !place.fold {
-                place.at = self
-                    .def_pos(mf, a)
-                    .max(self.def_pos(mf, g.pred))
-                    .max(acc_at);
-            }
+            // an argument given twice is read again after its link: never folded
+            let place = self.place(mf, options, (g, a), once(a), acc_at, uses);
             acc_at = place.at;
             links.push(place);
         }
-        let first_copy = !(once(a1) && self.reads_end_by(mf, a1, links[0].last_read(), uses));
+        // the previous link may be read up to the second link's position
+        let first_copy = !(once(a1) && self.reads_end_by(mf, a1, links[0].at, uses));
         let copies = usize::from(first_copy) + links.iter().filter(|l| !l.fold).count();
         let sels = (args.len() - 1) * if class == RegClass::Pred { 3 } else { 1 };
         // as many operations either way: the copies win only where they shorten the
@@ -369,8 +370,8 @@ impl Block {
                 copy.keep = Some(acc.reg);
                 copy.loc = psi.loc;
                 read(uses, a);
-                let a_at = self.def_pos(mf, a);
-                let misordered = a_at <= acc.at || a_at < self.def_pos(mf, g.pred);
+                let a_at = self.def_pos(a);
+                let misordered = a_at <= acc.at || a_at < self.def_pos(g.pred);
                 let other_guard = self.def_guard(mf, a_at) != Some(g);
                 if misordered || other_guard || a.as_virtual().is_none() {
                     stats.normalize_copies += 1;
@@ -401,12 +402,14 @@ impl Block {
         mf: &MachFunction,
         options: CopyOptions,
         (g, a): (MGuard, Reg),
+        once: bool,
         acc_at: isize,
         uses: &SecondaryMap<VReg, u32>,
     ) -> Place {
-        let a_at = self.def_pos(mf, a);
-        let g_at = self.def_pos(mf, g.pred);
+        let a_at = self.def_pos(a);
+        let g_at = self.def_pos(g.pred);
         let fold = options.fold
+            && once
             && a_at > acc_at
             && a_at > g_at
             && matches!(a, Reg::Virtual(v) if uses[v] == 0)
@@ -432,7 +435,7 @@ impl Block {
         uses: &SecondaryMap<VReg, u32>,
     ) -> bool {
         let Reg::Virtual(v) = r else { return false };
-        if self.def_pos(mf, r) < 0 && !mf.blocks[self.b].params.contains(&v) {
+        if self.def_pos(r) < 0 && !mf.blocks[self.b].params.contains(&v) {
             return false;
         }
         let mut seen = 0;
@@ -448,11 +451,11 @@ impl Block {
 
     /// `ψ(T?a, g?b, ...)` is `ψ(T?b, ¬g?a, ...)`: with a first guard promoted to
     /// true, the first two arguments swap when the second is defined first.
-    fn swap_first_two(&self, mf: &MachFunction, args: &mut [(MGuard, Reg)], stats: &mut CopyStats) {
+    fn swap_first_two(&self, args: &mut [(MGuard, Reg)], stats: &mut CopyStats) {
         if args.len() >= 2
             && args[0].0.is_always()
             && !args[1].0.is_always()
-            && self.def_pos(mf, args[1].1) < self.def_pos(mf, args[0].1)
+            && self.def_pos(args[1].1) < self.def_pos(args[0].1)
         {
             let (a, (g, b)) = (args[0].1, args[1]);
             args[0] = (MGuard::ALWAYS, b);
