@@ -47,6 +47,8 @@ pub struct Analysis {
     pub forbidden: SecondaryMap<VReg, Mask>,
     /// Blocks with a point where the pressure exceeds the registers.
     pub violations: Vec<MBlock>,
+    /// Values a definition keeps (`MInst::keep`).
+    pub kept: SecondaryMap<VReg, bool>,
 }
 
 /// The backward walk over one block: the live set after the operation last stepped
@@ -182,6 +184,7 @@ impl Analysis {
         let mut blocks: SecondaryMap<MBlock, BlockFacts> = SecondaryMap::new();
         let mut forbidden: SecondaryMap<VReg, Mask> = SecondaryMap::with_capacity(mf.vregs.len());
         let mut violations = Vec::new();
+        let mut keeps: Vec<(VReg, VReg)> = Vec::new();
         let entry = mf.layout.first().copied();
         for &b in &mf.layout {
             let mut facts = BlockFacts::default();
@@ -217,10 +220,13 @@ impl Analysis {
             facts.kills.reverse();
             facts.dead_defs.reverse();
             for (i, inst) in mf.block_insts(b).enumerate() {
-                if let Some(Reg::Virtual(k)) = inst.keep
-                    && !facts.kills.contains(&(i as u32, k))
-                {
-                    return Err(format!("{b}: `keeps {k}` where {k} stays live"));
+                if let Some(Reg::Virtual(k)) = inst.keep {
+                    if !facts.kills.contains(&(i as u32, k)) {
+                        return Err(format!("{b}: `keeps {k}` where {k} stays live"));
+                    }
+                    if let Some(&Reg::Virtual(d)) = inst.defs.first() {
+                        keeps.push((k, d));
+                    }
                 }
             }
             if violated {
@@ -228,7 +234,11 @@ impl Analysis {
             }
             blocks[b] = facts;
         }
-        share_forbidden_along_keeps(mf, &mut forbidden);
+        share_forbidden_along_keeps(&keeps, &mut forbidden);
+        let mut kept = SecondaryMap::new();
+        for &(k, _) in &keeps {
+            kept[k] = true;
+        }
         Ok(Analysis {
             cfg,
             dom,
@@ -237,6 +247,7 @@ impl Analysis {
             blocks,
             forbidden,
             violations,
+            kept,
         })
     }
 
@@ -248,20 +259,12 @@ impl Analysis {
 
 /// A definition that keeps a value takes that value's colour (`MInst::keep`), so the
 /// two, and every chain of them, may only use colours that none of them forbids.
-fn share_forbidden_along_keeps(mf: &MachFunction, forbidden: &mut SecondaryMap<VReg, Mask>) {
-    let pairs: Vec<(VReg, VReg)> = mf
-        .layout
-        .iter()
-        .flat_map(|&b| mf.block_insts(b))
-        .filter_map(|inst| match (inst.keep, inst.defs.first()) {
-            (Some(Reg::Virtual(k)), Some(&Reg::Virtual(d))) => Some((k, d)),
-            _ => None,
-        })
-        .collect();
+/// `pairs` are (kept value, keeping definition).
+fn share_forbidden_along_keeps(pairs: &[(VReg, VReg)], forbidden: &mut SecondaryMap<VReg, Mask>) {
     let mut changed = !pairs.is_empty();
     while changed {
         changed = false;
-        for &(k, d) in &pairs {
+        for &(k, d) in pairs {
             let m = forbidden[k] | forbidden[d];
             if m != forbidden[k] || m != forbidden[d] {
                 forbidden[k] = m;

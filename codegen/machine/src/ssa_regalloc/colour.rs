@@ -146,12 +146,7 @@ pub fn colour(
         hints,
         colour: SecondaryMap::with_default(NONE),
     };
-    let mut kept: SecondaryMap<VReg, bool> = SecondaryMap::new();
-    for inst in mf.layout.iter().flat_map(|&b| mf.block_insts(b)) {
-        if let Some(Reg::Virtual(k)) = inst.keep {
-            kept[k] = true;
-        }
-    }
+    let kept = &a.kept;
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();
