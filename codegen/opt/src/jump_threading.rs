@@ -23,8 +23,12 @@
 //! join's arms that only jump on can make the join itself forwarding.
 
 use cranelift_entity::SecondaryMap;
-use vliw_ir::{Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef};
+use vliw_ir::{
+    Block, BlockCall, ControlFlowGraph, DominatorTree, Function, InstructionData, Opcode, Value,
+    ValueDef,
+};
 
+use crate::block_args;
 use crate::dce;
 
 /// What [`jump_threading`] did to one function.
@@ -34,12 +38,15 @@ pub struct ThreadStats {
     pub threaded: usize,
     /// Blocks removed because nothing branches to them any more.
     pub removed_blocks: usize,
+    /// Blocks made forwarding by passing their values on as block arguments.
+    pub localized: usize,
 }
 
 impl std::ops::AddAssign for ThreadStats {
     fn add_assign(&mut self, o: Self) {
         self.threaded += o.threaded;
         self.removed_blocks += o.removed_blocks;
+        self.localized += o.localized;
     }
 }
 
@@ -51,6 +58,10 @@ const MAX_HOPS: usize = 8;
 /// that only jumps on, threaded, leaves its join's test of a parameter the arms set
 /// to constants) may forward in the next.
 const MAX_ROUNDS: usize = 4;
+
+/// How many blocks the live range of one value may cover for it to be passed on as
+/// block arguments (each such block gets a parameter).
+const LOCALIZE_LIMIT: usize = 64;
 
 pub fn jump_threading(func: &mut Function) -> ThreadStats {
     let mut stats = ThreadStats::default();
@@ -70,6 +81,8 @@ fn thread_round(func: &mut Function) -> ThreadStats {
     let Some(entry) = func.entry_block() else {
         return stats;
     };
+    stats.removed_blocks += remove_unreachable(func, entry);
+    stats.localized = localize(func);
     let forwarding = forwarding_blocks(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for &pred in &blocks {
@@ -96,10 +109,127 @@ fn thread_round(func: &mut Function) -> ThreadStats {
         }
     }
     if stats.threaded > 0 {
-        stats.removed_blocks = remove_unreachable(func, entry);
+        stats.removed_blocks += remove_unreachable(func, entry);
         dce(func);
     }
     stats
+}
+
+/// Makes forwarding the blocks that hold only constants and a test of one of their
+/// parameters that some branch into them passes a constant for, but whose parameters
+/// or constants are read in other blocks; how many.
+fn localize(func: &mut Function) -> usize {
+    let cfg = ControlFlowGraph::compute(func);
+    let domtree = DominatorTree::with_cfg(func, &cfg);
+    let forwarding = forwarding_blocks(func);
+    let entry = func.layout.entry_block();
+    let candidates: Vec<Block> = func
+        .layout
+        .blocks()
+        .filter(|&b| {
+            !forwarding[b]
+                && Some(b) != entry
+                && !cfg.preds(b).iter().any(|&p| domtree.dominates(b, p))
+                && tests_a_constant_passed_in(func, &cfg, b)
+        })
+        .collect();
+    let mut localized = 0;
+    for block in candidates {
+        let params: Vec<Value> = func.dfg.block_params(block).to_vec();
+        let mut ranges = Vec::new();
+        let mut fits = true;
+        for p in params {
+            if read_outside(func, p, block) {
+                match block_args::live_in_blocks(func, &cfg, p, block, LOCALIZE_LIMIT) {
+                    Some(live) => ranges.push((p, live)),
+                    None => fits = false,
+                }
+            }
+        }
+        if !fits {
+            continue;
+        }
+        for (p, live) in ranges {
+            block_args::pass_as_arguments(func, p, block, &live);
+        }
+        rematerialize_constants(func, block);
+        localized += 1;
+    }
+    localized
+}
+
+/// Whether `block` holds only constants and a `brif` or `switch` on one of its
+/// parameters, and some branch into it passes a constant for that parameter.
+fn tests_a_constant_passed_in(func: &Function, cfg: &ControlFlowGraph, block: Block) -> bool {
+    let Some(last) = func.layout.last_inst(block) else {
+        return false;
+    };
+    let tested = match func.dfg.inst_data(last) {
+        InstructionData::Brif { arg, .. } | InstructionData::Switch { arg, .. } => *arg,
+        _ => return false,
+    };
+    let only_constants = func
+        .layout
+        .block_insts(block)
+        .all(|inst| inst == last || is_constant(func.dfg.opcode(inst)));
+    let Some(index) = func
+        .dfg
+        .block_params(block)
+        .iter()
+        .position(|&p| p == tested)
+    else {
+        return false;
+    };
+    only_constants
+        && cfg.preds(block).iter().any(|&pred| {
+            func.layout.block_insts(pred).any(|inst| {
+                func.dfg
+                    .branch_destinations(inst)
+                    .iter()
+                    .any(|call| call.block == block && constant(func, call.args[index]).is_some())
+            })
+        })
+}
+
+/// Whether an instruction outside `block`, or one of its own other than its
+/// terminator, reads `v`.
+fn read_outside(func: &Function, v: Value, block: Block) -> bool {
+    let last = func.layout.last_inst(block);
+    func.layout.blocks().any(|b| {
+        func.layout.block_insts(b).any(|inst| {
+            (b != block || Some(inst) != last) && func.dfg.inst_values(inst).any(|x| x == v)
+        })
+    })
+}
+
+/// Gives every reader of a constant of `block` outside it a copy of its own, made just
+/// before it.
+fn rematerialize_constants(func: &mut Function, block: Block) {
+    let constants: Vec<vliw_ir::Inst> = func
+        .layout
+        .block_insts(block)
+        .filter(|&inst| is_constant(func.dfg.opcode(inst)))
+        .collect();
+    let readers: Vec<(Block, vliw_ir::Inst)> = func
+        .layout
+        .blocks()
+        .filter(|&b| b != block)
+        .flat_map(|b| func.layout.block_insts(b).map(move |inst| (b, inst)))
+        .collect();
+    for c in constants {
+        let v = func.dfg.first_result(c);
+        let ty = func.dfg.value_type(v);
+        for &(_, inst) in &readers {
+            if !func.dfg.inst_values(inst).any(|x| x == v) {
+                continue;
+            }
+            let copy = func.dfg.make_inst(func.dfg.inst_data(c).clone());
+            let fresh = func.dfg.append_result(copy, ty);
+            func.layout.insert_inst_before(copy, inst);
+            func.dfg
+                .map_inst_values(inst, |x| if x == v { fresh } else { x });
+        }
+    }
 }
 
 /// The blocks that hold only constants and a branch that reads their parameters and

@@ -13,6 +13,7 @@
 //! interpreter before and after) and reports what it did, for `time-passes` and the
 //! benchmark.
 
+mod block_args;
 mod dce;
 mod dominance_frontier;
 mod jump_threading;

@@ -431,9 +431,10 @@ block6(v7: i64):
 }
 
 #[test]
-fn a_join_whose_parameter_is_read_elsewhere_or_not_constant_stays() {
+fn a_join_whose_parameter_is_read_further_on_passes_it_and_is_threaded() {
     // block3's parameter v9 is read by block4, which block3 dominates: threading the
-    // edges past block3 would leave block4 reading a value that no longer dominates it
+    // edges past block3 as it is would leave block4 reading a value that no longer
+    // dominates it, so v9 is first passed to block4 as an argument of its own
     let text = "
 function @f(i64) -> i64 export {
 block0(v0: i64):
@@ -446,15 +447,30 @@ block1:
     v5 = ineg v0
     jump block3(v4, v5)
 block3(v8: i1, v9: i64):
+    v10 = iconst.i64 5
     brif v8, block4, block5
 block4:
-    return v9
+    v11 = iadd v9, v10
+    return v11
 block5:
-    return v1
+    return v10
 }
-; run: @f(3) == 3
-; run: @f(-3) == 0
+; run: @f(3) == 8
+; run: @f(-3) == 5
+";
+    let (after, stats) = threaded(text);
+    assert_eq!(stats.localized, 1, "{after}");
+    assert!(stats.threaded >= 2, "{after}");
+    assert_eq!(blocks(&after), 3, "block1 and block3 are gone:\n{after}");
+    assert_eq!(count(&after, Opcode::Brif), 1, "{after}");
+}
 
+#[test]
+fn a_join_that_tests_no_constant_or_heads_a_loop_stays() {
+    // @g: the branch into block1 passes a parameter, not a constant. @h: block1
+    // heads a loop; threading the entry edge past it would enter the loop in its
+    // middle, so its parameter read by block2 is not passed on and nothing moves.
+    let text = "
 function @g(i64, i1) -> i64 export {
 block0(v0: i64, v1: i1):
     jump block1(v1)
@@ -468,9 +484,28 @@ block3:
 }
 ; run: @g(1, 1) == 1
 ; run: @g(1, 0) == 7
+
+function @h(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i1 1
+    v2 = iconst.i64 0
+    jump block1(v1, v2)
+block1(v3: i1, v4: i64):
+    brif v3, block2, block3
+block2:
+    v5 = iconst.i64 1
+    v6 = iadd v4, v5
+    v7 = icmp slt v6, v0
+    jump block1(v7, v6)
+block3:
+    return v4
+}
+; run: @h(5) == 5
+; run: @h(0) == 1
 ";
     let (after, stats) = threaded(text);
     assert_eq!(stats.threaded, 0, "{after}");
+    assert_eq!(stats.localized, 0, "{after}");
 }
 
 #[test]

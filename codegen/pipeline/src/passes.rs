@@ -532,6 +532,7 @@ pub const PIPELINE: &[Pass] = &[
             let stats = vliw_opt::jump_threading(f);
             o.count("jump-threading.threaded", stats.threaded as u64);
             o.count("jump-threading.removed-blocks", stats.removed_blocks as u64);
+            o.count("jump-threading.localized", stats.localized as u64);
         }),
     },
     Pass {

@@ -453,6 +453,22 @@ impl Lower<'_> {
     fn int_unary(&mut self, op: IrOp, av: Value, res: Value) -> Result<(), CompileError> {
         let ty = self.ty(av);
         let to = self.ty(res);
+        // Narrowing what was widened from the same type gives the value back (a
+        // `bool` stored as `u8` and tested again: the two conversions may meet only
+        // after the RVSDG, whose folding sees them in different regions).
+        if op == IrOp::Ireduce
+            && let Some(inner) = self.widened_from(av)
+            && self.ty(inner) == to
+        {
+            match self.pred_of(inner) {
+                Some(p) if to == Type::I1 => self.def_pred(res, p),
+                _ => {
+                    let r = self.get1(inner);
+                    self.def1(res, r);
+                }
+            }
+            return Ok(());
+        }
         let w = i64::from(ty.bits());
         let a = self.get1(av);
         let r = match op {

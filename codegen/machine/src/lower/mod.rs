@@ -457,6 +457,22 @@ impl<'a> Lower<'a> {
         self.get(v).two()
     }
 
+    /// The predicate register the `i1` value `v` was defined from, if it was.
+    pub(crate) fn pred_of(&self, v: Value) -> Option<Reg> {
+        self.preds[v.index()]
+    }
+
+    /// The value `v` is a `uextend` or `sextend` of, if it is one.
+    pub(crate) fn widened_from(&self, v: Value) -> Option<Value> {
+        let vliw_ir::ValueDef::Result(inst, _) = self.func.dfg.value_def(v) else {
+            return None;
+        };
+        match self.func.dfg.opcode(inst) {
+            IrOp::Uextend | IrOp::Sextend => Some(self.func.dfg.inst_args(inst)[0]),
+            _ => None,
+        }
+    }
+
     /// A predicate register that is true when the `i1` value `v` is 1.
     pub(crate) fn get_pred(&mut self, v: Value) -> Reg {
         if let Some(p) = self.preds[v.index()] {
