@@ -15,12 +15,14 @@ use crate::bench_report::table;
 /// Builds of their own for this table (options of `if-convert` and `psi-lower`, not
 /// switches of the ablation): copies for every ψ (the paper's algorithm: no `sel`
 /// where cheaper) with and without promotion (Figs. 10 and 9) and without folding
-/// copies into definitions, and the default without promotion.
+/// copies into definitions, the default without promotion, and the default with ψ
+/// inlining and projection (off by default).
 pub const EXTRA: &[&[&str]] = &[
     &["promotion=off"],
     &["psi-sel-where-cheaper=off"],
     &["psi-sel-where-cheaper=off", "promotion=off"],
     &["psi-sel-where-cheaper=off", "psi-fold=off"],
+    &["psi-inline=on", "psi-project=on"],
 ];
 
 /// The ablation columns whose counters this table needs (beside the default's).

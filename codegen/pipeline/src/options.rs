@@ -171,6 +171,11 @@ pub struct Options {
     /// De Ferrière's §4.6 improvements for predicated copies (`psi-fold=on|off`,
     /// `psi-reorder=on|off`).
     pub psi_copies: vliw_machine::psi::CopyOptions,
+    /// ψ inlining before reduction (`psi-inline=on|off`, `vliw_machine::psi::inline`).
+    pub psi_inline: bool,
+    /// ψ projection after reduction (`psi-project=on|off`,
+    /// `vliw_machine::psi::project`).
+    pub psi_project: bool,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -206,6 +211,8 @@ impl core::fmt::Debug for Options {
             .field("pcp", &self.pcp)
             .field("psi_lowering", &self.psi_lowering)
             .field("psi_copies", &self.psi_copies)
+            .field("psi_inline", &self.psi_inline)
+            .field("psi_project", &self.psi_project)
             .field("pcp_options", &self.pcp_options)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
@@ -242,6 +249,8 @@ impl Options {
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
+            psi_inline: false,
+            psi_project: false,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -280,6 +289,8 @@ impl Options {
         "psi-fold",
         "psi-reorder",
         "psi-sel-where-cheaper",
+        "psi-inline",
+        "psi-project",
         "promotion",
         "ppg",
         "psi-shape",
@@ -382,6 +393,8 @@ impl Options {
             "speculate-loads" => self.if_convert_limits.speculate_loads = on_off(key, value)?,
             "psi-reorder" => self.psi_copies.reorder = on_off(key, value)?,
             "psi-sel-where-cheaper" => self.psi_copies.sel_where_cheaper = on_off(key, value)?,
+            "psi-inline" => self.psi_inline = on_off(key, value)?,
+            "psi-project" => self.psi_project = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,

@@ -174,6 +174,7 @@ fn random_functions_keep_their_values() {
     let machine = MachineConfig::default();
     let (mut converted, mut checked, mut side_exits) = (0, 0, 0);
     let (mut folded, mut reordered, mut copies_made) = (0, 0, 0);
+    let (mut inlines, mut projections) = (0, 0);
     for seed in 1..=300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
@@ -207,19 +208,37 @@ fn random_functions_keep_their_values() {
             crate::psi::reduce(&mut lowered);
             crate::psi::lower_to_selects(&mut lowered);
             lowered.verify(Phase::Ssa).unwrap();
+            // ψ inlining, reduction and projection, each step verified and run below
+            let mut inlined = out.clone();
+            inlines += crate::psi::inline(&mut inlined);
+            inlined.verify(Phase::Ssa).unwrap();
+            let mut simplified = inlined.clone();
+            crate::psi::reduce(&mut simplified);
+            projections += crate::psi::project(&mut simplified);
+            simplified
+                .verify(Phase::Ssa)
+                .unwrap_or_else(|e| panic!("seed {seed} simplified:\n{e}\n{out}\n{simplified}"));
+            let mut simplified_sel = simplified.clone();
+            crate::psi::lower_to_selects(&mut simplified_sel);
+            simplified_sel.verify(Phase::Ssa).unwrap();
             let mut allocated = lowered.clone();
             crate::ssa_regalloc::allocate(&mut allocated, &crate::Options::default()).unwrap();
             // out of Psi-SSA by predicated copies, with and without each §4.6
             // improvement, then the SSA allocator, which must take it whole
             let mut copies = Vec::new();
             let ways = [
-                (true, true, false),
-                (false, true, false),
-                (true, false, false),
-                (true, true, true),
+                (true, true, false, false),
+                (false, true, false, false),
+                (true, false, false, false),
+                (true, true, true, false),
+                (true, true, true, true),
             ];
-            for (fold, reorder, sel_where_cheaper) in ways {
-                let mut c = out.clone();
+            for (fold, reorder, sel_where_cheaper, simplify) in ways {
+                let mut c = if simplify {
+                    simplified.clone()
+                } else {
+                    out.clone()
+                };
                 crate::psi::reduce(&mut c);
                 let st = crate::psi::out_of_psi_ssa(
                     &mut c,
@@ -245,7 +264,14 @@ fn random_functions_keep_their_values() {
             }
             for args in &inputs {
                 let want = run(&mf, args);
-                let mut all = vec![("ψ", &out), ("sel", &lowered), ("allocated", &allocated)];
+                let mut all = vec![
+                    ("ψ", &out),
+                    ("sel", &lowered),
+                    ("allocated", &allocated),
+                    ("inlined", &inlined),
+                    ("simplified", &simplified),
+                    ("simplified sel", &simplified_sel),
+                ];
                 all.extend(copies.iter().map(|c| ("predicated copies", c)));
                 for (what, f) in all {
                     assert_eq!(
@@ -260,7 +286,12 @@ fn random_functions_keep_their_values() {
     }
     eprintln!("{converted} regions converted ({side_exits} side exits), {checked} runs compared");
     eprintln!("predicated copies: {folded} folded, {reordered} reordered, {copies_made} copies");
+    eprintln!("ψ inlining: {inlines} arguments; projection: {projections} reads");
     assert!(folded > 100 && reordered > 10 && copies_made > 100);
+    assert!(
+        inlines > 50 && projections > 20,
+        "{inlines} inlined, {projections} projected"
+    );
     assert!(side_exits > 50, "only {side_exits} side exits");
     assert!(converted > 300, "only {converted} regions converted");
     assert!(checked > 0);

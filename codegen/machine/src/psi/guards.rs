@@ -83,6 +83,33 @@ impl Guards {
         !x.negated && !y.negated && partners(x.pred, y.pred)
     }
 
+    /// Whether `x` is true only where `y` is (sound; `false` when unknown): `y` is
+    /// the true guard, `x` itself, or a guard `x` implies through its compares.
+    pub fn implies(&self, x: MGuard, y: MGuard) -> bool {
+        y.is_always() || self.ancestors(x).contains(&y)
+    }
+
+    /// Where `x` or `y` is true, when the compares show it: everywhere for a guard
+    /// and its negation or the two predicates of an unguarded normal compare, the
+    /// compare's guard for the two of a `.unc` compare. `None` when unknown.
+    pub fn union(&self, x: MGuard, y: MGuard) -> Option<MGuard> {
+        if x.is_always() || y.is_always() {
+            return Some(MGuard::ALWAYS);
+        }
+        if x.pred == y.pred {
+            return (x.negated != y.negated).then_some(MGuard::ALWAYS);
+        }
+        if x.negated || y.negated {
+            return None;
+        }
+        let o = self.origin.get(&x.pred)?;
+        if o.partner != Some(y.pred) {
+            return None;
+        }
+        // a `.unc` pair implies its guard; an unguarded normal pair implies nothing
+        Some(o.implies.unwrap_or(MGuard::ALWAYS))
+    }
+
     /// Whether `x` and `y` are never both true (sound; `false` when unknown).
     pub fn disjoint(&self, x: MGuard, y: MGuard) -> bool {
         let (xs, ys) = (self.ancestors(x), self.ancestors(y));

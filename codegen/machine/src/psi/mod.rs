@@ -7,15 +7,20 @@
 //! - `copies`: out of Psi-SSA by predicated copies (003 §4): each ψ-congruence class
 //!   a chain of guarded definitions that keep the previous link, one register for
 //!   the allocator (`psi-lowering=predicated-copies`).
-//! - `reduce`: ψ reduction, before either (arguments a true guard to their right
-//!   overrides, repeats after a true guard).
-//! - `guards`: which guards of a hyperblock are disjoint (§4.6's reordering).
+//! - `inline`, `reduce`, `project`: ψ inlining, reduction and projection (003 §2),
+//!   before either lowering, on the hyperblock's predicate relations.
+//! - `guards`: which guards of a hyperblock imply, cover or exclude each other (for
+//!   the three above and §4.6's reordering).
 
 pub mod copies;
 pub mod guards;
+pub mod inline;
+pub mod project;
 pub mod reduce;
 pub mod select;
 
 pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
+pub use inline::inline;
+pub use project::project;
 pub use reduce::reduce;
 pub use select::{lower_keeps, lower_to_selects};
