@@ -21,12 +21,29 @@
 //! `k` dies at the operation and `d` takes its colour, always free there; the
 //! analysis makes the two forbid the same registers. A ψ's arguments so end in one
 //! register, the ψ-congruence class of de Ferrière §4.
+//!
+//! **Disjoint guards** (predicate-aware interference): a value defined under a
+//! guard `g` is undefined wherever `g` is false (no use reads it there: the machine
+//! SSA's rule, see [`super`]). Two values of one block defined under guards the
+//! block's compares show disjoint ([`crate::psi::guards::Guards`]) are therefore never
+//! both defined, and may share a register although both are live: when `g` holds,
+//! the other's write was nullified, and the reverse. A guarded definition may take a
+//! colour held only by such values. Excluded are definitions that keep a value
+//! (defined everywhere), values kept later (their keeper needs their colour free),
+//! compares that write where their guard is false (`.unc`), and values from other
+//! blocks (their guards are not known here). The spiller still counts such values
+//! apart; what sharing saves is registers (callee-saved ones to save) and moves.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 
+use std::collections::HashMap;
+
+use vliw_isa::CmpType;
+
 use super::analysis::{Analysis, virtual_defs};
 use super::regs::{Mask, allocatable, class_index, number, preference};
-use crate::mir::{Imm, MOp, MachFunction, Reg, VReg};
+use crate::mir::{Imm, MGuard, MInst, MOp, MachFunction, Reg, VReg};
+use crate::psi::guards::Guards;
 use crate::ssa_view::mblock;
 
 /// No colour.
@@ -65,32 +82,74 @@ pub fn hints(mf: &MachFunction, a: &Analysis) -> Hints {
     hints
 }
 
-/// Colours held at a point, with how many live values hold each (values joined by a
-/// copy may share one).
+/// Colours held at a point, with the live values that hold each (values joined by a
+/// copy, or defined under disjoint guards, may share one).
 struct Held {
-    count: [[u16; 64]; 2],
+    holders: [Vec<Vec<VReg>>; 2],
     mask: [Mask; 2],
 }
 
 impl Held {
     fn new() -> Held {
         Held {
-            count: [[0; 64]; 2],
+            holders: [vec![Vec::new(); 64], vec![Vec::new(); 64]],
             mask: [0; 2],
         }
     }
 
-    fn take(&mut self, c: usize, colour: u8) {
-        self.count[c][colour as usize] += 1;
+    fn take(&mut self, c: usize, colour: u8, v: VReg) {
+        self.holders[c][colour as usize].push(v);
         self.mask[c] |= 1 << colour;
     }
 
-    fn free(&mut self, c: usize, colour: u8) {
-        let n = &mut self.count[c][colour as usize];
-        *n -= 1;
-        if *n == 0 {
+    fn free(&mut self, c: usize, colour: u8, v: VReg) {
+        let list = &mut self.holders[c][colour as usize];
+        if let Some(at) = list.iter().position(|&h| h == v) {
+            list.swap_remove(at);
+        }
+        if list.is_empty() {
             self.mask[c] &= !(1 << colour);
         }
+    }
+}
+
+/// The guards of the values defined so far in the block being coloured that may
+/// share a register with a value under a disjoint guard (see the module
+/// documentation), and the block's predicate relations that tell disjointness.
+struct Disjoint {
+    guards: Guards,
+    guard_of: HashMap<VReg, MGuard>,
+}
+
+impl Disjoint {
+    /// The guard under which `inst` defines its values, when they may share.
+    fn sharing_guard(inst: &MInst, kept: &SecondaryMap<VReg, bool>) -> Option<MGuard> {
+        let eligible = !inst.guard.is_always()
+            && inst.keep.is_none()
+            && inst.ctype == CmpType::Normal
+            && matches!(inst.op, MOp::Op(_) | MOp::Copy)
+            && virtual_defs(inst).all(|d| !kept[d]);
+        eligible.then_some(inst.guard)
+    }
+
+    /// The colours of class `c` that a definition under `g` may share: every value
+    /// holding one is defined in this block under a guard disjoint from `g`.
+    fn shareable(&self, held: &Held, c: usize, g: MGuard) -> Mask {
+        let mut m: Mask = 0;
+        let mut rest = held.mask[c];
+        while rest != 0 {
+            let colour = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let all_disjoint = held.holders[c][colour].iter().all(|h| {
+                self.guard_of
+                    .get(h)
+                    .is_some_and(|&gh| self.guards.disjoint(gh, g))
+            });
+            if all_disjoint {
+                m |= 1 << colour;
+            }
+        }
+        m
     }
 }
 
@@ -102,14 +161,27 @@ struct Colourer<'a> {
 }
 
 impl Colourer<'_> {
-    /// A colour for `v`: free, not forbidden; an affinity partner's if possible, else
-    /// in the order of [`preference`].
-    fn choose(&self, v: VReg, held: &Held) -> Result<u8, VReg> {
+    /// A colour for `v`: free, or held only by values under guards disjoint from
+    /// `shareable`'s (those first: no register more is used), not forbidden; an
+    /// affinity partner's if possible, else in the order of [`preference`].
+    fn choose(&self, v: VReg, held: &Held, shareable: Mask) -> Result<u8, VReg> {
         let class = self.mf.vregs[v];
         let c = class_index(class);
-        let free = allocatable(class) & !self.a.forbidden[v] & !held.mask[c];
+        let allowed = allocatable(class) & !self.a.forbidden[v];
+        let shared = allowed & shareable;
+        let free = (allowed & !held.mask[c]) | shared;
         if free == 0 {
             return Err(v);
+        }
+        if shared != 0 {
+            let colour = self.hints[v]
+                .iter()
+                .map(|&(partner, _)| match partner {
+                    Reg::Virtual(u) if self.mf.vregs[u] == class => self.colour[u],
+                    _ => NONE,
+                })
+                .find(|&colour| colour != NONE && shared & (1 << colour) != 0);
+            return Ok(colour.unwrap_or(shared.trailing_zeros() as u8));
         }
         for &(partner, _) in &self.hints[v] {
             let colour = match partner {
@@ -134,12 +206,15 @@ impl Colourer<'_> {
     }
 }
 
+/// A colouring: a colour per value, and how many guarded definitions took a colour
+/// held by values under disjoint guards.
+pub struct Colouring {
+    pub colours: SecondaryMap<VReg, u8>,
+    pub disjoint_shared: usize,
+}
+
 /// Colours every value of the reachable blocks; `Err(v)` when `v` finds no colour.
-pub fn colour(
-    mf: &MachFunction,
-    a: &Analysis,
-    hints: &Hints,
-) -> Result<SecondaryMap<VReg, u8>, VReg> {
+pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colouring, VReg> {
     let mut k = Colourer {
         mf,
         a,
@@ -147,22 +222,30 @@ pub fn colour(
         colour: SecondaryMap::with_default(NONE),
     };
     let kept = &a.kept;
+    let mut disjoint_shared = 0;
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();
         for v in a.live.live_in(bb).iter().map(VReg::new) {
             debug_assert_ne!(k.colour[v], NONE, "{v} live into {b} before its definition");
-            held.take(k.class(v), k.colour[v]);
+            held.take(k.class(v), k.colour[v], v);
         }
         let facts = &a.blocks[b];
         for &p in &mf.blocks[b].params {
             if facts.dead_params.contains(&p) {
                 continue;
             }
-            let c = k.choose(p, &held)?;
+            let c = k.choose(p, &held, 0)?;
             k.colour[p] = c;
-            held.take(k.class(p), c);
+            held.take(k.class(p), c, p);
         }
+        let mut disjoint = mf
+            .block_insts(b)
+            .any(|inst| Disjoint::sharing_guard(inst, kept).is_some())
+            .then(|| Disjoint {
+                guards: Guards::of_block(mf, b),
+                guard_of: HashMap::new(),
+            });
         let (mut kills, mut dead) = (
             facts.kills.iter().peekable(),
             facts.dead_defs.iter().peekable(),
@@ -170,8 +253,11 @@ pub fn colour(
         for (i, inst) in mf.block_insts(b).enumerate() {
             let i = i as u32;
             while let Some(&(_, v)) = kills.next_if(|(j, _)| *j == i) {
-                held.free(k.class(v), k.colour[v]);
+                held.free(k.class(v), k.colour[v], v);
             }
+            let sharing = disjoint
+                .as_ref()
+                .and_then(|_| Disjoint::sharing_guard(inst, kept));
             for d in virtual_defs(inst) {
                 let shared = match (inst.op, inst.uses.first()) {
                     // (not when either is kept: the keeping definition overwrites the
@@ -198,15 +284,29 @@ pub fn colour(
                         c
                     }
                     (Some(c), _) => c,
-                    (None, _) => k.choose(d, &held)?,
+                    (None, _) => {
+                        let shareable = match (&disjoint, sharing) {
+                            (Some(dj), Some(g)) => dj.shareable(&held, k.class(d), g),
+                            _ => 0,
+                        };
+                        let c = k.choose(d, &held, shareable)?;
+                        disjoint_shared += usize::from(held.mask[k.class(d)] & (1 << c) != 0);
+                        c
+                    }
                 };
                 k.colour[d] = c;
-                held.take(k.class(d), c);
+                held.take(k.class(d), c, d);
+                if let (Some(dj), Some(g)) = (disjoint.as_mut(), sharing) {
+                    dj.guard_of.insert(d, g);
+                }
             }
             while let Some(&(_, v)) = dead.next_if(|(j, _)| *j == i) {
-                held.free(k.class(v), k.colour[v]);
+                held.free(k.class(v), k.colour[v], v);
             }
         }
     }
-    Ok(k.colour)
+    Ok(Colouring {
+        colours: k.colour,
+        disjoint_shared,
+    })
 }

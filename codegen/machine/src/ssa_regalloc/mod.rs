@@ -28,7 +28,8 @@
 //! Counters (`stats`): `regalloc.ssa.functions`, `.spilled` (values), `.stores`,
 //! `.reloads`, `.rounds` (analyses repeated after spilling), `.copies-before` (copies
 //! and block arguments of instruction selection), `.copies-after` (moves emitted),
-//! `.fallbacks`.
+//! `.fallbacks`, `.disjoint-shared` (guarded definitions given a register that values
+//! under disjoint guards hold, `colour`).
 
 pub mod analysis;
 pub mod colour;
@@ -58,6 +59,9 @@ pub struct Stats {
     pub copies: rewrite::CopyStats,
     pub rounds: usize,
     pub fallbacks: usize,
+    /// Guarded definitions that took a register held by values under disjoint
+    /// guards (`colour`).
+    pub disjoint_shared: usize,
 }
 
 impl Stats {
@@ -70,6 +74,7 @@ impl Stats {
         c.add("regalloc.ssa.copies-before", self.copies.before as u64);
         c.add("regalloc.ssa.copies-after", self.copies.after as u64);
         c.add("regalloc.ssa.fallbacks", self.fallbacks as u64);
+        c.add("regalloc.ssa.disjoint-shared", self.disjoint_shared as u64);
     }
 }
 
@@ -106,7 +111,10 @@ pub fn allocate_ssa(mf: &mut MachFunction, stats: &mut Stats) -> Result<(), Stri
         }
         let hints = colour::hints(mf, &a);
         match colour::colour(mf, &a, &hints) {
-            Ok(colours) => return rewrite::rewrite(mf, &colours, &mut stats.copies),
+            Ok(colouring) => {
+                stats.disjoint_shared += colouring.disjoint_shared;
+                return rewrite::rewrite(mf, &colouring.colours, &mut stats.copies);
+            }
             Err(v) if unspillable[v] => {
                 return Err(format!("no register for {v}, a reload"));
             }

@@ -391,3 +391,56 @@ fn guarded_definitions_are_allocated() {
     assert_eq!(run(&out, 4), Some(104));
     assert_eq!(run(&out, 20), Some(19));
 }
+
+/// Predicate-aware interference: two values live together but defined under the two
+/// predicates of one compare are never both defined, and share a register; under
+/// guards the compares do not show disjoint they do not.
+#[test]
+fn values_under_disjoint_guards_share_a_register() {
+    let text = |second: &str| {
+        format!(
+            "machine function @f {{
+block0:
+    v0 = copy r3
+    pv1, pv2 = cmp.gt v0, 0
+    pv7, pv8 = cmp.lt v0, 100
+    (pv1) v3 = add v0, 10
+    ({second}) v4 = add v0, 20
+    v5 = sel pv1, v3, v4
+    r3 = copy v5
+    ret uses[r3]
+}}
+"
+        )
+    };
+    for (second, shared) in [("pv2", 1), ("!pv1", 1), ("pv8", 0)] {
+        let mf = MachFunction::parse(&text(second)).unwrap();
+        let mut allocated = mf.clone();
+        let mut stats = Stats::default();
+        allocate_ssa(&mut allocated, &mut stats).unwrap();
+        allocated.verify(crate::mir::Phase::Allocated).unwrap();
+        assert_eq!(stats.disjoint_shared, shared, "{second}:\n{allocated}");
+        let text = allocated.to_string();
+        let dest = |imm: &str| {
+            text.lines()
+                .find(|l| l.ends_with(&format!("add r3, {imm}")))
+                .and_then(|l| l.split(" = ").next())
+                .and_then(|l| l.rsplit(' ').next())
+                .map(str::to_string)
+        };
+        assert_eq!(
+            dest("10") == dest("20"),
+            shared == 1,
+            "{second}:\n{allocated}"
+        );
+        if second != "pv8" {
+            for arg in [5, -5, 0] {
+                assert_eq!(
+                    run(&allocated, arg),
+                    run(&mf, arg),
+                    "{second} {arg}:\n{allocated}"
+                );
+            }
+        }
+    }
+}
