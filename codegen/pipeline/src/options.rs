@@ -176,6 +176,9 @@ pub struct Options {
     /// ψ projection after reduction (`psi-project=on|off`,
     /// `vliw_machine::psi::project`).
     pub psi_project: bool,
+    /// ψs that choose between their compare's operands become `min`/`max`
+    /// (`psi-minmax=on|off`, `vliw_machine::psi::minmax`).
+    pub psi_minmax: bool,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -213,6 +216,7 @@ impl core::fmt::Debug for Options {
             .field("psi_copies", &self.psi_copies)
             .field("psi_inline", &self.psi_inline)
             .field("psi_project", &self.psi_project)
+            .field("psi_minmax", &self.psi_minmax)
             .field("pcp_options", &self.pcp_options)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
@@ -251,6 +255,7 @@ impl Options {
             psi_copies: vliw_machine::psi::CopyOptions::default(),
             psi_inline: false,
             psi_project: false,
+            psi_minmax: true,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -291,6 +296,7 @@ impl Options {
         "psi-sel-where-cheaper",
         "psi-inline",
         "psi-project",
+        "psi-minmax",
         "promotion",
         "ppg",
         "psi-shape",
@@ -395,6 +401,7 @@ impl Options {
             "psi-sel-where-cheaper" => self.psi_copies.sel_where_cheaper = on_off(key, value)?,
             "psi-inline" => self.psi_inline = on_off(key, value)?,
             "psi-project" => self.psi_project = on_off(key, value)?,
+            "psi-minmax" => self.psi_minmax = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,

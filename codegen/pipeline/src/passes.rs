@@ -665,8 +665,8 @@ pub const PIPELINE: &[Pass] = &[
         name: "psi-lower",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
-        about: "out of Psi-SSA, after ψ inlining, reduction and projection (psi-inline=, \
-                psi-project=): by psi-lowering=sel every ψ a chain of sel (predicate logic \
+        about: "out of Psi-SSA, after ψ inlining, reduction, min/max and projection \
+                (psi-inline=, psi-minmax=, psi-project=): by psi-lowering=sel every ψ a chain of sel (predicate logic \
                 for predicates), first argument promoted; by psi-lowering=predicated-copies \
                 every ψ-congruence class a chain of guarded definitions and predicated \
                 copies that keep the previous link, one register for the allocator \
@@ -683,6 +683,9 @@ pub const PIPELINE: &[Pass] = &[
                 o.count("psi.inlined", vliw_machine::psi::inline(mf) as u64);
             }
             o.count("psi.reduced", vliw_machine::psi::reduce(mf) as u64);
+            if o.psi_minmax {
+                o.count("psi.min-max", vliw_machine::psi::select_min_max(mf) as u64);
+            }
             if o.psi_project {
                 o.count("psi.projected", vliw_machine::psi::project(mf) as u64);
             }

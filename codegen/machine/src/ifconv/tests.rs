@@ -174,7 +174,7 @@ fn random_functions_keep_their_values() {
     let machine = MachineConfig::default();
     let (mut converted, mut checked, mut side_exits) = (0, 0, 0);
     let (mut folded, mut reordered, mut copies_made) = (0, 0, 0);
-    let (mut inlines, mut projections, mut disjoint_shared) = (0, 0, 0);
+    let (mut inlines, mut projections, mut disjoint_shared, mut min_max) = (0, 0, 0, 0);
     for seed in 1..=300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
@@ -214,6 +214,7 @@ fn random_functions_keep_their_values() {
             inlined.verify(Phase::Ssa).unwrap();
             let mut simplified = inlined.clone();
             crate::psi::reduce(&mut simplified);
+            min_max += crate::psi::select_min_max(&mut simplified);
             projections += crate::psi::project(&mut simplified);
             simplified
                 .verify(Phase::Ssa)
@@ -289,7 +290,9 @@ fn random_functions_keep_their_values() {
     }
     eprintln!("{converted} regions converted ({side_exits} side exits), {checked} runs compared");
     eprintln!("predicated copies: {folded} folded, {reordered} reordered, {copies_made} copies");
-    eprintln!("ψ inlining: {inlines} arguments; projection: {projections} reads");
+    eprintln!(
+        "ψ inlining: {inlines} arguments; projection: {projections} reads; {min_max} min/max"
+    );
     // (rare here: a guarded definition's value is mostly read at once or folded into
     // a predicated copy; `ssa_regalloc::tests` has the case where it is not)
     eprintln!("allocation: {disjoint_shared} registers shared under disjoint guards");

@@ -459,6 +459,7 @@ impl Lower<'_> {
         if op == IrOp::Ireduce
             && let Some(inner) = self.widened_from(av)
             && self.ty(inner) == to
+            && !self.is_zext_load(inner)
         {
             match self.pred_of(inner) {
                 Some(p) if to == Type::I1 => self.def_pred(res, p),
@@ -535,6 +536,7 @@ impl Lower<'_> {
                     self.rr(Opcode::Max, a, n)
                 }
             },
+            IrOp::Uextend if self.is_zext_load(av) => a,
             IrOp::Uextend => self.unsigned(ty, a),
             IrOp::Sextend => self.signed(ty, a),
             IrOp::Ireduce => self.canon(to, a),

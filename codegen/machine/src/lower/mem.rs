@@ -137,7 +137,13 @@ impl Lower<'_> {
                 } else {
                     *flags
                 };
-                let r = self.load(ty, addr, i64::from(*offset), flags);
+                let r = if *opcode == IrOp::Load && self.is_zext_load(results[0]) {
+                    let size = ty.bytes();
+                    let align = flags.align.clamp(1, size);
+                    Regs::One(self.load_word(addr, i64::from(*offset), size, align, false))
+                } else {
+                    self.load(ty, addr, i64::from(*offset), flags)
+                };
                 self.def(results[0], r);
                 Ok(())
             }
@@ -148,7 +154,7 @@ impl Lower<'_> {
                 offset,
             } => {
                 let ty = self.ty(args[0]);
-                let value = self.get(args[0]);
+                let value = self.get(self.stored_value(args[0]));
                 let addr = self.get1(args[1]);
                 let flags = if *opcode == IrOp::AtomicStore {
                     MemFlags::aligned(ty.bytes())

@@ -94,6 +94,13 @@ pub(crate) struct Lower<'a> {
     needs_gpr: Vec<bool>,
     /// Whether an `i1` value is used as a branch or select condition.
     needs_pred: Vec<bool>,
+    /// How many times each value is read, as lowered: a store of a narrowed value
+    /// reads what was narrowed instead ([`Lower::stored_value`]). A conversion read
+    /// by nothing is not lowered.
+    reads: Vec<u32>,
+    /// Loads of `i8`, `i16` or `i32` that only `uextend`s read: loaded zero-extended
+    /// (`ld.bu`, `ld.hu`, `ld.wu`), which is each `uextend`'s value already.
+    zext_loads: Vec<bool>,
     /// Machine block of each IR block.
     block_map: Vec<Option<MBlock>>,
     /// The block being filled.
@@ -133,6 +140,8 @@ pub fn lower_function(
         consts: vec![None; nvals],
         needs_gpr: vec![false; nvals],
         needs_pred: vec![false; nvals],
+        reads: vec![0; nvals],
+        zext_loads: vec![false; nvals],
         block_map: vec![None; func.dfg.num_blocks()],
         cur: MBlock::new(0),
         pending_blocks: Vec::new(),
@@ -219,6 +228,55 @@ impl<'a> Lower<'a> {
                 }
             }
         }
+        // what each value is read by, as lowered
+        let mut uextend_reads = vec![0u32; self.reads.len()];
+        for (_, inst) in self.func.insts_in_layout() {
+            let data = dfg.inst_data(inst);
+            let stored = matches!(data.opcode(), IrOp::Store).then(|| data.all_values().next());
+            for (i, v) in data.all_values().enumerate() {
+                let v = match stored {
+                    Some(Some(s)) if i == 0 && s == v => self.stored_value(v),
+                    _ => v,
+                };
+                self.reads[v.index()] += 1;
+                if data.opcode() == IrOp::Uextend {
+                    uextend_reads[v.index()] += 1;
+                }
+            }
+        }
+        for (_, inst) in self.func.insts_in_layout() {
+            if dfg.inst_data(inst).opcode() != IrOp::Load {
+                continue;
+            }
+            let v = dfg.first_result(inst);
+            let n = self.reads[v.index()];
+            self.zext_loads[v.index()] =
+                matches!(dfg.value_type(v), Type::I8 | Type::I16 | Type::I32)
+                    && n > 0
+                    && uextend_reads[v.index()] == n;
+        }
+    }
+
+    /// What a store of `v` writes: a store writes the low bits of its register, which
+    /// a narrowed value shares with what it was narrowed from, so the store reads that
+    /// instead (and the narrowing, read by nothing else, is not lowered).
+    pub(crate) fn stored_value(&self, v: Value) -> Value {
+        let dfg = &self.func.dfg;
+        let vliw_ir::ValueDef::Result(inst, _) = dfg.value_def(v) else {
+            return v;
+        };
+        match dfg.inst_data(inst) {
+            InstructionData::Unary {
+                opcode: IrOp::Ireduce,
+                arg,
+            } if dfg.value_type(*arg).bits() <= 64 => *arg,
+            _ => v,
+        }
+    }
+
+    /// Whether `v` was loaded zero-extended (see `zext_loads`).
+    pub(crate) fn is_zext_load(&self, v: Value) -> bool {
+        self.zext_loads[v.index()]
     }
 
     // ---- registers and emission ----
@@ -551,6 +609,12 @@ impl<'a> Lower<'a> {
         let data = dfg.inst_data(inst).clone();
         let results: Vec<Value> = dfg.inst_results(inst).to_vec();
         let op = data.opcode();
+        // a conversion nothing reads (a store reads what was narrowed instead)
+        if matches!(op, IrOp::Ireduce | IrOp::Uextend | IrOp::Sextend)
+            && results.iter().all(|r| self.reads[r.index()] == 0)
+        {
+            return Ok(());
+        }
         match &data {
             InstructionData::UnaryImm { imm, .. } => {
                 let ty = self.ty(results[0]);

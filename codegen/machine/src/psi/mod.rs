@@ -9,18 +9,22 @@
 //!   the allocator (`psi-lowering=predicated-copies`).
 //! - `inline`, `reduce`, `project`: ψ inlining, reduction and projection (003 §2),
 //!   before either lowering, on the hyperblock's predicate relations.
+//! - `minmax`: a ψ choosing between the two operands of its compare is a `min` or
+//!   `max`.
 //! - `guards`: which guards of a hyperblock imply, cover or exclude each other (for
 //!   the three above and §4.6's reordering).
 
 pub mod copies;
 pub mod guards;
 pub mod inline;
+pub mod minmax;
 pub mod project;
 pub mod reduce;
 pub mod select;
 
 pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
 pub use inline::inline;
+pub use minmax::select_min_max;
 pub use project::project;
 pub use reduce::reduce;
 pub use select::{lower_keeps, lower_to_selects};
