@@ -34,6 +34,7 @@ pub mod object;
 pub mod options;
 pub mod pcp;
 pub mod psi;
+pub mod reassoc;
 pub mod regalloc;
 pub mod sched;
 pub mod ssa_regalloc;

@@ -163,6 +163,9 @@ pub struct Options {
     /// Constant propagation on predicated code after if-conversion (`pcp=on|off`; it
     /// runs only when `if-convert=on`).
     pub pcp: bool,
+    /// Sums rebuilt by when their terms are ready (`reassociate=on|off`,
+    /// `vliw_machine::reassoc`).
+    pub reassociate: bool,
     /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
     pub pcp_options: vliw_machine::pcp::PcpOptions,
     /// How ψ operations leave Psi-SSA before allocation (`psi-lowering=sel|
@@ -212,6 +215,7 @@ impl core::fmt::Debug for Options {
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
             .field("pcp", &self.pcp)
+            .field("reassociate", &self.reassociate)
             .field("psi_lowering", &self.psi_lowering)
             .field("psi_copies", &self.psi_copies)
             .field("psi_inline", &self.psi_inline)
@@ -250,6 +254,7 @@ impl Options {
             promotion: true,
             ppg: true,
             pcp: true,
+            reassociate: true,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
@@ -301,6 +306,7 @@ impl Options {
         "ppg",
         "psi-shape",
         "pcp",
+        "reassociate",
         "pcp-mode",
         "pcp-max-paths",
         "rvsdg",
@@ -363,6 +369,7 @@ impl Options {
                 }
             }
             "pcp" => self.pcp = on_off(key, value)?,
+            "reassociate" => self.reassociate = on_off(key, value)?,
             "pcp-mode" => self.pcp_options.mode = vliw_machine::pcp::Mode::parse(value)?,
             "pcp-max-paths" => {
                 self.pcp_options.max_paths = match value.parse() {

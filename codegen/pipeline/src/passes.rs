@@ -707,6 +707,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "reassociate",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "sums of add/sub (or addw/subw) whose inner results the sum alone reads are \
+                rebuilt by when their terms are ready, a loop-carried term added last \
+                (vliw_machine::reassoc)",
+        switch: Some(Switch {
+            name: "reassociate",
+            off: "reassociate=off",
+            on: "reassociate=on",
+            default_on: true,
+        }),
+        runs: |o| o.reassociate,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::reassoc::reassociate(mf, &o.backend.machine);
+            o.count("reassoc.trees", s.trees as u64);
+            o.count("reassoc.leaves", s.leaves as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "analysis-timing",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,

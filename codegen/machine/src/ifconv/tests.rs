@@ -175,6 +175,7 @@ fn random_functions_keep_their_values() {
     let (mut converted, mut checked, mut side_exits) = (0, 0, 0);
     let (mut folded, mut reordered, mut copies_made) = (0, 0, 0);
     let (mut inlines, mut projections, mut disjoint_shared, mut min_max) = (0, 0, 0, 0);
+    let mut reassociated = 0;
     for seed in 1..=300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
@@ -221,6 +222,7 @@ fn random_functions_keep_their_values() {
                 .unwrap_or_else(|e| panic!("seed {seed} simplified:\n{e}\n{out}\n{simplified}"));
             let mut simplified_sel = simplified.clone();
             crate::psi::lower_to_selects(&mut simplified_sel);
+            reassociated += crate::reassoc::reassociate(&mut simplified_sel, &machine).trees;
             simplified_sel.verify(Phase::Ssa).unwrap();
             let mut allocated = lowered.clone();
             let mut st = crate::ssa_regalloc::Stats::default();
@@ -291,7 +293,8 @@ fn random_functions_keep_their_values() {
     eprintln!("{converted} regions converted ({side_exits} side exits), {checked} runs compared");
     eprintln!("predicated copies: {folded} folded, {reordered} reordered, {copies_made} copies");
     eprintln!(
-        "ψ inlining: {inlines} arguments; projection: {projections} reads; {min_max} min/max"
+        "ψ inlining: {inlines} arguments; projection: {projections} reads; {min_max} min/max; \
+         {reassociated} sums reassociated"
     );
     // (rare here: a guarded definition's value is mostly read at once or folded into
     // a predicated copy; `ssa_regalloc::tests` has the case where it is not)
