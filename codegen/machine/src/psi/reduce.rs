@@ -11,16 +11,64 @@
 //!   complement cover everything (`ψ(p?a, q?b, q̄?c)` loses `a`), the two predicates
 //!   of a `.unc` compare cover its guard;
 //! - `ψ(..., g?a, h?a, ...)` with `h` implying `g`: the second `a` adds nothing (what
-//!   if-conversion's decision trees leave, `psi-shape=tree`).
+//!   if-conversion's decision trees leave, `psi-shape=tree`);
+//! - a ψ whose arguments are all one value is that value;
+//! - one value under two adjacent guards whose union the compares show is one
+//!   argument under that union (`ψ(..., p?1, q?1)` with `p, q` a `.unc` pair under
+//!   `g`: `g?1`). Registers that `movi` the same constant are one value here.
+//!
+//! Arguments are compared as values: an argument that an unguarded `copy` defines is
+//! replaced by the copy's source first (the source dominates the copy, which
+//! dominates the ψ), so `ψ(T?a, p?b)` with `b = copy a` is `a`.
 //!
 //! A ψ left with one argument is that argument: the lowering makes it a copy, which
 //! the allocator coalesces. Runs before either lowering, after ψ inlining.
 
 use super::guards::Guards;
-use crate::mir::{MOp, MachFunction};
+use std::collections::HashMap;
+
+use crate::mir::{MGuard, MOp, MachFunction, Reg};
 
 /// Reduces every ψ of `mf`; returns how many arguments it dropped.
 pub fn reduce(mf: &mut MachFunction) -> usize {
+    // what each unguarded copy of a virtual register copies, to the first source
+    let mut source: HashMap<Reg, Reg> = HashMap::new();
+    for inst in mf.layout_insts() {
+        if inst.op == MOp::Copy
+            && inst.guard.is_always()
+            && inst.keep.is_none()
+            && let (Some(&d @ Reg::Virtual(_)), Some(&s @ Reg::Virtual(_))) =
+                (inst.defs.first(), inst.uses.first())
+        {
+            source.insert(d, s);
+        }
+    }
+    let root = |mut r: Reg| {
+        for _ in 0..64 {
+            match source.get(&r) {
+                Some(&s) => r = s,
+                None => break,
+            }
+        }
+        r
+    };
+    // the constants `movi` defines: two registers of one constant are one value
+    let mut constant: HashMap<Reg, i64> = HashMap::new();
+    for inst in mf.layout_insts() {
+        if inst.op == MOp::Op(vliw_isa::Opcode::Movi)
+            && inst.guard.is_always()
+            && let (Some(&d @ Reg::Virtual(_)), crate::mir::Imm::Const(c)) =
+                (inst.defs.first(), &inst.imm)
+        {
+            constant.insert(d, *c);
+        }
+    }
+    let same = |a: Reg, b: Reg| {
+        a == b
+            || constant
+                .get(&a)
+                .is_some_and(|c| constant.get(&b) == Some(c))
+    };
     let mut dropped = 0;
     for b in mf.layout.clone() {
         let ids: Vec<_> = mf
@@ -34,6 +82,9 @@ pub fn reduce(mf: &mut MachFunction) -> usize {
         let guards = Guards::of_block(mf, b);
         for id in ids {
             let inst = mf.inst_mut(id);
+            for u in &mut inst.uses {
+                *u = root(*u);
+            }
             let before = inst.uses.len();
             let mut i = before - 1;
             while i > 0 {
@@ -54,6 +105,29 @@ pub fn reduce(mf: &mut MachFunction) -> usize {
                     inst.uses.remove(i + 1);
                     inst.psi_guards.remove(i + 1);
                 }
+            }
+            // one value under two guards whose union the compares show: one argument
+            // under the union (the two predicates of a `.unc` compare: its guard)
+            let mut i = 0;
+            while i + 1 < inst.uses.len() {
+                match guards.union(inst.psi_guards[i], inst.psi_guards[i + 1]) {
+                    Some(u) if same(inst.uses[i], inst.uses[i + 1]) => {
+                        inst.psi_guards[i] = u;
+                        inst.uses.remove(i + 1);
+                        inst.psi_guards.remove(i + 1);
+                    }
+                    _ => i += 1,
+                }
+            }
+            // repeats of a first argument under the true guard add nothing; a ψ whose
+            // arguments are all one value is that value (undefined nowhere else)
+            while inst.uses.len() > 1
+                && (inst.psi_guards[0].is_always() && same(inst.uses[1], inst.uses[0])
+                    || inst.uses.iter().all(|&u| same(u, inst.uses[0])))
+            {
+                inst.uses.remove(1);
+                inst.psi_guards.remove(1);
+                inst.psi_guards[0] = MGuard::ALWAYS;
             }
             dropped += before - inst.uses.len();
         }
@@ -84,6 +158,8 @@ block0:
     v5 = psi pv2: v1, p0: v0, pv3: v1
     v6 = psi pv2: v0, pv2: v0
     v7 = psi pv2: v0, p0: v1
+    v8 = copy v0
+    v9 = psi pv2: v0, pv3: v8, pv2: v0
     r3 = copy v4
     r4 = copy v5
     r5 = copy v6
@@ -98,7 +174,9 @@ block0:
         assert!(out.contains("v5 = psi p0: v0, pv3: v1"), "{out}");
         assert!(out.contains("v6 = psi pv2: v0\n"), "{out}");
         assert!(out.contains("v7 = psi p0: v1\n"), "{out}");
-        assert_eq!(n, 4, "{out}");
+        // one value under every guard, a copy of it included
+        assert!(out.contains("v9 = psi p0: v0\n"), "{out}");
+        assert_eq!(n, 6, "{out}");
     }
 
     /// The checklist's example, `ψ(p?a, q?b, q̄?c)` loses `a`; the two predicates of a
@@ -117,18 +195,24 @@ block0:
     (pv8) pv10, pv11 = cmp.eq.unc v0, v2
     v12 = psi pv10: v0, pv8: v1, pv9: v2
     v13 = psi pv5: v0, pv8: v1, pv9: v2
+    v14 = movi 1
+    v15 = movi 1
+    v16 = psi p0: v0, pv8: v14, pv9: v15
+    r6 = copy v16
     r3 = copy v7
     r4 = copy v12
     r5 = copy v13
-    ret uses[r3 r4 r5]
+    ret uses[r3 r4 r5 r6]
 }
 ";
         let (out, n) = reduced(text);
         assert!(out.contains("v7 = psi pv5: v1, !pv5: v2"), "{out}");
+        // the constant 1 under the two predicates of a `.unc` compare under pv3
+        assert!(out.contains("v16 = psi p0: v0, pv3: v14"), "{out}");
         // pv10 implies pv8, which is to its right
         assert!(out.contains("v12 = psi pv8: v1, pv9: v2"), "{out}");
         // pv5 is unrelated to pv3, the guard pv8 and pv9 cover
         assert!(out.contains("v13 = psi pv5: v0, pv8: v1, pv9: v2"), "{out}");
-        assert_eq!(n, 2, "{out}");
+        assert_eq!(n, 3, "{out}");
     }
 }
