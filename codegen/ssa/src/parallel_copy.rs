@@ -5,8 +5,11 @@
 //! Its copy graph is a *windmill*: every destination has one incoming copy, so each
 //! connected part is one circuit (possibly empty) with trees hanging off it. The
 //! algorithm emits tree copies leaves first; after the copy `b ← a`, `a`'s value also
-//! lives in `b`, and later readers of `a` read it there ([`loc`]), which frees `a` for
-//! its own incoming copy at once. A circuit that no tree edge leaves is broken with one
+//! lives in `b`, which frees `a` for its own incoming copy, and readers of `a` after
+//! that read it in `b` ([`loc`]). Copies still reading `a` where it is are emitted
+//! before `a` is overwritten, and a register that is never overwritten is always
+//! read where it is: the copies out of one source are independent of each other (a
+//! VLIW bundle may hold them all), not a chain through their destinations. A circuit that no tree edge leaves is broken with one
 //! copy into the temporary. So the number of copies is exactly
 //! `|P| + (number of circuits without a tree edge)`, self-copies not counted.
 //!
@@ -73,7 +76,15 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
     for &src in pred.values() {
         loc.insert(src, src);
     }
-    let mut ready: Vec<R> = order
+    // saved[a]: the first destination a copy of a's original value went to, where
+    // readers of a find it once a itself is overwritten. Until then they read a:
+    // every copy out of a register that is never overwritten reads it, and the
+    // copies out of one source do not wait for each other (a bundle may hold them).
+    let mut saved: HashMap<R, R> = HashMap::with_capacity(pred.len());
+    // A double-ended list: copies into registers no copy reads are taken from the
+    // back; a source freed by saving its value goes to the front, so that the copies
+    // still reading it from where it is come first.
+    let mut ready: std::collections::VecDeque<R> = order
         .iter()
         .copied()
         .filter(|b| !loc.contains_key(b))
@@ -82,16 +93,25 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
     let mut out = Vec::with_capacity(pred.len() + 1);
     let mut done: HashMap<R, ()> = HashMap::with_capacity(pred.len());
     loop {
-        while let Some(b) = ready.pop() {
+        while let Some(b) = ready.pop_back() {
+            // b is overwritten now: its own value (if something still reads it) is
+            // found where it was saved
+            if let Some(&s) = saved.get(&b)
+                && loc.get(&b) == Some(&b)
+            {
+                loc.insert(b, s);
+            }
             let a = pred[&b];
             let c = loc[&a];
             out.push((b, c));
             done.insert(b, ());
-            loc.insert(a, b);
-            // `a` held its own value, which now lives in b too: if a is itself waiting
-            // for its copy, it can be overwritten now.
-            if a == c && pred.contains_key(&a) && !done.contains_key(&a) {
-                ready.push(a);
+            if c == a {
+                saved.entry(a).or_insert(b);
+                // `a` held its own value, which now lives in b too: if a is itself
+                // waiting for its copy, it can be overwritten now.
+                if pred.contains_key(&a) && !done.contains_key(&a) && !ready.contains(&a) {
+                    ready.push_front(a);
+                }
             }
         }
         // Only circuits without a tree edge are left (if anything).
@@ -105,8 +125,8 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
         debug_assert!(loc.get(&b) == Some(&b));
         let t = temp(b);
         out.push((t, b));
-        loc.insert(b, t);
-        ready.push(b);
+        saved.insert(b, t);
+        ready.push_back(b);
     }
     Ok(out)
 }
@@ -198,6 +218,13 @@ mod tests {
                 "not minimal: {copies:?} -> {seq:?}"
             );
             assert!(seq.iter().all(|(d, s)| d != s));
+            // a source that is never overwritten is read where it is, by every copy
+            // out of it: no copy waits for another's destination
+            for &(d, s) in &copies {
+                if d != s && !copies.iter().any(|&(d2, s2)| d2 == s && s2 != s) {
+                    assert!(seq.contains(&(d, s)), "{copies:?} -> {seq:?}");
+                }
+            }
             cases += 1;
         }
         assert_eq!(cases, 7776);
@@ -212,6 +239,19 @@ mod tests {
         let (a, b, c, d) = (0, 1, 2, 3);
         let seq = sequentialize(&[(b, a), (c, b), (a, c), (d, c)], |_| 9, |_, _| false).unwrap();
         assert_eq!(seq, vec![(d, c), (c, b), (b, a), (a, d)]);
+    }
+
+    /// One source to several destinations, and a source that is overwritten after
+    /// its readers: each copy reads the source itself (the SSA allocator's block
+    /// arguments `(r0, r0, r0)` were a chain `r14 = r0; r13 = r14; r12 = r13`).
+    #[test]
+    fn copies_out_of_one_source_are_independent() {
+        let seq = sequentialize(&[(1, 0), (2, 0), (3, 0)], |_| 9, |_, _| false).unwrap();
+        assert!(seq.iter().all(|&(_, s)| s == 0), "{seq:?}");
+        let seq = sequentialize(&[(1, 0), (2, 0), (0, 3)], |_| 9, |_, _| false).unwrap();
+        assert_eq!(run(4, &seq), vec![3, 0, 0, 3]);
+        assert_eq!(seq.len(), 3);
+        assert!(seq[..2].iter().all(|&(_, s)| s == 0), "{seq:?}");
     }
 
     #[test]
