@@ -711,7 +711,7 @@ pub const PIPELINE: &[Pass] = &[
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
         about: "sums of add/sub (or addw/subw) whose inner results the sum alone reads are \
-                rebuilt by when their terms are ready, a loop-carried term added last \
+                rebuilt by when their terms are ready in a greedy schedule of the block \
                 (vliw_machine::reassoc)",
         switch: Some(Switch {
             name: "reassociate",
