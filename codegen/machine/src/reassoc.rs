@@ -61,12 +61,7 @@ fn is_node(inst: &MInst) -> bool {
 
 /// Rebuilds the sum trees of every block of `mf`.
 pub fn reassociate(mf: &mut MachFunction, machine: &MachineConfig) -> ReassocStats {
-    let mut reads: HashMap<Reg, usize> = HashMap::new();
-    for inst in mf.layout_insts() {
-        for r in inst.all_uses() {
-            *reads.entry(r).or_default() += 1;
-        }
-    }
+    let reads = mf.read_counts();
     let mut stats = ReassocStats::default();
     for b in mf.layout.clone() {
         block(mf, b, machine, &reads, &mut stats);

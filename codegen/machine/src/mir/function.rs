@@ -204,6 +204,33 @@ impl MachFunction {
         self.layout.iter().flat_map(move |&b| self.block_insts(b))
     }
 
+    /// How many times each register is read by the operations of the layout (guards,
+    /// operands, block arguments, kept values, implicit uses).
+    pub fn read_counts(&self) -> std::collections::HashMap<Reg, usize> {
+        let mut reads = std::collections::HashMap::new();
+        for inst in self.layout_insts() {
+            for r in inst.all_uses() {
+                *reads.entry(r).or_insert(0) += 1;
+            }
+        }
+        reads
+    }
+
+    /// The constants that unguarded `movi`s of the layout put in virtual registers.
+    pub fn movi_constants(&self) -> std::collections::HashMap<Reg, i64> {
+        let mut constants = std::collections::HashMap::new();
+        for inst in self.layout_insts() {
+            if inst.op == super::MOp::Op(Opcode::Movi)
+                && inst.guard.is_always()
+                && let (Some(&d @ Reg::Virtual(_)), super::Imm::Const(c)) =
+                    (inst.defs.first(), &inst.imm)
+            {
+                constants.insert(d, *c);
+            }
+        }
+        constants
+    }
+
     /// The class of any register.
     pub fn class_of(&self, r: Reg) -> RegClass {
         match r {

@@ -2,22 +2,15 @@
 //! operands of computations that became constants, the compares of branches that
 //! were decided), and blocks no branch reaches any more.
 
-use std::collections::HashMap;
-
 use cranelift_entity::EntityRef;
 
 use super::rewrite::is_pure;
-use crate::mir::{Imm, MBlock, MachFunction, Reg};
+use crate::mir::{Imm, MBlock, MachFunction};
 
 /// Removes pure operations whose virtual definitions nothing reads, until none is
 /// left; returns how many.
 pub fn remove_dead_operations(mf: &mut MachFunction) -> usize {
-    let mut uses: HashMap<Reg, usize> = HashMap::new();
-    for inst in mf.layout_insts() {
-        for r in inst.all_uses() {
-            *uses.entry(r).or_default() += 1;
-        }
-    }
+    let mut uses = mf.read_counts();
     let mut removed = 0;
     loop {
         let mut changed = false;

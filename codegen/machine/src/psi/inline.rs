@@ -29,7 +29,7 @@ pub fn inline(mf: &mut MachFunction) -> usize {
             continue;
         }
         let guards = Guards::of_block(mf, b);
-        let reads = read_counts(mf);
+        let reads = mf.read_counts();
         // the ψs of the block by value, in order: an inner ψ is defined before the
         // ψ reading it, and is already inlined itself when that one is visited
         let mut defined: HashMap<Reg, InstId> = HashMap::new();
@@ -61,52 +61,7 @@ pub fn inline(mf: &mut MachFunction) -> usize {
         }
     }
     if inlined > 0 {
-        remove_dead_psis(mf);
+        crate::pcp::sweep::remove_dead_operations(mf);
     }
     inlined
-}
-
-/// How many times each register is read in `mf`.
-fn read_counts(mf: &MachFunction) -> HashMap<Reg, usize> {
-    let mut reads = HashMap::new();
-    for &b in &mf.layout {
-        for inst in mf.block_insts(b) {
-            for r in inst.all_uses() {
-                *reads.entry(r).or_insert(0) += 1;
-            }
-        }
-    }
-    reads
-}
-
-/// Removes the ψs whose value nothing reads (repeatedly: an inner ψ may be read only
-/// by a dead one).
-pub fn remove_dead_psis(mf: &mut MachFunction) -> usize {
-    let mut removed = 0;
-    loop {
-        let mut read: std::collections::HashSet<Reg> = std::collections::HashSet::new();
-        for &b in &mf.layout {
-            for inst in mf.block_insts(b) {
-                read.extend(inst.all_uses());
-            }
-        }
-        let mut changed = false;
-        for b in mf.layout.clone() {
-            let order = mf.take_block_insts(b);
-            let kept: Vec<InstId> = order
-                .into_iter()
-                .filter(|&id| {
-                    let inst = mf.inst(id);
-                    let dead = inst.op == MOp::Psi && !read.contains(&inst.defs[0]);
-                    changed |= dead;
-                    removed += usize::from(dead);
-                    !dead
-                })
-                .collect();
-            mf.set_block_insts(b, kept);
-        }
-        if !changed {
-            return removed;
-        }
-    }
 }

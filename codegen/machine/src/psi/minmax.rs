@@ -35,15 +35,7 @@ fn relation(op: Opcode) -> Option<(bool, bool)> {
 /// Replaces every such ψ of `mf` by a `min` or `max`; returns how many.
 pub fn select_min_max(mf: &mut MachFunction) -> usize {
     // the constants `movi` defines, for immediate operands
-    let mut constants: HashMap<Reg, i64> = HashMap::new();
-    for inst in mf.layout_insts() {
-        if inst.is(Opcode::Movi)
-            && inst.guard.is_always()
-            && let (Some(&d), Imm::Const(c)) = (inst.defs.first(), &inst.imm)
-        {
-            constants.insert(d, *c);
-        }
-    }
+    let constants = mf.movi_constants();
     let mut made = 0;
     for b in mf.layout.clone() {
         // each predicate of the block's compares: (compare, which of its two)

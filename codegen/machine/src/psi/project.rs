@@ -8,12 +8,11 @@
 //! A projection to several arguments would need a new ψ; it is not made.
 //!
 //! Disjointness is the hyperblock's ([`Guards`]); only reads in the ψ's own block
-//! are projected. A ψ nothing reads any more is removed.
+//! are projected. A ψ nothing reads any more is removed (with what only it read).
 
 use std::collections::HashMap;
 
 use super::guards::Guards;
-use super::inline::remove_dead_psis;
 use crate::mir::{InstId, MGuard, MOp, MachFunction, Reg};
 
 /// Projects the guarded reads of every ψ of `mf`; returns how many reads now take an
@@ -75,7 +74,7 @@ pub fn project(mf: &mut MachFunction) -> usize {
         }
     }
     if projected > 0 {
-        remove_dead_psis(mf);
+        crate::pcp::sweep::remove_dead_operations(mf);
     }
     projected
 }

@@ -52,17 +52,8 @@ pub fn reduce(mf: &mut MachFunction) -> usize {
         }
         r
     };
-    // the constants `movi` defines: two registers of one constant are one value
-    let mut constant: HashMap<Reg, i64> = HashMap::new();
-    for inst in mf.layout_insts() {
-        if inst.op == MOp::Op(vliw_isa::Opcode::Movi)
-            && inst.guard.is_always()
-            && let (Some(&d @ Reg::Virtual(_)), crate::mir::Imm::Const(c)) =
-                (inst.defs.first(), &inst.imm)
-        {
-            constant.insert(d, *c);
-        }
-    }
+    // two registers that `movi` one constant are one value
+    let constant = mf.movi_constants();
     let same = |a: Reg, b: Reg| {
         a == b
             || constant
