@@ -166,6 +166,9 @@ pub struct Options {
     /// Sums rebuilt by when their terms are ready (`reassociate=on|off`,
     /// `vliw_machine::reassoc`).
     pub reassociate: bool,
+    /// Each block's operations in the order of a list schedule over virtual registers
+    /// before allocation (`pre-sched=block|off`, `vliw_machine::sched::pre_ra`).
+    pub pre_sched: bool,
     /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
     pub pcp_options: vliw_machine::pcp::PcpOptions,
     /// How ψ operations leave Psi-SSA before allocation (`psi-lowering=sel|
@@ -216,6 +219,7 @@ impl core::fmt::Debug for Options {
             .field("ppg", &self.ppg)
             .field("pcp", &self.pcp)
             .field("reassociate", &self.reassociate)
+            .field("pre_sched", &self.pre_sched)
             .field("psi_lowering", &self.psi_lowering)
             .field("psi_copies", &self.psi_copies)
             .field("psi_inline", &self.psi_inline)
@@ -255,6 +259,7 @@ impl Options {
             ppg: true,
             pcp: true,
             reassociate: true,
+            pre_sched: false,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
@@ -307,6 +312,7 @@ impl Options {
         "psi-shape",
         "pcp",
         "reassociate",
+        "pre-sched",
         "pcp-mode",
         "pcp-max-paths",
         "rvsdg",
@@ -370,6 +376,17 @@ impl Options {
             }
             "pcp" => self.pcp = on_off(key, value)?,
             "reassociate" => self.reassociate = on_off(key, value)?,
+            "pre-sched" => {
+                self.pre_sched = match value {
+                    "block" => true,
+                    "off" => false,
+                    _ => {
+                        return Err(format!(
+                            "pre-sched={value}: unknown scheduler (known: block, off)"
+                        ));
+                    }
+                }
+            }
             "pcp-mode" => self.pcp_options.mode = vliw_machine::pcp::Mode::parse(value)?,
             "pcp-max-paths" => {
                 self.pcp_options.max_paths = match value.parse() {

@@ -245,7 +245,7 @@ pub struct DepGraph {
 }
 
 impl DepGraph {
-    fn add(&mut self, from: usize, to: usize, distance: u32, kind: DepKind) {
+    pub(crate) fn add(&mut self, from: usize, to: usize, distance: u32, kind: DepKind) {
         debug_assert!(from < to);
         let e = Edge {
             from,
@@ -284,9 +284,22 @@ impl DepGraph {
         };
         // per register: the writes that may reach this point, the reads since the
         // last write, how many times it was written (versions of base registers)
-        let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); NUM_REGS];
-        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); NUM_REGS];
-        let mut version = [0u32; NUM_REGS];
+        // registers are indices: the physical ones (`reg_index`), then whatever the
+        // caller numbered beyond them (virtual registers before allocation)
+        let num_regs = ops
+            .iter()
+            .flat_map(|op| {
+                op.reads
+                    .iter()
+                    .copied()
+                    .chain(op.writes.iter().map(|w| w.0))
+                    .chain(op.access.and_then(|a| a.place).map(|p| p.0))
+            })
+            .max()
+            .map_or(NUM_REGS, |m| (m + 1).max(NUM_REGS));
+        let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); num_regs];
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); num_regs];
+        let mut version = vec![0u32; num_regs];
         // memory operations since the last barrier
         let mut accesses = Accesses::default();
         let mut last_barrier: Option<usize> = None;
@@ -295,7 +308,7 @@ impl DepGraph {
         // each operation's guard with the version of its predicate at that point, and
         // for each predicate the other half of the exclusive pair that wrote it
         let mut guard_at: Vec<Option<(usize, bool, u32)>> = vec![None; n];
-        let mut pair: Vec<Option<(usize, u32)>> = vec![None; NUM_REGS];
+        let mut pair: Vec<Option<(usize, u32)>> = vec![None; num_regs];
         let disjoint = |a: Option<(usize, bool, u32)>,
                         b: Option<(usize, bool, u32)>,
                         pair: &[Option<(usize, u32)>],

@@ -16,7 +16,10 @@
 pub mod deps;
 pub mod list;
 pub mod pad;
+pub mod pre_ra;
 
+#[cfg(test)]
+mod pre_ra_tests;
 #[cfg(test)]
 mod tests;
 

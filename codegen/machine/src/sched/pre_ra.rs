@@ -1,0 +1,564 @@
+//! Scheduling before register allocation (`pre-sched=block`): the operations of each
+//! block of machine SSA are put in the order of a list schedule over virtual
+//! registers, so that the allocator sees the lifetimes the schedule wants. After
+//! allocation the list scheduler (`sched=list`) bundles again on physical registers;
+//! when it runs after this pass, the registers the allocator reuses follow the
+//! schedule's order instead of the source's, and the anti and output dependences
+//! they add no longer serialize independent work (the iterations of an unrolled loop,
+//! the arms of an if-converted region, loads that could start early).
+//!
+//! The dependence graph is `deps::DepGraph` over register indices: the physical
+//! registers as after allocation, then every virtual register (`NUM_REGS + index`).
+//! In SSA a virtual register has one definition, so its edges are true dependences
+//! only (the writer's latency). Two accesses are independent when their bases
+//! resolve, through `add v, imm` chains, to one virtual register at offsets whose
+//! bytes do not overlap: the iterations of an unrolled loop that advance one pointer
+//! by immediates are then seen apart. A definition that keeps a value
+//! (`MInst::keep`) must stay its last reader, as the allocator requires: every other
+//! reader is ordered before it.
+//!
+//! Only *segments* are reordered: the runs of operations between control operations
+//! (other than `trap`) and operations that read or write an allocatable physical
+//! register (the parameter copies of the entry, a call's argument and result copies,
+//! a return's result). Those keep their places, so physical live ranges stay as
+//! short as instruction selection made them and nothing crosses a call.
+//!
+//! **Register pressure.** The scheduler tracks the virtual registers live at each
+//! point per class (a use is a last use when no operation of the segment still reads
+//! the value and the value is not live after the segment), against the registers the
+//! allocator may hand out (`ssa_regalloc::regs::allocatable`). Near the limit it
+//! prefers, among the operations that may issue, those that free the most registers
+//! of the class that is short; and when the schedule's peak still exceeds the
+//! registers where the original order's did not, the segment keeps its original order
+//! (`pre-sched.kept-for-pressure`), so that scheduling never makes the spiller work.
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+use vliw_isa::{CmpType, FieldKind, Format, Inst, MachineConfig, Opcode, Unit};
+use vliw_ssa::bitset::BitSet;
+use vliw_ssa::{LiveSets, LoopForest};
+
+use super::deps::{Access, DepGraph, DepKind, NUM_REGS, OpInfo, reg_index};
+use super::list::priorities;
+use crate::mir::{Imm, InstId, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg};
+use crate::ssa_regalloc::regs::{allocatable, class_index};
+use crate::ssa_view::{SsaView, block, cfg_of};
+
+/// What the pass did, for the counters.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct PreSchedStats {
+    /// Blocks whose order changed.
+    pub blocks: usize,
+    /// Segments left in their order because the schedule needed more registers.
+    pub kept_for_pressure: usize,
+}
+
+/// Reorders the operations of every block of `mf` (machine SSA) by a list schedule
+/// with `config`'s units, width and latencies.
+pub fn schedule_before_allocation(mf: &mut MachFunction, config: &MachineConfig) -> PreSchedStats {
+    let mut stats = PreSchedStats::default();
+    if mf.layout.is_empty() {
+        return stats;
+    }
+    let bases = address_bases(mf);
+    let cfg = cfg_of(mf);
+    let loops = LoopForest::compute(&cfg);
+    let live = LiveSets::compute(&cfg, &loops, &SsaView { mf });
+    let limit = [
+        allocatable(RegClass::Gpr).count_ones() as i64,
+        allocatable(RegClass::Pred).count_ones() as i64,
+    ];
+    for b in mf.layout.clone() {
+        let ids = mf.block_inst_ids(b).to_vec();
+        let order = schedule_block(
+            mf,
+            &ids,
+            live.live_out(block(b)),
+            &bases,
+            limit,
+            config,
+            &mut stats,
+        );
+        if order != ids {
+            mf.set_block_insts(b, order);
+            stats.blocks += 1;
+        }
+    }
+    stats
+}
+
+/// The register index of `r` in the dependence graph; `None` for `r0` and `p0`.
+fn index(r: Reg) -> Option<usize> {
+    match r {
+        Reg::Physical(p) if p == PReg::gpr(0) || p == PReg::pred(0) => None,
+        Reg::Physical(p) => Some(reg_index(p)),
+        Reg::Virtual(v) => Some(NUM_REGS + v.index()),
+    }
+}
+
+/// For each virtual register defined as `add u, imm` (unguarded), the register at
+/// the root of such chains and its offset from it.
+fn address_bases(mf: &MachFunction) -> SecondaryMap<VReg, Option<(VReg, i64)>> {
+    let mut step: SecondaryMap<VReg, Option<(VReg, i64)>> = SecondaryMap::new();
+    for inst in mf.layout_insts() {
+        if let (MOp::Op(Opcode::AddI), [Reg::Virtual(d)], [Reg::Virtual(u)], Imm::Const(c)) =
+            (inst.op, &inst.defs[..], &inst.uses[..], &inst.imm)
+            && inst.guard.is_always()
+            && inst.keep.is_none()
+        {
+            step[*d] = Some((*u, *c));
+        }
+    }
+    let mut resolved: SecondaryMap<VReg, Option<(VReg, i64)>> = SecondaryMap::new();
+    for (v, _) in mf.vregs.iter() {
+        let (mut root, mut offset) = (v, 0i64);
+        // SSA definitions do not form cycles through `add`s of a block, but a loop's
+        // parameters are not followed and a cap keeps bad input finite
+        for _ in 0..64 {
+            let Some((u, c)) = step[root] else { break };
+            let Some(o) = offset.checked_add(c) else {
+                break;
+            };
+            root = u;
+            offset = o;
+        }
+        if root != v {
+            resolved[v] = Some((root, offset));
+        }
+    }
+    resolved
+}
+
+/// The machine operation's encoding facts without registers: opcode, compare type and
+/// immediate (`Inst::syllables`, units). A copy is a `mov`.
+fn unallocated_inst(mi: &MInst) -> Inst {
+    let opcode = match mi.op {
+        MOp::Op(o) => o,
+        MOp::Copy | MOp::ParallelCopy | MOp::Psi => Opcode::Mov,
+    };
+    let mut inst = Inst::new(opcode);
+    inst.ctype = mi.ctype;
+    inst.long = mi.long;
+    if let Imm::Const(c) = mi.imm
+        && opcode.format().has(FieldKind::Imm)
+    {
+        inst.imm = c;
+    }
+    inst
+}
+
+fn access_size(op: Opcode) -> Option<u32> {
+    use Opcode::*;
+    Some(match op {
+        LdB | LdBu | LdsB | LdsBu | StB => 1,
+        LdH | LdHu | LdsH | LdsHu | StH => 2,
+        LdW | LdWu | LdsW | LdsWu | StW => 4,
+        LdD | LdsD | StD => 8,
+        _ => return None,
+    })
+}
+
+/// What the dependence graph needs of an operation of machine SSA.
+fn op_info(
+    mi: &MInst,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    config: &MachineConfig,
+) -> OpInfo {
+    let inst = unallocated_inst(mi);
+    let mut reads: Vec<usize> = Vec::new();
+    for r in mi.all_uses().filter_map(index) {
+        if !reads.contains(&r) {
+            reads.push(r);
+        }
+    }
+    let conditional = !(mi.guard.is_always() || mi.ctype == CmpType::Unc)
+        || !matches!(mi.ctype, CmpType::Normal | CmpType::Unc);
+    let mut writes: Vec<(usize, bool)> = Vec::new();
+    for r in mi.all_defs().filter_map(index) {
+        if !writes.iter().any(|w| w.0 == r) {
+            writes.push((r, conditional));
+        }
+    }
+    let op = inst.opcode;
+    let access = match op.format() {
+        Format::Load | Format::Store => {
+            let offset = match mi.imm {
+                Imm::Const(c) => Some(c),
+                Imm::None => Some(0),
+                _ => None,
+            };
+            let base = mi.uses.first().copied();
+            let place = match (base, offset, access_size(op)) {
+                (Some(Reg::Virtual(v)), Some(off), Some(size)) => {
+                    let (root, delta) = bases[v].unwrap_or((v, 0));
+                    off.checked_add(delta)
+                        .map(|o| (NUM_REGS + root.index(), 0, o, size))
+                }
+                (Some(r @ Reg::Physical(_)), Some(off), Some(size)) => {
+                    index(r).map(|i| (i, 0, off, size))
+                }
+                _ => None,
+            };
+            Some(Access {
+                reads: op.format() == Format::Load,
+                writes: op.format() == Format::Store,
+                place,
+            })
+        }
+        _ if op.unit() == Unit::Mem => Some(Access {
+            reads: true,
+            writes: true,
+            place: None,
+        }),
+        _ => None,
+    };
+    let guard = if !mi.guard.is_always() && mi.ctype != CmpType::Unc {
+        index(mi.guard.pred).map(|p| (p, mi.guard.negated))
+    } else {
+        None
+    };
+    let always_both =
+        (mi.ctype == CmpType::Normal && mi.guard.is_always()) || mi.ctype == CmpType::Unc;
+    let exclusive_pair = match (op.format(), &mi.defs[..]) {
+        (Format::Cmp | Format::CmpImm, [a, b]) if always_both => match (index(*a), index(*b)) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        },
+        _ => None,
+    };
+    OpInfo {
+        inst,
+        reads,
+        writes,
+        latency: config.latency(op.latency_class()),
+        access,
+        barrier: op.is_control() && op != Opcode::Trap,
+        trap: op == Opcode::Trap,
+        guard,
+        exclusive_pair,
+    }
+}
+
+/// Whether `mi` keeps its place: a control operation other than `trap`, or one that
+/// reads or writes an allocatable physical register.
+fn is_fixed(mi: &MInst) -> bool {
+    let control = matches!(mi.op, MOp::Op(o) if o.is_control() && o != Opcode::Trap);
+    let physical = |r: Reg| match r {
+        Reg::Physical(p) => {
+            let (class, n) = crate::ssa_regalloc::regs::number(p);
+            allocatable(class) & (1 << n) != 0
+        }
+        Reg::Virtual(_) => false,
+    };
+    control || mi.all_uses().any(physical) || mi.all_defs().any(physical)
+}
+
+/// The new order of one block's operations.
+fn schedule_block(
+    mf: &MachFunction,
+    ids: &[InstId],
+    live_out: &BitSet,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    limit: [i64; 2],
+    config: &MachineConfig,
+    stats: &mut PreSchedStats,
+) -> Vec<InstId> {
+    let insts: Vec<&MInst> = ids.iter().map(|&i| mf.inst(i)).collect();
+    // the last index of the block reading each virtual register
+    let mut last_read: SecondaryMap<VReg, usize> = SecondaryMap::new();
+    for (k, mi) in insts.iter().enumerate() {
+        for v in mi.all_uses().filter_map(Reg::as_virtual) {
+            last_read[v] = k + 1; // 0: not read in the block
+        }
+    }
+    // the live set before each segment start, by a backward walk
+    let mut live = live_out.clone();
+    let mut live_before: Vec<Option<BitSet>> = vec![None; insts.len()];
+    let segments = segments(&insts);
+    let mut is_start = vec![false; insts.len()];
+    for s in &segments {
+        is_start[s.start] = true;
+    }
+    for k in (0..insts.len()).rev() {
+        for d in insts[k].defs.iter().filter_map(|r| r.as_virtual()) {
+            live.remove(d.index());
+        }
+        for u in insts[k].all_uses().filter_map(Reg::as_virtual) {
+            live.insert(u.index());
+        }
+        if is_start[k] {
+            live_before[k] = Some(live.clone());
+        }
+    }
+    let mut order: Vec<InstId> = ids.to_vec();
+    for seg in segments {
+        let Some(start_live) = live_before[seg.start].take() else {
+            continue;
+        };
+        let outlives = |v: VReg| live_out.contains(v.index()) || last_read[v] > seg.end;
+        let facts = SegmentFacts::new(mf, &insts[seg.clone()], &start_live, &outlives);
+        let mut ops: Vec<OpInfo> = insts[seg.clone()]
+            .iter()
+            .map(|mi| op_info(mi, bases, config))
+            .collect();
+        let mut g = DepGraph::build(&mut ops);
+        add_keep_edges(&insts[seg.clone()], &mut g);
+        let cycles = list_schedule(&ops, &g, &facts, limit, config);
+        let mut new: Vec<usize> = (0..ops.len()).collect();
+        new.sort_by_key(|&i| (cycles[i], i));
+        let old: Vec<usize> = (0..ops.len()).collect();
+        if new == old {
+            continue;
+        }
+        let peak_new = facts.peak(&new);
+        let peak_old = facts.peak(&old);
+        if (0..2).any(|c| peak_new[c] > limit[c] && peak_new[c] > peak_old[c]) {
+            stats.kept_for_pressure += 1;
+            continue;
+        }
+        for (k, &i) in new.iter().enumerate() {
+            order[seg.start + k] = ids[seg.start + i];
+        }
+    }
+    order
+}
+
+/// The runs of movable operations of a block (at least two operations each).
+fn segments(insts: &[&MInst]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (k, mi) in insts.iter().enumerate() {
+        if is_fixed(mi) {
+            if k - start >= 2 {
+                out.push(start..k);
+            }
+            start = k + 1;
+        }
+    }
+    if insts.len() - start >= 2 {
+        out.push(start..insts.len());
+    }
+    out
+}
+
+/// A definition that keeps a value must be its last reader (the allocator gives the
+/// two one register): the other readers of the kept value come first.
+fn add_keep_edges(insts: &[&MInst], g: &mut DepGraph) {
+    for (k, mi) in insts.iter().enumerate() {
+        let Some(kept @ Reg::Virtual(_)) = mi.keep else {
+            continue;
+        };
+        for (j, other) in insts[..k].iter().enumerate() {
+            if other.all_uses().any(|r| r == kept) {
+                g.add(j, k, 0, DepKind::Anti);
+            }
+        }
+    }
+}
+
+/// Register pressure of one segment: what each operation frees and defines.
+struct SegmentFacts {
+    /// Virtual registers live at the segment's start, per class.
+    start: [i64; 2],
+    /// Per operation: its distinct virtual uses and its virtual definitions, with
+    /// their class index.
+    uses: Vec<Vec<(VReg, usize)>>,
+    defs: Vec<Vec<(VReg, usize)>>,
+    /// How many operations of the segment read each virtual register.
+    readers: SecondaryMap<VReg, u32>,
+    /// Live after the segment.
+    outlives: SecondaryMap<VReg, bool>,
+}
+
+impl SegmentFacts {
+    fn new(
+        mf: &MachFunction,
+        insts: &[&MInst],
+        start_live: &BitSet,
+        outlives: &dyn Fn(VReg) -> bool,
+    ) -> SegmentFacts {
+        let class = |v: VReg| class_index(mf.vregs[v]);
+        let mut start = [0i64; 2];
+        for v in start_live.iter() {
+            start[class(VReg::new(v))] += 1;
+        }
+        let mut readers: SecondaryMap<VReg, u32> = SecondaryMap::new();
+        let mut out: SecondaryMap<VReg, bool> = SecondaryMap::new();
+        let mut uses = Vec::with_capacity(insts.len());
+        let mut defs = Vec::with_capacity(insts.len());
+        for mi in insts {
+            let mut u: Vec<(VReg, usize)> = Vec::new();
+            for v in mi.all_uses().filter_map(Reg::as_virtual) {
+                if !u.iter().any(|x| x.0 == v) {
+                    u.push((v, class(v)));
+                    readers[v] += 1;
+                    out[v] = outlives(v);
+                }
+            }
+            let d: Vec<(VReg, usize)> = mi
+                .defs
+                .iter()
+                .filter_map(|r| r.as_virtual())
+                .map(|v| {
+                    out[v] = outlives(v);
+                    (v, class(v))
+                })
+                .collect();
+            uses.push(u);
+            defs.push(d);
+        }
+        SegmentFacts {
+            start,
+            uses,
+            defs,
+            readers,
+            outlives: out,
+        }
+    }
+
+    /// Places operation `i`: updates the live counts and the readers left, and
+    /// returns the pressure at the point after it (its definitions written, its last
+    /// uses freed).
+    fn place(
+        &self,
+        i: usize,
+        count: &mut [i64; 2],
+        left: &mut SecondaryMap<VReg, u32>,
+    ) -> [i64; 2] {
+        for &(u, c) in &self.uses[i] {
+            left[u] -= 1;
+            if left[u] == 0 && !self.outlives[u] {
+                count[c] -= 1;
+            }
+        }
+        let mut at = *count;
+        for &(d, c) in &self.defs[i] {
+            at[c] += 1;
+            if left[d] > 0 || self.outlives[d] {
+                count[c] += 1;
+            }
+        }
+        at
+    }
+
+    /// The change of the live count of each class if `i` were placed now.
+    fn delta(&self, i: usize, left: &SecondaryMap<VReg, u32>) -> [i64; 2] {
+        let mut d = [0i64; 2];
+        for &(u, c) in &self.uses[i] {
+            if left[u] == 1 && !self.outlives[u] {
+                d[c] -= 1;
+            }
+        }
+        for &(v, c) in &self.defs[i] {
+            if left[v] > 0 || self.outlives[v] {
+                d[c] += 1;
+            }
+        }
+        d
+    }
+
+    /// The highest pressure of each class over the segment in `order`.
+    fn peak(&self, order: &[usize]) -> [i64; 2] {
+        let mut count = self.start;
+        let mut left = self.readers.clone();
+        let mut peak = count;
+        for &i in order {
+            let at = self.place(i, &mut count, &mut left);
+            for c in 0..2 {
+                peak[c] = peak[c].max(at[c]);
+            }
+        }
+        peak
+    }
+}
+
+/// How close to the limit a class may get before the scheduler prefers operations
+/// that free registers of it.
+const MARGIN: [i64; 2] = [3, 1];
+
+/// Cycle-by-cycle list scheduling (as `list::schedule`) with the register pressure of
+/// the segment: the cycle of each operation.
+fn list_schedule(
+    ops: &[OpInfo],
+    g: &DepGraph,
+    facts: &SegmentFacts,
+    limit: [i64; 2],
+    config: &MachineConfig,
+) -> Vec<u32> {
+    let n = ops.len();
+    let prio = priorities(ops, g);
+    let mut waiting: Vec<usize> = g.preds.iter().map(Vec::len).collect();
+    let mut earliest = vec![0u32; n];
+    let mut cycle = vec![u32::MAX; n];
+    let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+    let mut bundle: Vec<Inst> = Vec::with_capacity(config.width);
+    let mut count = facts.start;
+    let mut left = facts.readers.clone();
+    let mut placed = 0;
+    let mut t = 0u32;
+    while placed < n {
+        bundle.clear();
+        // an operation that would take a short class past its registers waits while
+        // something else may issue or free registers later; `force` lets the best
+        // one go when nothing else ever could
+        let mut force = false;
+        loop {
+            let short: Vec<usize> = (0..2)
+                .filter(|&c| count[c] + MARGIN[c] >= limit[c])
+                .collect();
+            // the key to maximize: registers freed in the short classes, then the
+            // critical path, then program order
+            let mut best: Option<(usize, (i64, u32, core::cmp::Reverse<usize>))> = None;
+            for (k, &i) in ready.iter().enumerate() {
+                if earliest[i] > t {
+                    continue;
+                }
+                let d = facts.delta(i, &left);
+                if !force
+                    && short
+                        .iter()
+                        .any(|&c| d[c] > 0 && count[c] + d[c] > limit[c])
+                {
+                    continue;
+                }
+                let freed: i64 = short.iter().map(|&c| -d[c]).sum();
+                let ki = (freed, prio[i], core::cmp::Reverse(i));
+                if best.as_ref().is_some_and(|(_, kb)| ki <= *kb) {
+                    continue;
+                }
+                bundle.push(ops[i].inst);
+                let fits = vliw_isa::check_bundle(&bundle, config).is_ok() || bundle.len() == 1;
+                bundle.pop();
+                if fits {
+                    best = Some((k, ki));
+                }
+            }
+            let Some((k, _)) = best else {
+                let stuck = bundle.is_empty() && !force && ready.iter().all(|&i| earliest[i] <= t);
+                if stuck {
+                    force = true;
+                    continue;
+                }
+                break;
+            };
+            let i = ready.swap_remove(k);
+            cycle[i] = t;
+            bundle.push(ops[i].inst);
+            facts.place(i, &mut count, &mut left);
+            placed += 1;
+            for e in &g.succs[i] {
+                earliest[e.to] = earliest[e.to].max(t + e.distance);
+                waiting[e.to] -= 1;
+                if waiting[e.to] == 0 {
+                    ready.push(e.to);
+                }
+            }
+        }
+        if bundle.is_empty() {
+            let next = ready.iter().map(|&i| earliest[i]).filter(|&e| e > t).min();
+            t = next.unwrap_or(t + 1);
+        } else {
+            t += 1;
+        }
+    }
+    cycle
+}
