@@ -169,6 +169,11 @@ pub struct Options {
     /// Each block's operations in the order of a list schedule over virtual registers
     /// before allocation (`pre-sched=block|off`, `vliw_machine::sched::pre_ra`).
     pub pre_sched: bool,
+    /// Software pipelining of single-block inner loops before allocation
+    /// (`modulo=on|off`, `vliw_machine::sched::modulo`), and a line per pipelined loop
+    /// on stderr (`modulo-report=on`: `vliw-modulo: FUNCTION BLOCK: ... II ...`).
+    pub modulo: bool,
+    pub modulo_report: bool,
     /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
     pub pcp_options: vliw_machine::pcp::PcpOptions,
     /// How ψ operations leave Psi-SSA before allocation (`psi-lowering=sel|
@@ -220,6 +225,8 @@ impl core::fmt::Debug for Options {
             .field("pcp", &self.pcp)
             .field("reassociate", &self.reassociate)
             .field("pre_sched", &self.pre_sched)
+            .field("modulo", &self.modulo)
+            .field("modulo_report", &self.modulo_report)
             .field("psi_lowering", &self.psi_lowering)
             .field("psi_copies", &self.psi_copies)
             .field("psi_inline", &self.psi_inline)
@@ -260,6 +267,8 @@ impl Options {
             pcp: true,
             reassociate: true,
             pre_sched: false,
+            modulo: false,
+            modulo_report: false,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
@@ -313,6 +322,8 @@ impl Options {
         "pcp",
         "reassociate",
         "pre-sched",
+        "modulo",
+        "modulo-report",
         "pcp-mode",
         "pcp-max-paths",
         "rvsdg",
@@ -376,6 +387,8 @@ impl Options {
             }
             "pcp" => self.pcp = on_off(key, value)?,
             "reassociate" => self.reassociate = on_off(key, value)?,
+            "modulo" => self.modulo = on_off(key, value)?,
+            "modulo-report" => self.modulo_report = on_off(key, value)?,
             "pre-sched" => {
                 self.pre_sched = match value {
                     "block" => true,

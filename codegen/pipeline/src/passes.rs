@@ -728,6 +728,54 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "modulo",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "software pipelining of single-block inner loops: iterative modulo \
+                scheduling from MinII, one predicated kernel without prologue or \
+                epilogue, when modulo=on (vliw_machine::sched::modulo)",
+        switch: Some(Switch {
+            name: "modulo",
+            off: "modulo=off",
+            on: "modulo=on",
+            default_on: false,
+        }),
+        runs: |o| o.modulo,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::sched::modulo::pipeline_loops(mf, &o.backend.machine);
+            o.count("modulo.loops", s.loops as u64);
+            o.count("modulo.pipelined", s.pipelined.len() as u64);
+            let at_min = s
+                .pipelined
+                .iter()
+                .filter(|r| r.ii == r.res_mii.max(r.rec_mii));
+            o.count("modulo.at-min-ii", at_min.count() as u64);
+            o.count("modulo.ii", s.pipelined.iter().map(|r| r.ii as u64).sum());
+            o.count(
+                "modulo.min-ii",
+                s.pipelined
+                    .iter()
+                    .map(|r| r.res_mii.max(r.rec_mii) as u64)
+                    .sum(),
+            );
+            o.count("modulo.rejected-shape", s.rejected_shape as u64);
+            o.count("modulo.rejected-operation", s.rejected_operation as u64);
+            o.count("modulo.rejected-carried", s.rejected_carried as u64);
+            o.count("modulo.rejected-live-out", s.rejected_live_out as u64);
+            o.count("modulo.rejected-compare", s.rejected_compare as u64);
+            o.count("modulo.one-stage", s.one_stage as u64);
+            o.count("modulo.not-faster", s.not_faster as u64);
+            o.count("modulo.declined-pressure", s.declined_pressure as u64);
+            o.count("modulo.failed", s.failed as u64);
+            if o.modulo_report {
+                for r in &s.pipelined {
+                    eprintln!("vliw-modulo: {r}");
+                }
+            }
+            Ok(())
+        }),
+    },
+    Pass {
         name: "pre-sched",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,

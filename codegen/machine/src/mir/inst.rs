@@ -184,6 +184,23 @@ impl MInst {
             .chain(self.implicit_uses.iter().map(|&p| Reg::Physical(p)))
     }
 
+    /// Replaces every read of `old` (guard, operands, ψ guards, block arguments, kept
+    /// value) by `new`.
+    pub fn replace_use(&mut self, old: Reg, new: Reg) {
+        let swap = |r: &mut Reg| {
+            if *r == old {
+                *r = new;
+            }
+        };
+        swap(&mut self.guard.pred);
+        self.psi_guards.iter_mut().for_each(|g| swap(&mut g.pred));
+        self.uses.iter_mut().for_each(swap);
+        self.args.iter_mut().for_each(swap);
+        if let Some(k) = self.keep.as_mut() {
+            swap(k);
+        }
+    }
+
     /// Every register the operation writes.
     pub fn all_defs(&self) -> impl Iterator<Item = Reg> + '_ {
         self.defs

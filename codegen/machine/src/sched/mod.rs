@@ -15,6 +15,7 @@
 
 pub mod deps;
 pub mod list;
+pub mod modulo;
 pub mod pad;
 pub mod pre_ra;
 

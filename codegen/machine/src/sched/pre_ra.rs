@@ -87,7 +87,7 @@ pub fn schedule_before_allocation(mf: &mut MachFunction, config: &MachineConfig)
 }
 
 /// The register index of `r` in the dependence graph; `None` for `r0` and `p0`.
-fn index(r: Reg) -> Option<usize> {
+pub(crate) fn index(r: Reg) -> Option<usize> {
     match r {
         Reg::Physical(p) if p == PReg::gpr(0) || p == PReg::pred(0) => None,
         Reg::Physical(p) => Some(reg_index(p)),
@@ -97,7 +97,7 @@ fn index(r: Reg) -> Option<usize> {
 
 /// For each virtual register defined as `add u, imm` (unguarded), the register at
 /// the root of such chains and its offset from it.
-fn address_bases(mf: &MachFunction) -> SecondaryMap<VReg, Option<(VReg, i64)>> {
+pub(crate) fn address_bases(mf: &MachFunction) -> SecondaryMap<VReg, Option<(VReg, i64)>> {
     let mut step: SecondaryMap<VReg, Option<(VReg, i64)>> = SecondaryMap::new();
     for inst in mf.layout_insts() {
         if let (MOp::Op(Opcode::AddI), [Reg::Virtual(d)], [Reg::Virtual(u)], Imm::Const(c)) =
@@ -158,7 +158,7 @@ fn access_size(op: Opcode) -> Option<u32> {
 }
 
 /// What the dependence graph needs of an operation of machine SSA.
-fn op_info(
+pub(crate) fn op_info(
     mi: &MInst,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
@@ -211,20 +211,12 @@ fn op_info(
         }),
         _ => None,
     };
-    let guard = if !mi.guard.is_always() && mi.ctype != CmpType::Unc {
-        index(mi.guard.pred).map(|p| (p, mi.guard.negated))
-    } else {
-        None
-    };
-    let always_both =
-        (mi.ctype == CmpType::Normal && mi.guard.is_always()) || mi.ctype == CmpType::Unc;
-    let exclusive_pair = match (op.format(), &mi.defs[..]) {
-        (Format::Cmp | Format::CmpImm, [a, b]) if always_both => match (index(*a), index(*b)) {
-            (Some(a), Some(b)) => Some((a, b)),
-            _ => None,
-        },
-        _ => None,
-    };
+    // No guard facts: in machine SSA a guarded definition that keeps a value
+    // (`keeps`) reads that value exactly where its guard is false, and its result is
+    // defined under every guard, so the disjointness the allocated code's
+    // dependences use (a write under `p` never reaching a reader under `!p`) does
+    // not hold for virtual registers.
+    let (guard, exclusive_pair) = (None, None);
     OpInfo {
         inst,
         reads,
@@ -342,7 +334,7 @@ fn segments(insts: &[&MInst]) -> Vec<std::ops::Range<usize>> {
 
 /// A definition that keeps a value must be its last reader (the allocator gives the
 /// two one register): the other readers of the kept value come first.
-fn add_keep_edges(insts: &[&MInst], g: &mut DepGraph) {
+pub(crate) fn add_keep_edges(insts: &[&MInst], g: &mut DepGraph) {
     for (k, mi) in insts.iter().enumerate() {
         let Some(kept @ Reg::Virtual(_)) = mi.keep else {
             continue;

@@ -208,3 +208,33 @@ block0:
     let (_, s) = compile(after);
     assert_eq!(s.spill.values, 0);
 }
+
+/// A definition that keeps a value reads it where its guard is false: under the
+/// opposite guard of the kept value's own definition, it still depends on it (the
+/// allocated code's rule that a write under `p` never reaches a reader under `!p` does
+/// not hold here). The `add` is ready long before the `mul`s it keeps.
+#[test]
+fn a_kept_value_under_the_opposite_guard_is_waited_for() {
+    let text = "machine function @f export {
+block0:
+    v0 = copy r3
+    v1 = copy r4
+    pv2, p0 = cmp.lt v0, v1
+    v3 = mul v0, v1
+    v4 = copy v1
+    (pv2) v5 = mul v3, v3 keeps v4
+    (!pv2) v6 = add v0, 7 keeps v5
+    r3 = copy v6
+    ret uses[r3]
+}
+";
+    let before = MachFunction::parse(text).unwrap();
+    let mut after = before.clone();
+    schedule_before_allocation(&mut after, &MachineConfig::default());
+    after.verify(Phase::Ssa).unwrap();
+    for args in [[1u64, 2], [5, 2]] {
+        assert_eq!(run(&after, &args), run(&before, &args), "{args:?}");
+    }
+    assert_eq!(run(&before, &[1, 2]), [4]);
+    assert_eq!(run(&before, &[5, 2]), [12]);
+}

@@ -1,0 +1,95 @@
+//! Iterative modulo scheduling (Rau, "Iterative Modulo Scheduling", MICRO-27, 1994):
+//! for a given initiation interval II, operations are placed in order of height (the
+//! longest latency path to anything that depends on them, distances counting −II
+//! each), each at the first cycle from its earliest start (its placed predecessors'
+//! constraints) whose slot `cycle mod II` of the modulo reservation table still
+//! forms a legal bundle (`check_bundle`: width, units; the last slot holds the
+//! loop's branch). When none of the II candidate cycles has room, the operation is
+//! placed anyway, at its earliest start or one cycle after where it was last, and
+//! what conflicts with it leaves the table: the operations of that slot that no
+//! longer fit, and the successors whose dependences it now violates. A budget of
+//! placements bounds the search; when it runs out, the caller tries II + 1.
+
+use vliw_isa::{Inst, MachineConfig, check_bundle};
+
+use super::graph::{LoopGraph, branch_inst};
+
+/// The cycle of each operation of one iteration (from 0), for interval `ii`, or
+/// `None` when the budget ran out.
+pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i64>> {
+    let n = g.ops.len();
+    let height = g.heights(ii);
+    let slots = ii as usize;
+    let mut time: Vec<Option<i64>> = vec![None; n];
+    let mut last: Vec<Option<i64>> = vec![None; n];
+    let mut table: Vec<Vec<usize>> = vec![Vec::new(); slots];
+    let mut budget = 8 * n + 32;
+    let fits = |table: &Vec<Vec<usize>>, slot: usize, op: usize| {
+        let mut insts: Vec<Inst> = table[slot].iter().map(|&o| g.ops[o].inst).collect();
+        if slot == slots - 1 {
+            insts.push(branch_inst());
+        }
+        insts.push(g.ops[op].inst);
+        check_bundle(&insts, config).is_ok() || table[slot].is_empty()
+    };
+    loop {
+        let next = (0..n)
+            .filter(|&i| time[i].is_none())
+            .max_by_key(|&i| (height[i], std::cmp::Reverse(i)));
+        let Some(op) = next else { break };
+        if budget == 0 {
+            return None;
+        }
+        budget -= 1;
+        let mut estart = 0i64;
+        for &k in &g.preds[op] {
+            let e = g.edges[k];
+            if let Some(t) = time[e.from]
+                && e.from != op
+            {
+                estart = estart.max(t + e.latency - ii * e.distance);
+            }
+        }
+        let free = (estart..estart + ii).find(|&t| fits(&table, (t % ii) as usize, op));
+        let t = match (free, last[op]) {
+            (Some(t), _) => t,
+            (None, Some(prev)) if prev >= estart => prev + 1,
+            (None, _) => estart,
+        };
+        let slot = (t % ii) as usize;
+        // resource conflicts: the lowest operations of the slot leave until it fits
+        while !fits(&table, slot, op) {
+            let Some((k, &victim)) = table[slot]
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, &o)| (height[o], std::cmp::Reverse(o)))
+            else {
+                break;
+            };
+            table[slot].remove(k);
+            time[victim] = None;
+        }
+        time[op] = Some(t);
+        last[op] = Some(t);
+        table[slot].push(op);
+        // dependence conflicts: successors placed too early leave
+        for &k in &g.succs[op] {
+            let e = g.edges[k];
+            if e.to == op {
+                continue;
+            }
+            if let Some(ts) = time[e.to]
+                && ts < t + e.latency - ii * e.distance
+            {
+                let s = (ts % ii) as usize;
+                table[s].retain(|&o| o != e.to);
+                time[e.to] = None;
+            }
+        }
+    }
+    Some(
+        time.into_iter()
+            .map(|t| t.expect("every operation placed"))
+            .collect(),
+    )
+}

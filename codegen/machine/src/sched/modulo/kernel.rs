@@ -1,0 +1,272 @@
+//! The pipelined loop as one kernel block, predicated (kernel-only code: no prologue
+//! or epilogue), in machine SSA.
+//!
+//! Trip `k` of the kernel runs, of each operation `o` of stage `s(o)` (its cycle
+//! over II), the instance of iteration `k − s(o)`. Stage predicates say which
+//! iterations exist: `q_s` holds in trip `k` when iteration `k − s` does. They are
+//! kernel parameters rotated by the back edge (`q_s ← q_{s−1}`); `q_0` of the next
+//! trip is the continuation compare, made `.unc` under `q_0`, so that it is `q_0 ∧
+//! cond` (an iteration exists when the one before it did and went on). Entering, `q_0`
+//! is true and the others false; the loop goes on while any of `q_0 .. q_{S−2}` holds
+//! (a `por` chain), S − 1 trips after the last iteration started, which finish it.
+//!
+//! What iterations that do not exist must not do: stores are guarded by their stage
+//! predicate, loads become non-faulting `lds` (their values are only read by the
+//! same missing iteration), and carried values that are read after the loop, or that
+//! are defined in a stage after the first, are behind a stage `sel` (`model::wrap`),
+//! so that they keep the last real iteration's value. Every other operation computes
+//! harmless garbage for a missing iteration: no operation the model admits faults.
+//!
+//! Values that cross trips are rotated by copy: a value defined in stage `s` and read
+//! in stage `s + d` is read from a kernel parameter `v^d`, with `v^1 ← v` and `v^d ←
+//! v^{d−1}` on the back edge (the allocator coalesces what it can); a parameter's
+//! reader in stage `s_u` reads the back-edge value defined in stage `s_a` at distance
+//! `s_u + 1 − s_a`. The kernel's operations are in cycle order (`cycle mod II`, then
+//! body order).
+
+use std::collections::HashMap;
+
+use vliw_isa::{CmpType, Format, Opcode};
+
+use super::model::{Model, definers};
+use crate::mir::{Imm, MGuard, MInst, MachFunction, Reg, RegClass, VReg};
+
+/// Where a read of the body goes in the kernel: the value, and how many trips back.
+fn resolve(
+    model: &Model,
+    defs: &HashMap<VReg, usize>,
+    carried: &HashMap<VReg, usize>,
+    stage: &[i64],
+    u: usize,
+    r: Reg,
+) -> Result<Option<(VReg, i64)>, ()> {
+    let Reg::Virtual(v) = r else { return Ok(None) };
+    if let Some(&d) = defs.get(&v) {
+        let dist = stage[u] - stage[d];
+        return if dist < 0 {
+            Err(())
+        } else {
+            Ok(Some((v, dist)))
+        };
+    }
+    if let Some(&k) = carried.get(&v) {
+        let Reg::Virtual(a) = model.args[k] else {
+            return Err(());
+        };
+        let d = defs[&a];
+        let dist = stage[u] + 1 - stage[d];
+        return if dist < 0 {
+            Err(())
+        } else {
+            Ok(Some((a, dist)))
+        };
+    }
+    Ok(None)
+}
+
+/// Rewrites the loop of `model` in `mf` as its kernel for `times` at interval `ii`.
+/// Fails (leaving `mf` as it was) when a read would go back in time, which the
+/// schedule's dependences exclude.
+pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64) -> Result<(), ()> {
+    let n = model.nodes.len();
+    let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
+    let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
+    let stages = stage.iter().copied().max().unwrap_or(0) + 1;
+    if stage[model.cmp] != 0 {
+        return Err(());
+    }
+    let defs = definers(&model.nodes);
+    let mut carried: HashMap<VReg, usize> = HashMap::new();
+    for (k, &p) in model.params.iter().enumerate() {
+        if model.args[k] != Reg::Virtual(p) {
+            carried.insert(p, k);
+        }
+    }
+    // the deepest distance each value is read at
+    let mut depth: HashMap<VReg, i64> = HashMap::new();
+    for u in 0..n {
+        for r in model.nodes[u].all_uses() {
+            if let Some((v, d)) = resolve(model, &defs, &carried, &stage, u, r)? {
+                let e = depth.entry(v).or_insert(0);
+                *e = (*e).max(d);
+            }
+        }
+    }
+    // the kernel's parameters: stage predicates, invariant parameters, value chains
+    let q: Vec<VReg> = (0..stages).map(|_| mf.new_vreg(RegClass::Pred)).collect();
+    let mut chain: HashMap<(VReg, i64), VReg> = HashMap::new();
+    let mut chain_order: Vec<(VReg, i64)> = Vec::new();
+    let mut sources: Vec<VReg> = depth.keys().copied().collect();
+    sources.sort();
+    for v in sources {
+        for d in 1..=depth[&v] {
+            let class = mf.vregs[v];
+            chain.insert((v, d), mf.new_vreg(class));
+            chain_order.push((v, d));
+        }
+    }
+    let map = |u: usize, r: Reg| -> Reg {
+        match resolve(model, &defs, &carried, &stage, u, r) {
+            Ok(Some((v, 0))) => Reg::Virtual(v),
+            Ok(Some((v, d))) => Reg::Virtual(chain[&(v, d)]),
+            _ => r,
+        }
+    };
+    // the operations in kernel order, reads rewritten
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (slot[i], i));
+    let mut kernel: Vec<MInst> = Vec::with_capacity(n + 4);
+    let mut q_next = Reg::Virtual(q[0]);
+    for &u in &order {
+        let mut mi = model.nodes[u].clone();
+        mi.guard.pred = map(u, mi.guard.pred);
+        for k in 0..mi.uses.len() {
+            mi.uses[k] = map(u, mi.uses[k]);
+        }
+        if let Some(kr) = mi.keep {
+            mi.keep = Some(map(u, kr));
+        }
+        let qs = Reg::Virtual(q[stage[u] as usize]);
+        if model.is_stage_sel[u] {
+            mi.uses[0] = qs;
+        }
+        if let Some(o) = mi.opcode() {
+            if o.format() == Format::Store {
+                mi.guard = MGuard::new(qs, false);
+            } else if let Some(spec) = o.speculative_load() {
+                mi.op = crate::mir::MOp::Op(spec);
+            }
+        }
+        if u == model.cmp {
+            mi.guard = MGuard::new(qs, false);
+            mi.ctype = CmpType::Unc;
+            if model.cont_negated {
+                if mi.defs[1] == Reg::P0 {
+                    mi.defs[1] = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+                }
+                q_next = mi.defs[1];
+            } else {
+                q_next = mi.defs[0];
+            }
+        }
+        kernel.push(mi);
+    }
+    // back-edge values of the chains
+    let mut back: Vec<Reg> = Vec::new();
+    back.push(q_next);
+    for s in 1..stages as usize {
+        back.push(Reg::Virtual(q[s - 1]));
+    }
+    let invariant: Vec<usize> = (0..model.params.len())
+        .filter(|&k| model.args[k] == Reg::Virtual(model.params[k]))
+        .collect();
+    for &k in &invariant {
+        back.push(Reg::Virtual(model.params[k]));
+    }
+    for &(v, d) in &chain_order {
+        back.push(Reg::Virtual(if d == 1 { v } else { chain[&(v, d - 1)] }));
+    }
+    // a kept value must die at the definition that keeps it: one read later (or
+    // passed on by the back edge, or read after the loop) gets a copy to keep
+    let outside: Vec<VReg> = model.outside.iter().map(|o| o.1).collect();
+    let mut k = 0;
+    while k < kernel.len() {
+        if let Some(kr @ Reg::Virtual(kv)) = kernel[k].keep {
+            let later = kernel[k + 1..]
+                .iter()
+                .any(|m| m.all_uses().any(|r| r == kr))
+                || back.contains(&kr)
+                || outside.contains(&kv);
+            if later {
+                let copy = mf.new_vreg(mf.vregs[kv]);
+                kernel.insert(k, MInst::copy(Reg::Virtual(copy), kr));
+                kernel[k + 1].keep = Some(Reg::Virtual(copy));
+                k += 1;
+            }
+        }
+        k += 1;
+    }
+    // the loop goes on while a stage before the last has an iteration
+    // (with two stages a `por` copies `q_0`: the back edge rewrites `q_0`, and the
+    // copies of the back edge then run before the branch that reads its guard)
+    let mut cont = Reg::Virtual(q[0]);
+    if stages == 2 {
+        let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+        kernel.push(MInst::op(Opcode::Por, &[t], &[cont, cont], Imm::None));
+        cont = t;
+    }
+    for s in 1..(stages - 1) as usize {
+        let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+        kernel.push(MInst::op(
+            Opcode::Por,
+            &[t],
+            &[cont, Reg::Virtual(q[s])],
+            Imm::None,
+        ));
+        cont = t;
+    }
+    let mut br_latch = MInst::op(Opcode::Br, &[], &[], Imm::Block(model.latch));
+    br_latch.guard = MGuard::new(cont, false);
+    kernel.push(br_latch);
+    kernel.push(MInst::op(Opcode::Br, &[], &[], Imm::Block(model.exit)));
+    // the entry: q_0 true, the other stages false, chains start at the initial
+    // values of their parameters (or anything, for values of missing iterations)
+    let mut params: Vec<VReg> = q.clone();
+    let mut init: Vec<Reg> = vec![Reg::P0];
+    let f = mf.new_vreg(RegClass::Pred);
+    init.extend((1..stages).map(|_| Reg::Virtual(f)));
+    for &k in &invariant {
+        params.push(model.params[k]);
+        init.push(model.init[k]);
+    }
+    let init_of: HashMap<VReg, Reg> = model
+        .args
+        .iter()
+        .zip(&model.init)
+        .filter_map(|(a, i)| a.as_virtual().map(|a| (a, *i)))
+        .collect();
+    for &(v, d) in &chain_order {
+        params.push(chain[&(v, d)]);
+        let zero = match mf.vregs[v] {
+            RegClass::Gpr => Reg::ZERO,
+            RegClass::Pred => Reg::P0,
+        };
+        init.push(init_of.get(&v).copied().unwrap_or(zero));
+    }
+    // write it all
+    let h = model.header;
+    mf.blocks[h].params = params;
+    mf.set_block(h, kernel);
+    let latch_br = mf.block_inst_ids(model.latch)[0];
+    mf.inst_mut(latch_br).args = back;
+    let pre = model.preheader;
+    let last = mf.block_len(pre) - 1;
+    mf.insert_inst(
+        pre,
+        last,
+        MInst::op(
+            Opcode::CmpNe,
+            &[Reg::Virtual(f), Reg::P0],
+            &[Reg::ZERO, Reg::ZERO],
+            Imm::None,
+        ),
+    );
+    let pre_br = mf.block_inst_ids(pre)[last + 1];
+    mf.inst_mut(pre_br).args = init;
+    // what the rest of the function read of the loop, it reads of the wrapped values
+    for &(old, new) in &model.outside {
+        if old == new {
+            continue;
+        }
+        for b in mf.layout.clone() {
+            if b == h || b == model.latch {
+                continue;
+            }
+            for id in mf.block_inst_ids(b).to_vec() {
+                let mi = mf.inst_mut(id);
+                mi.replace_use(Reg::Virtual(old), Reg::Virtual(new));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! Modulo scheduling of inner loops (`modulo=on`): software pipelining on machine SSA
+//! before allocation, so that iteration `j + 1` starts II cycles after iteration `j`
+//! instead of after it ends.
+//!
+//! For each single-block loop the model takes (`model`): the dependence graph across
+//! iterations (`graph`), MinII = max(ResMII, RecMII), iterative modulo scheduling
+//! from MinII up (`ims`), and the kernel (`kernel`): one predicated block that runs
+//! every stage at once, without prologue or epilogue, since the machine predicates.
+//! A loop is left as it is when its schedule has one stage (nothing overlaps), when
+//! II is not below the length of its block's own schedule (nothing gained), or when
+//! the kernel would need more registers than the allocator has
+//! (`modulo.declined-pressure`). Each pipelined loop's II beside its MinII is
+//! reported (`LoopReport`).
+
+pub mod graph;
+pub mod ims;
+pub mod kernel;
+pub mod model;
+
+use cranelift_entity::EntityRef;
+use vliw_isa::MachineConfig;
+
+use crate::mir::{MBlock, MachFunction, Phase, Reg, RegClass};
+use crate::sched::deps::DepGraph;
+use crate::sched::pre_ra::{address_bases, op_info};
+use crate::ssa_view::cfg_of;
+use graph::LoopGraph;
+use model::{Model, Reject, definers};
+
+/// One pipelined loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopReport {
+    pub function: String,
+    pub header: MBlock,
+    pub ops: usize,
+    pub res_mii: i64,
+    pub rec_mii: i64,
+    pub ii: i64,
+    pub stages: i64,
+    /// Cycles of one iteration as the block's own list schedule has it.
+    pub block_length: i64,
+}
+
+impl std::fmt::Display for LoopReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {} ops, ResMII {}, RecMII {}, MinII {}, II {}, {} stages, block schedule {} cycles",
+            self.function,
+            self.header,
+            self.ops,
+            self.res_mii,
+            self.rec_mii,
+            self.res_mii.max(self.rec_mii),
+            self.ii,
+            self.stages,
+            self.block_length
+        )
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ModuloStats {
+    pub loops: usize,
+    pub pipelined: Vec<LoopReport>,
+    pub rejected_shape: usize,
+    pub rejected_operation: usize,
+    pub rejected_carried: usize,
+    pub rejected_live_out: usize,
+    pub rejected_compare: usize,
+    pub one_stage: usize,
+    pub not_faster: usize,
+    pub declined_pressure: usize,
+    pub failed: usize,
+}
+
+/// Bodies larger than this are not modulo scheduled (the scheduler is quadratic).
+const MAX_OPS: usize = 160;
+
+/// Pipelines the inner loops of `mf` (machine SSA).
+pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloStats {
+    let mut stats = ModuloStats::default();
+    // pipelining rewrites instructions and block arguments, never edges: the
+    // predecessors stay as they are
+    let cfg = cfg_of(mf);
+    let preds: Vec<Vec<MBlock>> = (0..mf.blocks.len())
+        .map(|b| {
+            cfg.preds(vliw_ssa::Block::new(b))
+                .iter()
+                .map(|p| MBlock::new(p.index()))
+                .collect()
+        })
+        .collect();
+    for h in mf.layout.clone() {
+        if !preds[h.index()].iter().any(|&p| {
+            mf.block_inst_ids(p)
+                .last()
+                .is_some_and(|&i| mf.inst(i).imm == crate::mir::Imm::Block(h) && p != h)
+                && preds[p.index()] == [h]
+        }) {
+            continue; // not a single-block loop's header
+        }
+        stats.loops += 1;
+        let model = match model::recognize(mf, h, &preds) {
+            Ok(m) => m,
+            Err(r) => {
+                match r {
+                    Reject::Shape => stats.rejected_shape += 1,
+                    Reject::Operation => stats.rejected_operation += 1,
+                    Reject::Carried => stats.rejected_carried += 1,
+                    Reject::LiveOut => stats.rejected_live_out += 1,
+                    Reject::Compare => stats.rejected_compare += 1,
+                }
+                continue;
+            }
+        };
+        if model.nodes.len() > MAX_OPS {
+            stats.rejected_operation += 1;
+            continue;
+        }
+        let before = mf.clone();
+        match pipeline_one(mf, model, config) {
+            Outcome::Done(report) => {
+                let ok = mf.verify(Phase::Ssa).is_ok();
+                let pressure_ok = ok
+                    && crate::ssa_regalloc::analysis::Analysis::compute(mf)
+                        .is_ok_and(|a| !a.violations.contains(&h));
+                if !ok {
+                    *mf = before;
+                    stats.failed += 1;
+                } else if !pressure_ok {
+                    *mf = before;
+                    stats.declined_pressure += 1;
+                } else {
+                    stats.pipelined.push(LoopReport {
+                        function: mf.name.clone(),
+                        ..report
+                    });
+                }
+            }
+            Outcome::OneStage => stats.one_stage += 1,
+            Outcome::NotFaster => stats.not_faster += 1,
+            Outcome::Failed => {
+                *mf = before;
+                stats.failed += 1;
+            }
+        }
+    }
+    stats
+}
+
+enum Outcome {
+    Done(LoopReport),
+    OneStage,
+    NotFaster,
+    Failed,
+}
+
+/// The cycles of one iteration in the block's own list schedule (what the loop
+/// costs per iteration without pipelining, latency stalls across the back edge
+/// aside).
+fn block_length(
+    model: &Model,
+    bases: &cranelift_entity::SecondaryMap<crate::mir::VReg, Option<(crate::mir::VReg, i64)>>,
+    config: &MachineConfig,
+) -> i64 {
+    let mut ops: Vec<_> = model
+        .nodes
+        .iter()
+        .map(|mi| op_info(mi, bases, config))
+        .collect();
+    let g = DepGraph::build(&mut ops);
+    let cycles = crate::sched::list::schedule(&ops, &g, config);
+    cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(1)
+}
+
+fn pipeline_one(mf: &mut MachFunction, mut model: Model, config: &MachineConfig) -> Outcome {
+    let bases = address_bases(mf);
+    let length = block_length(&model, &bases, config);
+    // what the rest of the function reads becomes carried behind a stage `sel`
+    for k in 0..model.outside.len() {
+        let v = model.outside[k].0;
+        model.wrap(v, &mut |c: RegClass| mf.new_vreg(c));
+    }
+    let mut wrapped: Vec<crate::mir::VReg> = model.outside.iter().map(|o| o.1).collect();
+    loop {
+        let g = LoopGraph::build(&model, &bases, config);
+        let res = g.res_mii(config);
+        let Some(rec) = g.rec_mii(1, length.max(res) + 1) else {
+            return Outcome::NotFaster;
+        };
+        let mii = res.max(rec);
+        if mii >= length {
+            return Outcome::NotFaster;
+        }
+        let mut found = None;
+        for ii in mii..length {
+            if let Some(times) = ims::schedule(&g, ii, config)
+                && times[model.cmp] < ii
+            {
+                found = Some((ii, times));
+                break;
+            }
+        }
+        let Some((ii, times)) = found else {
+            return Outcome::NotFaster;
+        };
+        let stages = times.iter().map(|t| t / ii).max().unwrap_or(0) + 1;
+        if stages == 1 {
+            return Outcome::OneStage;
+        }
+        // a carried value defined after the first stage needs its `sel` too (the
+        // trips before its iteration exists would overwrite the initial value)
+        let defs = definers(&model.nodes);
+        let late: Vec<crate::mir::VReg> = (0..model.params.len())
+            .filter_map(|k| {
+                let d = model.carried_def(k, &defs)?;
+                let Reg::Virtual(a) = model.args[k] else {
+                    return None;
+                };
+                (times[d] / ii > 0 && !wrapped.contains(&a)).then_some(a)
+            })
+            .collect();
+        if !late.is_empty() {
+            for a in late {
+                let c = model.wrap(a, &mut |c: RegClass| mf.new_vreg(c));
+                wrapped.push(c);
+            }
+            continue;
+        }
+        let report = LoopReport {
+            function: String::new(),
+            header: model.header,
+            ops: model.nodes.len(),
+            res_mii: res,
+            rec_mii: rec,
+            ii,
+            stages,
+            block_length: length,
+        };
+        return match kernel::emit_kernel(mf, &model, &times, ii) {
+            Ok(()) => Outcome::Done(report),
+            Err(()) => Outcome::Failed,
+        };
+    }
+}
