@@ -728,6 +728,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "pre-sched",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "each block's operations reordered by a register-pressure-aware list \
+                schedule over virtual registers, when pre-sched=block \
+                (vliw_machine::sched::pre_ra)",
+        switch: Some(Switch {
+            name: "pre-sched",
+            off: "pre-sched=off",
+            on: "pre-sched=block",
+            default_on: false,
+        }),
+        runs: |o| o.pre_sched,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::sched::pre_ra::schedule_before_allocation(mf, &o.backend.machine);
+            o.count("pre-sched.blocks", s.blocks as u64);
+            o.count("pre-sched.kept-for-pressure", s.kept_for_pressure as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "modulo",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
@@ -772,27 +793,6 @@ pub const PIPELINE: &[Pass] = &[
                     eprintln!("vliw-modulo: {r}");
                 }
             }
-            Ok(())
-        }),
-    },
-    Pass {
-        name: "pre-sched",
-        from: Stage::MachineSsa,
-        to: Stage::MachineSsa,
-        about: "each block's operations reordered by a register-pressure-aware list \
-                schedule over virtual registers, when pre-sched=block \
-                (vliw_machine::sched::pre_ra)",
-        switch: Some(Switch {
-            name: "pre-sched",
-            off: "pre-sched=off",
-            on: "pre-sched=block",
-            default_on: false,
-        }),
-        runs: |o| o.pre_sched,
-        run: Run::Machine(|mf, o| {
-            let s = vliw_machine::sched::pre_ra::schedule_before_allocation(mf, &o.backend.machine);
-            o.count("pre-sched.blocks", s.blocks as u64);
-            o.count("pre-sched.kept-for-pressure", s.kept_for_pressure as u64);
             Ok(())
         }),
     },

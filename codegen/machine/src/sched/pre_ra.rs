@@ -39,7 +39,7 @@ use vliw_ssa::{LiveSets, LoopForest};
 
 use super::deps::{Access, DepGraph, DepKind, NUM_REGS, OpInfo, reg_index};
 use super::list::priorities;
-use crate::mir::{Imm, InstId, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg};
+use crate::mir::{Imm, InstId, MBlock, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg};
 use crate::ssa_regalloc::regs::{allocatable, class_index};
 use crate::ssa_view::{SsaView, block, cfg_of};
 
@@ -69,9 +69,11 @@ pub fn schedule_before_allocation(mf: &mut MachFunction, config: &MachineConfig)
     ];
     for b in mf.layout.clone() {
         let ids = mf.block_inst_ids(b).to_vec();
+        let carried = carried_values(mf, b);
         let order = schedule_block(
             mf,
             &ids,
+            &carried,
             live.live_out(block(b)),
             &bases,
             limit,
@@ -248,6 +250,7 @@ fn is_fixed(mi: &MInst) -> bool {
 fn schedule_block(
     mf: &MachFunction,
     ids: &[InstId],
+    carried: &[(VReg, VReg)],
     live_out: &BitSet,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     limit: [i64; 2],
@@ -294,6 +297,7 @@ fn schedule_block(
             .collect();
         let mut g = DepGraph::build(&mut ops);
         add_keep_edges(&insts[seg.clone()], &mut g);
+        add_carried_edges(&insts[seg.clone()], carried, &mut g);
         let cycles = list_schedule(&ops, &g, &facts, limit, config);
         let mut new: Vec<usize> = (0..ops.len()).collect();
         new.sort_by_key(|&i| (cycles[i], i));
@@ -330,6 +334,51 @@ fn segments(insts: &[&MInst]) -> Vec<std::ops::Range<usize>> {
         out.push(start..insts.len());
     }
     out
+}
+
+/// The parameters of a single-block loop's header `b` and the values its back edge
+/// passes them, when those are virtual registers (the back edge: `b` branches to a
+/// block that is only `br b(args)`).
+fn carried_values(mf: &MachFunction, b: MBlock) -> Vec<(VReg, VReg)> {
+    let params = &mf.blocks[b].params;
+    if params.is_empty() {
+        return Vec::new();
+    }
+    for mi in mf.block_insts(b) {
+        let Imm::Block(l) = mi.imm else { continue };
+        let latch = mf.block_inst_ids(l);
+        if latch.len() != 1 {
+            continue;
+        }
+        let br = mf.inst(latch[0]);
+        if br.imm == Imm::Block(b) && br.args.len() == params.len() {
+            return params
+                .iter()
+                .zip(&br.args)
+                .filter_map(|(&p, a)| a.as_virtual().filter(|&a| a != p).map(|a| (p, a)))
+                .collect();
+        }
+    }
+    Vec::new()
+}
+
+/// A loop parameter is read before the block defines the value that replaces it on
+/// the back edge: the two can then share a register and the back edge needs no copy
+/// (a reader after the new value's definition keeps both alive at once).
+fn add_carried_edges(insts: &[&MInst], carried: &[(VReg, VReg)], g: &mut DepGraph) {
+    for &(param, arg) in carried {
+        let Some(def) = insts
+            .iter()
+            .position(|mi| mi.defs.contains(&Reg::Virtual(arg)))
+        else {
+            continue;
+        };
+        for (j, mi) in insts[..def].iter().enumerate() {
+            if mi.all_uses().any(|r| r == Reg::Virtual(param)) {
+                g.add(j, def, 0, DepKind::Anti);
+            }
+        }
+    }
 }
 
 /// A definition that keeps a value must be its last reader (the allocator gives the

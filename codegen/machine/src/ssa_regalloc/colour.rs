@@ -17,6 +17,12 @@
 //! gives its destination the source's colour when allowed: both hold the same value
 //! (value-based interference, thesis §3.5), so they do not interfere.
 //!
+//! A definition without a usable partner avoids, when it can, the colours that a
+//! later definition of its block wants (a coloured partner of that definition holds
+//! them): a loop's back-edge value then finds its parameter's colour still free when
+//! it is defined, although the parameter died long before (biased colouring; what a
+//! pipelined loop's rotated values need, `sched::modulo`).
+//!
 //! **Kept values** (`(g) d = op ... keeps k`, out of Psi-SSA by predicated copies):
 //! `k` dies at the operation and `d` takes its colour, always free there; the
 //! analysis makes the two forbid the same registers. A ψ's arguments so end in one
@@ -153,6 +159,39 @@ impl Disjoint {
     }
 }
 
+/// Colours that definitions still to come in the block want (an affinity partner
+/// holds them), counted so that a colour stays wanted while anyone wants it.
+struct Wants {
+    count: [[u32; 64]; 2],
+    mask: [Mask; 2],
+    by: HashMap<VReg, Vec<(usize, u8)>>,
+}
+
+impl Wants {
+    fn new() -> Wants {
+        Wants {
+            count: [[0; 64]; 2],
+            mask: [0; 2],
+            by: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, d: VReg, c: usize, colour: u8) {
+        self.count[c][colour as usize] += 1;
+        self.mask[c] |= 1 << colour;
+        self.by.entry(d).or_default().push((c, colour));
+    }
+
+    fn remove(&mut self, d: VReg) {
+        for (c, colour) in self.by.remove(&d).unwrap_or_default() {
+            self.count[c][colour as usize] -= 1;
+            if self.count[c][colour as usize] == 0 {
+                self.mask[c] &= !(1 << colour);
+            }
+        }
+    }
+}
+
 struct Colourer<'a> {
     mf: &'a MachFunction,
     a: &'a Analysis,
@@ -164,7 +203,7 @@ impl Colourer<'_> {
     /// A colour for `v`: free, or held only by values under guards disjoint from
     /// `shareable`'s (those first: no register more is used), not forbidden; an
     /// affinity partner's if possible, else in the order of [`preference`].
-    fn choose(&self, v: VReg, held: &Held, shareable: Mask) -> Result<u8, VReg> {
+    fn choose(&self, v: VReg, held: &Held, shareable: Mask, wanted: Mask) -> Result<u8, VReg> {
         let class = self.mf.vregs[v];
         let c = class_index(class);
         let allowed = allocatable(class) & !self.a.forbidden[v];
@@ -193,9 +232,13 @@ impl Colourer<'_> {
                 return Ok(colour);
             }
         }
-        for m in preference(class) {
-            if free & m != 0 {
-                return Ok((free & m).trailing_zeros() as u8);
+        // a colour that a value defined later in the block wants (its partner holds
+        // it) is taken last, so that the later value can still have it
+        for pool in [free & !wanted, free] {
+            for m in preference(class) {
+                if pool & m != 0 {
+                    return Ok((pool & m).trailing_zeros() as u8);
+                }
             }
         }
         unreachable!("preference covers the allocatable registers")
@@ -235,9 +278,23 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
             if facts.dead_params.contains(&p) {
                 continue;
             }
-            let c = k.choose(p, &held, 0)?;
+            let c = k.choose(p, &held, 0, 0)?;
             k.colour[p] = c;
             held.take(k.class(p), c, p);
+        }
+        // the colours the block's later definitions want: their coloured partners'
+        let mut wants = Wants::new();
+        for inst in mf.block_insts(b) {
+            for d in virtual_defs(inst) {
+                for &(partner, _) in &hints[d] {
+                    if let Reg::Virtual(u) = partner
+                        && mf.vregs[u] == mf.vregs[d]
+                        && k.colour[u] != NONE
+                    {
+                        wants.add(d, k.class(d), k.colour[u]);
+                    }
+                }
+            }
         }
         let mut disjoint = mf
             .block_insts(b)
@@ -289,13 +346,14 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
                             (Some(dj), Some(g)) => dj.shareable(&held, k.class(d), g),
                             _ => 0,
                         };
-                        let c = k.choose(d, &held, shareable)?;
+                        let c = k.choose(d, &held, shareable, wants.mask[k.class(d)])?;
                         disjoint_shared += usize::from(held.mask[k.class(d)] & (1 << c) != 0);
                         c
                     }
                 };
                 k.colour[d] = c;
                 held.take(k.class(d), c, d);
+                wants.remove(d);
                 if let (Some(dj), Some(g)) = (disjoint.as_mut(), sharing) {
                     dj.guard_of.insert(d, g);
                 }

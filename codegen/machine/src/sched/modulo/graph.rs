@@ -23,7 +23,7 @@ use vliw_isa::{Inst, MachineConfig, Unit};
 
 use super::model::{Model, definers};
 use crate::mir::{MInst, Reg, VReg};
-use crate::sched::deps::{DepGraph, NUM_REGS, OpInfo};
+use crate::sched::deps::{DepGraph, DepKind, NUM_REGS, OpInfo};
 use crate::sched::pre_ra::{add_keep_edges, op_info};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,6 +32,9 @@ pub struct LoopEdge {
     pub to: usize,
     pub latency: i64,
     pub distance: i64,
+    /// A value flows along it (a true dependence on a register): the scheduler
+    /// weighs how long the value lives.
+    pub register: bool,
 }
 
 pub struct LoopGraph {
@@ -126,6 +129,7 @@ impl LoopGraph {
                 to: e.to,
                 latency: i64::from(e.distance),
                 distance: 0,
+                register: e.kind == DepKind::True,
             })
             .collect();
         let defs = definers(&model.nodes);
@@ -140,6 +144,7 @@ impl LoopGraph {
                         to: u,
                         latency: i64::from(ops[d].latency),
                         distance: 1,
+                        register: true,
                     });
                 }
             }
@@ -168,6 +173,7 @@ impl LoopGraph {
                         to: b,
                         latency: 1,
                         distance: 1,
+                        register: false,
                     });
                 }
             }
@@ -188,7 +194,10 @@ impl LoopGraph {
     }
 
     /// The resource bound: operations per unit over the units, syllables over the
-    /// width, with one syllable and the branch unit for the loop's branch.
+    /// width, with one syllable and the branch unit for the loop's branch. (The
+    /// kernel's upkeep of its stage predicates, two or three predicate moves, is not
+    /// counted: counting it made `prefix_sum` slower, its loops then not worth
+    /// pipelining; the list scheduler fits the moves where slots are free.)
     pub fn res_mii(&self, config: &MachineConfig) -> i64 {
         let mut per_unit = [0u32; Unit::ALL.len()];
         let mut syllables = 1usize;

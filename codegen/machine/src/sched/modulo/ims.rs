@@ -50,7 +50,11 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
                 estart = estart.max(t + e.latency - ii * e.distance);
             }
         }
-        let free = (estart..estart + ii).find(|&t| fits(&table, (t % ii) as usize, op));
+        // among the cycles with room, the one whose values need the fewest copies
+        // across trips (`copies`), then the earliest
+        let free = (estart..estart + ii)
+            .filter(|&t| fits(&table, (t % ii) as usize, op))
+            .min_by_key(|&t| (copies(g, &time, ii, op, t), t));
         let t = match (free, last[op]) {
             (Some(t), _) => t,
             (None, Some(prev)) if prev >= estart => prev + 1,
@@ -92,4 +96,38 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
             .map(|t| t.expect("every operation placed"))
             .collect(),
     )
+}
+
+/// The copies a value needs when it is defined at `t_def` by `def` and read at `t_use`
+/// by `user` of `distance` iterations later: a value read `d` trips after its
+/// definition lives across `d` back edges; one back edge is free when the reader
+/// comes before the next definition in the kernel (an earlier slot, or the same slot
+/// and earlier in the body), every further one is a copy.
+fn copies_of(ii: i64, def: usize, t_def: i64, user: usize, t_use: i64, distance: i64) -> i64 {
+    let trips = (t_use + ii * distance).div_euclid(ii) - t_def.div_euclid(ii);
+    if trips <= 0 || user == def {
+        return 0;
+    }
+    let (c_def, c_use) = (t_def.rem_euclid(ii), t_use.rem_euclid(ii));
+    let reads_first = c_use < c_def || (c_use == c_def && user < def);
+    trips - 1 + i64::from(!reads_first)
+}
+
+/// The copies `op` placed at `t` makes its values and those it reads need, with the
+/// operations placed so far.
+fn copies(g: &LoopGraph, time: &[Option<i64>], ii: i64, op: usize, t: i64) -> i64 {
+    let mut n = 0;
+    for &k in &g.succs[op] {
+        let e = g.edges[k];
+        if let (true, Some(tu)) = (e.register, time[e.to]) {
+            n += copies_of(ii, op, t, e.to, tu, e.distance);
+        }
+    }
+    for &k in &g.preds[op] {
+        let e = g.edges[k];
+        if let (true, Some(td)) = (e.register, time[e.from]) {
+            n += copies_of(ii, e.from, td, op, t, e.distance);
+        }
+    }
+    n
 }

@@ -186,18 +186,20 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         }
         k += 1;
     }
-    // the loop goes on while a stage before the last has an iteration
-    // (with two stages a `por` copies `q_0`: the back edge rewrites `q_0`, and the
-    // copies of the back edge then run before the branch that reads its guard)
+    // the loop goes on while a stage before the last has an iteration; computed at
+    // the top, from the parameters only, so that its register is not one the back
+    // edge rewrites (with two stages a `por` copies `q_0`, which the back edge
+    // rewrites: the copies of the back edge then run before the branch)
     let mut cont = Reg::Virtual(q[0]);
+    let mut top: Vec<MInst> = Vec::new();
     if stages == 2 {
         let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
-        kernel.push(MInst::op(Opcode::Por, &[t], &[cont, cont], Imm::None));
+        top.push(MInst::op(Opcode::Por, &[t], &[cont, cont], Imm::None));
         cont = t;
     }
     for s in 1..(stages - 1) as usize {
         let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
-        kernel.push(MInst::op(
+        top.push(MInst::op(
             Opcode::Por,
             &[t],
             &[cont, Reg::Virtual(q[s])],
@@ -205,6 +207,7 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         ));
         cont = t;
     }
+    kernel.splice(0..0, top);
     let mut br_latch = MInst::op(Opcode::Br, &[], &[], Imm::Block(model.latch));
     br_latch.guard = MGuard::new(cont, false);
     kernel.push(br_latch);

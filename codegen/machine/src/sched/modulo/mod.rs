@@ -17,6 +17,9 @@ pub mod ims;
 pub mod kernel;
 pub mod model;
 
+#[cfg(test)]
+mod tests;
+
 use cranelift_entity::EntityRef;
 use vliw_isa::MachineConfig;
 
