@@ -235,9 +235,22 @@ impl LoopGraph {
         true
     }
 
-    /// The smallest interval the recurrences allow, from `from` up to `limit`.
+    /// The smallest interval the recurrences allow, from `from` up to `limit`
+    /// (a positive cycle at II has one at every smaller II: binary search).
     pub fn rec_mii(&self, from: i64, limit: i64) -> Option<i64> {
-        (from.max(1)..=limit).find(|&ii| !self.has_positive_cycle(ii))
+        let (mut lo, mut hi) = (from.max(1), limit);
+        if lo > hi || self.has_positive_cycle(hi) {
+            return None;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.has_positive_cycle(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
     }
 
     /// Each node's height: the longest path weighted `latency - ii · distance` to

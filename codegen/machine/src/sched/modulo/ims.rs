@@ -3,16 +3,17 @@
 //! longest latency path to anything that depends on them, distances counting −II
 //! each), each at the first cycle from its earliest start (its placed predecessors'
 //! constraints) whose slot `cycle mod II` of the modulo reservation table still
-//! forms a legal bundle (`check_bundle`: width, units; the last slot holds the
-//! loop's branch). When none of the II candidate cycles has room, the operation is
+//! forms a legal bundle (what `check_bundle` counts, kept per slot: syllables against
+//! the width, operations per unit kind; the last slot holds the loop's branch), the
+//! one among those whose values need the fewest copies across trips. When none of the II candidate cycles has room, the operation is
 //! placed anyway, at its earliest start or one cycle after where it was last, and
 //! what conflicts with it leaves the table: the operations of that slot that no
 //! longer fit, and the successors whose dependences it now violates. A budget of
 //! placements bounds the search; when it runs out, the caller tries II + 1.
 
-use vliw_isa::{Inst, MachineConfig, check_bundle};
+use vliw_isa::{MachineConfig, Unit};
 
-use super::graph::{LoopGraph, branch_inst};
+use super::graph::{LoopGraph, branch_inst, unit_slot};
 
 /// The cycle of each operation of one iteration (from 0), for interval `ii`, or
 /// `None` when the budget ran out.
@@ -23,14 +24,40 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
     let mut time: Vec<Option<i64>> = vec![None; n];
     let mut last: Vec<Option<i64>> = vec![None; n];
     let mut table: Vec<Vec<usize>> = vec![Vec::new(); slots];
-    let mut budget = 8 * n + 32;
-    let fits = |table: &Vec<Vec<usize>>, slot: usize, op: usize| {
-        let mut insts: Vec<Inst> = table[slot].iter().map(|&o| g.ops[o].inst).collect();
-        if slot == slots - 1 {
-            insts.push(branch_inst());
+    let mut budget = 6 * n + 32;
+    // per slot: syllables and operations per unit kind in use (what `check_bundle`
+    // counts), the last slot holding the loop's branch
+    let units = Unit::ALL.len();
+    let mut syllables = vec![0usize; slots];
+    let mut used = vec![0u32; slots * units];
+    syllables[slots - 1] += branch_inst().syllables();
+    used[(slots - 1) * units + unit_slot(Unit::Branch)] += 1;
+    let cost: Vec<(usize, usize)> = g
+        .ops
+        .iter()
+        .map(|o| (o.inst.syllables(), unit_slot(o.inst.opcode.unit())))
+        .collect();
+    let limm = |op: usize| g.ops[op].inst.opcode == vliw_isa::Opcode::Limm;
+    let capacity: Vec<u32> = Unit::ALL.iter().map(|&u| config.unit_count(u)).collect();
+    let fits =
+        |table: &Vec<Vec<usize>>, syllables: &[usize], used: &[u32], slot: usize, op: usize| {
+            let (syl, unit) = cost[op];
+            let unit_ok = limm(op) || used[slot * units + unit] < capacity[unit];
+            (syllables[slot] + syl <= config.width && unit_ok) || table[slot].is_empty()
+        };
+    let take = |syllables: &mut [usize], used: &mut [u32], slot: usize, op: usize| {
+        let (syl, unit) = cost[op];
+        syllables[slot] += syl;
+        if !limm(op) {
+            used[slot * units + unit] += 1;
         }
-        insts.push(g.ops[op].inst);
-        check_bundle(&insts, config).is_ok() || table[slot].is_empty()
+    };
+    let release = |syllables: &mut [usize], used: &mut [u32], slot: usize, op: usize| {
+        let (syl, unit) = cost[op];
+        syllables[slot] -= syl;
+        if !limm(op) {
+            used[slot * units + unit] -= 1;
+        }
     };
     loop {
         let next = (0..n)
@@ -52,9 +79,20 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
         }
         // among the cycles with room, the one whose values need the fewest copies
         // across trips (`copies`), then the earliest
-        let free = (estart..estart + ii)
-            .filter(|&t| fits(&table, (t % ii) as usize, op))
-            .min_by_key(|&t| (copies(g, &time, ii, op, t), t));
+        let mut free: Option<(i64, i64)> = None;
+        for t in estart..estart + ii {
+            if !fits(&table, &syllables, &used, (t % ii) as usize, op) {
+                continue;
+            }
+            let c = copies(g, &time, ii, op, t);
+            if free.is_none_or(|(best, _)| c < best) {
+                free = Some((c, t));
+            }
+            if c == 0 {
+                break; // the earliest without copies
+            }
+        }
+        let free = free.map(|(_, t)| t);
         let t = match (free, last[op]) {
             (Some(t), _) => t,
             (None, Some(prev)) if prev >= estart => prev + 1,
@@ -62,7 +100,7 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
         };
         let slot = (t % ii) as usize;
         // resource conflicts: the lowest operations of the slot leave until it fits
-        while !fits(&table, slot, op) {
+        while !fits(&table, &syllables, &used, slot, op) {
             let Some((k, &victim)) = table[slot]
                 .iter()
                 .enumerate()
@@ -71,11 +109,13 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
                 break;
             };
             table[slot].remove(k);
+            release(&mut syllables, &mut used, slot, victim);
             time[victim] = None;
         }
         time[op] = Some(t);
         last[op] = Some(t);
         table[slot].push(op);
+        take(&mut syllables, &mut used, slot, op);
         // dependence conflicts: successors placed too early leave
         for &k in &g.succs[op] {
             let e = g.edges[k];
@@ -87,6 +127,7 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
             {
                 let s = (ts % ii) as usize;
                 table[s].retain(|&o| o != e.to);
+                release(&mut syllables, &mut used, s, e.to);
                 time[e.to] = None;
             }
         }

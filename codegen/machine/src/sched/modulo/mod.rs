@@ -80,6 +80,9 @@ pub struct ModuloStats {
 /// Bodies larger than this are not modulo scheduled (the scheduler is quadratic).
 const MAX_OPS: usize = 160;
 
+/// Intervals tried from MinII up.
+const MAX_II_ATTEMPTS: i64 = 4;
+
 /// Pipelines the inner loops of `mf` (machine SSA).
 pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloStats {
     let mut stats = ModuloStats::default();
@@ -197,7 +200,9 @@ fn pipeline_one(mf: &mut MachFunction, mut model: Model, config: &MachineConfig)
             return Outcome::NotFaster;
         }
         let mut found = None;
-        for ii in mii..length {
+        // (a few intervals above MinII: a loop that needs more is rarely worth it,
+        // and each failed attempt spends the scheduler's whole budget)
+        for ii in mii..length.min(mii + MAX_II_ATTEMPTS) {
             if let Some(times) = ims::schedule(&g, ii, config)
                 && times[model.cmp] < ii
             {
