@@ -61,7 +61,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
     let rolled_asm = build_hexagon(paths, toolchain, &source_dir, &work, &NO_UNROLLING)?;
     let hexagon_time = start.elapsed();
     let start = Instant::now();
-    let dump = build_ours(paths, &source, &work, options)?;
+    let (dump, pipelined) = build_ours(paths, &source, &work, options)?;
     let ours_time = start.elapsed();
     eprintln!(
         "[bench] hexagon: LLVM builds {:.1} s, ours {:.1} s",
@@ -106,11 +106,13 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
     let (markdown, plots, summary) = bench_hexagon_run::report(&executed, HEXAGON_CPU);
     section.title = "Beside LLVM's Hexagon backend: executed packets, static schedules".into();
     section.markdown = format!(
-        "{}### Executed bundles and packets\n\n{markdown}### Static schedules\n\n{}",
+        "{}### Executed bundles and packets\n\n{markdown}### Static schedules\n\n{}\
+         ### Software-pipelined loops\n\n{}",
         options
             .backend_note()
             .map_or(String::new(), |note| format!("{note}\n\n")),
-        section.markdown
+        section.markdown,
+        pipelined_loops(&pipelined)
     );
     section.plots.splice(0..0, plots);
     section.summary.splice(0..0, summary);
@@ -226,12 +228,14 @@ fn build_hexagon(
 }
 
 /// Compiles the kernels with our backend into an object and returns its disassembly.
+/// Our build of the kernels: `vliw-objdump -d`'s listing, and the backend's line for
+/// each software-pipelined loop (`modulo-report=on`).
 fn build_ours(
     paths: &Paths,
     source: &Path,
     work: &Path,
     options: BenchOptions,
-) -> Result<String, String> {
+) -> Result<(String, Vec<String>), String> {
     let object = work.join("kernels-vliw.o");
     let rustc = paths.dist.join("rustc-vliw");
     let mut cmd = Command::new(&rustc);
@@ -243,7 +247,7 @@ fn build_ours(
         CRATE,
     ])
     .args(["-Copt-level=3", "-Cpanic=abort"])
-    .args(options.llvm_args(&[]))
+    .args(options.llvm_args(&["modulo-report=on".to_string()]))
     .arg(format!("--emit=obj={}", object.display()))
     .arg(source)
     .env_remove("RUSTFLAGS");
@@ -257,6 +261,12 @@ fn build_ours(
             tail(&out.stderr_text(), 30)
         ));
     }
+    let pipelined: Vec<String> = out
+        .stderr_text()
+        .lines()
+        .filter_map(|l| l.strip_prefix("vliw-modulo: "))
+        .map(str::to_string)
+        .collect();
     let mut cmd = Command::new(paths.tool("vliw-objdump"));
     cmd.args(["-d", "--no-line-numbers"]).arg(&object);
     let out = process::run(&mut cmd, b"", Instant::now() + TIMEOUT)?;
@@ -268,7 +278,51 @@ fn build_ours(
             tail(&out.stderr_text(), 30)
         ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok((String::from_utf8_lossy(&out.stdout).into_owned(), pipelined))
+}
+
+/// The software-pipelined loops' table (`LoopReport` lines of the backend: `FUNCTION
+/// BLOCK: N ops, ResMII a, RecMII b, MinII c, II d, S stages, block schedule L
+/// cycles`).
+fn pipelined_loops(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return "No inner loop was software-pipelined in this build (modulo scheduling: \
+                `modulo=on`, docs/machine.md §6c).\n\n"
+            .into();
+    }
+    let mut rows = String::from(
+        "| function | block | ops | ResMII | RecMII | MinII | II | stages | block schedule (cycles) |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut at_min = 0;
+    for line in lines {
+        let numbers: Vec<&str> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut words = line.split_whitespace();
+        let function = words.next().unwrap_or("?");
+        let block = words.next().unwrap_or("?").trim_end_matches(':');
+        // the last seven numbers: ops, ResMII, RecMII, MinII, II, stages, length
+        let n = numbers.len();
+        if n < 7 {
+            continue;
+        }
+        let f = &numbers[n - 7..];
+        if f[3] == f[4] {
+            at_min += 1;
+        }
+        rows += &format!(
+            "| `{function}` | {block} | {} | {} | {} | {} | {} | {} | {} |\n",
+            f[0], f[1], f[2], f[3], f[4], f[5], f[6]
+        );
+    }
+    format!(
+        "{} inner loops software-pipelined, {at_min} at MinII (MinII = max(ResMII, \
+         RecMII); the block schedule is one iteration's length without pipelining):\n\n\
+         {rows}\n",
+        lines.len()
+    )
 }
 
 /// The last `lines` lines of `text`.
@@ -990,6 +1044,28 @@ Disassembly of section .text.other:
        0:  (p1) br .+0 ;;  # 0x0 <other>
        8:  ret ;;
 ";
+
+    #[test]
+    fn pipelined_loops_become_a_table() {
+        let lines = vec![
+            "dot_i32 block3: 22 ops, ResMII 6, RecMII 5, MinII 6, II 6, 2 stages, block schedule 10 cycles".to_string(),
+            "fnv1a64 block6: 8 ops, ResMII 3, RecMII 5, MinII 5, II 6, 3 stages, block schedule 7 cycles".to_string(),
+        ];
+        let t = pipelined_loops(&lines);
+        assert!(
+            t.starts_with("2 inner loops software-pipelined, 1 at MinII"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| `dot_i32` | block3 | 22 | 6 | 5 | 6 | 6 | 2 | 10 |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| `fnv1a64` | block6 | 8 | 3 | 5 | 5 | 6 | 3 | 7 |"),
+            "{t}"
+        );
+        assert!(pipelined_loops(&[]).starts_with("No inner loop"));
+    }
 
     #[test]
     fn objdump_bundles_and_loops() {
