@@ -21,7 +21,9 @@
 //! later definition of its block wants (a coloured partner of that definition holds
 //! them): a loop's back-edge value then finds its parameter's colour still free when
 //! it is defined, although the parameter died long before (biased colouring; what a
-//! pipelined loop's rotated values need, `sched::modulo`).
+//! pipelined loop's rotated values need, `sched::modulo`). A kept value takes its
+//! keeper's partners as its own and does not avoid what only its keeper wants: the
+//! two share a colour (`ssa-regalloc-keeps.mir`: the ψ's register is the result's).
 //!
 //! **Kept values** (`(g) d = op ... keeps k`, out of Psi-SSA by predicated copies):
 //! `k` dies at the operation and `d` takes its colour, always free there; the
@@ -182,6 +184,25 @@ impl Wants {
         self.by.entry(d).or_default().push((c, colour));
     }
 
+    /// The colours of class `c` wanted by definitions other than `d` and `also`.
+    fn wanted_by_others(&self, c: usize, d: VReg, also: Option<VReg>) -> Mask {
+        let mut mask = self.mask[c];
+        let mut own = [0u32; 64];
+        for v in core::iter::once(d).chain(also) {
+            for &(cc, colour) in self.by.get(&v).map_or(&[][..], |x| &x[..]) {
+                if cc == c {
+                    own[colour as usize] += 1;
+                }
+            }
+        }
+        for (colour, &n) in own.iter().enumerate() {
+            if n > 0 && self.count[c][colour] == n {
+                mask &= !(1 << colour);
+            }
+        }
+        mask
+    }
+
     fn remove(&mut self, d: VReg) {
         for (c, colour) in self.by.remove(&d).unwrap_or_default() {
             self.count[c][colour as usize] -= 1;
@@ -203,7 +224,14 @@ impl Colourer<'_> {
     /// A colour for `v`: free, or held only by values under guards disjoint from
     /// `shareable`'s (those first: no register more is used), not forbidden; an
     /// affinity partner's if possible, else in the order of [`preference`].
-    fn choose(&self, v: VReg, held: &Held, shareable: Mask, wanted: Mask) -> Result<u8, VReg> {
+    fn choose(
+        &self,
+        v: VReg,
+        also: Option<VReg>,
+        held: &Held,
+        shareable: Mask,
+        wanted: Mask,
+    ) -> Result<u8, VReg> {
         let class = self.mf.vregs[v];
         let c = class_index(class);
         let allowed = allocatable(class) & !self.a.forbidden[v];
@@ -222,7 +250,10 @@ impl Colourer<'_> {
                 .find(|&colour| colour != NONE && shared & (1 << colour) != 0);
             return Ok(colour.unwrap_or(shared.trailing_zeros() as u8));
         }
-        for &(partner, _) in &self.hints[v] {
+        // the value's partners, then those of the definition that keeps it (which
+        // takes its colour)
+        let keeper_hints = also.map_or(&[][..], |k| &self.hints[k][..]);
+        for &(partner, _) in self.hints[v].iter().chain(keeper_hints) {
             let colour = match partner {
                 Reg::Virtual(u) if self.mf.vregs[u] == class => self.colour[u],
                 Reg::Physical(p) if p.class() == class => number(p).1,
@@ -278,13 +309,19 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
             if facts.dead_params.contains(&p) {
                 continue;
             }
-            let c = k.choose(p, &held, 0, 0)?;
+            let c = k.choose(p, None, &held, 0, 0)?;
             k.colour[p] = c;
             held.take(k.class(p), c, p);
         }
         // the colours the block's later definitions want: their coloured partners'
+        // (a kept value wants what its keeper wants: they share a colour)
         let mut wants = Wants::new();
+        let mut keeper: HashMap<VReg, VReg> = HashMap::new();
         for inst in mf.block_insts(b) {
+            if let (Some(Reg::Virtual(kv)), Some(&Reg::Virtual(d))) = (inst.keep, inst.defs.first())
+            {
+                keeper.insert(kv, d);
+            }
             for d in virtual_defs(inst) {
                 for &(partner, _) in &hints[d] {
                     if let Reg::Virtual(u) = partner
@@ -346,7 +383,9 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
                             (Some(dj), Some(g)) => dj.shareable(&held, k.class(d), g),
                             _ => 0,
                         };
-                        let c = k.choose(d, &held, shareable, wants.mask[k.class(d)])?;
+                        let also = keeper.get(&d).copied();
+                        let wanted = wants.wanted_by_others(k.class(d), d, also);
+                        let c = k.choose(d, also, &held, shareable, wanted)?;
                         disjoint_shared += usize::from(held.mask[k.class(d)] & (1 << c) != 0);
                         c
                     }
