@@ -444,3 +444,38 @@ block0:
         }
     }
 }
+
+/// Biased colouring: the accumulator parameter dies early, the value defined there
+/// would take its colour (the first in the preference order), and the accumulator's
+/// new value, defined while that value still lives, would then need a move on the
+/// back edge. The new value wants the parameter's colour, so the other value avoids
+/// it: the back edge moves nothing.
+#[test]
+fn a_back_edge_value_finds_its_parameters_colour_free() {
+    let text = "machine function @f export {
+block0:
+    v0 = copy r3
+    br block1(v0, r0)
+block1(v1, v2):
+    v3 = add v2, 1
+    v4 = mul v3, v1
+    v5 = add v4, 7
+    v6 = add v3, v1
+    v7 = add v1, -1
+    pv8, p0 = cmp.gt v7, 0
+    (pv8) br block2
+    br block3
+block2:
+    br block1(v7, v5)
+block3:
+    v9 = add v5, v6
+    r3 = copy v9
+    ret uses[r3]
+}
+";
+    let mf = MachFunction::parse(text).unwrap();
+    let (out, _) = allocated(&mf, &[1, 2, 5]);
+    let latch = out.layout[2];
+    let latch_moves = out.block_insts(latch).filter(|i| i.is(Opcode::Mov)).count();
+    assert_eq!(latch_moves, 0, "{out}");
+}
