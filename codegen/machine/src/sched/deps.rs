@@ -122,7 +122,7 @@ pub struct OpInfo {
 }
 
 /// Size in bytes of a load or store.
-fn access_size(op: Opcode) -> Option<u32> {
+pub(crate) fn access_size(op: Opcode) -> Option<u32> {
     use Opcode::*;
     Some(match op {
         LdB | LdBu | LdsB | LdsBu | StB => 1,

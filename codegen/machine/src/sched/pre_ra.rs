@@ -37,7 +37,7 @@ use vliw_isa::{CmpType, FieldKind, Format, Inst, MachineConfig, Opcode, Unit};
 use vliw_ssa::bitset::BitSet;
 use vliw_ssa::{LiveSets, LoopForest};
 
-use super::deps::{Access, DepGraph, DepKind, NUM_REGS, OpInfo, reg_index};
+use super::deps::{Access, DepGraph, DepKind, NUM_REGS, OpInfo, access_size, reg_index};
 use super::list::priorities;
 use crate::mir::{Imm, InstId, MBlock, MInst, MOp, MachFunction, PReg, Reg, RegClass, VReg};
 use crate::ssa_regalloc::regs::{allocatable, class_index};
@@ -146,17 +146,6 @@ fn unallocated_inst(mi: &MInst) -> Inst {
         inst.imm = c;
     }
     inst
-}
-
-fn access_size(op: Opcode) -> Option<u32> {
-    use Opcode::*;
-    Some(match op {
-        LdB | LdBu | LdsB | LdsBu | StB => 1,
-        LdH | LdHu | LdsH | LdsHu | StH => 2,
-        LdW | LdWu | LdsW | LdsWu | StW => 4,
-        LdD | LdsD | StD => 8,
-        _ => return None,
-    })
 }
 
 /// What the dependence graph needs of an operation of machine SSA.
