@@ -16,8 +16,9 @@ use vliw_isa::{MachineConfig, Unit};
 use super::graph::{LoopGraph, branch_inst, unit_slot};
 
 /// The cycle of each operation of one iteration (from 0), for interval `ii`, or
-/// `None` when the budget ran out.
-pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i64>> {
+/// `None` when the budget ran out. `first` (the continuation compare) must land in
+/// the first stage: only its cycles below `ii` are candidates.
+pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig, first: usize) -> Option<Vec<i64>> {
     let n = g.ops.len();
     let height = g.heights(ii);
     let slots = ii as usize;
@@ -79,8 +80,13 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
         }
         // among the cycles with room, the one whose values need the fewest copies
         // across trips (`copies`), then the earliest
+        let window = if op == first {
+            estart..ii.min(estart + ii)
+        } else {
+            estart..estart + ii
+        };
         let mut free: Option<(i64, i64)> = None;
-        for t in estart..estart + ii {
+        for t in window {
             if !fits(&table, &syllables, &used, (t % ii) as usize, op) {
                 continue;
             }
@@ -95,7 +101,7 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Option<Vec<i6
         let free = free.map(|(_, t)| t);
         let t = match (free, last[op]) {
             (Some(t), _) => t,
-            (None, Some(prev)) if prev >= estart => prev + 1,
+            (None, Some(prev)) if prev >= estart && (op != first || prev + 1 < ii) => prev + 1,
             (None, _) => estart,
         };
         let slot = (t % ii) as usize;

@@ -203,7 +203,7 @@ fn pipeline_one(mf: &mut MachFunction, mut model: Model, config: &MachineConfig)
         // (a few intervals above MinII: a loop that needs more is rarely worth it,
         // and each failed attempt spends the scheduler's whole budget)
         for ii in mii..length.min(mii + MAX_II_ATTEMPTS) {
-            if let Some(times) = ims::schedule(&g, ii, config)
+            if let Some(times) = ims::schedule(&g, ii, config, model.cmp)
                 && times[model.cmp] < ii
             {
                 found = Some((ii, times));
