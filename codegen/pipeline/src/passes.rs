@@ -738,7 +738,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "pre-sched",
             off: "pre-sched=off",
             on: "pre-sched=block",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.pre_sched,
         run: Run::Machine(|mf, o| {
@@ -759,7 +759,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "modulo",
             off: "modulo=off",
             on: "modulo=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.modulo,
         run: Run::Machine(|mf, o| {
