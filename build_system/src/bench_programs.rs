@@ -26,6 +26,8 @@ mod destruct;
 mod ifconv;
 #[path = "bench_programs_lawrence.rs"]
 mod lawrence;
+#[path = "bench_programs_modulo.rs"]
+mod modulo;
 #[path = "bench_programs_psi_copies.rs"]
 mod psi_copies;
 use crate::toolchain::Toolchain;
@@ -664,6 +666,7 @@ fn section(
         .collect();
     let (regalloc, regalloc_summary) = regalloc_table(names, &counters);
     md.push_str(&regalloc);
+    md.push_str(&modulo::table_of(names, &counters));
 
     // The ablation: cycles per configuration, and each as a ratio to the default.
     md.push_str(

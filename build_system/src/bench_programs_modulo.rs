@@ -1,0 +1,71 @@
+//! The modulo-scheduling part of the programs benchmark (issue 18): per program, from
+//! the default build's counters (`modulo.*`, the program's own crate), the
+//! single-block inner loops modulo scheduling looked at, those it pipelined, how many
+//! of those reached MinII, and the sums of their II and MinII. The kernels' loops are
+//! listed one by one in the Hexagon section (`bench_hexagon`).
+
+use super::Counters;
+use crate::bench_report::table;
+
+/// The table (a `###` subsection).
+pub fn table_of(names: &[String], counters: &[Counters]) -> String {
+    let columns = [
+        ("loops", "single-block loops"),
+        ("pipelined", "pipelined"),
+        ("at-min-ii", "at MinII"),
+        ("ii", "Σ II"),
+        ("min-ii", "Σ MinII"),
+        ("not-faster", "not faster"),
+        ("declined-pressure", "declined (registers)"),
+    ];
+    let key = |name: &str| format!("modulo.{name}");
+    let mut header = vec!["program"];
+    header.extend(columns.iter().map(|c| c.1));
+    let mut rows = Vec::new();
+    for (name, c) in names.iter().zip(counters) {
+        let mut row = vec![name.clone()];
+        row.extend(columns.iter().map(|(k, _)| c.get(&key(k)).to_string()));
+        rows.push(row);
+    }
+    let mut total = vec!["**total**".to_string()];
+    total.extend(columns.iter().map(|(k, _)| {
+        counters
+            .iter()
+            .map(|c| c.get(&key(k)))
+            .sum::<u64>()
+            .to_string()
+    }));
+    rows.push(total);
+    format!(
+        "\n### Software-pipelined loops per program (all passes)\n\nModulo scheduling's \
+         counters in the default build (`-Cllvm-args=stats`, the program's own crate \
+         only, as above): the single-block inner loops it looked at, those it \
+         pipelined, those whose II is MinII = max(ResMII, RecMII), the sums of II and \
+         MinII over the pipelined ones, the loops where II would not be below the \
+         block's own schedule, and kernels dropped for needing more registers than the \
+         allocator has (`docs/machine.md` §6c; `-Cllvm-args=modulo-report=on` lists each \
+         loop).\n\n{}",
+        table(&header, &rows)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_become_rows_and_a_total() {
+        let a = Counters::parse(
+            b"vliw-stats: modulo.loops=3 modulo.pipelined=2 modulo.at-min-ii=1 modulo.ii=9 modulo.min-ii=8\n",
+        )
+        .unwrap();
+        let b = Counters::parse(b"vliw-stats: modulo.loops=1 modulo.not-faster=1\n").unwrap();
+        let md = table_of(&["a".into(), "b".into()], &[a, b]);
+        assert!(md.contains("| a | 3 | 2 | 1 | 9 | 8 | 0 | 0 |"), "{md}");
+        assert!(md.contains("| b | 1 | 0 | 0 | 0 | 0 | 1 | 0 |"), "{md}");
+        assert!(
+            md.contains("| **total** | 4 | 2 | 1 | 9 | 8 | 1 | 0 |"),
+            "{md}"
+        );
+    }
+}
