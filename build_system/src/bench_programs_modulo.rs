@@ -7,6 +7,9 @@
 use super::Counters;
 use crate::bench_report::table;
 
+/// The reasons the model gives for not taking a loop (`modulo.rejected-*`).
+const REJECTED: [&str; 5] = ["shape", "operation", "carried", "live-out", "compare"];
+
 /// The table (a `###` subsection).
 pub fn table_of(names: &[String], counters: &[Counters]) -> String {
     let columns = [
@@ -17,24 +20,33 @@ pub fn table_of(names: &[String], counters: &[Counters]) -> String {
         ("min-ii", "Σ MinII"),
         ("not-faster", "not faster"),
         ("declined-pressure", "declined (registers)"),
+        ("rejected", "not taken (shape, operations)"),
     ];
-    let key = |name: &str| format!("modulo.{name}");
+    // `rejected`: the loops the model does not take, whatever the reason
+    let get = |c: &Counters, name: &str| -> u64 {
+        if name == "rejected" {
+            REJECTED
+                .iter()
+                .map(|r| c.get(&format!("modulo.rejected-{r}")))
+                .sum()
+        } else {
+            c.get(&format!("modulo.{name}"))
+        }
+    };
     let mut header = vec!["program"];
     header.extend(columns.iter().map(|c| c.1));
     let mut rows = Vec::new();
     for (name, c) in names.iter().zip(counters) {
         let mut row = vec![name.clone()];
-        row.extend(columns.iter().map(|(k, _)| c.get(&key(k)).to_string()));
+        row.extend(columns.iter().map(|(k, _)| get(c, k).to_string()));
         rows.push(row);
     }
     let mut total = vec!["**total**".to_string()];
-    total.extend(columns.iter().map(|(k, _)| {
-        counters
+    total.extend(
+        columns
             .iter()
-            .map(|c| c.get(&key(k)))
-            .sum::<u64>()
-            .to_string()
-    }));
+            .map(|(k, _)| counters.iter().map(|c| get(c, k)).sum::<u64>().to_string()),
+    );
     rows.push(total);
     format!(
         "\n### Software-pipelined loops per program (all passes)\n\nModulo scheduling's \
@@ -42,8 +54,9 @@ pub fn table_of(names: &[String], counters: &[Counters]) -> String {
          only, as above): the single-block inner loops it looked at, those it \
          pipelined, those whose II is MinII = max(ResMII, RecMII), the sums of II and \
          MinII over the pipelined ones, the loops where II would not be below the \
-         block's own schedule, and kernels dropped for needing more registers than the \
-         allocator has (`docs/machine.md` §6c; `-Cllvm-args=modulo-report=on` lists each \
+         block's own schedule, kernels dropped for needing more registers than the \
+         allocator has, and loops the model does not take (calls, traps, guarded \
+         stores, a predicate or parameter read after the loop...: `docs/machine.md` §6c; `-Cllvm-args=modulo-report=on` lists each \
          loop).\n\n{}",
         table(&header, &rows)
     )
@@ -59,12 +72,15 @@ mod tests {
             b"vliw-stats: modulo.loops=3 modulo.pipelined=2 modulo.at-min-ii=1 modulo.ii=9 modulo.min-ii=8\n",
         )
         .unwrap();
-        let b = Counters::parse(b"vliw-stats: modulo.loops=1 modulo.not-faster=1\n").unwrap();
+        let b = Counters::parse(
+            b"vliw-stats: modulo.loops=3 modulo.not-faster=1 modulo.rejected-shape=1 modulo.rejected-operation=1\n",
+        )
+        .unwrap();
         let md = table_of(&["a".into(), "b".into()], &[a, b]);
-        assert!(md.contains("| a | 3 | 2 | 1 | 9 | 8 | 0 | 0 |"), "{md}");
-        assert!(md.contains("| b | 1 | 0 | 0 | 0 | 0 | 1 | 0 |"), "{md}");
+        assert!(md.contains("| a | 3 | 2 | 1 | 9 | 8 | 0 | 0 | 0 |"), "{md}");
+        assert!(md.contains("| b | 3 | 0 | 0 | 0 | 0 | 1 | 0 | 2 |"), "{md}");
         assert!(
-            md.contains("| **total** | 4 | 2 | 1 | 9 | 8 | 1 | 0 |"),
+            md.contains("| **total** | 6 | 2 | 1 | 9 | 8 | 1 | 0 | 2 |"),
             "{md}"
         );
     }
