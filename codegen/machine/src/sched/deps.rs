@@ -87,6 +87,24 @@ pub struct Access {
 }
 
 impl Access {
+    /// The access of an operation `op`, at `place` when it is a load or store (any
+    /// other memory operation may touch anything); `None` for no memory operation.
+    pub fn of(op: Opcode, place: Option<(usize, u32, i64, u32)>) -> Option<Access> {
+        match op.format() {
+            Format::Load | Format::Store => Some(Access {
+                reads: op.format() == Format::Load,
+                writes: op.format() == Format::Store,
+                place,
+            }),
+            _ if op.unit() == Unit::Mem => Some(Access {
+                reads: true,
+                writes: true,
+                place: None,
+            }),
+            _ => None,
+        }
+    }
+
     /// Whether the two accesses may touch a common byte.
     pub fn may_overlap(&self, other: &Access) -> bool {
         match (self.place, other.place) {
@@ -183,30 +201,16 @@ impl OpInfo {
             push_write(PReg::Pred(p));
         }
         let op = inst.opcode;
-        let access = match op.format() {
-            Format::Load | Format::Store => {
-                let place = match (mi.uses[0], &mi.imm, access_size(op)) {
-                    (Reg::Physical(base), Imm::Const(off), Some(size)) => {
-                        Some((reg_index(base), 0, *off, size))
-                    }
-                    (Reg::Physical(base), Imm::None, Some(size)) => {
-                        Some((reg_index(base), 0, 0, size))
-                    }
-                    _ => None,
-                };
-                Some(Access {
-                    reads: op.format() == Format::Load,
-                    writes: op.format() == Format::Store,
-                    place,
-                })
+        let place = match (mi.uses.first(), &mi.imm, access_size(op)) {
+            (Some(Reg::Physical(base)), Imm::Const(off), Some(size)) => {
+                Some((reg_index(*base), 0, *off, size))
             }
-            _ if op.unit() == Unit::Mem => Some(Access {
-                reads: true,
-                writes: true,
-                place: None,
-            }),
+            (Some(Reg::Physical(base)), Imm::None, Some(size)) => {
+                Some((reg_index(*base), 0, 0, size))
+            }
             _ => None,
         };
+        let access = Access::of(op, place);
         let guard = match mi.guard.pred {
             Reg::Physical(p) if !mi.guard.is_always() && mi.ctype != CmpType::Unc => {
                 Some((reg_index(p), mi.guard.negated))

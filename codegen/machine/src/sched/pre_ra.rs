@@ -33,7 +33,7 @@
 //! (`pre-sched.kept-for-pressure`), so that scheduling never makes the spiller work.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
-use vliw_isa::{CmpType, FieldKind, Format, Inst, MachineConfig, Opcode, Unit};
+use vliw_isa::{CmpType, FieldKind, Inst, MachineConfig, Opcode};
 use vliw_ssa::bitset::BitSet;
 use vliw_ssa::{LiveSets, LoopForest};
 
@@ -170,38 +170,21 @@ pub(crate) fn op_info(
         }
     }
     let op = inst.opcode;
-    let access = match op.format() {
-        Format::Load | Format::Store => {
-            let offset = match mi.imm {
-                Imm::Const(c) => Some(c),
-                Imm::None => Some(0),
-                _ => None,
-            };
-            let base = mi.uses.first().copied();
-            let place = match (base, offset, access_size(op)) {
-                (Some(Reg::Virtual(v)), Some(off), Some(size)) => {
-                    let (root, delta) = bases[v].unwrap_or((v, 0));
-                    off.checked_add(delta)
-                        .map(|o| (NUM_REGS + root.index(), 0, o, size))
-                }
-                (Some(r @ Reg::Physical(_)), Some(off), Some(size)) => {
-                    index(r).map(|i| (i, 0, off, size))
-                }
-                _ => None,
-            };
-            Some(Access {
-                reads: op.format() == Format::Load,
-                writes: op.format() == Format::Store,
-                place,
-            })
-        }
-        _ if op.unit() == Unit::Mem => Some(Access {
-            reads: true,
-            writes: true,
-            place: None,
-        }),
+    let offset = match mi.imm {
+        Imm::Const(c) => Some(c),
+        Imm::None => Some(0),
         _ => None,
     };
+    let place = match (mi.uses.first().copied(), offset, access_size(op)) {
+        (Some(Reg::Virtual(v)), Some(off), Some(size)) => {
+            let (root, delta) = bases[v].unwrap_or((v, 0));
+            off.checked_add(delta)
+                .map(|o| (NUM_REGS + root.index(), 0, o, size))
+        }
+        (Some(r @ Reg::Physical(_)), Some(off), Some(size)) => index(r).map(|i| (i, 0, off, size)),
+        _ => None,
+    };
+    let access = Access::of(op, place);
     // No guard facts: in machine SSA a guarded definition that keeps a value
     // (`keeps`) reads that value exactly where its guard is false, and its result is
     // defined under every guard, so the disjointness the allocated code's

@@ -20,10 +20,10 @@ pub mod model;
 #[cfg(test)]
 mod tests;
 
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use vliw_isa::MachineConfig;
 
-use crate::mir::{MBlock, MachFunction, Phase, Reg, RegClass};
+use crate::mir::{MBlock, MachFunction, Phase, Reg, RegClass, VReg};
 use crate::sched::deps::DepGraph;
 use crate::sched::pre_ra::{address_bases, op_info};
 use crate::ssa_view::cfg_of;
@@ -97,6 +97,9 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
                 .collect()
         })
         .collect();
+    // the address chains of the function; the registers pipelining adds are no
+    // addresses
+    let bases = address_bases(mf);
     for h in mf.layout.clone() {
         if !preds[h.index()].iter().any(|&p| {
             mf.block_inst_ids(p)
@@ -125,7 +128,7 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
             continue;
         }
         let before = mf.clone();
-        match pipeline_one(mf, model, config) {
+        match pipeline_one(mf, model, &bases, config) {
             Outcome::Done(report) => {
                 let ok = mf.verify(Phase::Ssa).is_ok();
                 let pressure_ok = ok
@@ -167,7 +170,7 @@ enum Outcome {
 /// aside).
 fn block_length(
     model: &Model,
-    bases: &cranelift_entity::SecondaryMap<crate::mir::VReg, Option<(crate::mir::VReg, i64)>>,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
 ) -> i64 {
     let mut ops: Vec<_> = model
@@ -180,17 +183,21 @@ fn block_length(
     cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(1)
 }
 
-fn pipeline_one(mf: &mut MachFunction, mut model: Model, config: &MachineConfig) -> Outcome {
-    let bases = address_bases(mf);
-    let length = block_length(&model, &bases, config);
+fn pipeline_one(
+    mf: &mut MachFunction,
+    mut model: Model,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    config: &MachineConfig,
+) -> Outcome {
+    let length = block_length(&model, bases, config);
     // what the rest of the function reads becomes carried behind a stage `sel`
     for k in 0..model.outside.len() {
         let v = model.outside[k].0;
         model.wrap(v, &mut |c: RegClass| mf.new_vreg(c));
     }
-    let mut wrapped: Vec<crate::mir::VReg> = model.outside.iter().map(|o| o.1).collect();
+    let mut wrapped: Vec<VReg> = model.outside.iter().map(|o| o.1).collect();
     loop {
-        let g = LoopGraph::build(&model, &bases, config);
+        let g = LoopGraph::build(&model, bases, config);
         let res = g.res_mii(config);
         let Some(rec) = g.rec_mii(1, length.max(res) + 1) else {
             return Outcome::NotFaster;
@@ -220,7 +227,7 @@ fn pipeline_one(mf: &mut MachFunction, mut model: Model, config: &MachineConfig)
         // a carried value defined after the first stage needs its `sel` too (the
         // trips before its iteration exists would overwrite the initial value)
         let defs = definers(&model.nodes);
-        let late: Vec<crate::mir::VReg> = (0..model.params.len())
+        let late: Vec<VReg> = (0..model.params.len())
             .filter_map(|k| {
                 let d = model.carried_def(k, &defs)?;
                 let Reg::Virtual(a) = model.args[k] else {
