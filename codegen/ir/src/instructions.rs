@@ -510,12 +510,34 @@ impl fmt::Display for AtomicRmwOp {
     }
 }
 
-/// Flags of a memory access: volatile, and the alignment the access may assume (bytes,
-/// a power of two; 1 = none). Text: `volatile`, `align N` (printed when not 1).
+/// Flags of a memory access: volatile, the alignment the access may assume (bytes,
+/// a power of two; 1 = none), and its alias scope. Text: `volatile`, `align N`
+/// (printed when not 1), `scope G C`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct MemFlags {
     pub volatile: bool,
     pub align: u32,
+    pub scope: Option<AliasScope>,
+}
+
+/// A claim that accesses do not overlap, made by a pass that proved it (loop
+/// versioning checks it at run time before the loop): two accesses of the same
+/// `group` with different `class`es never touch a common byte during one execution
+/// of the loop the group was made for. Accesses of different groups, or without a
+/// scope, claim nothing. Schedulers that reorder within a block or overlap the
+/// iterations of one loop execution may use it; nothing may move such an access out
+/// of its loop.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct AliasScope {
+    pub group: u32,
+    pub class: u32,
+}
+
+impl AliasScope {
+    /// Whether accesses with these scopes never touch a common byte.
+    pub fn apart(a: Option<AliasScope>, b: Option<AliasScope>) -> bool {
+        matches!((a, b), (Some(a), Some(b)) if a.group == b.group && a.class != b.class)
+    }
 }
 
 impl MemFlags {
@@ -524,6 +546,7 @@ impl MemFlags {
         MemFlags {
             volatile: false,
             align: 1,
+            scope: None,
         }
     }
 
@@ -532,6 +555,7 @@ impl MemFlags {
         MemFlags {
             volatile: false,
             align,
+            scope: None,
         }
     }
 

@@ -34,8 +34,8 @@ pub use function::{
     ExtFuncData, Function, InlineHint, Linkage, ParamAttrs, Signature, SourceLoc, StackSlotData,
 };
 pub use instructions::{
-    AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC, MemFlags, Opcode,
-    SwitchData,
+    AliasScope, AtomicRmwOp, BlockCall, FloatCC, InstructionData, InstructionFormat, IntCC,
+    MemFlags, Opcode, SwitchData,
 };
 pub use interpreter::{DataValue, HostFn, Hosts, Interpreter, Trap, TrapKind};
 pub use layout::Layout;

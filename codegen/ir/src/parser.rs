@@ -1139,6 +1139,11 @@ impl Parser {
             } else if self.at_ident("align") {
                 self.bump();
                 flags.align = self.u32()?;
+            } else if self.at_ident("scope") {
+                self.bump();
+                let group = self.u32()?;
+                let class = self.u32()?;
+                flags.scope = Some(crate::instructions::AliasScope { group, class });
             } else {
                 return Ok(flags);
             }

@@ -129,13 +129,17 @@ pub fn write_offset(w: &mut dyn Write, offset: i64) -> fmt::Result {
     }
 }
 
-/// Memory flags, each with a leading space: ` volatile`, ` align 4` (when not 1).
+/// Memory flags, each with a leading space: ` volatile`, ` align 4` (when not 1),
+/// ` scope 1 2` (group, class).
 pub fn write_flags(w: &mut dyn Write, flags: MemFlags) -> fmt::Result {
     if flags.volatile {
         w.write_str(" volatile")?;
     }
     if flags.align != 1 {
         write!(w, " align {}", flags.align)?;
+    }
+    if let Some(s) = flags.scope {
+        write!(w, " scope {} {}", s.group, s.class)?;
     }
     Ok(())
 }

@@ -308,3 +308,11 @@ data @table: data align 8 = { i64 5, ptr @msg+2, zero 8, f32 1.0, i16 -2 }
          data @table: data align 8 = { \"\\x05\\0\\0\\0\\0\\0\\0\\0\", ptr @msg+2, zero 10, \"\\x80?\\xfe\\xff\" }\n"
     );
 }
+
+#[test]
+fn alias_scopes_round_trip() {
+    let text = "function @f(ptr, ptr) -> i64 {\nblock0(v0: ptr, v1: ptr):\n    v2 = load.i64 align 8 scope 3 1 v0+8\n    store volatile scope 3 2 v2, v1\n    return v2\n}\n";
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.to_string(), text);
+    verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -344,6 +344,7 @@ impl Options {
         "rvsdg-invert",
         "rvsdg-idiom",
         "rvsdg-induction",
+        "rvsdg-version",
         "rvsdg-unroll",
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
@@ -456,6 +457,7 @@ impl Options {
             "rvsdg-invert" => self.rvsdg.invert = on_off(key, value)?,
             "rvsdg-idiom" => self.rvsdg.idiom = on_off(key, value)?,
             "rvsdg-induction" => self.rvsdg.induction = on_off(key, value)?,
+            "rvsdg-version" => self.rvsdg.version = on_off(key, value)?,
             "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
             "rvsdg-unroll-factor" => {
                 self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {

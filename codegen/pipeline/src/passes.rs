@@ -380,6 +380,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-version",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop versioning: a counted innermost θ that stores through one pointer and \
+                accesses another runs as a copy with alias scopes on its loads and stores \
+                when a check before it finds the pointers' byte ranges apart, as it was \
+                otherwise (vliw_rvsdg::opt::version)",
+        switch: Some(Switch {
+            name: "rvsdg-version",
+            off: "rvsdg-version=off",
+            on: "rvsdg-version=on",
+            default_on: false,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.version,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::version_loops(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-unroll",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,
@@ -791,6 +812,9 @@ pub const PIPELINE: &[Pass] = &[
             if o.modulo_report {
                 for r in &s.pipelined {
                     eprintln!("vliw-modulo: {r}");
+                }
+                for d in &s.declined {
+                    eprintln!("vliw-modulo-declined: {d}");
                 }
             }
             Ok(())

@@ -39,6 +39,8 @@ pub struct Options {
     pub idiom: bool,
     /// Strength reduction of induction addresses (`rvsdg-induction=on|off`).
     pub induction: bool,
+    /// Loop versioning for memory disambiguation (`rvsdg-version=on|off`).
+    pub version: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -70,6 +72,7 @@ impl Default for Options {
             invert: true,
             idiom: true,
             induction: true,
+            version: false,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,

@@ -93,7 +93,8 @@ impl Lower<'_> {
     pub(crate) fn load(&mut self, ty: Type, addr: Reg, offset: i64, flags: MemFlags) -> Regs {
         let size = ty.bytes().min(8);
         let align = flags.align.clamp(1, size);
-        match ty {
+        self.scope = flags.scope;
+        let regs = match ty {
             Type::I128 => {
                 let lo = self.load_word(addr, offset, 8, align, false);
                 let hi = self.load_word(addr, offset + 8, 8, align, false);
@@ -102,12 +103,15 @@ impl Lower<'_> {
             // f32: zero-extended; integers: sign-extended
             Type::F32 => Regs::One(self.load_word(addr, offset, 4, align, false)),
             _ => Regs::One(self.load_word(addr, offset, size, align, true)),
-        }
+        };
+        self.scope = None;
+        regs
     }
 
     pub(crate) fn store(&mut self, ty: Type, value: Regs, addr: Reg, offset: i64, flags: MemFlags) {
         let size = ty.bytes().min(8);
         let align = flags.align.clamp(1, size);
+        self.scope = flags.scope;
         match value {
             Regs::Two(lo, hi) => {
                 self.store_word(addr, offset, 8, align, lo);
@@ -115,6 +119,7 @@ impl Lower<'_> {
             }
             Regs::One(v) => self.store_word(addr, offset, size, align, v),
         }
+        self.scope = None;
     }
 
     pub(super) fn lower_mem(
@@ -140,7 +145,10 @@ impl Lower<'_> {
                 let r = if *opcode == IrOp::Load && self.is_zext_load(results[0]) {
                     let size = ty.bytes();
                     let align = flags.align.clamp(1, size);
-                    Regs::One(self.load_word(addr, i64::from(*offset), size, align, false))
+                    self.scope = flags.scope;
+                    let r = self.load_word(addr, i64::from(*offset), size, align, false);
+                    self.scope = None;
+                    Regs::One(r)
                 } else {
                     self.load(ty, addr, i64::from(*offset), flags)
                 };

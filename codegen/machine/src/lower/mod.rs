@@ -109,6 +109,8 @@ pub(crate) struct Lower<'a> {
     pending_blocks: Vec<MBlock>,
     /// Source location of the IR instruction being lowered.
     loc: SourceLoc,
+    /// The alias scope of the IR access being lowered: its loads and stores get it.
+    scope: Option<vliw_ir::AliasScope>,
     /// Frame slot of each IR stack slot.
     ir_slots: Vec<FrameSlot>,
 }
@@ -146,6 +148,7 @@ pub fn lower_function(
         cur: MBlock::new(0),
         pending_blocks: Vec::new(),
         loc: SourceLoc::default(),
+        scope: None,
         ir_slots,
     };
     lower.scan_uses();
@@ -291,6 +294,9 @@ impl<'a> Lower<'a> {
 
     pub(crate) fn push(&mut self, mut inst: MInst) {
         inst.loc = self.loc;
+        if inst.is_memory_access() {
+            inst.scope = self.scope;
+        }
         self.mf.push_inst(self.cur, inst);
     }
 

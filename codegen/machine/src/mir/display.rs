@@ -221,6 +221,9 @@ impl MachFunction {
         if let Some(k) = inst.keep {
             write!(f, " keeps {}", self.reg(k))?;
         }
+        if let Some(s) = inst.scope {
+            write!(f, " scope {} {}", s.group, s.class)?;
+        }
         if !inst.implicit_uses.is_empty() {
             f.write_str(" uses[")?;
             write_preg_list(f, &inst.implicit_uses)?;

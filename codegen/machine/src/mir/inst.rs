@@ -111,6 +111,9 @@ pub struct MInst {
     pub implicit_uses: Vec<PReg>,
     /// Source location of the IR instruction this came from.
     pub loc: SourceLoc,
+    /// Loads and stores: the alias scope of the IR access (`vliw_ir::AliasScope`):
+    /// the dependence graphs do not order two accesses it proves apart.
+    pub scope: Option<vliw_ir::AliasScope>,
 }
 
 impl MInst {
@@ -130,6 +133,7 @@ impl MInst {
             implicit_defs: Vec::new(),
             implicit_uses: Vec::new(),
             loc: SourceLoc::default(),
+            scope: None,
         }
     }
 
@@ -163,6 +167,12 @@ impl MInst {
 
     pub fn is(&self, opcode: Opcode) -> bool {
         self.op == MOp::Op(opcode)
+    }
+
+    /// A load or store (speculative loads included): what an alias scope describes.
+    pub fn is_memory_access(&self) -> bool {
+        self.opcode()
+            .is_some_and(|o| matches!(o.format(), Format::Load | Format::Store))
     }
 
     /// Ends straight-line flow unconditionally: an unguarded `br`, `jr`, `ret` or `trap`.

@@ -878,6 +878,12 @@ impl Parser {
             self.bump();
             inst.keep = Some(self.reg(b)?);
         }
+        if self.at_keyword("scope") {
+            self.bump();
+            let group = self.u32()?;
+            let class = self.u32()?;
+            inst.scope = Some(vliw_ir::AliasScope { group, class });
+        }
         if self.at_keyword("uses") {
             self.bump();
             inst.implicit_uses = self.preg_list(b)?;

@@ -291,6 +291,12 @@ impl Verifier<'_> {
         if let Some(k) = inst.keep {
             self.keep(b, inst, k);
         }
+        if inst.scope.is_some() && !inst.is_memory_access() {
+            err(
+                self,
+                "an alias scope on an operation that is no load or store".into(),
+            );
+        }
         // operands
         match inst.op {
             MOp::Op(opcode) => {

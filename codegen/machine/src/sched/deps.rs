@@ -84,22 +84,30 @@ pub struct Access {
     pub writes: bool,
     /// `(base register, version of the base, offset, size)`; `None` if unknown.
     pub place: Option<(usize, u32, i64, u32)>,
+    /// The IR access's alias scope: accesses it proves apart are not ordered.
+    pub scope: Option<vliw_ir::AliasScope>,
 }
 
 impl Access {
     /// The access of an operation `op`, at `place` when it is a load or store (any
     /// other memory operation may touch anything); `None` for no memory operation.
-    pub fn of(op: Opcode, place: Option<(usize, u32, i64, u32)>) -> Option<Access> {
+    pub fn of(
+        op: Opcode,
+        place: Option<(usize, u32, i64, u32)>,
+        scope: Option<vliw_ir::AliasScope>,
+    ) -> Option<Access> {
         match op.format() {
             Format::Load | Format::Store => Some(Access {
                 reads: op.format() == Format::Load,
                 writes: op.format() == Format::Store,
                 place,
+                scope,
             }),
             _ if op.unit() == Unit::Mem => Some(Access {
                 reads: true,
                 writes: true,
                 place: None,
+                scope: None,
             }),
             _ => None,
         }
@@ -107,6 +115,9 @@ impl Access {
 
     /// Whether the two accesses may touch a common byte.
     pub fn may_overlap(&self, other: &Access) -> bool {
+        if vliw_ir::AliasScope::apart(self.scope, other.scope) {
+            return false;
+        }
         match (self.place, other.place) {
             (Some((b1, v1, o1, s1)), Some((b2, v2, o2, s2))) if b1 == b2 && v1 == v2 => {
                 o1 < o2 + s2 as i64 && o2 < o1 + s1 as i64
@@ -210,7 +221,7 @@ impl OpInfo {
             }
             _ => None,
         };
-        let access = Access::of(op, place);
+        let access = Access::of(op, place, mi.scope);
         let guard = match mi.guard.pred {
             Reg::Physical(p) if !mi.guard.is_always() && mi.ctype != CmpType::Unc => {
                 Some((reg_index(p), mi.guard.negated))
@@ -446,10 +457,11 @@ const MAX_ACCESS: i64 = 8;
 
 impl Accesses {
     fn insert(&mut self, i: usize, a: Access) {
-        if a.place.is_none() && a.writes {
+        if a.place.is_none() && a.writes && a.scope.is_none() {
             // every earlier access is ordered before this one (it may overlap them
             // all), and anything later that overlaps one of them overlaps this store
-            // too and is ordered after it: the earlier ones need no more edges
+            // too and is ordered after it: the earlier ones need no more edges (not
+            // so for a store with a scope, which some of them do not overlap)
             self.placed.clear();
             self.unknown.clear();
         }

@@ -184,7 +184,7 @@ pub(crate) fn op_info(
         (Some(r @ Reg::Physical(_)), Some(off), Some(size)) => index(r).map(|i| (i, 0, off, size)),
         _ => None,
     };
-    let access = Access::of(op, place);
+    let access = Access::of(op, place, mi.scope);
     // No guard facts: in machine SSA a guarded definition that keeps a value
     // (`keeps`) reads that value exactly where its guard is false, and its result is
     // defined under every guard, so the disjointness the allocated code's

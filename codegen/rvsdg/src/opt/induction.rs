@@ -73,9 +73,9 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
 /// (loop variables passed through unchanged), wrapping at 64 bits; the terms sorted by
 /// value, without zero coefficients, so that equal sums compare equal.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
-struct Linear {
-    constant: u64,
-    terms: Vec<(Origin, u64)>,
+pub(super) struct Linear {
+    pub constant: u64,
+    pub terms: Vec<(Origin, u64)>,
 }
 
 impl Linear {
@@ -86,7 +86,7 @@ impl Linear {
         }
     }
 
-    fn as_constant(&self) -> Option<u64> {
+    pub(super) fn as_constant(&self) -> Option<u64> {
         self.terms.is_empty().then_some(self.constant)
     }
 
@@ -136,10 +136,10 @@ impl Linear {
 
 /// `scale · counter + offset` (wrapping, 64 bits) for the loop variable `counter`.
 #[derive(Clone, PartialEq, Eq, Debug)]
-struct Affine {
-    counter: u32,
-    scale: Linear,
-    offset: Linear,
+pub(super) struct Affine {
+    pub counter: u32,
+    pub scale: Linear,
+    pub offset: Linear,
 }
 
 /// The instruction of node `n`, if it is a simple node of the SSA IR's.
@@ -213,7 +213,12 @@ fn invariant_sum(g: &Rvsdg, body: Region, o: Origin) -> Option<Linear> {
 
 /// `o` as an affine function of a counter of `counters`, computed in `body`'s top level
 /// (`iadd`, `isub`, `imul`, `ishl` of the counter, invariant values and constants).
-fn affine(g: &Rvsdg, body: Region, counters: &FxHashMap<u32, u64>, o: Origin) -> Option<Affine> {
+pub(super) fn affine(
+    g: &Rvsdg,
+    body: Region,
+    counters: &FxHashMap<u32, u64>,
+    o: Origin,
+) -> Option<Affine> {
     if !is_i64(g, o) {
         return None;
     }

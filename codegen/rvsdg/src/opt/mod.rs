@@ -15,6 +15,7 @@ pub mod memory;
 mod rewrite;
 pub mod strength;
 pub mod unroll;
+pub mod version;
 
 pub use cne::{common_node_elimination, common_node_elimination_with_loads};
 pub use dne::dead_node_elimination;
@@ -29,3 +30,4 @@ pub use licm::{loop_invariant_code_motion, loop_invariant_code_motion_with_loads
 pub use memory::{memory_optimization, split_memory_states};
 pub use strength::strength_reduction;
 pub use unroll::{UnrollOptions, unroll_loops};
+pub use version::version_loops;

@@ -140,7 +140,7 @@ struct Counts {
 
 /// The θs of every λ with no θ inside their body, found before any is changed (the
 /// loops this pass makes are not considered again).
-fn innermost_thetas(g: &Rvsdg) -> Vec<Node> {
+pub(super) fn innermost_thetas(g: &Rvsdg) -> Vec<Node> {
     let mut out = Vec::new();
     for l in g.lambdas() {
         for r in g.regions_below(g.lambda_body(l)) {
@@ -162,7 +162,7 @@ fn innermost_thetas(g: &Rvsdg) -> Vec<Node> {
 
 /// The bound of a counted loop: an invariant loop variable or a constant of the body.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Bound {
+pub(super) enum Bound {
     Var(usize),
     Const(u128),
 }
@@ -170,12 +170,12 @@ enum Bound {
 /// A counted θ: repeats iff `iv + step <(signed) bound`, `iv + step` being `iv`'s next
 /// value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct Counted {
-    iv: usize,
-    step: u128,
-    ty: Type,
-    bound: Bound,
-    signed: bool,
+pub(super) struct Counted {
+    pub iv: usize,
+    pub step: u128,
+    pub ty: Type,
+    pub bound: Bound,
+    pub signed: bool,
 }
 
 impl Counted {
@@ -203,7 +203,7 @@ impl Counted {
 }
 
 /// Whether θ `theta` is counted, and how.
-fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
+pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
     let body = g.theta_body(theta);
     let results = g.results(body);
     let m = g.producer(results[0])?;
@@ -299,7 +299,7 @@ fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
 }
 
 /// Whether a node at the top level of `body` reads a state and gives none back.
-fn has_sink(g: &Rvsdg, body: Region) -> bool {
+pub(super) fn has_sink(g: &Rvsdg, body: Region) -> bool {
     g.nodes(body).iter().any(|&n| {
         g.inputs(n).iter().any(|&o| g.ty(o).is_state()) && !g.outputs(n).any(|o| g.ty(o).is_state())
     })
@@ -677,7 +677,7 @@ fn v0() -> Value {
     Value::from_u32(0)
 }
 
-fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
+pub(super) fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
     let op = Op::Inst(InstructionData::UnaryImm {
         opcode: Opcode::Iconst,
         imm: bits & ty.mask(),
@@ -686,7 +686,7 @@ fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
 }
 
 /// `opcode a, b` of the type of `a` (no state).
-fn binary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin, b: Origin) -> Origin {
+pub(super) fn binary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin, b: Origin) -> Origin {
     let ty = g.ty(a);
     let op = Op::Inst(InstructionData::Binary {
         opcode,
@@ -695,7 +695,7 @@ fn binary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin, b: Origin) -> Ori
     Origin::Out(g.add_simple(r, op, &[a, b], &[ty]), 0)
 }
 
-fn icmp(g: &mut Rvsdg, r: Region, cond: IntCC, a: Origin, b: Origin) -> Origin {
+pub(super) fn icmp(g: &mut Rvsdg, r: Region, cond: IntCC, a: Origin, b: Origin) -> Origin {
     let op = Op::Inst(InstructionData::IntCompare {
         opcode: Opcode::Icmp,
         cond,
@@ -705,7 +705,7 @@ fn icmp(g: &mut Rvsdg, r: Region, cond: IntCC, a: Origin, b: Origin) -> Origin {
 }
 
 /// `c ? a : b`.
-fn select(g: &mut Rvsdg, r: Region, c: Origin, a: Origin, b: Origin) -> Origin {
+pub(super) fn select(g: &mut Rvsdg, r: Region, c: Origin, a: Origin, b: Origin) -> Origin {
     let ty = g.ty(a);
     let op = Op::Inst(InstructionData::Ternary {
         opcode: Opcode::Select,
@@ -715,7 +715,7 @@ fn select(g: &mut Rvsdg, r: Region, c: Origin, a: Origin, b: Origin) -> Origin {
 }
 
 /// The predicate of a two-way γ or a θ: alternative 1 when `cond` is true.
-fn predicate(g: &mut Rvsdg, r: Region, cond: Origin) -> Origin {
+pub(super) fn predicate(g: &mut Rvsdg, r: Region, cond: Origin) -> Origin {
     let op = Op::Match {
         cases: Box::new([(1, 1)]),
         default: 0,

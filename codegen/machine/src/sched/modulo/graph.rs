@@ -14,7 +14,8 @@
 //!   meet in different iterations: both off one parameter that advances by a
 //!   constant stride each iteration (the back-edge value is the parameter plus an
 //!   immediate, through `add` chains), or both off one value that does not change,
-//!   with bytes that do not overlap at any iteration distance. Latency 1 (not 0 for
+//!   with bytes that do not overlap at any iteration distance, or an alias scope
+//!   that proves them apart (`vliw_ir::AliasScope`). Latency 1 (not 0 for
 //!   a load before a store) keeps accesses of different iterations out of one cycle,
 //!   where the kernel's order inside a cycle follows the body's, not the iterations'.
 
@@ -73,6 +74,12 @@ fn may_meet_across(
     strides: &std::collections::HashMap<usize, i64>,
     invariant: &dyn Fn(usize) -> bool,
 ) -> bool {
+    // (a scope's claim holds for one execution of the loop: every iteration)
+    if let (Some(x), Some(y)) = (a.access, b.access)
+        && vliw_ir::AliasScope::apart(x.scope, y.scope)
+    {
+        return false;
+    }
     let (Some(pa), Some(pb)) = (
         a.access.and_then(|x| x.place),
         b.access.and_then(|x| x.place),

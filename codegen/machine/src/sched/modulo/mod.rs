@@ -62,10 +62,26 @@ impl std::fmt::Display for LoopReport {
     }
 }
 
+/// One loop looked at and left as it was, with why (`modulo-report=on` prints
+/// these beside the pipelined ones).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Declined {
+    pub function: String,
+    pub header: MBlock,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Declined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.function, self.header, self.reason)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ModuloStats {
     pub loops: usize,
     pub pipelined: Vec<LoopReport>,
+    pub declined: Vec<Declined>,
     pub rejected_shape: usize,
     pub rejected_operation: usize,
     pub rejected_carried: usize,
@@ -110,9 +126,18 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
             continue; // not a single-block loop's header
         }
         stats.loops += 1;
+        let function = mf.name.clone();
+        let mut decline = |reason: String| {
+            stats.declined.push(Declined {
+                function: function.clone(),
+                header: h,
+                reason,
+            })
+        };
         let model = match model::recognize(mf, h, &preds) {
             Ok(m) => m,
             Err(r) => {
+                decline(format!("not taken by the model ({})", r.describe()));
                 match r {
                     Reject::Shape => stats.rejected_shape += 1,
                     Reject::Operation => stats.rejected_operation += 1,
@@ -124,6 +149,7 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
             }
         };
         if model.nodes.len() > MAX_OPS {
+            decline(format!("{} operations, above {MAX_OPS}", model.nodes.len()));
             stats.rejected_operation += 1;
             continue;
         }
@@ -136,9 +162,15 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
                         .is_ok_and(|a| !a.violations.contains(&h));
                 if !ok {
                     *mf = before;
+                    decline("the kernel failed verification".into());
                     stats.failed += 1;
                 } else if !pressure_ok {
                     *mf = before;
+                    decline(format!(
+                        "II {} of MinII {}: the kernel needs more registers than there are",
+                        report.ii,
+                        report.res_mii.max(report.rec_mii)
+                    ));
                     stats.declined_pressure += 1;
                 } else {
                     stats.pipelined.push(LoopReport {
@@ -147,10 +179,17 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
                     });
                 }
             }
-            Outcome::OneStage => stats.one_stage += 1,
-            Outcome::NotFaster => stats.not_faster += 1,
+            Outcome::OneStage => {
+                decline("its schedule has one stage".into());
+                stats.one_stage += 1
+            }
+            Outcome::NotFaster(why) => {
+                decline(why);
+                stats.not_faster += 1
+            }
             Outcome::Failed => {
                 *mf = before;
+                decline("the kernel could not be emitted".into());
                 stats.failed += 1;
             }
         }
@@ -161,7 +200,8 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
 enum Outcome {
     Done(LoopReport),
     OneStage,
-    NotFaster,
+    /// Why not, with the numbers.
+    NotFaster(String),
     Failed,
 }
 
@@ -200,11 +240,16 @@ fn pipeline_one(
         let g = LoopGraph::build(&model, bases, config);
         let res = g.res_mii(config);
         let Some(rec) = g.rec_mii(1, length.max(res) + 1) else {
-            return Outcome::NotFaster;
+            return Outcome::NotFaster(format!(
+                "RecMII above the block schedule's {length} cycles (ResMII {res})"
+            ));
         };
         let mii = res.max(rec);
         if mii >= length {
-            return Outcome::NotFaster;
+            return Outcome::NotFaster(format!(
+                "MinII {mii} (ResMII {res}, RecMII {rec}) not below the block schedule's \
+                 {length} cycles"
+            ));
         }
         let mut found = None;
         // (a few intervals above MinII: a loop that needs more is rarely worth it,
@@ -218,7 +263,11 @@ fn pipeline_one(
             }
         }
         let Some((ii, times)) = found else {
-            return Outcome::NotFaster;
+            return Outcome::NotFaster(format!(
+                "no schedule from MinII {mii} (ResMII {res}, RecMII {rec}) below {} with the \
+                 continuation compare in the first stage (block schedule {length} cycles)",
+                length.min(mii + MAX_II_ATTEMPTS)
+            ));
         };
         let stages = times.iter().map(|t| t / ii).max().unwrap_or(0) + 1;
         if stages == 1 {

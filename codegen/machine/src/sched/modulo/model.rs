@@ -61,6 +61,22 @@ pub enum Reject {
     Compare,
 }
 
+impl Reject {
+    /// What the reason means, for the report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reject::Shape => "not a header, latch and preheader of the expected shape",
+            Reject::Operation => {
+                "an operation it does not schedule: a call, a trap, a guarded \
+                                  memory access, an atomic, a ψ or a physical register"
+            }
+            Reject::Carried => "a carried value that is a predicate or not defined in the body",
+            Reject::LiveOut => "a parameter or predicate of the loop read after it",
+            Reject::Compare => "the continuation test is not an unguarded normal compare",
+        }
+    }
+}
+
 /// The node defining each virtual register of the body.
 pub fn definers(nodes: &[MInst]) -> std::collections::HashMap<VReg, usize> {
     let mut m = std::collections::HashMap::new();
