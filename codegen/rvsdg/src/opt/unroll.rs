@@ -15,6 +15,12 @@
 //!   representable (below `2^w`, or `2^(w-1)` for `slt`);
 //! - `b` is invariant: a body argument whose next value is itself, or a constant.
 //!
+//! The test may also run ahead of the next value by a constant `l` ("repeat iff
+//! `iv + (c + l) <u b`", unsigned only: how folding leaves `while i + 1 < n` of a loop
+//! counting by 1): everything below holds with `d = (k-1)*c + l` in the limit, since
+//! `x + j*c + l <= x + d < limit + d = b` for `j <= k-1`, and the remainder's test
+//! `more` is the original's own, `outs.iv + l <u b` (no known trip count then).
+//!
 //! Anything else is left alone (`unroll.not-counted`, also when not even `2 * c` is
 //! representable). A body with a sink at its top
 //! level (a `trap`, or a γ whose arms all end in one) is left too (`unroll.declined-sink`):
@@ -167,12 +173,14 @@ pub(super) enum Bound {
     Const(u128),
 }
 
-/// A counted θ: repeats iff `iv + step <(signed) bound`, `iv + step` being `iv`'s next
-/// value.
+/// A counted θ: repeats iff `iv + step + lead <(signed) bound`, `iv + step` being
+/// `iv`'s next value (the test computes `iv + (step + lead)`, as folding leaves
+/// `while i + 1 < n` of a loop counting by 1). Unrolling takes `lead = 0` only.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Counted {
     pub iv: usize,
     pub step: u128,
+    pub lead: u128,
     pub ty: Type,
     pub bound: Bound,
     pub signed: bool,
@@ -187,6 +195,17 @@ impl Counted {
     /// `<=` in the loop's order.
     fn le(&self) -> IntCC {
         if self.signed { IntCC::Sle } else { IntCC::Ule }
+    }
+
+    /// `d + lead` when it is representable as `multiple` requires.
+    fn lead_plus(&self, d: u128) -> Option<u128> {
+        let m = d.checked_add(self.lead)?;
+        let max = if self.signed {
+            self.ty.mask() >> 1
+        } else {
+            self.ty.mask()
+        };
+        (m <= max).then_some(m)
     }
 
     /// `j * step` when it is representable as a non-negative number of the type (below
@@ -273,9 +292,27 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
         (Origin::Arg(_, i), c) | (c, Origin::Arg(_, i)) => (i as usize, const_of(g, c)?),
         _ => return None,
     };
-    if results[1 + iv] != next {
-        return None;
-    }
+    // the next value: the tested sum itself, or `iv + c` with `0 < c <= step`
+    let (step, lead) = if results[1 + iv] == next {
+        (step, 0)
+    } else {
+        let n = g.producer(results[1 + iv])?;
+        let Some(Op::Inst(InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            ..
+        })) = g.op(n)
+        else {
+            return None;
+        };
+        let c = match (g.input(n, 0), g.input(n, 1)) {
+            (Origin::Arg(_, i), c) | (c, Origin::Arg(_, i)) if i as usize == iv => const_of(g, c)?,
+            _ => return None,
+        };
+        if signed || c == 0 || c > step {
+            return None;
+        }
+        (c, step - c)
+    };
     let ty = g.ty(next).value()?;
     let positive = if signed {
         ty.bits() > 1 && sext(ty, step) > 0
@@ -292,6 +329,7 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
     Some(Counted {
         iv,
         step,
+        lead,
         ty,
         bound,
         signed,
@@ -366,7 +404,7 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
     }
     let inits = g.inputs(theta).to_vec();
     let known = match (const_of(g, inits[lp.iv]), lp.bound) {
-        (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
+        (Some(x0), Bound::Const(b)) if lp.lead == 0 => trip_count(&lp, x0, b),
         _ => None,
     };
     if let Some(t) = known {
@@ -380,7 +418,11 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
             k = d;
         }
     }
-    let d = lp.multiple(k - 1).expect("(k-1)c fits when kc does");
+    // the limit is `b - d` with `d = (k-1)c + lead`
+    let Some(d) = lp.multiple(k - 1).and_then(|d| lp.lead_plus(d)) else {
+        counts.not_counted += 1;
+        return;
+    };
     let limit = match lp.bound {
         Bound::Const(b) => match const_limit(&lp, b, d) {
             Some(l) => Some(l),
@@ -589,7 +631,10 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
         }
         Bound::Var(p) => {
             let b = inits[p];
-            let d = lp.multiple(k - 1).expect("(k-1)c fits");
+            let d = lp
+                .multiple(k - 1)
+                .and_then(|d| lp.lead_plus(d))
+                .expect("checked by unroll");
             let d = iconst(g, r, lp.ty, d);
             let l = binary(g, r, Opcode::Isub, b, d);
             let no_wrap = icmp(g, r, lp.le(), l, b);
@@ -628,7 +673,15 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
         Bound::Var(p) => run_args[p],
         Bound::Const(b) => iconst(g, run, lp.ty, b),
     };
-    let go_on = icmp(g, run, lp.lt(), outs[lp.iv], b);
+    // (the original's own test: `iv + lead <u b`)
+    let tested = match lp.lead {
+        0 => outs[lp.iv],
+        lead => {
+            let l = iconst(g, run, lp.ty, lead);
+            binary(g, run, Opcode::Iadd, outs[lp.iv], l)
+        }
+    };
+    let go_on = icmp(g, run, lp.lt(), tested, b);
     let yes = iconst(g, skip, Type::I1, 1);
     let mid: Vec<Origin> = (0..n)
         .map(|i| g.add_gamma_exit(g1, &[skip_args[i], outs[i]]))
@@ -853,6 +906,61 @@ lambda @f(i64, i64) -> i64, i64 export {{
                     run(&original, x0, b),
                     "k = {k}: @f({x0}, {b})"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_test_ahead_of_the_next_value_is_unrolled_with_the_lead_in_the_limit() {
+        // repeat iff i + 3 <u b, the next i being i + 2: the lead is 1
+        for lead_const in [3u64, 4, 7] {
+            let text = format!(
+                "
+lambda @f(i64, i64) -> i64, i64 export {{
+  (a0: i64, a1: i64, a2: mem, a3: io):
+    n0 = iconst 0 : i64
+    n1 = theta [a0, n0, a1, a2, a3] : i64, i64, i64, mem, io {{
+      (a0: i64, a1: i64, a2: i64, a3: mem, a4: io):
+        n2 = iconst 3 : i64
+        n3 = imul a1, n2 : i64
+        n4 = iadd n3, a0 : i64
+        n7 = iconst 2 : i64
+        n8 = iadd a0, n7 : i64
+        n30 = iconst {lead_const} : i64
+        n31 = iadd a0, n30 : i64
+        n9 = icmp ult n31, a2 : i1
+        n10 = match2 [1 -> 1, _ -> 0] n9 : ctl2
+        -> (n10, n8, n4, a2, a3, a4)
+    }}
+    -> (n1.1, n1.0, n1.3, n1.4)
+}}
+"
+            );
+            let original = parse_graph(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            verify(&original).unwrap_or_else(|e| panic!("{}\n{original}", e[0]));
+            let lp = {
+                let l = original.lambdas()[0];
+                let theta = original
+                    .nodes(original.lambda_body(l))
+                    .iter()
+                    .copied()
+                    .find(|&n| matches!(original.kind(n), NodeKind::Theta { .. }))
+                    .expect("the θ");
+                counted(&original, theta).expect("counted with a lead")
+            };
+            assert_eq!((lp.step, lp.lead), (2, u128::from(lead_const) - 2));
+            for k in 2..=5 {
+                let mut g = original.clone();
+                let report = unrolled(&mut g, k, 1000);
+                assert_eq!(report.get("unroll.loops"), 1, "{g}");
+                for (x0, b) in cases() {
+                    assert_eq!(
+                        run(&g, x0, b),
+                        run(&original, x0, b),
+                        "lead {}, k = {k}: @f({x0}, {b})",
+                        lead_const - 2
+                    );
+                }
             }
         }
     }

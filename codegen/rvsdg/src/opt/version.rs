@@ -10,8 +10,8 @@
 //! scopes are its `!alias.scope`/`!noalias` metadata).
 //!
 //! **Loops taken.** An innermost θ that unrolling would call counted (`unroll.rs`:
-//! repeats iff `iv + c <u b`, `c` a constant, `b` invariant), of `i64` with `c` at most
-//! [`MAX_STEP`], whose memory operations are plain loads and stores at the top level
+//! repeats iff `iv + c + l <u b`, `iv + c` the next value, `c` and `l >= 0`
+//! constants, `b` invariant), of `i64` with `c` and `l` at most [`MAX_STEP`], whose memory operations are plain loads and stores at the top level
 //! of the body (traps and `unreachable` anywhere are fine; calls, atomics, volatile
 //! accesses, copies and memory operations inside γs are not), each address being
 //! `ptradd base, s·iv + d` or `base` itself, with `base` an invariant pointer (a loop
@@ -20,8 +20,9 @@
 //! versioned when there are two to [`MAX_GROUPS`] groups and at least one stores.
 //!
 //! **The check** (in the θ's region, before it). The iterations run with `iv` from
-//! `iv0` (the first always runs) while `iv <u b`, so every `iv` lies in `[iv0, hi]`
-//! with `hi = iv0 <u b ? b - 1 : iv0`, provided the increments do not wrap: the check
+//! `iv0` (the first always runs) while `iv + l <u b`, so every `iv` lies in `[iv0, hi]`
+//! with `hi = iv0 + l <u b ? b - l - 1 : iv0`, provided the increments do not wrap
+//! (when `iv0 + l >= b`, `iv0 + c + l` is larger still: one iteration): the check
 //! requires `iv0 <u 2^40` and `b <u 2^40`, so that `iv + c` never wraps and `s·iv`
 //! stays below `2^52`. A group of base `B` then touches only bytes of
 //! `[B + s_min·iv0 + d_min, B + s_max·hi + e_max)`, `d_min` the least `d + offset` of
@@ -145,7 +146,7 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         counts.not_counted += 1;
         return false;
     };
-    if lp.signed || lp.ty != Type::I64 || lp.step > MAX_STEP {
+    if lp.signed || lp.ty != Type::I64 || lp.step > MAX_STEP || lp.lead > MAX_STEP {
         counts.not_counted += 1;
         return false;
     }
@@ -369,10 +370,17 @@ fn build_check(
             }
         }
     }
-    // the last iv: b - 1 when iv0 <u b, else iv0 (the one iteration)
-    let one = consts.get(g, 1);
-    let b1 = binary(g, r, Opcode::Isub, b, one);
-    let runs = icmp(g, r, IntCC::Ult, iv0, b);
+    // the last iv: b - lead - 1 when iv0 + lead <u b, else iv0 (the one iteration)
+    let lead1 = consts.get(g, lp.lead as u64 + 1);
+    let b1 = binary(g, r, Opcode::Isub, b, lead1);
+    let runs = match lp.lead {
+        0 => icmp(g, r, IntCC::Ult, iv0, b),
+        lead => {
+            let lead = consts.get(g, lead as u64);
+            let first = binary(g, r, Opcode::Iadd, iv0, lead);
+            icmp(g, r, IntCC::Ult, first, b)
+        }
+    };
     let hi_iv = select(g, r, runs, b1, iv0);
     let mut bounds = Vec::with_capacity(groups.len());
     for x in groups {
@@ -607,7 +615,19 @@ lambda @f(i64, i64) -> i64 {
     /// store the fast copy alone makes (the copy's store is given a different value).
     #[test]
     fn the_check_passes_exactly_when_the_ranges_are_apart() {
-        let mut g = parse(SAXPY);
+        check_is_exact(SAXPY, 0);
+        // the test one ahead of the next value (`i + 2 <u n`, as folding leaves
+        // `while i + 1 < n`): one iteration fewer
+        let ahead = SAXPY.replace(
+            "        n32 = icmp ult n31, a3 : i1\n",
+            "        n36 = iconst 2 : i64\n        n37 = iadd a0, n36 : i64\n        n32 = icmp ult n37, a3 : i1\n",
+        );
+        assert_ne!(ahead, SAXPY);
+        check_is_exact(&ahead, 1);
+    }
+
+    fn check_is_exact(text: &str, lead: u64) {
+        let mut g = parse(text);
         versioned(&mut g);
         // the copy multiplies by 5 instead of 3: its runs show in the hash
         let l = g.lambdas()[0];
@@ -626,10 +646,10 @@ lambda @f(i64, i64) -> i64 {
         let mul = g.producer(g.input(g.producer(value).unwrap(), 0)).unwrap();
         g.set_input(mul, 1, five);
         verify(&g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
-        let original = parse(SAXPY);
+        let original = parse(text);
         for (d, n) in cases() {
             // bytes [256, 256 + 8t) and [256 + d, 256 + d + 8t), t iterations
-            let t = n.max(1) as i64;
+            let t = n.saturating_sub(lead).max(1) as i64;
             let apart = d >= 8 * t || -d >= 8 * t;
             let same = run(&g, d, n) == run(&original, d, n);
             assert_eq!(!same, apart, "@f({d}, {n}): fast path {}", !same);
