@@ -345,6 +345,7 @@ impl Options {
         "rvsdg-idiom",
         "rvsdg-induction",
         "rvsdg-version",
+        "rvsdg-cleanup",
         "rvsdg-unroll",
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
@@ -458,6 +459,7 @@ impl Options {
             "rvsdg-idiom" => self.rvsdg.idiom = on_off(key, value)?,
             "rvsdg-induction" => self.rvsdg.induction = on_off(key, value)?,
             "rvsdg-version" => self.rvsdg.version = on_off(key, value)?,
+            "rvsdg-cleanup" => self.rvsdg.cleanup = on_off(key, value)?,
             "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
             "rvsdg-unroll-factor" => {
                 self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {

@@ -489,6 +489,35 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-cleanup",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "a second round of rvsdg-fold, rvsdg-cne and rvsdg-licm (those switched on) \
+                over what versioning, unrolling and induction pointers made: their loop \
+                invariant strides and first pointers hoisted, their equal constants and \
+                products merged, multiplications by a zero start folded",
+        switch: Some(Switch {
+            name: "rvsdg-cleanup",
+            off: "rvsdg-cleanup=off",
+            on: "rvsdg-cleanup=on",
+            default_on: false,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.cleanup,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            if o.rvsdg.fold {
+                vliw_rvsdg::opt::fold(&mut rm.graph, &mut report);
+            }
+            if o.rvsdg.cne {
+                vliw_rvsdg::opt::common_node_elimination(&mut rm.graph, &mut report);
+            }
+            if o.rvsdg.licm {
+                vliw_rvsdg::opt::loop_invariant_code_motion(&mut rm.graph, &mut report);
+            }
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -41,6 +41,9 @@ pub struct Options {
     pub induction: bool,
     /// Loop versioning for memory disambiguation (`rvsdg-version=on|off`).
     pub version: bool,
+    /// A second round of fold, CNE and LICM after the loop transformations
+    /// (`rvsdg-cleanup=on|off`).
+    pub cleanup: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -73,6 +76,7 @@ impl Default for Options {
             idiom: true,
             induction: true,
             version: false,
+            cleanup: false,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,
