@@ -167,8 +167,11 @@ pub struct Options {
     /// `vliw_machine::reassoc`).
     pub reassociate: bool,
     /// Each block's operations in the order of a list schedule over virtual registers
-    /// before allocation (`pre-sched=block|off`, `vliw_machine::sched::pre_ra`).
+    /// before allocation (`pre-sched=block|region|off`, `vliw_machine::sched::pre_ra`).
     pub pre_sched: bool,
+    /// With `pre-sched=region`: operations move up into a block's only predecessor
+    /// first, across its side exit (`vliw_machine::sched::hoist`).
+    pub pre_sched_region: bool,
     /// Software pipelining of single-block inner loops before allocation
     /// (`modulo=on|off`, `vliw_machine::sched::modulo`), and a line per pipelined loop
     /// on stderr (`modulo-report=on`: `vliw-modulo: FUNCTION BLOCK: ... II ...`).
@@ -225,6 +228,7 @@ impl core::fmt::Debug for Options {
             .field("pcp", &self.pcp)
             .field("reassociate", &self.reassociate)
             .field("pre_sched", &self.pre_sched)
+            .field("pre_sched_region", &self.pre_sched_region)
             .field("modulo", &self.modulo)
             .field("modulo_report", &self.modulo_report)
             .field("psi_lowering", &self.psi_lowering)
@@ -267,6 +271,7 @@ impl Options {
             pcp: true,
             reassociate: true,
             pre_sched: true,
+            pre_sched_region: false,
             modulo: true,
             modulo_report: false,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
@@ -392,12 +397,13 @@ impl Options {
             "modulo" => self.modulo = on_off(key, value)?,
             "modulo-report" => self.modulo_report = on_off(key, value)?,
             "pre-sched" => {
-                self.pre_sched = match value {
-                    "block" => true,
-                    "off" => false,
+                (self.pre_sched, self.pre_sched_region) = match value {
+                    "block" => (true, false),
+                    "region" => (true, true),
+                    "off" => (false, false),
                     _ => {
                         return Err(format!(
-                            "pre-sched={value}: unknown scheduler (known: block, off)"
+                            "pre-sched={value}: unknown scheduler (known: block, region, off)"
                         ));
                     }
                 }

@@ -778,6 +778,33 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "pre-sched-region",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "scheduling across blocks: operations that cannot fault (loads as lds) move \
+                up from a block into its only predecessor in the same loop, past its side \
+                exit, where that predecessor's schedule has room, when pre-sched=region \
+                (vliw_machine::sched::hoist)",
+        switch: Some(Switch {
+            name: "pre-sched-region",
+            off: "pre-sched=block",
+            on: "pre-sched=region",
+            default_on: false,
+        }),
+        runs: |o| o.pre_sched && o.pre_sched_region,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::sched::hoist::hoist_into_predecessors(mf, &o.backend.machine);
+            o.count("pre-sched.hoisted", s.hoisted as u64);
+            o.count("pre-sched.hoisted-loads", s.hoisted_loads as u64);
+            o.count("pre-sched.hoist-blocks", s.blocks as u64);
+            o.count(
+                "pre-sched.hoist-declined-pressure",
+                s.declined_pressure as u64,
+            );
+            Ok(())
+        }),
+    },
+    Pass {
         name: "pre-sched",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,

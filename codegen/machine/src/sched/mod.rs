@@ -14,6 +14,7 @@
 //! a branch after the operations before it) correct.
 
 pub mod deps;
+pub mod hoist;
 pub mod list;
 pub mod modulo;
 pub mod pad;

@@ -1,0 +1,310 @@
+//! Scheduling across blocks (`pre-sched=region`): operations move up from a block
+//! into its only predecessor, past the predecessor's side exit, where the
+//! predecessor's schedule has room for them. This is the upward half of superblock
+//! scheduling (Hwu et al.; the region former takes a block and the block it falls
+//! or branches into when that block has no other way in: a trace of two, extended
+//! as blocks are processed from the last to the first, so that an operation may
+//! climb several blocks), on machine SSA before allocation, followed by the
+//! per-block schedule of `pre_ra`.
+//!
+//! **What may move** (`ifconv::region::speculable`): unguarded operations without
+//! side effects that cannot fault or trap (no stores, calls, divisions, traps or
+//! control), and loads, which become their non-faulting `lds` form (what the
+//! predecessor's other successor does not need it reads for nothing; our machine has
+//! no memory-mapped devices, so a load has no effect). A load moves only when no
+//! store, call or other memory operation comes before it in its block. Every operand
+//! must be available at the end of the predecessor: defined outside the block (then
+//! it dominates the block's only predecessor) or by an operation that moved already.
+//! Block parameters and allocatable physical registers are not.
+//!
+//! **No compensation code is needed**: an operation moves only upward, so on the
+//! side exit its result is computed and not used (by SSA dominance nothing outside
+//! the block it came from reads it), and on the path it came from it is computed
+//! earlier, on the same operands. Nothing moves down.
+//!
+//! **Where:** the block and its predecessor are in the same innermost loop (the loop
+//! forest; never across loop levels: moving into a loop body from its exit would run
+//! the operation every iteration, moving out of a header is impossible since a
+//! header has two predecessors). **When:** an operation moves if the predecessor's
+//! list schedule does not get longer with it (its length is the critical path and
+//! resource bound of its operations, as `sched::list` schedules them), so the
+//! predecessor's path pays nothing and the block's gets shorter or less crowded.
+//! **Pressure:** when the moves of one block make the allocator's pressure analysis
+//! find a block over the register file that it did not find before, they are undone
+//! (`pre-sched.hoist-declined-pressure`).
+//!
+//! Counters: `pre-sched.hoisted` (operations moved), `pre-sched.hoisted-loads` (of
+//! them loads made speculative), `pre-sched.hoist-blocks` (blocks some moved out of).
+
+use cranelift_entity::{EntityRef, SecondaryMap};
+use vliw_isa::MachineConfig;
+use vliw_ssa::LoopForest;
+
+use super::deps::DepGraph;
+use super::pre_ra::op_info;
+use crate::ifconv::region::speculable;
+use crate::mir::{MBlock, MInst, MOp, MachFunction, Reg, VReg};
+use crate::ssa_view::{block, cfg_of};
+
+/// What the motion did.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct HoistStats {
+    pub hoisted: usize,
+    pub hoisted_loads: usize,
+    pub blocks: usize,
+    pub declined_pressure: usize,
+}
+
+/// Predecessors larger than this are left alone (each candidate costs one list
+/// schedule of the predecessor).
+const MAX_PRED_OPS: usize = 80;
+/// The most operations that move out of one block.
+const MAX_MOVES: usize = 16;
+
+/// Moves operations of every block of `mf` (machine SSA) into its only predecessor
+/// where that predecessor's schedule has room for them.
+pub fn hoist_into_predecessors(mf: &mut MachFunction, config: &MachineConfig) -> HoistStats {
+    let mut stats = HoistStats::default();
+    if mf.layout.is_empty() {
+        return stats;
+    }
+    let cfg = cfg_of(mf);
+    let loops = LoopForest::compute(&cfg);
+    let preds: Vec<Vec<MBlock>> = (0..mf.blocks.len())
+        .map(|b| {
+            cfg.preds(vliw_ssa::Block::new(b))
+                .iter()
+                .map(|p| MBlock::new(p.index()))
+                .collect()
+        })
+        .collect();
+    let Ok(before) = crate::ssa_regalloc::analysis::Analysis::compute(mf) else {
+        return stats;
+    };
+    let over_before = before.violations;
+    let bases = super::pre_ra::address_bases(mf);
+    let quick = quick_values(mf, config);
+    // the blocks defining each virtual register
+    let mut def_block: SecondaryMap<VReg, Option<MBlock>> = SecondaryMap::new();
+    for &b in &mf.layout {
+        for &p in &mf.blocks[b].params {
+            def_block[p] = Some(b);
+        }
+        for inst in mf.block_insts(b) {
+            for d in inst.defs.iter().filter_map(|r| r.as_virtual()) {
+                def_block[d] = Some(b);
+            }
+        }
+    }
+    // from the last block to the first, so that moved operations may move on
+    for s in mf.layout.clone().into_iter().rev() {
+        let [p] = preds[s.index()][..] else { continue };
+        if p == s || loops.innermost_loop(block(p)) != loops.innermost_loop(block(s)) {
+            continue;
+        }
+        let Some(moves) = choose(mf, p, s, &def_block, &quick, &bases, config) else {
+            continue;
+        };
+        let saved = mf.clone();
+        let loads = apply(mf, p, s, &moves);
+        let fine = crate::ssa_regalloc::analysis::Analysis::compute(mf)
+            .is_ok_and(|a| a.violations.iter().all(|v| over_before.contains(v)));
+        if !fine {
+            *mf = saved;
+            stats.declined_pressure += 1;
+            continue;
+        }
+        for &i in &moves {
+            for d in mf.inst(i).defs.iter().filter_map(|r| r.as_virtual()) {
+                def_block[d] = Some(p);
+            }
+        }
+        stats.hoisted += moves.len();
+        stats.hoisted_loads += loads;
+        stats.blocks += 1;
+    }
+    stats
+}
+
+/// Where in `p`'s instruction list moved operations go: before the first operation
+/// that leads to `s` (a branch, possibly in the middle of the block: a block may have
+/// side exits before its end; or the `addpc` of a jump table) and the side exits
+/// right before it (`(q) br X; br S`: above `(q) br X`, or nothing would be
+/// speculated), with the start of the run of operations before that which no control
+/// operation interrupts (what the schedule of `p` overlaps them with).
+fn insertion_point(mf: &MachFunction, p: MBlock, s: MBlock) -> Option<(usize, usize)> {
+    let ids = mf.block_inst_ids(p);
+    let mut at = ids
+        .iter()
+        .position(|&i| mf.inst(i).branch_targets(mf).contains(&s))?;
+    // above the side exits right before it: `(p) br X; br S` moves up past `(p) br X`
+    while at > 0 && matches!(mf.inst(ids[at - 1]).op, MOp::Op(o) if o.is_control()) {
+        at -= 1;
+    }
+    let start = ids[..at]
+        .iter()
+        .rposition(|&i| matches!(mf.inst(i).op, MOp::Op(o) if o.is_control()))
+        .map_or(0, |k| k + 1);
+    Some((start, at))
+}
+
+/// The values ready one cycle after they are made wherever they are made: defined
+/// by an operation of latency 1, or block parameters whose incoming values all are
+/// (a constant, `r0`). An operation that moves up reads its operands earlier; one
+/// made by a longer operation in another block (a loop-carried product, a load) may
+/// then not be ready at the start of the predecessor, and the allocated schedule
+/// would pad the block before it: such operations stay.
+fn quick_values(mf: &MachFunction, config: &MachineConfig) -> SecondaryMap<VReg, bool> {
+    let mut quick: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    for &b in &mf.layout {
+        for inst in mf.block_insts(b) {
+            let fast = match inst.op {
+                MOp::Op(o) => config.latency(o.latency_class()) <= 1,
+                MOp::Copy => true,
+                _ => false,
+            };
+            for d in inst.defs.iter().filter_map(|r| r.as_virtual()) {
+                quick[d] = fast;
+            }
+        }
+    }
+    // block parameters: through the arguments of the branches to them (one level)
+    let mut incoming: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    for &b in &mf.layout {
+        for &p in &mf.blocks[b].params {
+            incoming[p] = true;
+        }
+    }
+    for &b in &mf.layout {
+        for inst in mf.block_insts(b) {
+            if let crate::mir::Imm::Block(t) = inst.imm {
+                for (k, a) in inst.args.iter().enumerate() {
+                    let ok = match a {
+                        Reg::Virtual(v) => quick[*v],
+                        r => *r == Reg::ZERO,
+                    };
+                    if let Some(&p) = mf.blocks[t].params.get(k)
+                        && !ok
+                    {
+                        incoming[p] = false;
+                    }
+                }
+            }
+        }
+    }
+    for &b in &mf.layout {
+        for &p in &mf.blocks[b].params {
+            quick[p] = incoming[p];
+        }
+    }
+    quick
+}
+
+/// The length in cycles of the list schedule of `insts`.
+fn schedule_length(
+    insts: &[MInst],
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    config: &MachineConfig,
+) -> i64 {
+    let mut ops: Vec<_> = insts.iter().map(|mi| op_info(mi, bases, config)).collect();
+    let g = DepGraph::build(&mut ops);
+    let cycles = super::list::schedule(&ops, &g, config);
+    cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)
+}
+
+/// The operations of `s` (by id, in order) that move into `p`.
+fn choose(
+    mf: &MachFunction,
+    p: MBlock,
+    s: MBlock,
+    def_block: &SecondaryMap<VReg, Option<MBlock>>,
+    quick: &SecondaryMap<VReg, bool>,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    config: &MachineConfig,
+) -> Option<Vec<crate::mir::InstId>> {
+    let p_ids = mf.block_inst_ids(p);
+    let (start, at) = insertion_point(mf, p, s)?;
+    if at - start > MAX_PRED_OPS {
+        return None;
+    }
+    // the run before the branch to `s`, with the branch; moved operations go at its end
+    let mut trial: Vec<MInst> = p_ids[start..=at]
+        .iter()
+        .map(|&i| mf.inst(i).clone())
+        .collect();
+    let at = at - start;
+    let base_length = schedule_length(&trial, bases, config);
+    let mut moved: Vec<crate::mir::InstId> = Vec::new();
+    let mut moved_defs: Vec<VReg> = Vec::new();
+    let mut memory_before = false;
+    for &i in mf.block_inst_ids(s) {
+        let inst = mf.inst(i);
+        let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
+        let movable = speculable(inst, !memory_before)
+            && !matches!(inst.op, MOp::Psi | MOp::ParallelCopy)
+            && inst.keep.is_none()
+            && inst.all_uses().all(|r| match r {
+                Reg::Virtual(v) => {
+                    moved_defs.contains(&v)
+                        || def_block[v] == Some(p)
+                        || def_block[v].is_some_and(|b| b != s) && quick[v]
+                }
+                r => r == Reg::ZERO || r == Reg::P0,
+            })
+            && inst.defs.iter().all(|d| d.as_virtual().is_some());
+        if let MOp::Op(o) = inst.op
+            && o.unit() == vliw_isa::Unit::Mem
+            && !is_load
+        {
+            memory_before = true;
+        }
+        if matches!(inst.op, MOp::Op(o) if o.is_control()) {
+            break;
+        }
+        if !movable {
+            continue;
+        }
+        let mut candidate = inst.clone();
+        if let MOp::Op(o) = inst.op
+            && let Some(spec) = o.speculative_load()
+        {
+            candidate.op = MOp::Op(spec);
+        }
+        trial.insert(at + moved.len(), candidate);
+        if schedule_length(&trial, bases, config) > base_length {
+            trial.remove(at + moved.len());
+            continue;
+        }
+        moved.push(i);
+        moved_defs.extend(inst.defs.iter().filter_map(|r| r.as_virtual()));
+        if moved.len() == MAX_MOVES {
+            break;
+        }
+    }
+    (!moved.is_empty()).then_some(moved)
+}
+
+/// Moves `moves` (operations of `s`, in order) to the end of `p`, before its
+/// control operations, loads as `lds`. Returns how many loads moved.
+fn apply(mf: &mut MachFunction, p: MBlock, s: MBlock, moves: &[crate::mir::InstId]) -> usize {
+    let mut loads = 0;
+    for &i in moves {
+        if let MOp::Op(o) = mf.inst(i).op
+            && let Some(spec) = o.speculative_load()
+        {
+            mf.inst_mut(i).op = MOp::Op(spec);
+            loads += 1;
+        }
+    }
+    let rest: Vec<_> = mf
+        .take_block_insts(s)
+        .into_iter()
+        .filter(|i| !moves.contains(i))
+        .collect();
+    mf.set_block_insts(s, rest);
+    let (_, at) = insertion_point(mf, p, s).expect("chosen with one");
+    let mut order = mf.take_block_insts(p);
+    order.splice(at..at, moves.iter().copied());
+    mf.set_block_insts(p, order);
+    loads
+}
