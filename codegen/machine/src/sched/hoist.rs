@@ -15,7 +15,8 @@
 //! store, call or other memory operation comes before it in its block. Every operand
 //! must be available at the end of the predecessor: defined outside the block (then
 //! it dominates the block's only predecessor) or by an operation that moved already.
-//! Block parameters and allocatable physical registers are not.
+//! Block parameters and allocatable physical registers are not. Nothing that names a
+//! block moves (a jump table's `addpc`: its targets are edges of its block).
 //!
 //! **No compensation code is needed**: an operation moves only upward, so on the
 //! side exit its result is computed and not used (by SSA dominance nothing outside
@@ -242,6 +243,8 @@ fn choose(
         let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
         let movable = speculable(inst, !memory_before)
             && !matches!(inst.op, MOp::Psi | MOp::ParallelCopy)
+            // (a jump table's `addpc` names the blocks it leads to: an edge)
+            && !matches!(inst.imm, crate::mir::Imm::Block(_) | crate::mir::Imm::JumpTable(_))
             && inst.keep.is_none()
             && inst.all_uses().all(|r| match r {
                 Reg::Virtual(v) => {
