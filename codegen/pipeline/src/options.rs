@@ -271,7 +271,7 @@ impl Options {
             pcp: true,
             reassociate: true,
             pre_sched: true,
-            pre_sched_region: false,
+            pre_sched_region: true,
             modulo: true,
             modulo_report: false,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),

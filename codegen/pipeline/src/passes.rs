@@ -391,7 +391,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "rvsdg-version",
             off: "rvsdg-version=off",
             on: "rvsdg-version=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.version,
         run: Run::Rvsdg(|rm, o| {
@@ -500,7 +500,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "rvsdg-cleanup",
             off: "rvsdg-cleanup=off",
             on: "rvsdg-cleanup=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.cleanup,
         run: Run::Rvsdg(|rm, o| {
@@ -789,7 +789,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "pre-sched-region",
             off: "pre-sched=block",
             on: "pre-sched=region",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.pre_sched && o.pre_sched_region,
         run: Run::Machine(|mf, o| {
