@@ -139,7 +139,8 @@ fn insertion_point(mf: &MachFunction, p: MBlock, s: MBlock) -> Option<(usize, us
         .iter()
         .position(|&i| mf.inst(i).branch_targets(mf).contains(&s))?;
     // above the side exits right before it: `(p) br X; br S` moves up past `(p) br X`
-    while at > 0 && matches!(mf.inst(ids[at - 1]).op, MOp::Op(o) if o.is_control()) {
+    // (branches to blocks only: never above a call, which may write what a load reads)
+    while at > 0 && !mf.inst(ids[at - 1]).branch_targets(mf).is_empty() {
         at -= 1;
     }
     let start = ids[..at]
