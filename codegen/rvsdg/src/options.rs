@@ -41,7 +41,7 @@ pub struct Options {
     pub induction: bool,
     /// Loop versioning for memory disambiguation (`rvsdg-version=on|off`).
     pub version: bool,
-    /// A second round of fold, CNE and LICM after the loop transformations
+    /// A second round of CNE and LICM after the loop transformations
     /// (`rvsdg-cleanup=on|off`).
     pub cleanup: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
