@@ -30,9 +30,11 @@
 //! list schedule does not get longer with it (its length is the critical path and
 //! resource bound of its operations, as `sched::list` schedules them), so the
 //! predecessor's path pays nothing and the block's gets shorter or less crowded.
-//! **Pressure:** when the moves of one block make the allocator's pressure analysis
-//! find a block over the register file that it did not find before, they are undone
-//! (`pre-sched.hoist-declined-pressure`).
+//! **Pressure:** when the moves make the allocator's pressure analysis find blocks
+//! over the register file that it did not find before, they are all undone and done
+//! again without those blocks (`pre-sched.hoist-declined-pressure` counts them); if
+//! blocks are still over, nothing moves. The analysis runs at most three times per
+//! function, not once per move: a pass over the function each.
 //!
 //! The same holds inside a block for its own side exits (`(q) br X` in the middle,
 //! as if-conversion leaves a loop's bounds checks): an operation moves above one when
@@ -66,14 +68,60 @@ pub struct HoistStats {
 const MAX_PRED_OPS: usize = 80;
 /// The most operations that move out of one block.
 const MAX_MOVES: usize = 16;
+/// The most candidates tried (a list schedule each) for one block or side exit.
+const MAX_TRIES: usize = 24;
 
 /// Moves operations of every block of `mf` (machine SSA) into its only predecessor
 /// where that predecessor's schedule has room for them.
+///
+/// The pressure check runs once over the whole function (the allocator's analysis
+/// costs a pass over it): when the moves leave blocks over the register file that
+/// were not before, everything is undone and done again without moving into, out of
+/// or within those blocks; if that is still over, nothing moves.
 pub fn hoist_into_predecessors(mf: &mut MachFunction, config: &MachineConfig) -> HoistStats {
     let mut stats = HoistStats::default();
     if mf.layout.is_empty() {
         return stats;
     }
+    let Ok(before) = crate::ssa_regalloc::analysis::Analysis::compute(mf) else {
+        return stats;
+    };
+    let over_before = before.violations;
+    let original = mf.clone();
+    let mut excluded: Vec<MBlock> = Vec::new();
+    for _round in 0..2 {
+        let done = hoist_all(mf, config, &excluded);
+        if done.hoisted == 0 {
+            stats.hoisted = 0;
+            return stats;
+        }
+        let new_over: Vec<MBlock> = match crate::ssa_regalloc::analysis::Analysis::compute(mf) {
+            Ok(a) => a
+                .violations
+                .into_iter()
+                .filter(|v| !over_before.contains(v))
+                .collect(),
+            Err(_) => {
+                *mf = original;
+                return stats;
+            }
+        };
+        if new_over.is_empty() {
+            stats.hoisted = done.hoisted;
+            stats.hoisted_loads = done.hoisted_loads;
+            stats.blocks = done.blocks;
+            return stats;
+        }
+        stats.declined_pressure += new_over.len();
+        excluded.extend(new_over);
+        *mf = original.clone();
+    }
+    stats
+}
+
+/// One round of moves, none into, out of or within the `excluded` blocks.
+fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock]) -> HoistStats {
+    let mut stats = HoistStats::default();
     let cfg = cfg_of(mf);
     let loops = LoopForest::compute(&cfg);
     let preds: Vec<Vec<MBlock>> = (0..mf.blocks.len())
@@ -84,10 +132,6 @@ pub fn hoist_into_predecessors(mf: &mut MachFunction, config: &MachineConfig) ->
                 .collect()
         })
         .collect();
-    let Ok(before) = crate::ssa_regalloc::analysis::Analysis::compute(mf) else {
-        return stats;
-    };
-    let over_before = before.violations;
     let bases = super::pre_ra::address_bases(mf);
     let quick = quick_values(mf, config);
     // the blocks defining each virtual register
@@ -105,40 +149,30 @@ pub fn hoist_into_predecessors(mf: &mut MachFunction, config: &MachineConfig) ->
     // within blocks first: up across a block's own side exits (a superblock that
     // if-conversion made, its bounds checks branching out of it)
     for b in mf.layout.clone().into_iter().rev() {
-        let saved = mf.clone();
+        if excluded.contains(&b) {
+            continue;
+        }
         let (moved, loads) = hoist_within(mf, b, &def_block, &quick, &bases, config);
-        if moved == 0 {
-            continue;
+        if moved > 0 {
+            stats.hoisted += moved;
+            stats.hoisted_loads += loads;
+            stats.blocks += 1;
         }
-        let fine = crate::ssa_regalloc::analysis::Analysis::compute(mf)
-            .is_ok_and(|a| a.violations.iter().all(|v| over_before.contains(v)));
-        if !fine {
-            *mf = saved;
-            stats.declined_pressure += 1;
-            continue;
-        }
-        stats.hoisted += moved;
-        stats.hoisted_loads += loads;
-        stats.blocks += 1;
     }
     // from the last block to the first, so that moved operations may move on
     for s in mf.layout.clone().into_iter().rev() {
         let [p] = preds[s.index()][..] else { continue };
-        if p == s || loops.innermost_loop(block(p)) != loops.innermost_loop(block(s)) {
+        if p == s
+            || excluded.contains(&p)
+            || excluded.contains(&s)
+            || loops.innermost_loop(block(p)) != loops.innermost_loop(block(s))
+        {
             continue;
         }
         let Some(moves) = choose(mf, p, s, &def_block, &quick, &bases, config) else {
             continue;
         };
-        let saved = mf.clone();
         let loads = apply(mf, p, s, &moves);
-        let fine = crate::ssa_regalloc::analysis::Analysis::compute(mf)
-            .is_ok_and(|a| a.violations.iter().all(|v| over_before.contains(v)));
-        if !fine {
-            *mf = saved;
-            stats.declined_pressure += 1;
-            continue;
-        }
         for &i in &moves {
             for d in mf.inst(i).defs.iter().filter_map(|r| r.as_virtual()) {
                 def_block[d] = Some(p);
@@ -165,34 +199,41 @@ fn hoist_within(
 ) -> (usize, usize) {
     let (mut moved_total, mut loads) = (0, 0);
     let is_control = |mi: &MInst| matches!(mi.op, MOp::Op(o) if o.is_control());
-    // the side exit to look above, by position from the end of the block
-    let mut from_end = 0;
-    loop {
-        let ids = mf.block_inst_ids(b).to_vec();
-        if from_end >= ids.len() {
-            break;
-        }
-        let Some(c) = (0..ids.len() - from_end).rev().find(|&i| {
+    // moving operations from after a side exit to before it changes no position
+    // before it: the side exits are found once, and taken from the last (only the
+    // exit itself moves down, past what moved above it)
+    let mut ids = mf.block_inst_ids(b).to_vec();
+    let mut controls: Vec<usize> = (0..ids.len())
+        .filter(|&i| is_control(mf.inst(ids[i])))
+        .collect();
+    let exits: Vec<usize> = controls
+        .iter()
+        .copied()
+        .filter(|&i| {
             let mi = mf.inst(ids[i]);
             !mi.guard.is_always() && !mi.branch_targets(mf).is_empty() && i + 1 < ids.len()
-        }) else {
-            break;
-        };
-        from_end = ids.len() - c;
+        })
+        .collect();
+    for &c in exits.iter().rev() {
         // the run after the side exit, up to the next control operation
-        let after_end = (c + 1..ids.len())
-            .find(|&i| is_control(mf.inst(ids[i])))
-            .unwrap_or(ids.len());
-        let before_start = ids[..c]
+        let after_end = controls
             .iter()
-            .rposition(|&i| is_control(mf.inst(i)))
+            .copied()
+            .find(|&i| i > c)
+            .unwrap_or(ids.len());
+        let before_start = controls
+            .iter()
+            .copied()
+            .rev()
+            .find(|&i| i < c)
             .map_or(0, |k| k + 1);
         if c - before_start > MAX_PRED_OPS {
             continue;
         }
         // values made in the block at or after the side exit are not available above it
-        let mut later: Vec<VReg> = Vec::new();
-        for &i in &ids[c..] {
+        // (only the run after it can read them, as far as moving goes)
+        let mut later: rustc_hash::FxHashSet<VReg> = rustc_hash::FxHashSet::default();
+        for &i in &ids[c..after_end] {
             later.extend(mf.inst(i).defs.iter().filter_map(|r| r.as_virtual()));
         }
         let mut trial: Vec<MInst> = ids[before_start..=c]
@@ -204,6 +245,7 @@ fn hoist_within(
         let mut moved: Vec<crate::mir::InstId> = Vec::new();
         let mut moved_defs: Vec<VReg> = Vec::new();
         let mut memory_before = false;
+        let mut tries = 0;
         for &i in &ids[c + 1..after_end] {
             let inst = mf.inst(i);
             let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
@@ -239,6 +281,10 @@ fn hoist_within(
             if !movable || moved.len() == MAX_MOVES {
                 continue;
             }
+            if tries == MAX_TRIES {
+                break;
+            }
+            tries += 1;
             let mut candidate = inst.clone();
             if let MOp::Op(o) = inst.op
                 && let Some(spec) = o.speculative_load()
@@ -264,12 +310,21 @@ fn hoist_within(
                 loads += 1;
             }
         }
-        let mut order: Vec<_> = ids.iter().copied().filter(|i| !moved.contains(i)).collect();
-        order.splice(c..c, moved.iter().copied());
-        mf.set_block_insts(b, order);
+        // [c, after_end) becomes the moved operations, the side exit, the rest
+        let rest: Vec<_> = ids[c..after_end]
+            .iter()
+            .copied()
+            .filter(|i| !moved.contains(i))
+            .collect();
+        ids.splice(c..after_end, moved.iter().copied().chain(rest));
+        // the side exit is now after them: what moved may climb on above the one before
+        if let Some(k) = controls.iter().position(|&i| i == c) {
+            controls[k] = c + moved.len();
+        }
         moved_total += moved.len();
-        // (the side exit moved down by as many places; the next one to look above is
-        // before the moved operations, which `from_end` still says)
+    }
+    if moved_total > 0 {
+        mf.set_block_insts(b, ids);
     }
     (moved_total, loads)
 }
@@ -356,6 +411,30 @@ fn schedule_length(
     config: &MachineConfig,
 ) -> i64 {
     let mut ops: Vec<_> = insts.iter().map(|mi| op_info(mi, bases, config)).collect();
+    // virtual registers renumbered densely: the graph's tables are as long as the
+    // largest register index, and a trial schedules a few dozen operations of a
+    // function that may have tens of thousands of registers
+    let mut dense: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
+    let mut map = |r: &mut usize| {
+        if *r >= super::deps::NUM_REGS {
+            let next = super::deps::NUM_REGS + dense.len();
+            *r = *dense.entry(*r).or_insert(next);
+        }
+    };
+    for op in &mut ops {
+        op.reads.iter_mut().for_each(&mut map);
+        op.writes.iter_mut().for_each(|(r, _)| map(r));
+        if let Some(place) = op.access.as_mut().and_then(|a| a.place.as_mut()) {
+            map(&mut place.0);
+        }
+        if let Some((r, _)) = op.guard.as_mut() {
+            map(r);
+        }
+        if let Some((a, b)) = op.exclusive_pair.as_mut() {
+            map(a);
+            map(b);
+        }
+    }
     let g = DepGraph::build(&mut ops);
     let cycles = super::list::schedule(&ops, &g, config);
     cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)
@@ -386,6 +465,7 @@ fn choose(
     let mut moved: Vec<crate::mir::InstId> = Vec::new();
     let mut moved_defs: Vec<VReg> = Vec::new();
     let mut memory_before = false;
+    let mut tries = 0;
     for &i in mf.block_inst_ids(s) {
         let inst = mf.inst(i);
         let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
@@ -415,6 +495,10 @@ fn choose(
         if !movable {
             continue;
         }
+        if tries == MAX_TRIES {
+            break;
+        }
+        tries += 1;
         let mut candidate = inst.clone();
         if let MOp::Op(o) = inst.op
             && let Some(spec) = o.speculative_load()
