@@ -352,6 +352,7 @@ impl Options {
         "rvsdg-version",
         "rvsdg-cleanup",
         "rvsdg-unroll",
+        "unroll",
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
         "rvsdg-memory",
@@ -467,6 +468,16 @@ impl Options {
             "rvsdg-version" => self.rvsdg.version = on_off(key, value)?,
             "rvsdg-cleanup" => self.rvsdg.cleanup = on_off(key, value)?,
             "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
+            // the short form: `unroll=off`, or `unroll=N` copies (1 = none)
+            "unroll" => match value {
+                "off" => self.rvsdg.unroll = false,
+                _ => {
+                    self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {
+                        format!("unroll={value}: expected `off` or a number of copies")
+                    })?;
+                    self.rvsdg.unroll = true;
+                }
+            },
             "rvsdg-unroll-factor" => {
                 self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {
                     format!("rvsdg-unroll-factor={value}: expected a number of copies")
@@ -615,6 +626,14 @@ mod tests {
         assert!(Options::parse("dump-format=svg").is_err());
         assert!(Options::parse("bogus=1").is_err());
         assert!(Options::parse("mem2reg").is_err());
+        let o = Options::parse("unroll=8").unwrap();
+        assert!(o.rvsdg.unroll && o.rvsdg.unroll_options.factor == 8);
+        assert!(!Options::parse("unroll=off").unwrap().rvsdg.unroll);
+        assert!(
+            Options::parse("unroll=lots")
+                .unwrap_err()
+                .contains("number of copies")
+        );
         assert_eq!(
             Options::parse("rvsdg-inline-threshold=12")
                 .unwrap()
