@@ -236,69 +236,27 @@ fn hoist_within(
         for &i in &ids[c..after_end] {
             later.extend(mf.inst(i).defs.iter().filter_map(|r| r.as_virtual()));
         }
-        let mut trial: Vec<MInst> = ids[before_start..=c]
+        let trial: Vec<MInst> = ids[before_start..=c]
             .iter()
             .map(|&i| mf.inst(i).clone())
             .collect();
-        let at = c - before_start;
-        let base_length = schedule_length(&trial, bases, config);
-        let mut moved: Vec<crate::mir::InstId> = Vec::new();
-        let mut moved_defs: Vec<VReg> = Vec::new();
-        let mut memory_before = false;
-        let mut tries = 0;
-        for &i in &ids[c + 1..after_end] {
-            let inst = mf.inst(i);
-            let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
-            // (float operations stay: above a side exit they made `spectral_norm`
-            // 4% slower, and gained nothing elsewhere)
-            let float = matches!(inst.op, MOp::Op(o) if matches!(
-                o.latency_class(),
-                vliw_isa::LatencyClass::Float | vliw_isa::LatencyClass::FloatCompare
-            ));
-            let movable = speculable(inst, !memory_before)
-                && !float
-                && !matches!(inst.op, MOp::Psi | MOp::ParallelCopy)
-                && !matches!(
-                    inst.imm,
-                    crate::mir::Imm::Block(_) | crate::mir::Imm::JumpTable(_)
-                )
-                && inst.keep.is_none()
-                && inst.all_uses().all(|r| match r {
-                    Reg::Virtual(v) => {
-                        moved_defs.contains(&v)
-                            || (def_block[v] == Some(b) && !later.contains(&v))
-                            || (def_block[v].is_some_and(|d| d != b) && quick[v])
-                    }
-                    r => r == Reg::ZERO || r == Reg::P0,
-                })
-                && inst.defs.iter().all(|d| d.as_virtual().is_some());
-            if let MOp::Op(o) = inst.op
-                && o.unit() == vliw_isa::Unit::Mem
-                && !is_load
-            {
-                memory_before = true;
-            }
-            if !movable || moved.len() == MAX_MOVES {
-                continue;
-            }
-            if tries == MAX_TRIES {
-                break;
-            }
-            tries += 1;
-            let mut candidate = inst.clone();
-            if let MOp::Op(o) = inst.op
-                && let Some(spec) = o.speculative_load()
-            {
-                candidate.op = MOp::Op(spec);
-            }
-            trial.insert(at + moved.len(), candidate);
-            if schedule_length(&trial, bases, config) > base_length {
-                trial.remove(at + moved.len());
-                continue;
-            }
-            moved.push(i);
-            moved_defs.extend(inst.defs.iter().filter_map(|r| r.as_virtual()));
-        }
+        // (float operations stay: above a side exit they made `spectral_norm` 4%
+        // slower, and gained nothing elsewhere)
+        let available = |v: VReg| match def_block[v] {
+            Some(d) if d == b => !later.contains(&v),
+            Some(_) => quick[v],
+            None => false,
+        };
+        let moved = pick(
+            mf,
+            &ids[c + 1..after_end],
+            &available,
+            false,
+            trial,
+            c - before_start,
+            bases,
+            config,
+        );
         if moved.is_empty() {
             continue;
         }
@@ -440,46 +398,43 @@ fn schedule_length(
     cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)
 }
 
-/// The operations of `s` (by id, in order) that move into `p`.
-fn choose(
+/// Of `candidates` (operations in order, up to the first control operation), those
+/// that may move to index `at` of `trial` (a run of operations ending in a branch)
+/// without lengthening its list schedule: speculable (loads as `lds`, and only
+/// when no other memory operation comes before them), `floats` or not a float
+/// operation, naming no block, keeping nothing, writing virtual registers, reading
+/// values `available` there or made by an operation that moves before them.
+#[allow(clippy::too_many_arguments)]
+fn pick(
     mf: &MachFunction,
-    p: MBlock,
-    s: MBlock,
-    def_block: &SecondaryMap<VReg, Option<MBlock>>,
-    quick: &SecondaryMap<VReg, bool>,
+    candidates: &[crate::mir::InstId],
+    available: &dyn Fn(VReg) -> bool,
+    floats: bool,
+    mut trial: Vec<MInst>,
+    at: usize,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
-) -> Option<Vec<crate::mir::InstId>> {
-    let p_ids = mf.block_inst_ids(p);
-    let (start, at) = insertion_point(mf, p, s)?;
-    if at - start > MAX_PRED_OPS {
-        return None;
-    }
-    // the run before the branch to `s`, with the branch; moved operations go at its end
-    let mut trial: Vec<MInst> = p_ids[start..=at]
-        .iter()
-        .map(|&i| mf.inst(i).clone())
-        .collect();
-    let at = at - start;
+) -> Vec<crate::mir::InstId> {
     let base_length = schedule_length(&trial, bases, config);
     let mut moved: Vec<crate::mir::InstId> = Vec::new();
     let mut moved_defs: Vec<VReg> = Vec::new();
     let mut memory_before = false;
     let mut tries = 0;
-    for &i in mf.block_inst_ids(s) {
+    for &i in candidates {
         let inst = mf.inst(i);
         let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
+        let float = matches!(inst.op, MOp::Op(o) if matches!(
+            o.latency_class(),
+            vliw_isa::LatencyClass::Float | vliw_isa::LatencyClass::FloatCompare
+        ));
         let movable = speculable(inst, !memory_before)
+            && (floats || !float)
             && !matches!(inst.op, MOp::Psi | MOp::ParallelCopy)
             // (a jump table's `addpc` names the blocks it leads to: an edge)
             && !matches!(inst.imm, crate::mir::Imm::Block(_) | crate::mir::Imm::JumpTable(_))
             && inst.keep.is_none()
             && inst.all_uses().all(|r| match r {
-                Reg::Virtual(v) => {
-                    moved_defs.contains(&v)
-                        || def_block[v] == Some(p)
-                        || def_block[v].is_some_and(|b| b != s) && quick[v]
-                }
+                Reg::Virtual(v) => moved_defs.contains(&v) || available(v),
                 r => r == Reg::ZERO || r == Reg::P0,
             })
             && inst.defs.iter().all(|d| d.as_virtual().is_some());
@@ -516,6 +471,44 @@ fn choose(
             break;
         }
     }
+    moved
+}
+
+/// The operations of `s` (by id, in order) that move into `p`.
+fn choose(
+    mf: &MachFunction,
+    p: MBlock,
+    s: MBlock,
+    def_block: &SecondaryMap<VReg, Option<MBlock>>,
+    quick: &SecondaryMap<VReg, bool>,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    config: &MachineConfig,
+) -> Option<Vec<crate::mir::InstId>> {
+    let p_ids = mf.block_inst_ids(p);
+    let (start, at) = insertion_point(mf, p, s)?;
+    if at - start > MAX_PRED_OPS {
+        return None;
+    }
+    // the run before the branch to `s`, with the branch; moved operations go at its end
+    let trial: Vec<MInst> = p_ids[start..=at]
+        .iter()
+        .map(|&i| mf.inst(i).clone())
+        .collect();
+    let available = |v: VReg| match def_block[v] {
+        Some(d) if d == p => true,
+        Some(d) => d != s && quick[v],
+        None => false,
+    };
+    let moved = pick(
+        mf,
+        mf.block_inst_ids(s),
+        &available,
+        true,
+        trial,
+        at - start,
+        bases,
+        config,
+    );
     (!moved.is_empty()).then_some(moved)
 }
 
