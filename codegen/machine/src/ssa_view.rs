@@ -32,6 +32,18 @@ pub fn cfg_of(mf: &MachFunction) -> Cfg {
     Cfg::from_successors(entry, succs)
 }
 
+/// Each block's predecessors in `cfg` (the function's, `cfg_of`), by block index.
+pub fn block_preds(mf: &MachFunction, cfg: &Cfg) -> Vec<Vec<MBlock>> {
+    (0..mf.blocks.len())
+        .map(|b| {
+            cfg.preds(Block::new(b))
+                .iter()
+                .map(|&p| mblock(p))
+                .collect()
+        })
+        .collect()
+}
+
 pub fn block(b: MBlock) -> Block {
     Block::new(b.index())
 }

@@ -124,14 +124,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
     let mut stats = HoistStats::default();
     let cfg = cfg_of(mf);
     let loops = LoopForest::compute(&cfg);
-    let preds: Vec<Vec<MBlock>> = (0..mf.blocks.len())
-        .map(|b| {
-            cfg.preds(vliw_ssa::Block::new(b))
-                .iter()
-                .map(|p| MBlock::new(p.index()))
-                .collect()
-        })
-        .collect();
+    let preds = crate::ssa_view::block_preds(mf, &cfg);
     let bases = super::pre_ra::address_bases(mf);
     let quick = quick_values(mf, config);
     // the blocks defining each virtual register

@@ -105,14 +105,7 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
     // pipelining rewrites instructions and block arguments, never edges: the
     // predecessors stay as they are
     let cfg = cfg_of(mf);
-    let preds: Vec<Vec<MBlock>> = (0..mf.blocks.len())
-        .map(|b| {
-            cfg.preds(vliw_ssa::Block::new(b))
-                .iter()
-                .map(|p| MBlock::new(p.index()))
-                .collect()
-        })
-        .collect();
+    let preds = crate::ssa_view::block_preds(mf, &cfg);
     // the address chains of the function; the registers pipelining adds are no
     // addresses
     let bases = address_bases(mf);
