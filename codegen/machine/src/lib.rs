@@ -21,6 +21,7 @@
 pub mod abi;
 pub mod analysis_timing;
 pub mod copy_blocks;
+pub mod cse;
 pub mod destruct;
 pub mod dwarf;
 pub mod emit;

@@ -152,8 +152,11 @@ pub struct Options {
     /// If-convert acyclic regions of machine SSA into predicated blocks with ψ
     /// operations (`if-convert=on|off`, `vliw_machine::ifconv`).
     pub if_convert: bool,
+    /// Local common-subexpression elimination on machine SSA after if-conversion
+    /// (`machine-cse=on|off`, `vliw_machine::cse`).
+    pub machine_cse: bool,
     /// Limits of if-conversion's regions (`if-convert-max-ops=`,
-    /// `if-convert-max-predicates=`).
+    /// `if-convert-max-predicates=`, `if-convert-max-blocks=`).
     pub if_convert_limits: vliw_machine::ifconv::Limits,
     /// Promote ψ guards (003 §3.1; `promotion=on|off`).
     pub promotion: bool,
@@ -222,6 +225,7 @@ impl core::fmt::Debug for Options {
             .field("jump_threading", &self.jump_threading)
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
+            .field("machine_cse", &self.machine_cse)
             .field("if_convert_limits", &self.if_convert_limits)
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
@@ -265,6 +269,7 @@ impl Options {
             jump_threading: true,
             copy_blocks: true,
             if_convert: true,
+            machine_cse: true,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
             ppg: true,
@@ -311,8 +316,10 @@ impl Options {
         "jump-threading",
         "copy-blocks",
         "if-convert",
+        "machine-cse",
         "if-convert-max-ops",
         "if-convert-max-predicates",
+        "if-convert-max-blocks",
         "psi-lowering",
         "speculate-loads",
         "psi-fold",
@@ -380,6 +387,7 @@ impl Options {
             "jump-threading" => self.jump_threading = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,
+            "machine-cse" => self.machine_cse = on_off(key, value)?,
             "promotion" => self.promotion = on_off(key, value)?,
             "ppg" => self.ppg = on_off(key, value)?,
             "psi-shape" => {
@@ -429,6 +437,17 @@ impl Options {
                 self.if_convert_limits.max_predicates = value.parse().map_err(|_| {
                     format!("if-convert-max-predicates={value}: expected a number of predicates")
                 })?
+            }
+            "if-convert-max-blocks" => {
+                self.if_convert_limits.max_blocks = match value.parse() {
+                    Ok(n) if n >= 2 => n,
+                    _ => {
+                        return Err(format!(
+                            "if-convert-max-blocks={value}: expected a number of blocks (at \
+                             least 2)"
+                        ));
+                    }
+                }
             }
             "psi-lowering" => {
                 self.psi_lowering = match value {
@@ -671,6 +690,7 @@ mod tests {
                 "rvsdg-unroll-budget" => "100",
                 "if-convert-max-ops" => "64",
                 "if-convert-max-predicates" => "4",
+                "if-convert-max-blocks" => "4",
                 "psi-lowering" => "sel",
                 "psi-shape" => "flat",
                 "pcp-mode" => "basic",

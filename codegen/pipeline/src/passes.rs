@@ -674,6 +674,7 @@ pub const PIPELINE: &[Pass] = &[
             o.count("ifconv.speculated-loads", s.speculated_loads as u64);
             o.count("ifconv.guarded", s.guarded as u64);
             o.count("ifconv.side-exits", s.side_exits as u64);
+            o.count("ifconv.chain-cuts", s.chain_cuts as u64);
             Ok(())
         }),
     },
@@ -707,6 +708,26 @@ pub const PIPELINE: &[Pass] = &[
             o.count("pcp.branches-decided", s.branches_decided as u64);
             o.count("pcp.dead-removed", s.dead_removed as u64);
             o.count("pcp.fallbacks", s.fallbacks as u64);
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "machine-cse",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "local common-subexpression elimination on machine SSA: the equal \
+                computations that if-conversion brought into one block from the arms \
+                of a branch (vliw_machine::cse)",
+        switch: Some(Switch {
+            name: "machine-cse",
+            off: "machine-cse=off",
+            on: "machine-cse=on",
+            default_on: true,
+        }),
+        runs: |o| o.machine_cse,
+        run: Run::Machine(|mf, o| {
+            let removed = vliw_machine::cse::eliminate_common_subexpressions(mf);
+            o.count("cse.removed", removed as u64);
             Ok(())
         }),
     },

@@ -18,6 +18,7 @@
 //! region (a chain of ifs), which the next round converts; rounds stop when nothing
 //! changes or after [`MAX_ROUNDS`].
 
+pub mod chains;
 pub mod cost;
 pub mod paths;
 pub mod ppg;
@@ -66,6 +67,9 @@ pub struct IfConvertStats {
     pub guarded: usize,
     /// Branches to cold blocks (panics) left in the middle of a converted block.
     pub side_exits: usize,
+    /// Multi-way branches cut into chains of blocks that regions took apart
+    /// (`chains`).
+    pub chain_cuts: usize,
 }
 
 /// If-converts `mf` (machine SSA) for `machine`, within `limits`.
@@ -75,12 +79,32 @@ pub fn if_convert(
     limits: &Limits,
 ) -> IfConvertStats {
     let mut stats = IfConvertStats::default();
+    let cuts = {
+        let cfg = cfg_of(mf);
+        let preds = preds_of(mf, &cfg);
+        chains::split(mf, &cold_blocks(mf, &cfg, &preds))
+    };
     for _ in 0..MAX_ROUNDS {
         if !round(mf, machine, limits, &mut stats) {
             break;
         }
     }
+    let joined = chains::merge_back(mf, &cuts);
+    stats.chain_cuts += cuts.len() - joined;
     stats
+}
+
+/// Each block's predecessors in `cfg`; every block of the layout counts, reachable or
+/// not (a block that stays must not branch to one merged away).
+fn preds_of(mf: &MachFunction, cfg: &Cfg) -> HashMap<MBlock, Vec<MBlock>> {
+    let mut preds: HashMap<MBlock, Vec<MBlock>> =
+        mf.layout.iter().map(|&b| (b, Vec::new())).collect();
+    for &b in &mf.layout {
+        for t in cfg.succs(crate::ssa_view::block(b)) {
+            preds.entry(mblock(*t)).or_default().push(b);
+        }
+    }
+    preds
 }
 
 /// The blocks of the layout that the entry reaches and from which no `ret` can be
@@ -129,15 +153,7 @@ fn round(
 ) -> bool {
     let cfg = cfg_of(mf);
     let dom = DomTree::compute(&cfg);
-    let mut preds: HashMap<MBlock, Vec<MBlock>> =
-        mf.layout.iter().map(|&b| (b, Vec::new())).collect();
-    // every block of the layout counts, reachable or not: a block that stays must
-    // not branch to one merged away
-    for &b in &mf.layout {
-        for t in cfg.succs(crate::ssa_view::block(b)) {
-            preds.entry(mblock(*t)).or_default().push(b);
-        }
-    }
+    let preds = preds_of(mf, &cfg);
     // cold blocks (they never return: panics) are left by side exits, so the join of
     // a region is found as if the edges into them were not there
     let cold = cold_blocks(mf, &cfg, &preds);

@@ -152,8 +152,29 @@ fn random_function(rng: &mut Rng) -> MachFunction {
                     mf.set_block(e2, vec![j2]);
                     let negated = rng.chance(30);
                     body.push(br(e1, &[]).with_guard(MGuard::new(p.into(), negated)));
-                    body.push(br(e2, &[]));
                     layout.extend([e1, e2]);
+                    // sometimes a multi-way branch: a second guarded branch before
+                    // the final jump (cut into a chain by `chains::split`)
+                    if i + 3 < n && rng.chance(30) {
+                        let q = mf.new_vreg(RegClass::Pred);
+                        let (x, y) = (pick(rng), pick(rng));
+                        body.insert(
+                            body.len() - 1,
+                            MInst::op(
+                                Opcode::CmpLt,
+                                &[q.into(), Reg::P0],
+                                &[y.into(), x.into()],
+                                Imm::None,
+                            ),
+                        );
+                        let e3 = mf.new_block();
+                        let d = i + 2 + rng.below(n - i - 2);
+                        let j3 = jump(d, rng);
+                        mf.set_block(e3, vec![j3]);
+                        body.push(br(e3, &[]).with_guard(MGuard::new(q.into(), false)));
+                        layout.push(e3);
+                    }
+                    body.push(br(e2, &[]));
                 }
             }
         }
@@ -172,7 +193,7 @@ fn run(mf: &MachFunction, args: &[u64]) -> Result<Vec<u64>, String> {
 #[test]
 fn random_functions_keep_their_values() {
     let machine = MachineConfig::default();
-    let (mut converted, mut checked, mut side_exits) = (0, 0, 0);
+    let (mut converted, mut checked, mut side_exits, mut cuts) = (0, 0, 0, 0);
     let (mut folded, mut reordered, mut copies_made) = (0, 0, 0);
     let (mut inlines, mut projections, mut disjoint_shared, mut min_max) = (0, 0, 0, 0);
     let mut reassociated = 0;
@@ -202,6 +223,7 @@ fn random_functions_keep_their_values() {
             let stats = if_convert(&mut out, &always, &limits);
             converted += stats.regions;
             side_exits += stats.side_exits;
+            cuts += stats.chain_cuts;
             out.verify(Phase::Ssa).unwrap_or_else(|e| {
                 panic!("seed {seed} {promotion:?} {psi_tree}:\n{e}\n{mf}\n{out}")
             });
@@ -305,6 +327,7 @@ fn random_functions_keep_their_values() {
         "{inlines} inlined, {projections} projected"
     );
     assert!(side_exits > 50, "only {side_exits} side exits");
+    assert!(cuts > 50, "only {cuts} multi-way branches taken apart");
     assert!(converted > 300, "only {converted} regions converted");
     assert!(checked > 0);
 }
@@ -379,4 +402,29 @@ fn ppg_covers_agree_with_the_paths() {
         }
     }
     assert!(asked > 1000 && yes > 100, "{asked} asked, {yes} yes");
+}
+
+#[test]
+fn multi_way_branches_no_region_takes_are_joined_back() {
+    // with no region allowed, the chains cut before the rounds are joined again: the
+    // function comes out as it went in
+    let limits = Limits {
+        max_ops: 0,
+        ..Limits::default()
+    };
+    let mut chains = 0;
+    for seed in 1..=300u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let mf = random_function(&mut rng);
+        let mut out = mf.clone();
+        let stats = if_convert(&mut out, &MachineConfig::default(), &limits);
+        assert_eq!(stats.regions, 0);
+        assert_eq!(stats.chain_cuts, 0);
+        assert_eq!(out.to_string(), mf.to_string(), "seed {seed}");
+        chains += usize::from(out.blocks.len() > mf.blocks.len());
+    }
+    assert!(
+        chains > 20,
+        "only {chains} functions with a multi-way branch"
+    );
 }

@@ -27,21 +27,28 @@
 //!     other than by powers of two are left alone (no 128-bit high multiply on the
 //!     machine).
 //!
+//! - A bit's mask applied to a constant and combined: `a ^ (-(x & 1) & c)` (and `|`,
+//!   `+`; `-y` as `ineg y` or `0 - y`) → `select(x & 1 != 0, a ^ c, a)`. The mask
+//!   costs a negate and an `and` on the path from `x` (four operations deep to the
+//!   result, as CRC and LFSR steps write it), the select one compare (three deep),
+//!   and `a ^ c` runs beside the compare.
+//!
 //! Divisions by 1 and -1 are the fold pass's (`fold.rs`); `i1` divisions too.
 //!
-//! Counters: `strength.multiplications`, `strength.divisions`, `strength.remainders`.
+//! Counters: `strength.multiplications`, `strength.divisions`, `strength.remainders`,
+//! `strength.bit-selects`.
 
 use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, IntCC, Opcode, Type};
 
-use super::rewrite::{Rewriter, const_of, division_cannot_trap, sext, vty};
+use super::rewrite::{Rewriter, const_of, division_cannot_trap, producer_op, sext, vty};
 use crate::graph::{Node, Origin};
 use crate::ops::{Op, Rvsdg};
 use crate::report::Report;
 
 /// Reduces the multiplications and divisions by constants of every λ of `g`.
 pub fn strength_reduction(g: &mut Rvsdg, report: &mut Report) {
-    let (mut muls, mut divs, mut rems) = (0, 0, 0);
+    let (mut muls, mut divs, mut rems, mut selects) = (0, 0, 0, 0);
     let mut rw = Rewriter::new(g);
     let mut quotients = Quotients::default();
     for l in rw.g.lambdas() {
@@ -57,6 +64,7 @@ pub fn strength_reduction(g: &mut Rvsdg, report: &mut Report) {
                 match reduce(&mut rw, &mut quotients, n, &op) {
                     Some(Opcode::Imul) => muls += 1,
                     Some(Opcode::Udiv | Opcode::Sdiv) => divs += 1,
+                    Some(Opcode::Bxor | Opcode::Bor | Opcode::Iadd) => selects += 1,
                     Some(_) => rems += 1,
                     None => {}
                 }
@@ -68,6 +76,7 @@ pub fn strength_reduction(g: &mut Rvsdg, report: &mut Report) {
     report.count("strength.multiplications", muls);
     report.count("strength.divisions", divs);
     report.count("strength.remainders", rems);
+    report.count("strength.bit-selects", selects);
 }
 
 /// Reduces node `n`; the opcode it reduced.
@@ -108,6 +117,16 @@ fn reduce(rw: &mut Rewriter, quotients: &mut Quotients, n: Node, op: &Op) -> Opt
             let d = const_of(g, b)?;
             divide(rw, quotients, n, opcode, a, d, ty)?
         }
+        Opcode::Bxor | Opcode::Bor | Opcode::Iadd if op.is_pure() => {
+            let (other, bit, c) = [(a, b), (b, a)]
+                .into_iter()
+                .find_map(|(other, m)| bit_mask(g, m).map(|(bit, c)| (other, bit, c)))?;
+            let zero = rw.int(n, ty, 0);
+            let set = rw.icmp(n, IntCC::Ne, bit, zero);
+            let c = rw.constant(n, crate::ops::Ty::Val(ty), c);
+            let with = rw.binary(n, opcode, other, c);
+            rw.select(n, set, with, other)
+        }
         _ => return None,
     };
     rw.replace(Origin::Out(n, 0), v);
@@ -115,6 +134,38 @@ fn reduce(rw: &mut Rewriter, quotients: &mut Quotients, n: Node, op: &Op) -> Opt
     rw.bypass_state(n);
     rw.remove(n);
     Some(opcode)
+}
+
+/// `(y, c)` when `m` is `-y & c` with `y = x & 1` and `c` a constant (`-y` as `ineg y`
+/// or `0 - y`; constants are on the right once folded).
+fn bit_mask(g: &Rvsdg, m: Origin) -> Option<(Origin, u128)> {
+    let binary = |o: Origin| match producer_op(g, o)? {
+        (n, InstructionData::Binary { opcode, .. }) => {
+            Some((*opcode, g.input(n, 0), g.input(n, 1)))
+        }
+        _ => None,
+    };
+    let (Opcode::Band, neg, c) = binary(m)? else {
+        return None;
+    };
+    let c = const_of(g, c)?;
+    let y = match producer_op(g, neg)? {
+        (
+            n,
+            InstructionData::Unary {
+                opcode: Opcode::Ineg,
+                ..
+            },
+        ) => g.input(n, 0),
+        _ => match binary(neg)? {
+            (Opcode::Isub, zero, y) if const_of(g, zero) == Some(0) => y,
+            _ => return None,
+        },
+    };
+    let (Opcode::Band, _, one) = binary(y)? else {
+        return None;
+    };
+    (const_of(g, one) == Some(1)).then_some((y, c))
 }
 
 /// The sequence for `opcode x, d` (`d` a constant that cannot trap, of type `ty`).

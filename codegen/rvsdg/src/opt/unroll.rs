@@ -98,6 +98,9 @@ pub const DEFAULT_FACTOR: usize = 4;
 /// The default budget (`rvsdg-unroll-budget`): the factor times the body's size in
 /// nodes stays within it (4 copies of a body of up to 40 nodes).
 pub const DEFAULT_BUDGET: usize = 160;
+/// Loops with a known trip count up to this many iterations are unrolled completely
+/// when the copies fit the budget (`unroll.full`).
+pub const FULL_UNROLL_TRIPS: usize = 16;
 
 /// The unroller's knobs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,6 +131,7 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
     }
     report.count("unroll.loops", counts.loops);
     report.count("unroll.known-trip-count", counts.known);
+    report.count("unroll.full", counts.full);
     report.count("unroll.not-counted", counts.not_counted);
     report.count("unroll.declined-size", counts.declined_size);
     report.count("unroll.declined-short", counts.declined_short);
@@ -138,6 +142,7 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
 struct Counts {
     loops: u64,
     known: u64,
+    full: u64,
     not_counted: u64,
     declined_size: u64,
     declined_short: u64,
@@ -407,6 +412,15 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
         (Some(x0), Bound::Const(b)) if lp.lead == 0 => trip_count(&lp, x0, b),
         _ => None,
     };
+    if let Some(t) = known
+        && t <= FULL_UNROLL_TRIPS as u128
+        && t as usize * size <= options.budget
+    {
+        fully_unroll(g, theta, &lp, t as usize);
+        counts.full += 1;
+        counts.loops += 1;
+        return;
+    }
     if let Some(t) = known {
         if t < k as u128 {
             counts.declined_short += 1;
@@ -441,6 +455,35 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
         _ => guarded(g, theta, &lp, k, limit),
     }
     counts.loops += 1;
+}
+
+/// The trip count is known (`t`, at most [`FULL_UNROLL_TRIPS`]): `t` copies of the
+/// body chained in the θ's region, copy `j` reading the constant `iv0 + j*c`, replace
+/// the θ.
+fn fully_unroll(g: &mut Rvsdg, theta: Node, lp: &Counted, t: usize) {
+    let r = g.node(theta).region;
+    let body = g.theta_body(theta);
+    let inits = g.inputs(theta).to_vec();
+    let x0 = const_of(g, inits[lp.iv]).expect("a known trip count has a constant start");
+    let ivs: Vec<Origin> = (0..=t)
+        .map(|j| {
+            // j*c + x0 modulo 2^w (j <= 16 and c < 2^64: no overflow of u128)
+            let x = x0.wrapping_add(j as u128 * lp.step) & lp.ty.mask();
+            iconst(g, r, lp.ty, x)
+        })
+        .collect();
+    let (next, dead) = interleaved_copies(g, body, r, lp, &inits, &ivs);
+    for (i, &o) in next.iter().enumerate() {
+        g.divert_users(Origin::Out(theta, i as u32), o);
+    }
+    g.remove_node(theta);
+    let mut rw = Rewriter::new(g);
+    for o in dead {
+        if let Origin::Out(m, _) = o {
+            rw.remove_if_dead(m);
+        }
+    }
+    merge_constants(g, r);
 }
 
 /// Where θ_main reads its limit: a constant, or a value of the region it is made in.

@@ -17,8 +17,18 @@ use super::graph::{LoopGraph, branch_inst, unit_slot};
 
 /// The cycle of each operation of one iteration (from 0), for interval `ii`, or
 /// `None` when the budget ran out. `first` (the continuation compare) must land in
-/// the first stage: only its cycles below `ii` are candidates.
-pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig, first: usize) -> Option<Vec<i64>> {
+/// stage `cmp_stage`: only its cycles from `cmp_stage * ii` to below `(cmp_stage + 1)
+/// * ii` are candidates; the operations `late` marks (stores, stage `sel`s: what
+/// needs to know that its iteration exists) start no earlier than that stage.
+pub fn schedule(
+    g: &LoopGraph,
+    ii: i64,
+    config: &MachineConfig,
+    first: usize,
+    cmp_stage: i64,
+    late: &[bool],
+) -> Option<Vec<i64>> {
+    let (lo, hi) = (cmp_stage * ii, (cmp_stage + 1) * ii);
     let n = g.ops.len();
     let height = g.heights(ii);
     let slots = ii as usize;
@@ -69,7 +79,7 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig, first: usize) ->
             return None;
         }
         budget -= 1;
-        let mut estart = 0i64;
+        let mut estart = if late[op] || op == first { lo } else { 0 };
         for &k in &g.preds[op] {
             let e = g.edges[k];
             if let Some(t) = time[e.from]
@@ -81,7 +91,7 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig, first: usize) ->
         // among the cycles with room, the one whose values need the fewest copies
         // across trips (`copies`), then the earliest
         let window = if op == first {
-            estart..ii.min(estart + ii)
+            estart..hi.min(estart + ii)
         } else {
             estart..estart + ii
         };
@@ -101,7 +111,7 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig, first: usize) ->
         let free = free.map(|(_, t)| t);
         let t = match (free, last[op]) {
             (Some(t), _) => t,
-            (None, Some(prev)) if prev >= estart && (op != first || prev + 1 < ii) => prev + 1,
+            (None, Some(prev)) if prev >= estart && (op != first || prev + 1 < hi) => prev + 1,
             (None, _) => estart,
         };
         let slot = (t % ii) as usize;
@@ -149,14 +159,17 @@ pub fn schedule(g: &LoopGraph, ii: i64, config: &MachineConfig, first: usize) ->
 /// by `user` of `distance` iterations later: a value read `d` trips after its
 /// definition lives across `d` back edges; one back edge is free when the reader
 /// comes before the next definition in the kernel (an earlier slot, or the same slot
-/// and earlier in the body), every further one is a copy.
+/// and a later stage or earlier in the body), every further one is a copy.
 fn copies_of(ii: i64, def: usize, t_def: i64, user: usize, t_use: i64, distance: i64) -> i64 {
     let trips = (t_use + ii * distance).div_euclid(ii) - t_def.div_euclid(ii);
     if trips <= 0 || user == def {
         return 0;
     }
     let (c_def, c_use) = (t_def.rem_euclid(ii), t_use.rem_euclid(ii));
-    let reads_first = c_use < c_def || (c_use == c_def && user < def);
+    // (the kernel's order in one cycle: later stages first, then the body's)
+    let (s_def, s_use) = (t_def.div_euclid(ii), t_use.div_euclid(ii));
+    let reads_first =
+        c_use < c_def || (c_use == c_def && (s_use > s_def || (s_use == s_def && user < def)));
     trips - 1 + i64::from(!reads_first)
 }
 

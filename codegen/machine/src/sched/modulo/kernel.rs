@@ -22,7 +22,7 @@
 //! v^{d−1}` on the back edge (the allocator coalesces what it can); a parameter's
 //! reader in stage `s_u` reads the back-edge value defined in stage `s_a` at distance
 //! `s_u + 1 − s_a`. The kernel's operations are in cycle order (`cycle mod II`, then
-//! body order).
+//! later stages first, then body order).
 
 use std::collections::HashMap;
 
@@ -72,7 +72,9 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
     let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
     let stages = stage.iter().copied().max().unwrap_or(0) + 1;
-    if stage[model.cmp] != 0 {
+    // the continuation compare's stage: 0, or 1 with a speculative first stage
+    let cmp_stage = stage[model.cmp];
+    if cmp_stage > 1 {
         return Err(());
     }
     let defs = definers(&model.nodes);
@@ -113,8 +115,11 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         }
     };
     // the operations in kernel order, reads rewritten
+    // (in one cycle, the operations of older iterations first, as they ran in the
+    // loop: a value's last reader in an older stage then comes before its next
+    // definition, and the two can share a register)
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| (slot[i], i));
+    order.sort_by_key(|&i| (slot[i], -stage[i], i));
     let mut kernel: Vec<MInst> = Vec::with_capacity(n + 4);
     let mut q_next = Reg::Virtual(q[0]);
     for &u in &order {
@@ -138,6 +143,7 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
             }
         }
         if u == model.cmp {
+            debug_assert!(stage[u] == cmp_stage);
             mi.guard = MGuard::new(qs, false);
             mi.ctype = CmpType::Unc;
             if model.cont_negated {
@@ -151,10 +157,30 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         }
         kernel.push(mi);
     }
+    // with the compare in stage 1, `q_0` marks the first trip (true on entry, then
+    // false) and the next `q_1` is the compare's `q_1 ∧ cond` or that mark:
+    // iteration 0 exists whatever the compare of iteration -1 (which does not)
+    // said
+    let f = mf.new_vreg(RegClass::Pred);
+    if cmp_stage == 1 {
+        let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+        kernel.push(MInst::op(
+            Opcode::Por,
+            &[t],
+            &[q_next, Reg::Virtual(q[0])],
+            Imm::None,
+        ));
+        q_next = t;
+    }
     // back-edge values of the chains
     let mut back: Vec<Reg> = Vec::new();
-    back.push(q_next);
-    for s in 1..stages as usize {
+    if cmp_stage == 1 {
+        back.push(Reg::Virtual(f));
+        back.push(q_next);
+    } else {
+        back.push(q_next);
+    }
+    for s in (1 + cmp_stage as usize)..stages as usize {
         back.push(Reg::Virtual(q[s - 1]));
     }
     let invariant: Vec<usize> = (0..model.params.len())
@@ -189,15 +215,24 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     // the loop goes on while a stage before the last has an iteration; computed at
     // the top, from the parameters only, so that its register is not one the back
     // edge rewrites (with two stages a `por` copies `q_0`, which the back edge
-    // rewrites: the copies of the back edge then run before the branch)
+    // rewrites: the copies of the back edge then run before the branch).
+    // With the compare in stage 1 `q_0` is the first trip's mark, and whether this
+    // trip's speculative iteration exists is not known at the top: an iteration in
+    // stage 1 (`q_1`) may have a successor, so the loop goes on while one is there,
+    // and may run one trip more than needed (that trip's iterations all missing).
     let mut cont = Reg::Virtual(q[0]);
     let mut top: Vec<MInst> = Vec::new();
-    if stages == 2 {
+    let last_read = if cmp_stage == 1 {
+        (stages - 2).max(1)
+    } else {
+        stages - 2
+    };
+    if last_read == 0 {
         let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
         top.push(MInst::op(Opcode::Por, &[t], &[cont, cont], Imm::None));
         cont = t;
     }
-    for s in 1..(stages - 1) as usize {
+    for s in 1..=last_read as usize {
         let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
         top.push(MInst::op(
             Opcode::Por,
@@ -216,7 +251,6 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     // values of their parameters (or anything, for values of missing iterations)
     let mut params: Vec<VReg> = q.clone();
     let mut init: Vec<Reg> = vec![Reg::P0];
-    let f = mf.new_vreg(RegClass::Pred);
     init.extend((1..stages).map(|_| Reg::Virtual(f)));
     for &k in &invariant {
         params.push(model.params[k]);

@@ -99,6 +99,11 @@ const MAX_OPS: usize = 160;
 /// Intervals tried from MinII up.
 const MAX_II_ATTEMPTS: i64 = 4;
 
+/// The latest stage of the continuation compare: in stage 1, the next iteration
+/// starts before it is known to exist, and its first stage runs speculatively
+/// (`kernel`).
+const MAX_COMPARE_STAGE: i64 = 1;
+
 /// Pipelines the inner loops of `mf` (machine SSA).
 pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloStats {
     let mut stats = ModuloStats::default();
@@ -244,21 +249,37 @@ fn pipeline_one(
                  {length} cycles"
             ));
         }
+        // what must know that its iteration exists: stores, stage `sel`s
+        let late: Vec<bool> = model
+            .nodes
+            .iter()
+            .zip(&model.is_stage_sel)
+            .map(|(mi, &sel)| {
+                sel || mi
+                    .opcode()
+                    .is_some_and(|o| o.format() == vliw_isa::Format::Store)
+            })
+            .collect();
         let mut found = None;
         // (a few intervals above MinII: a loop that needs more is rarely worth it,
-        // and each failed attempt spends the scheduler's whole budget)
-        for ii in mii..length.min(mii + MAX_II_ATTEMPTS) {
-            if let Some(times) = ims::schedule(&g, ii, config, model.cmp)
-                && times[model.cmp] < ii
-            {
-                found = Some((ii, times));
-                break;
+        // and each failed attempt spends the scheduler's whole budget); at each, the
+        // continuation compare in the first stage, else in the second (`kernel`:
+        // the first stage then runs speculatively)
+        'intervals: for ii in mii..length.min(mii + MAX_II_ATTEMPTS) {
+            for cmp_stage in 0..=MAX_COMPARE_STAGE {
+                if let Some(times) = ims::schedule(&g, ii, config, model.cmp, cmp_stage, &late)
+                    && times[model.cmp] / ii == cmp_stage
+                {
+                    found = Some((ii, times));
+                    break 'intervals;
+                }
             }
         }
         let Some((ii, times)) = found else {
             return Outcome::NotFaster(format!(
                 "no schedule from MinII {mii} (ResMII {res}, RecMII {rec}) below {} with the \
-                 continuation compare in the first stage (block schedule {length} cycles)",
+                 continuation compare in the first two stages (block schedule {length} \
+                 cycles)",
                 length.min(mii + MAX_II_ATTEMPTS)
             ));
         };

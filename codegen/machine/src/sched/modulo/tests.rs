@@ -62,3 +62,25 @@ fn a_guarded_store_keeps_the_loop_as_it_is() {
     assert_eq!((stats.loops, stats.rejected_operation), (1, 1), "{after}");
     assert_eq!(after.to_string(), before.to_string());
 }
+
+const WALK: &str = include_str!("../../../../../tests/mir/modulo-speculative.mir");
+
+/// A loop whose continuation compare reads a load of the iteration: pipelined at
+/// RecMII with the compare in the second stage (the first runs speculatively), and
+/// the results those of the loop for lists of one to three nodes.
+#[test]
+fn a_walk_along_a_list_pipelines_with_a_speculative_stage() {
+    let start = WALK.find("machine function").unwrap();
+    let end = WALK.find("\n}\n").unwrap() + 3;
+    let before = MachFunction::parse(&WALK[start..end]).unwrap();
+    let mut after = before.clone();
+    let stats = pipeline_loops(&mut after, &MachineConfig::default());
+    after.verify(Phase::Ssa).unwrap();
+    assert_eq!(stats.pipelined.len(), 1, "{after}");
+    let r = &stats.pipelined[0];
+    assert_eq!((r.ii, r.rec_mii, r.stages), (3, 3, 2), "{r}");
+    assert!(after.to_string().contains("cmp.eq.unc"), "{after}");
+    for n in 1..=3u64 {
+        assert_eq!(run(&after, &[n]), run(&before, &[n]), "n = {n}\n{after}");
+    }
+}

@@ -1,0 +1,169 @@
+//! Local common-subexpression elimination on machine SSA (`machine-cse`), after
+//! if-conversion.
+//!
+//! The RVSDG's common node elimination merges equal computations of one region, but
+//! not those of two arms of a γ: each arm computes its own `c == '\n'` or its own
+//! constant 3. If-conversion then puts the arms into one predicated block, where the
+//! copies run side by side, taking issue slots and registers. This pass numbers the
+//! values of each block (local value numbering): an unguarded operation without
+//! effects whose opcode, operands (as numbered), immediate and compare type equal an
+//! earlier one's in the block is removed, and the readers of its results read the
+//! earlier one's instead. Machine SSA makes it sound: every register has one
+//! definition, so the earlier result holds the same value wherever the later one was
+//! read (the earlier definition dominates everything the later one does).
+//!
+//! Taken: operations of the pure classes (values, `sel`, compares of the normal type,
+//! predicate logic, `p2r`, `r2p`) and ψs, with virtual results (and `p0` as a
+//! compare's unused second result); a ψ of one argument under `p0` (what converting a
+//! region nested in another leaves) is its argument. Left: guarded operations (a guarded definition is a ψ argument's
+//! value only where its guard holds), and/or-type compares (they read their
+//! destinations), loads and everything else with an effect, copies and ψs.
+//!
+//! Counter: `cse.removed`.
+
+use std::collections::HashMap;
+
+use vliw_isa::semantics::{self as sem};
+use vliw_isa::{CmpType, Opcode};
+
+use crate::mir::{Imm, MGuard, MInst, MOp, MachFunction, Reg};
+use crate::ssa_regalloc::analysis::Analysis;
+
+/// What makes two operations compute the same values.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    op: MOp,
+    uses: Vec<Reg>,
+    imm: Imm,
+    ctype: CmpType,
+    /// A ψ's guards (its arguments are `uses`).
+    psi_guards: Vec<MGuard>,
+    /// Which results are `p0` (a compare whose second predicate nobody reads).
+    discarded: Vec<bool>,
+}
+
+/// The key of `inst` if the pass may merge it with an equal one (`movi` only with
+/// `constants`).
+fn key(inst: &MInst, constants: bool) -> Option<Key> {
+    let pure = match inst.op {
+        MOp::Op(Opcode::Movi) => constants,
+        MOp::Op(opcode) => sem::class(opcode).is_pure(),
+        MOp::Psi => true,
+        MOp::Copy | MOp::ParallelCopy => false,
+    };
+    let plain = inst.guard.is_always()
+        && inst.args.is_empty()
+        && inst.keep.is_none()
+        && inst.implicit_defs.is_empty()
+        && inst.implicit_uses.is_empty()
+        && !inst.defs.is_empty()
+        && inst
+            .defs
+            .iter()
+            .all(|d| d.as_virtual().is_some() || *d == Reg::P0)
+        && inst.defs.first().is_some_and(|d| d.as_virtual().is_some());
+    if !plain || !pure || inst.ctype != CmpType::Normal {
+        return None;
+    }
+    Some(Key {
+        op: inst.op,
+        uses: inst.uses.clone(),
+        imm: inst.imm.clone(),
+        ctype: inst.ctype,
+        psi_guards: inst.psi_guards.clone(),
+        discarded: inst.defs.iter().map(|d| *d == Reg::P0).collect(),
+    })
+}
+
+/// Removes the repeated computations of every block of `mf`; returns how many.
+///
+/// Equal constants (`movi`) are merged only when that leaves no block where more
+/// values are live than there are registers and there was none before (as the SSA
+/// allocator's analysis counts): a constant is one operation to make again, and one
+/// register held across the block when shared, which can cost a spill.
+pub fn eliminate_common_subexpressions(mf: &mut MachFunction) -> usize {
+    let mut trial = mf.clone();
+    let (removed, constants) = number_values(&mut trial, true);
+    if constants == 0 {
+        *mf = trial;
+        return removed;
+    }
+    let over = |f: &MachFunction| Analysis::compute(f).map_or(usize::MAX, |a| a.violations.len());
+    if over(&trial) <= over(mf) {
+        *mf = trial;
+        return removed;
+    }
+    number_values(mf, false).0
+}
+
+/// Local value numbering of every block (equal constants merged when `constants`):
+/// the operations removed, and of those the constants.
+fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
+    // the register a removed result's readers read instead
+    let mut same: HashMap<Reg, Reg> = HashMap::new();
+    let (mut removed, mut merged_constants) = (0, 0);
+    for b in mf.layout.clone() {
+        let mut seen: HashMap<Key, Vec<Reg>> = HashMap::new();
+        let mut kept = Vec::with_capacity(mf.block_len(b));
+        for id in mf.take_block_insts(b) {
+            let inst = mf.inst_mut(id);
+            for (from, to) in inst
+                .all_uses()
+                .filter_map(|r| same.get(&r).map(|&t| (r, t)))
+                .collect::<Vec<_>>()
+            {
+                inst.replace_use(from, to);
+            }
+            // a ψ of one argument that always holds (left by nested conversions) is
+            // that argument
+            if inst.op == MOp::Psi
+                && inst.uses.len() == 1
+                && inst.psi_guards[0].is_always()
+                && inst.guard.is_always()
+                && let [d @ Reg::Virtual(_)] = inst.defs[..]
+                && inst.uses[0].as_virtual().is_some()
+            {
+                same.insert(d, inst.uses[0]);
+                removed += 1;
+                continue;
+            }
+            let Some(k) = key(inst, constants) else {
+                kept.push(id);
+                continue;
+            };
+            match seen.get(&k) {
+                Some(earlier) => {
+                    for (&d, &e) in inst.defs.iter().zip(earlier) {
+                        if d != Reg::P0 {
+                            same.insert(d, e);
+                        }
+                    }
+                    removed += 1;
+                    merged_constants += usize::from(inst.is(Opcode::Movi));
+                }
+                None => {
+                    seen.insert(k, inst.defs.clone());
+                    kept.push(id);
+                }
+            }
+        }
+        mf.set_block_insts(b, kept);
+    }
+    if !same.is_empty() {
+        // readers in blocks placed before the definition's block in the layout (a loop's
+        // header reading a value of its body through a block argument)
+        for b in mf.layout.clone() {
+            for &id in mf.block_inst_ids(b).to_vec().iter() {
+                let inst = mf.inst_mut(id);
+                for (from, to) in inst
+                    .all_uses()
+                    .filter_map(|r| same.get(&r).map(|&t| (r, t)))
+                    .collect::<Vec<_>>()
+                {
+                    inst.replace_use(from, to);
+                }
+            }
+        }
+    }
+    (removed, merged_constants)
+}
