@@ -6,7 +6,8 @@
 //!   expectation; they must meet the program's `// expect-...` headers (default: exit
 //!   code 0) and print something, and be the same at every opt level.
 //! - **vliw**: by `dist/rustc-vliw` (our backend and the std sysroot), run on
-//!   `dist/vliw-run` with a cycle limit. Stdout and exit code must equal the host's;
+//!   `dist/vliw-run` with a cycle limit and `--strict` (a latency stall is a fault:
+//!   the schedules must need none). Stdout and exit code must equal the host's;
 //!   stderr too, once the thread id of panic messages is masked on both sides.
 //!
 //! Both sides run with the same arguments, stdin and environment (only the `env:`
@@ -401,7 +402,9 @@ impl Suite<'_> {
         // the IR is verified after every pass of the pipeline
         cmd.arg(crate::differential::VERIFY_EACH);
         let mut run = Command::new(self.paths.tool("vliw-run"));
-        run.args(["--max-cycles", MAX_CYCLES, "--clear-env"]);
+        // `--strict`: a latency stall is a fault, so every program also checks that
+        // the schedulers' bundles never read a value before its latency is over
+        run.args(["--max-cycles", MAX_CYCLES, "--clear-env", "--strict"]);
         for (k, v) in &h.env {
             run.arg("--env").arg(format!("{k}={v}"));
         }

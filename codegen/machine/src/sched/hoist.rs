@@ -9,7 +9,8 @@
 //!
 //! **What may move** (`ifconv::region::speculable`): unguarded operations without
 //! side effects that cannot fault or trap (no stores, calls, divisions, traps or
-//! control), and loads, which become their non-faulting `lds` form (what the
+//! control), with virtual results (or `p0`, a compare's unused second predicate),
+//! and loads, which become their non-faulting `lds` form (what the
 //! predecessor's other successor does not need it reads for nothing; our machine has
 //! no memory-mapped devices, so a load has no effect). A load moves only when no
 //! store, call or other memory operation comes before it in its block. Every operand
@@ -430,7 +431,8 @@ fn pick(
                 Reg::Virtual(v) => moved_defs.contains(&v) || available(v),
                 r => r == Reg::ZERO || r == Reg::P0,
             })
-            && inst.defs.iter().all(|d| d.as_virtual().is_some());
+            // (a compare's unused second predicate is `p0`)
+            && inst.defs.iter().all(|d| d.as_virtual().is_some() || *d == Reg::P0);
         if let MOp::Op(o) = inst.op
             && o.unit() == vliw_isa::Unit::Mem
             && !is_load
