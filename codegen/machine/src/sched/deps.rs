@@ -32,9 +32,13 @@
 //! `trap`: when it is taken the run ends and registers no longer matter.
 //!
 //! **Disjoint guards** (what if-conversion leaves; `docs/predication.md`). Two
-//! operations whose guards cannot both be true never both execute: a guarded write
-//! does not reach a reader under a disjoint guard (no true dependence), and two writes
-//! of one register under disjoint guards may share a bundle (output distance 0). Guards
+//! operations whose guards cannot both be true never both execute: two writes of one
+//! register under disjoint guards may share a bundle (output distance 0). A write does
+//! not reach a reader under a disjoint guard, but the reader keeps its latency
+//! after it: the machine interlocks on an operation's operands whether or not its
+//! guard turns out true (`docs/isa.md` §4), so a nullified reader issued early would
+//! stall (found by running the programs under `--strict`: `stdin_lines`,
+//! `string_ops`). Guards
 //! are known disjoint when they are one predicate in both polarities, or the two
 //! destinations of one compare that always writes both (an unguarded normal compare:
 //! `c` and `¬c`; a `.unc` compare: `g ∧ c` and `g ∧ ¬c`), none rewritten between.
@@ -351,10 +355,11 @@ impl DepGraph {
             let op = &ops[i];
             for &r in &op.reads {
                 for &w in &reaching[r] {
-                    // a write under a guard disjoint from the reader's never reaches it
-                    if disjoint(guard_at[w], guard_at[i], &pair, &version) {
-                        continue;
-                    }
+                    // (a write under a guard disjoint from the reader's never reaches
+                    // it, but the reader still waits for it: an operation reads its
+                    // operands, and interlocks on them, whether or not its guard
+                    // turns out true, docs/isa.md §4; with the reader `latency`
+                    // cycles after the writer, neither stalls)
                     g.add(w, i, ops[w].latency, DepKind::True);
                 }
             }
