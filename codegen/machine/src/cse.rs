@@ -107,13 +107,7 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
         let mut kept = Vec::with_capacity(mf.block_len(b));
         for id in mf.take_block_insts(b) {
             let inst = mf.inst_mut(id);
-            for (from, to) in inst
-                .all_uses()
-                .filter_map(|r| same.get(&r).map(|&t| (r, t)))
-                .collect::<Vec<_>>()
-            {
-                inst.replace_use(from, to);
-            }
+            read_merged(inst, &same);
             // a ψ of one argument that always holds (left by nested conversions) is
             // that argument
             if inst.op == MOp::Psi
@@ -154,16 +148,20 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
         // header reading a value of its body through a block argument)
         for b in mf.layout.clone() {
             for &id in mf.block_inst_ids(b).to_vec().iter() {
-                let inst = mf.inst_mut(id);
-                for (from, to) in inst
-                    .all_uses()
-                    .filter_map(|r| same.get(&r).map(|&t| (r, t)))
-                    .collect::<Vec<_>>()
-                {
-                    inst.replace_use(from, to);
-                }
+                read_merged(mf.inst_mut(id), &same);
             }
         }
     }
     (removed, merged_constants)
+}
+
+/// Makes `inst` read what every removed result it reads was merged into (`same`).
+fn read_merged(inst: &mut MInst, same: &HashMap<Reg, Reg>) {
+    let merged: Vec<(Reg, Reg)> = inst
+        .all_uses()
+        .filter_map(|r| same.get(&r).map(|&t| (r, t)))
+        .collect();
+    for (from, to) in merged {
+        inst.replace_use(from, to);
+    }
 }
