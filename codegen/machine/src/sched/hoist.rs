@@ -128,6 +128,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
     let preds = crate::ssa_view::block_preds(mf, &cfg);
     let bases = super::pre_ra::address_bases(mf);
     let quick = quick_values(mf, config);
+    let single_use = single_uses(mf);
     // the blocks defining each virtual register
     let mut def_block: SecondaryMap<VReg, Option<MBlock>> = SecondaryMap::new();
     for &b in &mf.layout {
@@ -146,7 +147,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         if excluded.contains(&b) {
             continue;
         }
-        let (moved, loads) = hoist_within(mf, b, &def_block, &quick, &bases, config);
+        let (moved, loads) = hoist_within(mf, b, &def_block, &quick, &single_use, &bases, config);
         if moved > 0 {
             stats.hoisted += moved;
             stats.hoisted_loads += loads;
@@ -163,7 +164,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         {
             continue;
         }
-        let Some(moves) = choose(mf, p, s, &def_block, &quick, &bases, config) else {
+        let Some(moves) = choose(mf, p, s, &def_block, &quick, &single_use, &bases, config) else {
             continue;
         };
         let loads = apply(mf, p, s, &moves);
@@ -188,6 +189,7 @@ fn hoist_within(
     b: MBlock,
     def_block: &SecondaryMap<VReg, Option<MBlock>>,
     quick: &SecondaryMap<VReg, bool>,
+    single_use: &SecondaryMap<VReg, bool>,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
 ) -> (usize, usize) {
@@ -245,6 +247,7 @@ fn hoist_within(
             mf,
             &ids[c + 1..after_end],
             &available,
+            single_use,
             false,
             trial,
             c - before_start,
@@ -392,6 +395,39 @@ fn schedule_length(
     cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)
 }
 
+/// Whether `inst` is a guarded definition that keeps a value read nowhere else
+/// (`(g) d = op ... keeps k`, a ψ out of Psi-SSA by predicated copies) and computes
+/// what may be speculated: above a side exit it overwrites `k`'s register on the
+/// exit's path too when `g` holds there, which nothing reads, and it cannot fault.
+fn movable_keeper(inst: &MInst, single_use: &SecondaryMap<VReg, bool>) -> bool {
+    let Some(Reg::Virtual(k)) = inst.keep else {
+        return false;
+    };
+    let mut unguarded = inst.clone();
+    unguarded.guard = crate::mir::MGuard::ALWAYS;
+    unguarded.keep = None;
+    single_use[k]
+        && !matches!(inst.op, MOp::Op(o) if o.unit() == vliw_isa::Unit::Mem)
+        && speculable(&unguarded, false)
+}
+
+/// The values read exactly once in `mf`.
+fn single_uses(mf: &MachFunction) -> SecondaryMap<VReg, bool> {
+    let mut count: SecondaryMap<VReg, u32> = SecondaryMap::new();
+    for &b in &mf.layout {
+        for inst in mf.block_insts(b) {
+            for v in inst.all_uses().filter_map(|r| r.as_virtual()) {
+                count[v] += 1;
+            }
+        }
+    }
+    let mut single: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    for (v, &n) in count.iter() {
+        single[v] = n == 1;
+    }
+    single
+}
+
 /// Of `candidates` (operations in order, up to the first control operation), those
 /// that may move to index `at` of `trial` (a run of operations ending in a branch)
 /// without lengthening its list schedule: speculable (loads as `lds`, and only
@@ -403,6 +439,7 @@ fn pick(
     mf: &MachFunction,
     candidates: &[crate::mir::InstId],
     available: &dyn Fn(VReg) -> bool,
+    single_use: &SecondaryMap<VReg, bool>,
     floats: bool,
     mut trial: Vec<MInst>,
     at: usize,
@@ -421,12 +458,12 @@ fn pick(
             o.latency_class(),
             vliw_isa::LatencyClass::Float | vliw_isa::LatencyClass::FloatCompare
         ));
-        let movable = speculable(inst, !memory_before)
+        let movable = (speculable(inst, !memory_before) || movable_keeper(inst, single_use))
             && (floats || !float)
             && !matches!(inst.op, MOp::Psi | MOp::ParallelCopy)
             // (a jump table's `addpc` names the blocks it leads to: an edge)
             && !matches!(inst.imm, crate::mir::Imm::Block(_) | crate::mir::Imm::JumpTable(_))
-            && inst.keep.is_none()
+            && (inst.keep.is_none() || movable_keeper(inst, single_use))
             && inst.all_uses().all(|r| match r {
                 Reg::Virtual(v) => moved_defs.contains(&v) || available(v),
                 r => r == Reg::ZERO || r == Reg::P0,
@@ -476,6 +513,7 @@ fn choose(
     s: MBlock,
     def_block: &SecondaryMap<VReg, Option<MBlock>>,
     quick: &SecondaryMap<VReg, bool>,
+    single_use: &SecondaryMap<VReg, bool>,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
 ) -> Option<Vec<crate::mir::InstId>> {
@@ -498,6 +536,7 @@ fn choose(
         mf,
         mf.block_inst_ids(s),
         &available,
+        single_use,
         true,
         trial,
         at - start,

@@ -15,7 +15,12 @@
 //! depth. A definition takes the colour of its heaviest affinity partner that is
 //! already coloured and free, so the copy disappears. A copy whose source stays live
 //! gives its destination the source's colour when allowed: both hold the same value
-//! (value-based interference, thesis §3.5), so they do not interfere.
+//! (value-based interference, thesis §3.5), so they do not interfere. That holds
+//! for a copy that a later definition keeps too (the ψ's first argument, out of
+//! Psi-SSA by predicated copies), as long as the source is dead when the keeper
+//! overwrites the shared colour: the copy then costs nothing, and the keeper's
+//! result lands where the source was (a loop's back-edge value in its parameter's
+//! register).
 //!
 //! A definition without a usable partner avoids, when it can, the colours that a
 //! later definition of its block wants (a coloured partner of that definition holds
@@ -50,7 +55,7 @@ use vliw_isa::CmpType;
 
 use super::analysis::{Analysis, virtual_defs};
 use super::regs::{Mask, allocatable, class_index, number, preference};
-use crate::mir::{Imm, MGuard, MInst, MOp, MachFunction, Reg, VReg};
+use crate::mir::{Imm, MBlock, MGuard, MInst, MOp, MachFunction, Reg, VReg};
 use crate::psi::guards::Guards;
 use crate::ssa_view::mblock;
 
@@ -280,6 +285,42 @@ impl Colourer<'_> {
     }
 }
 
+/// Whether `v` is dead when operation `index` of block `b` writes its definitions
+/// (read last by that operation or before it in `b`, or not live there at all).
+fn dead_at(mf: &MachFunction, a: &Analysis, v: VReg, b: MBlock, index: u32) -> bool {
+    let facts = &a.blocks[b];
+    if facts.kills.iter().any(|&(j, k)| k == v && j <= index)
+        || facts.dead_defs.iter().any(|&(_, k)| k == v)
+    {
+        return true;
+    }
+    let live_in = a.live.live_in(crate::ssa_view::block(b)).contains(v.index());
+    let defined_before = mf.blocks[b].params.contains(&v)
+        || mf
+            .block_insts(b)
+            .take(index as usize)
+            .any(|inst| virtual_defs(inst).any(|d| d == v));
+    !(live_in || defined_before)
+}
+
+/// Whether `d` may join `holders` in their colour: every kept value among them all
+/// finds the others dead at its keeper, which overwrites the colour.
+fn keepers_find_it_free(
+    mf: &MachFunction,
+    a: &Analysis,
+    keepers: &HashMap<VReg, (MBlock, u32)>,
+    holders: &[VReg],
+    d: VReg,
+) -> bool {
+    let all = || holders.iter().copied().chain(core::iter::once(d));
+    all().all(|h| {
+        !a.kept[h]
+            || keepers.get(&h).is_some_and(|&(kb, ki)| {
+                all().filter(|&o| o != h).all(|o| dead_at(mf, a, o, kb, ki))
+            })
+    })
+}
+
 /// A colouring: a colour per value, and how many guarded definitions took a colour
 /// held by values under disjoint guards.
 pub struct Colouring {
@@ -297,6 +338,15 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
     };
     let kept = &a.kept;
     let mut disjoint_shared = 0;
+    // where each kept value's keeper is
+    let mut keepers: HashMap<VReg, (MBlock, u32)> = HashMap::new();
+    for &b in &mf.layout {
+        for (i, inst) in mf.block_insts(b).enumerate() {
+            if let Some(Reg::Virtual(kv)) = inst.keep {
+                keepers.insert(kv, (b, i as u32));
+            }
+        }
+    }
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();
@@ -354,15 +404,22 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
                 .and_then(|_| Disjoint::sharing_guard(inst, kept));
             for d in virtual_defs(inst) {
                 let shared = match (inst.op, inst.uses.first()) {
-                    // (not when either is kept: the keeping definition overwrites the
-                    // colour while the other may still live)
+                    // (not when the source is kept, nor when the copy is kept and
+                    // the source still lives at its keeper: the keeping definition
+                    // overwrites the colour while the other may still live)
                     (MOp::Copy, Some(&Reg::Virtual(s)))
-                        if !kept[d]
-                            && !kept[s]
+                        if !kept[s]
                             && mf.vregs[s] == mf.vregs[d]
                             && k.colour[s] != NONE
                             && held.mask[k.class(s)] & (1 << k.colour[s]) != 0
-                            && a.forbidden[d] & (1 << k.colour[s]) == 0 =>
+                            && a.forbidden[d] & (1 << k.colour[s]) == 0
+                            && keepers_find_it_free(
+                                mf,
+                                a,
+                                &keepers,
+                                &held.holders[k.class(s)][k.colour[s] as usize],
+                                d,
+                            ) =>
                     {
                         Some(k.colour[s])
                     }
