@@ -885,6 +885,7 @@ pub const PIPELINE: &[Pass] = &[
             o.count("modulo.not-faster", s.not_faster as u64);
             o.count("modulo.declined-pressure", s.declined_pressure as u64);
             o.count("modulo.failed", s.failed as u64);
+            o.count("modulo.unfolded", s.unfolded as u64);
             if o.modulo_report {
                 for r in &s.pipelined {
                     eprintln!("vliw-modulo: {r}");

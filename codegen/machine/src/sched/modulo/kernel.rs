@@ -13,8 +13,9 @@
 //! What iterations that do not exist must not do: stores are guarded by their stage
 //! predicate, loads become non-faulting `lds` (their values are only read by the
 //! same missing iteration), and carried values that are read after the loop, or that
-//! are defined in a stage after the first, are behind a stage `sel` (`model::wrap`),
-//! so that they keep the last real iteration's value. Every other operation computes
+//! are defined in a stage after the first, are defined under their stage predicate
+//! keeping their previous value, or behind a stage `sel` (`model::wrap`), so that
+//! they keep the last real iteration's value. Every other operation computes
 //! harmless garbage for a missing iteration: no operation the model admits faults.
 //!
 //! Values that cross trips are rotated by copy: a value defined in stage `s` and read
@@ -62,6 +63,52 @@ fn resolve(
         };
     }
     Ok(None)
+}
+
+/// An estimate of the operations the kernel adds to the body's for `times` at
+/// `ii`: its branch, the upkeep of the stage predicates (the `por`s at the top and
+/// the predicate rotation of the back edge, about two more than the stages), and
+/// the rotation copies the allocator cannot coalesce: `v^1 ← v` when a reader of
+/// `v^1` comes after `v`'s definition in the kernel's order (both live across it),
+/// and every deeper `v^d ← v^{d−1}`.
+pub fn kernel_overhead(model: &Model, times: &[i64], ii: i64) -> usize {
+    let n = model.nodes.len();
+    let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
+    let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
+    let stages = stage.iter().copied().max().unwrap_or(0) + 1;
+    let defs = definers(&model.nodes);
+    let mut carried: HashMap<VReg, usize> = HashMap::new();
+    for (k, &p) in model.params.iter().enumerate() {
+        if model.args[k] != Reg::Virtual(p) {
+            carried.insert(p, k);
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (slot[i], -stage[i], i));
+    let mut position = vec![0usize; n];
+    for (at, &u) in order.iter().enumerate() {
+        position[u] = at;
+    }
+    // per value: the deepest distance it is read at, and whether a reader at
+    // distance 1 comes after its definition
+    let mut depth: HashMap<VReg, (i64, bool)> = HashMap::new();
+    for u in 0..n {
+        for r in model.nodes[u].all_uses() {
+            if let Ok(Some((v, d))) = resolve(model, &defs, &carried, &stage, u, r)
+                && d > 0
+            {
+                let late_reader = d == 1 && position[u] > position[defs[&v]];
+                let e = depth.entry(v).or_insert((0, false));
+                e.0 = e.0.max(d);
+                e.1 |= late_reader;
+            }
+        }
+    }
+    let copies: usize = depth
+        .values()
+        .map(|&(d, late)| (d as usize - 1) + usize::from(late))
+        .sum();
+    1 + (stages as usize + 2) + copies
 }
 
 /// Rewrites the loop of `model` in `mf` as its kernel for `times` at interval `ii`.
@@ -134,6 +181,9 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         let qs = Reg::Virtual(q[stage[u] as usize]);
         if model.is_stage_sel[u] {
             mi.uses[0] = qs;
+        }
+        if model.is_stage_guarded[u] {
+            mi.guard = MGuard::new(qs, false);
         }
         if let Some(o) = mi.opcode() {
             if o.format() == Format::Store {

@@ -87,6 +87,8 @@ pub struct ModuloStats {
     pub rejected_carried: usize,
     pub rejected_live_out: usize,
     pub rejected_compare: usize,
+    /// Kernels retried with stage `sel`s after the folded stage guards failed.
+    pub unfolded: usize,
     pub one_stage: usize,
     pub not_faster: usize,
     pub declined_pressure: usize,
@@ -152,7 +154,22 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
             continue;
         }
         let before = mf.clone();
-        match pipeline_one(mf, model, &bases, config) {
+        // with the stage guards folded into definitions first, then (should the
+        // kernel not come out) with `sel`s only
+        let mut unfolded = model.clone();
+        unfolded.fold = false;
+        let mut outcome = pipeline_one(mf, model, &bases, config);
+        let failed = match &outcome {
+            Outcome::Done(_) => mf.verify(Phase::Ssa).is_err(),
+            Outcome::Failed => true,
+            _ => false,
+        };
+        if failed {
+            *mf = before.clone();
+            stats.unfolded += 1;
+            outcome = pipeline_one(mf, unfolded, &bases, config);
+        }
+        match outcome {
             Outcome::Done(report) => {
                 let ok = mf.verify(Phase::Ssa).is_ok();
                 let pressure_ok = ok
@@ -253,9 +270,10 @@ fn pipeline_one(
         let late: Vec<bool> = model
             .nodes
             .iter()
-            .zip(&model.is_stage_sel)
-            .map(|(mi, &sel)| {
-                sel || mi
+            .zip(model.is_stage_sel.iter().zip(&model.is_stage_guarded))
+            .map(|(mi, (&sel, &guarded))| {
+                sel || guarded
+                    || mi
                     .opcode()
                     .is_some_and(|o| o.format() == vliw_isa::Format::Store)
             })
@@ -305,6 +323,17 @@ fn pipeline_one(
                 wrapped.push(c);
             }
             continue;
+        }
+        // what the kernel adds (its branch, predicate upkeep, rotation copies) may
+        // make it no shorter than the block: then it is not worth it
+        let overhead = kernel::kernel_overhead(&model, &times, ii);
+        let issue = (model.nodes.len() + overhead).div_ceil(config.width) as i64;
+        if issue.max(ii) >= length {
+            return Outcome::NotFaster(format!(
+                "II {ii} (MinII {mii}), but its {} operations and about {overhead} the \
+                 kernel adds need {issue} cycles, not below the block schedule's {length}",
+                model.nodes.len()
+            ));
         }
         let report = LoopReport {
             function: String::new(),

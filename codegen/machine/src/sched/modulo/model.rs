@@ -18,7 +18,9 @@
 //! `c`). In the original loop `Q` is `p0` and `c = a`; in the kernel `Q` is the stage
 //! predicate of the `sel`'s stage, so that iterations that do not exist (before the
 //! first, after the last) leave the value as it was: after the last trip it is the
-//! last iteration's.
+//! last iteration's. Where it may, `wrap` guards the definition itself instead,
+//! `(Q) c = op ... keeps prev`: the same value without the `sel`'s cycle in a
+//! recurrence through `c`.
 
 use cranelift_entity::EntityRef;
 use vliw_isa::{CmpType, Format, Opcode, Unit};
@@ -38,6 +40,9 @@ pub struct Model {
     /// Which nodes are `sel`s on the stage predicate (their first operand, `p0` in
     /// the model, becomes the stage predicate in the kernel).
     pub is_stage_sel: Vec<bool>,
+    /// Which nodes define a wrapped value themselves, guarded by their stage
+    /// predicate and keeping the value's previous one (`p0` in the model).
+    pub is_stage_guarded: Vec<bool>,
     /// The header's parameters, their values from the preheader and from the latch.
     pub params: Vec<VReg>,
     pub init: Vec<Reg>,
@@ -46,6 +51,8 @@ pub struct Model {
     /// it goes on where that predicate is false.
     pub cmp: usize,
     pub cont_negated: bool,
+    /// Whether `wrap` may guard a definition instead of adding a `sel`.
+    pub fold: bool,
     /// The body's values read outside the loop, and what the outside reads instead
     /// once `wrap` has made them carried (`(v, v)` until then).
     pub outside: Vec<(VReg, VReg)>,
@@ -215,12 +222,14 @@ pub fn recognize(mf: &MachFunction, h: MBlock, preds: &[Vec<MBlock>]) -> Result<
         exit,
         preheader,
         is_stage_sel: vec![false; nodes.len()],
+        is_stage_guarded: vec![false; nodes.len()],
         nodes,
         params,
         init,
         args,
         cmp,
         cont_negated,
+        fold: true,
         outside: Vec::new(),
     };
     // what the rest of the function reads of the loop
@@ -254,8 +263,11 @@ pub fn recognize(mf: &MachFunction, h: MBlock, preds: &[Vec<MBlock>]) -> Result<
 }
 
 impl Model {
-    /// Makes `value` (defined in the body) a carried value behind a stage `sel`:
-    /// returns the `sel`'s result. `fresh` makes new virtual registers.
+    /// Makes `value` (defined in the body) a carried value that missing iterations
+    /// leave as it was: its definition guarded by the stage predicate (`p0` in the
+    /// model) keeping the previous value, when it is an unguarded operation that is
+    /// no memory access or compare and `fold` is on; else behind a stage `sel`.
+    /// Returns the new value. `fresh` makes new virtual registers.
     pub fn wrap(&mut self, value: VReg, fresh: &mut impl FnMut(RegClass) -> VReg) -> VReg {
         let c = fresh(RegClass::Gpr);
         let carried = self.args.iter().position(|&a| a == Reg::Virtual(value));
@@ -272,6 +284,36 @@ impl Model {
                 p
             }
         };
+        // the definition itself guarded, when it may be: the recurrence through a
+        // carried value then has no `sel` in it
+        let defs = definers(&self.nodes);
+        if let Some(&d) = defs.get(&value)
+            && self.fold
+            && d != self.cmp
+            && self.nodes[d].guard.is_always()
+            && self.nodes[d].keep.is_none()
+            && self.nodes[d].defs.len() == 1
+            && matches!(self.nodes[d].op, MOp::Op(o) if o.unit() != Unit::Mem)
+        {
+            self.nodes[d].defs[0] = Reg::Virtual(c);
+            self.nodes[d].keep = Some(Reg::Virtual(prev));
+            self.is_stage_guarded[d] = true;
+            for n in self.nodes.iter_mut() {
+                n.replace_use(Reg::Virtual(value), Reg::Virtual(c));
+            }
+            // (the node's own keep reads `prev`, never `value`)
+            for a in self.args.iter_mut() {
+                if *a == Reg::Virtual(value) {
+                    *a = Reg::Virtual(c);
+                }
+            }
+            for o in self.outside.iter_mut() {
+                if o.0 == value {
+                    o.1 = c;
+                }
+            }
+            return c;
+        }
         let sel = MInst::op(
             Opcode::Sel,
             &[Reg::Virtual(c)],
@@ -280,6 +322,7 @@ impl Model {
         );
         self.nodes.push(sel);
         self.is_stage_sel.push(true);
+        self.is_stage_guarded.push(false);
         for o in self.outside.iter_mut() {
             if o.0 == value {
                 o.1 = c;
