@@ -10,6 +10,14 @@
 //!   tail-controlled, its body runs at least once, and a pure node neither faults nor
 //!   has effects, so computing it before the loop instead of in every iteration
 //!   changes nothing observable.
+//! - **Out of γ arms:** the same computations in an arm of a γ at the top level of
+//!   the body, or of a γ nested in such an arm (a loop's preheader test that
+//!   versioning or unrolling made, with the strides and first pointers that
+//!   induction strength reduction put there), when what they read comes into the
+//!   arm through entry variables from invariant values: they move before the θ and
+//!   enter each γ on the way down as an entry variable. The arm may not run, so they
+//!   are speculated: pure operations only, which neither fault nor have effects
+//!   (`licm-gamma-arms.ir`).
 //! - **Loads** (`licm.hoisted-loads`; only in [`loop_invariant_code_motion_with_loads`],
 //!   which `rvsdg-mem-split` runs): a plain load at the top level of the body whose
 //!   address is invariant and whose memory is too — its memory state is a loop
@@ -199,6 +207,13 @@ fn theta(
         remove_unused(g, &old);
         counts.hoisted += 1;
     }
+    // then out of the arms of the body's γs (a loop's preheader test that versioning
+    // or unrolling made: its invariant strides and first pointers), speculated
+    for gamma in g.topological_order(body) {
+        if matches!(g.kind(gamma), NodeKind::Gamma { .. }) {
+            hoist_from_arms(g, n, body, gamma, constants, &mut live, counts);
+        }
+    }
     for k in 0..g.args(body).len() {
         if facts.loads
             && g.ty(Origin::Arg(body, k as u32)) == Ty::Mem
@@ -206,6 +221,121 @@ fn theta(
         {
             loads(g, n, body, k, &chain, constants, facts, &mut live, counts);
         }
+    }
+}
+
+/// What `o`, read in the innermost arm of `path` (γs nested from the top level of
+/// θ `body` down, with the arm taken in each), is at the top level of the body: the
+/// inputs of the entry variables it comes through, up to a body argument or a node
+/// of the body; a constant of an arm is itself. `None` when it is made in an arm.
+fn origin_in_body(g: &Rvsdg, path: &[(Node, usize)], o: Origin) -> Option<Origin> {
+    let mut o = o;
+    for &(gamma, _) in path.iter().rev() {
+        match o {
+            Origin::Arg(_, e) => o = g.input(gamma, e as usize + 1),
+            Origin::Out(c, _) => return constant(g, c).is_some().then_some(o),
+        }
+    }
+    Some(o)
+}
+
+/// Whether `o`, read in the innermost arm of `path`, is invariant in θ `body`'s loop.
+fn invariant_in_arm(g: &Rvsdg, body: Region, path: &[(Node, usize)], o: Origin) -> bool {
+    match origin_in_body(g, path, o) {
+        Some(o @ Origin::Arg(r, k)) => r == body && g.results(body)[k as usize + 1] == o,
+        Some(Origin::Out(c, _)) => constant(g, c).is_some(),
+        None => false,
+    }
+}
+
+/// Hoists the invariant pure computations of the arms of γ `gamma` (at the top level
+/// of θ `n`'s body), and of the γs nested in them, before the θ: they enter the loop
+/// as invariant variables and each γ on the way down as entry variables. The arm may
+/// not have run, so they are speculated: pure operations only (no state, no
+/// division that may trap), which neither fault nor have effects. Chains leave
+/// whole (producers first: a hoisted value enters the arm through an invariant
+/// variable).
+fn hoist_from_arms(
+    g: &mut Rvsdg,
+    n: Node,
+    body: Region,
+    gamma: Node,
+    constants: &mut RegionConstants,
+    live: &mut usize,
+    counts: &mut Counts,
+) {
+    let mut path = Vec::new();
+    arms(g, n, body, gamma, &mut path, constants, live, counts);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn arms(
+    g: &mut Rvsdg,
+    n: Node,
+    body: Region,
+    gamma: Node,
+    path: &mut Vec<(Node, usize)>,
+    constants: &mut RegionConstants,
+    live: &mut usize,
+    counts: &mut Counts,
+) {
+    let region = g.node(n).region;
+    let subregions = g.kind(gamma).subregions().to_vec();
+    for (a, arm) in subregions.into_iter().enumerate() {
+        path.push((gamma, a));
+        for m in g.topological_order(arm) {
+            if matches!(g.kind(m), NodeKind::Gamma { .. }) {
+                arms(g, n, body, m, path, constants, live, counts);
+                continue;
+            }
+            let Some(op) = g.op(m) else { continue };
+            let candidate = op.is_pure()
+                && g.is_used(m)
+                && !g.inputs(m).is_empty()
+                && g.outputs(m).all(|o| matches!(g.ty(o), Ty::Val(_)))
+                && g
+                    .inputs(m)
+                    .iter()
+                    .all(|&o| invariant_in_arm(g, body, path, o));
+            if !candidate {
+                continue;
+            }
+            let gained = g.outputs(m).filter(|&o| g.has_users(o)).count();
+            if *live + gained > MAX_NEW_LIVE {
+                counts.declined += 1;
+                continue;
+            }
+            *live += gained;
+            let old = g.inputs(m).to_vec();
+            let inputs: Vec<Origin> = old
+                .iter()
+                .map(|&o| match origin_in_body(g, path, o) {
+                    Some(Origin::Arg(_, k)) => g.input(n, k as usize),
+                    Some(Origin::Out(c, _)) => {
+                        let (op, ty) = constant(g, c).expect("invariant_in_arm: a constant");
+                        constants.get(g, &op, ty)
+                    }
+                    None => unreachable!("invariant_in_arm: made outside the arms"),
+                })
+                .collect();
+            let users: Vec<Vec<User>> = g.outputs(m).map(|o| g.users(o).to_vec()).collect();
+            g.move_node(m, region, &inputs);
+            for (i, users) in users.into_iter().enumerate() {
+                if users.is_empty() {
+                    continue;
+                }
+                let (mut inner, _) = g.add_theta_var(n, Origin::Out(m, i as u32));
+                for &(through, arm) in path.iter() {
+                    inner = g.add_gamma_entry(through, inner)[arm];
+                }
+                for u in users {
+                    g.set_origin(u, inner);
+                }
+            }
+            remove_unused(g, &old);
+            counts.hoisted += 1;
+        }
+        path.pop();
     }
 }
 
