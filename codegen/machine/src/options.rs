@@ -105,6 +105,14 @@ impl Counters {
     }
 }
 
+/// The default of [`Options::jump_table_min_cases`]. A table costs about eight
+/// cycles whatever the case (bounds compare, address, a load of three, the indirect
+/// jump and its penalty); a chain of `n` compares issues them together and branches
+/// once per bundle, `n / 2` bundles on average, fewer where if-conversion takes the
+/// arms (the tokenizer of `benches/programs/state_machine.rs`, six states: 0.86x the
+/// cycles as a chain).
+pub const JUMP_TABLE_MIN_CASES: usize = 8;
+
 /// The back end's settings.
 #[derive(Clone)]
 pub struct Options {
@@ -115,6 +123,10 @@ pub struct Options {
     pub ssa_destruction: SsaDestruction,
     /// Lower dense `switch`es to jump tables (`jump-tables=on|off`).
     pub jump_tables: bool,
+    /// The fewest cases a switch has to become a jump table
+    /// (`jump-table-min-cases=N`): below, a chain of compares, which if-conversion
+    /// and the schedulers overlap, beats the table's load and indirect jump.
+    pub jump_table_min_cases: usize,
     /// Write DWARF line tables (`debug-info=on|off`; rustc's `-g`).
     pub debug_info: bool,
     /// Counts (copies per destruction phase) are added here when present (`stats`).
@@ -129,6 +141,7 @@ impl Default for Options {
             sched: Sched::List,
             ssa_destruction: SsaDestruction::Copies,
             jump_tables: true,
+            jump_table_min_cases: JUMP_TABLE_MIN_CASES,
             debug_info: false,
             counters: None,
         }
@@ -143,6 +156,7 @@ impl core::fmt::Debug for Options {
             .field("sched", &self.sched)
             .field("ssa_destruction", &self.ssa_destruction)
             .field("jump_tables", &self.jump_tables)
+            .field("jump_table_min_cases", &self.jump_table_min_cases)
             .field("debug_info", &self.debug_info)
             .field("counters", &self.counters.is_some())
             .finish()
@@ -153,7 +167,7 @@ impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
     /// `-Cllvm-args`): `regalloc=naive|ssa`, `sched=off|list`,
     /// `ssa-destruction=copies|sreedhar3|boissinot|virtual`, `jump-tables=on|off`,
-    /// `debug-info=on|off`, `machine=width=8,alu=...` (the machine keys of
+    /// `jump-table-min-cases=N`, `debug-info=on|off`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
@@ -193,6 +207,17 @@ impl Options {
                     })?
             }
             "jump-tables" => self.jump_tables = on_off(key, value)?,
+            "jump-table-min-cases" => {
+                self.jump_table_min_cases = match value.parse() {
+                    Ok(n) if n >= 1 => n,
+                    _ => {
+                        return Err(format!(
+                            "jump-table-min-cases={value}: expected a number of cases (at \
+                             least 1)"
+                        ));
+                    }
+                }
+            }
             "debug-info" => self.debug_info = on_off(key, value)?,
             "machine" => self.machine.apply_overrides(value)?,
             _ => return Err(format!("unknown back-end option `{key}`")),

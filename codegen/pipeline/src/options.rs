@@ -372,6 +372,7 @@ impl Options {
         "sched",
         "ssa-destruction",
         "jump-tables",
+        "jump-table-min-cases",
         "debug-info",
         "machine",
     ];
@@ -685,6 +686,7 @@ mod tests {
                 "ssa-destruction" => "boissinot",
                 "sequentialize" => "structural",
                 "machine" => "width=2",
+                "jump-table-min-cases" => "8",
                 "rvsdg-inline-threshold" => "50",
                 "rvsdg-unroll-factor" => "2",
                 "rvsdg-unroll-budget" => "100",

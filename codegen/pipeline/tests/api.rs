@@ -65,7 +65,7 @@ block0:
 #[test]
 fn one_section_per_function_and_data_object_with_the_irs_linkage() {
     let module = parse_module(MODULE).unwrap();
-    let obj = compile_module(&module, &Options::default()).unwrap();
+    let obj = compile_module(&module, &four_case_tables()).unwrap();
     let section = |name: &str| {
         let id = obj
             .section_by_name(name)
@@ -244,7 +244,7 @@ fn dumps_and_timings() {
     let module = parse_module(MODULE).unwrap();
     let sink = Arc::new(Mutex::new(Vec::<u8>::new()));
     let timings = Timings::new();
-    let mut o = Options::default();
+    let mut o = four_case_tables();
     o.set("dump", "isel,regalloc,final").unwrap();
     o.dump_to = Some(sink.clone());
     o.timings = Some(timings.clone());
@@ -579,4 +579,10 @@ fn analysis_timing_leaves_the_code_unchanged() {
         }
     }
     assert!(compared >= 60, "only {compared} modules compared");
+}
+
+/// The default options, but for switches of four cases made jump tables (the
+/// module's `local_helper` has one, whose table the tests look at).
+fn four_case_tables() -> Options {
+    Options::parse("jump-table-min-cases=4").expect("a known option")
 }

@@ -159,21 +159,24 @@ fn check_file(root: &Path, path: &Path, tally: &mut Tally) {
         &options,
         tally,
     );
-    // switches have two lowerings: check the compare chains too
+    // switches have two lowerings: check the compare chains everywhere, and the
+    // tables of every switch dense enough, however few its cases
     let has_switch = module.functions.iter().any(|f| {
         f.insts_in_layout()
             .any(|(_, i)| f.dfg.opcode(i) == vliw_ir::Opcode::Switch)
     });
     if has_switch {
-        let options = options_for("jump-tables=off", None);
-        check_module(
-            &format!("{name} (jump-tables=off)"),
-            &module,
-            &runs,
-            stdout_expect.as_deref(),
-            &options,
-            tally,
-        );
+        for variant in ["jump-tables=off", "jump-table-min-cases=1"] {
+            let options = options_for(variant, None);
+            check_module(
+                &format!("{name} ({variant})"),
+                &module,
+                &runs,
+                stdout_expect.as_deref(),
+                &options,
+                tally,
+            );
+        }
     }
     // the naive allocator (the baseline), with one operation per bundle and
     // list-scheduled, and the SSA allocator with one operation per bundle
@@ -480,6 +483,7 @@ fn machine_ir_verifies_and_round_trips_at_every_phase() {
     let mut option_sets: Vec<Options> = [
         "",
         "jump-tables=off",
+        "jump-table-min-cases=1",
         "mem2reg=off",
         "regalloc=naive sched=off",
         "regalloc=naive sched=list",

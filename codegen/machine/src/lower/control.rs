@@ -14,8 +14,6 @@ use crate::abi;
 use crate::error::CompileError;
 use crate::mir::{Imm, MBlock, MGuard, MInst, PReg, Reg};
 
-/// Switches with at least this many cases may become jump tables.
-pub const JUMP_TABLE_MIN_CASES: usize = 4;
 /// ... if the range of case values is at most this many times the number of cases.
 pub const JUMP_TABLE_MAX_DENSITY: u64 = 3;
 
@@ -224,7 +222,7 @@ impl Lower<'_> {
             .cases()
             .map(|(v, d)| (super::canonical_const(ty, v) as i64, d.clone()))
             .collect();
-        if self.opts.jump_tables && cases.len() >= JUMP_TABLE_MIN_CASES {
+        if self.opts.jump_tables && cases.len() >= self.opts.jump_table_min_cases {
             let min = cases.iter().map(|c| c.0).min().expect("cases");
             let max = cases.iter().map(|c| c.0).max().expect("cases");
             let range = (max as i128 - min as i128 + 1) as u128;
