@@ -453,7 +453,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "rvsdg-mem-split",
             off: "rvsdg-mem-split=off",
             on: "rvsdg-mem-split=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.mem_split,
         run: Run::Rvsdg(|rm, o| {
@@ -1164,6 +1164,6 @@ mod tests {
             assert_eq!(line.split('\t').count(), 7, "{line}");
         }
         assert!(text.starts_with("mem2reg\tir->ir\tmem2reg\tmem2reg=off\tmem2reg=on\ton\t"));
-        assert!(text.contains("\trvsdg-mem-split\trvsdg-mem-split=off\trvsdg-mem-split=on\toff\t"));
+        assert!(text.contains("\trvsdg-mem-split\trvsdg-mem-split=off\trvsdg-mem-split=on\ton\t"));
     }
 }

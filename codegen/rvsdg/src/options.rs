@@ -52,8 +52,7 @@ pub struct Options {
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
     /// (`rvsdg-memory=on|off`).
     pub memory: bool,
-    /// Memory state splitting by disjoint locations (`rvsdg-mem-split=on|off`; off by
-    /// default until the full suites pass with it).
+    /// Memory state splitting by disjoint locations (`rvsdg-mem-split=on|off`).
     pub mem_split: bool,
 }
 
@@ -80,7 +79,7 @@ impl Default for Options {
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,
-            mem_split: false,
+            mem_split: true,
         }
     }
 }
