@@ -147,7 +147,22 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         if excluded.contains(&b) {
             continue;
         }
-        let (moved, loads) = hoist_within(mf, b, &def_block, &quick, &single_use, &bases, config);
+        let invariant = |v: VReg| {
+            def_block[v].is_some_and(|d| {
+                loops
+                    .innermost_loop(block(b))
+                    .is_some_and(|l| !loops.contains(l, block(d)))
+            })
+        };
+        let (moved, loads) = hoist_within(
+            mf,
+            b,
+            &def_block,
+            &|v| quick[v] || invariant(v),
+            &single_use,
+            &bases,
+            config,
+        );
         if moved > 0 {
             stats.hoisted += moved;
             stats.hoisted_loads += loads;
@@ -164,7 +179,25 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         {
             continue;
         }
-        let Some(moves) = choose(mf, p, s, &def_block, &quick, &single_use, &bases, config) else {
+        // values made outside the loop around `p` are ready in it: what their
+        // producer leaves in flight is waited for on the way in (`pad`), once
+        let invariant = |v: VReg| {
+            def_block[v].is_some_and(|d| {
+                loops
+                    .innermost_loop(block(p))
+                    .is_some_and(|l| !loops.contains(l, block(d)))
+            })
+        };
+        let Some(moves) = choose(
+            mf,
+            p,
+            s,
+            &def_block,
+            &|v| quick[v] || invariant(v),
+            &single_use,
+            &bases,
+            config,
+        ) else {
             continue;
         };
         let loads = apply(mf, p, s, &moves);
@@ -188,7 +221,7 @@ fn hoist_within(
     mf: &mut MachFunction,
     b: MBlock,
     def_block: &SecondaryMap<VReg, Option<MBlock>>,
-    quick: &SecondaryMap<VReg, bool>,
+    quick: &dyn Fn(VReg) -> bool,
     single_use: &SecondaryMap<VReg, bool>,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
@@ -240,7 +273,7 @@ fn hoist_within(
         // slower, and gained nothing elsewhere)
         let available = |v: VReg| match def_block[v] {
             Some(d) if d == b => !later.contains(&v),
-            Some(_) => quick[v],
+            Some(_) => quick(v),
             None => false,
         };
         let moved = pick(
@@ -312,7 +345,10 @@ fn insertion_point(mf: &MachFunction, p: MBlock, s: MBlock) -> Option<(usize, us
 /// (a constant, `r0`). An operation that moves up reads its operands earlier; one
 /// made by a longer operation in another block (a loop-carried product, a load) may
 /// then not be ready at the start of the predecessor, and the allocated schedule
-/// would pad the block before it: such operations stay.
+/// would pad the block before it: such operations stay — unless the value is made
+/// outside the loop around the predecessor (a loop-invariant key or bound loaded
+/// before the loop): what it leaves in flight is waited for once, on the way into
+/// the loop (`pad` delays the exits of the blocks before it), never in the loop.
 fn quick_values(mf: &MachFunction, config: &MachineConfig) -> SecondaryMap<VReg, bool> {
     let mut quick: SecondaryMap<VReg, bool> = SecondaryMap::new();
     for &b in &mf.layout {
@@ -512,7 +548,7 @@ fn choose(
     p: MBlock,
     s: MBlock,
     def_block: &SecondaryMap<VReg, Option<MBlock>>,
-    quick: &SecondaryMap<VReg, bool>,
+    quick: &dyn Fn(VReg) -> bool,
     single_use: &SecondaryMap<VReg, bool>,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
@@ -529,7 +565,7 @@ fn choose(
         .collect();
     let available = |v: VReg| match def_block[v] {
         Some(d) if d == p => true,
-        Some(d) => d != s && quick[v],
+        Some(d) => d != s && quick(v),
         None => false,
     };
     let moved = pick(
