@@ -51,6 +51,7 @@ pub struct FunctionCode {
 /// block would be taken (a taken branch costs the taken-branch penalty, a branch not
 /// taken nothing) and the other one is then the fall-through's.
 pub fn remove_fallthrough_branches(func: &mut MachFunction) {
+    place_exits_after_back_edges(func);
     for i in 0..func.layout.len() {
         let b = func.layout[i];
         let next = func.layout.get(i + 1).copied();
@@ -63,6 +64,51 @@ pub fn remove_fallthrough_branches(func: &mut MachFunction) {
         {
             func.pop_inst(b);
         }
+    }
+}
+
+/// A block that ends in `(p) br X; br H` with `H` at or before it in the layout (a
+/// loop's back edge) and `X` placed elsewhere gets `X` right after it: the block
+/// then ends in `(!p) br H` and falls through to `X`, one branch and one bundle
+/// fewer on the path that stays in the loop (the back edge's unconditional branch
+/// had a bundle of its own after the exit's, the machine having one branch unit),
+/// where a block that fell through to `X` before now branches to it (once per
+/// exit, not per iteration). Blocks only move before fall-through branches are
+/// removed, and only when they and what came before them end in their own control
+/// transfer, so that none relies on what follows it.
+fn place_exits_after_back_edges(func: &mut MachFunction) {
+    let ends_explicitly = |func: &MachFunction, b: MBlock| {
+        func.last_inst(b).is_some_and(|l| {
+            l.guard.is_always()
+                && (l.is(Opcode::Br) || l.is(Opcode::Jr) || l.is(Opcode::Ret) || l.is(Opcode::Trap))
+        })
+    };
+    let mut i = 0;
+    while i + 1 < func.layout.len() {
+        let b = func.layout[i];
+        let ids = func.block_inst_ids(b);
+        if let [.., cond, last] = ids {
+            let (c, l) = (func.inst(*cond), func.inst(*last));
+            let plain = |x: &MInst| x.is(Opcode::Br) && x.args.is_empty();
+            if plain(c)
+                && plain(l)
+                && !c.guard.is_always()
+                && l.guard.is_always()
+                && let (Imm::Block(exit), Imm::Block(head)) = (c.imm.clone(), l.imm.clone())
+                && exit != head
+                && func.layout[..=i].contains(&head)
+                && func.layout[i + 2..].contains(&exit)
+                && exit != func.layout[0]
+                && ends_explicitly(func, exit)
+                && let Some(at) = func.layout.iter().position(|&x| x == exit)
+                // (what precedes it in the layout does not fall into it)
+                && ends_explicitly(func, func.layout[at - 1])
+            {
+                func.layout.remove(at);
+                func.layout.insert(i + 1, exit);
+            }
+        }
+        i += 1;
     }
 }
 

@@ -280,6 +280,35 @@ impl Colourer<'_> {
         unreachable!("preference covers the allocatable registers")
     }
 
+    /// Whether kept value `v` (kept by `keeper`) would rather take a colour other than
+    /// `shared` that its keeper's or its own first coloured affinity partner holds and
+    /// that is free: the keeper's result then lands where it is wanted (a loop's
+    /// parameter), which saves a move on the back edge, where sharing the copy's
+    /// source would save only the copy.
+    fn keeper_prefers_other(
+        &self,
+        v: VReg,
+        keeper: Option<&VReg>,
+        shared: u8,
+        held: &Held,
+    ) -> bool {
+        let class = self.mf.vregs[v];
+        let allowed = allocatable(class) & !self.a.forbidden[v];
+        let free = allowed & !held.mask[class_index(class)];
+        // (the keeper's partners first: the copy's own first partner is its source)
+        let keeper_hints = keeper.map_or(&[][..], |k| &self.hints[*k][..]);
+        keeper_hints
+            .iter()
+            .chain(&self.hints[v])
+            .map(|&(partner, _)| match partner {
+                Reg::Virtual(u) if self.mf.vregs[u] == class => self.colour[u],
+                Reg::Physical(p) if p.class() == class => number(p).1,
+                _ => NONE,
+            })
+            .find(|&c| c != NONE)
+            .is_some_and(|c| c != shared && free & (1 << c) != 0)
+    }
+
     fn class(&self, v: VReg) -> usize {
         class_index(self.mf.vregs[v])
     }
@@ -294,7 +323,10 @@ fn dead_at(mf: &MachFunction, a: &Analysis, v: VReg, b: MBlock, index: u32) -> b
     {
         return true;
     }
-    let live_in = a.live.live_in(crate::ssa_view::block(b)).contains(v.index());
+    let live_in = a
+        .live
+        .live_in(crate::ssa_view::block(b))
+        .contains(v.index());
     let defined_before = mf.blocks[b].params.contains(&v)
         || mf
             .block_insts(b)
@@ -419,7 +451,14 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
                                 &keepers,
                                 &held.holders[k.class(s)][k.colour[s] as usize],
                                 d,
-                            ) =>
+                            )
+                            && !(kept[d]
+                                && k.keeper_prefers_other(
+                                    d,
+                                    keeper.get(&d),
+                                    k.colour[s],
+                                    &held,
+                                )) =>
                     {
                         Some(k.colour[s])
                     }

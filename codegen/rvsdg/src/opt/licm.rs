@@ -293,8 +293,7 @@ fn arms(
                 && g.is_used(m)
                 && !g.inputs(m).is_empty()
                 && g.outputs(m).all(|o| matches!(g.ty(o), Ty::Val(_)))
-                && g
-                    .inputs(m)
+                && g.inputs(m)
                     .iter()
                     .all(|&o| invariant_in_arm(g, body, path, o));
             if !candidate {

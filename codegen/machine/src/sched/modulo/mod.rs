@@ -274,8 +274,8 @@ fn pipeline_one(
             .map(|(mi, (&sel, &guarded))| {
                 sel || guarded
                     || mi
-                    .opcode()
-                    .is_some_and(|o| o.format() == vliw_isa::Format::Store)
+                        .opcode()
+                        .is_some_and(|o| o.format() == vliw_isa::Format::Store)
             })
             .collect();
         let mut found = None;
