@@ -342,7 +342,8 @@ pub const PIPELINE: &[Pass] = &[
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,
         about: "loop-invariant code motion: pure computations of invariant values hoisted \
-                out of θs, innermost first (vliw_rvsdg::opt::licm)",
+                out of θs and out of the arms of their bodies' γs, innermost first \
+                (vliw_rvsdg::opt::licm)",
         switch: Some(Switch {
             name: "rvsdg-licm",
             off: "rvsdg-licm=off",
@@ -385,8 +386,9 @@ pub const PIPELINE: &[Pass] = &[
         to: Stage::Rvsdg,
         about: "loop versioning: a counted innermost θ that stores through one pointer and \
                 accesses another runs as a copy with alias scopes on its loads and stores \
-                when a check before it finds the pointers' byte ranges apart, as it was \
-                otherwise (vliw_rvsdg::opt::version)",
+                when a check before it finds the pointers' byte ranges apart, and one whose \
+                bounds checks pass for its last index as a copy without them (IRCE); as it \
+                was otherwise (vliw_rvsdg::opt::version)",
         switch: Some(Switch {
             name: "rvsdg-version",
             off: "rvsdg-version=off",
@@ -987,7 +989,8 @@ pub const PIPELINE: &[Pass] = &[
         name: "fallthrough",
         from: Stage::Allocated,
         to: Stage::Allocated,
-        about: "unconditional branches to the next block of the layout removed \
+        about: "unconditional branches to the next block of the layout removed, after a \
+                loop's exit block is placed right after the block that branches back \
                 (vliw_machine::emit)",
         switch: None,
         runs: always,
