@@ -8,6 +8,7 @@
 //! `RelocKind::for_operand` (`call` → `R_VLIW_BRANCH32`, `addpc` → `R_VLIW_PCREL32`,
 //! a `long` immediate → `R_VLIW_IMM64`, else `R_VLIW_IMM32`).
 
+use cranelift_entity::SecondaryMap;
 use vliw_ir::SourceLoc;
 use vliw_isa::{Format, Inst, MachineConfig, Opcode, RelocKind, check_bundle};
 
@@ -83,9 +84,12 @@ fn place_exits_after_back_edges(func: &mut MachFunction) {
                 && (l.is(Opcode::Br) || l.is(Opcode::Jr) || l.is(Opcode::Ret) || l.is(Opcode::Trap))
         })
     };
+    // the blocks at or before position `i` (a move only reorders what follows it)
+    let mut placed: SecondaryMap<MBlock, bool> = SecondaryMap::new();
     let mut i = 0;
     while i + 1 < func.layout.len() {
         let b = func.layout[i];
+        placed[b] = true;
         let ids = func.block_inst_ids(b);
         if let [.., cond, last] = ids {
             let (c, l) = (func.inst(*cond), func.inst(*last));
@@ -96,8 +100,9 @@ fn place_exits_after_back_edges(func: &mut MachFunction) {
                 && l.guard.is_always()
                 && let (Imm::Block(exit), Imm::Block(head)) = (c.imm.clone(), l.imm.clone())
                 && exit != head
-                && func.layout[..=i].contains(&head)
-                && func.layout[i + 2..].contains(&exit)
+                && placed[head]
+                && !placed[exit]
+                && exit != func.layout[i + 1]
                 && exit != func.layout[0]
                 && ends_explicitly(func, exit)
                 && let Some(at) = func.layout.iter().position(|&x| x == exit)

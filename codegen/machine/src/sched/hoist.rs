@@ -147,18 +147,11 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         if excluded.contains(&b) {
             continue;
         }
-        let invariant = |v: VReg| {
-            def_block[v].is_some_and(|d| {
-                loops
-                    .innermost_loop(block(b))
-                    .is_some_and(|l| !loops.contains(l, block(d)))
-            })
-        };
         let (moved, loads) = hoist_within(
             mf,
             b,
             &def_block,
-            &|v| quick[v] || invariant(v),
+            &|v| quick[v] || defined_outside_loop_of(&loops, &def_block, b, v),
             &single_use,
             &bases,
             config,
@@ -179,21 +172,12 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         {
             continue;
         }
-        // values made outside the loop around `p` are ready in it: what their
-        // producer leaves in flight is waited for on the way in (`pad`), once
-        let invariant = |v: VReg| {
-            def_block[v].is_some_and(|d| {
-                loops
-                    .innermost_loop(block(p))
-                    .is_some_and(|l| !loops.contains(l, block(d)))
-            })
-        };
         let Some(moves) = choose(
             mf,
             p,
             s,
             &def_block,
-            &|v| quick[v] || invariant(v),
+            &|v| quick[v] || defined_outside_loop_of(&loops, &def_block, p, v),
             &single_use,
             &bases,
             config,
@@ -211,6 +195,22 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         stats.blocks += 1;
     }
     stats
+}
+
+/// Whether `v` is made outside the innermost loop around block `b`: then it is
+/// ready in `b`, since what its producer leaves in flight is waited for on the way
+/// into the loop (`pad`), once.
+fn defined_outside_loop_of(
+    loops: &LoopForest,
+    def_block: &SecondaryMap<VReg, Option<MBlock>>,
+    b: MBlock,
+    v: VReg,
+) -> bool {
+    def_block[v].is_some_and(|d| {
+        loops
+            .innermost_loop(block(b))
+            .is_some_and(|l| !loops.contains(l, block(d)))
+    })
 }
 
 /// Moves operations of block `b` up across its own side exits (`(q) br X` in the

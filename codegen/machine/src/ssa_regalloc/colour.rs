@@ -314,43 +314,89 @@ impl Colourer<'_> {
     }
 }
 
-/// Whether `v` is dead when operation `index` of block `b` writes its definitions
-/// (read last by that operation or before it in `b`, or not live there at all).
-fn dead_at(mf: &MachFunction, a: &Analysis, v: VReg, b: MBlock, index: u32) -> bool {
-    let facts = &a.blocks[b];
-    if facts.kills.iter().any(|&(j, k)| k == v && j <= index)
-        || facts.dead_defs.iter().any(|&(_, k)| k == v)
-    {
-        return true;
-    }
-    let live_in = a
-        .live
-        .live_in(crate::ssa_view::block(b))
-        .contains(v.index());
-    let defined_before = mf.blocks[b].params.contains(&v)
-        || mf
-            .block_insts(b)
-            .take(index as usize)
-            .any(|inst| virtual_defs(inst).any(|d| d == v));
-    !(live_in || defined_before)
+/// Where each kept value's keeper is, and where values are defined and read last,
+/// so that whether a value is dead at a keeper is answered without scanning blocks.
+struct Keepers {
+    /// Kept value to its keeper: block, index in it, and the keeping definition.
+    at: HashMap<VReg, (MBlock, u32, VReg)>,
+    /// Where each value is defined: its block, and 0 for a parameter or the
+    /// defining operation's index + 1.
+    def: SecondaryMap<VReg, Option<(MBlock, u32)>>,
+    /// The index of the operation that reads a value last, per block it dies in.
+    kill: HashMap<(MBlock, VReg), u32>,
+    /// Values whose definition is never read.
+    dead_def: SecondaryMap<VReg, bool>,
 }
 
-/// Whether `d` may join `holders` in their colour: every kept value among them all
-/// finds the others dead at its keeper, which overwrites the colour.
-fn keepers_find_it_free(
-    mf: &MachFunction,
-    a: &Analysis,
-    keepers: &HashMap<VReg, (MBlock, u32)>,
-    holders: &[VReg],
-    d: VReg,
-) -> bool {
-    let all = || holders.iter().copied().chain(core::iter::once(d));
-    all().all(|h| {
-        !a.kept[h]
-            || keepers.get(&h).is_some_and(|&(kb, ki)| {
-                all().filter(|&o| o != h).all(|o| dead_at(mf, a, o, kb, ki))
-            })
-    })
+impl Keepers {
+    fn new(mf: &MachFunction, a: &Analysis) -> Keepers {
+        let mut k = Keepers {
+            at: HashMap::new(),
+            def: SecondaryMap::new(),
+            kill: HashMap::new(),
+            dead_def: SecondaryMap::new(),
+        };
+        for &b in &mf.layout {
+            for &p in &mf.blocks[b].params {
+                k.def[p] = Some((b, 0));
+            }
+            for (i, inst) in mf.block_insts(b).enumerate() {
+                if let (Some(Reg::Virtual(kv)), Some(&Reg::Virtual(d))) =
+                    (inst.keep, inst.defs.first())
+                {
+                    k.at.insert(kv, (b, i as u32, d));
+                }
+                for d in virtual_defs(inst) {
+                    // (after the operation's own reads: index + 1)
+                    k.def[d] = Some((b, i as u32 + 1));
+                }
+            }
+            for &(j, v) in &a.blocks[b].kills {
+                k.kill.insert((b, v), j);
+            }
+            for &(_, v) in &a.blocks[b].dead_defs {
+                k.dead_def[v] = true;
+            }
+        }
+        k
+    }
+
+    /// The definition in block `b` that keeps `v`, if any.
+    fn keeper_in(&self, v: VReg, b: MBlock) -> Option<VReg> {
+        self.at
+            .get(&v)
+            .and_then(|&(kb, _, d)| (kb == b).then_some(d))
+    }
+
+    /// Whether `v` is dead when operation `index` of block `b` writes its
+    /// definitions (read last by that operation or before it in `b`, or not live
+    /// there at all).
+    fn dead_at(&self, a: &Analysis, v: VReg, b: MBlock, index: u32) -> bool {
+        if self.kill.get(&(b, v)).is_some_and(|&j| j <= index) || self.dead_def[v] {
+            return true;
+        }
+        let live_in = a
+            .live
+            .live_in(crate::ssa_view::block(b))
+            .contains(v.index());
+        // (a parameter is at 0, an operation's result at its index + 1)
+        let defined_before = self.def[v].is_some_and(|(db, di)| db == b && di <= index);
+        !(live_in || defined_before)
+    }
+
+    /// Whether `d` may join `holders` in their colour: every kept value among them
+    /// all finds the others dead at its keeper, which overwrites the colour.
+    fn find_it_free(&self, a: &Analysis, holders: &[VReg], d: VReg) -> bool {
+        let all = || holders.iter().copied().chain(core::iter::once(d));
+        all().all(|h| {
+            !a.kept[h]
+                || self.at.get(&h).is_some_and(|&(kb, ki, _)| {
+                    all()
+                        .filter(|&o| o != h)
+                        .all(|o| self.dead_at(a, o, kb, ki))
+                })
+        })
+    }
 }
 
 /// A colouring: a colour per value, and how many guarded definitions took a colour
@@ -370,15 +416,7 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
     };
     let kept = &a.kept;
     let mut disjoint_shared = 0;
-    // where each kept value's keeper is
-    let mut keepers: HashMap<VReg, (MBlock, u32)> = HashMap::new();
-    for &b in &mf.layout {
-        for (i, inst) in mf.block_insts(b).enumerate() {
-            if let Some(Reg::Virtual(kv)) = inst.keep {
-                keepers.insert(kv, (b, i as u32));
-            }
-        }
-    }
+    let keepers = Keepers::new(mf, a);
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();
@@ -398,12 +436,7 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
         // the colours the block's later definitions want: their coloured partners'
         // (a kept value wants what its keeper wants: they share a colour)
         let mut wants = Wants::new();
-        let mut keeper: HashMap<VReg, VReg> = HashMap::new();
         for inst in mf.block_insts(b) {
-            if let (Some(Reg::Virtual(kv)), Some(&Reg::Virtual(d))) = (inst.keep, inst.defs.first())
-            {
-                keeper.insert(kv, d);
-            }
             for d in virtual_defs(inst) {
                 for &(partner, _) in &hints[d] {
                     if let Reg::Virtual(u) = partner
@@ -445,17 +478,15 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
                             && k.colour[s] != NONE
                             && held.mask[k.class(s)] & (1 << k.colour[s]) != 0
                             && a.forbidden[d] & (1 << k.colour[s]) == 0
-                            && keepers_find_it_free(
-                                mf,
+                            && keepers.find_it_free(
                                 a,
-                                &keepers,
                                 &held.holders[k.class(s)][k.colour[s] as usize],
                                 d,
                             )
                             && !(kept[d]
                                 && k.keeper_prefers_other(
                                     d,
-                                    keeper.get(&d),
+                                    keepers.keeper_in(d, b).as_ref(),
                                     k.colour[s],
                                     &held,
                                 )) =>
@@ -479,7 +510,7 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
                             (Some(dj), Some(g)) => dj.shareable(&held, k.class(d), g),
                             _ => 0,
                         };
-                        let also = keeper.get(&d).copied();
+                        let also = keepers.keeper_in(d, b);
                         let wanted = wants.wanted_by_others(k.class(d), d, also);
                         let c = k.choose(d, also, &held, shareable, wanted)?;
                         disjoint_shared += usize::from(held.mask[k.class(d)] & (1 << c) != 0);

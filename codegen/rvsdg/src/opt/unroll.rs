@@ -226,11 +226,9 @@ impl Counted {
     }
 }
 
-/// Whether θ `theta` is counted, and how.
-pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
-    let body = g.theta_body(theta);
-    let results = g.results(body);
-    let m = g.producer(results[0])?;
+/// The alternatives a two-way `match` node `m` chooses for the values 0 and 1 of
+/// its input; `None` when `m` is not a two-way `match`.
+pub(super) fn match2_alternatives(g: &Rvsdg, m: Node) -> Option<[u32; 2]> {
     let Some(Op::Match {
         cases,
         default,
@@ -239,12 +237,21 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
     else {
         return None;
     };
+    let alt = |v: u128| cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1);
+    Some([alt(0), alt(1)])
+}
+
+/// Whether θ `theta` is counted, and how.
+pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
+    let body = g.theta_body(theta);
+    let results = g.results(body);
+    let m = g.producer(results[0])?;
+    let [on_false, on_true] = match2_alternatives(g, m)?;
     let mut cond = g.input(m, 0);
     if g.ty(cond) != Ty::Val(Type::I1) {
         return None;
     }
-    let alt = |v: u128| cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1);
-    let mut negated = match (alt(1), alt(0)) {
+    let mut negated = match (on_true, on_false) {
         (1, 0) => false,
         (0, 1) => true,
         _ => return None,

@@ -23,7 +23,7 @@
 //! has at most [`MAX_RANGE_CHECKED_NODES`] nodes (a larger one gains little against
 //! the test and a second copy). Checks that constants decide (first value, bound
 //! and length known) are left alone: removing the passing ones in place
-//! ([`STATIC_RANGE_CHECKS`]) made `benches/programs/nbody.rs` 10% slower through the
+//! made `benches/programs/nbody.rs` 10% slower through the
 //! allocator's spill choices in the function they are inlined into.
 //!
 //! **Loops taken.** An innermost θ that unrolling would call counted (`unroll.rs`:
@@ -57,8 +57,8 @@
 //!
 //! Counters: `version.loops` (loops versioned), `version.checks` (pairs of groups
 //! checked), `version.range-checks` (bounds checks the copies lost),
-//! `version.range-checks-static` (checks constants removed), `version.not-counted`, `version.declined-memory` (an access or memory
-//! operation of another kind), `version.one-base` (nothing to tell apart, or nothing
+//! `version.not-counted`, `version.declined-memory` (an access or memory operation
+//! of another kind), `version.one-base` (nothing to tell apart, or nothing
 //! stored).
 
 use rustc_hash::FxHashMap;
@@ -70,12 +70,6 @@ use super::unroll::{Bound, binary, counted, icmp, iconst, innermost_thetas, pred
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
-
-/// Whether checks that constants decide are removed from the loop itself (off:
-/// removing them from the three-iteration loops of `benches/programs/nbody.rs`
-/// made it 10% slower, through the allocator's spill choices in the `main` they
-/// are inlined into).
-const STATIC_RANGE_CHECKS: bool = false;
 
 /// Loops with more nodes than this keep the bounds checks a run-time test would
 /// remove.
@@ -114,7 +108,6 @@ pub fn version_loops(g: &mut Rvsdg, report: &mut Report) {
     report.count("version.declined-memory", counts.declined_memory);
     report.count("version.one-base", counts.one_base);
     report.count("version.range-checks", counts.range_checks);
-    report.count("version.range-checks-static", counts.range_checks_static);
 }
 
 #[derive(Default)]
@@ -125,7 +118,6 @@ struct Counts {
     declined_memory: u64,
     one_base: u64,
     range_checks: u64,
-    range_checks_static: u64,
 }
 
 /// A group number no access below `r` uses yet.
@@ -200,15 +192,10 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         let Origin::Out(m, 0) = g.input(n, 0) else {
             continue;
         };
-        let Some(Op::Match {
-            cases,
-            default,
-            alts: 2,
-        }) = g.op(m)
-        else {
+        let Some([_, on_true]) = super::unroll::match2_alternatives(g, m) else {
             continue;
         };
-        let pass = cases.iter().find(|c| c.0 == 1).map_or(*default, |c| c.1) as usize;
+        let pass = on_true as usize;
         let fail = 1 - pass;
         let Origin::Out(c, 0) = g.input(m, 0) else {
             continue;
@@ -295,8 +282,10 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         return false;
     }
     let mut checks = range_checks(g, theta, lp.iv as u32, lp.step as u64);
-    // checks that constants decide: the first counter value, the bound and the length
-    // known, the last index is too; a check it passes goes, in the loop itself
+    // checks that constants decide (the first counter value, the bound and the
+    // length known) are left to the machine's constant propagation, which knows the
+    // trip count no better: removing the passing ones here made `nbody` 10% slower
+    // through the allocator's spill choices in the `main` they are inlined into
     let inits = g.inputs(theta).to_vec();
     let bound = match lp.bound {
         Bound::Var(p) => const_of(g, inits[p]),
@@ -306,30 +295,13 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         && iv0 < IV_LIMIT
         && b < IV_LIMIT
     {
-        let hi = if iv0 + lp.lead < b {
-            b - lp.lead - 1
-        } else {
-            iv0
-        };
-        let mut kept = Vec::new();
-        for c in checks {
+        checks.retain(|c| {
             let len = match &c.len {
                 Base::Var(k) => const_of(g, inits[*k]),
                 Base::Constant(_) => c.len_value,
             };
-            let index = hi * u128::from(c.scale) + u128::from(c.disp);
-            match len {
-                Some(len) if index < len && STATIC_RANGE_CHECKS => {
-                    pass_check(g, &c);
-                    counts.range_checks_static += 1;
-                }
-                // (left to the machine's constant propagation, which knows the
-                // trip count no better: not versioned at run time either)
-                Some(_) => {}
-                None => kept.push(c),
-            }
-        }
-        checks = kept;
+            len.is_none()
+        });
     }
     // (a large body gains little from losing its checks, against the check before
     // the loop and a second copy of it)

@@ -65,6 +65,73 @@ fn resolve(
     Ok(None)
 }
 
+/// What both the kernel and its cost estimate derive from a schedule: each
+/// operation's stage and the kernel's order, and where each read goes.
+struct Shape<'m> {
+    model: &'m Model,
+    stage: Vec<i64>,
+    stages: i64,
+    defs: HashMap<VReg, usize>,
+    carried: HashMap<VReg, usize>,
+    /// The operations in kernel order: by cycle (`cycle mod II`), then later stages
+    /// first (in one cycle, the operations of older iterations first, as they ran in
+    /// the loop: a value's last reader in an older stage then comes before its next
+    /// definition, and the two can share a register), then body order.
+    order: Vec<usize>,
+}
+
+impl<'m> Shape<'m> {
+    fn new(model: &'m Model, times: &[i64], ii: i64) -> Shape<'m> {
+        let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
+        let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
+        let stages = stage.iter().copied().max().unwrap_or(0) + 1;
+        let mut carried: HashMap<VReg, usize> = HashMap::new();
+        for (k, &p) in model.params.iter().enumerate() {
+            if model.args[k] != Reg::Virtual(p) {
+                carried.insert(p, k);
+            }
+        }
+        let mut order: Vec<usize> = (0..model.nodes.len()).collect();
+        order.sort_by_key(|&i| (slot[i], -stage[i], i));
+        Shape {
+            model,
+            stage,
+            stages,
+            defs: definers(&model.nodes),
+            carried,
+            order,
+        }
+    }
+
+    /// Where operation `u`'s read of `r` goes (see [`resolve`]).
+    fn resolve(&self, u: usize, r: Reg) -> Result<Option<(VReg, i64)>, ()> {
+        resolve(self.model, &self.defs, &self.carried, &self.stage, u, r)
+    }
+
+    /// Per value read across trips: the deepest distance it is read at, and whether
+    /// a reader at distance 1 comes after its definition in the kernel's order.
+    fn depths(&self) -> Result<HashMap<VReg, (i64, bool)>, ()> {
+        let mut position = vec![0usize; self.order.len()];
+        for (at, &u) in self.order.iter().enumerate() {
+            position[u] = at;
+        }
+        let mut depth: HashMap<VReg, (i64, bool)> = HashMap::new();
+        for u in 0..self.model.nodes.len() {
+            for r in self.model.nodes[u].all_uses() {
+                if let Some((v, d)) = self.resolve(u, r)?
+                    && d > 0
+                {
+                    let late_reader = d == 1 && position[u] > position[self.defs[&v]];
+                    let e = depth.entry(v).or_insert((0, false));
+                    e.0 = e.0.max(d);
+                    e.1 |= late_reader;
+                }
+            }
+        }
+        Ok(depth)
+    }
+}
+
 /// An estimate of the operations the kernel adds to the body's for `times` at
 /// `ii`: its branch, the upkeep of the stage predicates (the `por`s at the top and
 /// the predicate rotation of the back edge, about two more than the stages), and
@@ -72,43 +139,15 @@ fn resolve(
 /// `v^1` comes after `v`'s definition in the kernel's order (both live across it),
 /// and every deeper `v^d ← v^{d−1}`.
 pub fn kernel_overhead(model: &Model, times: &[i64], ii: i64) -> usize {
-    let n = model.nodes.len();
-    let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
-    let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
-    let stages = stage.iter().copied().max().unwrap_or(0) + 1;
-    let defs = definers(&model.nodes);
-    let mut carried: HashMap<VReg, usize> = HashMap::new();
-    for (k, &p) in model.params.iter().enumerate() {
-        if model.args[k] != Reg::Virtual(p) {
-            carried.insert(p, k);
-        }
-    }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| (slot[i], -stage[i], i));
-    let mut position = vec![0usize; n];
-    for (at, &u) in order.iter().enumerate() {
-        position[u] = at;
-    }
-    // per value: the deepest distance it is read at, and whether a reader at
-    // distance 1 comes after its definition
-    let mut depth: HashMap<VReg, (i64, bool)> = HashMap::new();
-    for u in 0..n {
-        for r in model.nodes[u].all_uses() {
-            if let Ok(Some((v, d))) = resolve(model, &defs, &carried, &stage, u, r)
-                && d > 0
-            {
-                let late_reader = d == 1 && position[u] > position[defs[&v]];
-                let e = depth.entry(v).or_insert((0, false));
-                e.0 = e.0.max(d);
-                e.1 |= late_reader;
-            }
-        }
-    }
-    let copies: usize = depth
-        .values()
-        .map(|&(d, late)| (d as usize - 1) + usize::from(late))
-        .sum();
-    1 + (stages as usize + 2) + copies
+    let shape = Shape::new(model, times, ii);
+    // (a read that goes back in time is the kernel's to refuse)
+    let copies: usize = shape.depths().map_or(0, |depth| {
+        depth
+            .values()
+            .map(|&(d, late)| (d as usize - 1) + usize::from(late))
+            .sum()
+    });
+    1 + (shape.stages as usize + 2) + copies
 }
 
 /// Rewrites the loop of `model` in `mf` as its kernel for `times` at interval `ii`.
@@ -116,31 +155,14 @@ pub fn kernel_overhead(model: &Model, times: &[i64], ii: i64) -> usize {
 /// schedule's dependences exclude.
 pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64) -> Result<(), ()> {
     let n = model.nodes.len();
-    let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
-    let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
-    let stages = stage.iter().copied().max().unwrap_or(0) + 1;
+    let shape = Shape::new(model, times, ii);
+    let (stage, stages) = (&shape.stage, shape.stages);
     // the continuation compare's stage: 0, or 1 with a speculative first stage
     let cmp_stage = stage[model.cmp];
     if cmp_stage > 1 {
         return Err(());
     }
-    let defs = definers(&model.nodes);
-    let mut carried: HashMap<VReg, usize> = HashMap::new();
-    for (k, &p) in model.params.iter().enumerate() {
-        if model.args[k] != Reg::Virtual(p) {
-            carried.insert(p, k);
-        }
-    }
-    // the deepest distance each value is read at
-    let mut depth: HashMap<VReg, i64> = HashMap::new();
-    for u in 0..n {
-        for r in model.nodes[u].all_uses() {
-            if let Some((v, d)) = resolve(model, &defs, &carried, &stage, u, r)? {
-                let e = depth.entry(v).or_insert(0);
-                *e = (*e).max(d);
-            }
-        }
-    }
+    let depth = shape.depths()?;
     // the kernel's parameters: stage predicates, invariant parameters, value chains
     let q: Vec<VReg> = (0..stages).map(|_| mf.new_vreg(RegClass::Pred)).collect();
     let mut chain: HashMap<(VReg, i64), VReg> = HashMap::new();
@@ -148,28 +170,24 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     let mut sources: Vec<VReg> = depth.keys().copied().collect();
     sources.sort();
     for v in sources {
-        for d in 1..=depth[&v] {
+        for d in 1..=depth[&v].0 {
             let class = mf.vregs[v];
             chain.insert((v, d), mf.new_vreg(class));
             chain_order.push((v, d));
         }
     }
     let map = |u: usize, r: Reg| -> Reg {
-        match resolve(model, &defs, &carried, &stage, u, r) {
+        match shape.resolve(u, r) {
             Ok(Some((v, 0))) => Reg::Virtual(v),
             Ok(Some((v, d))) => Reg::Virtual(chain[&(v, d)]),
             _ => r,
         }
     };
     // the operations in kernel order, reads rewritten
-    // (in one cycle, the operations of older iterations first, as they ran in the
-    // loop: a value's last reader in an older stage then comes before its next
-    // definition, and the two can share a register)
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| (slot[i], -stage[i], i));
+    let order = &shape.order;
     let mut kernel: Vec<MInst> = Vec::with_capacity(n + 4);
     let mut q_next = Reg::Virtual(q[0]);
-    for &u in &order {
+    for &u in order {
         let mut mi = model.nodes[u].clone();
         mi.guard.pred = map(u, mi.guard.pred);
         for k in 0..mi.uses.len() {
