@@ -159,6 +159,14 @@ fn variants(opcode: Opcode) -> Vec<String> {
             "limm 0xffffffff ; add r1 = r2, -1".to_string(),
         ];
     }
+    if opcode == Opcode::NopN {
+        // cycles 1..=max-nop, unguarded, at most one per bundle
+        return vec![
+            "nop 2".to_string(),
+            "nop 8".to_string(),
+            "add r1 = r2, r3 ; nop 4 ; ld.d r5 = [r6 + 8]".to_string(),
+        ];
+    }
     let mut out = vec![format_inst(&base, None)];
     let mut guarded = base;
     guarded.guard = Guard::new(Pred::new(5).unwrap(), true);

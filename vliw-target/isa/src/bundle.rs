@@ -66,10 +66,22 @@ pub fn check_bundle(insts: &[Inst], config: &MachineConfig) -> Result<(), Bundle
             width: config.width,
         });
     }
+    let mut nops = insts.iter().filter(|i| i.opcode == Opcode::NopN);
+    if let Some(nop) = nops.next() {
+        if nops.next().is_some() {
+            return Err(BundleError::SecondNop);
+        }
+        if nop.imm < 1 || nop.imm > i64::from(config.max_nop) {
+            return Err(BundleError::NopCycles {
+                cycles: nop.imm,
+                max: config.max_nop,
+            });
+        }
+    }
     for unit in Unit::ALL {
         let used = insts
             .iter()
-            .filter(|i| i.opcode != Opcode::Limm && i.opcode.unit() == unit)
+            .filter(|i| i.opcode.uses_unit() && i.opcode.unit() == unit)
             .count();
         let available = config.unit_count(unit) as usize;
         if used > available {
@@ -95,6 +107,13 @@ pub enum BundleError {
         used: usize,
         available: usize,
     },
+    /// A `nop N` whose N is not in 1..=`max-nop`.
+    NopCycles {
+        cycles: i64,
+        max: u32,
+    },
+    /// Two `nop N` in one bundle.
+    SecondNop,
 }
 
 impl fmt::Display for BundleError {
@@ -117,6 +136,11 @@ impl fmt::Display for BundleError {
                 unit.name(),
                 if *used == 1 { "" } else { "s" }
             ),
+            BundleError::NopCycles { cycles, max } => write!(
+                f,
+                "`nop {cycles}`: a nop takes 1 to {max} cycles on this machine (`max-nop`)"
+            ),
+            BundleError::SecondNop => write!(f, "a bundle holds at most one `nop N`"),
         }
     }
 }

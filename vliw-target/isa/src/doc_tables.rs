@@ -28,8 +28,8 @@ pub fn opcode_table() -> String {
 pub fn machine_table() -> String {
     let config = MachineConfig::default();
     let mut out = format!(
-        "| parameter | default |\n|---|---|\n| `width` (syllables per bundle) | {} |\n| `branch-penalty` (cycles after a taken control transfer) | {} |\n",
-        config.width, config.taken_branch_penalty
+        "| parameter | default |\n|---|---|\n| `width` (syllables per bundle) | {} |\n| `branch-penalty` (cycles after a taken control transfer) | {} |\n| `max-nop` (most cycles one `nop N` takes) | {} |\n",
+        config.width, config.taken_branch_penalty, config.max_nop
     );
     for unit in Unit::ALL {
         out.push_str(&format!(

@@ -73,8 +73,8 @@ impl Inst {
             } else {
                 0
             };
-        if self.opcode == Opcode::Limm && !self.guard.is_always() {
-            return Err(EncodeError::GuardedLimm);
+        if self.opcode.is_never_guarded() && !self.guard.is_always() {
+            return Err(EncodeError::Guarded(self.opcode));
         }
         if format == Format::Cmp || format == Format::CmpImm {
             check_distinct_predicates(self.pd1, self.pd2)
@@ -149,8 +149,8 @@ impl Inst {
                 .expect("4-bit field"),
             word & header::GUARD_NEG_BIT != 0,
         );
-        if opcode == Opcode::Limm && !inst.guard.is_always() {
-            return Err(DecodeError::GuardedLimm);
+        if opcode.is_never_guarded() && !inst.guard.is_always() {
+            return Err(DecodeError::Guarded(opcode));
         }
         for field in format.fields() {
             let raw = field.get(word);
@@ -277,7 +277,8 @@ pub enum EncodeError {
     ImmediateOutOfRange(Opcode, i64),
     MisalignedTarget(Opcode, i64),
     SamePredicateTwice(Pred),
-    GuardedLimm,
+    /// A guard on `limm` or `nop N`.
+    Guarded(Opcode),
 }
 
 impl fmt::Display for EncodeError {
@@ -298,7 +299,7 @@ impl fmt::Display for EncodeError {
                 )
             }
             EncodeError::SamePredicateTwice(p) => write!(f, "a compare cannot write {p} twice"),
-            EncodeError::GuardedLimm => write!(f, "`limm` cannot be guarded"),
+            EncodeError::Guarded(op) => write!(f, "`{}` cannot be guarded", op.syntax_name()),
         }
     }
 }
@@ -314,7 +315,8 @@ pub enum DecodeError {
         bits: u64,
     },
     SamePredicateTwice(Pred),
-    GuardedLimm,
+    /// A guard on `limm` or `nop N`.
+    Guarded(Opcode),
     /// A `limm` is the last syllable of its bundle.
     LimmAtEndOfBundle,
     /// A `limm` precedes an operation without an extendable immediate.
@@ -333,7 +335,7 @@ impl fmt::Display for DecodeError {
                 write!(f, "reserved bits {bits:#x} set in `{}`", opcode.mnemonic())
             }
             DecodeError::SamePredicateTwice(p) => write!(f, "compare writes {p} twice"),
-            DecodeError::GuardedLimm => write!(f, "guarded `limm`"),
+            DecodeError::Guarded(op) => write!(f, "guarded `{}`", op.syntax_name()),
             DecodeError::LimmAtEndOfBundle => write!(f, "`limm` at the end of a bundle"),
             DecodeError::LimmBeforeNonExtendable(op) => {
                 write!(

@@ -78,6 +78,9 @@ impl LatencyClass {
     }
 }
 
+/// Most cycles a machine may let one `nop N` take.
+pub const MAX_NOP: u32 = 64;
+
 /// Largest issue width the encoding tools and the simulator accept.
 pub const MAX_WIDTH: usize = 16;
 
@@ -92,6 +95,8 @@ pub struct MachineConfig {
     pub latencies: [u32; LatencyClass::COUNT],
     /// Extra cycles after a taken branch, call, return or indirect jump.
     pub taken_branch_penalty: u32,
+    /// The most cycles one `nop N` may take (1: only the one-cycle `nop`).
+    pub max_nop: u32,
 }
 
 impl Default for MachineConfig {
@@ -101,6 +106,7 @@ impl Default for MachineConfig {
             units: [4, 2, 2, 2, 1],
             latencies: [1, 1, 3, 20, 3, 4, 2, 16],
             taken_branch_penalty: 1,
+            max_nop: 8,
         }
     }
 }
@@ -133,6 +139,13 @@ impl MachineConfig {
                 self.width = value as usize;
             } else if key == "branch-penalty" {
                 self.taken_branch_penalty = value;
+            } else if key == "max-nop" {
+                if value == 0 || value > MAX_NOP {
+                    return Err(format!(
+                        "machine option `max-nop` must be 1..={MAX_NOP}, got {value}"
+                    ));
+                }
+                self.max_nop = value;
             } else if let Some(class) = key.strip_prefix("latency.") {
                 let class = LatencyClass::ALL
                     .into_iter()
@@ -156,7 +169,7 @@ impl MachineConfig {
                 self.units[unit as usize] = value;
             } else {
                 return Err(format!(
-                    "unknown machine option `{key}` (known: width, branch-penalty, {}, latency.{{{}}})",
+                    "unknown machine option `{key}` (known: width, branch-penalty, max-nop, {}, latency.{{{}}})",
                     Unit::ALL.map(Unit::name).join(", "),
                     latency_names()
                 ));
@@ -185,7 +198,8 @@ impl fmt::Display for MachineConfig {
         for class in LatencyClass::ALL {
             write!(f, ",latency.{}={}", class.name(), self.latency(class))?;
         }
-        write!(f, ",branch-penalty={}", self.taken_branch_penalty)
+        write!(f, ",branch-penalty={}", self.taken_branch_penalty)?;
+        write!(f, ",max-nop={}", self.max_nop)
     }
 }
 

@@ -315,6 +315,9 @@ opcodes! {
     Ret = "ret", None, Branch, Alu, "continue at the address in lr (r63)";
     Syscall = "syscall", Sys, Branch, Alu, "system call number imm: arguments r3..r8, result in r3 (docs/isa.md)";
     Trap = "trap", Sys, Branch, Alu, "stop the program with a trap fault carrying the code imm";
+
+    // --- timing of the bundle itself (after the table's first entries, to keep their encodings)
+    NopN = "nop", Sys, Alu, Alu, "multi-cycle no operation: the bundle takes imm cycles (1 to the machine's `max-nop`) instead of one, as if imm - 1 empty bundles followed it; takes an issue slot but no unit, and cannot be guarded";
 }
 
 impl Opcode {
@@ -343,6 +346,23 @@ impl Opcode {
     }
     pub fn all() -> impl Iterator<Item = Opcode> {
         OPCODES.iter().map(|info| info.opcode)
+    }
+    /// Whether the operation occupies a functional unit (`limm` and `nop N` take an
+    /// issue slot only).
+    pub fn uses_unit(self) -> bool {
+        !matches!(self, Opcode::Limm | Opcode::NopN)
+    }
+    /// Operations whose guard must be `p0` (they act on the bundle, not on values).
+    pub fn is_never_guarded(self) -> bool {
+        matches!(self, Opcode::Limm | Opcode::NopN)
+    }
+    /// How the manual and error messages name the operation: its mnemonic, or
+    /// `nop N` for the multi-cycle `nop`.
+    pub fn syntax_name(self) -> &'static str {
+        match self {
+            Opcode::NopN => "nop N",
+            _ => self.mnemonic(),
+        }
     }
     /// Operations that end the bundle's straight-line flow.
     pub fn is_control(self) -> bool {

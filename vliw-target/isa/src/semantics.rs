@@ -140,7 +140,7 @@ macro_rules! define_class {
                 $($v)|* | $($vi)|* => OpClass::Value,
                 $($c)|* | $($ci)|* => OpClass::Compare,
                 $($p)|* => OpClass::PredLogic,
-                Nop | Limm | Fence => OpClass::Nothing,
+                Nop | NopN | Limm | Fence => OpClass::Nothing,
                 Sel => OpClass::Sel,
                 P2r => OpClass::P2r,
                 R2p => OpClass::R2p,

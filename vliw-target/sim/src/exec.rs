@@ -295,7 +295,7 @@ impl Cpu {
                         $(Opcode::$l => {
                             set!(sem::predicate_logic(Opcode::$l, p!(op.ps1), p!(op.ps2)) as u64)
                         })*
-                        Nop | Limm | Fence => {}
+                        Nop | NopN | Limm | Fence => {}
                         Sel => set!(sem::sel(p!(op.ps1), a!(), rs2!())),
                         P2r => set!(sem::p2r(p!(op.ps1))),
                         R2p => set!(sem::r2p(a!()) as u64),

@@ -39,6 +39,9 @@ pub(crate) const LR: u8 = 63;
 /// Bundle flags.
 pub(crate) const ILLEGAL: u8 = 1;
 pub(crate) const BUFFERED: u8 = 2;
+/// The flags' bits from here up hold the cycles a `nop N` adds after the bundle,
+/// N − 1 (`max-nop` is at most 64).
+pub(crate) const EXTRA_CYCLES_SHIFT: u8 = 2;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bundle {
@@ -402,6 +405,10 @@ impl Code {
         let all_reads = insts.iter().fold(0u128, |m, i| m | reads(i));
         self.srcs
             .extend((0..128u8).filter(|&r| all_reads & (1 << r) != 0));
+        // (`check_bundle` allows one `nop N`, N in 1..=max-nop)
+        if let Some(nop) = insts.iter().find(|i| i.opcode == Opcode::NopN) {
+            flags |= ((nop.imm - 1) as u8) << EXTRA_CYCLES_SHIFT;
+        }
         self.bundles.push(Bundle {
             addr,
             next: NONE,

@@ -11,7 +11,9 @@ use crate::io::Io;
 use crate::loader::{LoadError, setup_stack};
 use crate::memory::{MemError, Memory};
 use crate::options::Options;
-use crate::predecode::{BUFFERED, Bundle, Code, ILLEGAL, NONE, PRED_BASE, SINK};
+use crate::predecode::{
+    BUFFERED, Bundle, Code, EXTRA_CYCLES_SHIFT, ILLEGAL, NONE, PRED_BASE, SINK,
+};
 use crate::profile::{CallCounts, Profile};
 use crate::program::{Program, SymbolTable};
 use crate::stats::Stats;
@@ -347,7 +349,8 @@ impl Simulator {
 
     #[inline(always)]
     fn count_bundle(&mut self, b: &Bundle, nullified: u64) {
-        self.cpu.cycle += 1;
+        // one cycle, and what a `nop N` adds
+        self.cpu.cycle += 1 + u64::from(b.flags >> EXTRA_CYCLES_SHIFT);
         self.stats.bundles += 1;
         self.stats.ops += b.n_ops as u64;
         self.stats.nullified += nullified;

@@ -145,31 +145,26 @@ pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, p
             .collect(),
     };
     drop(scheds);
-    // reorder the operations into bundle order, a `nop` for each empty bundle
+    // reorder the operations into bundle order; the empty bundles become nops
     let mut result = Bundles::new();
     for (k, &b) in layout.iter().enumerate() {
-        if infos[k].is_none() {
+        let Some(ops) = &infos[k] else {
             let one_each = func.block_inst_ids(b).iter().map(|&i| vec![i]).collect();
             result.set_block(b, one_each);
             continue;
-        }
+        };
         let old = func.take_block_insts(b);
         let mut slots: Vec<Option<InstId>> = old.into_iter().map(Some).collect();
         let mut insts = Vec::with_capacity(slots.len());
         let mut bundles = Vec::with_capacity(padded[k].len());
-        for bundle in &padded[k] {
-            if bundle.is_empty() {
-                let nop = func.make_inst(MInst::op(Opcode::Nop, &[], &[], Imm::None));
-                insts.push(nop);
-                bundles.push(vec![nop]);
-                continue;
-            }
-            let mut members = bundle.clone();
-            members.sort_unstable();
-            let ids: Vec<InstId> = members
+        for (members, idle) in fold_empty_bundles(&padded[k], ops, config) {
+            let mut ids: Vec<InstId> = members
                 .into_iter()
                 .map(|i| slots[i].take().expect("each operation in one bundle"))
                 .collect();
+            if idle > 0 {
+                ids.push(func.make_inst(nop_for(idle + u32::from(!ids.is_empty()))));
+            }
             insts.extend(ids.iter().copied());
             bundles.push(ids);
         }
@@ -178,6 +173,68 @@ pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, p
         result.set_block(b, bundles);
     }
     func.bundles = Some(result);
+}
+
+/// The operation that makes its bundle take `cycles` cycles: `nop` for one, else
+/// `nop N` (`docs/isa.md` §4).
+fn nop_for(cycles: u32) -> MInst {
+    if cycles == 1 {
+        MInst::op(Opcode::Nop, &[], &[], Imm::None)
+    } else {
+        MInst::op(Opcode::NopN, &[], &[], Imm::Const(i64::from(cycles)))
+    }
+}
+
+/// A block's bundles as (operations in program order, idle cycles after them): each
+/// run of empty bundles is folded into the bundle before it, as a `nop N` that makes
+/// that bundle last longer, when the machine has `nop N` (`max-nop` above 1), the
+/// bundle has a free slot and transfers no control (a branch's other path must not
+/// wait); otherwise the run becomes bundles of their own (no operations), each
+/// covering up to `max-nop` cycles. The timing is the same as with one empty bundle
+/// per idle cycle.
+fn fold_empty_bundles(
+    bundles: &[Vec<usize>],
+    ops: &[OpInfo],
+    config: &MachineConfig,
+) -> Vec<(Vec<usize>, u32)> {
+    let max = config.max_nop;
+    let mut out: Vec<(Vec<usize>, u32)> = Vec::with_capacity(bundles.len());
+    let mut i = 0;
+    while i < bundles.len() {
+        let run = bundles[i..].iter().take_while(|b| b.is_empty()).count() as u32;
+        if run > 0 {
+            let foldable = out
+                .last()
+                .is_some_and(|(members, idle): &(Vec<usize>, u32)| {
+                    *idle == 0
+                        && !members.is_empty()
+                        && !members.iter().any(|&m| ops[m].inst.opcode.is_control())
+                        && members
+                            .iter()
+                            .map(|&m| ops[m].inst.syllables())
+                            .sum::<usize>()
+                            < config.width
+                });
+            let mut left = run;
+            if max > 1 && foldable {
+                let take = left.min(max - 1);
+                out.last_mut().expect("foldable").1 = take;
+                left -= take;
+            }
+            while left > 0 {
+                let take = left.min(max);
+                out.push((Vec::new(), take));
+                left -= take;
+            }
+            i += run as usize;
+            continue;
+        }
+        let mut members = bundles[i].clone();
+        members.sort_unstable();
+        out.push((members, 0));
+        i += 1;
+    }
+    out
 }
 
 /// The targets of a block's `jr`: those of the jump table whose address the block

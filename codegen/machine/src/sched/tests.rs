@@ -304,7 +304,8 @@ fn function_of(insts: Vec<MInst>) -> MachFunction {
 
 #[test]
 fn latency_gaps_become_empty_bundles_and_exits_wait_for_results() {
-    let config = MachineConfig::default();
+    // (the one-cycle `nop` of a machine without `nop N`)
+    let config = MachineConfig::from_overrides("max-nop=1").unwrap();
     let ret = || MInst::op(Opcode::Ret, &[], &[], Imm::None);
     let insts = vec![
         ld(11, 1, 0),
@@ -332,6 +333,15 @@ fn latency_gaps_become_empty_bundles_and_exits_wait_for_results() {
             Opcode::Ret
         ]
     );
+    // with `nop N`, the two idle cycles fold into the loads' bundle: `nop 3`
+    let mut f = function_of(insts.clone());
+    let bundles = schedule_function_with(&mut f, &MachineConfig::default(), Policy::Pad);
+    assert_eq!(bundles.blocks, vec![vec![3, 2]]);
+    let nop = f.block_insts(f.layout[0]).nth(2).unwrap();
+    assert_eq!(
+        (nop.opcode(), &nop.imm),
+        (Some(Opcode::NopN), &Imm::Const(3))
+    );
     // with the interlock policy, the gaps are left to the hardware
     let mut f = function_of(insts);
     let bundles = schedule_function_with(&mut f, &config, Policy::Interlock);
@@ -348,10 +358,14 @@ fn a_result_left_in_flight_delays_the_return() {
     let bundles = schedule_function_with(&mut f.clone(), &config, Policy::Pad);
     // ld at 0 is ready at 3; ret at 1 enters the caller at 1 + 1 + 1 = 3
     assert_eq!(bundles.blocks, vec![vec![1, 1]]);
-    // without a branch penalty the return waits one more cycle
+    // without a branch penalty the return waits one more cycle: an empty bundle,
+    // or the load's bundle made two cycles long
+    let config = MachineConfig::from_overrides("branch-penalty=0,max-nop=1").unwrap();
+    let bundles = schedule_function_with(&mut f.clone(), &config, Policy::Pad);
+    assert_eq!(bundles.blocks, vec![vec![1, 1, 1]]);
     let config = MachineConfig::from_overrides("branch-penalty=0").unwrap();
     let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
-    assert_eq!(bundles.blocks, vec![vec![1, 1, 1]]);
+    assert_eq!(bundles.blocks, vec![vec![2, 1]]);
 }
 
 #[test]
@@ -390,6 +404,9 @@ fn successors_that_read_late_need_no_padding() {
         ],
     );
     f.layout = vec![b0, b1];
+    let bundles = schedule_function_with(&mut f.clone(), &config, Policy::Pad);
+    assert_eq!(bundles.blocks[0], vec![2], "ld ; nop 3");
+    let config = MachineConfig::from_overrides("max-nop=1").unwrap();
     let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
     assert_eq!(bundles.blocks[0], vec![1, 1, 1]);
 }
@@ -521,4 +538,46 @@ fn disjoint_guards_relax_register_dependences() {
     unc.ctype = CmpType::Unc;
     let g = graph(&[unc, under(1, false, 11, 1), under(2, false, 11, 2)]);
     assert_eq!(g.distance(1, 2), Some(0));
+}
+
+#[test]
+fn idle_cycles_fold_only_into_bundles_that_go_on_in_sequence() {
+    // a bundle with a side exit (a guarded trap) keeps its one cycle: the wait for
+    // the load after it becomes a `nop N` bundle of its own
+    let trap = op(Opcode::Trap, &[], &[], 7).with_guard(MGuard::new(p(1), false));
+    let insts = vec![
+        ld(11, 1, 0),
+        trap,
+        op(Opcode::AddI, &[r(3)], &[r(11)], 1),
+        MInst::op(Opcode::Ret, &[], &[], Imm::None),
+    ];
+    let mut f = function_of(insts);
+    let bundles = schedule_function_with(&mut f, &MachineConfig::default(), Policy::Pad);
+    assert_eq!(bundles.blocks, vec![vec![2, 1, 2]]);
+    let nop = f.block_insts(f.layout[0]).nth(2).unwrap();
+    assert_eq!(
+        (nop.opcode(), &nop.imm),
+        (Some(Opcode::NopN), &Imm::Const(2))
+    );
+    // a full bundle cannot take the `nop N` either; long waits take several
+    let config = MachineConfig::from_overrides("latency.load=12,max-nop=4").unwrap();
+    let insts = vec![
+        ld(11, 1, 0),
+        ld(12, 1, 8),
+        movi(13, 1),
+        movi(14, 2),
+        op(Opcode::Add, &[r(3)], &[r(11), r(12)], 0),
+        MInst::op(Opcode::Ret, &[], &[], Imm::None),
+    ];
+    let mut f = function_of(insts);
+    let bundles = schedule_function_with(&mut f, &config, Policy::Pad);
+    // 4 operations | nop 4 | nop 4 | nop 3 | add ; ret: 12 cycles before the add
+    assert_eq!(bundles.blocks, vec![vec![4, 1, 1, 1, 2]]);
+    let cycles: Vec<&Imm> = f
+        .block_insts(f.layout[0])
+        .map(|i| &i.imm)
+        .skip(4)
+        .take(3)
+        .collect();
+    assert_eq!(cycles, vec![&Imm::Const(4), &Imm::Const(4), &Imm::Const(3)]);
 }

@@ -154,3 +154,44 @@ fn a_taken_branch_and_a_stall_add_up() {
     .run();
     assert_eq!(r.stats().stalls, 2);
 }
+
+#[test]
+fn a_multi_cycle_nop_waits_out_a_latency_in_one_bundle() {
+    // `nop 3` in the load's bundle: the add issues 3 cycles after it, when r4 is
+    // ready, so strict mode finds no stall, in 3 bundles where plain nops take 5
+    let r = Test::new(&[
+        &["movi r10 = 0x20000"],
+        &["ld.d r4 = [r10]", "nop 3"],
+        &["add r5 = r4, 1"],
+        &["syscall 0"],
+    ])
+    .strict()
+    .run();
+    r.exit_code();
+    let s = r.stats();
+    assert_eq!((s.cycles, s.bundles, s.stalls), (6, 4, 0));
+    // a bundle of its own, and one that ends in a taken branch: the cycles add up
+    let r = Test::new(&[&["nop 4"], &["nop 2", "br .+8"], &["syscall 0"]]).run();
+    let s = r.stats();
+    assert_eq!((s.cycles, s.bundles), (4 + 2 + 1 + 1, 3));
+}
+
+#[test]
+fn nop_cycles_are_bounded_by_the_machine() {
+    let r = Test::new(&[&["nop 9"], &["syscall 0"]]).run();
+    assert!(
+        r.fault().contains("a nop takes 1 to 8 cycles"),
+        "{}",
+        r.fault()
+    );
+    assert_eq!(r.outcome.exit_status(), 132);
+    let r = Test::new(&[&["nop 9"], &["syscall 0"]])
+        .machine("max-nop=16")
+        .run();
+    r.exit_code();
+    assert_eq!(r.stats().cycles, 10);
+    let r = Test::new(&[&["nop 0"], &["syscall 0"]]).run();
+    assert!(r.fault().contains("`nop 0`"), "{}", r.fault());
+    let r = Test::new(&[&["nop 2", "nop 2"], &["syscall 0"]]).run();
+    assert!(r.fault().contains("at most one `nop N`"), "{}", r.fault());
+}
