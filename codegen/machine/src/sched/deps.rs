@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | true (RAW) | each write that may reach the read (the last unconditional write and the guarded or and/or-type writes after it) → reader | the writer's latency |
 //! | anti (WAR) | reader → next writer | 0 |
-//! | output (WAW) | write that may reach → next writer | 1 |
+//! | output (WAW) | write that may reach → next writer | 0 |
 //! | memory | store → later load or store that may overlap | 1 |
 //! | memory | load → later store that may overlap | 0 |
 //! | barrier | every earlier operation → a control operation other than `trap` (`br`, `jr`, `call`, `callr`, `ret`, `syscall`) | 0 |
@@ -31,17 +31,18 @@
 //! Operations that only write registers (no memory, no control) may cross a guarded
 //! `trap`: when it is taken the run ends and registers no longer matter.
 //!
-//! **Disjoint guards** (what if-conversion leaves; `docs/predication.md`). Two
-//! operations whose guards cannot both be true never both execute: two writes of one
-//! register under disjoint guards may share a bundle (output distance 0). A write does
-//! not reach a reader under a disjoint guard, but the reader keeps its latency
-//! after it: the machine interlocks on an operation's operands whether or not its
-//! guard turns out true (`docs/isa.md` §4), so a nullified reader issued early would
+//! **Writes of one register share a bundle** (output distance 0): a later slot's
+//! write wins (`docs/isa.md` §4), and every write that may reach a reader keeps its
+//! true edge to it, so the reader waits for the value it gets either way (a guarded
+//! write leaves the earlier one reaching). This covers what if-conversion leaves,
+//! guarded writes of one register under disjoint guards (ψ's predicated copies),
+//! without proving the guards disjoint. A reader keeps its latency after a write
+//! under a disjoint guard too: the machine interlocks on an operation's operands
+//! whether or not its guard turns out true, so a nullified reader issued early would
 //! stall (found by running the programs under `--strict`: `stdin_lines`,
-//! `string_ops`). Guards
-//! are known disjoint when they are one predicate in both polarities, or the two
-//! destinations of one compare that always writes both (an unguarded normal compare:
-//! `c` and `¬c`; a `.unc` compare: `g ∧ c` and `g ∧ ¬c`), none rewritten between.
+//! `string_ops`). Before allocation, a definition that keeps a value (`MInst::keep`)
+//! is the value's second write in the same sense (`OpInfo::keep`): it may follow the
+//! kept value's producer by that producer's latency less its own.
 
 use vliw_isa::{CmpType, Format, Inst, MachineConfig, Opcode, Unit};
 
@@ -138,6 +139,13 @@ pub struct OpInfo {
     pub inst: Inst,
     /// Registers read (guard included), as `reg_index`.
     pub reads: Vec<usize>,
+    /// Before allocation: the value a guarded definition keeps (`MInst::keep`),
+    /// when nothing else of the operation reads it. It is not read for its value:
+    /// it is what the register holds where the guard is false, so the keeping
+    /// definition may share its producer's bundle (a later slot wins) as long as
+    /// its readers, which wait for the keeping definition, find the kept value
+    /// ready too.
+    pub keep: Option<usize>,
     /// Registers written and whether the write may not happen (guarded, and/or type).
     pub writes: Vec<(usize, bool)>,
     /// Cycles until the results can be read.
@@ -146,12 +154,6 @@ pub struct OpInfo {
     /// `br`, `jr`, `call`, `callr`, `ret`, `syscall`: nothing crosses it.
     pub barrier: bool,
     pub trap: bool,
-    /// The guard (predicate register index, negated), when not `p0`; a `.unc`
-    /// compare's writes do not depend on it, so it has none.
-    pub guard: Option<(usize, bool)>,
-    /// For a compare that always writes both destinations (unguarded normal, `.unc`):
-    /// the two predicates, which are then never both true.
-    pub exclusive_pair: Option<(usize, usize)>,
 }
 
 /// Size in bytes of a load or store.
@@ -226,32 +228,15 @@ impl OpInfo {
             _ => None,
         };
         let access = Access::of(op, place, mi.scope);
-        let guard = match mi.guard.pred {
-            Reg::Physical(p) if !mi.guard.is_always() && mi.ctype != CmpType::Unc => {
-                Some((reg_index(p), mi.guard.negated))
-            }
-            _ => None,
-        };
-        let always_both =
-            (mi.ctype == CmpType::Normal && mi.guard.is_always()) || mi.ctype == CmpType::Unc;
-        let exclusive_pair = match (op.format(), &mi.defs[..]) {
-            (Format::Cmp | Format::CmpImm, [Reg::Physical(a), Reg::Physical(b)])
-                if always_both && !is_constant(*a) && !is_constant(*b) =>
-            {
-                Some((reg_index(*a), reg_index(*b)))
-            }
-            _ => None,
-        };
         OpInfo {
             inst,
             reads,
+            keep: None,
             writes,
             latency: config.latency(op.latency_class()),
             access,
             barrier: op.is_control() && op != Opcode::Trap,
             trap: op == Opcode::Trap,
-            guard,
-            exclusive_pair,
         }
     }
 }
@@ -311,6 +296,7 @@ impl DepGraph {
                 op.reads
                     .iter()
                     .copied()
+                    .chain(op.keep)
                     .chain(op.writes.iter().map(|w| w.0))
                     .chain(op.access.and_then(|a| a.place).map(|p| p.0))
             })
@@ -324,28 +310,7 @@ impl DepGraph {
         let mut last_barrier: Option<usize> = None;
         let mut since_barrier: Vec<usize> = Vec::new();
         let mut traps: Vec<usize> = Vec::new();
-        // each operation's guard with the version of its predicate at that point, and
-        // for each predicate the other half of the exclusive pair that wrote it
-        let mut guard_at: Vec<Option<(usize, bool, u32)>> = vec![None; n];
-        let mut pair: Vec<Option<(usize, u32)>> = vec![None; num_regs];
-        let disjoint = |a: Option<(usize, bool, u32)>,
-                        b: Option<(usize, bool, u32)>,
-                        pair: &[Option<(usize, u32)>],
-                        version: &[u32]| {
-            let (Some((pa, na, va)), Some((pb, nb, vb))) = (a, b) else {
-                return false;
-            };
-            if pa == pb {
-                return va == vb && na != nb;
-            }
-            // the two halves of one compare, neither rewritten since, both positive
-            !na && !nb
-                && va == version[pa]
-                && vb == version[pb]
-                && pair[pa] == Some((pb, version[pb]))
-        };
         for i in 0..n {
-            guard_at[i] = ops[i].guard.map(|(p, neg)| (p, neg, version[p]));
             // the version of the base register makes accesses comparable
             if let Some(a) = ops[i].access.as_mut()
                 && let Some(place) = a.place.as_mut()
@@ -363,10 +328,17 @@ impl DepGraph {
                     g.add(w, i, ops[w].latency, DepKind::True);
                 }
             }
+            if let Some(k) = op.keep {
+                for &w in &reaching[k] {
+                    let d = ops[w].latency.saturating_sub(op.latency);
+                    g.add(w, i, d, DepKind::True);
+                }
+            }
             for &(r, _) in &op.writes {
                 for &w in &reaching[r] {
-                    let d = u32::from(!disjoint(guard_at[w], guard_at[i], &pair, &version));
-                    g.add(w, i, d, DepKind::Output);
+                    // (the same bundle is fine: a later slot's write wins, and its
+                    // readers wait for every write that may reach them)
+                    g.add(w, i, 0, DepKind::Output);
                 }
                 for &u in &readers[r] {
                     if u != i {
@@ -410,14 +382,6 @@ impl DepGraph {
                 }
                 reaching[r].push(i);
                 version[r] += 1;
-                // a predicate rewritten is no longer half of the pair that wrote it
-                if r < pair.len() {
-                    pair[r] = None;
-                }
-            }
-            if let Some((a, b)) = op.exclusive_pair {
-                pair[a] = Some((b, version[b]));
-                pair[b] = Some((a, version[a]));
             }
             if op.barrier {
                 last_barrier = Some(i);

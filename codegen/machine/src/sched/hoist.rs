@@ -414,16 +414,10 @@ fn schedule_length(
     };
     for op in &mut ops {
         op.reads.iter_mut().for_each(&mut map);
+        op.keep.iter_mut().for_each(&mut map);
         op.writes.iter_mut().for_each(|(r, _)| map(r));
         if let Some(place) = op.access.as_mut().and_then(|a| a.place.as_mut()) {
             map(&mut place.0);
-        }
-        if let Some((r, _)) = op.guard.as_mut() {
-            map(r);
-        }
-        if let Some((a, b)) = op.exclusive_pair.as_mut() {
-            map(a);
-            map(b);
         }
     }
     let g = DepGraph::build(&mut ops);

@@ -155,9 +155,13 @@ pub(crate) fn op_info(
     config: &MachineConfig,
 ) -> OpInfo {
     let inst = unallocated_inst(mi);
+    // the kept value, when nothing but `keep` reads it (see `OpInfo::keep`)
+    let kept = mi.keep.and_then(index);
+    let times_read = |r: usize| mi.all_uses().filter_map(index).filter(|&u| u == r).count();
+    let keep = kept.filter(|&k| times_read(k) == 1);
     let mut reads: Vec<usize> = Vec::new();
     for r in mi.all_uses().filter_map(index) {
-        if !reads.contains(&r) {
+        if Some(r) != keep && !reads.contains(&r) {
             reads.push(r);
         }
     }
@@ -185,22 +189,15 @@ pub(crate) fn op_info(
         _ => None,
     };
     let access = Access::of(op, place, mi.scope);
-    // No guard facts: in machine SSA a guarded definition that keeps a value
-    // (`keeps`) reads that value exactly where its guard is false, and its result is
-    // defined under every guard, so the disjointness the allocated code's
-    // dependences use (a write under `p` never reaching a reader under `!p`) does
-    // not hold for virtual registers.
-    let (guard, exclusive_pair) = (None, None);
     OpInfo {
         inst,
         reads,
+        keep,
         writes,
         latency: config.latency(op.latency_class()),
         access,
         barrier: op.is_control() && op != Opcode::Trap,
         trap: op == Opcode::Trap,
-        guard,
-        exclusive_pair,
     }
 }
 
