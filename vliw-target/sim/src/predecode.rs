@@ -54,6 +54,9 @@ pub(crate) struct Bundle {
     /// First register index in `Code::srcs`.
     pub srcs_start: u32,
     pub n_ops: u8,
+    /// The operations that count as work in the statistics: all but `nop` and
+    /// `nop N`.
+    pub work: u8,
     pub n_srcs: u8,
     pub flags: u8,
     pub syllables: u8,
@@ -345,6 +348,7 @@ impl Code {
                             ops_start: code.errors.len() as u32,
                             srcs_start: 0,
                             n_ops: 0,
+                            work: 0,
                             n_srcs: 0,
                             flags: ILLEGAL,
                             syllables: 1,
@@ -415,6 +419,10 @@ impl Code {
             ops_start,
             srcs_start,
             n_ops: insts.len() as u8,
+            work: insts
+                .iter()
+                .filter(|i| !matches!(i.opcode, Opcode::Nop | Opcode::NopN))
+                .count() as u8,
             n_srcs: (self.srcs.len() as u32 - srcs_start) as u8,
             flags,
             syllables: syllables as u8,

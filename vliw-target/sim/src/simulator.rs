@@ -352,7 +352,7 @@ impl Simulator {
         // one cycle, and what a `nop N` adds
         self.cpu.cycle += 1 + u64::from(b.flags >> EXTRA_CYCLES_SHIFT);
         self.stats.bundles += 1;
-        self.stats.ops += b.n_ops as u64;
+        self.stats.ops += b.work as u64;
         self.stats.nullified += nullified;
     }
 }

@@ -170,6 +170,7 @@ fn a_multi_cycle_nop_waits_out_a_latency_in_one_bundle() {
     r.exit_code();
     let s = r.stats();
     assert_eq!((s.cycles, s.bundles, s.stalls), (6, 4, 0));
+    assert_eq!(s.ops, 4, "a nop is no work");
     // a bundle of its own, and one that ends in a taken branch: the cycles add up
     let r = Test::new(&[&["nop 4"], &["nop 2", "br .+8"], &["syscall 0"]]).run();
     let s = r.stats();
