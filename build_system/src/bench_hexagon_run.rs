@@ -892,16 +892,18 @@ pub(crate) fn report(
          hand-written hardware loop of known shape, and its count must be \
          {CALIBRATION_PACKETS} packets (counted: {calib}).\n\n\
          Bundles / packets is the figure of merit: above 1 we execute more issue \
-         groups. Our cycles include latency stalls and taken-branch penalties; qemu \
-         counts packets, not cycles (a Hexagon packet may stall too), so cycles / \
-         packets is an upper bound of our disadvantage in time. Hexagon differs from \
+         groups. A Hexagon packet that waits for an operand stalls in the interlock \
+         and still counts once; so does our bundle with a `nop N` that waits out a \
+         latency (`docs/isa.md` §4; `-C machine=max-nop=1` writes one `nop` bundle \
+         per empty cycle instead, as before 2026-11-30). Our cycles include those \
+         waits and taken-branch penalties; qemu counts packets, not cycles, so \
+         cycles / packets is an upper bound of our disadvantage in time. Hexagon differs from \
          our machine in ways that favour it on these kernels: hardware loops \
          (`loop0`/`:endloop0`: no compare and branch per iteration), post-increment \
          addressing (a load or store updates its pointer in the same instruction), \
          32-bit registers and pointers (`usize` and addresses are 32-bit; `i64` \
          arithmetic uses register pairs, which costs Hexagon rather than us), and \
-         LLVM unrolls and software-pipelines loops at `-Copt-level=3` (we do \
-         neither).\n\n",
+         LLVM unrolls and software-pipelines loops at `-Copt-level=3`.\n\n",
         one = executed.one_per_block,
         qemu = executed.qemu,
         calib = executed.calibration,
