@@ -342,7 +342,7 @@ fn insertion_point(mf: &MachFunction, p: MBlock, s: MBlock) -> Option<(usize, us
 
 /// The values ready one cycle after they are made wherever they are made: defined
 /// by an operation of latency 1, or block parameters whose incoming values all are
-/// (a constant, `r0`). An operation that moves up reads its operands earlier; one
+/// (a constant, `r0`, a quick value or parameter). An operation that moves up reads its operands earlier; one
 /// made by a longer operation in another block (a loop-carried product, a load) may
 /// then not be ready at the start of the predecessor, and the allocated schedule
 /// would pad the block before it: such operations stay — unless the value is made
@@ -363,33 +363,42 @@ fn quick_values(mf: &MachFunction, config: &MachineConfig) -> SecondaryMap<VReg,
             }
         }
     }
-    // block parameters: through the arguments of the branches to them (one level)
-    let mut incoming: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    // block parameters: quick when every argument passed to them is, to a fixpoint
+    // from the optimistic start (a loop's parameter fed by itself and quick values
+    // is quick; one fed by a load is not, nor is what it feeds)
     for &b in &mf.layout {
         for &p in &mf.blocks[b].params {
-            incoming[p] = true;
+            quick[p] = true;
         }
     }
-    for &b in &mf.layout {
-        for inst in mf.block_insts(b) {
-            if let crate::mir::Imm::Block(t) = inst.imm {
-                for (k, a) in inst.args.iter().enumerate() {
-                    let ok = match a {
-                        Reg::Virtual(v) => quick[*v],
-                        r => *r == Reg::ZERO,
-                    };
-                    if let Some(&p) = mf.blocks[t].params.get(k)
-                        && !ok
-                    {
-                        incoming[p] = false;
-                    }
-                }
+    let edges: Vec<(VReg, Reg)> = mf
+        .layout
+        .iter()
+        .flat_map(|&b| mf.block_insts(b))
+        .filter_map(|inst| match inst.imm {
+            crate::mir::Imm::Block(t) => Some((t, inst)),
+            _ => None,
+        })
+        .flat_map(|(t, inst)| {
+            mf.blocks[t]
+                .params
+                .iter()
+                .copied()
+                .zip(inst.args.iter().copied())
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(p, a) in &edges {
+            let ok = match a {
+                Reg::Virtual(v) => quick[v],
+                r => r == Reg::ZERO,
+            };
+            if quick[p] && !ok {
+                quick[p] = false;
+                changed = true;
             }
-        }
-    }
-    for &b in &mf.layout {
-        for &p in &mf.blocks[b].params {
-            quick[p] = incoming[p];
         }
     }
     quick
