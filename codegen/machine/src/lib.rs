@@ -40,6 +40,7 @@ pub mod regalloc;
 pub mod sched;
 pub mod ssa_regalloc;
 pub mod ssa_view;
+pub mod tail_dup;
 #[cfg(test)]
 mod test_support;
 

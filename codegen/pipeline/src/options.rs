@@ -155,6 +155,9 @@ pub struct Options {
     /// Local common-subexpression elimination on machine SSA after if-conversion
     /// (`machine-cse=on|off`, `vliw_machine::cse`).
     pub machine_cse: bool,
+    /// Duplicate branch-only blocks into the predecessors that jump to them, after
+    /// if-conversion (`tail-dup=on|off`, `vliw_machine::tail_dup`).
+    pub tail_dup: bool,
     /// Limits of if-conversion's regions (`if-convert-max-ops=`,
     /// `if-convert-max-predicates=`, `if-convert-max-blocks=`).
     pub if_convert_limits: vliw_machine::ifconv::Limits,
@@ -226,6 +229,7 @@ impl core::fmt::Debug for Options {
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
             .field("machine_cse", &self.machine_cse)
+            .field("tail_dup", &self.tail_dup)
             .field("if_convert_limits", &self.if_convert_limits)
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
@@ -270,6 +274,7 @@ impl Options {
             copy_blocks: true,
             if_convert: true,
             machine_cse: true,
+            tail_dup: true,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
             ppg: true,
@@ -317,6 +322,7 @@ impl Options {
         "copy-blocks",
         "if-convert",
         "machine-cse",
+        "tail-dup",
         "if-convert-max-ops",
         "if-convert-max-predicates",
         "if-convert-max-blocks",
@@ -389,6 +395,7 @@ impl Options {
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,
             "machine-cse" => self.machine_cse = on_off(key, value)?,
+            "tail-dup" => self.tail_dup = on_off(key, value)?,
             "promotion" => self.promotion = on_off(key, value)?,
             "ppg" => self.ppg = on_off(key, value)?,
             "psi-shape" => {

@@ -779,6 +779,28 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "tail-dup",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "blocks that only branch (a loop's latch after the paths if-conversion \
+                left) copied into the predecessors that jump to them: one taken branch \
+                and one bundle fewer on each path (vliw_machine::tail_dup)",
+        switch: Some(Switch {
+            name: "tail-dup",
+            off: "tail-dup=off",
+            on: "tail-dup=on",
+            default_on: true,
+        }),
+        runs: |o| o.tail_dup,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::tail_dup::duplicate_branch_tails(mf);
+            o.count("tail-dup.blocks", s.blocks as u64);
+            o.count("tail-dup.copies", s.copies as u64);
+            o.count("tail-dup.removed", s.removed as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "reassociate",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
