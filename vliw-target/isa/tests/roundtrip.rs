@@ -20,7 +20,7 @@ fn arbitrary_inst() -> impl Strategy<Value = Inst> {
             let mut inst = Inst::new(opcode);
             let gpr = |b: u8| Gpr::new(b % 64).unwrap();
             let pred = |b: u8| Pred::new(b % 16).unwrap();
-            if opcode != Opcode::Limm {
+            if !opcode.is_never_guarded() {
                 inst.guard = Guard::new(pred(guard), negated);
             }
             for field in format.fields() {
