@@ -16,7 +16,7 @@
 //! duplicated (a copy in an entry edge's predecessor would enter the loop a second
 //! way), nor a block reached through a jump table or by a guarded branch.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use cranelift_entity::EntityRef;
 use vliw_isa::Opcode;
@@ -71,11 +71,7 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
     let Some(&entry) = mf.layout.first() else {
         return stats;
     };
-    let in_tables: HashSet<MBlock> = mf.jump_tables.values().flatten().copied().collect();
-    // the layout changes at the end, in one pass: the trampolines' copies placed
-    // after the block that branches to them, what went left out
-    let mut placed_after: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
-    let mut gone: HashSet<MBlock> = HashSet::new();
+    let in_tables: Vec<MBlock> = mf.jump_tables.values().flatten().copied().collect();
     for j in mf.layout.clone() {
         if j == entry
             || in_tables.contains(&j)
@@ -112,40 +108,27 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
             continue;
         }
         for &p in &into {
-            let copies = duplicate_into(mf, j, &shape, p, &mut preds, &mut readers);
-            placed_after.entry(p).or_default().extend(copies);
+            duplicate_into(mf, j, &shape, p, &mut preds, &mut readers);
             stats.copies += 1;
         }
         stats.blocks += 1;
         if preds[j.index()].is_empty() {
             // no predecessor left: `j` and its trampolines go
-            let went: Vec<MBlock> = core::iter::once(j)
+            let gone: Vec<MBlock> = core::iter::once(j)
                 .chain(shape.trampolines.iter().flatten().copied())
                 .collect();
-            for &b in &went {
+            for &b in &gone {
                 for inst in mf.block_insts(b) {
                     for t in inst.branch_targets(mf) {
                         preds[t.index()].retain(|&x| x != b);
                     }
                 }
             }
-            for &b in &went {
+            for &b in &gone {
                 mf.take_block_insts(b);
             }
-            gone.extend(went);
+            mf.layout.retain(|b| !gone.contains(b));
             stats.removed += 1;
-        }
-    }
-    if stats.copies > 0 {
-        let old = core::mem::take(&mut mf.layout);
-        for b in old {
-            if !gone.contains(&b) {
-                mf.layout.push(b);
-            }
-            // (each copy went right after its block when it was made: the last first)
-            if let Some(copies) = placed_after.get(&b) {
-                mf.layout.extend(copies.iter().rev());
-            }
         }
     }
     stats
@@ -253,8 +236,7 @@ fn jumps_only_at_end(mf: &MachFunction, p: MBlock, j: MBlock) -> bool {
 }
 
 /// Replaces `p`'s final `br j(args)` by a copy of `j`'s branches reading `args`
-/// where `j` read its parameters, with copies of `j`'s trampolines of its own, which it
-/// returns (the caller places them in the layout).
+/// where `j` read its parameters, with copies of `j`'s trampolines of its own.
 fn duplicate_into(
     mf: &mut MachFunction,
     j: MBlock,
@@ -262,8 +244,7 @@ fn duplicate_into(
     p: MBlock,
     preds: &mut Vec<Vec<MBlock>>,
     readers: &mut HashMap<Reg, Vec<MBlock>>,
-) -> Vec<MBlock> {
-    let mut copies = Vec::new();
+) {
     let jump = mf.pop_inst(p).expect("p ends in its branch to j");
     let subst: HashMap<Reg, Reg> = mf.blocks[j]
         .params
@@ -291,7 +272,8 @@ fn duplicate_into(
                 }
             }
             mf.push_inst(copy, tail);
-            copies.push(copy);
+            let at = mf.layout.iter().position(|&b| b == p).map_or(0, |i| i + 1);
+            mf.layout.insert(at, copy);
             inst.imm = Imm::Block(copy);
         } else if let Imm::Block(u) = inst.imm {
             preds[u.index()].push(p);
@@ -306,5 +288,4 @@ fn duplicate_into(
         mf.push_inst(p, inst);
     }
     preds[j.index()].retain(|&x| x != p);
-    copies
 }
