@@ -16,7 +16,7 @@
 //! duplicated (a copy in an entry edge's predecessor would enter the loop a second
 //! way), nor a block reached through a jump table or by a guarded branch.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cranelift_entity::EntityRef;
 use vliw_isa::Opcode;
@@ -71,7 +71,11 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
     let Some(&entry) = mf.layout.first() else {
         return stats;
     };
-    let in_tables: Vec<MBlock> = mf.jump_tables.values().flatten().copied().collect();
+    let in_tables: HashSet<MBlock> = mf.jump_tables.values().flatten().copied().collect();
+    // the layout changes at the end, in one pass: the trampolines' copies placed
+    // after the block that branches to them, what went left out
+    let mut placed_after: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
+    let mut gone: HashSet<MBlock> = HashSet::new();
     for j in mf.layout.clone() {
         if j == entry
             || in_tables.contains(&j)
@@ -108,30 +112,58 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
             continue;
         }
         for &p in &into {
-            duplicate_into(mf, j, &shape, p, &mut preds, &mut readers);
+            let copies = duplicate_into(mf, j, &shape, p, &mut preds, &mut readers);
+            placed_after.entry(p).or_default().extend(copies);
             stats.copies += 1;
         }
         stats.blocks += 1;
         if preds[j.index()].is_empty() {
             // no predecessor left: `j` and its trampolines go
-            let gone: Vec<MBlock> = core::iter::once(j)
+            let went: Vec<MBlock> = core::iter::once(j)
                 .chain(shape.trampolines.iter().flatten().copied())
                 .collect();
-            for &b in &gone {
+            for &b in &went {
                 for inst in mf.block_insts(b) {
                     for t in inst.branch_targets(mf) {
                         preds[t.index()].retain(|&x| x != b);
                     }
                 }
             }
-            for &b in &gone {
+            for &b in &went {
                 mf.take_block_insts(b);
             }
-            mf.layout.retain(|b| !gone.contains(b));
+            gone.extend(went);
             stats.removed += 1;
         }
     }
+    if stats.copies > 0 {
+        let old = core::mem::take(&mut mf.layout);
+        for b in old {
+            place(&mut mf.layout, b, &placed_after, &gone);
+        }
+    }
     stats
+}
+
+/// Puts `b` (unless it went) into the layout, then the trampoline copies made for it,
+/// each followed by its own copies (a copy jumps to a later branch-only block too,
+/// and gets copies of that block's trampolines).
+fn place(
+    layout: &mut Vec<MBlock>,
+    b: MBlock,
+    placed_after: &HashMap<MBlock, Vec<MBlock>>,
+    gone: &HashSet<MBlock>,
+) {
+    let mut stack = vec![b];
+    while let Some(b) = stack.pop() {
+        if !gone.contains(&b) {
+            layout.push(b);
+        }
+        if let Some(copies) = placed_after.get(&b) {
+            // in the order they were made: the stack pops the last pushed first
+            stack.extend(copies.iter().rev());
+        }
+    }
 }
 
 /// What a branch-only block is made of.
@@ -236,7 +268,8 @@ fn jumps_only_at_end(mf: &MachFunction, p: MBlock, j: MBlock) -> bool {
 }
 
 /// Replaces `p`'s final `br j(args)` by a copy of `j`'s branches reading `args`
-/// where `j` read its parameters, with copies of `j`'s trampolines of its own.
+/// where `j` read its parameters, with copies of `j`'s trampolines of its own, which it
+/// returns (the caller places them in the layout).
 fn duplicate_into(
     mf: &mut MachFunction,
     j: MBlock,
@@ -244,7 +277,8 @@ fn duplicate_into(
     p: MBlock,
     preds: &mut Vec<Vec<MBlock>>,
     readers: &mut HashMap<Reg, Vec<MBlock>>,
-) {
+) -> Vec<MBlock> {
+    let mut copies = Vec::new();
     let jump = mf.pop_inst(p).expect("p ends in its branch to j");
     let subst: HashMap<Reg, Reg> = mf.blocks[j]
         .params
@@ -272,8 +306,7 @@ fn duplicate_into(
                 }
             }
             mf.push_inst(copy, tail);
-            let at = mf.layout.iter().position(|&b| b == p).map_or(0, |i| i + 1);
-            mf.layout.insert(at, copy);
+            copies.push(copy);
             inst.imm = Imm::Block(copy);
         } else if let Imm::Block(u) = inst.imm {
             preds[u.index()].push(p);
@@ -288,4 +321,5 @@ fn duplicate_into(
         mf.push_inst(p, inst);
     }
     preds[j.index()].retain(|&x| x != p);
+    copies
 }
