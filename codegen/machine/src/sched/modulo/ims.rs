@@ -5,11 +5,18 @@
 //! constraints) whose slot `cycle mod II` of the modulo reservation table still
 //! forms a legal bundle (what `check_bundle` counts, kept per slot: syllables against
 //! the width, operations per unit kind; the last slot holds the loop's branch), the
-//! one among those whose values need the fewest copies across trips. When none of the II candidate cycles has room, the operation is
-//! placed anyway, at its earliest start or one cycle after where it was last, and
+//! one among those whose values need the fewest copies across trips. When none of
+//! the II candidate cycles has room, the operation is placed anyway, at its earliest start or one cycle after where it was last, and
 //! what conflicts with it leaves the table: the operations of that slot that no
 //! longer fit, and the successors whose dependences it now violates. A budget of
 //! placements bounds the search; when it runs out, the caller tries II + 1.
+//!
+//! Once every operation is placed, a local search cuts the copies the schedule's
+//! values need across trips (`fewer_copies`): an operation moves to a cycle where
+//! they need fewer, making room by moving one other operation of that slot. The
+//! placement above only weighs the copies among the cycles with room when the
+//! operation is placed; an operation placed earlier may hold the one cycle that
+//! needs none.
 
 use vliw_isa::{MachineConfig, Unit};
 
@@ -34,42 +41,8 @@ pub fn schedule(
     let slots = ii as usize;
     let mut time: Vec<Option<i64>> = vec![None; n];
     let mut last: Vec<Option<i64>> = vec![None; n];
-    let mut table: Vec<Vec<usize>> = vec![Vec::new(); slots];
+    let mut mrt = Reservations::new(g, ii, config);
     let mut budget = 6 * n + 32;
-    // per slot: syllables and operations per unit kind in use (what `check_bundle`
-    // counts), the last slot holding the loop's branch
-    let units = Unit::ALL.len();
-    let mut syllables = vec![0usize; slots];
-    let mut used = vec![0u32; slots * units];
-    syllables[slots - 1] += branch_inst().syllables();
-    used[(slots - 1) * units + unit_slot(Unit::Branch)] += 1;
-    let cost: Vec<(usize, usize)> = g
-        .ops
-        .iter()
-        .map(|o| (o.inst.syllables(), unit_slot(o.inst.opcode.unit())))
-        .collect();
-    let limm = |op: usize| g.ops[op].inst.opcode == vliw_isa::Opcode::Limm;
-    let capacity: Vec<u32> = Unit::ALL.iter().map(|&u| config.unit_count(u)).collect();
-    let fits =
-        |table: &Vec<Vec<usize>>, syllables: &[usize], used: &[u32], slot: usize, op: usize| {
-            let (syl, unit) = cost[op];
-            let unit_ok = limm(op) || used[slot * units + unit] < capacity[unit];
-            (syllables[slot] + syl <= config.width && unit_ok) || table[slot].is_empty()
-        };
-    let take = |syllables: &mut [usize], used: &mut [u32], slot: usize, op: usize| {
-        let (syl, unit) = cost[op];
-        syllables[slot] += syl;
-        if !limm(op) {
-            used[slot * units + unit] += 1;
-        }
-    };
-    let release = |syllables: &mut [usize], used: &mut [u32], slot: usize, op: usize| {
-        let (syl, unit) = cost[op];
-        syllables[slot] -= syl;
-        if !limm(op) {
-            used[slot * units + unit] -= 1;
-        }
-    };
     loop {
         let next = (0..n)
             .filter(|&i| time[i].is_none())
@@ -97,7 +70,7 @@ pub fn schedule(
         };
         let mut free: Option<(i64, i64)> = None;
         for t in window {
-            if !fits(&table, &syllables, &used, (t % ii) as usize, op) {
+            if !mrt.fits((t % ii) as usize, op) {
                 continue;
             }
             let c = copies(g, &time, ii, op, t);
@@ -116,22 +89,19 @@ pub fn schedule(
         };
         let slot = (t % ii) as usize;
         // resource conflicts: the lowest operations of the slot leave until it fits
-        while !fits(&table, &syllables, &used, slot, op) {
-            let Some((k, &victim)) = table[slot]
+        while !mrt.fits(slot, op) {
+            let Some(&victim) = mrt.table[slot]
                 .iter()
-                .enumerate()
-                .min_by_key(|&(_, &o)| (height[o], std::cmp::Reverse(o)))
+                .min_by_key(|&&o| (height[o], std::cmp::Reverse(o)))
             else {
                 break;
             };
-            table[slot].remove(k);
-            release(&mut syllables, &mut used, slot, victim);
+            mrt.release(slot, victim);
             time[victim] = None;
         }
         time[op] = Some(t);
         last[op] = Some(t);
-        table[slot].push(op);
-        take(&mut syllables, &mut used, slot, op);
+        mrt.take(slot, op);
         // dependence conflicts: successors placed too early leave
         for &k in &g.succs[op] {
             let e = g.edges[k];
@@ -141,18 +111,210 @@ pub fn schedule(
             if let Some(ts) = time[e.to]
                 && ts < t + e.latency - ii * e.distance
             {
-                let s = (ts % ii) as usize;
-                table[s].retain(|&o| o != e.to);
-                release(&mut syllables, &mut used, s, e.to);
+                mrt.release((ts % ii) as usize, e.to);
                 time[e.to] = None;
             }
         }
     }
-    Some(
-        time.into_iter()
-            .map(|t| t.expect("every operation placed"))
-            .collect(),
-    )
+    let mut times: Vec<i64> = time
+        .into_iter()
+        .map(|t| t.expect("every operation placed"))
+        .collect();
+    let range = |op: usize, latest: i64| -> (i64, i64) {
+        if op == first {
+            (lo, hi - 1)
+        } else if late[op] {
+            (lo, latest)
+        } else {
+            (0, latest)
+        }
+    };
+    fewer_copies(g, ii, &mut mrt, &mut times, &range);
+    debug_assert_eq!(slots, mrt.table.len());
+    Some(times)
+}
+
+/// The modulo reservation table: per slot (`cycle mod II`) the operations placed
+/// there, the syllables and the operations per unit kind in use (what
+/// `check_bundle` counts), the last slot holding the loop's branch.
+struct Reservations {
+    table: Vec<Vec<usize>>,
+    syllables: Vec<usize>,
+    used: Vec<u32>,
+    capacity: Vec<u32>,
+    width: usize,
+    /// Per operation: syllables, unit kind, and whether it is a `limm` extension
+    /// (which takes a syllable but no unit).
+    cost: Vec<(usize, usize, bool)>,
+}
+
+impl Reservations {
+    fn new(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Reservations {
+        let slots = ii as usize;
+        let units = Unit::ALL.len();
+        let mut r = Reservations {
+            table: vec![Vec::new(); slots],
+            syllables: vec![0; slots],
+            used: vec![0; slots * units],
+            capacity: Unit::ALL.iter().map(|&u| config.unit_count(u)).collect(),
+            width: config.width,
+            cost: g
+                .ops
+                .iter()
+                .map(|o| {
+                    (
+                        o.inst.syllables(),
+                        unit_slot(o.inst.opcode.unit()),
+                        o.inst.opcode == vliw_isa::Opcode::Limm,
+                    )
+                })
+                .collect(),
+        };
+        r.syllables[slots - 1] += branch_inst().syllables();
+        r.used[(slots - 1) * units + unit_slot(Unit::Branch)] += 1;
+        r
+    }
+
+    /// Whether `op` fits in `slot` beside what is there (an empty slot takes
+    /// anything).
+    fn fits(&self, slot: usize, op: usize) -> bool {
+        let (syl, unit, limm) = self.cost[op];
+        let unit_ok = limm || self.used[slot * Unit::ALL.len() + unit] < self.capacity[unit];
+        (self.syllables[slot] + syl <= self.width && unit_ok) || self.table[slot].is_empty()
+    }
+
+    fn take(&mut self, slot: usize, op: usize) {
+        let (syl, unit, limm) = self.cost[op];
+        self.syllables[slot] += syl;
+        if !limm {
+            self.used[slot * Unit::ALL.len() + unit] += 1;
+        }
+        self.table[slot].push(op);
+    }
+
+    fn release(&mut self, slot: usize, op: usize) {
+        let (syl, unit, limm) = self.cost[op];
+        self.syllables[slot] -= syl;
+        if !limm {
+            self.used[slot * Unit::ALL.len() + unit] -= 1;
+        }
+        self.table[slot].retain(|&o| o != op);
+    }
+}
+
+/// After a schedule is found, fewer copies: an operation whose values (or the
+/// values it reads) need copies across trips moves to a cycle where they need
+/// fewer, within the dependences and the table, and when that cycle's slot is full,
+/// one operation of the slot moves out of the way to a cycle of its own (one swap
+/// deep). A move is taken when the copies of the two operations' values together go
+/// down; no operation leaves its range (`range(op, latest)`: the continuation
+/// compare its stage, what must know that its iteration exists no earlier than that
+/// stage, nothing past the schedule's last stage). The copies matter beyond their
+/// slots: the rotation copy of a value read after its next definition waits for
+/// that value, and when the value is a load's, the kernel grows by a cycle.
+fn fewer_copies(
+    g: &LoopGraph,
+    ii: i64,
+    mrt: &mut Reservations,
+    time: &mut [i64],
+    range: &dyn Fn(usize, i64) -> (i64, i64),
+) {
+    let n = time.len();
+    let latest = ((time.iter().copied().max().unwrap_or(0) / ii) + 1) * ii - 1;
+    // the copies of the register edges at `ops` (each edge once)
+    let copies_at = |time: &[i64], ops: &[usize]| -> i64 {
+        let mut sum = 0;
+        for e in &g.edges {
+            let touches = ops.contains(&e.from) || ops.contains(&e.to);
+            if e.register && touches {
+                sum += copies_of(ii, e.from, time[e.from], e.to, time[e.to], e.distance);
+            }
+        }
+        sum
+    };
+    // the dependences at `op` hold
+    let legal = |time: &[i64], op: usize| -> bool {
+        let (from, to) = range(op, latest);
+        if time[op] < from || time[op] > to {
+            return false;
+        }
+        let ok = |k: &usize| {
+            let e = g.edges[*k];
+            e.from == e.to || time[e.to] >= time[e.from] + e.latency - ii * e.distance
+        };
+        g.preds[op].iter().all(ok) && g.succs[op].iter().all(ok)
+    };
+    for _round in 0..4 {
+        let mut improved = false;
+        for op in 0..n {
+            let before = copies_at(time, &[op]);
+            if before == 0 {
+                continue;
+            }
+            let (from, to) = range(op, latest);
+            let was = time[op];
+            'cycles: for t in from..=to {
+                if t == was {
+                    continue;
+                }
+                let slot = (t % ii) as usize;
+                mrt.release((was % ii) as usize, op);
+                time[op] = t;
+                if !legal(time, op) {
+                    time[op] = was;
+                    mrt.take((was % ii) as usize, op);
+                    continue;
+                }
+                if mrt.fits(slot, op) {
+                    if copies_at(time, &[op]) < before {
+                        mrt.take(slot, op);
+                        improved = true;
+                        break 'cycles;
+                    }
+                    time[op] = was;
+                    mrt.take((was % ii) as usize, op);
+                    continue;
+                }
+                // one operation of the full slot moves elsewhere
+                let others: Vec<usize> = mrt.table[slot].clone();
+                for y in others {
+                    let y_was = time[y];
+                    time[op] = was;
+                    let pair_before = copies_at(time, &[op, y]);
+                    time[op] = t;
+                    mrt.release(slot, y);
+                    let (y_from, y_to) = range(y, latest);
+                    for ty in y_from..=y_to {
+                        let y_slot = (ty % ii) as usize;
+                        if y_slot == slot {
+                            continue;
+                        }
+                        time[y] = ty;
+                        if legal(time, op)
+                            && legal(time, y)
+                            && mrt.fits(slot, op)
+                            && copies_at(time, &[op, y]) < pair_before
+                        {
+                            mrt.take(slot, op);
+                            if mrt.fits(y_slot, y) {
+                                mrt.take(y_slot, y);
+                                improved = true;
+                                break 'cycles;
+                            }
+                            mrt.release(slot, op);
+                        }
+                    }
+                    time[y] = y_was;
+                    mrt.take(slot, y);
+                }
+                time[op] = was;
+                mrt.take((was % ii) as usize, op);
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
 }
 
 /// The copies a value needs when it is defined at `t_def` by `def` and read at `t_use`
