@@ -199,6 +199,9 @@ pub struct Options {
     /// ψs that choose between their compare's operands become `min`/`max`
     /// (`psi-minmax=on|off`, `vliw_machine::psi::minmax`).
     pub psi_minmax: bool,
+    /// ψs whose arguments carry two values become one choice under one predicate
+    /// (`psi-two-values=on|off`, `vliw_machine::psi::two_values`).
+    pub psi_two_values: bool,
     /// The RVSDG middle end (`rvsdg=on|off`, `sequentialize=`).
     pub rvsdg: vliw_rvsdg::Options,
     /// Verification between passes (`verify=yes|no|each`).
@@ -244,6 +247,7 @@ impl core::fmt::Debug for Options {
             .field("psi_inline", &self.psi_inline)
             .field("psi_project", &self.psi_project)
             .field("psi_minmax", &self.psi_minmax)
+            .field("psi_two_values", &self.psi_two_values)
             .field("pcp_options", &self.pcp_options)
             .field("rvsdg", &self.rvsdg)
             .field("verify", &self.verify)
@@ -290,6 +294,7 @@ impl Options {
             psi_inline: false,
             psi_project: false,
             psi_minmax: true,
+            psi_two_values: true,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
             input_verified: false,
@@ -334,6 +339,7 @@ impl Options {
         "psi-inline",
         "psi-project",
         "psi-minmax",
+        "psi-two-values",
         "promotion",
         "ppg",
         "psi-shape",
@@ -475,6 +481,7 @@ impl Options {
             "psi-inline" => self.psi_inline = on_off(key, value)?,
             "psi-project" => self.psi_project = on_off(key, value)?,
             "psi-minmax" => self.psi_minmax = on_off(key, value)?,
+            "psi-two-values" => self.psi_two_values = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,
             "rvsdg-ivr" => self.rvsdg.ivr = on_off(key, value)?,

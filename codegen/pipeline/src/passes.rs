@@ -738,7 +738,7 @@ pub const PIPELINE: &[Pass] = &[
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
         about: "out of Psi-SSA, after ψ inlining, reduction, min/max and projection \
-                (psi-inline=, psi-minmax=, psi-project=): by psi-lowering=sel every ψ a chain of sel (predicate logic \
+                (psi-inline=, psi-two-values=, psi-minmax=, psi-project=): by psi-lowering=sel every ψ a chain of sel (predicate logic \
                 for predicates), first argument promoted; by psi-lowering=predicated-copies \
                 every ψ-congruence class a chain of guarded definitions and predicated \
                 copies that keep the previous link, one register for the allocator \
@@ -755,6 +755,9 @@ pub const PIPELINE: &[Pass] = &[
                 o.count("psi.inlined", vliw_machine::psi::inline(mf) as u64);
             }
             o.count("psi.reduced", vliw_machine::psi::reduce(mf) as u64);
+            if o.psi_two_values {
+                o.count("psi.two-values", vliw_machine::psi::two_values(mf) as u64);
+            }
             if o.psi_minmax {
                 o.count("psi.min-max", vliw_machine::psi::select_min_max(mf) as u64);
             }

@@ -306,7 +306,7 @@ impl Block {
             links.push(place);
         }
         // the previous link may be read up to the second link's position
-        let first_copy = !(once(a1) && self.reads_end_by(mf, a1, links[0].at, uses));
+        let first_copy = !(once(a1) && self.reads_end_by(mf, a1, links[0].at, uses, renamed));
         let copies = usize::from(first_copy) + links.iter().filter(|l| !l.fold).count();
         let sels = (args.len() - 1) * if class == RegClass::Pred { 3 } else { 1 };
         // as many operations either way: the copies win only where they shorten the
@@ -426,13 +426,16 @@ impl Block {
 
     /// Whether `r` dies by position `limit`: defined in this block (or one of its
     /// parameters: a value from before it may live around a loop through it), and
-    /// every read of it in this block at or before `limit` (`uses[r]` counts them all).
+    /// every read of it in this block at or before `limit` (`uses[r]` counts them all,
+    /// the reads of the ψ results already renamed to `r` included: the operations
+    /// still name those results until the end, `renamed` says which they are).
     fn reads_end_by(
         &self,
         mf: &MachFunction,
         r: Reg,
         limit: isize,
         uses: &SecondaryMap<VReg, u32>,
+        renamed: &SecondaryMap<VReg, Option<Reg>>,
     ) -> bool {
         let Reg::Virtual(v) = r else { return false };
         if self.def_pos(r) < 0 && !mf.blocks[self.b].params.contains(&v) {
@@ -440,7 +443,11 @@ impl Block {
         }
         let mut seen = 0;
         for (i, &id) in self.order.iter().enumerate() {
-            let n = mf.inst(id).all_uses().filter(|&u| u == r).count() as u32;
+            let n = mf
+                .inst(id)
+                .all_uses()
+                .filter(|&u| resolve(renamed, u) == r)
+                .count() as u32;
             if n > 0 && i as isize > limit {
                 return false;
             }

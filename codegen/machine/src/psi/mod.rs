@@ -9,6 +9,8 @@
 //!   the allocator (`psi-lowering=predicated-copies`).
 //! - `inline`, `reduce`, `project`: ψ inlining, reduction and projection (003 §2),
 //!   before either lowering, on the hyperblock's predicate relations.
+//! - `two_values`: a ψ whose arguments carry two values is one guarded choice
+//!   under one predicate.
 //! - `minmax`: a ψ choosing between the two operands of its compare is a `min` or
 //!   `max`.
 //! - `guards`: which guards of a hyperblock imply, cover or exclude each other (for
@@ -21,6 +23,7 @@ pub mod minmax;
 pub mod project;
 pub mod reduce;
 pub mod select;
+pub mod two_values;
 
 pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
 pub use inline::inline;
@@ -28,3 +31,4 @@ pub use minmax::select_min_max;
 pub use project::project;
 pub use reduce::reduce;
 pub use select::{lower_keeps, lower_to_selects};
+pub use two_values::two_values;
