@@ -8,17 +8,21 @@
 //! - [`dce`]: instructions without side effects whose results are unused are removed.
 //! - [`jump_threading`]: a branch to a block that only branches again goes straight on
 //!   when it can tell where (a jump, or a test of a constant it passes).
+//! - [`branch_fold`]: two tests in a row that lead to one place become one test of
+//!   the two conditions combined (`a || b` to one join).
 //!
 //! Each pass keeps the function verifiable (the tests run the verifier and the
 //! interpreter before and after) and reports what it did, for `time-passes` and the
 //! benchmark.
 
 mod block_args;
+mod branch_fold;
 mod dce;
 mod dominance_frontier;
 mod jump_threading;
 mod mem2reg;
 
+pub use branch_fold::{FoldStats, branch_fold};
 pub use dce::{DceStats, dce};
 pub use jump_threading::{ThreadStats, jump_threading};
 pub use mem2reg::{Mem2RegStats, mem2reg};

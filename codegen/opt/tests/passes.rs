@@ -1,4 +1,4 @@
-//! mem2reg, DCE and jump threading against the interpreter: every IR filetest of the repository with
+//! mem2reg, DCE, jump threading and branch folding against the interpreter: every IR filetest of the repository with
 //! run lines, and hand-written cases for what is promoted and what is not. A pass must
 //! keep the module verifiable and every run's results, traps and output.
 
@@ -10,7 +10,7 @@ use vliw_ir::filetest::{Run, directives};
 use vliw_ir::{
     DataValue, Interpreter, Module, Opcode, Trap, TrapKind, parse_module, verify_module,
 };
-use vliw_opt::{Mem2RegStats, ThreadStats, dce, jump_threading, mem2reg};
+use vliw_opt::{FoldStats, Mem2RegStats, ThreadStats, branch_fold, dce, jump_threading, mem2reg};
 
 fn optimized(module: &Module) -> (Module, Mem2RegStats) {
     let mut out = module.clone();
@@ -19,6 +19,7 @@ fn optimized(module: &Module) -> (Module, Mem2RegStats) {
         stats += mem2reg(func);
         dce(func);
         jump_threading(func);
+        branch_fold(func);
     }
     if let Err(e) = verify_module(&out) {
         panic!("the optimized module does not verify:\n{e}\n{out}");
@@ -537,4 +538,112 @@ block4:
     let (after, stats) = threaded(text);
     assert!(stats.threaded >= 2, "{stats:?}\n{after}");
     assert_eq!(count(&after, Opcode::Switch), 0, "{after}");
+}
+
+/// Branch folding alone, checked like the others; what it did.
+fn folded(text: &str) -> (Module, FoldStats) {
+    let module = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    verify_module(&module).unwrap_or_else(|e| panic!("{e}"));
+    let mut after = module.clone();
+    let mut stats = FoldStats::default();
+    for func in &mut after.functions {
+        stats += branch_fold(func);
+    }
+    verify_module(&after).unwrap_or_else(|e| panic!("{e}\n{after}"));
+    let (runs, _) = directives(text).unwrap();
+    assert!(!runs.is_empty());
+    for run in &runs {
+        assert_eq!(
+            outcome(&module, run),
+            outcome(&after, run),
+            "line {}:\n{after}",
+            run.line
+        );
+    }
+    (after, stats)
+}
+
+/// `c == 32 || c == 44 || c == 10` to one join: three tests become one `brif` of the
+/// three compares or'ed, in every arrangement of the shared destination (the
+/// second block's `then` or `else` side, the first block's `then` or `else` side).
+#[test]
+fn tests_in_a_row_to_one_place_are_one_test() {
+    let text = "
+function @space(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i64 32
+    v2 = icmp eq v0, v1
+    v3 = iconst.i64 1
+    brif v2, block4(v3), block1
+block1:
+    v4 = iconst.i64 44
+    v5 = icmp eq v0, v4
+    v6 = iconst.i64 1
+    brif v5, block4(v6), block2
+block2:
+    v7 = iconst.i64 10
+    v8 = icmp ne v0, v7
+    v9 = iconst.i64 1
+    brif v8, block3, block4(v9)
+block3:
+    v10 = iconst.i64 0
+    jump block4(v10)
+block4(v11: i64):
+    return v11
+}
+; run: @space(32) == 1
+; run: @space(44) == 1
+; run: @space(10) == 1
+; run: @space(11) == 0
+; run: @space(0) == 0
+
+function @inner(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 0
+    v3 = icmp slt v0, v2
+    brif v3, block1, block3
+block1:
+    v4 = icmp slt v1, v2
+    brif v4, block2, block3
+block2:
+    v5 = iconst.i64 7
+    return v5
+block3:
+    v6 = iconst.i64 9
+    return v6
+}
+; run: @inner(-1, -1) == 7
+; run: @inner(-1, 1) == 9
+; run: @inner(1, -1) == 9
+; run: @inner(1, 1) == 9
+
+function @keeps(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 0
+    v3 = icmp eq v0, v2
+    brif v3, block3, block1
+block1:
+    v4 = udiv v1, v0
+    v5 = icmp eq v4, v2
+    brif v5, block3, block2
+block2:
+    return v4
+block3:
+    return v2
+}
+; run: @keeps(0, 5) == 0
+; run: @keeps(2, 1) == 0
+; run: @keeps(2, 9) == 4
+";
+    let (after, stats) = folded(text);
+    // @space: two folds into block0 (and block2's negated side); @inner: one (both
+    // `then` sides in a row: `band`); @keeps: none (a division may trap)
+    assert_eq!(stats.folded, 3, "{after}");
+    let space = after.function("space").unwrap();
+    assert_eq!(space.layout.blocks().count(), 3, "{after}");
+    let inner = after.function("inner").unwrap();
+    assert_eq!(inner.layout.blocks().count(), 3, "{after}");
+    let keeps = after.function("keeps").unwrap();
+    assert_eq!(keeps.layout.blocks().count(), 4, "{after}");
+    assert_eq!(count(&after, Opcode::Udiv), 1);
 }

@@ -146,6 +146,9 @@ pub struct Options {
     pub dce: bool,
     /// Thread branches through blocks that only branch again (`jump-threading=on|off`).
     pub jump_threading: bool,
+    /// Fold two tests in a row that lead to one place into one test of both
+    /// conditions (`branch-fold=on|off`).
+    pub branch_fold: bool,
     /// Fold the copy blocks of branches into them by predication
     /// (`copy-blocks=on|off`).
     pub copy_blocks: bool,
@@ -229,6 +232,7 @@ impl core::fmt::Debug for Options {
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
             .field("jump_threading", &self.jump_threading)
+            .field("branch_fold", &self.branch_fold)
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
             .field("machine_cse", &self.machine_cse)
@@ -275,6 +279,7 @@ impl Options {
             mem2reg: true,
             dce: true,
             jump_threading: true,
+            branch_fold: true,
             copy_blocks: true,
             if_convert: true,
             machine_cse: true,
@@ -324,6 +329,7 @@ impl Options {
         "mem2reg",
         "dce",
         "jump-threading",
+        "branch-fold",
         "copy-blocks",
         "if-convert",
         "machine-cse",
@@ -398,6 +404,7 @@ impl Options {
             "mem2reg" => self.mem2reg = on_off(key, value)?,
             "dce" => self.dce = on_off(key, value)?,
             "jump-threading" => self.jump_threading = on_off(key, value)?,
+            "branch-fold" => self.branch_fold = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,
             "machine-cse" => self.machine_cse = on_off(key, value)?,

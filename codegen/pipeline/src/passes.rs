@@ -587,6 +587,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "branch-fold",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "two tests in a row that lead to one place become one test of both \
+                conditions (`a || b` to one join: the second block's few pure operations \
+                move up, a bor joins the conditions, the block goes) \
+                (vliw_opt::branch_fold)",
+        switch: Some(Switch {
+            name: "branch-fold",
+            off: "branch-fold=off",
+            on: "branch-fold=on",
+            default_on: true,
+        }),
+        runs: |o| o.branch_fold,
+        run: Run::Ir(|f, o| {
+            let stats = vliw_opt::branch_fold(f);
+            o.count("branch-fold.folded", stats.folded as u64);
+            o.count("branch-fold.speculated", stats.speculated as u64);
+        }),
+    },
+    Pass {
         name: "isel",
         from: Stage::Ir,
         to: Stage::MachineSsa,

@@ -156,6 +156,20 @@ impl Lower<'_> {
                     }
                 }
             }
+            IrOp::Band | IrOp::Bor | IrOp::Bxor if ty == Type::I1 => {
+                // conditions combined stay predicates (`a || b` folded into one
+                // branch: `por`, not two `p2r`s, an `or` and an `r2p`)
+                let a = self.get_pred(av);
+                let b = self.get_pred(bv);
+                let op = match op {
+                    IrOp::Band => Opcode::Pand,
+                    IrOp::Bor => Opcode::Por,
+                    _ => Opcode::Pxor,
+                };
+                let p = self.plogic(op, a, b);
+                self.def_pred(results[0], p);
+                return Ok(());
+            }
             IrOp::Band | IrOp::Bor | IrOp::Bxor => {
                 let a = self.get1(av);
                 let b = self.reg_or_imm(bv);
@@ -468,6 +482,13 @@ impl Lower<'_> {
                     self.def1(res, r);
                 }
             }
+            return Ok(());
+        }
+        if op == IrOp::Bnot && ty == Type::I1 {
+            // a negated condition stays a predicate
+            let p = self.get_pred(av);
+            let n = self.pnot(p);
+            self.def_pred(res, n);
             return Ok(());
         }
         let w = i64::from(ty.bits());

@@ -223,8 +223,20 @@ impl<'a> Lower<'a> {
                 } => Some(args[0]),
                 _ => None,
             };
+            // predicate logic reads its `i1` operands as predicates
+            let logic = match data {
+                InstructionData::Binary {
+                    opcode: IrOp::Band | IrOp::Bor | IrOp::Bxor,
+                    args,
+                } => dfg.value_type(args[0]) == Type::I1,
+                InstructionData::Unary {
+                    opcode: IrOp::Bnot,
+                    arg,
+                } => dfg.value_type(*arg) == Type::I1,
+                _ => false,
+            };
             for (i, v) in data.all_values().enumerate() {
-                if i == 0 && pred_arg == Some(v) {
+                if logic || (i == 0 && pred_arg == Some(v)) {
                     self.needs_pred[v.index()] = true;
                 } else {
                     self.needs_gpr[v.index()] = true;

@@ -15,7 +15,7 @@
 //! | memory | store → later load or store that may overlap | 1 |
 //! | memory | load → later store that may overlap | 0 |
 //! | barrier | every earlier operation → a control operation other than `trap` (`br`, `jr`, `call`, `callr`, `ret`, `syscall`) | 0 |
-//! | barrier | such a control operation → every later operation | 1 |
+//! | barrier | such a control operation → every later operation (a `br` right after a `br`: 0, the two share a bundle where the machine has two branch units, the first taken in slot order winning) | 1 |
 //! | trap | memory operation or `trap` → later `trap`; `trap` → later memory operation | 0; 1 |
 //! | end | every operation → the block's final control operation | 0 |
 //!
@@ -368,7 +368,13 @@ impl DepGraph {
                 }
             }
             if let Some(b) = last_barrier {
-                g.add(b, i, 1, DepKind::Barrier);
+                // a branch right after a branch may share its bundle, where the
+                // machine has two branch units: the first taken one in slot order
+                // wins (docs/isa.md §3, step 8), the program's order
+                let follows = ops[b].inst.opcode == Opcode::Br
+                    && ops[i].inst.opcode == Opcode::Br
+                    && since_barrier.is_empty();
+                g.add(b, i, if follows { 0 } else { 1 }, DepKind::Barrier);
             }
             // update the state
             let op = &ops[i];

@@ -575,3 +575,36 @@ fn idle_cycles_fold_only_into_bundles_that_go_on_in_sequence() {
         .collect();
     assert_eq!(cycles, vec![&Imm::Const(4), &Imm::Const(4), &Imm::Const(3)]);
 }
+
+/// Two guarded branches in a row share a bundle where the machine has two branch
+/// units (the first taken in slot order wins, which is program order); with one,
+/// each takes its own. An operation between them keeps them apart.
+#[test]
+fn branches_in_a_row_share_a_bundle_with_two_branch_units() {
+    let br = |g: u8| op(Opcode::Br, &[], &[], 16).with_guard(MGuard::new(p(g), false));
+    let insts = [
+        op(Opcode::CmpEqI, &[p(2), Reg::P0], &[r(3)], 1),
+        op(Opcode::CmpEqI, &[p(3), Reg::P0], &[r(3)], 2),
+        br(2),
+        br(3),
+        op(Opcode::Br, &[], &[], 32),
+    ];
+    let one = MachineConfig::default();
+    let two = MachineConfig {
+        units: {
+            let mut u = one.units;
+            u[vliw_isa::Unit::Branch as usize] = 2;
+            u
+        },
+        ..one.clone()
+    };
+    assert_eq!(cycles(&insts, &one), vec![0, 0, 1, 2, 3]);
+    assert_eq!(cycles(&insts, &two), vec![0, 0, 1, 1, 2]);
+    let apart = [
+        op(Opcode::CmpEqI, &[p(2), Reg::P0], &[r(3)], 1),
+        br(2),
+        movi(4, 1),
+        br(2),
+    ];
+    assert_eq!(cycles(&apart, &two), vec![0, 1, 2, 2]);
+}
