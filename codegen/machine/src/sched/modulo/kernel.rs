@@ -9,6 +9,11 @@
 //! cond` (an iteration exists when the one before it did and went on). Entering, `q_0`
 //! is true and the others false; the loop goes on while any of `q_0 .. q_{S−2}` holds
 //! (a `por` chain), S − 1 trips after the last iteration started, which finish it.
+//! With two stages (and the compare in the first) the loop goes on after a trip only
+//! when its `q_0` held, so every trip but the first has an iteration in the second
+//! stage: the back edge gives `q_1` true instead of rotating `q_0` into it. With
+//! more stages, the last stage's next predicate is `q_{S−2} ∨ q_{S−1}` (it has an
+//! iteration in every trip from the `S − 1`-th on), a `por` in its own register.
 //!
 //! What iterations that do not exist must not do: stores are guarded by their stage
 //! predicate, loads become non-faulting `lds` (their values are only read by the
@@ -249,7 +254,28 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         back.push(q_next);
     }
     for s in (1 + cmp_stage as usize)..stages as usize {
-        back.push(Reg::Virtual(q[s - 1]));
+        // with two stages and the compare in the first, every trip after the first
+        // has an iteration in the second: the trip exists only because the one
+        // before had an iteration in the first (the loop goes on while `q_0` holds),
+        // so the next `q_1` is true, not a copy of `q_0` (the rotation of two
+        // predicates would be a swap through a third register)
+        if stages == 2 && cmp_stage == 0 {
+            back.push(Reg::P0);
+        } else if cmp_stage == 0 && s == stages as usize - 1 {
+            // likewise the last stage has an iteration in every trip from the
+            // `S − 1`-th on: the next `q_{S−1}` is `q_{S−2} ∨ q_{S−1}`, made in place
+            // (no rotation copy into it)
+            let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+            kernel.push(MInst::op(
+                Opcode::Por,
+                &[t],
+                &[Reg::Virtual(q[s - 1]), Reg::Virtual(q[s])],
+                Imm::None,
+            ));
+            back.push(t);
+        } else {
+            back.push(Reg::Virtual(q[s - 1]));
+        }
     }
     let invariant: Vec<usize> = (0..model.params.len())
         .filter(|&k| model.args[k] == Reg::Virtual(model.params[k]))
