@@ -29,6 +29,7 @@ pub mod error;
 pub mod frame;
 pub mod ifconv;
 pub mod interp;
+pub mod licm;
 pub mod lower;
 pub mod mir;
 pub mod object;

@@ -161,6 +161,9 @@ pub struct Options {
     /// Duplicate branch-only blocks into the predecessors that jump to them, after
     /// if-conversion (`tail-dup=on|off`, `vliw_machine::tail_dup`).
     pub tail_dup: bool,
+    /// Constants out of loops into their preheaders (`machine-licm=on|off`,
+    /// `vliw_machine::licm`).
+    pub machine_licm: bool,
     /// Limits of if-conversion's regions (`if-convert-max-ops=`,
     /// `if-convert-max-predicates=`, `if-convert-max-blocks=`).
     pub if_convert_limits: vliw_machine::ifconv::Limits,
@@ -237,6 +240,7 @@ impl core::fmt::Debug for Options {
             .field("if_convert", &self.if_convert)
             .field("machine_cse", &self.machine_cse)
             .field("tail_dup", &self.tail_dup)
+            .field("machine_licm", &self.machine_licm)
             .field("if_convert_limits", &self.if_convert_limits)
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
@@ -279,11 +283,12 @@ impl Options {
             mem2reg: true,
             dce: true,
             jump_threading: true,
-            branch_fold: true,
+            branch_fold: false,
             copy_blocks: true,
             if_convert: true,
             machine_cse: true,
             tail_dup: true,
+            machine_licm: true,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
             ppg: true,
@@ -334,6 +339,7 @@ impl Options {
         "if-convert",
         "machine-cse",
         "tail-dup",
+        "machine-licm",
         "if-convert-max-ops",
         "if-convert-max-predicates",
         "if-convert-max-blocks",
@@ -409,6 +415,7 @@ impl Options {
             "if-convert" => self.if_convert = on_off(key, value)?,
             "machine-cse" => self.machine_cse = on_off(key, value)?,
             "tail-dup" => self.tail_dup = on_off(key, value)?,
+            "machine-licm" => self.machine_licm = on_off(key, value)?,
             "promotion" => self.promotion = on_off(key, value)?,
             "ppg" => self.ppg = on_off(key, value)?,
             "psi-shape" => {

@@ -598,7 +598,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "branch-fold",
             off: "branch-fold=off",
             on: "branch-fold=on",
-            default_on: true,
+            default_on: false,
         }),
         runs: |o| o.branch_fold,
         run: Run::Ir(|f, o| {
@@ -942,6 +942,28 @@ pub const PIPELINE: &[Pass] = &[
                     eprintln!("vliw-modulo-declined: {d}");
                 }
             }
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "machine-licm",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "constants out of loops: the unguarded movi of a loop without calls move \
+                to its preheader, equal ones merged, unless the allocator's pressure \
+                analysis then finds a block over the registers (vliw_machine::licm)",
+        switch: Some(Switch {
+            name: "machine-licm",
+            off: "machine-licm=off",
+            on: "machine-licm=on",
+            default_on: true,
+        }),
+        runs: |o| o.machine_licm,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::licm::hoist_constants(mf);
+            o.count("machine-licm.hoisted", s.hoisted as u64);
+            o.count("machine-licm.merged", s.merged as u64);
+            o.count("machine-licm.refused", s.refused as u64);
             Ok(())
         }),
     },

@@ -346,8 +346,12 @@ fn bundles_are_checked_against_the_machine() {
     );
     let e = errors("movi r1 = 0x123456789 ; nop ; nop ; nop ;;\n");
     assert!(e[0].contains("5 syllables"), "{e:?}");
-    let e = errors("br x ; ret ;;\n");
+    // two branch units: a third control operation is too many
+    let e = errors("br x ; ret ; syscall 0 ;;\n");
     assert!(e[0].contains("branch unit"), "{e:?}");
+    let one = MachineConfig::from_overrides("branch=1").unwrap();
+    let e = assemble("br x ; ret ;;\nx: nop ;;\n", "m.s", &one).unwrap_err();
+    assert!(e[0].to_string().contains("branch unit"), "{}", e[0]);
 }
 
 #[test]

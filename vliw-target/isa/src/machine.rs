@@ -103,7 +103,10 @@ impl Default for MachineConfig {
     fn default() -> Self {
         MachineConfig {
             width: 4,
-            units: [4, 2, 2, 2, 1],
+            // two branch units: a bundle may end in two guarded branches, the first
+            // taken in slot order winning (Hexagon's dual jumps; `branch=1` is the
+            // machine before that extension)
+            units: [4, 2, 2, 2, 2],
             latencies: [1, 1, 3, 20, 3, 4, 2, 16],
             taken_branch_penalty: 1,
             max_nop: 8,

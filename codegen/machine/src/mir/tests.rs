@@ -568,9 +568,12 @@ fn bundled_rules() {
         ),
         "syllables but the issue width is 4",
     );
-    // two branches: one branch unit
+    // three branches: two branch units
     bundled(
-        &ALLOCATED.replace("    nop ;;\n", "    (p3) br block1 ; (p4) br block1 ;;\n"),
+        &ALLOCATED.replace(
+            "    nop ;;\n",
+            "    (p3) br block1 ; (p4) br block1 ; (p5) br block1 ;;\n",
+        ),
         "does not fit the machine",
     );
     bundled(

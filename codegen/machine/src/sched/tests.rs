@@ -589,15 +589,8 @@ fn branches_in_a_row_share_a_bundle_with_two_branch_units() {
         br(3),
         op(Opcode::Br, &[], &[], 32),
     ];
-    let one = MachineConfig::default();
-    let two = MachineConfig {
-        units: {
-            let mut u = one.units;
-            u[vliw_isa::Unit::Branch as usize] = 2;
-            u
-        },
-        ..one.clone()
-    };
+    let two = MachineConfig::default();
+    let one = MachineConfig::from_overrides("branch=1").unwrap();
     assert_eq!(cycles(&insts, &one), vec![0, 0, 1, 2, 3]);
     assert_eq!(cycles(&insts, &two), vec![0, 0, 1, 1, 2]);
     let apart = [
