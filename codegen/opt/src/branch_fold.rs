@@ -60,11 +60,13 @@ pub fn branch_fold(func: &mut Function) -> FoldStats {
         // (a bounded number of folds into one block: each removes a block)
         for _ in 0..64 {
             match fold_one(func, entry, p, &preds) {
-                Some((b, moved)) => {
+                Some((b, shared, moved)) => {
+                    // `p` and `b` both entered `shared`, now only `p` does; `b`'s
+                    // other destination is `p`'s now (one edge either way)
                     gone[b] = true;
+                    preds[shared] -= 1;
                     stats.folded += 1;
                     stats.speculated += moved;
-                    preds = predecessor_counts(func);
                 }
                 None => break,
             }
@@ -87,14 +89,14 @@ fn predecessor_counts(func: &Function) -> SecondaryMap<Block, usize> {
     n
 }
 
-/// Folds one block into `p`'s branch when the shape allows; the folded block and how
-/// many operations moved.
+/// Folds one block into `p`'s branch when the shape allows; the folded block, the
+/// destination the two shared and how many operations moved.
 fn fold_one(
     func: &mut Function,
     entry: Block,
     p: Block,
     preds: &SecondaryMap<Block, usize>,
-) -> Option<(Block, usize)> {
+) -> Option<(Block, Block, usize)> {
     let term = func.layout.last_inst(p)?;
     let InstructionData::Brif {
         arg: c,
@@ -190,7 +192,7 @@ fn fold_one(
         );
         func.layout.remove_inst(b_term);
         func.layout.remove_block(b);
-        return Some((b, speculated));
+        return Some((b, shared.block, speculated));
     }
     None
 }

@@ -324,17 +324,23 @@ block0(v0: i64, v1: i64):
     );
 }
 
-/// Jump threading alone, checked like the others; what it did.
-fn threaded(text: &str) -> (Module, ThreadStats) {
+/// One pass alone over every function of `text`, checked like the others: the
+/// module verifies after it and every run line gives what it gave before; what the
+/// pass did, summed.
+fn checked<S: Default + std::ops::AddAssign>(
+    text: &str,
+    pass: fn(&mut vliw_ir::Function) -> S,
+) -> (Module, S) {
     let module = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
     verify_module(&module).unwrap_or_else(|e| panic!("{e}"));
     let mut after = module.clone();
-    let mut stats = ThreadStats::default();
+    let mut stats = S::default();
     for func in &mut after.functions {
-        stats += jump_threading(func);
+        stats += pass(func);
     }
     verify_module(&after).unwrap_or_else(|e| panic!("{e}\n{after}"));
     let (runs, _) = directives(text).unwrap();
+    assert!(!runs.is_empty());
     for run in &runs {
         assert_eq!(
             outcome(&module, run),
@@ -344,6 +350,11 @@ fn threaded(text: &str) -> (Module, ThreadStats) {
         );
     }
     (after, stats)
+}
+
+/// Jump threading alone; what it did.
+fn threaded(text: &str) -> (Module, ThreadStats) {
+    checked(text, jump_threading)
 }
 
 fn blocks(module: &Module) -> usize {
@@ -540,27 +551,9 @@ block4:
     assert_eq!(count(&after, Opcode::Switch), 0, "{after}");
 }
 
-/// Branch folding alone, checked like the others; what it did.
+/// Branch folding alone; what it did.
 fn folded(text: &str) -> (Module, FoldStats) {
-    let module = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
-    verify_module(&module).unwrap_or_else(|e| panic!("{e}"));
-    let mut after = module.clone();
-    let mut stats = FoldStats::default();
-    for func in &mut after.functions {
-        stats += branch_fold(func);
-    }
-    verify_module(&after).unwrap_or_else(|e| panic!("{e}\n{after}"));
-    let (runs, _) = directives(text).unwrap();
-    assert!(!runs.is_empty());
-    for run in &runs {
-        assert_eq!(
-            outcome(&module, run),
-            outcome(&after, run),
-            "line {}:\n{after}",
-            run.line
-        );
-    }
-    (after, stats)
+    checked(text, branch_fold)
 }
 
 /// `c == 32 || c == 44 || c == 10` to one join: three tests become one `brif` of the

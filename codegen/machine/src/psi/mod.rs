@@ -24,6 +24,7 @@ pub mod project;
 pub mod reduce;
 pub mod select;
 pub mod two_values;
+pub mod values;
 
 pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
 pub use inline::inline;

@@ -25,41 +25,14 @@
 //! the allocator coalesces. Runs before either lowering, after ψ inlining.
 
 use super::guards::Guards;
-use std::collections::HashMap;
 
 use crate::mir::{MGuard, MOp, MachFunction, Reg};
 
 /// Reduces every ψ of `mf`; returns how many arguments it dropped.
 pub fn reduce(mf: &mut MachFunction) -> usize {
-    // what each unguarded copy of a virtual register copies, to the first source
-    let mut source: HashMap<Reg, Reg> = HashMap::new();
-    for inst in mf.layout_insts() {
-        if inst.op == MOp::Copy
-            && inst.guard.is_always()
-            && inst.keep.is_none()
-            && let (Some(&d @ Reg::Virtual(_)), Some(&s @ Reg::Virtual(_))) =
-                (inst.defs.first(), inst.uses.first())
-        {
-            source.insert(d, s);
-        }
-    }
-    let root = |mut r: Reg| {
-        for _ in 0..64 {
-            match source.get(&r) {
-                Some(&s) => r = s,
-                None => break,
-            }
-        }
-        r
-    };
-    // two registers that `movi` one constant are one value
-    let constant = mf.movi_constants();
-    let same = |a: Reg, b: Reg| {
-        a == b
-            || constant
-                .get(&a)
-                .is_some_and(|c| constant.get(&b) == Some(c))
-    };
+    let values = super::values::Values::of(mf);
+    let root = |r: Reg| values.root(r);
+    let same = |a: Reg, b: Reg| values.same(a, b);
     let mut dropped = 0;
     for b in mf.layout.clone() {
         let ids: Vec<_> = mf

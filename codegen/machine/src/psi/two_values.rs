@@ -35,34 +35,9 @@ const MAX_DEPTH: usize = 8;
 /// Rewrites every two-valued ψ of `mf` with three or more arguments (after
 /// flattening) as `ψ(T?a, R?b)`; returns how many.
 pub fn two_values(mf: &mut MachFunction) -> usize {
-    // what each unguarded copy of a virtual register copies, to the first source
-    let mut source: HashMap<Reg, Reg> = HashMap::new();
-    for inst in mf.layout_insts() {
-        if inst.op == MOp::Copy
-            && inst.guard.is_always()
-            && inst.keep.is_none()
-            && let (Some(&d @ Reg::Virtual(_)), Some(&s @ Reg::Virtual(_))) =
-                (inst.defs.first(), inst.uses.first())
-        {
-            source.insert(d, s);
-        }
-    }
-    let root = |mut r: Reg| {
-        for _ in 0..64 {
-            match source.get(&r) {
-                Some(&s) => r = s,
-                None => break,
-            }
-        }
-        r
-    };
-    let constant = mf.movi_constants();
-    let same = |a: Reg, b: Reg| {
-        a == b
-            || constant
-                .get(&a)
-                .is_some_and(|c| constant.get(&b) == Some(c))
-    };
+    let values = super::values::Values::of(mf);
+    let root = |r: Reg| values.root(r);
+    let same = |a: Reg, b: Reg| values.same(a, b);
     let mut rewritten = 0;
     for b in mf.layout.clone() {
         // (a ψ of one argument, which reduction leaves, is flattened too)
