@@ -6,8 +6,9 @@
 //!   expectation; they must meet the program's `// expect-...` headers (default: exit
 //!   code 0) and print something, and be the same at every opt level.
 //! - **vliw**: by `dist/rustc-vliw` (our backend and the std sysroot), run on
-//!   `dist/vliw-run` with a cycle limit and `--strict` (a latency stall is a fault:
-//!   the schedules must need none). Stdout and exit code must equal the host's;
+//!   `dist/vliw-run` with a cycle limit, `--strict` (a latency stall is a fault:
+//!   the schedules must need none) and `--check-unwind` (at every call the caller's
+//!   call-frame information must unwind it to its entry state). Stdout and exit code must equal the host's;
 //!   stderr too, once the thread id of panic messages is masked on both sides.
 //!
 //! Both sides run with the same arguments, stdin and environment (only the `env:`
@@ -403,8 +404,15 @@ impl Suite<'_> {
         cmd.arg(crate::differential::VERIFY_EACH);
         let mut run = Command::new(self.paths.tool("vliw-run"));
         // `--strict`: a latency stall is a fault, so every program also checks that
-        // the schedulers' bundles never read a value before its latency is over
-        run.args(["--max-cycles", MAX_CYCLES, "--clear-env", "--strict"]);
+        // the schedulers' bundles never read a value before its latency is over;
+        // `--check-unwind`: the call-frame information unwinds every caller right
+        run.args([
+            "--max-cycles",
+            MAX_CYCLES,
+            "--clear-env",
+            "--strict",
+            "--check-unwind",
+        ]);
         for (k, v) in &h.env {
             run.arg("--env").arg(format!("{k}={v}"));
         }

@@ -25,11 +25,20 @@ use crate::emit::FunctionCode;
 use crate::error::CompileError;
 use crate::object::ObjectBuilder;
 
-/// A section writer that records relocations.
+/// A section writer that records relocations (the line tables' and `.eh_frame`'s).
 #[derive(Clone)]
-struct RelocWriter {
-    data: EndianVec<LittleEndian>,
-    relocs: Vec<Relocation>,
+pub(crate) struct RelocWriter {
+    pub data: EndianVec<LittleEndian>,
+    pub relocs: Vec<Relocation>,
+}
+
+impl RelocWriter {
+    pub fn new() -> RelocWriter {
+        RelocWriter {
+            data: EndianVec::new(LittleEndian),
+            relocs: Vec::new(),
+        }
+    }
 }
 
 impl RelocateWriter for RelocWriter {
@@ -174,10 +183,7 @@ pub fn add_line_tables(
         AttributeValue::RangeListRef(range_list),
     );
 
-    let mut sections = Sections::new(RelocWriter {
-        data: EndianVec::new(LittleEndian),
-        relocs: Vec::new(),
-    });
+    let mut sections = Sections::new(RelocWriter::new());
     dwarf.write(&mut sections).map_err(err)?;
     // the sections first, then their relocations (which may name any of them)
     let mut written: Vec<(SectionId, vliw_elf::SectionId, Vec<Relocation>)> = Vec::new();

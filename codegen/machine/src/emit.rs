@@ -45,6 +45,8 @@ pub struct FunctionCode {
     pub lines: Vec<(u64, SourceLoc)>,
     /// Number of bundles.
     pub bundles: usize,
+    /// Where the prologue moves the CFA and saves registers (`crate::cfi`).
+    pub frame_rows: Vec<crate::cfi::FrameRow>,
 }
 
 /// Removes each unguarded `br` to the block that follows in the layout. A block that
@@ -223,7 +225,13 @@ pub fn encode_bundles(
     }
     let mut next = 0;
     let mut bundle: Vec<Inst> = Vec::with_capacity(config.width);
-    for len in bundles {
+    // the prologue is in the entry block's bundles, which come first
+    let entry_bundles = func
+        .layout
+        .first()
+        .map_or(0, |&b| layout_bundles.block(b).len());
+    let mut prologue = func.frame.as_ref().map(crate::cfi::PrologueTracker::new);
+    for (bundle_index, len) in bundles.into_iter().enumerate() {
         let members = &ops[next..next + len];
         next += len;
         let start = code.words.len() as u64 * 8;
@@ -299,6 +307,22 @@ pub fn encode_bundles(
             code.lines.push((start, loc));
         }
         code.bundles += 1;
+        if let Some(t) = &mut prologue
+            && bundle_index < entry_bundles
+        {
+            // from the bundle's last syllable: an unwinder looks a caller up at its
+            // return address − 1, inside the call's bundle, whose effects (a save
+            // beside the call) the callee sees
+            t.bundle(
+                members.iter().map(|(_, mi)| *mi),
+                code.words.len() as u64 * 8 - 8,
+            );
+        }
+    }
+    if let Some(t) = prologue {
+        code.frame_rows = t
+            .finish()
+            .map_err(|e| err(format!("cannot describe the prologue: {e}")))?;
     }
     Ok(code)
 }

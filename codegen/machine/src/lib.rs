@@ -20,10 +20,12 @@
 
 pub mod abi;
 pub mod analysis_timing;
+pub mod cfi;
 pub mod copy_blocks;
 pub mod cse;
 pub mod destruct;
 pub mod dwarf;
+pub mod eh_frame;
 pub mod emit;
 pub mod error;
 pub mod frame;

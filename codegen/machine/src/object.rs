@@ -196,16 +196,23 @@ impl ObjectBuilder {
 }
 
 /// The object of a module whose functions are encoded (`codes` in module order), with
-/// DWARF line tables if `debug_info`.
+/// call-frame information if `options.unwind_tables` and DWARF line tables if
+/// `options.debug_info`.
 pub fn build_object(
     module: &Module,
     codes: &[FunctionCode],
-    debug_info: bool,
+    options: &crate::options::Options,
 ) -> Result<Object, CompileError> {
+    let debug_info = options.debug_info;
     let mut b = ObjectBuilder::new();
     let mut texts = Vec::with_capacity(codes.len());
     for (f, code) in module.functions.iter().zip(codes) {
-        texts.push(b.add_function(&f.name, f.linkage, code));
+        let text = b.add_function(&f.name, f.linkage, code);
+        if options.unwind_tables {
+            let size = code.words.len() as u64 * 8;
+            crate::eh_frame::add_function_frame(&mut b, &f.name, text, size, &code.frame_rows)?;
+        }
+        texts.push(text);
     }
     for d in &module.data {
         b.add_data(d)?;

@@ -129,6 +129,9 @@ pub struct Options {
     pub jump_table_min_cases: usize,
     /// Write DWARF line tables (`debug-info=on|off`; rustc's `-g`).
     pub debug_info: bool,
+    /// Write the call-frame information of every function, `.eh_frame`
+    /// (`unwind-tables=on|off`), which the unwinder and backtraces read.
+    pub unwind_tables: bool,
     /// Counts (copies per destruction phase) are added here when present (`stats`).
     pub counters: Option<Arc<Counters>>,
 }
@@ -143,6 +146,7 @@ impl Default for Options {
             jump_tables: true,
             jump_table_min_cases: JUMP_TABLE_MIN_CASES,
             debug_info: false,
+            unwind_tables: true,
             counters: None,
         }
     }
@@ -158,6 +162,7 @@ impl core::fmt::Debug for Options {
             .field("jump_tables", &self.jump_tables)
             .field("jump_table_min_cases", &self.jump_table_min_cases)
             .field("debug_info", &self.debug_info)
+            .field("unwind_tables", &self.unwind_tables)
             .field("counters", &self.counters.is_some())
             .finish()
     }
@@ -167,7 +172,7 @@ impl Options {
     /// Applies one `KEY=VALUE` option (as the backend receives them through
     /// `-Cllvm-args`): `regalloc=naive|ssa`, `sched=off|list`,
     /// `ssa-destruction=copies|sreedhar3|boissinot|virtual`, `jump-tables=on|off`,
-    /// `jump-table-min-cases=N`, `debug-info=on|off`, `machine=width=8,alu=...` (the machine keys of
+    /// `jump-table-min-cases=N`, `debug-info=on|off`, `unwind-tables=on|off`, `machine=width=8,alu=...` (the machine keys of
     /// `docs/isa.md` §8). Unknown keys and values are errors that say what is known.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
@@ -219,6 +224,7 @@ impl Options {
                 }
             }
             "debug-info" => self.debug_info = on_off(key, value)?,
+            "unwind-tables" => self.unwind_tables = on_off(key, value)?,
             "machine" => self.machine.apply_overrides(value)?,
             _ => return Err(format!("unknown back-end option `{key}`")),
         }

@@ -53,7 +53,7 @@ pub fn compile_module(module: &Module, options: &Options) -> Result<Object, Comp
         codes.push(compile_function(&module, func, options)?);
     }
     options.time("object", || {
-        vliw_machine::object::build_object(&module, &codes, options.backend.debug_info)
+        vliw_machine::object::build_object(&module, &codes, &options.backend)
     })
 }
 

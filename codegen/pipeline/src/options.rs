@@ -398,6 +398,7 @@ impl Options {
         "jump-tables",
         "jump-table-min-cases",
         "debug-info",
+        "unwind-tables",
         "machine",
     ];
 

@@ -39,6 +39,8 @@ options:
                               line, from the DWARF line tables (the default when
                               the file has .debug_line)
   --no-line-numbers           no source lines
+  --dwarf=frames              the call-frame information (.eh_frame): each CIE
+                              and FDE with its instructions
   --reassemble                source that vliw-as turns back into the same object
   --machine KEY=VALUE,...     the machine for --reassemble: bundles it rejects are
                               printed as raw words
@@ -192,6 +194,10 @@ pub fn objdump_main(args: &[String]) -> i32 {
             "--line-numbers" => options.no_line_numbers = false,
             "--no-line-numbers" => options.no_line_numbers = true,
             "--reassemble" => options.reassemble = true,
+            "--dwarf=frames" => options.frames = true,
+            a if a.starts_with("--dwarf") => {
+                return usage(format!("`{a}`: only --dwarf=frames is supported"));
+            }
             "--machine" => {
                 let Some(value) = args.get(i + 1) else {
                     return usage("`--machine` needs a value".to_string());
@@ -231,7 +237,8 @@ pub fn objdump_main(args: &[String]) -> i32 {
         || options.relocs
         || options.syms
         || options.headers
-        || options.full_contents)
+        || options.full_contents
+        || options.frames)
     {
         options.disassemble = true;
     }

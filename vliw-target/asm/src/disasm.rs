@@ -29,6 +29,8 @@ pub struct DisasmOptions {
     /// file has DWARF line tables (`.debug_line`), each bundle that starts a new
     /// source line (or a function) is preceded by one.
     pub no_line_numbers: bool,
+    /// `--dwarf=frames`: the call-frame information (`.eh_frame`).
+    pub frames: bool,
     /// `--reassemble`: source text that `assemble` turns back into the same object
     /// (objects only; every other option is ignored).
     pub reassemble: bool,
@@ -67,6 +69,9 @@ pub fn disassemble_object(object: &Object, options: &DisasmOptions) -> String {
             }
         }
         out.push('\n');
+    }
+    if options.frames {
+        crate::frames::object_frames(object, &mut out);
     }
     if options.disassemble {
         let lines = if options.no_line_numbers {
@@ -181,6 +186,9 @@ pub fn disassemble_executable(exe: &Executable, options: &DisasmOptions) -> Stri
     }
     if options.relocs {
         let _ = writeln!(out, "(an executable has no relocations)\n");
+    }
+    if options.frames {
+        crate::frames::executable_frames(exe, &mut out);
     }
     if options.full_contents {
         for s in &exe.sections {

@@ -19,6 +19,7 @@ mod disasm;
 mod error;
 mod expr;
 mod finish;
+mod frames;
 mod lines;
 mod objdump;
 mod reassemble;

@@ -30,6 +30,37 @@ pub fn is_caller_saved_gpr(r: Gpr) -> bool {
     (3..=31).contains(&r.num()) || r == Gpr::LR
 }
 
+/// DWARF register numbers (call-frame information, `docs/isa.md` §6): `r0`..`r63` are
+/// 0..63, `p0`..`p15` are 64..79. A predicate's saved value is a word holding 0 or 1.
+pub mod dwarf {
+    use crate::reg::{Gpr, Pred};
+
+    /// The number of the first predicate.
+    pub const FIRST_PRED: u16 = 64;
+    /// The return-address column of every CIE: `lr`, which holds the return address
+    /// at a function's entry (as `x30` on AArch64).
+    pub const RETURN_ADDRESS: u16 = Gpr::LR.num() as u16;
+    /// Number of DWARF registers.
+    pub const COUNT: u16 = FIRST_PRED + 16;
+
+    pub fn gpr(r: Gpr) -> u16 {
+        u16::from(r.num())
+    }
+
+    pub fn pred(p: Pred) -> u16 {
+        FIRST_PRED + u16::from(p.num())
+    }
+
+    /// The assembly name of a DWARF register number, if it has one.
+    pub fn name(n: u16) -> Option<String> {
+        match n {
+            0..FIRST_PRED => Some(format!("r{n}")),
+            FIRST_PRED..COUNT => Some(format!("p{}", n - FIRST_PRED)),
+            _ => None,
+        }
+    }
+}
+
 /// Lowest address of the text segment; nothing is mapped below it (null guard).
 pub const TEXT_BASE: u64 = 0x1_0000;
 /// Page size for segment alignment.

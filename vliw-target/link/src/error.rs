@@ -62,6 +62,11 @@ pub enum LinkError {
     MissingEntry(String),
     /// The program does not fit in the address space.
     Layout(String),
+    /// A malformed `.eh_frame` input section.
+    Frame {
+        object: String,
+        message: String,
+    },
 }
 
 impl LinkError {
@@ -150,6 +155,7 @@ impl fmt::Display for LinkError {
             }
             LinkError::MissingEntry(name) => write!(f, "entry symbol `{name}` is not defined"),
             LinkError::Layout(message) => write!(f, "{message}"),
+            LinkError::Frame { object, message } => write!(f, "{object}: {message}"),
         }
     }
 }

@@ -4,13 +4,16 @@
 //! `.fini_array` section (nothing refers to them, the runtime walks them), every
 //! section marked `SHF_GNU_RETAIN`, and sections whose names a GNU linker script would
 //! `KEEP` (`.init`, `.fini`, `.ctors*`, `.dtors*`, `.note*`). From the roots, every
-//! relocation of a live section makes the section it points to live. Non-allocated
-//! sections (debug information) are not subject to collection and do not keep
-//! anything alive.
+//! relocation of a live section makes the section it points to live. An `.eh_frame`
+//! section is live when it describes a live function (`crate::eh_frame`), and its
+//! relocations are then followed too. Non-allocated sections (debug information) are
+//! not subject to collection and do not keep anything alive.
 
 use vliw_elf::SectionKind;
 
-use crate::resolve::{Input, Resolution, Target};
+use crate::eh_frame;
+use crate::error::LinkError;
+use crate::resolve::{Input, Resolution, Target, sections_where};
 
 /// Whether a section is a root because of its kind, flags or name.
 fn is_root(kind: SectionKind, retain: bool, name: &str) -> bool {
@@ -30,7 +33,7 @@ pub(crate) fn live_sections(
     resolution: &Resolution,
     roots: &[Target],
     gc: bool,
-) -> Vec<Vec<bool>> {
+) -> Result<Vec<Vec<bool>>, LinkError> {
     let mut live: Vec<Vec<bool>> = inputs
         .iter()
         .map(|i| vec![false; i.object.sections.len()])
@@ -53,7 +56,7 @@ pub(crate) fn live_sections(
         }
     }
     if !gc {
-        return live;
+        return Ok(live);
     }
     for root in roots {
         if let Target::Section {
@@ -63,15 +66,28 @@ pub(crate) fn live_sections(
             mark(object, section.0, &mut live, &mut work);
         }
     }
-    while let Some((oi, si)) = work.pop() {
-        for r in &inputs[oi].object.sections[si].relocs {
-            if let Target::Section {
-                object, section, ..
-            } = resolution.target(inputs, oi, r.symbol)
-            {
-                mark(object, section.0, &mut live, &mut work);
+    let frames = sections_where(inputs, eh_frame::is_eh_frame);
+    loop {
+        while let Some((oi, si)) = work.pop() {
+            for r in &inputs[oi].object.sections[si].relocs {
+                if let Target::Section {
+                    object, section, ..
+                } = resolution.target(inputs, oi, r.symbol)
+                    && !eh_frame::is_eh_frame(&inputs[object].object.sections[section.0])
+                {
+                    mark(object, section.0, &mut live, &mut work);
+                }
             }
         }
+        // the frames of the functions found live (which may pull in more, their
+        // personality routines)
+        for &(oi, si) in &frames {
+            if !live[oi][si] && eh_frame::describes_live(inputs, resolution, oi, si, &live)? {
+                mark(oi, si, &mut live, &mut work);
+            }
+        }
+        if work.is_empty() {
+            return Ok(live);
+        }
     }
-    live
 }

@@ -18,8 +18,9 @@
 use vliw_elf::{PAGE_SIZE, SectionKind};
 
 use crate::args::Strip;
+use crate::eh_frame;
 use crate::error::LinkError;
-use crate::resolve::{Input, LinkerSymbol};
+use crate::resolve::{Input, LinkerSymbol, sections_where};
 
 /// Address of the first byte of text. Below it nothing is mapped (a null guard).
 pub const TEXT_BASE: u64 = 0x10000;
@@ -71,10 +72,14 @@ pub(crate) struct Layout {
     pub tls_align: u64,
 }
 
-/// The allocated output sections, in address order.
-const ALLOC_OUTPUTS: [(&str, SectionKind); 8] = [
+/// The allocated output sections, in address order. Input sections go to the output
+/// of their kind, except `.eh_frame` sections (`crate::eh_frame`) to `.eh_frame`;
+/// `.eh_frame_hdr` has no inputs, the linker writes it.
+const ALLOC_OUTPUTS: [(&str, SectionKind); 10] = [
     (".text", SectionKind::Text),
     (".rodata", SectionKind::ReadOnlyData),
+    (eh_frame::NAME, SectionKind::ReadOnlyData),
+    (eh_frame::HDR_NAME, SectionKind::ReadOnlyData),
     (".init_array", SectionKind::InitArray),
     (".fini_array", SectionKind::FiniArray),
     (".data", SectionKind::Data),
@@ -83,8 +88,21 @@ const ALLOC_OUTPUTS: [(&str, SectionKind); 8] = [
     (".bss", SectionKind::Bss),
 ];
 
+/// Index in [`ALLOC_OUTPUTS`] of the last output section of the rodata segment.
+const LAST_READ_ONLY: usize = 3;
 /// Index in [`ALLOC_OUTPUTS`] of the last output section with file contents.
-const LAST_FILE_BACKED: usize = 5;
+const LAST_FILE_BACKED: usize = 7;
+
+/// The allocated output section an input section goes to.
+fn output_name(s: &vliw_elf::Section) -> &'static str {
+    if eh_frame::is_eh_frame(s) {
+        return eh_frame::NAME;
+    }
+    ALLOC_OUTPUTS
+        .iter()
+        .find(|(_, kind)| *kind == s.kind)
+        .map_or("", |(name, _)| name)
+}
 
 fn align_up(value: u64, align: u64) -> Result<u64, LinkError> {
     value.checked_next_multiple_of(align.max(1)).ok_or_else(|| {
@@ -108,10 +126,12 @@ pub(crate) fn is_debug_section(name: &str) -> bool {
 }
 
 impl Layout {
+    /// `frame_entries`: the number of FDEs `.eh_frame_hdr` lists.
     pub fn compute(
         inputs: &[Input],
         live: &[Vec<bool>],
         strip: Strip,
+        frame_entries: usize,
     ) -> Result<Layout, LinkError> {
         let mut addr: Vec<Vec<Option<u64>>> = inputs
             .iter()
@@ -121,19 +141,9 @@ impl Layout {
         let mut cur = TEXT_BASE;
         let mut rodata_start = 0;
         let mut data_start = 0;
-        let members_of = |kind: SectionKind| -> Vec<(usize, usize)> {
-            inputs
-                .iter()
-                .enumerate()
-                .flat_map(|(oi, input)| {
-                    input
-                        .object
-                        .sections
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| s.kind == kind)
-                        .map(move |(si, _)| (oi, si))
-                })
+        let members_of = |name: &str, kind: SectionKind| -> Vec<(usize, usize)> {
+            sections_where(inputs, |s| s.kind == kind && output_name(s) == name)
+                .into_iter()
                 .filter(|&(oi, si)| live[oi][si])
                 .collect()
         };
@@ -144,11 +154,11 @@ impl Layout {
                 .max()
                 .unwrap_or(1)
         };
-        let tls_align = max_align(&members_of(SectionKind::TlsData))
-            .max(max_align(&members_of(SectionKind::TlsBss)));
+        let tls_align = max_align(&members_of(".tdata", SectionKind::TlsData))
+            .max(max_align(&members_of(".tbss", SectionKind::TlsBss)));
         for (name, kind) in ALLOC_OUTPUTS {
             match kind {
-                SectionKind::ReadOnlyData => {
+                SectionKind::ReadOnlyData if name == ".rodata" => {
                     cur = align_up(cur, PAGE_SIZE)?;
                     rodata_start = cur;
                 }
@@ -161,10 +171,21 @@ impl Layout {
                 SectionKind::TlsData => cur = align_up(cur, tls_align)?,
                 _ => {}
             }
-            let members = members_of(kind);
+            let members = members_of(name, kind);
             let mut out = place(inputs, name, kind, cur, &members, &mut addr)?;
             if kind == SectionKind::TlsData {
                 out.align = tls_align;
+            }
+            if name == eh_frame::NAME && out.size > 0 {
+                out.size += 4; // the terminator
+            }
+            if name == eh_frame::HDR_NAME {
+                let has_frames = alloc
+                    .last()
+                    .is_some_and(|o: &OutputSection| o.name == eh_frame::NAME && o.size > 0);
+                out.align = 4;
+                out.addr = align_up(cur, 4)?;
+                out.size = eh_frame::hdr_size(has_frames, frame_entries);
             }
             cur = out.end();
             alloc.push(out);
@@ -172,7 +193,7 @@ impl Layout {
         let end = align_up(cur, 16)?;
         for (start, last) in [
             (TEXT_BASE, 0),
-            (rodata_start, 1),
+            (rodata_start, LAST_READ_ONLY),
             (data_start, LAST_FILE_BACKED),
         ] {
             if alloc[last].end() - start > MAX_SEGMENT_FILE_SIZE {
@@ -194,20 +215,7 @@ impl Layout {
         }
         let mut non_alloc = Vec::new();
         for (name, kind) in names {
-            let members: Vec<(usize, usize)> = inputs
-                .iter()
-                .enumerate()
-                .flat_map(|(oi, input)| {
-                    let name = &name;
-                    input
-                        .object
-                        .sections
-                        .iter()
-                        .enumerate()
-                        .filter(move |(_, s)| !s.kind.is_alloc() && s.name == *name)
-                        .map(move |(si, _)| (oi, si))
-                })
-                .collect();
+            let members = sections_where(inputs, |s| !s.kind.is_alloc() && s.name == name);
             let out = place(inputs, &name, kind, 0, &members, &mut addr)?;
             if out.size > MAX_SEGMENT_FILE_SIZE {
                 return Err(LinkError::Layout(format!(
@@ -227,6 +235,15 @@ impl Layout {
         })
     }
 
+    /// The allocated output section of this name.
+    pub fn output_named(&self, name: &str) -> &OutputSection {
+        self.alloc
+            .iter()
+            .find(|o| o.name == name)
+            .expect("every allocated output section exists")
+    }
+
+    /// The first allocated output section of this kind.
     pub fn output(&self, kind: SectionKind) -> &OutputSection {
         self.alloc
             .iter()
@@ -253,6 +270,10 @@ impl Layout {
             LinkerSymbol::TlsDataEnd => out(SectionKind::TlsData).end(),
             LinkerSymbol::TlsEnd => self.tls_end(),
             LinkerSymbol::TlsAlign => self.tls_align,
+            LinkerSymbol::EhFrameStart => self.output_named(eh_frame::NAME).addr,
+            LinkerSymbol::EhFrameEnd => self.output_named(eh_frame::NAME).end(),
+            LinkerSymbol::EhFrameHdrStart => self.output_named(eh_frame::HDR_NAME).addr,
+            LinkerSymbol::EhFrameHdrEnd => self.output_named(eh_frame::HDR_NAME).end(),
         }
     }
 

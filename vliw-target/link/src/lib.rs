@@ -13,6 +13,7 @@
 //! files held in memory. The conventions are documented in `docs/linking.md`.
 
 mod args;
+mod eh_frame;
 mod error;
 mod gc;
 mod input;
@@ -100,11 +101,15 @@ pub fn link(files: &[InputFile], config: &LinkConfig) -> Result<LinkOutput, Link
             .iter()
             .map(|name| resolution.target_of_name(&inputs, name)),
     );
-    let live = gc::live_sections(&inputs, &resolution, &root_targets, config.gc_sections);
+    let live = gc::live_sections(&inputs, &resolution, &root_targets, config.gc_sections)?;
+    let frames = eh_frame::live_fdes(&inputs, &resolution, &live)?;
 
-    let layout = Layout::compute(&inputs, &live, config.strip)?;
+    let layout = Layout::compute(&inputs, &live, config.strip, frames.len())?;
     relocate::check_undefined(&inputs, &resolution, &layout)?;
-    let image = relocate::build_image(&inputs, &resolution, &layout)?;
+    let mut image = relocate::build_image(&inputs, &resolution, &layout)?;
+    let hdr = eh_frame::build_hdr(&frames, &layout)?;
+    let at = (layout.output_named(eh_frame::HDR_NAME).addr - layout.rodata_start) as usize;
+    image.rodata[at..at + hdr.len()].copy_from_slice(&hdr);
     let entry = relocate::symbol_value(entry_target, &layout);
     let map = config
         .want_map

@@ -115,16 +115,18 @@ pub(crate) fn build_image(
     let mut text: Vec<u8> = nop.iter().copied().cycle().take(text_len).collect();
     fill(inputs, resolution, layout, text_out, TEXT_BASE, &mut text)?;
 
-    let rodata_out = layout.output(ReadOnlyData);
-    let mut rodata = vec![0; (rodata_out.end() - layout.rodata_start) as usize];
-    fill(
-        inputs,
-        resolution,
-        layout,
-        rodata_out,
-        layout.rodata_start,
-        &mut rodata,
-    )?;
+    let rodata_end = layout.output_named(crate::eh_frame::HDR_NAME).end();
+    let mut rodata = vec![0; (rodata_end - layout.rodata_start) as usize];
+    for name in [".rodata", crate::eh_frame::NAME] {
+        fill(
+            inputs,
+            resolution,
+            layout,
+            layout.output_named(name),
+            layout.rodata_start,
+            &mut rodata,
+        )?;
+    }
 
     let mut data = vec![0; (layout.output(TlsData).end() - layout.data_start) as usize];
     for kind in [InitArray, FiniArray, Data, TlsData] {

@@ -27,6 +27,22 @@ pub(crate) struct Input {
     pub object: Object,
 }
 
+/// `(object, section)` of every input section that `keep` accepts, in link order.
+pub(crate) fn sections_where(
+    inputs: &[Input],
+    keep: impl Fn(&vliw_elf::Section) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (oi, input) in inputs.iter().enumerate() {
+        for (si, s) in input.object.sections.iter().enumerate() {
+            if keep(s) {
+                out.push((oi, si));
+            }
+        }
+    }
+    out
+}
+
 /// Symbols the linker defines when no input defines them (see `docs/linking.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum LinkerSymbol {
@@ -46,10 +62,14 @@ pub(crate) enum LinkerSymbol {
     TlsEnd,
     /// An absolute symbol: the alignment of the TLS image (1 without TLS).
     TlsAlign,
+    EhFrameStart,
+    EhFrameEnd,
+    EhFrameHdrStart,
+    EhFrameHdrEnd,
 }
 
 impl LinkerSymbol {
-    pub const ALL: [LinkerSymbol; 15] = [
+    pub const ALL: [LinkerSymbol; 19] = [
         LinkerSymbol::ExecutableStart,
         LinkerSymbol::Etext,
         LinkerSymbol::RodataStart,
@@ -65,6 +85,10 @@ impl LinkerSymbol {
         LinkerSymbol::TlsDataEnd,
         LinkerSymbol::TlsEnd,
         LinkerSymbol::TlsAlign,
+        LinkerSymbol::EhFrameStart,
+        LinkerSymbol::EhFrameEnd,
+        LinkerSymbol::EhFrameHdrStart,
+        LinkerSymbol::EhFrameHdrEnd,
     ];
 
     pub fn name(self) -> &'static str {
@@ -84,6 +108,10 @@ impl LinkerSymbol {
             LinkerSymbol::TlsDataEnd => "__tls_data_end",
             LinkerSymbol::TlsEnd => "__tls_end",
             LinkerSymbol::TlsAlign => "__tls_align",
+            LinkerSymbol::EhFrameStart => "__eh_frame_start",
+            LinkerSymbol::EhFrameEnd => "__eh_frame_end",
+            LinkerSymbol::EhFrameHdrStart => "__eh_frame_hdr_start",
+            LinkerSymbol::EhFrameHdrEnd => "__eh_frame_hdr_end",
         }
     }
 

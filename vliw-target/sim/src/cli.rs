@@ -31,6 +31,11 @@ Options:
                           again); print `profile: FUNC calls=N cycles=N bundles=N
                           ops=N nullified=N stalls=N` per FUNC on stderr at the
                           end, before the stats line; repeatable
+  --check-unwind          at every call, unwind the caller's frame by its call-frame
+                          information (.eh_frame) and fault (exit status 145) unless
+                          it gives the caller's entry sp, return address and
+                          callee-saved registers; with --stats, print
+                          `unwind-check: checked=N without-fde=N` before the stats
   --max-cycles N          fault (exit status 143) when cycle N is reached
   --machine KEY=VALUE,... machine configuration, e.g. width=8,alu=8,latency.load=2
                           (keys: width, alu, mul, mem, fpu, branch, branch-penalty,
@@ -49,7 +54,7 @@ src/main.rs:12:5)`.
 Exit status: the program's exit code; for a fault 132 illegal bundle, 134 trap,
 135 misaligned access, 139 unmapped address or write to read-only memory,
 141 jump outside text, 142 stack overflow, 143 cycle limit, 144 latency stall
-(--strict); 126 if the executable cannot be loaded; 2 for a bad command line.
+(--strict), 145 bad unwind information (--check-unwind); 126 if the executable cannot be loaded; 2 for a bad command line.
 ";
 
 /// The parsed command line.
@@ -58,6 +63,7 @@ struct Command {
     help: bool,
     stats: bool,
     trace: bool,
+    check_unwind: bool,
     profile: Vec<String>,
     options: Options,
     clear_env: bool,
@@ -142,6 +148,7 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             "--stats" => cmd.stats = true,
             "--strict" => cmd.options.strict = true,
             "--trace" => cmd.trace = true,
+            "--check-unwind" => cmd.check_unwind = true,
             "--clear-env" => cmd.clear_env = true,
             "--max-cycles" => cmd.options.max_cycles = Some(number(false)?),
             "--machine" => cmd
@@ -260,6 +267,12 @@ pub fn cli_main(args: &[String]) -> i32 {
         eprintln!("vliw-run: {}: {e}", cmd.executable);
         return STATUS_USAGE;
     }
+    if cmd.check_unwind
+        && let Err(e) = sim.set_unwind_check()
+    {
+        eprintln!("vliw-run: {}: {e}", cmd.executable);
+        return STATUS_USAGE;
+    }
     if cmd.trace {
         sim.set_trace(Box::new(BufWriter::with_capacity(
             64 * 1024,
@@ -276,6 +289,11 @@ pub fn cli_main(args: &[String]) -> i32 {
     }
     for counts in sim.profile().unwrap_or_default() {
         eprintln!("{counts}");
+    }
+    if cmd.stats
+        && let Some((checked, without)) = sim.unwind_check_counts()
+    {
+        eprintln!("unwind-check: checked={checked} without-fde={without}");
     }
     if cmd.stats {
         eprintln!("{}", sim.stats());

@@ -63,6 +63,9 @@ pub enum FaultKind {
     CycleLimit(u64),
     /// Strict mode: a bundle read `register` `cycles` cycles before it was ready.
     LatencyStall { register: String, cycles: u64 },
+    /// `--check-unwind`: the call-frame information of the caller of a call does not
+    /// unwind to its entry state.
+    BadUnwindInfo(String),
 }
 
 impl FaultKind {
@@ -78,6 +81,7 @@ impl FaultKind {
             FaultKind::StackOverflow(_) => 142,
             FaultKind::CycleLimit(_) => 143,
             FaultKind::LatencyStall { .. } => 144,
+            FaultKind::BadUnwindInfo(_) => 145,
         }
     }
 
@@ -93,6 +97,7 @@ impl FaultKind {
             FaultKind::Trap(_) => "trap",
             FaultKind::CycleLimit(_) => "cycle limit",
             FaultKind::LatencyStall { .. } => "latency stall",
+            FaultKind::BadUnwindInfo(_) => "bad unwind information",
         }
     }
 }
@@ -184,6 +189,10 @@ impl fmt::Display for Fault {
                 f,
                 "fault: latency stall: {register} is read {cycles} cycle{} before it is ready in bundle {bundle:#x}{func}",
                 if *cycles == 1 { "" } else { "s" }
+            ),
+            FaultKind::BadUnwindInfo(what) => write!(
+                f,
+                "fault: bad unwind information at the call in bundle {bundle:#x}{func}: {what}"
             ),
         }
     }

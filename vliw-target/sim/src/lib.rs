@@ -33,6 +33,7 @@ mod simulator;
 mod stats;
 mod syscall;
 mod trace;
+mod unwind_check;
 
 pub use cli::cli_main;
 pub use fault::{Access, AccessKind, Fault, FaultKind};
@@ -45,6 +46,7 @@ pub use program::{Program, Segment, Symbol};
 pub use simulator::{Outcome, Simulator};
 pub use stats::Stats;
 pub use syscall::EIO;
+pub use unwind_check::FrameSections;
 
 /// Exit status of `vliw-run` for a program that cannot be loaded.
 pub const STATUS_LOAD_ERROR: i32 = 126;

@@ -77,6 +77,8 @@ pub struct Program {
     /// Source lines of the code (DWARF `.debug_line`), for fault messages and the
     /// trace; empty without debug information.
     pub lines: LineTable,
+    /// The call-frame sections (`--check-unwind`), if the program has them.
+    pub frames: Option<crate::FrameSections>,
 }
 
 impl Program {
@@ -112,11 +114,20 @@ impl Program {
                 is_function: s.kind == SymbolKind::Func,
             })
             .collect();
+        let range = |name: &str| exe.section(name).map(|s| (s.addr, s.size));
+        let frames = match (range(".eh_frame"), range(".eh_frame_hdr")) {
+            (Some(eh_frame), Some(eh_frame_hdr)) => Some(crate::FrameSections {
+                eh_frame,
+                eh_frame_hdr,
+            }),
+            _ => None,
+        };
         Program {
             entry: exe.entry,
             segments,
             symbols,
             lines: LineTable::from_executable(exe),
+            frames,
         }
     }
 }

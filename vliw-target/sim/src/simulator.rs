@@ -51,6 +51,8 @@ pub struct Simulator {
     sys: System,
     trace: Option<Box<dyn Write + Send>>,
     profile: Option<Profile>,
+    unwind_check: Option<crate::unwind_check::UnwindCheck>,
+    frames: Option<crate::FrameSections>,
     stats: Stats,
     strict: bool,
     max_cycles: u64,
@@ -107,6 +109,8 @@ impl Simulator {
             sys: System::new(io, options.seed),
             trace: None,
             profile: None,
+            unwind_check: None,
+            frames: program.frames,
             stats: Stats::default(),
             strict: options.strict,
             max_cycles: options.max_cycles.unwrap_or(u64::MAX),
@@ -129,6 +133,28 @@ impl Simulator {
         Ok(())
     }
 
+    /// Checks the caller's call-frame information at every call
+    /// (`unwind_check.rs`); an error says why it cannot (no `.eh_frame_hdr`).
+    pub fn set_unwind_check(&mut self) -> Result<(), String> {
+        let sections = self
+            .frames
+            .ok_or("--check-unwind: the program has no .eh_frame and .eh_frame_hdr")?;
+        self.unwind_check = Some(crate::unwind_check::UnwindCheck::new(
+            sections,
+            &self.mem,
+            &self.cpu.regs,
+        )?);
+        Ok(())
+    }
+
+    /// `(checked, without_fde)`: the calls whose caller's frame `--check-unwind`
+    /// checked, and those from functions without an FDE.
+    pub fn unwind_check_counts(&self) -> Option<(u64, u64)> {
+        self.unwind_check
+            .as_ref()
+            .map(|c| (c.checked, c.without_fde))
+    }
+
     /// The call profile's totals per function, in the order named, when
     /// `set_profile` was called.
     pub fn profile(&self) -> Option<&[CallCounts]> {
@@ -141,11 +167,12 @@ impl Simulator {
         if let Some(outcome) = &self.outcome {
             return outcome.clone();
         }
-        let outcome = if self.trace.is_some() || self.profile.is_some() {
-            self.run_loop::<true>()
-        } else {
-            self.run_loop::<false>()
-        };
+        let outcome =
+            if self.trace.is_some() || self.profile.is_some() || self.unwind_check.is_some() {
+                self.run_loop::<true>()
+            } else {
+                self.run_loop::<false>()
+            };
         if let Some(t) = &mut self.trace {
             let _ = t.flush();
         }
@@ -275,6 +302,13 @@ impl Simulator {
                     &self.lines,
                 );
             }
+            // the guards as the bundle reads them, to tell which control operation
+            // took effect
+            let guards = if TRACE && self.unwind_check.is_some() {
+                Some(self.cpu.regs)
+            } else {
+                None
+            };
             // Execute.
             let mut nullified = 0;
             let ops = self.code.ops(&b);
@@ -287,6 +321,12 @@ impl Simulator {
                 Ok(ctl) => ctl,
                 Err(stop) => return self.mem_fault(stop, b.addr),
             };
+            if TRACE
+                && let Some(before) = guards
+                && let Err(what) = self.observe_control(&b, &before, ctl)
+            {
+                return self.fault(FaultKind::BadUnwindInfo(what), 0, b.addr);
+            }
             // After the bundle.
             let target = match ctl {
                 Ctl::Next => b.next,
@@ -344,6 +384,39 @@ impl Simulator {
             }
             self.count_bundle(&b, nullified);
             idx = target;
+        }
+    }
+
+    /// `--check-unwind`: a taken call checks its caller's frame, a taken indirect
+    /// jump (`ret`) pops the shadow stack. `before` is the register file the
+    /// bundle's guards read.
+    #[cold]
+    fn observe_control(&mut self, b: &Bundle, before: &[u64], ctl: Ctl) -> Result<(), String> {
+        if matches!(ctl, Ctl::Next | Ctl::Syscall(_) | Ctl::Trap(_)) {
+            return Ok(());
+        }
+        let taken = self.code.ops(b).iter().find(|op| {
+            matches!(
+                op.opcode,
+                Opcode::Br
+                    | Opcode::Call
+                    | Opcode::Jr
+                    | Opcode::Callr
+                    | Opcode::Ret
+                    | Opcode::Syscall
+                    | Opcode::Trap
+            ) && (before[op.guard as usize] ^ op.guard_xor as u64) != 0
+        });
+        let Some(check) = self.unwind_check.as_mut() else {
+            return Ok(());
+        };
+        match (taken.map(|op| op.opcode), ctl) {
+            (Some(Opcode::Call | Opcode::Callr), _) => check.call(&self.cpu.regs, &self.mem),
+            (Some(Opcode::Ret | Opcode::Jr), Ctl::JumpTo(addr)) => {
+                check.jump(addr);
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 

@@ -7,12 +7,11 @@
 #[path = "../../elf/tests/support/dwarf.rs"]
 mod dwarf;
 
-use std::process::{Command, Output};
+mod support;
 
-const AS: &str = env!("CARGO_BIN_EXE_vliw-as");
-const OBJDUMP: &str = env!("CARGO_BIN_EXE_vliw-objdump");
-const LD: &str = env!("CARGO_BIN_EXE_vliw-ld");
-const RUN: &str = env!("CARGO_BIN_EXE_vliw-run");
+use std::process::Output;
+
+use support::{AS, LD, OBJDUMP, RUN, run};
 
 /// `main` reads through a null pointer in its third bundle.
 const PROGRAM: &str = "
@@ -31,13 +30,6 @@ main:
     ret ;;
     .size main, . - main
 ";
-
-fn run(tool: &str, args: &[&str]) -> Output {
-    Command::new(tool)
-        .args(args)
-        .output()
-        .expect("the tool runs")
-}
 
 fn stdout(out: &Output) -> String {
     assert!(

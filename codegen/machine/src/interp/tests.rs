@@ -66,6 +66,7 @@ fn on_simulator(body: &[MInst], observe: &[PReg]) -> Outcome {
         ],
         symbols: Vec::new(),
         lines: Default::default(),
+        frames: None,
     };
     let options = vliw_sim::Options {
         stack_size: 64 << 10,

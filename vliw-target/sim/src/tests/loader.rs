@@ -247,6 +247,7 @@ fn several_text_segments_and_a_read_only_segment() {
         ],
         symbols: vec![],
         lines: Default::default(),
+        frames: None,
     };
     let (mut sim, _) = start(&program, &["p"], &[]).unwrap();
     assert_eq!(sim.run(), crate::Outcome::Exit(42));

@@ -137,6 +137,7 @@ impl Test {
             segments,
             symbols: self.symbols.clone(),
             lines: self.lines.clone(),
+            frames: None,
         }
     }
 
