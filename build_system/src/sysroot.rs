@@ -272,7 +272,7 @@ fn install_sysroot(layout: &Layout, spec_source: &Path, rlibs: &[PathBuf]) -> Re
     for entry in fs::read_dir(&layout.lib).map_err(|e| format!("{}: {e}", layout.lib.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;
         let name = entry.file_name();
-        let ours = name == "crt0.o" || name == "libvliw_rt.a";
+        let ours = name == "crt0.o" || name == "libvliw_rt.a" || name == RUNTIME_GIMLI;
         if !ours && !wanted.contains(&name) {
             fs::remove_file(entry.path())
                 .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
@@ -338,8 +338,27 @@ fn build_runtime(paths: &Paths, toolchain: &Toolchain, layout: &Layout) -> Resul
             .arg("-o")
             .arg(layout.lib.join("libvliw_rt.a")),
         "compiling the runtime (sysroot/runtime)",
-    )
+    )?;
+    // The runtime's unwinder reads the call-frame information with the sysroot's
+    // gimli (std's dependency, which std does not link on this target): the
+    // specification links a copy of its rlib after the runtime.
+    let gimli = std::fs::read_dir(&layout.lib)
+        .map_err(|e| format!("cannot list {}: {e}", layout.lib.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libgimli-") && n.ends_with(".rlib"))
+        })
+        .ok_or_else(|| format!("no libgimli-*.rlib in {}", layout.lib.display()))?;
+    std::fs::copy(&gimli, layout.lib.join(RUNTIME_GIMLI))
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {}: {e}", gimli.display()))
 }
+
+/// The copy of the sysroot's gimli that every program links after the runtime.
+const RUNTIME_GIMLI: &str = "libvliw_rt_gimli.a";
 
 /// `dist/rustc-vliw` and `dist/cargo-vliw`: shell scripts that find the backend,
 /// sysroot and tools next to themselves, so that dist/ can be moved.

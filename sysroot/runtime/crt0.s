@@ -8,7 +8,9 @@
 #
 # Calling convention (docs/isa.md §6): arguments in r3..r10, result in r3, return
 # address in lr (r63); r2 is the thread pointer, which compiled code never
-# allocates.
+# allocates. Every function has call-frame information (`.cfi_*`): `_start` is the
+# outermost frame (its return address undefined, where an unwinder stops), the
+# others have no frame.
 
     # The entry point. The simulator starts us with sp 16-byte aligned and
     # r3 = argc, r4 = argv, r5 = envp (docs/isa.md §7): exactly the arguments of
@@ -17,8 +19,11 @@
     .globl _start
     .type _start, @function
 _start:
+    .cfi_startproc
+    .cfi_undefined lr
     call __vliw_rt_start ;;
     trap 1 ;;
+    .cfi_endproc
     .size _start, . - _start
 
     # *mut u8 __vliw_get_tp(void)
@@ -26,7 +31,9 @@ _start:
     .globl __vliw_get_tp
     .type __vliw_get_tp, @function
 __vliw_get_tp:
+    .cfi_startproc
     mov r3 = r2 ; ret ;;
+    .cfi_endproc
     .size __vliw_get_tp, . - __vliw_get_tp
 
     # void __vliw_set_tp(*mut u8 tp)
@@ -34,7 +41,9 @@ __vliw_get_tp:
     .globl __vliw_set_tp
     .type __vliw_set_tp, @function
 __vliw_set_tp:
+    .cfi_startproc
     mov r2 = r3 ; ret ;;
+    .cfi_endproc
     .size __vliw_set_tp, . - __vliw_set_tp
 
     # One function per system call (docs/isa.md §7): the arguments are already in
@@ -44,8 +53,10 @@ __vliw_set_tp:
     .globl __vliw_sys_exit
     .type __vliw_sys_exit, @function
 __vliw_sys_exit:
+    .cfi_startproc
     syscall 0 ;;
     ret ;;
+    .cfi_endproc
     .size __vliw_sys_exit, . - __vliw_sys_exit
 
     # isize write(i32 fd, *const u8 buf, usize len)
@@ -53,8 +64,10 @@ __vliw_sys_exit:
     .globl __vliw_sys_write
     .type __vliw_sys_write, @function
 __vliw_sys_write:
+    .cfi_startproc
     syscall 1 ;;
     ret ;;
+    .cfi_endproc
     .size __vliw_sys_write, . - __vliw_sys_write
 
     # isize read(i32 fd, *mut u8 buf, usize len)
@@ -62,8 +75,10 @@ __vliw_sys_write:
     .globl __vliw_sys_read
     .type __vliw_sys_read, @function
 __vliw_sys_read:
+    .cfi_startproc
     syscall 2 ;;
     ret ;;
+    .cfi_endproc
     .size __vliw_sys_read, . - __vliw_sys_read
 
     # usize brk(usize addr)
@@ -71,8 +86,10 @@ __vliw_sys_read:
     .globl __vliw_sys_brk
     .type __vliw_sys_brk, @function
 __vliw_sys_brk:
+    .cfi_startproc
     syscall 3 ;;
     ret ;;
+    .cfi_endproc
     .size __vliw_sys_brk, . - __vliw_sys_brk
 
     # i64 clock(u64 id)
@@ -80,8 +97,10 @@ __vliw_sys_brk:
     .globl __vliw_sys_clock
     .type __vliw_sys_clock, @function
 __vliw_sys_clock:
+    .cfi_startproc
     syscall 4 ;;
     ret ;;
+    .cfi_endproc
     .size __vliw_sys_clock, . - __vliw_sys_clock
 
     # isize random(*mut u8 buf, usize len)
@@ -89,6 +108,128 @@ __vliw_sys_clock:
     .globl __vliw_sys_random
     .type __vliw_sys_random, @function
 __vliw_sys_random:
+    .cfi_startproc
     syscall 5 ;;
     ret ;;
+    .cfi_endproc
     .size __vliw_sys_random, . - __vliw_sys_random
+
+    # The unwinder's register save and restore (runtime/src/unwind): a context is
+    # 81 words, r0..r63, p0..p15 (0 or 1), and the address to continue at.
+    # void __vliw_unwind_capture(*mut Context ctx): the registers as the caller
+    # sees them at the call, and its return address as the context's address.
+    .section .text.__vliw_unwind_capture, "ax"
+    .globl __vliw_unwind_capture
+    .type __vliw_unwind_capture, @function
+__vliw_unwind_capture:
+    .cfi_startproc
+    st.d [r3 + 0] = r0 ; st.d [r3 + 8] = r1 ;;
+    st.d [r3 + 16] = r2 ; st.d [r3 + 24] = r3 ;;
+    st.d [r3 + 32] = r4 ; st.d [r3 + 40] = r5 ;;
+    st.d [r3 + 48] = r6 ; st.d [r3 + 56] = r7 ;;
+    st.d [r3 + 64] = r8 ; st.d [r3 + 72] = r9 ;;
+    st.d [r3 + 80] = r10 ; st.d [r3 + 88] = r11 ;;
+    st.d [r3 + 96] = r12 ; st.d [r3 + 104] = r13 ;;
+    st.d [r3 + 112] = r14 ; st.d [r3 + 120] = r15 ;;
+    st.d [r3 + 128] = r16 ; st.d [r3 + 136] = r17 ;;
+    st.d [r3 + 144] = r18 ; st.d [r3 + 152] = r19 ;;
+    st.d [r3 + 160] = r20 ; st.d [r3 + 168] = r21 ;;
+    st.d [r3 + 176] = r22 ; st.d [r3 + 184] = r23 ;;
+    st.d [r3 + 192] = r24 ; st.d [r3 + 200] = r25 ;;
+    st.d [r3 + 208] = r26 ; st.d [r3 + 216] = r27 ;;
+    st.d [r3 + 224] = r28 ; st.d [r3 + 232] = r29 ;;
+    st.d [r3 + 240] = r30 ; st.d [r3 + 248] = r31 ;;
+    st.d [r3 + 256] = r32 ; st.d [r3 + 264] = r33 ;;
+    st.d [r3 + 272] = r34 ; st.d [r3 + 280] = r35 ;;
+    st.d [r3 + 288] = r36 ; st.d [r3 + 296] = r37 ;;
+    st.d [r3 + 304] = r38 ; st.d [r3 + 312] = r39 ;;
+    st.d [r3 + 320] = r40 ; st.d [r3 + 328] = r41 ;;
+    st.d [r3 + 336] = r42 ; st.d [r3 + 344] = r43 ;;
+    st.d [r3 + 352] = r44 ; st.d [r3 + 360] = r45 ;;
+    st.d [r3 + 368] = r46 ; st.d [r3 + 376] = r47 ;;
+    st.d [r3 + 384] = r48 ; st.d [r3 + 392] = r49 ;;
+    st.d [r3 + 400] = r50 ; st.d [r3 + 408] = r51 ;;
+    st.d [r3 + 416] = r52 ; st.d [r3 + 424] = r53 ;;
+    st.d [r3 + 432] = r54 ; st.d [r3 + 440] = r55 ;;
+    st.d [r3 + 448] = r56 ; st.d [r3 + 456] = r57 ;;
+    st.d [r3 + 464] = r58 ; st.d [r3 + 472] = r59 ;;
+    st.d [r3 + 480] = r60 ; st.d [r3 + 488] = r61 ;;
+    st.d [r3 + 496] = r62 ; st.d [r3 + 504] = r63 ;;
+    p2r r11 = p0 ; p2r r12 = p1 ; p2r r13 = p2 ; p2r r14 = p3 ;;
+    st.d [r3 + 512] = r11 ; st.d [r3 + 520] = r12 ;;
+    st.d [r3 + 528] = r13 ; st.d [r3 + 536] = r14 ;;
+    p2r r11 = p4 ; p2r r12 = p5 ; p2r r13 = p6 ; p2r r14 = p7 ;;
+    st.d [r3 + 544] = r11 ; st.d [r3 + 552] = r12 ;;
+    st.d [r3 + 560] = r13 ; st.d [r3 + 568] = r14 ;;
+    p2r r11 = p8 ; p2r r12 = p9 ; p2r r13 = p10 ; p2r r14 = p11 ;;
+    st.d [r3 + 576] = r11 ; st.d [r3 + 584] = r12 ;;
+    st.d [r3 + 592] = r13 ; st.d [r3 + 600] = r14 ;;
+    p2r r11 = p12 ; p2r r12 = p13 ; p2r r13 = p14 ; p2r r14 = p15 ;;
+    st.d [r3 + 608] = r11 ; st.d [r3 + 616] = r12 ;;
+    st.d [r3 + 624] = r13 ; st.d [r3 + 632] = r14 ;;
+    st.d [r3 + 640] = lr ; ret ;;
+    .cfi_endproc
+    .size __vliw_unwind_capture, . - __vliw_unwind_capture
+
+    # ! __vliw_unwind_restore(*const Context ctx): continues at the context's
+    # address with its registers (r0 and the thread pointer r2 excepted; r11 and r12
+    # are the last loaded, through which the rest is read and the jump made).
+    .section .text.__vliw_unwind_restore, "ax"
+    .globl __vliw_unwind_restore
+    .type __vliw_unwind_restore, @function
+__vliw_unwind_restore:
+    .cfi_startproc
+    .cfi_undefined lr
+    mov r11 = r3 ;;
+    ld.d r12 = [r11 + 520] ; ld.d r13 = [r11 + 528] ;;
+    ld.d r14 = [r11 + 536] ; ld.d r15 = [r11 + 544] ;;
+    nop 3 ;;
+    r2p p1 = r12 ; r2p p2 = r13 ; r2p p3 = r14 ; r2p p4 = r15 ;;
+    ld.d r12 = [r11 + 552] ; ld.d r13 = [r11 + 560] ;;
+    ld.d r14 = [r11 + 568] ; ld.d r15 = [r11 + 576] ;;
+    nop 3 ;;
+    r2p p5 = r12 ; r2p p6 = r13 ; r2p p7 = r14 ; r2p p8 = r15 ;;
+    ld.d r12 = [r11 + 584] ; ld.d r13 = [r11 + 592] ;;
+    ld.d r14 = [r11 + 600] ; ld.d r15 = [r11 + 608] ;;
+    nop 3 ;;
+    r2p p9 = r12 ; r2p p10 = r13 ; r2p p11 = r14 ; r2p p12 = r15 ;;
+    ld.d r12 = [r11 + 616] ; ld.d r13 = [r11 + 624] ;;
+    ld.d r14 = [r11 + 632] ;;
+    nop 3 ;;
+    r2p p13 = r12 ; r2p p14 = r13 ; r2p p15 = r14 ;;
+    ld.d r1 = [r11 + 8] ; ld.d r3 = [r11 + 24] ;;
+    ld.d r4 = [r11 + 32] ; ld.d r5 = [r11 + 40] ;;
+    ld.d r6 = [r11 + 48] ; ld.d r7 = [r11 + 56] ;;
+    ld.d r8 = [r11 + 64] ; ld.d r9 = [r11 + 72] ;;
+    ld.d r10 = [r11 + 80] ; ld.d r13 = [r11 + 104] ;;
+    ld.d r14 = [r11 + 112] ; ld.d r15 = [r11 + 120] ;;
+    ld.d r16 = [r11 + 128] ; ld.d r17 = [r11 + 136] ;;
+    ld.d r18 = [r11 + 144] ; ld.d r19 = [r11 + 152] ;;
+    ld.d r20 = [r11 + 160] ; ld.d r21 = [r11 + 168] ;;
+    ld.d r22 = [r11 + 176] ; ld.d r23 = [r11 + 184] ;;
+    ld.d r24 = [r11 + 192] ; ld.d r25 = [r11 + 200] ;;
+    ld.d r26 = [r11 + 208] ; ld.d r27 = [r11 + 216] ;;
+    ld.d r28 = [r11 + 224] ; ld.d r29 = [r11 + 232] ;;
+    ld.d r30 = [r11 + 240] ; ld.d r31 = [r11 + 248] ;;
+    ld.d r32 = [r11 + 256] ; ld.d r33 = [r11 + 264] ;;
+    ld.d r34 = [r11 + 272] ; ld.d r35 = [r11 + 280] ;;
+    ld.d r36 = [r11 + 288] ; ld.d r37 = [r11 + 296] ;;
+    ld.d r38 = [r11 + 304] ; ld.d r39 = [r11 + 312] ;;
+    ld.d r40 = [r11 + 320] ; ld.d r41 = [r11 + 328] ;;
+    ld.d r42 = [r11 + 336] ; ld.d r43 = [r11 + 344] ;;
+    ld.d r44 = [r11 + 352] ; ld.d r45 = [r11 + 360] ;;
+    ld.d r46 = [r11 + 368] ; ld.d r47 = [r11 + 376] ;;
+    ld.d r48 = [r11 + 384] ; ld.d r49 = [r11 + 392] ;;
+    ld.d r50 = [r11 + 400] ; ld.d r51 = [r11 + 408] ;;
+    ld.d r52 = [r11 + 416] ; ld.d r53 = [r11 + 424] ;;
+    ld.d r54 = [r11 + 432] ; ld.d r55 = [r11 + 440] ;;
+    ld.d r56 = [r11 + 448] ; ld.d r57 = [r11 + 456] ;;
+    ld.d r58 = [r11 + 464] ; ld.d r59 = [r11 + 472] ;;
+    ld.d r60 = [r11 + 480] ; ld.d r61 = [r11 + 488] ;;
+    ld.d r62 = [r11 + 496] ; ld.d r63 = [r11 + 504] ;;
+    ld.d r12 = [r11 + 640] ;;
+    ld.d r11 = [r11 + 88] ;;
+    nop 3 ;;
+    jr r12 ;;
+    .cfi_endproc
+    .size __vliw_unwind_restore, . - __vliw_unwind_restore

@@ -14,45 +14,17 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use gimli::write::{
-    Address, AttributeValue, DwarfUnit, EndianVec, FileId, LineProgram, LineString, Range,
-    RangeList, RelocateWriter, Relocation, RelocationTarget, Sections,
+    Address, AttributeValue, DwarfUnit, FileId, LineProgram, LineString, Range, RangeList,
+    Relocation, RelocationTarget, Sections,
 };
-use gimli::{Encoding, Format, LineEncoding, LittleEndian, SectionId};
+use gimli::{Encoding, Format, LineEncoding, SectionId};
+use vliw_elf::dwarf_write::RelocWriter;
 use vliw_elf::{Reloc, Section, SectionKind};
 use vliw_isa::RelocKind;
 
 use crate::emit::FunctionCode;
 use crate::error::CompileError;
 use crate::object::ObjectBuilder;
-
-/// A section writer that records relocations (the line tables' and `.eh_frame`'s).
-#[derive(Clone)]
-pub(crate) struct RelocWriter {
-    pub data: EndianVec<LittleEndian>,
-    pub relocs: Vec<Relocation>,
-}
-
-impl RelocWriter {
-    pub fn new() -> RelocWriter {
-        RelocWriter {
-            data: EndianVec::new(LittleEndian),
-            relocs: Vec::new(),
-        }
-    }
-}
-
-impl RelocateWriter for RelocWriter {
-    type Writer = EndianVec<LittleEndian>;
-    fn writer(&self) -> &Self::Writer {
-        &self.data
-    }
-    fn writer_mut(&mut self) -> &mut Self::Writer {
-        &mut self.data
-    }
-    fn relocate(&mut self, relocation: Relocation) {
-        self.relocs.push(relocation);
-    }
-}
 
 /// A function as the line table sees it.
 pub struct DebugFunction<'a> {

@@ -9,26 +9,17 @@
 //! data alignment −8, return address in `lr` (DWARF register 63, `docs/isa.md` §6);
 //! at entry the CFA is `sp` and every register holds its own value.
 
-use gimli::write::{
-    Address, CallFrameInstruction, CommonInformationEntry, EhFrame, Expression,
-    FrameDescriptionEntry, FrameTable, RelocationTarget,
-};
-use gimli::{Encoding, Format, Register};
-use vliw_elf::{Reloc, Section, SectionKind};
-use vliw_isa::RelocKind;
+use gimli::Register;
+use gimli::write::{Address, CallFrameInstruction, Expression, FrameDescriptionEntry, FrameTable};
+use vliw_elf::dwarf_write;
 use vliw_isa::abi::dwarf;
 
 use crate::cfi::{FrameRow, FrameRule};
-use crate::dwarf::RelocWriter;
 use crate::error::CompileError;
 use crate::object::ObjectBuilder;
 
 /// The name of the section (every function's has this name).
-pub const SECTION: &str = ".eh_frame";
-/// Code alignment factor: the size of a syllable.
-pub const CODE_ALIGN: u8 = 8;
-/// Data alignment factor: saves are 8-byte words below the CFA.
-pub const DATA_ALIGN: i8 = -8;
+pub const SECTION: &str = dwarf_write::EH_FRAME;
 
 fn err(function: &str, e: impl core::fmt::Display) -> CompileError {
     CompileError::new(
@@ -65,23 +56,8 @@ pub fn add_function_frame(
     size: u64,
     rows: &[FrameRow],
 ) -> Result<(), CompileError> {
-    let encoding = Encoding {
-        format: Format::Dwarf32,
-        version: 1,
-        address_size: 8,
-    };
     let mut table = FrameTable::default();
-    let mut cie = CommonInformationEntry::new(
-        encoding,
-        CODE_ALIGN,
-        DATA_ALIGN,
-        Register(dwarf::RETURN_ADDRESS),
-    );
-    cie.add_instruction(CallFrameInstruction::Cfa(
-        Register(dwarf::gpr(vliw_isa::Gpr::SP)),
-        0,
-    ));
-    let cie = table.add_cie(cie);
+    let cie = table.add_cie(dwarf_write::common_frame_entry());
     let section_symbol = b.section_symbol(text);
     let length = u32::try_from(size).map_err(|_| err(function, "the function is over 4 GiB"))?;
     let mut fde = FrameDescriptionEntry::new(
@@ -96,24 +72,7 @@ pub fn add_function_frame(
         fde.add_instruction(offset, instruction(row.rule));
     }
     table.add_fde(cie, fde);
-    let mut w = EhFrame(RelocWriter::new());
-    table.write_eh_frame(&mut w).map_err(|e| err(function, e))?;
-    let w = w.0;
-    let mut section = Section::new(SECTION, SectionKind::ReadOnlyData, 8, w.data.into_vec());
-    for r in w.relocs {
-        let RelocationTarget::Symbol(symbol) = r.target else {
-            return Err(err(function, "a relocation against a section"));
-        };
-        if r.size != 8 || r.eh_pe.is_some() {
-            return Err(err(function, format!("a {}-byte relocation", r.size)));
-        }
-        section.relocs.push(Reloc {
-            offset: r.offset as u64,
-            kind: RelocKind::Abs64,
-            symbol: vliw_elf::SymbolId(symbol),
-            addend: r.addend,
-        });
-    }
+    let section = dwarf_write::eh_frame_section(&table).map_err(|e| err(function, e))?;
     b.object.add_section(section);
     Ok(())
 }
@@ -124,6 +83,7 @@ mod tests {
     use crate::emit::FunctionCode;
     use gimli::{BaseAddresses, CfaRule, RegisterRule, UnwindContext, UnwindSection};
     use vliw_ir::Linkage;
+    use vliw_isa::RelocKind;
 
     #[test]
     fn rows_read_back_with_gimli_at_each_address() {

@@ -17,8 +17,10 @@
 //! (`late-link-args`); `crt0.s` holds what Rust cannot write.
 
 #![no_std]
+#![feature(rustc_private)]
 #![allow(clippy::missing_safety_doc)]
 
+extern crate gimli;
 extern crate std;
 
 mod entropy;
@@ -30,6 +32,7 @@ mod start;
 mod thread;
 mod time;
 mod unsupported;
+pub mod unwind;
 
 /// errno values of hermit's interface (hermit-abi's `errno` module).
 mod errno {

@@ -123,6 +123,7 @@ pub(crate) struct Assembler<'c> {
     pub bundle: Option<OpenBundle>,
     pub fixups: Vec<Fixup>,
     pub raw_relocs: Vec<RawReloc>,
+    pub cfi: crate::cfi::CfiState,
 }
 
 impl<'c> Assembler<'c> {
@@ -136,6 +137,7 @@ impl<'c> Assembler<'c> {
             bundle: None,
             fixups: Vec::new(),
             raw_relocs: Vec::new(),
+            cfi: crate::cfi::CfiState::default(),
         }
     }
 

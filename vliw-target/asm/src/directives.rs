@@ -1,5 +1,5 @@
-//! Directives: sections, symbols, alignment, data, `.set`, `.reloc`, and the
-//! debugging directives that are accepted and ignored.
+//! Directives: sections, symbols, alignment, data, `.set`, `.reloc`, the call-frame
+//! directives (`cfi.rs`), and the debugging directives that are accepted and ignored.
 
 use crate::assemble::{Assembler, FixTarget, Fixup, FixupKind, RawReloc};
 use crate::error::Pos;
@@ -31,12 +31,15 @@ impl Assembler<'_> {
         args_col: usize,
     ) -> DResult<()> {
         // Accepted and ignored: debugging information and tool identification.
-        if matches!(name, ".file" | ".loc" | ".ident") || name.starts_with(".cfi_") {
+        if matches!(name, ".file" | ".loc" | ".ident") {
             return Ok(());
         }
         let tokens = tokenize(args, args_col)?;
         let end_col = args_col + args.chars().count();
         let list = split_args(&tokens);
+        if name.starts_with(".cfi_") {
+            return self.cfi_directive(name, &list, pos, args_col, end_col);
+        }
         match name {
             ".text" | ".data" | ".rodata" | ".bss" => {
                 no_args(&list, name)?;
@@ -111,7 +114,12 @@ impl Assembler<'_> {
     }
 
     /// An expression that must be a constant now (sizes, alignments, counts).
-    fn absolute_now(&mut self, tokens: &[Token], end_col: usize, what: &str) -> DResult<i64> {
+    pub(crate) fn absolute_now(
+        &mut self,
+        tokens: &[Token],
+        end_col: usize,
+        what: &str,
+    ) -> DResult<i64> {
         let col = tokens.first().map_or(end_col, |t| t.col);
         let expr = parse_expr(tokens, end_col)?;
         let here = self.here();

@@ -88,6 +88,9 @@ impl Assembler<'_> {
             }
             object.add_section(section);
         }
+        if let Some(eh_frame) = self.eh_frame_section() {
+            object.add_section(eh_frame);
+        }
         object.symbols = symbols;
         debug_assert!(
             !self.diag.errors.is_empty() || object.check().is_ok(),

@@ -243,7 +243,7 @@ pub fn object_frames(object: &Object, out: &mut String) {
                         sym.name.clone()
                     };
                     format!(
-                        "{name}{:+#x}..{name}{:+#x}",
+                        "<{name}{:+#x}>..<{name}{:+#x}>",
                         r.addend,
                         r.addend + len as i64
                     )

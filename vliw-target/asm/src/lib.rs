@@ -12,6 +12,7 @@
 
 mod assemble;
 mod bundles;
+mod cfi;
 pub mod cli;
 mod code;
 mod directives;

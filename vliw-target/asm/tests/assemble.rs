@@ -570,3 +570,107 @@ fn tprel_errors() {
         );
     }
 }
+
+#[test]
+fn cfi_directives_make_an_eh_frame_read_back_by_gimli() {
+    use gimli::{BaseAddresses, CfaRule, Register, RegisterRule, UnwindContext, UnwindSection};
+    let o = asm("
+        .section .text.a, \"ax\"
+    a:
+        .cfi_startproc
+        .cfi_undefined lr
+        nop ;;
+        .cfi_endproc
+        .section .text.f, \"ax\"
+    f:
+        .cfi_startproc
+        add sp = sp, -32 ;;
+        .cfi_def_cfa_offset 32
+        st.d [sp + 24] = lr ; movi r3 = 1 ;;
+        .cfi_offset lr, -8
+        .cfi_offset p12, -16
+        .cfi_remember_state
+        .cfi_adjust_cfa_offset -32
+        ret ;;
+        .cfi_restore_state
+        nop ;;
+        .cfi_endproc
+    ");
+    // one FDE per procedure, relocated against its section's symbol
+    let r = relocs(&o, ".eh_frame");
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        (r[0].1, r[0].2.as_str(), r[0].3),
+        (RelocKind::Abs64, "[.text.a]", 0)
+    );
+    assert_eq!(
+        (r[1].1, r[1].2.as_str(), r[1].3),
+        (RelocKind::Abs64, "[.text.f]", 0)
+    );
+    // place .text.f at 0x2000 as a linker would
+    let s = &o.sections[o.section_by_name(".eh_frame").unwrap().0];
+    let mut bytes = s.data.clone();
+    for (rel, at) in s.relocs.iter().zip([0x1000u64, 0x2000]) {
+        let o = rel.offset as usize;
+        bytes[o..o + 8].copy_from_slice(&(at + rel.addend as u64).to_le_bytes());
+    }
+    let eh = gimli::EhFrame::new(&bytes, gimli::LittleEndian);
+    let bases = BaseAddresses::default();
+    let mut ctx = UnwindContext::new();
+    let mut row = |pc: u64| {
+        eh.unwind_info_for_address(&bases, &mut ctx, pc, gimli::EhFrame::cie_from_offset)
+            .map(|r| r.clone())
+    };
+    assert_eq!(
+        row(0x1000).unwrap().register(Register(63)),
+        Some(RegisterRule::Undefined)
+    );
+    let cfa = |r: &gimli::UnwindTableRow<usize>| match r.cfa() {
+        CfaRule::RegisterAndOffset { register, offset } => (register.0, *offset),
+        _ => panic!(),
+    };
+    let at0 = row(0x2000).unwrap();
+    assert_eq!(cfa(&at0), (1, 0));
+    let at_store = row(0x2008).unwrap();
+    assert_eq!(cfa(&at_store), (1, 32));
+    assert_eq!(at_store.register(Register(63)), None);
+    let at_ret = row(0x2018).unwrap();
+    assert_eq!(cfa(&at_ret), (1, 0), "adjusted by -32 before the ret");
+    assert_eq!(
+        at_ret.register(Register(63)),
+        Some(RegisterRule::Offset(-8))
+    );
+    assert_eq!(
+        at_ret.register(Register(76)),
+        Some(RegisterRule::Offset(-16))
+    );
+    let after = row(0x2020).unwrap();
+    assert_eq!(cfa(&after), (1, 32), "the remembered state is back");
+    assert!(row(0x2028).is_err(), "the FDE ends with .cfi_endproc");
+}
+
+#[test]
+fn cfi_errors() {
+    let one = |src: &str| errors(src).join("\n");
+    assert!(one(".cfi_endproc").contains("outside `.cfi_startproc`"));
+    assert!(one(".cfi_startproc\n.cfi_startproc\n.cfi_endproc").contains("inside the procedure"));
+    assert!(one(".cfi_startproc").contains("without `.cfi_endproc`"));
+    assert!(one(".cfi_startproc\n.cfi_offset r3, 4\n.cfi_endproc").contains("not a multiple of 8"));
+    assert!(one(".cfi_startproc\n.cfi_def_cfa sp, -16\n.cfi_endproc").contains("0 or more"));
+    assert!(
+        one(".cfi_startproc\n.cfi_restore_state\n.cfi_endproc")
+            .contains("without a remembered state")
+    );
+    assert!(
+        one(".cfi_startproc\n.cfi_offset r80x, 8\n.cfi_endproc").contains("expected a register")
+    );
+    assert!(
+        one(".cfi_startproc\n.cfi_lsda 0, x\n.cfi_endproc").contains("unsupported CFI directive")
+    );
+    assert!(
+        one(".text\n.cfi_startproc\n.data\n.cfi_endproc\n.text\n.cfi_endproc")
+            .contains("in another section")
+    );
+    // accepted and ignored
+    asm(".cfi_sections .debug_frame");
+}

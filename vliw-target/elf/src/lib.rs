@@ -13,6 +13,7 @@
 //! says what is wrong and where; malformed DWARF gives an empty or partial line table.
 
 mod archive;
+pub mod dwarf_write;
 mod error;
 mod exec;
 mod lines;

@@ -9,9 +9,11 @@
 //! its return address, and every callee-saved register (`r32`..`r62`, `p12`..`p15`)
 //! its value at entry, whether the row says it is saved (read from memory) or
 //! unchanged. The first difference is a fault naming the function, the call and the
-//! register. Frames of functions without an FDE (hand-written assembly: `_start`,
-//! the system-call stubs) are counted and not checked. A `ret` pops the frames down
-//! to the one it returns into.
+//! register; a register whose rule is `undefined` is not compared, and a frame whose
+//! return address is undefined is the outermost one (`_start`), with nothing to
+//! unwind to. Frames of functions without an FDE
+//! (hand-written assembly without CFI directives) are counted and not checked. A
+//! `ret` pops the frames down to the one it returns into.
 
 use gimli::{
     BaseAddresses, CfaRule, EhFrame, EhFrameHdr, EndianSlice, LittleEndian, Register, RegisterRule,
@@ -123,6 +125,12 @@ impl UnwindCheck {
             .unwind_info_for_address(&eh, &bases, &mut self.ctx, pc)
             .map_err(|e| format!("the FDE of {pc:#x} cannot be evaluated: {e}"))?
             .clone();
+        if row.register(Register(dwarf::RETURN_ADDRESS)) == Some(RegisterRule::Undefined) {
+            // the outermost frame (`_start`): it has no caller to unwind to, and the
+            // registers it changes before its call are nobody's
+            self.checked += 1;
+            return Ok(());
+        }
         let cfa = match row.cfa() {
             CfaRule::RegisterAndOffset { register, offset } => {
                 value_of(regs, *register)?.wrapping_add(*offset as u64)
@@ -146,6 +154,8 @@ impl UnwindCheck {
         for (column, index) in columns {
             let name = dwarf::name(column).unwrap_or_default();
             let value = match row.register(Register(column)) {
+                // a register the function does not preserve
+                Some(RegisterRule::Undefined) => continue,
                 None | Some(RegisterRule::SameValue) => regs[index],
                 Some(RegisterRule::Offset(o)) => {
                     let at = cfa.wrapping_add(o as u64);

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 
 pub use gimli::write::Address;
 use gimli::write::{
-    DwarfUnit, EndianVec, FileId, LineProgram, LineString, RelocateWriter, Relocation,
-    RelocationTarget, Sections,
+    DwarfUnit, FileId, LineProgram, LineString, Relocation, RelocationTarget, Sections,
 };
-use gimli::{Encoding, Format, LineEncoding, LittleEndian};
+use gimli::{Encoding, Format, LineEncoding};
+use vliw_elf::dwarf_write::RelocWriter as Writer;
 use vliw_elf::{
     Binding, LineTable, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition,
     SymbolId, SymbolKind,
@@ -28,25 +28,6 @@ pub struct Seq {
     pub start: Address,
     pub size: u64,
     pub rows: Vec<Row>,
-}
-
-#[derive(Clone)]
-struct Writer {
-    data: EndianVec<LittleEndian>,
-    relocs: Vec<Relocation>,
-}
-
-impl RelocateWriter for Writer {
-    type Writer = EndianVec<LittleEndian>;
-    fn writer(&self) -> &Self::Writer {
-        &self.data
-    }
-    fn writer_mut(&mut self) -> &mut Self::Writer {
-        &mut self.data
-    }
-    fn relocate(&mut self, relocation: Relocation) {
-        self.relocs.push(relocation);
-    }
 }
 
 /// The sections gimli writes for these sequences (one unit, DWARF `version`, file
@@ -106,10 +87,7 @@ pub fn write_dwarf(
         program.end_sequence(seq.size);
     }
     dwarf.unit.line_program = program;
-    let mut sections = Sections::new(Writer {
-        data: EndianVec::new(LittleEndian),
-        relocs: Vec::new(),
-    });
+    let mut sections = Sections::new(Writer::new());
     dwarf.write(&mut sections).unwrap();
     let mut out = HashMap::new();
     sections
