@@ -279,4 +279,14 @@ impl Function {
             .blocks()
             .flat_map(move |b| self.layout.block_insts(b).map(move |i| (b, i)))
     }
+
+    /// The first unwinding instruction (`invoke`, `invoke_indirect`, `landing_pad`,
+    /// `resume`) of the function, if it has one.
+    pub fn unwinding_opcode(&self) -> Option<crate::Opcode> {
+        self.insts_in_layout()
+            .map(|(_, i)| self.dfg.opcode(i))
+            .find(|op| {
+                op.is_invoke() || matches!(op, crate::Opcode::LandingPad | crate::Opcode::Resume)
+            })
+    }
 }

@@ -21,6 +21,8 @@ pub enum InstructionFormat {
     AtomicCas,
     Call,
     CallIndirect,
+    Invoke,
+    InvokeIndirect,
     Jump,
     Brif,
     Switch,
@@ -165,6 +167,9 @@ opcodes! {
     // calls
     Call = "call": Call,
     CallIndirect = "call_indirect": CallIndirect,
+    /// `landing_pad`: the first instruction of a block that `invoke`s unwind to; its
+    /// results are the exception (a pointer) and its selector (`i32`).
+    LandingPad = "landing_pad": Nullary,
     // terminators
     Jump = "jump": Jump,
     Brif = "brif": Brif,
@@ -172,6 +177,14 @@ opcodes! {
     Return = "return": Return,
     Unreachable = "unreachable": Nullary,
     Trap = "trap": Trap,
+    /// `invoke fnN(args), blockN, blockM`: a call that ends its block. A return
+    /// continues in the first block (its only predecessor: the call's results are
+    /// defined there), an unwinding callee in the second (a landing pad).
+    Invoke = "invoke": Invoke,
+    /// `invoke_indirect sigN, callee(args), blockN, blockM`.
+    InvokeIndirect = "invoke_indirect": InvokeIndirect,
+    /// `resume exn`: continues unwinding with a landing pad's exception.
+    Resume = "resume": Unary,
 }
 
 impl Opcode {
@@ -180,7 +193,8 @@ impl Opcode {
         Opcode::ALL.iter().copied().find(|o| o.name() == s)
     }
 
-    /// Ends a block: `jump brif switch return unreachable trap`.
+    /// Ends a block: `jump brif switch return unreachable trap invoke invoke_indirect
+    /// resume`.
     pub fn is_terminator(self) -> bool {
         matches!(
             self,
@@ -190,7 +204,15 @@ impl Opcode {
                 | Opcode::Return
                 | Opcode::Unreachable
                 | Opcode::Trap
+                | Opcode::Invoke
+                | Opcode::InvokeIndirect
+                | Opcode::Resume
         )
+    }
+
+    /// `invoke` or `invoke_indirect`: a call with a normal and an unwind successor.
+    pub fn is_invoke(self) -> bool {
+        matches!(self, Opcode::Invoke | Opcode::InvokeIndirect)
     }
 
     /// Transfers control to blocks of the function: `jump brif switch`.
@@ -198,9 +220,12 @@ impl Opcode {
         matches!(self, Opcode::Jump | Opcode::Brif | Opcode::Switch)
     }
 
-    /// `call` or `call_indirect`.
+    /// `call`, `call_indirect`, `invoke` or `invoke_indirect`.
     pub fn is_call(self) -> bool {
-        matches!(self, Opcode::Call | Opcode::CallIndirect)
+        matches!(
+            self,
+            Opcode::Call | Opcode::CallIndirect | Opcode::Invoke | Opcode::InvokeIndirect
+        )
     }
 
     /// Whether the text form writes the result type after the opcode (`iconst.i32`,
@@ -235,6 +260,8 @@ impl Opcode {
                 | Opcode::Memmove
                 | Opcode::Call
                 | Opcode::CallIndirect
+                | Opcode::Invoke
+                | Opcode::InvokeIndirect
         )
     }
 
@@ -251,6 +278,8 @@ impl Opcode {
                 | Opcode::Memset
                 | Opcode::Call
                 | Opcode::CallIndirect
+                | Opcode::Invoke
+                | Opcode::InvokeIndirect
         )
     }
 
@@ -264,6 +293,7 @@ impl Opcode {
                 Opcode::Load
                     | Opcode::AtomicLoad
                     | Opcode::Fence
+                    | Opcode::LandingPad
                     | Opcode::Udiv
                     | Opcode::Sdiv
                     | Opcode::Urem
@@ -719,6 +749,20 @@ pub enum InstructionData {
         sig: SigRef,
         args: Vec<Value>,
     },
+    /// `blocks = [normal, unwind]`, both without arguments.
+    Invoke {
+        opcode: Opcode,
+        func: FuncRef,
+        args: Vec<Value>,
+        blocks: [BlockCall; 2],
+    },
+    /// As `CallIndirect`, with `blocks = [normal, unwind]`.
+    InvokeIndirect {
+        opcode: Opcode,
+        sig: SigRef,
+        args: Vec<Value>,
+        blocks: [BlockCall; 2],
+    },
     Jump {
         opcode: Opcode,
         dest: BlockCall,
@@ -764,6 +808,8 @@ impl InstructionData {
             | AtomicCas { opcode, .. }
             | Call { opcode, .. }
             | CallIndirect { opcode, .. }
+            | Invoke { opcode, .. }
+            | InvokeIndirect { opcode, .. }
             | Jump { opcode, .. }
             | Brif { opcode, .. }
             | Switch { opcode, .. }
@@ -791,7 +837,11 @@ impl InstructionData {
             | Store { args, .. }
             | AtomicRmw { args, .. } => args,
             Ternary { args, .. } | AtomicCas { args, .. } => args,
-            Call { args, .. } | CallIndirect { args, .. } | Return { args, .. } => args,
+            Call { args, .. }
+            | CallIndirect { args, .. }
+            | Invoke { args, .. }
+            | InvokeIndirect { args, .. }
+            | Return { args, .. } => args,
         }
     }
 
@@ -814,16 +864,23 @@ impl InstructionData {
             | Store { args, .. }
             | AtomicRmw { args, .. } => args,
             Ternary { args, .. } | AtomicCas { args, .. } => args,
-            Call { args, .. } | CallIndirect { args, .. } | Return { args, .. } => args,
+            Call { args, .. }
+            | CallIndirect { args, .. }
+            | Invoke { args, .. }
+            | InvokeIndirect { args, .. }
+            | Return { args, .. } => args,
         }
     }
 
-    /// The branch targets (with their arguments) of `jump`, `brif` and `switch`; empty for
-    /// other instructions. For `switch`, the default comes first.
+    /// The branch targets (with their arguments) of `jump`, `brif`, `switch` and the
+    /// `invoke`s (normal, then unwind); empty for other instructions. For `switch`, the
+    /// default comes first.
     pub fn branch_destinations(&self) -> &[BlockCall] {
         match self {
             InstructionData::Jump { dest, .. } => core::slice::from_ref(dest),
-            InstructionData::Brif { blocks, .. } => blocks,
+            InstructionData::Brif { blocks, .. }
+            | InstructionData::Invoke { blocks, .. }
+            | InstructionData::InvokeIndirect { blocks, .. } => blocks,
             InstructionData::Switch { table, .. } => &table.dests,
             _ => &[],
         }
@@ -833,7 +890,9 @@ impl InstructionData {
     pub fn branch_destinations_mut(&mut self) -> &mut [BlockCall] {
         match self {
             InstructionData::Jump { dest, .. } => core::slice::from_mut(dest),
-            InstructionData::Brif { blocks, .. } => blocks,
+            InstructionData::Brif { blocks, .. }
+            | InstructionData::Invoke { blocks, .. }
+            | InstructionData::InvokeIndirect { blocks, .. } => blocks,
             InstructionData::Switch { table, .. } => &mut table.dests,
             _ => &mut [],
         }

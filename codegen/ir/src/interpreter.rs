@@ -182,7 +182,14 @@ pub enum TrapKind {
     Malformed,
     /// Raised by a host function.
     Host,
+    /// An exception unwound out of the outermost call (`resume`, or
+    /// `_Unwind_RaiseException`, with no `invoke` to land in): its pointer.
+    Unwound(u64),
 }
+
+/// The external function that starts unwinding: a call of it unwinds with its
+/// argument as the exception (unless a host function of that name is given).
+pub const RAISE: &str = "_Unwind_RaiseException";
 
 /// A trap: its kind and a message (which names the function and instruction when it
 /// comes from the IR).
@@ -254,6 +261,8 @@ struct Frame<'m> {
     inst: Option<Inst>,
     slots: Vec<u64>,
     saved_sp: u64,
+    /// The exception and selector of the landing pad being run.
+    exception: [u128; 2],
 }
 
 /// Runs the functions of a module.
@@ -360,7 +369,65 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     }
 
     fn call_host(&mut self, name: &str, args: &[DataValue]) -> Result<Vec<DataValue>, Trap> {
+        if name == RAISE && !self.hosts.0.contains_key(name) {
+            let exception = args.first().map_or(0, |a| a.bits() as u64);
+            return Err(Trap::new(
+                TrapKind::Unwound(exception),
+                format!("exception {exception:#x} unwound out of the program"),
+            ));
+        }
         self.hosts.call(&mut self.memory, name, args)
+    }
+
+    /// The call `inst` of the frame on top, of host function `name`: its results and
+    /// the next instruction, or the unwinding it starts.
+    fn host_call(
+        &mut self,
+        frames: &mut Vec<Frame<'m>>,
+        inst: Inst,
+        name: &str,
+        argv: &[u128],
+        arg_types: &[Type],
+    ) -> Result<(), Trap> {
+        let dv: Vec<DataValue> = argv
+            .iter()
+            .zip(arg_types)
+            .map(|(&b, &t)| DataValue::from_bits(t, b))
+            .collect();
+        let out = match self.call_host(name, &dv) {
+            Err(Trap {
+                kind: TrapKind::Unwound(exception),
+                ..
+            }) => return self.unwind(frames, exception),
+            r => r?,
+        };
+        let frame = frames.last_mut().expect("a frame");
+        set_host_results(frame, inst, &out, name)?;
+        continue_after_call(frame, inst);
+        Ok(())
+    }
+
+    /// Unwinds with `exception` from the frame on top (at a call that unwound): the
+    /// first frame stopped at an `invoke` continues at its landing pad, the frames
+    /// above it are popped; an error when no frame has one.
+    fn unwind(&mut self, frames: &mut Vec<Frame<'m>>, exception: u64) -> Result<(), Trap> {
+        while let Some(frame) = frames.last_mut() {
+            let at = frame.inst.expect("a caller is at its call");
+            if let InstructionData::Invoke { blocks, .. }
+            | InstructionData::InvokeIndirect { blocks, .. } = frame.func.dfg.inst_data(at)
+            {
+                frame.exception = [u128::from(exception), 0];
+                let unwind = blocks[1].clone();
+                take_branch(frame, &unwind);
+                return Ok(());
+            }
+            let done = frames.pop().expect("a frame");
+            self.stack.release(done.saved_sp);
+        }
+        Err(Trap::new(
+            TrapKind::Unwound(exception),
+            format!("exception {exception:#x} unwound out of the program"),
+        ))
     }
 
     fn push_frame(
@@ -387,6 +454,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             inst: func.layout.first_inst(entry),
             slots,
             saved_sp,
+            exception: [0; 2],
         };
         let params = func.dfg.block_params(entry);
         if params.len() != args.len() {
@@ -490,9 +558,18 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                             for (&r, v) in results.iter().zip(rets) {
                                 caller.vals[r.index()] = v;
                             }
-                            caller.inst = caller.func.layout.next_inst(call);
+                            continue_after_call(caller, call);
                         }
                     }
+                }
+                InstructionData::Unary {
+                    opcode: Opcode::Resume,
+                    arg,
+                } => {
+                    let exception = frame.vals[arg.index()] as u64;
+                    let done = frames.pop().expect("a frame");
+                    self.stack.release(done.saved_sp);
+                    self.unwind(frames, exception)?;
                 }
                 InstructionData::Nullary {
                     opcode: Opcode::Unreachable,
@@ -510,6 +587,9 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 }
                 InstructionData::Call {
                     func: fref, args, ..
+                }
+                | InstructionData::Invoke {
+                    func: fref, args, ..
                 } => {
                     let ext = &f.ext_funcs[*fref];
                     let argv: Vec<u128> = args.iter().map(|a| frame.vals[a.index()]).collect();
@@ -524,20 +604,14 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                                 .map_err(ctx)?;
                         }
                         None => {
-                            let dv: Vec<DataValue> = argv
-                                .iter()
-                                .zip(&arg_types)
-                                .map(|(&b, &t)| DataValue::from_bits(t, b))
-                                .collect();
                             let name = ext.name.clone();
-                            let out = self.call_host(&name, &dv).map_err(ctx)?;
-                            let frame = frames.last_mut().expect("a frame");
-                            set_host_results(frame, inst, &out, &name).map_err(ctx)?;
-                            frame.inst = f.layout.next_inst(inst);
+                            self.host_call(frames, inst, &name, &argv, &arg_types)
+                                .map_err(ctx)?;
                         }
                     }
                 }
-                InstructionData::CallIndirect { sig, args, .. } => {
+                InstructionData::CallIndirect { sig, args, .. }
+                | InstructionData::InvokeIndirect { sig, args, .. } => {
                     let addr = frame.vals[args[0].index()] as u64;
                     let sig = &f.signatures[*sig];
                     let argv: Vec<u128> = args[1..].iter().map(|a| frame.vals[a.index()]).collect();
@@ -558,17 +632,20 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                                 .map_err(ctx)?;
                         }
                         None => {
-                            let dv: Vec<DataValue> = argv
-                                .iter()
-                                .zip(&arg_types)
-                                .map(|(&b, &t)| DataValue::from_bits(t, b))
-                                .collect();
-                            let out = self.call_host(name, &dv).map_err(ctx)?;
-                            let frame = frames.last_mut().expect("a frame");
-                            set_host_results(frame, inst, &out, name).map_err(ctx)?;
-                            frame.inst = f.layout.next_inst(inst);
+                            let name = name.to_string();
+                            self.host_call(frames, inst, &name, &argv, &arg_types)
+                                .map_err(ctx)?;
                         }
                     }
+                }
+                InstructionData::Nullary {
+                    opcode: Opcode::LandingPad,
+                } => {
+                    let results = f.dfg.inst_results(inst);
+                    for (&r, &v) in results.iter().zip(&frame.exception) {
+                        frame.vals[r.index()] = v;
+                    }
+                    frame.inst = f.layout.next_inst(inst);
                 }
                 _ => {
                     self.exec(frame, inst).map_err(ctx)?;
@@ -635,6 +712,17 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             }
         }
         Ok(())
+    }
+}
+
+/// After a call returned: the next instruction, or an `invoke`'s normal successor.
+fn continue_after_call(frame: &mut Frame<'_>, call: Inst) {
+    match frame.func.dfg.inst_data(call) {
+        InstructionData::Invoke { blocks, .. } | InstructionData::InvokeIndirect { blocks, .. } => {
+            let normal = blocks[0].clone();
+            take_branch(frame, &normal);
+        }
+        _ => frame.inst = frame.func.layout.next_inst(call),
     }
 }
 

@@ -1094,6 +1094,34 @@ impl Parser {
         self.block_entity(st, n, loc)
     }
 
+    /// `fnN(args)` of `call` and `invoke`.
+    fn direct_call(&mut self, st: &mut FuncState) -> PResult<(FuncRef, Vec<Value>)> {
+        let n = self.ref_number("fn", st.func.ext_funcs.len(), "a function reference")?;
+        self.expect(Tok::LParen)?;
+        let args = self.values_list(st, Tok::RParen)?;
+        Ok((FuncRef::from_u32(n), args))
+    }
+
+    /// `sigN, callee(args)` of `call_indirect` and `invoke_indirect`: the callee first.
+    fn indirect_call(&mut self, st: &mut FuncState) -> PResult<(SigRef, Vec<Value>)> {
+        let n = self.ref_number("sig", st.func.signatures.len(), "a signature reference")?;
+        self.expect(Tok::Comma)?;
+        let callee = self.value(st)?;
+        self.expect(Tok::LParen)?;
+        let mut args = vec![callee];
+        args.extend(self.values_list(st, Tok::RParen)?);
+        Ok((SigRef::from_u32(n), args))
+    }
+
+    /// `, blockN, blockU` after an invoke's call.
+    fn invoke_targets(&mut self, st: &mut FuncState) -> PResult<[BlockCall; 2]> {
+        self.expect(Tok::Comma)?;
+        let normal = self.block_call(st)?;
+        self.expect(Tok::Comma)?;
+        let unwind = self.block_call(st)?;
+        Ok([normal, unwind])
+    }
+
     fn block_call(&mut self, st: &mut FuncState) -> PResult<BlockCall> {
         let block = self.block_ref(st)?;
         let args = if self.eat(&Tok::LParen) {
@@ -1403,27 +1431,31 @@ impl Parser {
                 }
             }
             F::Call => {
-                let n = self.ref_number("fn", st.func.ext_funcs.len(), "a function reference")?;
-                self.expect(Tok::LParen)?;
-                let args = self.values_list(st, Tok::RParen)?;
-                InstructionData::Call {
-                    opcode,
-                    func: FuncRef::from_u32(n),
-                    args,
-                }
+                let (func, args) = self.direct_call(st)?;
+                InstructionData::Call { opcode, func, args }
             }
             F::CallIndirect => {
-                let n =
-                    self.ref_number("sig", st.func.signatures.len(), "a signature reference")?;
-                self.expect(Tok::Comma)?;
-                let callee = self.value(st)?;
-                self.expect(Tok::LParen)?;
-                let mut args = vec![callee];
-                args.extend(self.values_list(st, Tok::RParen)?);
-                InstructionData::CallIndirect {
+                let (sig, args) = self.indirect_call(st)?;
+                InstructionData::CallIndirect { opcode, sig, args }
+            }
+            F::Invoke => {
+                let (func, args) = self.direct_call(st)?;
+                let blocks = self.invoke_targets(st)?;
+                InstructionData::Invoke {
                     opcode,
-                    sig: SigRef::from_u32(n),
+                    func,
                     args,
+                    blocks,
+                }
+            }
+            F::InvokeIndirect => {
+                let (sig, args) = self.indirect_call(st)?;
+                let blocks = self.invoke_targets(st)?;
+                InstructionData::InvokeIndirect {
+                    opcode,
+                    sig,
+                    args,
+                    blocks,
                 }
             }
             F::Jump => InstructionData::Jump {

@@ -47,15 +47,19 @@ pub fn result_types_of(
         AtomicRmw => vec![arg(1)?],
         AtomicCas => vec![arg(1)?, Type::I1],
         Store | AtomicStore | Memcpy | Memmove | Memset | Fence => vec![],
-        Jump | Brif | Switch | Return | Unreachable | Trap => vec![],
-        Call => match data {
-            InstructionData::Call { func: f, .. } => {
+        Jump | Brif | Switch | Return | Unreachable | Trap | Resume => vec![],
+        LandingPad => vec![Type::Ptr, Type::I32],
+        Call | Invoke => match data {
+            InstructionData::Call { func: f, .. } | InstructionData::Invoke { func: f, .. } => {
                 func.ext_funcs.get(*f)?.signature.returns.clone()
             }
             _ => return None,
         },
-        CallIndirect => match data {
-            InstructionData::CallIndirect { sig, .. } => func.signatures.get(*sig)?.returns.clone(),
+        CallIndirect | InvokeIndirect => match data {
+            InstructionData::CallIndirect { sig, .. }
+            | InstructionData::InvokeIndirect { sig, .. } => {
+                func.signatures.get(*sig)?.returns.clone()
+            }
             _ => return None,
         },
         // Every other opcode (integer and float arithmetic, unary ops, fma) has the type
@@ -283,9 +287,11 @@ pub fn operand_types(
             atomic_ty(t(1))?;
             same(1, 2)
         }
-        Call => {
-            let InstructionData::Call { func: f, .. } = data else {
-                unreachable!("call has the call format")
+        Call | Invoke => {
+            let (InstructionData::Call { func: f, .. } | InstructionData::Invoke { func: f, .. }) =
+                data
+            else {
+                unreachable!("call and invoke have their formats")
             };
             let ext = func
                 .ext_funcs
@@ -293,9 +299,13 @@ pub fn operand_types(
                 .ok_or_else(|| format!("{f} is not declared"))?;
             call_args(&ext.signature, arg_types, 0, name)
         }
-        CallIndirect => {
-            let InstructionData::CallIndirect { sig, .. } = data else {
-                unreachable!("call_indirect has the call_indirect format")
+        LandingPad => Ok(()),
+        Resume => is(0, Type::Ptr),
+        CallIndirect | InvokeIndirect => {
+            let (InstructionData::CallIndirect { sig, .. }
+            | InstructionData::InvokeIndirect { sig, .. }) = data
+            else {
+                unreachable!("call_indirect and invoke_indirect have their formats")
             };
             let s = func
                 .signatures

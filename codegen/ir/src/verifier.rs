@@ -406,9 +406,88 @@ impl<'a> FuncVerifier<'a> {
                 ),
             );
         }
+        self.unwind_edges(&cfg);
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 self.inst(block, inst);
+            }
+        }
+    }
+
+    /// The rules of `invoke` (docs/ir.md §3): both successors take no arguments; the
+    /// normal successor has the invoke as its only predecessor (the call's results are
+    /// defined there); the unwind successor starts with `landing_pad`, and a block
+    /// that does is entered only by the unwind edges of invokes.
+    fn unwind_edges(&mut self, cfg: &ControlFlowGraph) {
+        let func = self.func;
+        let dfg = &func.dfg;
+        for block in func.layout.blocks() {
+            let Some(last) = func.layout.last_inst(block) else {
+                continue;
+            };
+            let data = dfg.inst_data(last);
+            if data.opcode().is_invoke() {
+                let [normal, unwind] = data.branch_destinations() else {
+                    continue;
+                };
+                if !normal.args.is_empty() || !unwind.args.is_empty() {
+                    self.err_inst(block, last, "invoke destinations take no arguments".into());
+                }
+                if normal.block == unwind.block {
+                    self.err_inst(
+                        block,
+                        last,
+                        "the normal and unwind destinations are one block".into(),
+                    );
+                } else if cfg.preds(normal.block).len() != 1 {
+                    self.err_inst(
+                        block,
+                        last,
+                        format!(
+                            "the normal destination {} has other predecessors",
+                            normal.block
+                        ),
+                    );
+                }
+                let starts_with_pad = func
+                    .layout
+                    .first_inst(unwind.block)
+                    .is_some_and(|i| dfg.opcode(i) == Opcode::LandingPad);
+                if !starts_with_pad {
+                    self.err_inst(
+                        block,
+                        last,
+                        format!(
+                            "the unwind destination {} does not start with landing_pad",
+                            unwind.block
+                        ),
+                    );
+                }
+            }
+            let is_pad = func
+                .layout
+                .first_inst(block)
+                .is_some_and(|i| dfg.opcode(i) == Opcode::LandingPad);
+            if is_pad {
+                for &pred in cfg.preds(block) {
+                    let Some(t) = func.layout.last_inst(pred) else {
+                        continue;
+                    };
+                    let ok = match dfg.inst_data(t).branch_destinations() {
+                        [normal, unwind] if dfg.opcode(t).is_invoke() => {
+                            unwind.block == block && normal.block != block
+                        }
+                        _ => false,
+                    };
+                    if !ok {
+                        self.err_block(
+                            block,
+                            format!(
+                                "a landing pad entered from {pred} other than by an invoke's unwind edge"
+                            ),
+                        );
+                    }
+                }
             }
         }
     }
@@ -488,10 +567,12 @@ impl<'a> FuncVerifier<'a> {
                 }
                 let data = dfg.inst_data(inst);
                 let bad_ref = match data {
-                    InstructionData::Call { func: f, .. } => {
+                    InstructionData::Call { func: f, .. }
+                    | InstructionData::Invoke { func: f, .. } => {
                         (!func.ext_funcs.is_valid(*f)).then(|| f.to_string())
                     }
-                    InstructionData::CallIndirect { sig, .. } => {
+                    InstructionData::CallIndirect { sig, .. }
+                    | InstructionData::InvokeIndirect { sig, .. } => {
                         (!func.signatures.is_valid(*sig)).then(|| sig.to_string())
                     }
                     InstructionData::SymbolAddr { global, .. } => {
@@ -506,9 +587,18 @@ impl<'a> FuncVerifier<'a> {
                     self.err_inst(block, inst, format!("{r} is not declared"));
                     ok = false;
                 }
-                if matches!(data, InstructionData::CallIndirect { args, .. } if args.is_empty()) {
-                    self.err_inst(block, inst, "call_indirect without a callee".into());
+                if matches!(data, InstructionData::CallIndirect { args, .. }
+                    | InstructionData::InvokeIndirect { args, .. } if args.is_empty())
+                {
+                    self.err_inst(block, inst, format!("{op} without a callee"));
                     ok = false;
+                }
+                if op == Opcode::LandingPad && pos != 0 {
+                    self.err_inst(
+                        block,
+                        inst,
+                        "landing_pad is not the first instruction of its block".into(),
+                    );
                 }
                 if matches!(data, InstructionData::Switch { table, .. } if table.dests.is_empty()) {
                     self.err_inst(block, inst, "switch without a default target".into());
@@ -563,7 +653,15 @@ impl<'a> FuncVerifier<'a> {
                     if !self.domtree.is_reachable(block) {
                         return;
                     }
-                    let dominated = if db == block {
+                    // an invoke's results are defined on its normal edge
+                    let normal = match func.dfg.inst_data(d) {
+                        InstructionData::Invoke { blocks, .. }
+                        | InstructionData::InvokeIndirect { blocks, .. } => Some(blocks[0].block),
+                        _ => None,
+                    };
+                    let dominated = if let Some(normal) = normal {
+                        self.domtree.dominates(normal, block)
+                    } else if db == block {
                         self.position[d] < self.position[inst]
                     } else {
                         self.domtree.dominates(db, block)

@@ -255,6 +255,36 @@ pub fn write_inst(w: &mut dyn Write, func: &Function, inst: Inst) -> fmt::Result
                 None => w.write_str("?()"),
             }
         }
+        Invoke {
+            func: f,
+            args,
+            blocks,
+            ..
+        } => {
+            write!(w, " {f}(")?;
+            write_values(w, args)?;
+            w.write_str("), ")?;
+            write_block_call(w, &blocks[0])?;
+            w.write_str(", ")?;
+            write_block_call(w, &blocks[1])
+        }
+        InvokeIndirect {
+            sig, args, blocks, ..
+        } => {
+            write!(w, " {sig}, ")?;
+            match args.split_first() {
+                Some((callee, rest)) => {
+                    write!(w, "{callee}(")?;
+                    write_values(w, rest)?;
+                    w.write_char(')')?;
+                }
+                None => w.write_str("?()")?,
+            }
+            w.write_str(", ")?;
+            write_block_call(w, &blocks[0])?;
+            w.write_str(", ")?;
+            write_block_call(w, &blocks[1])
+        }
         Jump { dest, .. } => {
             w.write_char(' ')?;
             write_block_call(w, dest)

@@ -9,7 +9,8 @@
 //! Some runs cannot be reproduced on a machine and are counted as skipped, with the
 //! reason: pointer arguments (the interpreter's addresses mean nothing on the machine),
 //! traps the machine has no counterpart for (an indirect call with the wrong signature,
-//! an overlapping `memcpy`, an out-of-bounds read that stays inside mapped memory).
+//! an overlapping `memcpy`, an out-of-bounds read that stays inside mapped memory),
+//! and, until instruction selection lowers them, files with unwind edges.
 
 mod common;
 
@@ -118,9 +119,11 @@ fn fault_matches(trap: &Trap, result: &MachineResult) -> Result<bool, String> {
             ),
             _ => false,
         }),
-        TrapKind::BadSignature | TrapKind::Overlap | TrapKind::Host | TrapKind::Malformed => {
-            Err(format!("{:?} has no machine counterpart", trap.kind))
-        }
+        TrapKind::BadSignature
+        | TrapKind::Overlap
+        | TrapKind::Host
+        | TrapKind::Malformed
+        | TrapKind::Unwound(_) => Err(format!("{:?} has no machine counterpart", trap.kind)),
     }
 }
 
@@ -282,6 +285,14 @@ fn check_module(
     let module = module.clone();
     let object = match compile(&module, options) {
         Ok(o) => o,
+        // until instruction selection lowers them (issue 17), files with unwind edges
+        // run on the interpreter only
+        Err(e) if e.to_string().contains("unwinding (`") => {
+            tally.skipped.push(format!(
+                "{name}: the back end does not compile unwinding yet: {e}"
+            ));
+            return;
+        }
         Err(e) => {
             tally.failed.push(format!("{name}: does not compile: {e}"));
             return;
@@ -459,10 +470,13 @@ fn ir_filetests_run_on_the_machine() {
         assert_eq!(ssa("fallbacks"), 0, "{}", tally.ssa_regalloc.to_line());
         // register-pressure.ir makes it spill
         assert!(ssa("spilled") > 0 && ssa("reloads") > 0);
+        // instruction selection does not lower unwinding yet (issue 17): the files
+        // that use it run on the interpreter only (skipped above)
+        const NOT_LOWERED: [&str; 4] = ["invoke", "invoke_indirect", "landing_pad", "resume"];
         let missing: Vec<&str> = vliw_ir::Opcode::ALL
             .iter()
             .map(|o| o.name())
-            .filter(|n| !tally.opcodes.contains(*n))
+            .filter(|n| !NOT_LOWERED.contains(n) && !tally.opcodes.contains(*n))
             .collect();
         assert!(
             missing.is_empty(),

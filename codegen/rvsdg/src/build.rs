@@ -29,6 +29,13 @@ use crate::restructure::{Tree, forward_pass_through_params, restructure, structu
 /// Builds `func` as a λ of `g`. An error says why the function cannot be built (it
 /// then goes through the pipeline without the RVSDG).
 pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Result<Node, String> {
+    // unwind edges are not modelled yet: such a function keeps its CFG
+    if let Some(op) = func.unwinding_opcode() {
+        return Err(format!(
+            "@{}: unwinding (`{op}`) is not built into the RVSDG yet",
+            func.name
+        ));
+    }
     let mut f = func.clone();
     let stats = restructure(&mut f);
     report.count("rvsdg.restructure.loops", stats.loops as u64);

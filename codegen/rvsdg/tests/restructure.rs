@@ -71,6 +71,16 @@ fn every_filetest_function_restructures_and_runs_the_same() {
         if verify_module(&module).is_err() {
             continue;
         }
+        // unwind edges are not restructured: the RVSDG does not take such functions
+        // yet (issue 17)
+        if module
+            .functions
+            .iter()
+            .any(|f| f.unwinding_opcode().is_some())
+        {
+            skipped += 1;
+            continue;
+        }
         let (new, stats, ni) = match restructure_module(&module) {
             Ok(x) => x,
             Err(e) => {

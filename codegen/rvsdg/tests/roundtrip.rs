@@ -66,6 +66,15 @@ fn every_filetest_goes_through_the_rvsdg_and_runs_the_same() {
         if verify_module(&module).is_err() {
             continue;
         }
+        // functions with unwind edges keep their CFG (issue 17: the RVSDG does not
+        // model them yet)
+        if module
+            .functions
+            .iter()
+            .any(|f| f.unwinding_opcode().is_some())
+        {
+            continue;
+        }
         let (new, graph) = match through_rvsdg(&module, &mut report) {
             Ok(m) => m,
             Err(e) => {

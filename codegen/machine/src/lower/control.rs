@@ -180,6 +180,12 @@ impl Lower<'_> {
                 self.lower_call(Err(callee), &args[1..], &rets, results);
                 Ok(())
             }
+            _ if data.opcode().is_invoke() || data.opcode() == IrOp::Resume => {
+                Err(self.err(format!(
+                    "unwinding (`{}`) is not supported by instruction selection yet",
+                    data.opcode()
+                )))
+            }
             _ => Err(self.err(format!("unexpected control operation `{}`", data.opcode()))),
         }
     }

@@ -701,6 +701,10 @@ impl<'a> Lower<'a> {
                 Ok(())
             }
             _ if op.is_terminator() || op.is_call() => self.lower_control(inst, &data, &results),
+            _ if op == IrOp::LandingPad => {
+                Err(self
+                    .err("unwinding (`landing_pad`) is not supported by instruction selection yet"))
+            }
             _ if matches!(
                 op,
                 IrOp::Load

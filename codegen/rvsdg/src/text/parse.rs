@@ -361,7 +361,7 @@ impl GraphParser {
         let mut literal = None;
         let data = match opcode.format() {
             F::Nullary => D::Nullary { opcode },
-            F::Jump | F::Brif | F::Switch | F::Return => {
+            F::Jump | F::Brif | F::Switch | F::Return | F::Invoke | F::InvokeIndirect => {
                 return Err(self.p.err_at(
                     at,
                     format!("'{word}' is control flow, which gamma and theta nodes express"),
