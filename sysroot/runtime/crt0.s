@@ -114,6 +114,17 @@ __vliw_sys_random:
     .cfi_endproc
     .size __vliw_sys_random, . - __vliw_sys_random
 
+    # isize symbolize(u64 addr, *mut u8 buf, usize len)
+    .section .text.__vliw_sys_symbolize, "ax"
+    .globl __vliw_sys_symbolize
+    .type __vliw_sys_symbolize, @function
+__vliw_sys_symbolize:
+    .cfi_startproc
+    syscall 7 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_symbolize, . - __vliw_sys_symbolize
+
     # The unwinder's register save and restore (runtime/src/unwind): a context is
     # 81 words, r0..r63, p0..p15 (0 or 1), and the address to continue at.
     # void __vliw_unwind_capture(*mut Context ctx): the registers as the caller

@@ -9,6 +9,9 @@ unsafe extern "C" {
     pub fn __vliw_sys_brk(addr: usize) -> usize;
     pub fn __vliw_sys_clock(id: u64) -> i64;
     pub fn __vliw_sys_random(buf: *mut u8, len: usize) -> isize;
+    /// `name+0xoff` of the symbol holding `addr`, truncated to `len`; the whole
+    /// length, or a negative errno.
+    pub fn __vliw_sys_symbolize(addr: u64, buf: *mut u8, len: usize) -> isize;
 
     pub fn __vliw_get_tp() -> *mut u8;
     pub fn __vliw_set_tp(tp: *mut u8);

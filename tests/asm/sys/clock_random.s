@@ -50,7 +50,7 @@ _start:
     syscall 99 ;;
     call print_dec ;;
     movi r3 = 7 ;;
-    syscall 7 ;;
+    syscall 8 ;;
     call print_dec ;;
     movi r3 = 0 ;;
     syscall 0 ;;

@@ -92,7 +92,13 @@ pub mod syscall {
     pub const RANDOM: i64 = 5;
     /// `cycles() -> count`: the simulated cycle counter.
     pub const CYCLES: i64 = 6;
+    /// `symbolize(addr, buf, len) -> n`: writes `name+0xoff` of the symbol holding
+    /// `addr` (the executable's symbol table, as fault messages name functions) to
+    /// the buffer, truncated to `len` bytes; returns the whole text's length, or
+    /// `-ENOENT` when no symbol holds `addr`.
+    pub const SYMBOLIZE: i64 = 7;
 
+    pub const ENOENT: i64 = 2;
     pub const EBADF: i64 = 9;
     pub const EFAULT: i64 = 14;
     pub const EINVAL: i64 = 22;
@@ -107,6 +113,7 @@ pub mod syscall {
             CLOCK => "clock",
             RANDOM => "random",
             CYCLES => "cycles",
+            SYMBOLIZE => "symbolize",
             _ => return None,
         })
     }

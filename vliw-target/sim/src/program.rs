@@ -228,6 +228,26 @@ impl SymbolTable {
         };
         Some((sym.name.as_str(), addr - sym.addr))
     }
+
+    /// The function, or failing that the object, whose range holds `addr` (a
+    /// function of size 0 extends to the next one), and the offset of `addr` in it:
+    /// what `symbolize` answers, which never names a symbol far below the address.
+    pub fn holding(&self, addr: u64) -> Option<(&str, u64)> {
+        let func = Self::below(&self.functions, addr).filter(|(_, holds)| *holds);
+        let sym = match func {
+            Some((f, _)) => f,
+            None => {
+                // an object holds only its own bytes (a size-0 symbol, such as the
+                // linker's absolute `__tls_align`, holds nothing)
+                let (o, holds) = Self::below(&self.others, addr)?;
+                if !holds || o.size == 0 {
+                    return None;
+                }
+                o
+            }
+        };
+        Some((sym.name.as_str(), addr - sym.addr))
+    }
 }
 
 #[cfg(test)]

@@ -352,10 +352,13 @@ impl Simulator {
                         let _ = out.flush();
                     }
                     let issue = self.cpu.cycle;
-                    match self
-                        .sys
-                        .call(number, &self.cpu.sys_args, &mut self.mem, issue)
-                    {
+                    match self.sys.call(
+                        number,
+                        &self.cpu.sys_args,
+                        &mut self.mem,
+                        issue,
+                        &self.symbols,
+                    ) {
                         SysResult::Value(v) => {
                             // The result is written in the system call's slot: a
                             // later slot's write to r3 wins (such bundles are buffered).

@@ -7,8 +7,9 @@
 
 use crate::io::Io;
 use crate::memory::Memory;
+use crate::program::SymbolTable;
 use crate::rng::Rng;
-use vliw_isa::abi::syscall::{self, EBADF, EFAULT, EINVAL, ENOSYS};
+use vliw_isa::abi::syscall::{self, EBADF, EFAULT, EINVAL, ENOENT, ENOSYS};
 
 /// Returned when the host stream fails (not in `vliw_isa::abi`, which lists the
 /// errors of the interface proper).
@@ -50,6 +51,7 @@ impl System {
         args: &[u64; 6],
         mem: &mut Memory,
         cycle: u64,
+        symbols: &SymbolTable,
     ) -> SysResult {
         let [a0, a1, a2, ..] = *args;
         match number {
@@ -107,6 +109,24 @@ impl System {
                 SysResult::Value(a1)
             }
             syscall::CYCLES => SysResult::Value(cycle),
+            syscall::SYMBOLIZE => {
+                let Some((name, offset)) = symbols.holding(a0) else {
+                    return err(ENOENT);
+                };
+                let text = if offset == 0 {
+                    name.to_string()
+                } else {
+                    format!("{name}+{offset:#x}")
+                };
+                let n = text.len().min(a2 as usize);
+                if n > 0 {
+                    let Some(buf) = mem.slice_mut(a1, n as u64) else {
+                        return err(EFAULT);
+                    };
+                    buf.copy_from_slice(&text.as_bytes()[..n]);
+                }
+                SysResult::Value(text.len() as u64)
+            }
             _ => err(ENOSYS),
         }
     }

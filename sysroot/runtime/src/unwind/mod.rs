@@ -9,8 +9,9 @@
 //! letting each routine run its frame's cleanups (the landing pads it installs call
 //! `_Unwind_Resume`, which continues the phase from there) until the handler's frame
 //! installs its landing pad. A frame without call-frame information stops an
-//! exception with a fatal error naming the address (exit status 70), as does a
-//! malformed description; a backtrace just ends there.
+//! exception with a fatal error naming the address and its function (the
+//! `symbolize` system call) and exit status 70, as does a malformed description; a
+//! backtrace just ends there.
 
 mod context;
 mod frames;
@@ -55,19 +56,32 @@ fn fatal(e: FrameError) -> ! {
         bytes: [0; 256],
         len: 0,
     };
+    let pc = match e {
+        FrameError::NoFrameInformation(pc)
+        | FrameError::Malformed(pc, _)
+        | FrameError::Unsupported(pc, _) => pc,
+    };
+    let _ = write!(
+        text,
+        "fatal runtime error: cannot unwind through the code at {pc:#x}"
+    );
+    // the function's name, from the executable's symbol table
+    let mut name = [0u8; 160];
+    // SAFETY: the system call writes at most `name.len()` bytes into `name`.
+    let n = unsafe { crate::machine::__vliw_sys_symbolize(pc, name.as_mut_ptr(), name.len()) };
+    if n > 0 {
+        let shown = &name[..(n as usize).min(name.len())];
+        let _ = write!(text, " ({})", core::str::from_utf8(shown).unwrap_or("?"));
+    }
     let _ = match e {
-        FrameError::NoFrameInformation(pc) => write!(
+        FrameError::NoFrameInformation(_) => write!(
             text,
-            "fatal runtime error: cannot unwind through the code at {pc:#x}: it has no call-frame information (a hand-written function without CFI directives?)\n"
+            ": it has no call-frame information (a hand-written function without CFI directives?)\n"
         ),
-        FrameError::Malformed(pc, err) => write!(
-            text,
-            "fatal runtime error: cannot unwind through the code at {pc:#x}: malformed call-frame information ({err})\n"
-        ),
-        FrameError::Unsupported(pc, what) => write!(
-            text,
-            "fatal runtime error: cannot unwind through the code at {pc:#x}: {what} is not supported\n"
-        ),
+        FrameError::Malformed(_, err) => {
+            write!(text, ": malformed call-frame information ({err})\n")
+        }
+        FrameError::Unsupported(_, what) => write!(text, ": {what} is not supported\n"),
     };
     // SAFETY: a plain write of the message, then the end of the program.
     unsafe {
