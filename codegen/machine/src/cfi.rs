@@ -87,7 +87,7 @@ impl<'a> PrologueTracker<'a> {
 
     /// Records the effects of a bundle of the entry block, as rows from code offset
     /// `end` (its last syllable).
-    pub fn bundle<'i>(&mut self, members: impl Iterator<Item = &'i MInst> + Clone, end: u64) {
+    pub fn bundle<'i>(&mut self, members: impl Iterator<Item = &'i MInst>, end: u64) {
         // every operation reads the state from before the bundle
         let (cfa, copy) = (self.cfa, self.copy);
         let mut new_cfa = cfa;

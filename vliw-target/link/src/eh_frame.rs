@@ -22,7 +22,7 @@ use vliw_elf::Section;
 use crate::error::LinkError;
 use crate::layout::Layout;
 use crate::relocate::symbol_value;
-use crate::resolve::{Input, Resolution, Target};
+use crate::resolve::{Input, Resolution, Target, sections_where};
 
 /// The section name the linker gives this treatment.
 pub(crate) const NAME: &str = ".eh_frame";
@@ -120,31 +120,7 @@ pub(crate) fn fdes(input: &Input, section: &Section) -> Result<Vec<Fde>, LinkErr
     Ok(out)
 }
 
-/// Whether an input `.eh_frame` section describes a function in a live section.
-pub(crate) fn describes_live(
-    inputs: &[Input],
-    resolution: &Resolution,
-    object: usize,
-    section: usize,
-    live: &[Vec<bool>],
-) -> Result<bool, LinkError> {
-    let input = &inputs[object];
-    for fde in fdes(input, &input.object.sections[section])? {
-        if let Some(symbol) = fde.symbol
-            && let Target::Section {
-                object: o,
-                section: s,
-                ..
-            } = resolution.target(inputs, object, symbol)
-            && live[o][s.0]
-        {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// An FDE of the output: where it is and what it describes.
+/// An FDE of an input `.eh_frame` section and the function it describes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LiveFde {
     pub object: usize,
@@ -153,40 +129,62 @@ pub(crate) struct LiveFde {
     pub target: Target,
 }
 
-/// The FDEs of the live `.eh_frame` sections that describe live functions: the
-/// entries of `.eh_frame_hdr`.
-pub(crate) fn live_fdes(
+/// Every input `.eh_frame` section with its FDEs (those whose `pc_begin` has a
+/// relocation), parsed once for the collection and the search table.
+pub(crate) struct FrameSection {
+    pub object: usize,
+    pub section: usize,
+    pub fdes: Vec<LiveFde>,
+}
+
+pub(crate) fn parse_all(
     inputs: &[Input],
     resolution: &Resolution,
-    live: &[Vec<bool>],
-) -> Result<Vec<LiveFde>, LinkError> {
+) -> Result<Vec<FrameSection>, LinkError> {
     let mut out = Vec::new();
-    for (oi, input) in inputs.iter().enumerate() {
-        for (si, s) in input.object.sections.iter().enumerate() {
-            if !is_eh_frame(s) || !live[oi][si] {
-                continue;
-            }
-            for fde in fdes(input, s)? {
-                let Some(symbol) = fde.symbol else { continue };
-                let target = resolution.target(inputs, oi, symbol);
-                let live_target = match target {
-                    Target::Section {
-                        object, section, ..
-                    } => live[object][section.0],
-                    _ => false,
-                };
-                if live_target {
-                    out.push(LiveFde {
-                        object: oi,
-                        section: si,
-                        fde,
-                        target,
-                    });
-                }
+    for (object, section) in sections_where(inputs, is_eh_frame) {
+        let input = &inputs[object];
+        let mut described = Vec::new();
+        for fde in fdes(input, &input.object.sections[section])? {
+            if let Some(symbol) = fde.symbol {
+                described.push(LiveFde {
+                    object,
+                    section,
+                    fde,
+                    target: resolution.target(inputs, object, symbol),
+                });
             }
         }
+        out.push(FrameSection {
+            object,
+            section,
+            fdes: described,
+        });
     }
     Ok(out)
+}
+
+/// Whether an FDE describes a function in a live section.
+fn describes_live_function(f: &LiveFde, live: &[Vec<bool>]) -> bool {
+    matches!(f.target, Target::Section { object, section, .. } if live[object][section.0])
+}
+
+impl FrameSection {
+    /// Whether the section describes a function in a live section.
+    pub(crate) fn describes_live(&self, live: &[Vec<bool>]) -> bool {
+        self.fdes.iter().any(|f| describes_live_function(f, live))
+    }
+}
+
+/// The FDEs of the live `.eh_frame` sections that describe live functions: the
+/// entries of `.eh_frame_hdr`.
+pub(crate) fn live_fdes(frames: &[FrameSection], live: &[Vec<bool>]) -> Vec<LiveFde> {
+    frames
+        .iter()
+        .filter(|f| live[f.object][f.section])
+        .flat_map(|f| f.fdes.iter().copied())
+        .filter(|f| describes_live_function(f, live))
+        .collect()
 }
 
 /// The size of `.eh_frame_hdr` for `n` FDEs (nothing without an `.eh_frame`).

@@ -12,8 +12,7 @@
 use vliw_elf::SectionKind;
 
 use crate::eh_frame;
-use crate::error::LinkError;
-use crate::resolve::{Input, Resolution, Target, sections_where};
+use crate::resolve::{Input, Resolution, Target};
 
 /// Whether a section is a root because of its kind, flags or name.
 fn is_root(kind: SectionKind, retain: bool, name: &str) -> bool {
@@ -32,8 +31,9 @@ pub(crate) fn live_sections(
     inputs: &[Input],
     resolution: &Resolution,
     roots: &[Target],
+    frames: &[eh_frame::FrameSection],
     gc: bool,
-) -> Result<Vec<Vec<bool>>, LinkError> {
+) -> Vec<Vec<bool>> {
     let mut live: Vec<Vec<bool>> = inputs
         .iter()
         .map(|i| vec![false; i.object.sections.len()])
@@ -56,7 +56,7 @@ pub(crate) fn live_sections(
         }
     }
     if !gc {
-        return Ok(live);
+        return live;
     }
     for root in roots {
         if let Target::Section {
@@ -66,7 +66,6 @@ pub(crate) fn live_sections(
             mark(object, section.0, &mut live, &mut work);
         }
     }
-    let frames = sections_where(inputs, eh_frame::is_eh_frame);
     loop {
         while let Some((oi, si)) = work.pop() {
             for r in &inputs[oi].object.sections[si].relocs {
@@ -81,13 +80,13 @@ pub(crate) fn live_sections(
         }
         // the frames of the functions found live (which may pull in more, their
         // personality routines)
-        for &(oi, si) in &frames {
-            if !live[oi][si] && eh_frame::describes_live(inputs, resolution, oi, si, &live)? {
-                mark(oi, si, &mut live, &mut work);
+        for f in frames {
+            if !live[f.object][f.section] && f.describes_live(&live) {
+                mark(f.object, f.section, &mut live, &mut work);
             }
         }
         if work.is_empty() {
-            return Ok(live);
+            return live;
         }
     }
 }

@@ -101,8 +101,15 @@ pub fn link(files: &[InputFile], config: &LinkConfig) -> Result<LinkOutput, Link
             .iter()
             .map(|name| resolution.target_of_name(&inputs, name)),
     );
-    let live = gc::live_sections(&inputs, &resolution, &root_targets, config.gc_sections)?;
-    let frames = eh_frame::live_fdes(&inputs, &resolution, &live)?;
+    let frame_sections = eh_frame::parse_all(&inputs, &resolution)?;
+    let live = gc::live_sections(
+        &inputs,
+        &resolution,
+        &root_targets,
+        &frame_sections,
+        config.gc_sections,
+    );
+    let frames = eh_frame::live_fdes(&frame_sections, &live);
 
     let layout = Layout::compute(&inputs, &live, config.strip, frames.len())?;
     relocate::check_undefined(&inputs, &resolution, &layout)?;
