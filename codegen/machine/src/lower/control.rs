@@ -17,6 +17,9 @@ use crate::mir::{Imm, MBlock, MGuard, MInst, PReg, Reg};
 /// ... if the range of case values is at most this many times the number of cases.
 pub const JUMP_TABLE_MAX_DENSITY: u64 = 3;
 
+/// The runtime's entry that continues unwinding after a cleanup.
+const RESUME: &str = "_Unwind_Resume";
+
 impl Lower<'_> {
     /// The words of a block call's arguments.
     fn block_args(&mut self, bc: &BlockCall) -> Vec<Reg> {
@@ -180,11 +183,44 @@ impl Lower<'_> {
                 self.lower_call(Err(callee), &args[1..], &rets, results);
                 Ok(())
             }
-            _ if data.opcode().is_invoke() || data.opcode() == IrOp::Resume => {
-                Err(self.err(format!(
-                    "unwinding (`{}`) is not supported by instruction selection yet",
-                    data.opcode()
-                )))
+            InstructionData::Invoke {
+                func: fref,
+                args,
+                blocks,
+                ..
+            } => {
+                let ext = &self.func.ext_funcs[*fref];
+                let name = ext.name.clone();
+                let rets = ext.signature.returns.clone();
+                self.unwind_to = Some(self.machine_block(blocks[1].block));
+                self.lower_call(Ok(&name), args, &rets, results);
+                self.jump_to(&blocks[0]);
+                Ok(())
+            }
+            InstructionData::InvokeIndirect {
+                sig, args, blocks, ..
+            } => {
+                let rets = self.func.signatures[*sig].returns.clone();
+                let callee = self.get1(args[0]);
+                self.unwind_to = Some(self.machine_block(blocks[1].block));
+                self.lower_call(Err(callee), &args[1..], &rets, results);
+                self.jump_to(&blocks[0]);
+                Ok(())
+            }
+            InstructionData::Unary {
+                opcode: IrOp::Resume,
+                arg,
+            } => {
+                // the unwinder continues the cleanup phase from here; it never returns
+                let exception = self.get(*arg);
+                self.call(Ok(RESUME), &[Type::Ptr], &[exception], &[]);
+                self.push(MInst::op(
+                    Opcode::Trap,
+                    &[],
+                    &[],
+                    Imm::Const(trap_code::UNREACHABLE),
+                ));
+                Ok(())
             }
             _ => Err(self.err(format!("unexpected control operation `{}`", data.opcode()))),
         }

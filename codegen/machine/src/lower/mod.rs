@@ -113,6 +113,8 @@ pub(crate) struct Lower<'a> {
     scope: Option<vliw_ir::AliasScope>,
     /// Frame slot of each IR stack slot.
     ir_slots: Vec<FrameSlot>,
+    /// The landing pad of the next call lowered (an `invoke`'s).
+    pub(crate) unwind_to: Option<MBlock>,
 }
 
 /// Lowers one function to machine SSA.
@@ -150,6 +152,7 @@ pub fn lower_function(
         loc: SourceLoc::default(),
         scope: None,
         ir_slots,
+        unwind_to: None,
     };
     lower.scan_uses();
     // machine blocks and their parameters first, so that branches can name them
@@ -702,8 +705,15 @@ impl<'a> Lower<'a> {
             }
             _ if op.is_terminator() || op.is_call() => self.lower_control(inst, &data, &results),
             _ if op == IrOp::LandingPad => {
-                Err(self
-                    .err("unwinding (`landing_pad`) is not supported by instruction selection yet"))
+                // the personality routine put the exception and the selector in the
+                // first two result registers (`_Unwind_SetGR`)
+                for (k, &r) in results.iter().enumerate() {
+                    let d = self.vreg();
+                    let from = vliw_isa::abi::RET_REGS[k];
+                    self.push(MInst::copy(d, Reg::gpr(from)));
+                    self.def1(r, d);
+                }
+                Ok(())
             }
             _ if matches!(
                 op,
@@ -816,6 +826,7 @@ impl<'a> Lower<'a> {
         };
         call.implicit_uses = implicit_uses;
         call.implicit_defs = abi::caller_saved();
+        call.unwind = self.unwind_to.take();
         self.push(call);
         let mut out = Vec::with_capacity(ret_types.len());
         for locs in &layout.rets {

@@ -234,6 +234,9 @@ impl MachFunction {
             write_preg_list(f, &inst.implicit_defs)?;
             f.write_str("]")?;
         }
+        if let Some(pad) = inst.unwind {
+            write!(f, " unwind {pad}")?;
+        }
         Ok(())
     }
 

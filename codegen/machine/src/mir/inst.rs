@@ -114,6 +114,9 @@ pub struct MInst {
     /// Loads and stores: the alias scope of the IR access (`vliw_ir::AliasScope`):
     /// the dependence graphs do not order two accesses it proves apart.
     pub scope: Option<vliw_ir::AliasScope>,
+    /// Calls of an `invoke`: the landing pad the callee may unwind to, a successor of
+    /// the call's block whose edge leaves from the call.
+    pub unwind: Option<MBlock>,
 }
 
 impl MInst {
@@ -134,6 +137,7 @@ impl MInst {
             implicit_uses: Vec::new(),
             loc: SourceLoc::default(),
             scope: None,
+            unwind: None,
         }
     }
 
@@ -219,8 +223,12 @@ impl MInst {
             .chain(self.implicit_defs.iter().map(|&p| Reg::Physical(p)))
     }
 
-    /// The blocks this operation may branch to (a `br` target or a jump table's).
+    /// The blocks this operation may branch to (a `br` target or a jump table's, or
+    /// the landing pad of a call that may unwind).
     pub fn branch_targets<'a>(&'a self, func: &'a MachFunction) -> Vec<MBlock> {
+        if let Some(pad) = self.unwind {
+            return vec![pad];
+        }
         match (&self.op, &self.imm) {
             (MOp::Op(Opcode::Br), Imm::Block(b)) => vec![*b],
             (MOp::Op(Opcode::Jr), _) | (MOp::Op(Opcode::Addpc), Imm::JumpTable(_)) => {

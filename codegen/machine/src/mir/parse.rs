@@ -892,6 +892,10 @@ impl Parser {
             self.bump();
             inst.implicit_defs = self.preg_list(b)?;
         }
+        if self.at_keyword("unwind") {
+            self.bump();
+            inst.unwind = Some(self.block_ref(b)?);
+        }
         let has_imm = inst.imm != Imm::None;
         let Some((op, ctype)) = resolve_opname(&name, inst.uses.len(), has_imm) else {
             return Err(ParseError {
