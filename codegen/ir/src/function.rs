@@ -166,6 +166,11 @@ pub struct Function {
     /// `#[cold]`: rarely called (text `cold`, after the inlining attribute); the
     /// inliner keeps such a callee out of line unless it is tiny.
     pub cold: bool,
+    /// The personality routine of the function's landing pads (text `personality
+    /// @sym`, after `cold`): the unwinder calls it for the function's frame, and it
+    /// reads the call-site table the back end writes (`.gcc_except_table`). Rust's is
+    /// `rust_eh_personality`.
+    pub personality: Option<String>,
     pub dfg: DataFlowGraph,
     pub layout: Layout,
     pub stack_slots: PrimaryMap<StackSlot, StackSlotData>,
@@ -285,8 +290,6 @@ impl Function {
     pub fn unwinding_opcode(&self) -> Option<crate::Opcode> {
         self.insts_in_layout()
             .map(|(_, i)| self.dfg.opcode(i))
-            .find(|op| {
-                op.is_invoke() || matches!(op, crate::Opcode::LandingPad | crate::Opcode::Resume)
-            })
+            .find(|op| op.is_invoke() || (op.is_landing_pad() || *op == crate::Opcode::Resume))
     }
 }

@@ -170,6 +170,10 @@ opcodes! {
     /// `landing_pad`: the first instruction of a block that `invoke`s unwind to; its
     /// results are the exception (a pointer) and its selector (`i32`).
     LandingPad = "landing_pad": Nullary,
+    /// `catch_landing_pad`: a landing pad that catches every exception (`catch_unwind`'s:
+    /// the search phase of unwinding stops at it), where `landing_pad` is a cleanup
+    /// (run while unwinding, which the search phase passes by).
+    CatchLandingPad = "catch_landing_pad": Nullary,
     // terminators
     Jump = "jump": Jump,
     Brif = "brif": Brif,
@@ -213,6 +217,12 @@ impl Opcode {
     /// `invoke` or `invoke_indirect`: a call with a normal and an unwind successor.
     pub fn is_invoke(self) -> bool {
         matches!(self, Opcode::Invoke | Opcode::InvokeIndirect)
+    }
+
+    /// `landing_pad` or `catch_landing_pad`: the first instruction of a block that
+    /// unwind edges enter.
+    pub fn is_landing_pad(self) -> bool {
+        matches!(self, Opcode::LandingPad | Opcode::CatchLandingPad)
     }
 
     /// Transfers control to blocks of the function: `jump brif switch`.
@@ -294,6 +304,7 @@ impl Opcode {
                     | Opcode::AtomicLoad
                     | Opcode::Fence
                     | Opcode::LandingPad
+                    | Opcode::CatchLandingPad
                     | Opcode::Udiv
                     | Opcode::Sdiv
                     | Opcode::Urem

@@ -265,6 +265,26 @@ struct Frame<'m> {
     exception: [u128; 2],
 }
 
+impl Frame<'_> {
+    /// Stopped at an `invoke` whose landing pad catches (`catch_landing_pad`): where
+    /// the search phase of unwinding stops.
+    fn would_catch(&self) -> bool {
+        let Some(at) = self.inst else {
+            return false;
+        };
+        let dfg = &self.func.dfg;
+        match dfg.inst_data(at) {
+            InstructionData::Invoke { blocks, .. }
+            | InstructionData::InvokeIndirect { blocks, .. } => self
+                .func
+                .layout
+                .first_inst(blocks[1].block)
+                .is_some_and(|i| dfg.opcode(i) == Opcode::CatchLandingPad),
+            _ => false,
+        }
+    }
+}
+
 /// Runs the functions of a module.
 pub struct Interpreter<'m, 'h> {
     module: &'m Module,
@@ -398,7 +418,17 @@ impl<'m, 'h> Interpreter<'m, 'h> {
             Err(Trap {
                 kind: TrapKind::Unwound(exception),
                 ..
-            }) => return self.unwind(frames, exception),
+            }) => {
+                // the search phase: with no frame to catch it, the exception ends the
+                // run before any cleanup runs (the Itanium ABI's two phases)
+                if !frames.iter().any(Frame::would_catch) {
+                    return Err(Trap::new(
+                        TrapKind::Unwound(exception),
+                        format!("exception {exception:#x} unwound out of the program"),
+                    ));
+                }
+                return self.unwind(frames, exception);
+            }
             r => r?,
         };
         let frame = frames.last_mut().expect("a frame");
@@ -409,7 +439,8 @@ impl<'m, 'h> Interpreter<'m, 'h> {
 
     /// Unwinds with `exception` from the frame on top (at a call that unwound): the
     /// first frame stopped at an `invoke` continues at its landing pad, the frames
-    /// above it are popped; an error when no frame has one.
+    /// above it are popped; an error when no frame has one. (The cleanup phase: the
+    /// raise checked first that a frame catches it.)
     fn unwind(&mut self, frames: &mut Vec<Frame<'m>>, exception: u64) -> Result<(), Trap> {
         while let Some(frame) = frames.last_mut() {
             let at = frame.inst.expect("a caller is at its call");
@@ -639,7 +670,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                     }
                 }
                 InstructionData::Nullary {
-                    opcode: Opcode::LandingPad,
+                    opcode: Opcode::LandingPad | Opcode::CatchLandingPad,
                 } => {
                     let results = f.dfg.inst_results(inst);
                     for (&r, &v) in results.iter().zip(&frame.exception) {

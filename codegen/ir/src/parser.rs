@@ -900,7 +900,8 @@ impl Parser {
         self.finish(st)
     }
 
-    /// What follows the keyword of a function: `@name(sig) [linkage] [inline] [cold] {`
+    /// What follows the keyword of a function: `@name(sig) [linkage] [inline] [cold]
+    /// [personality @sym] {`
     /// and the declarations; a function without blocks.
     pub fn function_shell(&mut self) -> PResult<Function> {
         let name = self.symbol()?;
@@ -912,11 +913,17 @@ impl Parser {
         if cold {
             self.bump();
         }
+        let mut personality = None;
+        if self.at_ident("personality") {
+            self.bump();
+            personality = Some(self.symbol()?);
+        }
         self.expect(Tok::LBrace)?;
         let mut func = Function::new(name, signature, linkage);
         func.param_attrs = param_attrs;
         func.inline = inline;
         func.cold = cold;
+        func.personality = personality;
         self.preamble(&mut func)?;
         Ok(func)
     }

@@ -48,7 +48,7 @@ pub fn result_types_of(
         AtomicCas => vec![arg(1)?, Type::I1],
         Store | AtomicStore | Memcpy | Memmove | Memset | Fence => vec![],
         Jump | Brif | Switch | Return | Unreachable | Trap | Resume => vec![],
-        LandingPad => vec![Type::Ptr, Type::I32],
+        LandingPad | CatchLandingPad => vec![Type::Ptr, Type::I32],
         Call | Invoke => match data {
             InstructionData::Call { func: f, .. } | InstructionData::Invoke { func: f, .. } => {
                 func.ext_funcs.get(*f)?.signature.returns.clone()
@@ -299,7 +299,7 @@ pub fn operand_types(
                 .ok_or_else(|| format!("{f} is not declared"))?;
             call_args(&ext.signature, arg_types, 0, name)
         }
-        LandingPad => Ok(()),
+        LandingPad | CatchLandingPad => Ok(()),
         Resume => is(0, Type::Ptr),
         CallIndirect | InvokeIndirect => {
             let (InstructionData::CallIndirect { sig, .. }

@@ -452,7 +452,7 @@ impl<'a> FuncVerifier<'a> {
                 let starts_with_pad = func
                     .layout
                     .first_inst(unwind.block)
-                    .is_some_and(|i| dfg.opcode(i) == Opcode::LandingPad);
+                    .is_some_and(|i| dfg.opcode(i).is_landing_pad());
                 if !starts_with_pad {
                     self.err_inst(
                         block,
@@ -467,7 +467,7 @@ impl<'a> FuncVerifier<'a> {
             let is_pad = func
                 .layout
                 .first_inst(block)
-                .is_some_and(|i| dfg.opcode(i) == Opcode::LandingPad);
+                .is_some_and(|i| dfg.opcode(i).is_landing_pad());
             if is_pad {
                 for &pred in cfg.preds(block) {
                     let Some(t) = func.layout.last_inst(pred) else {
@@ -593,7 +593,7 @@ impl<'a> FuncVerifier<'a> {
                     self.err_inst(block, inst, format!("{op} without a callee"));
                     ok = false;
                 }
-                if op == Opcode::LandingPad && pos != 0 {
+                if op.is_landing_pad() && pos != 0 {
                     self.err_inst(
                         block,
                         inst,

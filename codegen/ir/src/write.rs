@@ -369,7 +369,7 @@ pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
 }
 
 /// The part of a function before its body, which other text forms share (the RVSDG's
-/// λ): `keyword @name(sig) [linkage] [inline] [cold] {`, a newline, and the declarations (stack slots,
+/// λ): `keyword @name(sig) [linkage] [inline] [cold] [personality @sym] {`, a newline, and the declarations (stack slots,
 /// signatures, callees, symbols, files), one per line.
 pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -> fmt::Result {
     write!(w, "{keyword} ")?;
@@ -383,6 +383,10 @@ pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -
     }
     if func.cold {
         w.write_str(" cold")?;
+    }
+    if let Some(p) = &func.personality {
+        w.write_str(" personality ")?;
+        write_symbol(w, p)?;
     }
     w.write_str(" {\n")?;
     for (ss, data) in func.stack_slots.iter() {

@@ -47,17 +47,45 @@ fn instruction(rule: FrameRule) -> CallFrameInstruction {
     }
 }
 
+/// What the frame of a function with landing pads adds: the personality routine (in
+/// its CIE) and the language-specific data area (its FDE's LSDA pointer).
+#[derive(Copy, Clone, Debug)]
+pub struct Landing<'a> {
+    pub personality: &'a str,
+    /// The function's `.gcc_except_table` section (`crate::lsda`).
+    pub lsda: vliw_elf::SectionId,
+}
+
 /// Adds the `.eh_frame` section of a function whose code is in section `text` (of
-/// `size` bytes) to the object.
+/// `size` bytes) to the object. A function with landing pads gets a CIE with
+/// augmentation `zLP` (both pointers absolute, `R_VLIW_ABS64`).
 pub fn add_function_frame(
     b: &mut ObjectBuilder,
     function: &str,
     text: vliw_elf::SectionId,
     size: u64,
     rows: &[FrameRow],
+    landing: Option<Landing<'_>>,
 ) -> Result<(), CompileError> {
     let mut table = FrameTable::default();
-    let cie = table.add_cie(dwarf_write::common_frame_entry());
+    let mut entry = dwarf_write::common_frame_entry();
+    let mut lsda = None;
+    if let Some(l) = landing {
+        let personality = b.symbol(l.personality);
+        entry.personality = Some((
+            gimli::DW_EH_PE_absptr,
+            Address::Symbol {
+                symbol: personality.0,
+                addend: 0,
+            },
+        ));
+        entry.lsda_encoding = Some(gimli::DW_EH_PE_absptr);
+        lsda = Some(Address::Symbol {
+            symbol: b.section_symbol(l.lsda).0,
+            addend: 0,
+        });
+    }
+    let cie = table.add_cie(entry);
     let section_symbol = b.section_symbol(text);
     let length = u32::try_from(size).map_err(|_| err(function, "the function is over 4 GiB"))?;
     let mut fde = FrameDescriptionEntry::new(
@@ -67,6 +95,7 @@ pub fn add_function_frame(
         },
         length,
     );
+    fde.lsda = lsda;
     for row in rows {
         let offset = u32::try_from(row.offset).map_err(|e| err(function, e))?;
         fde.add_instruction(offset, instruction(row.rule));
@@ -113,7 +142,7 @@ mod tests {
                 rule: FrameRule::SavedAtSp { reg: 76, offset: 8 },
             },
         ];
-        add_function_frame(&mut b, "f", text, 48, &rows).unwrap();
+        add_function_frame(&mut b, "f", text, 48, &rows, None).unwrap();
         let s = b.object.sections.last().unwrap();
         assert_eq!((s.name.as_str(), s.relocs.len()), (SECTION, 1));
         assert_eq!(s.relocs[0].kind, RelocKind::Abs64);

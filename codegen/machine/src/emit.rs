@@ -47,7 +47,12 @@ pub struct FunctionCode {
     pub bundles: usize,
     /// Where the prologue moves the CFA and saves registers (`crate::cfi`).
     pub frame_rows: Vec<crate::cfi::FrameRow>,
+    /// The calls with an unwind edge, in address order: what the call-site table of
+    /// the language-specific data area describes (`crate::lsda`).
+    pub call_sites: Vec<CallSite>,
 }
+
+pub use vliw_elf::lsda::CallSite;
 
 /// Removes each unguarded `br` to the block that follows in the layout. A block that
 /// ends in `(p) br next; br other` becomes `(!p) br other`: the branch to the next
@@ -305,6 +310,16 @@ pub fn encode_bundles(
         })?;
         if !loc.is_default() {
             code.lines.push((start, loc));
+        }
+        for (_, mi) in members {
+            if let Some(u) = mi.unwind {
+                code.call_sites.push(CallSite {
+                    start,
+                    end: code.words.len() as u64 * 8,
+                    landing: block_offset(u.pad)?,
+                    catch: u.catch,
+                });
+            }
         }
         code.bundles += 1;
         if let Some(t) = &mut prologue

@@ -208,9 +208,42 @@ pub fn build_object(
     let mut texts = Vec::with_capacity(codes.len());
     for (f, code) in module.functions.iter().zip(codes) {
         let text = b.add_function(&f.name, f.linkage, code);
+        let size = code.words.len() as u64 * 8;
+        let landing = if code.call_sites.is_empty() {
+            None
+        } else {
+            let Some(personality) = &f.personality else {
+                return Err(CompileError::new(
+                    &f.name,
+                    "a function with landing pads has no personality routine",
+                ));
+            };
+            if !options.unwind_tables {
+                return Err(CompileError::new(
+                    &f.name,
+                    "landing pads need the call-frame information (unwind-tables=off)",
+                ));
+            }
+            let lsda = b.object.add_section(Section::new(
+                &vliw_elf::lsda::section_name(&f.name),
+                SectionKind::ReadOnlyData,
+                8,
+                vliw_elf::lsda::lsda_bytes(&code.call_sites, size),
+            ));
+            Some(crate::eh_frame::Landing {
+                personality: personality.as_str(),
+                lsda,
+            })
+        };
         if options.unwind_tables {
-            let size = code.words.len() as u64 * 8;
-            crate::eh_frame::add_function_frame(&mut b, &f.name, text, size, &code.frame_rows)?;
+            crate::eh_frame::add_function_frame(
+                &mut b,
+                &f.name,
+                text,
+                size,
+                &code.frame_rows,
+                landing,
+            )?;
         }
         texts.push(text);
     }

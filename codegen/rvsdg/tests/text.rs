@@ -61,7 +61,7 @@ fn every_operation_is_in_the_texts() {
                 | InstructionFormat::InvokeIndirect
         ) && !matches!(
             opcode,
-            Opcode::Unreachable | Opcode::LandingPad | Opcode::Resume
+            Opcode::Unreachable | Opcode::LandingPad | Opcode::CatchLandingPad | Opcode::Resume
         );
         let present = ops
             .iter()

@@ -26,9 +26,61 @@ fn reg(r: Register) -> String {
 /// the addresses, or in an object the relocation's symbol.
 type Describe<'a> = dyn Fn(u64, u64, u64) -> String + 'a;
 
+/// The bytes of a language-specific data area at an address (in an executable).
+type LsdaBytes<'a> = dyn Fn(u64) -> Option<&'a [u8]> + 'a;
+
+/// A language-specific data area (`.gcc_except_table`, `vliw_elf::lsda`) as text:
+/// its call sites, each a range of the function (offsets, or addresses from
+/// `function`) with its landing pad and action.
+pub fn lsda_text(bytes: &[u8], function: u64, out: &mut String) {
+    let table = match vliw_elf::lsda::parse(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(out, "  (malformed language-specific data area: {e})\n");
+            return;
+        }
+    };
+    let _ = writeln!(
+        out,
+        "  Language-specific data area: {} call sites, type table {}",
+        table.sites.len(),
+        if table.type_encoding == 0xff {
+            "omitted".to_string()
+        } else {
+            format!("{} entries {:x?}", table.types.len(), table.types)
+        }
+    );
+    for s in &table.sites {
+        let action = match s.action {
+            None => "cleanup".to_string(),
+            Some(a) if a.catches => format!("catch (type {})", a.type_index),
+            Some(a) => format!("filter (type {})", a.type_index),
+        };
+        let (start, end) = (function + s.start, function + s.start + s.len);
+        if s.landing == 0 {
+            let _ = writeln!(out, "    {start:016x}..{end:016x} no landing pad");
+        } else {
+            let _ = writeln!(
+                out,
+                "    {start:016x}..{end:016x} landing pad {:016x} {action}",
+                function + s.landing
+            );
+        }
+    }
+    out.push('\n');
+}
+
 /// Prints one `.eh_frame` section at `address`; `pc` names the FDE starting at a
-/// section offset with a given length.
-fn print_section(name: &str, data: &[u8], address: u64, pc: &Describe<'_>, out: &mut String) {
+/// section offset with a given length; the FDEs' language-specific data areas are
+/// printed from `lsda` where it has their bytes.
+fn print_section(
+    name: &str,
+    data: &[u8],
+    address: u64,
+    pc: &Describe<'_>,
+    lsda: &LsdaBytes<'_>,
+    out: &mut String,
+) {
     let _ = writeln!(out, "Contents of the {name} section:\n");
     let eh = EhFrame::new(data, LittleEndian);
     let bases = BaseAddresses::default().set_eh_frame(address);
@@ -62,9 +114,22 @@ fn print_section(name: &str, data: &[u8], address: u64, pc: &Describe<'_>, out: 
                     pc(offset as u64, fde.initial_address(), fde.len())
                 );
                 let cie = fde.cie();
+                if let Some(gimli::Pointer::Direct(p)) = cie.personality() {
+                    let _ = writeln!(out, "  Personality routine: {p:016x}");
+                }
+                let area = match fde.lsda() {
+                    Some(gimli::Pointer::Direct(a)) => {
+                        let _ = writeln!(out, "  Language-specific data area at {a:016x}");
+                        lsda(a)
+                    }
+                    _ => None,
+                };
                 let mut loc = fde.initial_address();
                 let mut it = fde.instructions(&eh, &bases);
                 print_instructions(&mut it, cie, &mut loc, out);
+                if let Some(bytes) = area {
+                    lsda_text(bytes, fde.initial_address(), out);
+                }
             }
         }
     }
@@ -251,7 +316,18 @@ pub fn object_frames(object: &Object, out: &mut String) {
                 None => format!("(no relocation)..+{len:#x}"),
             }
         };
-        print_section(&s.name, &s.data, 0, &pc, out);
+        print_section(&s.name, &s.data, 0, &pc, &|_| None, out);
+    }
+    // the areas are sections of their own, found by the FDEs' relocations
+    for s in &object.sections {
+        if let Some(function) = s.name.strip_prefix(".gcc_except_table.") {
+            let _ = writeln!(
+                out,
+                "Contents of the {} section (offsets in {function}):\n",
+                s.name
+            );
+            lsda_text(&s.data, 0, out);
+        }
     }
 }
 
@@ -272,5 +348,12 @@ pub fn executable_frames(exe: &Executable, out: &mut String) {
             .map_or(String::new(), |sym| format!(" <{}>", sym.name));
         format!("{start:016x}..{:016x}{name}", start + len)
     };
-    print_section(".eh_frame", data, s.addr, &pc, out);
+    // an area runs to its end, somewhere in the read-only data after it
+    let lsda = |at: u64| {
+        exe.sections
+            .iter()
+            .find(|s| s.addr <= at && at < s.addr + s.size)
+            .and_then(|s| exe.bytes_at(at, s.addr + s.size - at))
+    };
+    print_section(".eh_frame", data, s.addr, &pc, &lsda, out);
 }

@@ -78,7 +78,8 @@ pub fn eh_frame_section(table: &FrameTable) -> Result<Section, String> {
         let RelocationTarget::Symbol(symbol) = r.target else {
             return Err("a relocation against a DWARF section".to_string());
         };
-        if r.size != 8 || r.eh_pe.is_some() {
+        let absolute = r.eh_pe.is_none_or(|e| e == gimli::DW_EH_PE_absptr);
+        if r.size != 8 || !absolute {
             return Err(format!("a {}-byte relocation", r.size));
         }
         section.relocs.push(Reloc {

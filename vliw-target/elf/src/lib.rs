@@ -17,6 +17,7 @@ pub mod dwarf_write;
 mod error;
 mod exec;
 mod lines;
+pub mod lsda;
 mod model;
 mod parse;
 mod read;

@@ -10,6 +10,10 @@ pub const SYSCALL_ARG_REGS: [u8; 6] = [3, 4, 5, 6, 7, 8];
 /// Registers carrying the first eight result words, in order (further words go to the
 /// return area in the caller's frame, docs/isa.md §6).
 pub const RET_REGS: [u8; 8] = [3, 4, 5, 6, 7, 8, 9, 10];
+/// Registers in which the personality routine hands a landing pad the exception
+/// object and the selector (`_Unwind_SetGR`, DWARF registers 3 and 4; GCC's
+/// `__builtin_eh_return_data_regno(0)` and `(1)`), docs/isa.md §6.
+pub const EXCEPTION_REGS: [u8; 2] = [3, 4];
 /// First and last callee-saved general register (inclusive): r32..r62.
 pub const CALLEE_SAVED_GPRS: std::ops::RangeInclusive<u8> = 32..=62;
 /// Callee-saved predicates: p12..p15.

@@ -30,6 +30,17 @@ impl Lower<'_> {
         out
     }
 
+    /// The unwind edge of an invoke to the IR block `pad`, which starts with its
+    /// landing pad.
+    fn unwind_edge(&self, pad: vliw_ir::Block) -> crate::mir::Unwind {
+        let first = self.func.layout.first_inst(pad);
+        let catch = first.is_some_and(|i| self.func.dfg.opcode(i) == IrOp::CatchLandingPad);
+        crate::mir::Unwind {
+            pad: self.machine_block(pad),
+            catch,
+        }
+    }
+
     /// `br target(args)` at the end of the current block.
     fn jump_to(&mut self, bc: &BlockCall) {
         let args = self.block_args(bc);
@@ -192,7 +203,7 @@ impl Lower<'_> {
                 let ext = &self.func.ext_funcs[*fref];
                 let name = ext.name.clone();
                 let rets = ext.signature.returns.clone();
-                self.unwind_to = Some(self.machine_block(blocks[1].block));
+                self.unwind_to = Some(self.unwind_edge(blocks[1].block));
                 self.lower_call(Ok(&name), args, &rets, results);
                 self.jump_to(&blocks[0]);
                 Ok(())
@@ -202,7 +213,7 @@ impl Lower<'_> {
             } => {
                 let rets = self.func.signatures[*sig].returns.clone();
                 let callee = self.get1(args[0]);
-                self.unwind_to = Some(self.machine_block(blocks[1].block));
+                self.unwind_to = Some(self.unwind_edge(blocks[1].block));
                 self.lower_call(Err(callee), &args[1..], &rets, results);
                 self.jump_to(&blocks[0]);
                 Ok(())

@@ -114,7 +114,7 @@ pub(crate) struct Lower<'a> {
     /// Frame slot of each IR stack slot.
     ir_slots: Vec<FrameSlot>,
     /// The landing pad of the next call lowered (an `invoke`'s).
-    pub(crate) unwind_to: Option<MBlock>,
+    pub(crate) unwind_to: Option<crate::mir::Unwind>,
 }
 
 /// Lowers one function to machine SSA.
@@ -125,6 +125,7 @@ pub fn lower_function(
 ) -> Result<MachFunction, CompileError> {
     let mut mf = MachFunction::new(&func.name, func.linkage);
     mf.files = func.files.clone();
+    mf.personality = func.personality.clone();
     let nvals = func.dfg.num_values();
     let entry = func
         .layout
@@ -704,12 +705,12 @@ impl<'a> Lower<'a> {
                 Ok(())
             }
             _ if op.is_terminator() || op.is_call() => self.lower_control(inst, &data, &results),
-            _ if op == IrOp::LandingPad => {
+            _ if op.is_landing_pad() => {
                 // the personality routine put the exception and the selector in the
                 // first two result registers (`_Unwind_SetGR`)
                 for (k, &r) in results.iter().enumerate() {
                     let d = self.vreg();
-                    let from = vliw_isa::abi::RET_REGS[k];
+                    let from = vliw_isa::abi::EXCEPTION_REGS[k];
                     self.push(MInst::copy(d, Reg::gpr(from)));
                     self.def1(r, d);
                 }

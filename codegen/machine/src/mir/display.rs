@@ -234,8 +234,9 @@ impl MachFunction {
             write_preg_list(f, &inst.implicit_defs)?;
             f.write_str("]")?;
         }
-        if let Some(pad) = inst.unwind {
-            write!(f, " unwind {pad}")?;
+        if let Some(u) = inst.unwind {
+            let catch = if u.catch { "catch " } else { "" };
+            write!(f, " unwind {catch}{}", u.pad)?;
         }
         Ok(())
     }
@@ -255,6 +256,10 @@ impl fmt::Display for MachFunction {
         vliw_ir::write::write_symbol(f, &self.name)?;
         if self.linkage != vliw_ir::Linkage::Local {
             write!(f, " {}", self.linkage)?;
+        }
+        if let Some(p) = &self.personality {
+            f.write_str(" personality ")?;
+            vliw_ir::write::write_symbol(f, p)?;
         }
         f.write_str(" {\n")?;
         for (i, name) in self.files.iter().enumerate() {

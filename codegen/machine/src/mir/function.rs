@@ -60,6 +60,9 @@ pub struct MachFunction {
     /// The bundles, once bundled (`sched::schedule_function`,
     /// `emit::bundle_one_per_op`); `None` before.
     pub bundles: Option<Bundles>,
+    /// The personality routine of the landing pads (`vliw_ir::Function::personality`;
+    /// text `personality @sym` after the linkage).
+    pub personality: Option<String>,
 }
 
 impl MachFunction {
@@ -77,6 +80,7 @@ impl MachFunction {
             files: Vec::new(),
             frame: None,
             bundles: None,
+            personality: None,
         }
     }
 
@@ -121,6 +125,25 @@ impl MachFunction {
         let id = self.insts.push(inst);
         self.blocks[b].insts.insert(index, id);
         id
+    }
+
+    /// The landing blocks: targets of the unwind edges of calls (`MInst::unwind`).
+    pub fn landing_blocks(&self) -> Vec<MBlock> {
+        let mut pads: Vec<MBlock> = self
+            .layout
+            .iter()
+            .flat_map(|&b| self.block_insts(b).filter_map(|i| i.unwind.map(|u| u.pad)))
+            .collect();
+        pads.sort_unstable();
+        pads.dedup();
+        pads
+    }
+
+    /// Whether a call of the function has an unwind edge.
+    pub fn has_unwind_edges(&self) -> bool {
+        self.layout
+            .iter()
+            .any(|&b| self.block_insts(b).any(|i| i.unwind.is_some()))
     }
 
     /// The operations of block `b`, in order.

@@ -114,9 +114,19 @@ pub struct MInst {
     /// Loads and stores: the alias scope of the IR access (`vliw_ir::AliasScope`):
     /// the dependence graphs do not order two accesses it proves apart.
     pub scope: Option<vliw_ir::AliasScope>,
-    /// Calls of an `invoke`: the landing pad the callee may unwind to, a successor of
-    /// the call's block whose edge leaves from the call.
-    pub unwind: Option<MBlock>,
+    /// Calls of an `invoke`: where the callee may unwind to.
+    pub unwind: Option<Unwind>,
+}
+
+/// The unwind edge of a call (text: `unwind blockN` or `unwind catch blockN`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Unwind {
+    /// The landing block: a successor of the call's block whose edge leaves from the
+    /// call, entered by unwind edges only.
+    pub pad: MBlock,
+    /// Whether the landing pad catches every exception (the search phase of
+    /// unwinding stops at it: `catch_landing_pad`), or is a cleanup.
+    pub catch: bool,
 }
 
 impl MInst {
@@ -226,8 +236,8 @@ impl MInst {
     /// The blocks this operation may branch to (a `br` target or a jump table's, or
     /// the landing pad of a call that may unwind).
     pub fn branch_targets<'a>(&'a self, func: &'a MachFunction) -> Vec<MBlock> {
-        if let Some(pad) = self.unwind {
-            return vec![pad];
+        if let Some(u) = self.unwind {
+            return vec![u.pad];
         }
         match (&self.op, &self.imm) {
             (MOp::Op(Opcode::Br), Imm::Block(b)) => vec![*b],

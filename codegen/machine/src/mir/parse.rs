@@ -894,7 +894,12 @@ impl Parser {
         }
         if self.at_keyword("unwind") {
             self.bump();
-            inst.unwind = Some(self.block_ref(b)?);
+            let catch = self.at_keyword("catch");
+            if catch {
+                self.bump();
+            }
+            let pad = self.block_ref(b)?;
+            inst.unwind = Some(crate::mir::Unwind { pad, catch });
         }
         let has_imm = inst.imm != Imm::None;
         let Some((op, ctype)) = resolve_opname(&name, inst.uses.len(), has_imm) else {
@@ -1127,10 +1132,23 @@ impl Parser {
             }
         };
         let mut linkage = Linkage::Local;
-        if let Tok::Ident(s) = self.tok() {
+        if let Tok::Ident(s) = self.tok()
+            && s != "personality"
+        {
             linkage =
                 Linkage::from_name(s).ok_or_else(|| self.err(format!("unknown linkage '{s}'")))?;
             self.bump();
+        }
+        let mut personality = None;
+        if self.at_keyword("personality") {
+            self.bump();
+            match self.bump() {
+                Tok::Symbol(s) => personality = Some(s),
+                _ => {
+                    self.pos -= 1;
+                    return Err(self.unexpected("the personality routine `@name`"));
+                }
+            }
         }
         self.expect(&Tok::LBrace)?;
         self.end_of_line()?;
@@ -1184,7 +1202,7 @@ impl Parser {
             };
             self.inst_line(&mut b, block)?;
         }
-        self.finish(name, linkage, b)
+        self.finish(name, linkage, personality, b)
     }
 
     fn file_decl(&mut self, b: &mut Building, n: usize) -> PResult<()> {
@@ -1221,7 +1239,13 @@ impl Parser {
         self.keyword("words")
     }
 
-    fn finish(&self, name: String, linkage: Linkage, b: Building) -> PResult<MachFunction> {
+    fn finish(
+        &self,
+        name: String,
+        linkage: Linkage,
+        personality: Option<String>,
+        b: Building,
+    ) -> PResult<MachFunction> {
         for &(s, line, col) in &b.slot_refs {
             if s.index() >= b.slots.len() {
                 return Err(ParseError {
@@ -1241,6 +1265,7 @@ impl Parser {
             }
         }
         let mut f = MachFunction::new(&name, linkage);
+        f.personality = personality;
         for class in &b.vregs {
             f.vregs.push(class.unwrap_or(RegClass::Gpr));
         }

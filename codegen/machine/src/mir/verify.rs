@@ -157,6 +157,7 @@ impl Verifier<'_> {
         if !self.errors.is_empty() {
             return; // the analyses below need a well-formed function
         }
+        self.unwind_edges();
         match self.phase {
             Phase::Ssa => self.ssa(),
             Phase::Virtual => self.defined_somewhere(),
@@ -233,6 +234,73 @@ impl Verifier<'_> {
                 );
             }
             self.inst(b, inst, i + 1 == n);
+        }
+    }
+
+    /// Unwind edges (`MInst::unwind`): only calls have one; its target is a landing
+    /// block, entered by unwind edges only; before allocation the call is followed in
+    /// its block by nothing but the copies or loads of its results (from physical
+    /// registers, or the stack pointer's outgoing area) and the final `br`, so that
+    /// every other value of the block is defined before the edge leaves and a
+    /// block-level dominance is true of the landing block's reads.
+    fn unwind_edges(&mut self) {
+        let f = self.f;
+        let mut pads: HashSet<MBlock> = HashSet::new();
+        for &b in &f.layout {
+            for inst in f.block_insts(b) {
+                if let Some(u) = inst.unwind {
+                    pads.insert(u.pad);
+                }
+            }
+        }
+        if pads.is_empty() {
+            return;
+        }
+        let before_allocation = matches!(self.phase, Phase::Ssa | Phase::Virtual);
+        for &b in &f.layout {
+            let mut after_unwinding_call = false;
+            for inst in f.block_insts(b) {
+                if let Some(crate::mir::Unwind { pad, .. }) = inst.unwind {
+                    if !(inst.is(Opcode::Call) || inst.is(Opcode::Callr)) {
+                        self.error(
+                            Some(b),
+                            Some(inst),
+                            "an unwind edge on an operation that is no call".into(),
+                        );
+                    }
+                    if !f.layout.contains(&pad) {
+                        self.error(
+                            Some(b),
+                            Some(inst),
+                            format!("the landing block {pad} is not laid out"),
+                        );
+                    }
+                    after_unwinding_call = true;
+                    continue;
+                }
+                for t in inst.branch_targets(f) {
+                    if pads.contains(&t) {
+                        self.error(
+                            Some(b),
+                            Some(inst),
+                            format!(
+                                "a branch to {t}, a landing block (entered by unwind edges only)"
+                            ),
+                        );
+                    }
+                }
+                let result_copy = inst.op == MOp::Copy
+                    && inst.uses.iter().all(|u| u.as_physical().is_some())
+                    || inst.is(Opcode::LdD) && inst.uses.first() == Some(&Reg::SP);
+                let final_br = inst.is(Opcode::Br) && inst.guard.is_always();
+                if before_allocation && after_unwinding_call && !result_copy && !final_br {
+                    self.error(
+                        Some(b),
+                        Some(inst),
+                        "after a call with an unwind edge, an operation other than the copies of its results and the final branch".into(),
+                    );
+                }
+            }
         }
     }
 

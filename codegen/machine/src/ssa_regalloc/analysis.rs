@@ -14,8 +14,12 @@
 //!
 //! Physical registers may only be live inside one block (instruction selection puts
 //! argument copies next to their call, the entry's parameter copies at the entry); a
-//! function where one is live into a block other than the entry is reported as
-//! unsupported.
+//! function where one is live into a block other than the entry, or other than the
+//! exception registers into a landing block (`MInst::unwind`), is reported as
+//! unsupported. The values live into a landing block are live across the call whose
+//! unwind edge enters it (the call is the block's last operation but for its result
+//! copies, and the block's live-out set holds them), so the call's clobbers keep them
+//! out of the exception registers and every other caller-saved one.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use vliw_ssa::bitset::BitSet;
@@ -186,6 +190,12 @@ impl Analysis {
         let mut violations = Vec::new();
         let mut keeps: Vec<(VReg, VReg)> = Vec::new();
         let entry = mf.layout.first().copied();
+        let landing = mf.landing_blocks();
+        // what a landing block receives: the exception registers
+        let mut exception_regs = [0; 2];
+        for r in vliw_isa::abi::EXCEPTION_REGS {
+            add_physical(&mut exception_regs, Reg::gpr(r));
+        }
         for &b in &mf.layout {
             let mut facts = BlockFacts::default();
             let mut walker = Walker::at_end(mf, live.live_out(block(b)));
@@ -198,9 +208,18 @@ impl Analysis {
                 let before = walker.step_uses(mf, inst, |u| facts.kills.push((i, u)));
                 violated |= after.iter().chain(&before).any(|&e| e > 0);
             }
-            if Some(b) != entry && walker.phys != [0, 0] {
+            let received = if landing.contains(&b) {
+                [
+                    walker.phys[0] & !exception_regs[0],
+                    walker.phys[1] & !exception_regs[1],
+                ]
+            } else {
+                walker.phys
+            };
+            if Some(b) != entry && received != [0, 0] {
                 return Err(format!(
-                    "a physical register is live into {b} (only the entry may receive one)"
+                    "a physical register is live into {b} (only the entry may receive one, \
+                     and a landing block the exception registers)"
                 ));
             }
             for &p in &mf.blocks[b].params {
