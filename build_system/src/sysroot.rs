@@ -86,7 +86,7 @@ pub fn build(paths: &Paths, toolchain: &Toolchain) -> Result<(), String> {
             "-Zjson-target-spec",
             "--no-default-features",
             "--features",
-            "compiler-builtins-mem backtrace",
+            "compiler-builtins-mem backtrace panic-unwind",
         ])
         .env("CARGO_TARGET_DIR", &target_dir)
         // Stable crate hashes between builds, as bootstrap and cg_clif set it.
@@ -238,7 +238,6 @@ fn sysroot_rustflags(paths: &Paths, backend: &Path) -> Result<String, String> {
         format!("-Zcodegen-backend={}", backend.display()),
         "-Zunstable-options".into(),
         "-Zforce-unstable-if-unmarked".into(),
-        "-Cpanic=abort".into(),
         format!("-Clinker={}", paths.tool("vliw-ld").display()),
         backend_cfg(backend)?,
     ];

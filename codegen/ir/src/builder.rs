@@ -612,7 +612,60 @@ impl InstBuilder<'_, '_> {
         })
     }
 
+    /// The exception and selector a landing pad receives: the first instruction of a
+    /// block that unwind edges enter; `catch` for one that catches every exception
+    /// (`catch_landing_pad`), else a cleanup (`landing_pad`).
+    pub fn landing_pad(self, catch: bool) -> (Value, Value) {
+        let opcode = if catch {
+            Opcode::CatchLandingPad
+        } else {
+            Opcode::LandingPad
+        };
+        let inst = self.b.build(InstructionData::Nullary { opcode }, None);
+        let r = self.b.func.dfg.inst_results(inst);
+        (r[0], r[1])
+    }
+
     // ---- terminators ----
+
+    /// A direct call that ends its block: to `normal` when it returns (its results
+    /// defined there), to the landing pad `unwind` when the callee unwinds.
+    pub fn invoke(self, func: FuncRef, args: &[Value], normal: Block, unwind: Block) -> Inst {
+        self.none(InstructionData::Invoke {
+            opcode: Opcode::Invoke,
+            func,
+            args: args.to_vec(),
+            blocks: [BlockCall::new(normal, &[]), BlockCall::new(unwind, &[])],
+        })
+    }
+
+    /// [`Self::invoke`] of the function at address `callee` with signature `sig`.
+    pub fn invoke_indirect(
+        self,
+        sig: SigRef,
+        callee: Value,
+        args: &[Value],
+        normal: Block,
+        unwind: Block,
+    ) -> Inst {
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(callee);
+        all.extend_from_slice(args);
+        self.none(InstructionData::InvokeIndirect {
+            opcode: Opcode::InvokeIndirect,
+            sig,
+            args: all,
+            blocks: [BlockCall::new(normal, &[]), BlockCall::new(unwind, &[])],
+        })
+    }
+
+    /// Continues unwinding with `exception` (a landing pad's), after a cleanup.
+    pub fn resume(self, exception: Value) -> Inst {
+        self.none(InstructionData::Unary {
+            opcode: Opcode::Resume,
+            arg: exception,
+        })
+    }
 
     pub fn jump(self, block: Block, args: &[Value]) -> Inst {
         self.none(InstructionData::Jump {

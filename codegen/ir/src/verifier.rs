@@ -414,10 +414,12 @@ impl<'a> FuncVerifier<'a> {
         }
     }
 
-    /// The rules of `invoke` (docs/ir.md §3): both successors take no arguments; the
-    /// normal successor has the invoke as its only predecessor (the call's results are
-    /// defined there); the unwind successor starts with `landing_pad`, and a block
-    /// that does is entered only by the unwind edges of invokes.
+    /// The rules of `invoke` (docs/ir.md §3): the normal successor takes no
+    /// arguments and has the invoke as its only predecessor (the call's results are
+    /// defined there); the unwind successor starts with a landing pad, and a block
+    /// that does is entered only by the unwind edges of invokes. The unwind edge may
+    /// pass arguments (values of before the call: SSA construction gives a landing
+    /// pad parameters).
     fn unwind_edges(&mut self, cfg: &ControlFlowGraph) {
         let func = self.func;
         let dfg = &func.dfg;
@@ -430,8 +432,12 @@ impl<'a> FuncVerifier<'a> {
                 let [normal, unwind] = data.branch_destinations() else {
                     continue;
                 };
-                if !normal.args.is_empty() || !unwind.args.is_empty() {
-                    self.err_inst(block, last, "invoke destinations take no arguments".into());
+                if !normal.args.is_empty() {
+                    self.err_inst(
+                        block,
+                        last,
+                        "the normal destination of an invoke takes no arguments".into(),
+                    );
                 }
                 if normal.block == unwind.block {
                     self.err_inst(

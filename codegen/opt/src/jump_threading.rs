@@ -89,6 +89,12 @@ fn thread_round(func: &mut Function) -> ThreadStats {
         let Some(term) = func.layout.last_inst(pred) else {
             continue;
         };
+        // an invoke keeps its destinations: its normal successor must be a block of
+        // its own (the call's results are defined there), its unwind successor is a
+        // landing pad, which forwards nothing
+        if func.dfg.opcode(term).is_invoke() {
+            continue;
+        }
         let ndest = func.dfg.branch_destinations(term).len();
         for d in 0..ndest {
             for _ in 0..MAX_HOPS {

@@ -557,6 +557,31 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         return_slot: ReturnSlot<Value>,
         args: &[Value],
     ) -> Value {
+        self.emit_call_unwinding(sig, callee, return_slot, args, None)
+    }
+
+    /// Moves `block` (a new one) right after the current block in the layout: the
+    /// continuation of an invoke, which the path that does not unwind falls through
+    /// to (a block appended at the end would cost it a taken branch).
+    pub(crate) fn place_after_current(&mut self, block: BlockRef) {
+        let after = self.block;
+        self.with_body(|body| {
+            body.layout.remove_block(block.block);
+            body.layout.insert_block_after(block.block, after);
+        });
+    }
+
+    /// A call, or with `unwind = Some((normal, pad))` an invoke that ends the current
+    /// block: the builder then continues in `normal` (a block of its own, which the
+    /// invoke is the only predecessor of), where the results are defined.
+    pub(crate) fn emit_call_unwinding(
+        &mut self,
+        sig: FnSig,
+        callee: Value,
+        return_slot: ReturnSlot<Value>,
+        args: &[Value],
+        unwind: Option<(ir::Block, ir::Block)>,
+    ) -> Value {
         let data = self.cx.types.borrow().sig(sig);
         let mut ir_args = Vec::new();
         if let ReturnSlot::Indirect(p) = return_slot {
@@ -599,17 +624,29 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             }
             _ => None,
         };
-        let inst = match direct {
-            Some(name) => {
+        let inst = match (direct, unwind) {
+            (Some(name), None) => {
                 let f = self.func_ref(&name, sig);
                 self.with_ins(|i| i.call(f, &ir_args))
             }
-            None => {
+            (None, None) => {
                 let s = self.sig_ref(sig);
                 let c = self.ir_value(callee);
                 self.with_ins(|i| i.call_indirect(s, c, &ir_args))
             }
+            (Some(name), Some((normal, pad))) => {
+                let f = self.func_ref(&name, sig);
+                self.with_ins(|i| i.invoke(f, &ir_args, normal, pad))
+            }
+            (None, Some((normal, pad))) => {
+                let s = self.sig_ref(sig);
+                let c = self.ir_value(callee);
+                self.with_ins(|i| i.invoke_indirect(s, c, &ir_args, normal, pad))
+            }
         };
+        if let Some((normal, _)) = unwind {
+            self.block = normal;
+        }
         let results: Vec<ir::Value> = self.with_body(|body| body.dfg.inst_results(inst).to_vec());
         match &data.ret {
             Some(shape) => self.raise_arg(shape, &results),
@@ -825,13 +862,22 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         return_slot: ReturnSlot<Value>,
         args: &[Value],
         then: BlockRef,
-        _catch: BlockRef,
+        catch: BlockRef,
         _funclet: Option<&()>,
         _instance: Option<Instance<'tcx>>,
     ) -> Value {
-        // Nothing unwinds on this target (panic=abort), so the unwind edge is never
-        // taken: a call and a jump.
-        let r = self.emit_call(llty, llfn, return_slot, args);
+        // The results are defined on the normal edge, in a block the invoke alone
+        // enters (`then` may have other predecessors: the unreachable block that
+        // calls which never return share), which jumps on to `then`.
+        let normal = self.append_sibling_block("invoke_normal");
+        self.place_after_current(normal);
+        let r = self.emit_call_unwinding(
+            llty,
+            llfn,
+            return_slot,
+            args,
+            Some((normal.block, catch.block)),
+        );
         self.br(then);
         r
     }
@@ -1666,18 +1712,31 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         self.cx.aggregate(ty, elems)
     }
 
-    fn set_personality_fn(&mut self, _personality: FuncId) {}
-
-    fn cleanup_landing_pad(&mut self, _pers_fn: FuncId) -> (Value, Value) {
-        self.unsupported("unwinding (landing pads)")
+    fn set_personality_fn(&mut self, personality: FuncId) {
+        let name = self.cx.func(personality).name.clone();
+        self.with_body(|body| body.personality = Some(name));
     }
 
-    fn filter_landing_pad(&mut self, _pers_fn: FuncId) {
-        self.unsupported("unwinding (landing pads)")
+    fn cleanup_landing_pad(&mut self, pers_fn: FuncId) -> (Value, Value) {
+        self.set_personality_fn(pers_fn);
+        let (exception, selector) = self.with_ins(|i| i.landing_pad(false));
+        (
+            self.wrap_ir(exception, self.cx.ty_ptr),
+            self.wrap_ir(selector, self.cx.ty_i32),
+        )
     }
 
-    fn resume(&mut self, _exn0: Value, _exn1: Value) {
-        self.unsupported("unwinding (`resume`)")
+    /// The landing pad of a block that must stop unwinding (rustc's terminate block,
+    /// which calls a function that aborts): LLVM's empty filter, which Rust's
+    /// personality routine treats like a catch (the search phase stops here).
+    fn filter_landing_pad(&mut self, pers_fn: FuncId) {
+        self.set_personality_fn(pers_fn);
+        self.with_ins(|i| i.landing_pad(true));
+    }
+
+    fn resume(&mut self, exn0: Value, _exn1: Value) {
+        let exception = self.ir_value(exn0);
+        self.with_ins(|i| i.resume(exception));
     }
 
     fn cleanup_pad(&mut self, _parent: Option<Value>, _args: &[Value]) {

@@ -448,8 +448,31 @@ impl<'tcx> MiscCodegenMethods<'tcx> for CodegenCx<'tcx> {
         self.sym_addr(&name)
     }
 
+    /// The `eh_personality` lang item (std's `rust_eh_personality`), or a declaration
+    /// of `rust_eh_personality` where the crate graph has none yet (a `no_std` crate
+    /// that a std binary links).
     fn eh_personality(&self) -> FuncId {
-        self.unsupported(None, "unwinding (an exception personality was requested)")
+        let tcx = self.tcx;
+        match tcx.lang_items().eh_personality() {
+            Some(def_id) => self.get_fn(Instance::expect_resolve(
+                tcx,
+                self.typing_env(),
+                def_id,
+                ty::List::empty(),
+                rustc_span::DUMMY_SP,
+            )),
+            None => {
+                const NAME: &str = "rust_eh_personality";
+                if let Some(&id) = self.fn_by_name.borrow().get(NAME) {
+                    return id;
+                }
+                // `(i32, i32, u64, ptr, ptr) -> i32`, as the Itanium ABI declares it
+                let i32 = self.ty_i32;
+                let sig =
+                    self.sig_of_types(&[i32, i32, self.ty_i64, self.ty_ptr, self.ty_ptr], i32);
+                self.declare_fn(NAME, sig, None)
+            }
+        }
     }
 
     fn sess(&self) -> &Session {

@@ -15,7 +15,7 @@ use rustc_codegen_ssa::mir::operand::{OperandRef, OperandValue};
 use rustc_codegen_ssa::mir::place::PlaceValue;
 use rustc_codegen_ssa::traits::{
     BuilderMethods, ConstCodegenMethods, IntrinsicCallBuilderMethods, LayoutTypeCodegenMethods,
-    ReturnSlot,
+    MiscCodegenMethods, ReturnSlot,
 };
 use rustc_middle::ty::layout::TyAndLayout;
 use rustc_middle::ty::{self, Instance, Ty};
@@ -35,6 +35,51 @@ fn int_width_signed(ty: Ty<'_>) -> Option<(u32, bool)> {
 }
 
 impl<'a, 'tcx> Builder<'a, 'tcx> {
+    /// `catch_unwind(try_fn, data, catch_fn)`: `try_fn(data)` invoked; where it
+    /// unwinds, a landing pad that catches every exception calls `catch_fn(data,
+    /// exception)`. The value (a `bool`) is false when `try_fn` returned and true
+    /// when it unwound (as LLVM's `__rust_try`, built here in the caller's body).
+    fn catch_unwind(&mut self, try_fn: Value, data: Value, catch_fn: Value) -> Value {
+        let ptr = self.cx.ty_ptr;
+        let normal = self.append_sibling_block("try_normal");
+        let pad = self.append_sibling_block("try_catch");
+        let join = self.append_sibling_block("try_join");
+        // the path that does not unwind falls through: normal, then join
+        self.place_after_current(join);
+        self.place_after_current(normal);
+        let caught = self.with_body(|body| body.dfg.append_block_param(join.block, ir::Type::I1));
+        let try_sig = self.cx.sig_of_types(&[ptr], self.cx.ty_void);
+        self.emit_call_unwinding(
+            try_sig,
+            try_fn,
+            ReturnSlot::Direct,
+            &[data],
+            Some((normal.block, pad.block)),
+        );
+        let zero = self.with_ins(|i| i.iconst(ir::Type::I1, 0));
+        self.with_ins(|i| i.jump(join.block, &[zero]));
+        self.switch_to_block(pad);
+        let personality = self.cx.eh_personality();
+        self.set_personality_fn(personality);
+        let (exception, _) = self.with_ins(|i| i.landing_pad(true));
+        let exception = self.wrap_ir(exception, ptr);
+        let catch_sig = self.cx.sig_of_types(&[ptr, ptr], self.cx.ty_void);
+        self.call(
+            catch_sig,
+            None,
+            None,
+            catch_fn,
+            ReturnSlot::Direct,
+            &[data, exception],
+            None,
+            None,
+        );
+        let one = self.with_ins(|i| i.iconst(ir::Type::I1, 1));
+        self.with_ins(|i| i.jump(join.block, &[one]));
+        self.switch_to_block(join);
+        self.wrap_ir(caught, self.cx.ty_i1)
+    }
+
     fn imm(&mut self, op: &OperandRef<'tcx, Value>) -> ir::Value {
         let v = op.immediate();
         self.ir_value(v)
@@ -450,23 +495,11 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
             | sym::prefetch_write_instruction => {
                 return IntrinsicResult::Operand(OperandValue::ZeroSized);
             }
-            sym::catch_unwind => {
-                // Nothing unwinds (panic=abort): call `try_fn(data)` and report success.
-                let try_fn = args[0].immediate();
-                let data = args[1].immediate();
-                let sig = self.cx.sig_of_types(&[self.cx.ty_ptr], self.cx.ty_void);
-                self.call(
-                    sig,
-                    None,
-                    None,
-                    try_fn,
-                    ReturnSlot::Direct,
-                    &[data],
-                    None,
-                    None,
-                );
-                self.cx.const_i32(0)
-            }
+            sym::catch_unwind => self.catch_unwind(
+                args[0].immediate(),
+                args[1].immediate(),
+                args[2].immediate(),
+            ),
             _ if name.as_str().starts_with("simd_") => {
                 match self.simd_intrinsic(name, instance, args, result_layout) {
                     Some(v) => return IntrinsicResult::Operand(v),

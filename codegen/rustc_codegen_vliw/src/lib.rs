@@ -81,7 +81,6 @@ use rustc_session::{
 };
 use rustc_span::{Symbol, sym};
 use rustc_structures::CrateType;
-use rustc_target::spec::PanicStrategy;
 
 use crate::options::Options;
 
@@ -120,10 +119,6 @@ impl CodegenBackend for VliwCodegenBackend {
             // Like LLVM's `-help`: a listing on stdout, then exit, before any input is read.
             print!("{}", Options::pass_list());
             std::process::exit(0);
-        }
-        if sess.opts.cg.panic == Some(PanicStrategy::Unwind) {
-            sess.dcx()
-                .fatal("the VLIW backend does not support unwinding; use -Cpanic=abort");
         }
         if matches!(
             sess.early_lto(),

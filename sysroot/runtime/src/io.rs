@@ -70,14 +70,13 @@ pub extern "C" fn sys_exit(status: i32) -> ! {
     unsafe { __vliw_sys_exit(status) }
 }
 
-/// `process::abort`, and the end of every panic (`panic=abort`). A host program
-/// that panics exits with status 101 (the panic unwinds out of `main`); one that
-/// calls `process::abort` dies of SIGABRT (134). std's panic count tells the two
-/// apart: it is raised before the panic message is printed.
+/// `process::abort`, a panic while panicking, and the end of every panic of a
+/// program built with `-Cpanic=abort`: status 134, as a host process that dies of
+/// SIGABRT. (A panic of a `panic=unwind` program unwinds out of `main`, and std
+/// exits with status 101.)
 #[unsafe(no_mangle)]
 pub extern "C" fn sys_abort() -> ! {
-    let status = if std::thread::panicking() { 101 } else { 134 };
-    sys_exit(status)
+    sys_exit(134)
 }
 
 /// An error of the runtime itself: a message on stderr and status 134.

@@ -416,7 +416,7 @@ impl Simulator {
         match (taken.map(|op| op.opcode), ctl) {
             (Some(Opcode::Call | Opcode::Callr), _) => check.call(&self.cpu.regs, &self.mem),
             (Some(Opcode::Ret | Opcode::Jr), Ctl::JumpTo(addr)) => {
-                check.jump(addr);
+                check.jump(addr, self.cpu.regs[vliw_isa::Gpr::SP.num() as usize]);
                 Ok(())
             }
             _ => Ok(()),

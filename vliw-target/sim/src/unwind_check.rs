@@ -9,7 +9,7 @@
 //! its return address, and every callee-saved register (`r32`..`r62`, `p12`..`p15`)
 //! its value at entry, whether the row says it is saved (read from memory) or
 //! unchanged. The first difference is a fault naming the function, the call and the
-//! register; a register whose rule is `undefined` is not compared, and a frame whose
+//! register; frames that unwinding leaves (the jump into a landing pad) are dropped; a register whose rule is `undefined` is not compared, and a frame whose
 //! return address is undefined is the outermost one (`_start`), with nothing to
 //! unwind to. Frames of functions without an FDE
 //! (hand-written assembly without CFI directives) are counted and not checked. A
@@ -90,12 +90,21 @@ impl UnwindCheck {
         result
     }
 
-    /// A `ret` (or another indirect jump) to `target`: pops the frames down to the
-    /// one it returns into, if one is.
-    pub fn jump(&mut self, target: u64) {
+    /// A `ret` (or another indirect jump) to `target`, with `sp` after it: pops the
+    /// frames down to the one it returns into, if one is. Otherwise the jump stays in
+    /// a function (a jump table) or lands in a frame further down (the unwinder's
+    /// `__vliw_unwind_restore` entering a landing pad): the frames entered at or
+    /// below `sp` are gone (a function that has a frame of its own is entered above
+    /// its `sp`; one without makes no calls, so its shadow entry is never a caller).
+    pub fn jump(&mut self, target: u64, sp: u64) {
         let lr = vliw_isa::Gpr::LR.num() as usize;
+        let sp_reg = vliw_isa::Gpr::SP.num() as usize;
         if let Some(i) = self.shadow.iter().rposition(|e| e.regs[lr] == target) {
             self.shadow.truncate(i);
+            return;
+        }
+        while self.shadow.len() > 1 && self.shadow.last().is_some_and(|e| e.regs[sp_reg] <= sp) {
+            self.shadow.pop();
         }
     }
 

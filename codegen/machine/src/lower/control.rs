@@ -30,15 +30,29 @@ impl Lower<'_> {
         out
     }
 
-    /// The unwind edge of an invoke to the IR block `pad`, which starts with its
-    /// landing pad.
-    fn unwind_edge(&self, pad: vliw_ir::Block) -> crate::mir::Unwind {
-        let first = self.func.layout.first_inst(pad);
+    /// The unwind edge of an invoke to `pad`, an IR block that starts with its
+    /// landing pad. A pad with parameters is entered through an edge block of this
+    /// invoke's own (laid out at the end): it copies the exception registers and
+    /// passes them with the edge's arguments (values of before the call, so that
+    /// nothing runs between the call and the edge) to the pad's block.
+    fn unwind_edge(&mut self, pad: &BlockCall) -> crate::mir::Unwind {
+        let first = self.func.layout.first_inst(pad.block);
         let catch = first.is_some_and(|i| self.func.dfg.opcode(i) == IrOp::CatchLandingPad);
-        crate::mir::Unwind {
-            pad: self.machine_block(pad),
-            catch,
+        let target = self.machine_block(pad.block);
+        if self.pad_params[cranelift_entity::EntityRef::index(pad.block)].is_none() {
+            return crate::mir::Unwind { pad: target, catch };
         }
+        let mut args = self.block_args(pad);
+        let edge = self.mf.new_block();
+        self.cold_blocks.push(edge);
+        let here = self.cur;
+        self.cur = edge;
+        args.extend(self.exception_copies());
+        let mut br = MInst::op(Opcode::Br, &[], &[], Imm::Block(target));
+        br.args = args;
+        self.push(br);
+        self.cur = here;
+        crate::mir::Unwind { pad: edge, catch }
     }
 
     /// `br target(args)` at the end of the current block.
@@ -203,7 +217,7 @@ impl Lower<'_> {
                 let ext = &self.func.ext_funcs[*fref];
                 let name = ext.name.clone();
                 let rets = ext.signature.returns.clone();
-                self.unwind_to = Some(self.unwind_edge(blocks[1].block));
+                self.unwind_to = Some(self.unwind_edge(&blocks[1]));
                 self.lower_call(Ok(&name), args, &rets, results);
                 self.jump_to(&blocks[0]);
                 Ok(())
@@ -213,7 +227,7 @@ impl Lower<'_> {
             } => {
                 let rets = self.func.signatures[*sig].returns.clone();
                 let callee = self.get1(args[0]);
-                self.unwind_to = Some(self.unwind_edge(blocks[1].block));
+                self.unwind_to = Some(self.unwind_edge(&blocks[1]));
                 self.lower_call(Err(callee), &args[1..], &rets, results);
                 self.jump_to(&blocks[0]);
                 Ok(())

@@ -115,6 +115,12 @@ pub(crate) struct Lower<'a> {
     ir_slots: Vec<FrameSlot>,
     /// The landing pad of the next call lowered (an `invoke`'s).
     pub(crate) unwind_to: Option<crate::mir::Unwind>,
+    /// Per IR landing block with parameters: the machine parameters that receive the
+    /// exception and selector (its unwind edges enter edge blocks, which jump to it).
+    pub(crate) pad_params: Vec<Option<[Reg; 2]>>,
+    /// Blocks laid out at the end of the function: the edge blocks of unwind edges,
+    /// off the path that does not unwind.
+    pub(crate) cold_blocks: Vec<MBlock>,
 }
 
 /// Lowers one function to machine SSA.
@@ -154,6 +160,8 @@ pub fn lower_function(
         scope: None,
         ir_slots,
         unwind_to: None,
+        pad_params: vec![None; func.dfg.num_blocks()],
+        cold_blocks: Vec::new(),
     };
     lower.scan_uses();
     // machine blocks and their parameters first, so that branches can name them
@@ -174,6 +182,21 @@ pub fn lower_function(
                 } else {
                     Regs::One(words[0])
                 });
+            }
+            // a landing block with parameters receives the exception and selector
+            // as two more, from the edge blocks of its unwind edges
+            let is_pad = func
+                .layout
+                .first_inst(b)
+                .is_some_and(|i| func.dfg.opcode(i).is_landing_pad());
+            if is_pad && !func.dfg.block_params(b).is_empty() {
+                let pair = [lower.vreg(), lower.vreg()];
+                for w in pair {
+                    lower.mf.blocks[mb]
+                        .params
+                        .push(w.as_virtual().expect("virtual"));
+                }
+                lower.pad_params[b.index()] = Some(pair);
             }
         }
     }
@@ -204,6 +227,8 @@ pub fn lower_function(
             lower.mf.layout.extend(extra[b.index()].iter().copied());
         }
     }
+    let cold = core::mem::take(&mut lower.cold_blocks);
+    lower.mf.layout.extend(cold);
     Ok(lower.mf)
 }
 
@@ -299,6 +324,17 @@ impl<'a> Lower<'a> {
     }
 
     // ---- registers and emission ----
+
+    /// Copies of the exception registers, where the personality routine put the
+    /// exception and the selector (`_Unwind_SetGR`): the first operations of a block
+    /// that unwind edges enter.
+    pub(crate) fn exception_copies(&mut self) -> [Reg; 2] {
+        vliw_isa::abi::EXCEPTION_REGS.map(|from| {
+            let d = self.vreg();
+            self.push(MInst::copy(d, Reg::gpr(from)));
+            d
+        })
+    }
 
     pub(crate) fn vreg(&mut self) -> Reg {
         Reg::Virtual(self.mf.new_vreg(RegClass::Gpr))
@@ -706,12 +742,15 @@ impl<'a> Lower<'a> {
             }
             _ if op.is_terminator() || op.is_call() => self.lower_control(inst, &data, &results),
             _ if op.is_landing_pad() => {
-                // the personality routine put the exception and the selector in the
-                // first two result registers (`_Unwind_SetGR`)
-                for (k, &r) in results.iter().enumerate() {
-                    let d = self.vreg();
-                    let from = vliw_isa::abi::EXCEPTION_REGS[k];
-                    self.push(MInst::copy(d, Reg::gpr(from)));
+                let block = self.func.layout.inst_block(inst).expect("in the layout");
+                if let Some(pair) = self.pad_params[block.index()] {
+                    // received from the edge blocks (`Lower::unwind_edge`)
+                    for (&r, w) in results.iter().zip(pair) {
+                        self.def1(r, w);
+                    }
+                    return Ok(());
+                }
+                for (&r, d) in results.iter().zip(self.exception_copies()) {
                     self.def1(r, d);
                 }
                 Ok(())

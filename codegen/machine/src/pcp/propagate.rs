@@ -500,7 +500,7 @@ impl Local<'_> {
     }
 
     /// Branches, returns and traps end the paths where their guard holds; a branch
-    /// records its edge with the arguments it passes there.
+    /// records its edge with the arguments it passes there, a call its unwind edge.
     fn control(&mut self, inst: &MInst, opcode: Opcode, g: &GuardParts) {
         let taken = g.runs();
         match opcode {
@@ -518,6 +518,16 @@ impl Local<'_> {
                     self.facts.exits.push(ExitFacts {
                         target,
                         args: args.clone(),
+                    });
+                }
+            }
+            // a call's unwind edge leaves to its landing block (no arguments), and
+            // the paths go on after the call too
+            Opcode::Call | Opcode::Callr if !taken.is_empty() => {
+                if let Some(u) = inst.unwind {
+                    self.facts.exits.push(ExitFacts {
+                        target: u.pad,
+                        args: Vec::new(),
                     });
                 }
             }
