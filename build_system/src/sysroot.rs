@@ -387,8 +387,9 @@ RUSTUP_TOOLCHAIN={channel} exec rustc \
 #   cargo-vliw build|run|test|check|... [cargo options]
 # Builds for VLIW-64 with our backend and sysroot; `run` and `test` execute the
 # programs on the simulator (dist/vliw-run is the runner). Tests run in the test
-# binary's own process (--force-run-in-process): panic=abort leaves libtest no
-# other way without processes, so the first failing test ends the run.
+# binary's own process (--force-run-in-process: the simulator has no processes):
+# a failing test unwinds, libtest catches it and goes on, and prints its summary
+# as on the host. (Built with -Cpanic=abort, the first failing test ends the run.)
 d=$(cd "$(dirname "$0")" && pwd)
 if [ $# -eq 0 ]; then
   echo "usage: cargo-vliw COMMAND [cargo options]" >&2

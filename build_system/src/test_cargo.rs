@@ -1,8 +1,9 @@
 //! The `cargo` suite: `dist/cargo-vliw` in a real crate (`tests/cargo/demo`: a
 //! library with unit tests, a binary, a build script that runs on the host), against
 //! plain cargo for the host. `cargo-vliw run` must print what `cargo run` prints and
-//! exit with the same code, `cargo-vliw test` must report the same passed and
-//! ignored counts, a program that faults (`--bin fault`) must fail with the
+//! exit with the same code, `cargo-vliw test` must report the same passed, failed
+//! and ignored counts (with the `failing` feature too: a failing test unwinds and
+//! the others still run, and the summary and exit status are the host's), a program that faults (`--bin fault`) must fail with the
 //! simulator's message, and `./y.sh run` must pass a program's stdin, stdout and exit
 //! code through untouched.
 
@@ -94,12 +95,41 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
     check(
         "cargo-vliw test",
         (|| {
-            let expected = test_counts(&host(&test_args)?)?;
-            let got = test_counts(&vliw(&test_args)?)?;
+            let expected = test_counts(&host(&test_args)?, true)?;
+            let got = test_counts(&vliw(&test_args)?, true)?;
             if got != expected {
                 return Err(format!(
-                    "(passed, ignored) = {got:?} on vliw, {expected:?} on the host"
+                    "(passed, failed, ignored) = {got:?} on vliw, {expected:?} on the host"
                 ));
+            }
+            Ok(())
+        })(),
+    );
+    // a failing test unwinds: libtest runs the rest and prints its summary
+    let failing_args = ["test", "--release", "--lib", "--features", "failing"];
+    check(
+        "cargo-vliw test (a failing test)",
+        (|| {
+            let host_out = host(&failing_args)?;
+            let vliw_out = vliw(&failing_args)?;
+            let expected = test_counts(&host_out, false)?;
+            let got = test_counts(&vliw_out, false)?;
+            if got != expected || expected.1 != 1 {
+                return Err(format!(
+                    "(passed, failed, ignored) = {got:?} on vliw, {expected:?} on the host\n{}",
+                    String::from_utf8_lossy(&vliw_out.stdout)
+                ));
+            }
+            if vliw_out.code() != host_out.code() {
+                return Err(format!(
+                    "exit code {:?} on vliw, {:?} on the host",
+                    vliw_out.code(),
+                    host_out.code()
+                ));
+            }
+            let summary = "test result: FAILED.";
+            if !String::from_utf8_lossy(&vliw_out.stdout).contains(summary) {
+                return Err(format!("no `{summary}` line on vliw"));
             }
             Ok(())
         })(),
@@ -209,19 +239,22 @@ fn cargo(cmd: &mut Command) -> Result<Output, String> {
 
 /// The sums of passed and ignored tests over cargo's `test result:` lines; an
 /// error unless the run succeeded.
-fn test_counts(out: &Output) -> Result<(usize, usize), String> {
-    if !out.success() {
+/// (passed, failed, ignored) of the `test result:` lines; with `must_pass`, an
+/// error when cargo test failed.
+fn test_counts(out: &Output, must_pass: bool) -> Result<(usize, usize, usize), String> {
+    let text = String::from_utf8_lossy(&out.stdout);
+    if must_pass && !out.success() || !text.contains("test result:") {
         return Err(format!(
             "cargo test failed ({}):\n{}",
             out.describe(),
             crate::test_sysroot::tail(&out.stderr_text(), 20)
         ));
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut counts = (0, 0);
+    let mut counts = (0, 0, 0);
     for line in text.lines().filter(|l| l.starts_with("test result:")) {
         counts.0 += count_before(line, " passed");
-        counts.1 += count_before(line, " ignored");
+        counts.1 += count_before(line, " failed");
+        counts.2 += count_before(line, " ignored");
     }
     Ok(counts)
 }

@@ -18,8 +18,8 @@
 //!    `--release` (opt-level 3) and once without (opt-level 0, debug assertions and
 //!    overflow checks on both sides);
 //! 4. every host test binary runs natively; its namesake runs on the simulator with
-//!    test_sysroot's batched runner (a failing test aborts the binary under
-//!    panic=abort; the runner records it and runs the rest again).
+//!    test_sysroot's batched runner (a failing test unwinds and libtest goes on; a
+//!    run that dies inside a test anyway is recorded and the rest run again).
 //!
 //! The suite fails when a test that passes on the host does not pass on ours, unless
 //! `tests/extended/skip.txt` lists it (`CRATE TEST REASON`, test_sysroot's format;

@@ -9,11 +9,12 @@
 //! expectation: the suite fails if a test that passes on the host does not pass on
 //! ours, unless `tests/sysroot/skip.txt` lists it with a reason.
 //!
-//! Running on the simulator: panics abort (`panic=abort`, no unwinding), and
-//! libtest cannot fork, so tests run inside the test binary
-//! (`--force-run-in-process`) and a failing test ends the run. The runner therefore
-//! lists the tests (`--list`), runs them in batches of exact names, and when a run
-//! dies in a test, records that test as failed and runs the rest of the batch again.
+//! Running on the simulator: libtest cannot fork, so tests run inside the test
+//! binary (`--force-run-in-process`); panics unwind, so a failing or `should_panic`
+//! test does not end the run. The runner lists the tests (`--list`), runs them in
+//! batches of exact names, and when a run dies in a test anyway (a fault, the cycle
+//! limit, an abort), records that test as failed and runs the rest of the batch
+//! again.
 //! Batches run in parallel, one simulator per core.
 //!
 //! The pieces that run any libtest binary this way (the skip file, the host run,

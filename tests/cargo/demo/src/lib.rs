@@ -35,6 +35,26 @@ mod tests {
     fn ignored_test() {}
 
     #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn should_panic_on_a_bad_index() {
+        let v: Vec<u32> = Vec::new();
+        let _ = v[usize::from(v.is_empty())];
+    }
+
+    #[test]
+    fn catches_a_panic() {
+        let r = std::panic::catch_unwind(|| longest_words("x")[3]);
+        assert!(r.is_err());
+    }
+
+    /// First in libtest's order: the tests after it must still run.
+    #[cfg(feature = "failing")]
+    #[test]
+    fn a_failing_test() {
+        assert_eq!(sum_squares(3), 4, "deliberately wrong");
+    }
+
+    #[test]
     fn formatting() {
         assert_eq!(format!("{:>6.2}|{:<4}|{:#x}", 3.14159, "ab", 255), "  3.14|ab  |0xff");
     }

@@ -11,5 +11,18 @@ fn main() {
         *counts.entry(w).or_insert(0) += 1;
     }
     println!("{counts:?}");
+    // a panic at opt-level 3 unwinds through frames of a crate built at opt-level 0
+    std::panic::set_hook(Box::new(|_| println!("  panicking")));
+    for n in [2usize, 9] {
+        let mut len = 0;
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            guards::with_guards(&mut || {
+                let _here = guards::Guard("main's closure (opt-level 3)");
+                len = demo::longest_words("a bb ccc")[n].len();
+            });
+            len
+        }));
+        println!("word {n}: {:?}", r.map_err(|_| "panicked"));
+    }
     std::process::exit(if args.is_empty() { 0 } else { args.len() as i32 + 10 });
 }
