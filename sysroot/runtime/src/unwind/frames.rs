@@ -171,33 +171,34 @@ pub fn step(sections: &Sections, ctx: &Context) -> Result<(Frame, Option<Context
 }
 
 /// The expressions the back end writes for the saves of a realigned frame:
-/// `DW_OP_drop; DW_OP_bregN off`.
+/// `DW_OP_drop; DW_OP_bregN off` (or `DW_OP_bregx`). Read here rather than with
+/// gimli's general operation parser, which is most of the unwinder's code.
 fn evaluate(
     sections: &Sections,
     e: &gimli::UnwindExpression<usize>,
     ctx: &Context,
     pc: u64,
 ) -> Result<u64, FrameError> {
-    let e = e
+    use gimli::Reader;
+    let mut r = e
         .get(&sections.eh_frame)
-        .map_err(|err| FrameError::Malformed(pc, err))?;
-    let encoding = gimli::Encoding {
-        format: gimli::Format::Dwarf32,
-        version: 4,
-        address_size: 8,
-    };
-    let mut ops = e.operations(encoding);
+        .map_err(|err| FrameError::Malformed(pc, err))?
+        .0;
+    let malformed = |err| FrameError::Malformed(pc, err);
     let mut result = None;
-    while let Some(op) = ops.next().map_err(|err| FrameError::Malformed(pc, err))? {
-        match op {
-            gimli::Operation::Drop => {}
-            gimli::Operation::RegisterOffset {
-                register, offset, ..
-            } if (register.0 as usize) < PRED + 16 => {
-                result = Some(ctx.regs[register.0 as usize].wrapping_add(offset as u64));
-            }
+    while !r.is_empty() {
+        let op = r.read_u8().map_err(malformed)?;
+        let register = match op {
+            0x96 => continue,                             // DW_OP_drop
+            0x70..=0x8f => u64::from(op - 0x70),          // DW_OP_breg0..31
+            0x92 => r.read_uleb128().map_err(malformed)?, // DW_OP_bregx
             _ => return Err(FrameError::Unsupported(pc, "an expression operation")),
+        };
+        let offset = r.read_sleb128().map_err(malformed)?;
+        if register as usize >= PRED + 16 {
+            return Err(FrameError::Unsupported(pc, "an expression register"));
         }
+        result = Some(ctx.regs[register as usize].wrapping_add(offset as u64));
     }
     result.ok_or(FrameError::Unsupported(pc, "an empty expression"))
 }
