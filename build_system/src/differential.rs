@@ -283,7 +283,7 @@ pub(crate) fn check_host(h: &Headers, out: &Output, run_timeout: Duration) -> Re
     let mut reasons = Vec::new();
     if out.timed_out() {
         reasons.push(format!("killed after {} s", run_timeout.as_secs()));
-    } else if out.code() != Some(h.exit_code()) {
+    } else if out.shell_code() != Some(h.exit_code()) {
         reasons.push(format!(
             "{}, the program's headers expect exit code {}",
             out.describe(),
@@ -319,7 +319,7 @@ pub(crate) fn compare(host: &Output, vliw: &Output, run_timeout: Duration) -> Re
     let mut details = Vec::new();
     if vliw.timed_out() {
         reasons.push(format!("vliw-run killed after {} s", run_timeout.as_secs()));
-    } else if vliw.code() != host.code() {
+    } else if vliw.shell_code() != host.shell_code() {
         reasons.push(format!(
             "vliw: {}, host: {}",
             vliw.describe(),

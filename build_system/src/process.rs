@@ -26,6 +26,15 @@ impl Output {
         self.status.and_then(|s| s.code())
     }
 
+    /// The exit code as a shell reports it: a process killed by signal N gives
+    /// 128 + N (a host program that aborts: 134, which is the status a simulated
+    /// program that aborts exits with).
+    pub fn shell_code(&self) -> Option<i32> {
+        use std::os::unix::process::ExitStatusExt;
+        self.status
+            .and_then(|s| s.code().or_else(|| s.signal().map(|n| 128 + n)))
+    }
+
     pub fn success(&self) -> bool {
         self.status.is_some_and(|s| s.success())
     }
@@ -177,6 +186,19 @@ mod tests {
         assert_eq!(out.stdout, b"in\n");
         assert_eq!(out.stderr, b"err\n");
         assert!(!out.panicked());
+    }
+
+    #[test]
+    fn a_signal_is_an_exit_code_as_the_shell_reports_it() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "kill -ABRT $$"]);
+        let out = run(&mut cmd, b"", Instant::now() + Duration::from_secs(30)).unwrap();
+        assert_eq!(out.code(), None);
+        assert_eq!(out.shell_code(), Some(134));
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "exit 7"]);
+        let out = run(&mut cmd, b"", Instant::now() + Duration::from_secs(30)).unwrap();
+        assert_eq!(out.shell_code(), Some(7));
     }
 
     #[test]

@@ -174,6 +174,19 @@ opcodes! {
     /// the search phase of unwinding stops at it), where `landing_pad` is a cleanup
     /// (run while unwinding, which the search phase passes by).
     CatchLandingPad = "catch_landing_pad": Nullary,
+    /// `r..., unwound, e, s = try_call fnN(args)`: an invoke's call with its unwind
+    /// edge made values, for the RVSDG (docs/rvsdg.md, "Unwinding"): when the callee
+    /// returns, its results and `unwound` = 0; when it unwinds, `unwound` = 1 and the
+    /// exception and selector a landing pad would get (the results undefined). A
+    /// cleanup: the search phase of unwinding passes it by.
+    TryCall = "try_call": Call,
+    /// `try_call` through a function pointer.
+    TryCallIndirect = "try_call_indirect": CallIndirect,
+    /// `try_call` whose landing pad catches (`catch_landing_pad`): the search phase
+    /// stops at it.
+    CatchCall = "catch_call": Call,
+    /// `catch_call` through a function pointer.
+    CatchCallIndirect = "catch_call_indirect": CallIndirect,
     // terminators
     Jump = "jump": Jump,
     Brif = "brif": Brif,
@@ -230,12 +243,29 @@ impl Opcode {
         matches!(self, Opcode::Jump | Opcode::Brif | Opcode::Switch)
     }
 
-    /// `call`, `call_indirect`, `invoke` or `invoke_indirect`.
+    /// `call`, `call_indirect`, `invoke`, `invoke_indirect` or a `try_call`.
     pub fn is_call(self) -> bool {
         matches!(
             self,
             Opcode::Call | Opcode::CallIndirect | Opcode::Invoke | Opcode::InvokeIndirect
+        ) || self.is_try_call()
+    }
+
+    /// `try_call`, `try_call_indirect`, `catch_call` or `catch_call_indirect`: a call
+    /// whose unwinding is three more results.
+    pub fn is_try_call(self) -> bool {
+        matches!(
+            self,
+            Opcode::TryCall
+                | Opcode::TryCallIndirect
+                | Opcode::CatchCall
+                | Opcode::CatchCallIndirect
         )
+    }
+
+    /// `catch_call` or `catch_call_indirect`.
+    pub fn try_call_catches(self) -> bool {
+        matches!(self, Opcode::CatchCall | Opcode::CatchCallIndirect)
     }
 
     /// Whether the text form writes the result type after the opcode (`iconst.i32`,
@@ -272,6 +302,10 @@ impl Opcode {
                 | Opcode::CallIndirect
                 | Opcode::Invoke
                 | Opcode::InvokeIndirect
+                | Opcode::TryCall
+                | Opcode::TryCallIndirect
+                | Opcode::CatchCall
+                | Opcode::CatchCallIndirect
         )
     }
 
@@ -290,6 +324,10 @@ impl Opcode {
                 | Opcode::CallIndirect
                 | Opcode::Invoke
                 | Opcode::InvokeIndirect
+                | Opcode::TryCall
+                | Opcode::TryCallIndirect
+                | Opcode::CatchCall
+                | Opcode::CatchCallIndirect
         )
     }
 

@@ -190,6 +190,9 @@ pub enum TrapKind {
 /// The external function that starts unwinding: a call of it unwinds with its
 /// argument as the exception (unless a host function of that name is given).
 pub const RAISE: &str = "_Unwind_RaiseException";
+/// The runtime's entry that continues unwinding after a cleanup (what `resume` does):
+/// built in as well.
+pub const RESUME: &str = "_Unwind_Resume";
 
 /// A trap: its kind and a message (which names the function and instruction when it
 /// comes from the IR).
@@ -273,6 +276,9 @@ impl Frame<'_> {
             return false;
         };
         let dfg = &self.func.dfg;
+        if dfg.opcode(at).is_try_call() {
+            return dfg.opcode(at).try_call_catches();
+        }
         match dfg.inst_data(at) {
             InstructionData::Invoke { blocks, .. }
             | InstructionData::InvokeIndirect { blocks, .. } => self
@@ -389,7 +395,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     }
 
     fn call_host(&mut self, name: &str, args: &[DataValue]) -> Result<Vec<DataValue>, Trap> {
-        if name == RAISE && !self.hosts.0.contains_key(name) {
+        if (name == RAISE || name == RESUME) && !self.hosts.0.contains_key(name) {
             let exception = args.first().map_or(0, |a| a.bits() as u64);
             return Err(Trap::new(
                 TrapKind::Unwound(exception),
@@ -420,8 +426,9 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                 ..
             }) => {
                 // the search phase: with no frame to catch it, the exception ends the
-                // run before any cleanup runs (the Itanium ABI's two phases)
-                if !frames.iter().any(Frame::would_catch) {
+                // run before any cleanup runs (the Itanium ABI's two phases); a
+                // resume goes on with the cleanup phase
+                if name != RESUME && !frames.iter().any(Frame::would_catch) {
                     return Err(Trap::new(
                         TrapKind::Unwound(exception),
                         format!("exception {exception:#x} unwound out of the program"),
@@ -444,6 +451,19 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     fn unwind(&mut self, frames: &mut Vec<Frame<'m>>, exception: u64) -> Result<(), Trap> {
         while let Some(frame) = frames.last_mut() {
             let at = frame.inst.expect("a caller is at its call");
+            if frame.func.dfg.opcode(at).is_try_call() {
+                // the unwinding becomes the call's last three results
+                let all = frame.func.dfg.inst_results(at);
+                let n = all.len();
+                for &r in &all[..n - 3] {
+                    frame.vals[r.index()] = 0;
+                }
+                frame.vals[all[n - 3].index()] = 1;
+                frame.vals[all[n - 2].index()] = u128::from(exception);
+                frame.vals[all[n - 1].index()] = 0;
+                frame.inst = frame.func.layout.next_inst(at);
+                return Ok(());
+            }
             if let InstructionData::Invoke { blocks, .. }
             | InstructionData::InvokeIndirect { blocks, .. } = frame.func.dfg.inst_data(at)
             {
@@ -574,7 +594,17 @@ impl<'m, 'h> Interpreter<'m, 'h> {
                         None => return Ok(rets),
                         Some(caller) => {
                             let call = caller.inst.expect("caller is at its call");
-                            let results = caller.func.dfg.inst_results(call);
+                            let all = caller.func.dfg.inst_results(call);
+                            // a try_call's unwinding results: not unwound
+                            let unwinding = if caller.func.dfg.opcode(call).is_try_call() {
+                                3
+                            } else {
+                                0
+                            };
+                            let results = &all[..all.len().saturating_sub(unwinding)];
+                            for &r in &all[results.len()..] {
+                                caller.vals[r.index()] = 0;
+                            }
                             if results.len() != rets.len() {
                                 return Err(Trap::new(
                                     TrapKind::BadSignature,
@@ -774,7 +804,17 @@ fn set_host_results(
     out: &[DataValue],
     name: &str,
 ) -> Result<(), Trap> {
-    let results = frame.func.dfg.inst_results(inst);
+    let all = frame.func.dfg.inst_results(inst);
+    // a try_call's unwinding results: not unwound
+    let unwinding = if frame.func.dfg.opcode(inst).is_try_call() {
+        3
+    } else {
+        0
+    };
+    let results = &all[..all.len().saturating_sub(unwinding)];
+    for &r in &all[results.len()..] {
+        frame.vals[r.index()] = 0;
+    }
     let types: Vec<Type> = results
         .iter()
         .map(|&r| frame.func.dfg.value_type(r))

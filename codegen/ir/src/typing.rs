@@ -9,6 +9,15 @@ use crate::instructions::{AtomicRmwOp, InstructionData, Opcode};
 use crate::types::Type;
 use std::collections::HashSet;
 
+/// A call's results; a `try_call`'s with its unwinding after them: whether the callee
+/// unwound (`i1`), the exception (`ptr`) and the selector (`i32`).
+fn with_unwinding(op: Opcode, mut returns: Vec<Type>) -> Vec<Type> {
+    if op.is_try_call() {
+        returns.extend([Type::I1, Type::Ptr, Type::I32]);
+    }
+    returns
+}
+
 /// The result types of an instruction, from its opcode, its operands' types (`vt`), the
 /// function's references (for calls) and, for the opcodes with a type suffix
 /// (`Opcode::has_type_suffix`), the controlling type `ctrl`. `None` when something needed
@@ -49,16 +58,16 @@ pub fn result_types_of(
         Store | AtomicStore | Memcpy | Memmove | Memset | Fence => vec![],
         Jump | Brif | Switch | Return | Unreachable | Trap | Resume => vec![],
         LandingPad | CatchLandingPad => vec![Type::Ptr, Type::I32],
-        Call | Invoke => match data {
+        Call | Invoke | TryCall | CatchCall => match data {
             InstructionData::Call { func: f, .. } | InstructionData::Invoke { func: f, .. } => {
-                func.ext_funcs.get(*f)?.signature.returns.clone()
+                with_unwinding(op, func.ext_funcs.get(*f)?.signature.returns.clone())
             }
             _ => return None,
         },
-        CallIndirect | InvokeIndirect => match data {
+        CallIndirect | InvokeIndirect | TryCallIndirect | CatchCallIndirect => match data {
             InstructionData::CallIndirect { sig, .. }
             | InstructionData::InvokeIndirect { sig, .. } => {
-                func.signatures.get(*sig)?.returns.clone()
+                with_unwinding(op, func.signatures.get(*sig)?.returns.clone())
             }
             _ => return None,
         },
@@ -287,7 +296,7 @@ pub fn operand_types(
             atomic_ty(t(1))?;
             same(1, 2)
         }
-        Call | Invoke => {
+        Call | Invoke | TryCall | CatchCall => {
             let (InstructionData::Call { func: f, .. } | InstructionData::Invoke { func: f, .. }) =
                 data
             else {
@@ -301,7 +310,7 @@ pub fn operand_types(
         }
         LandingPad | CatchLandingPad => Ok(()),
         Resume => is(0, Type::Ptr),
-        CallIndirect | InvokeIndirect => {
+        CallIndirect | InvokeIndirect | TryCallIndirect | CatchCallIndirect => {
             let (InstructionData::CallIndirect { sig, .. }
             | InstructionData::InvokeIndirect { sig, .. }) = data
             else {

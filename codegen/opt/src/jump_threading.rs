@@ -152,7 +152,21 @@ fn localize(func: &mut Function) -> usize {
                 }
             }
         }
-        if !fits {
+        // an invoke's edges take no new arguments (its normal successor takes none, and
+        // its landing pad's are values of before the call)
+        let entered_by_invoke = |b: Block| {
+            cfg.preds(b).iter().any(|&p| {
+                func.layout
+                    .last_inst(p)
+                    .is_some_and(|t| func.dfg.opcode(t).is_invoke())
+            })
+        };
+        if !fits
+            || entered_by_invoke(block)
+            || ranges
+                .iter()
+                .any(|(_, live)| live.iter().any(|&b| entered_by_invoke(b)))
+        {
             continue;
         }
         for (p, live) in ranges {

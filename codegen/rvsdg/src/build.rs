@@ -29,14 +29,12 @@ use crate::restructure::{Tree, forward_pass_through_params, restructure, structu
 /// Builds `func` as a λ of `g`. An error says why the function cannot be built (it
 /// then goes through the pipeline without the RVSDG).
 pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Result<Node, String> {
-    // unwind edges are not modelled yet: such a function keeps its CFG
-    if let Some(op) = func.unwinding_opcode() {
-        return Err(format!(
-            "@{}: unwinding (`{op}`) is not built into the RVSDG yet",
-            func.name
-        ));
-    }
     let mut f = func.clone();
+    // unwind edges become branches on the outcome of calls (`crate::unwind`)
+    if f.unwinding_opcode().is_some() {
+        crate::unwind::invokes_to_try_calls(&mut f);
+        report.count("rvsdg.unwind.functions", 1);
+    }
     let stats = restructure(&mut f);
     report.count("rvsdg.restructure.loops", stats.loops as u64);
     report.count("rvsdg.restructure.blocks-added", stats.blocks_added as u64);

@@ -203,6 +203,7 @@ pub(crate) fn empty_function(g: &Rvsdg, lambda: Node) -> Function {
         linkage: shell.linkage,
         inline: shell.inline,
         cold: shell.cold,
+        personality: shell.personality.clone(),
         param_attrs: shell.param_attrs.clone(),
         stack_slots: shell.stack_slots.clone(),
         ext_funcs: shell.ext_funcs.clone(),

@@ -39,6 +39,7 @@ pub mod options;
 pub mod report;
 pub mod restructure;
 pub mod text;
+pub mod unwind;
 pub mod verify;
 
 #[cfg(test)]

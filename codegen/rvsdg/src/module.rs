@@ -203,6 +203,17 @@ pub fn sequentialize_module(
                 }
             },
         };
+        // the invokes of functions with landing pads, formed again
+        match crate::unwind::try_calls_to_invokes(&mut module.functions[i]) {
+            Ok(n) => report.count("rvsdg.unwind.invokes", n as u64),
+            Err(e) => {
+                // left as they are: instruction selection refuses them, naming them
+                report.count("rvsdg.unwind.malformed", 1);
+                if std::env::var_os("VLIW_LAWRENCE_TRACE").is_some() {
+                    eprintln!("vliw-rvsdg: {}: {e}", module.functions[i].name);
+                }
+            }
+        }
         let f = &module.functions[i];
         let insts: usize = (f.layout.blocks())
             .map(|b| f.layout.block_insts(b).count())

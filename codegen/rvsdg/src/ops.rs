@@ -205,10 +205,12 @@ impl Op {
                 io: volatile,
             },
             AtomicLoad | AtomicStore | AtomicRmw | AtomicCas | Fence | Call | CallIndirect
-            | Trap | Unreachable => States {
-                mem: true,
-                io: true,
-            },
+            | TryCall | TryCallIndirect | CatchCall | CatchCallIndirect | Trap | Unreachable => {
+                States {
+                    mem: true,
+                    io: true,
+                }
+            }
             Udiv | Sdiv | Urem | Srem => States {
                 mem: false,
                 io: true,

@@ -47,13 +47,13 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{
     FuncRef, Function, GlobalRef, InlineHint, InstructionData, Linkage, SigRef, SourceLoc,
-    StackSlot,
+    StackSlot, Type,
 };
 
 use crate::call_graph::{CallGraph, direct_calls};
 use crate::copy::Rewrite;
 use crate::graph::{Node, Origin, Region};
-use crate::ops::{Op, Rvsdg};
+use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
 /// The size below which a callee is inlined (`rvsdg-inline-threshold`), in nodes.
@@ -107,6 +107,7 @@ pub fn inline_calls(
         refs: references(g),
         sizes: vec![None; cg.lambdas.len()],
         noreturn: vec![None; cg.lambdas.len()],
+        unwinds: vec![None; cg.lambdas.len()],
         cg,
         roots,
         options,
@@ -130,6 +131,8 @@ struct Inliner<'a> {
     sizes: Vec<Option<usize>>,
     /// Whether each λ's body has a sink at its top level, once known.
     noreturn: Vec<Option<bool>>,
+    /// Whether each λ may unwind (its body holds a call), once known.
+    unwinds: Vec<Option<bool>>,
 }
 
 /// What a caller may still grow by.
@@ -168,6 +171,19 @@ impl Inliner<'_> {
             if !self.same_signature(g, caller, call, j) {
                 continue;
             }
+            // at a `try_call` (an invoke's), only a callee that cannot unwind: its
+            // copy then never does, and the call's outcome is "returned"
+            let try_call = g
+                .op(call)
+                .and_then(Op::opcode)
+                .is_some_and(|o| o.is_try_call());
+            if try_call {
+                let callee = self.cg.lambdas[j];
+                if *self.unwinds[j].get_or_insert_with(|| holds_a_call(g, callee)) {
+                    report.count("inline.refused-may-unwind", 1);
+                    continue;
+                }
+            }
             match self.decide(g, j, &budget) {
                 Err(why) => report.count(why, 1),
                 Ok(()) => {
@@ -185,9 +201,16 @@ impl Inliner<'_> {
     }
 
     /// Whether `call` (in λ `caller`) passes what λ number `j` takes and takes what it
-    /// gives: the call's signature is the callee's, not variadic.
+    /// gives: the call's signature is the callee's, not variadic. (`call` or
+    /// `try_call`; a `catch_call`, `catch_unwind`'s, stays: its callee is what may
+    /// panic.)
     fn same_signature(&self, g: &Rvsdg, caller: Node, call: Node, j: usize) -> bool {
-        let Some(Op::Inst(InstructionData::Call { func, .. })) = g.op(call) else {
+        let Some(Op::Inst(InstructionData::Call {
+            opcode: vliw_ir::Opcode::Call | vliw_ir::Opcode::TryCall,
+            func,
+            ..
+        })) = g.op(call)
+        else {
             return false;
         };
         let Some(ext) = g.lambda_info(caller).ext_funcs.get(*func) else {
@@ -269,8 +292,35 @@ impl Inliner<'_> {
             stack: 0,
             refs: &mut self.refs,
         };
-        let results = g.copy_region_with(body, region, &inputs, &mut renumber);
+        let mut results = g.copy_region_with(body, region, &inputs, &mut renumber);
         let stack = renumber.stack;
+        // a try_call's outcome after its results: returned (the callee cannot unwind)
+        if g.op(call)
+            .and_then(Op::opcode)
+            .is_some_and(|o| o.is_try_call())
+        {
+            let values = results.len() - 2; // the memory and I/O states follow
+            let outcome: Vec<Origin> = [Type::I1, Type::Ptr, Type::I32]
+                .into_iter()
+                .map(|t| {
+                    let c = g.add_simple(
+                        region,
+                        Op::Inst(InstructionData::UnaryImm {
+                            opcode: vliw_ir::Opcode::Iconst,
+                            imm: 0,
+                        }),
+                        &[],
+                        &[Ty::Val(t)],
+                    );
+                    Origin::Out(c, 0)
+                })
+                .collect();
+            results.splice(values..values, outcome);
+        }
+        // the callee's landing pads (its try_calls) come with its personality routine
+        if target.personality.is_none() {
+            target.personality = source.personality.clone();
+        }
         *g.lambda_info_mut(caller) = target;
         for (k, &o) in results.iter().enumerate() {
             g.divert_users(Origin::Out(call, k as u32), o);
@@ -381,6 +431,15 @@ fn references(g: &Rvsdg) -> FxHashMap<String, usize> {
 
 /// Whether region `r` has a sink among its own nodes: a node that reads a state and
 /// gives none back (it may never complete; its region's results share its states).
+/// Whether λ `l`'s body holds a call anywhere (only calls unwind).
+fn holds_a_call(g: &Rvsdg, l: Node) -> bool {
+    g.regions_below(g.lambda_body(l)).into_iter().any(|r| {
+        g.nodes(r)
+            .iter()
+            .any(|&n| g.op(n).and_then(Op::opcode).is_some_and(|o| o.is_call()))
+    })
+}
+
 fn has_sink(g: &Rvsdg, r: Region) -> bool {
     g.nodes(r).iter().any(|&n| {
         g.inputs(n).iter().any(|&o| g.ty(o).is_state()) && !g.outputs(n).any(|o| g.ty(o).is_state())

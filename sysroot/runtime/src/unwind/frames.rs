@@ -189,7 +189,7 @@ fn evaluate(
     while !r.is_empty() {
         let op = r.read_u8().map_err(malformed)?;
         let register = match op {
-            0x96 => continue,                             // DW_OP_drop
+            0x13 => continue,                             // DW_OP_drop
             0x70..=0x8f => u64::from(op - 0x70),          // DW_OP_breg0..31
             0x92 => r.read_uleb128().map_err(malformed)?, // DW_OP_bregx
             _ => return Err(FrameError::Unsupported(pc, "an expression operation")),

@@ -216,6 +216,10 @@ impl Analysis {
                 _,
                 Opcode::Call
                 | Opcode::CallIndirect
+                | Opcode::TryCall
+                | Opcode::TryCallIndirect
+                | Opcode::CatchCall
+                | Opcode::CatchCallIndirect
                 | Opcode::AtomicLoad
                 | Opcode::AtomicStore
                 | Opcode::AtomicRmw

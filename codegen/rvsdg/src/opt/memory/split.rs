@@ -36,7 +36,9 @@
 //! (a slot dies with the activation; `noalias` memory is not accessed by anyone else
 //! while the λ runs, the panic function included), while what can be seen — calls,
 //! volatile and atomic accesses, whatever may fault — is on *other* and the I/O
-//! state, which the sink reads.
+//! state, which the sink reads. A call, though, may unwind (`panic=unwind`), and
+//! the caller's cleanup code then reads the `noalias` memory as the λ left it: every
+//! call touches the locations of the `noalias` parameters too.
 //!
 //! **Form.** The λ keeps one memory argument and result: its body starts with a
 //! `mem_split` and ends with a `mem_join` (or the join that a sink at its top level
@@ -128,6 +130,12 @@ fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
         touches: FxHashMap::default(),
         bypassed: 0,
     };
+    // every call may unwind, and its caller's cleanup code then reads `noalias`
+    // memory: a call touches the parameters' locations (made first, so that a call
+    // before the first access sees them)
+    for b in e.params.clone() {
+        e.location(Loc::Base(b));
+    }
     // the locations some access touches (*other* too, unless nothing does)
     let (all, _) = e.summarize(g, body);
     if all.count_ones() < 2 {
@@ -176,6 +184,11 @@ impl Encoder<'_> {
             b @ Base::Value(_) if self.params.contains(&b) => Loc::Base(b),
             _ => return None,
         };
+        self.location(loc)
+    }
+
+    /// The index of location `loc`, made if new (`None`: too many).
+    fn location(&mut self, loc: Loc) -> Option<usize> {
         if let Some(&k) = self.index.get(&loc) {
             return Some(k);
         }
@@ -202,6 +215,16 @@ impl Encoder<'_> {
             _ => 1,
         };
         let memcpy = matches!(g.op(n), Some(Op::Inst(d)) if d.opcode() == Opcode::Memcpy);
+        // a call may unwind to a caller whose cleanup reads the `noalias` parameters'
+        // memory: it touches their locations (not the private slots: they die with
+        // the activation)
+        if matches!(g.op(n), Some(Op::Inst(d)) if d.opcode().is_call()) {
+            for (k, loc) in self.locs.iter().enumerate() {
+                if matches!(loc, Loc::Base(Base::Value(_))) {
+                    m |= 1 << k;
+                }
+            }
+        }
         let mut seen = Vec::new();
         for acc in effects.reads.iter().chain(&effects.writes) {
             let Some(k) = self.loc_of(acc) else {
@@ -458,7 +481,7 @@ fn one_chain_per_region(g: &Rvsdg, body: Region) -> bool {
 mod tests {
     use super::split_memory_states;
     use crate::graph::{NodeKind, Origin, User};
-    use crate::ops::{Op, Rvsdg};
+    use crate::ops::{Op, Rvsdg, Ty};
     use crate::report::Report;
     use crate::text::parse_graph;
     use crate::verify;
@@ -477,6 +500,59 @@ mod tests {
     /// The operation of the node that makes `o`.
     fn op_of(g: &Rvsdg, o: Origin) -> Option<Op> {
         g.producer(o).and_then(|n| g.op(n).cloned())
+    }
+
+    /// A call may unwind to a caller whose cleanup reads the `noalias` memory: the
+    /// store before the call stays on the call's chain (with the parameter's location
+    /// bypassing the call, the first store was dead and removed: `catch_unwind`
+    /// around a sort then saw a slice that had lost elements).
+    #[test]
+    fn a_call_touches_the_noalias_parameters() {
+        let (g, report) = split(
+            "lambda @f(ptr noalias, i64) {\n\
+                 fn0 = @g()\n\
+               (a0: ptr, a1: i64, a2: mem, a3: io):\n\
+                 n0 = store a1, a0, a2 : mem\n\
+                 n1 = call fn0 n0, a3 : mem, io\n\
+                 n2 = store a1, a0, n1.0 : mem\n\
+                 -> (n2, n1.1)\n\
+             }\n",
+        );
+        assert_eq!(report.get("mem-split.noalias-params"), 1);
+        let body = g.lambda_body(g.lambdas()[0]);
+        let stores: Vec<_> = g
+            .nodes(body)
+            .iter()
+            .copied()
+            .filter(|&n| {
+                g.op(n)
+                    .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Store))
+            })
+            .collect();
+        let call = g
+            .nodes(body)
+            .iter()
+            .copied()
+            .find(|&n| {
+                g.op(n)
+                    .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Call))
+            })
+            .expect("the call");
+        assert_eq!(stores.len(), 2);
+        // the second store's state comes from the call, not straight from the first
+        let second_state = g.inputs(stores[1])[2];
+        assert_ne!(g.producer(second_state), Some(stores[0]), "{g}");
+        // and the call's state comes from the first store (through the join)
+        let mut work = vec![g.inputs(call)[0]];
+        let mut seen_first = false;
+        while let Some(o) = work.pop() {
+            match g.producer(o) {
+                Some(n) if n == stores[0] => seen_first = true,
+                Some(n) => work.extend(g.inputs(n).iter().filter(|&&i| g.ty(i) == Ty::Mem)),
+                None => {}
+            }
+        }
+        assert!(seen_first, "{g}");
     }
 
     #[test]

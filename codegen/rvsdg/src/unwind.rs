@@ -1,0 +1,290 @@
+//! Unwind edges in the RVSDG (`docs/rvsdg.md` §2, "Unwinding"): an unwind edge is a
+//! control edge with state. Before a function with landing pads is built into a λ,
+//! [`invokes_to_try_calls`] turns each `invoke` into a `try_call` (a call node like
+//! any other, with the memory and I/O states) whose outcome is three more results:
+//! whether the callee unwound, the exception and the selector, and a `brif` on the
+//! first, to the landing pad (which receives the exception and selector as two
+//! parameters instead of its `landing_pad`) or to the normal successor. `resume` is
+//! what it is on the machine: a call of `_Unwind_Resume`, which never returns. So the
+//! optimizer sees a branch on a call's result, and everything it does to calls and
+//! branches holds (a γ on the outcome; the landing code in one arm).
+//!
+//! After sequentialization [`try_calls_to_invokes`] forms the invokes again: a
+//! `try_call` ends its block as an `invoke` whose normal edge gives the results and
+//! "not unwound", and whose unwind edge enters a new landing block that gives the
+//! exception and "unwound" (the results undefined there); both go on to what followed
+//! the call, which receives them as parameters. Whatever the sequentialization put
+//! between the call and the branch on its outcome runs on both paths, as it did in the
+//! RVSDG. Jump threading then sends each path to its side of that branch.
+//!
+//! The pad's kind travels with the call: a landing pad that catches
+//! (`catch_landing_pad`) makes a `catch_call`.
+
+use rustc_hash::FxHashMap;
+use vliw_ir::{Block, BlockCall, Function, Inst, InstructionData, Opcode, Signature, Type, Value};
+
+/// The runtime's entry that continues unwinding (what `resume` is).
+pub const RESUME: &str = "_Unwind_Resume";
+
+/// Replaces the values of `map` everywhere in `f`, in one pass.
+fn substitute(f: &mut Function, map: &FxHashMap<Value, Value>) {
+    if map.is_empty() {
+        return;
+    }
+    let resolve = |mut v: Value| {
+        while let Some(&n) = map.get(&v) {
+            v = n;
+        }
+        v
+    };
+    let insts: Vec<Inst> = f
+        .layout
+        .blocks()
+        .flat_map(|b| f.layout.block_insts(b))
+        .collect();
+    for inst in insts {
+        f.dfg.map_inst_values(inst, resolve);
+    }
+}
+
+/// `invoke`s to `try_call`s and `brif`s, landing pads to parameters, `resume` to a
+/// call of `_Unwind_Resume` (see the module documentation).
+pub fn invokes_to_try_calls(f: &mut Function) {
+    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+    // landing blocks: the landing pad's results become two parameters
+    let mut catches: FxHashMap<Block, bool> = FxHashMap::default();
+    let blocks: Vec<Block> = f.layout.blocks().collect();
+    for &b in &blocks {
+        let Some(first) = f.layout.first_inst(b) else {
+            continue;
+        };
+        let op = f.dfg.opcode(first);
+        if !op.is_landing_pad() {
+            continue;
+        }
+        catches.insert(b, op == Opcode::CatchLandingPad);
+        let results = f.dfg.inst_results(first).to_vec();
+        let e = f.dfg.append_block_param(b, Type::Ptr);
+        let s = f.dfg.append_block_param(b, Type::I32);
+        map.insert(results[0], e);
+        map.insert(results[1], s);
+        f.layout.remove_inst(first);
+    }
+    let mut resume_ref = None;
+    for &b in &blocks {
+        let Some(term) = f.layout.last_inst(b) else {
+            continue;
+        };
+        let data = f.dfg.inst_data(term).clone();
+        let (call, blocks) = match data {
+            InstructionData::Invoke {
+                func, args, blocks, ..
+            } => {
+                let catch = catches.get(&blocks[1].block).copied().unwrap_or(false);
+                let opcode = if catch {
+                    Opcode::CatchCall
+                } else {
+                    Opcode::TryCall
+                };
+                (InstructionData::Call { opcode, func, args }, blocks)
+            }
+            InstructionData::InvokeIndirect {
+                sig, args, blocks, ..
+            } => {
+                let catch = catches.get(&blocks[1].block).copied().unwrap_or(false);
+                let opcode = if catch {
+                    Opcode::CatchCallIndirect
+                } else {
+                    Opcode::TryCallIndirect
+                };
+                (InstructionData::CallIndirect { opcode, sig, args }, blocks)
+            }
+            InstructionData::Unary {
+                opcode: Opcode::Resume,
+                arg,
+            } => {
+                // a call that unwinds on from this frame, then nothing
+                let fref = *resume_ref.get_or_insert_with(|| {
+                    f.import_function(RESUME, Signature::new(&[Type::Ptr], &[]))
+                });
+                let call = f.dfg.make_inst(InstructionData::Call {
+                    opcode: Opcode::Call,
+                    func: fref,
+                    args: vec![arg],
+                });
+                f.layout.insert_inst_before(call, term);
+                f.srclocs[call] = f.srclocs[term];
+                f.dfg.replace_inst(
+                    term,
+                    InstructionData::Nullary {
+                        opcode: Opcode::Unreachable,
+                    },
+                );
+                continue;
+            }
+            _ => continue,
+        };
+        let [normal, unwind] = blocks;
+        let types = vliw_ir::typing::result_types(f, &call, None, &|_| None).unwrap_or_default();
+        let inst = f.dfg.make_inst(call);
+        f.dfg.make_inst_results(inst, &types);
+        f.layout.insert_inst_before(inst, term);
+        f.srclocs[inst] = f.srclocs[term];
+        let results = f.dfg.inst_results(inst).to_vec();
+        let n = results.len();
+        for (old, new) in f.dfg.detach_results(term).into_iter().zip(&results) {
+            map.insert(old, *new);
+        }
+        let (unwound, exception, selector) = (results[n - 3], results[n - 2], results[n - 1]);
+        let mut pad_args = unwind.args.clone();
+        pad_args.extend([exception, selector]);
+        f.dfg.replace_inst(
+            term,
+            InstructionData::Brif {
+                opcode: Opcode::Brif,
+                arg: unwound,
+                blocks: [
+                    BlockCall::new(unwind.block, &pad_args),
+                    BlockCall::new(normal.block, &normal.args),
+                ],
+            },
+        );
+    }
+    substitute(f, &map);
+}
+
+/// Forms the invokes again after sequentialization: every `try_call` ends its block
+/// (see the module documentation). `personality` must be set on a function that had
+/// landing pads; the error says what is malformed.
+pub fn try_calls_to_invokes(f: &mut Function) -> Result<usize, String> {
+    let mut formed = 0;
+    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+    let mut work: Vec<Block> = f.layout.blocks().collect();
+    while let Some(b) = work.pop() {
+        let Some(call) = f
+            .layout
+            .block_insts(b)
+            .find(|&i| f.dfg.opcode(i).is_try_call())
+        else {
+            continue;
+        };
+        let op = f.dfg.opcode(call);
+        let catch = op.try_call_catches();
+        // what follows the call moves to a block of its own, which both paths enter
+        let rest = f.dfg.make_block();
+        f.layout.insert_block_after(rest, b);
+        let tail: Vec<Inst> = {
+            let mut v = Vec::new();
+            let mut i = f.layout.next_inst(call);
+            while let Some(x) = i {
+                v.push(x);
+                i = f.layout.next_inst(x);
+            }
+            v
+        };
+        for &i in &tail {
+            f.layout.remove_inst(i);
+            f.layout.append_inst(i, rest);
+        }
+        // its parameters: the call's results, then the three of the outcome
+        let old = f.dfg.detach_results(call);
+        let types: Vec<Type> = old.iter().map(|&v| f.dfg.value_type(v)).collect();
+        let params: Vec<Value> = types
+            .iter()
+            .map(|&t| f.dfg.append_block_param(rest, t))
+            .collect();
+        for (&o, &p) in old.iter().zip(&params) {
+            map.insert(o, p);
+        }
+        let nrets = types.len() - 3;
+        let normal = f.dfg.make_block();
+        let pad = f.dfg.make_block();
+        f.layout.insert_block_after(normal, b);
+        f.layout.append_block(pad);
+        // the call becomes the invoke that ends its block
+        let data = f.dfg.inst_data(call).clone();
+        let dests = [BlockCall::new(normal, &[]), BlockCall::new(pad, &[])];
+        let invoke = match data {
+            InstructionData::Call { func, args, .. } => InstructionData::Invoke {
+                opcode: Opcode::Invoke,
+                func,
+                args,
+                blocks: dests,
+            },
+            InstructionData::CallIndirect { sig, args, .. } => InstructionData::InvokeIndirect {
+                opcode: Opcode::InvokeIndirect,
+                sig,
+                args,
+                blocks: dests,
+            },
+            other => return Err(format!("`{}` is not a call", other.opcode())),
+        };
+        f.dfg.replace_inst(call, invoke);
+        f.dfg.make_inst_results(call, &types[..nrets]);
+        let rets = f.dfg.inst_results(call).to_vec();
+        let loc = f.srclocs[call];
+        // normal: the results, not unwound
+        let mut args = rets.clone();
+        args.push(constant(f, normal, Type::I1, 0, loc));
+        args.push(constant(f, normal, Type::Ptr, 0, loc));
+        args.push(constant(f, normal, Type::I32, 0, loc));
+        jump(f, normal, rest, &args, loc);
+        // unwind: undefined results, unwound, the exception and selector
+        let lp = f.dfg.make_inst(InstructionData::Nullary {
+            opcode: if catch {
+                Opcode::CatchLandingPad
+            } else {
+                Opcode::LandingPad
+            },
+        });
+        f.dfg.make_inst_results(lp, &[Type::Ptr, Type::I32]);
+        f.layout.append_inst(lp, pad);
+        f.srclocs[lp] = loc;
+        let (e, s) = (f.dfg.inst_results(lp)[0], f.dfg.inst_results(lp)[1]);
+        let mut args: Vec<Value> = types[..nrets]
+            .iter()
+            .map(|&t| {
+                let u = f.dfg.make_inst(InstructionData::Nullary {
+                    opcode: Opcode::Undef,
+                });
+                f.dfg.make_inst_results(u, &[t]);
+                f.layout.append_inst(u, pad);
+                f.dfg.inst_results(u)[0]
+            })
+            .collect();
+        args.push(constant(f, pad, Type::I1, 1, loc));
+        args.extend([e, s]);
+        jump(f, pad, rest, &args, loc);
+        formed += 1;
+        // the rest may hold more
+        work.push(rest);
+    }
+    substitute(f, &map);
+    Ok(formed)
+}
+
+fn constant(
+    f: &mut Function,
+    block: Block,
+    ty: Type,
+    value: u128,
+    loc: vliw_ir::SourceLoc,
+) -> Value {
+    let inst = f.dfg.make_inst(InstructionData::UnaryImm {
+        opcode: Opcode::Iconst,
+        imm: value,
+    });
+    f.dfg.make_inst_results(inst, &[ty]);
+    f.layout.append_inst(inst, block);
+    f.srclocs[inst] = loc;
+    f.dfg.inst_results(inst)[0]
+}
+
+fn jump(f: &mut Function, from: Block, to: Block, args: &[Value], loc: vliw_ir::SourceLoc) {
+    let inst = f.dfg.make_inst(InstructionData::Jump {
+        opcode: Opcode::Jump,
+        dest: BlockCall::new(to, args),
+    });
+    f.layout.append_inst(inst, from);
+    f.srclocs[inst] = loc;
+}
