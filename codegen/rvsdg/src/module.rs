@@ -225,4 +225,5 @@ pub fn sequentialize_module(
         i += 1;
         keep[i - 1]
     });
+    crate::unwind::declare_resume(module);
 }

@@ -153,6 +153,23 @@ pub fn invokes_to_try_calls(f: &mut Function) {
     substitute(f, &map);
 }
 
+/// Declares `_Unwind_Resume` in `module` if a function calls it (what `resume` became)
+/// and the module neither defines nor declares it.
+pub fn declare_resume(module: &mut vliw_ir::Module) {
+    let called = module
+        .functions
+        .iter()
+        .any(|f| f.ext_funcs.values().any(|e| e.name == RESUME));
+    let known = module.functions.iter().any(|f| f.name == RESUME)
+        || module.func_decls.iter().any(|d| d.name == RESUME);
+    if called && !known {
+        module.func_decls.push(vliw_ir::module::FuncDecl {
+            name: RESUME.to_string(),
+            signature: Signature::new(&[Type::Ptr], &[]),
+        });
+    }
+}
+
 /// Forms the invokes again after sequentialization: every `try_call` ends its block
 /// (see the module documentation). `personality` must be set on a function that had
 /// landing pads; the error says what is malformed.

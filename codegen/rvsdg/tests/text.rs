@@ -50,7 +50,7 @@ fn every_operation_is_in_the_texts() {
         }
     }
     for &opcode in Opcode::ALL {
-        // control flow is structure; unwinding is not modelled yet (issue 17)
+        // control flow is structure; unwind edges are try_calls (`unwind.rs`)
         let holds = !matches!(
             opcode.format(),
             InstructionFormat::Jump
