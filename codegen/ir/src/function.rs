@@ -114,6 +114,10 @@ pub struct StackSlotData {
 pub struct ExtFuncData {
     pub name: String,
     pub signature: Signature,
+    /// The callee cannot unwind (rustc's `nounwind`; text ` nounwind` after the
+    /// signature): a call of it needs no landing pad, and the RVSDG's inliner may
+    /// copy a body that calls only such functions into an invoke's call.
+    pub nounwind: bool,
 }
 
 /// A source position: index into the function's `files`, line and column (1-based). The
@@ -250,6 +254,7 @@ impl Function {
         self.ext_funcs.push(ExtFuncData {
             name: name.to_string(),
             signature,
+            nounwind: false,
         })
     }
 

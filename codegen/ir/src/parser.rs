@@ -988,7 +988,15 @@ impl Parser {
                 self.bump();
                 let name = self.symbol()?;
                 let signature = self.signature()?;
-                func.ext_funcs.push(ExtFuncData { name, signature });
+                let nounwind = self.at_ident("nounwind");
+                if nounwind {
+                    self.bump();
+                }
+                func.ext_funcs.push(ExtFuncData {
+                    name,
+                    signature,
+                    nounwind,
+                });
             } else if entity_number(&s, "gv").is_some() {
                 check(self, entity_number(&s, "gv"), func.globals.len(), "gv")?;
                 self.bump();

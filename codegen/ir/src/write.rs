@@ -405,6 +405,9 @@ pub fn write_function_shell(w: &mut dyn Write, keyword: &str, func: &Function) -
         write!(w, "    {f} = ")?;
         write_symbol(w, &data.name)?;
         write_signature(w, &data.signature)?;
+        if data.nounwind {
+            w.write_str(" nounwind")?;
+        }
         w.write_char('\n')?;
     }
     for (gv, name) in func.globals.iter() {

@@ -183,9 +183,16 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         g
     }
 
-    fn func_ref(&mut self, name: &str, sig: FnSig) -> ir::FuncRef {
+    /// The function's reference to callee `name`; `nounwind` when rustc says the
+    /// callee cannot unwind (a reference once marked so stays so: it is the callee's
+    /// property, and a call site may not know it).
+    fn func_ref(&mut self, name: &str, sig: FnSig, nounwind: bool) -> ir::FuncRef {
         let key = (name.to_string(), sig);
-        if let Some(&r) = self.cx.func(self.func).refs.funcs.get(&key) {
+        let known = self.cx.func(self.func).refs.funcs.get(&key).copied();
+        if let Some(r) = known {
+            if nounwind {
+                self.with_body(|body| body.ext_funcs[r].nounwind = true);
+            }
             return r;
         }
         let signature = self.cx.types.borrow().sig(sig).ir.clone();
@@ -193,6 +200,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             body.ext_funcs.push(ir::ExtFuncData {
                 name: name.to_string(),
                 signature,
+                nounwind,
             })
         });
         self.cx.func_mut(self.func).refs.funcs.insert(key, r);
@@ -556,8 +564,9 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         callee: Value,
         return_slot: ReturnSlot<Value>,
         args: &[Value],
+        nounwind: bool,
     ) -> Value {
-        self.emit_call_unwinding(sig, callee, return_slot, args, None)
+        self.emit_call_unwinding(sig, callee, return_slot, args, None, nounwind)
     }
 
     /// Moves `block` (a new one) right after the current block in the layout: the
@@ -581,6 +590,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         return_slot: ReturnSlot<Value>,
         args: &[Value],
         unwind: Option<(ir::Block, ir::Block)>,
+        nounwind: bool,
     ) -> Value {
         let data = self.cx.types.borrow().sig(sig);
         let mut ir_args = Vec::new();
@@ -626,7 +636,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         };
         let inst = match (direct, unwind) {
             (Some(name), None) => {
-                let f = self.func_ref(&name, sig);
+                let f = self.func_ref(&name, sig, nounwind);
                 self.with_ins(|i| i.call(f, &ir_args))
             }
             (None, None) => {
@@ -635,7 +645,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
                 self.with_ins(|i| i.call_indirect(s, c, &ir_args))
             }
             (Some(name), Some((normal, pad))) => {
-                let f = self.func_ref(&name, sig);
+                let f = self.func_ref(&name, sig, false);
                 self.with_ins(|i| i.invoke(f, &ir_args, normal, pad))
             }
             (None, Some((normal, pad))) => {
@@ -877,6 +887,7 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
             return_slot,
             args,
             Some((normal.block, catch.block)),
+            false,
         );
         self.br(then);
         r
@@ -1848,14 +1859,16 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         &mut self,
         llty: FnSig,
         _caller_attrs: Option<&CodegenFnAttrs>,
-        _fn_abi: Option<&FnAbi<'tcx, Ty<'tcx>>>,
+        fn_abi: Option<&FnAbi<'tcx, Ty<'tcx>>>,
         fn_val: Value,
         return_slot: ReturnSlot<Value>,
         args: &[Value],
         _funclet: Option<&()>,
         _callee_instance: Option<Instance<'tcx>>,
     ) -> Value {
-        self.emit_call(llty, fn_val, return_slot, args)
+        // rustc's `nounwind`: the callee cannot unwind (the IR reference remembers it)
+        let nounwind = fn_abi.is_some_and(|abi| !abi.can_unwind);
+        self.emit_call(llty, fn_val, return_slot, args, nounwind)
     }
 
     fn tail_call(

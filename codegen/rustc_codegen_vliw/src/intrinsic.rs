@@ -55,6 +55,7 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             ReturnSlot::Direct,
             &[data],
             Some((normal.block, pad.block)),
+            false,
         );
         let zero = self.with_ins(|i| i.iconst(ir::Type::I1, 0));
         self.with_ins(|i| i.jump(join.block, &[zero]));

@@ -23,6 +23,53 @@
 use rustc_hash::FxHashMap;
 use vliw_ir::{Block, BlockCall, Function, Inst, InstructionData, Opcode, Signature, Type, Value};
 
+use crate::graph::Node;
+use crate::ops::{Op, Rvsdg};
+
+/// Whether call node `n` of λ `l` may unwind: not a direct call of a `nounwind`
+/// function, nor of a λ of the graph whose body holds no call that may unwind.
+pub fn call_may_unwind(g: &Rvsdg, l: Node, n: Node) -> bool {
+    match g.op(n) {
+        Some(Op::Inst(InstructionData::Call {
+            opcode: Opcode::Call,
+            func,
+            ..
+        })) => {
+            let Some(ext) = g.lambda_info(l).ext_funcs.get(*func) else {
+                return true;
+            };
+            if ext.nounwind {
+                return false;
+            }
+            match g
+                .lambdas()
+                .into_iter()
+                .find(|&c| g.lambda_info(c).name == ext.name)
+            {
+                Some(callee) => calls_that_may_unwind(g, callee),
+                None => true,
+            }
+        }
+        Some(op) => op.opcode().is_some_and(|o| o.is_call()),
+        None => false,
+    }
+}
+
+/// Whether λ `l`'s body holds a call that may unwind anywhere (only calls unwind): a
+/// call of anything but a `nounwind` function.
+pub fn calls_that_may_unwind(g: &Rvsdg, l: Node) -> bool {
+    let info = g.lambda_info(l);
+    g.regions_below(g.lambda_body(l)).into_iter().any(|r| {
+        g.nodes(r).iter().any(|&n| match g.op(n) {
+            Some(Op::Inst(InstructionData::Call { func, .. })) => {
+                !info.ext_funcs.get(*func).is_some_and(|e| e.nounwind)
+            }
+            Some(op) => op.opcode().is_some_and(|o| o.is_call()),
+            None => false,
+        })
+    })
+}
+
 /// The runtime's entry that continues unwinding (what `resume` is).
 pub const RESUME: &str = "_Unwind_Resume";
 

@@ -852,6 +852,7 @@ fn random_graph(seed: u64) -> Rvsdg {
         f.ext_funcs.push(ExtFuncData {
             name: "g".into(),
             signature: Signature::default(),
+            nounwind: false,
         });
         f.globals.push("x".into());
         f.files.push("x.rs".into());

@@ -179,7 +179,9 @@ impl Inliner<'_> {
                 .is_some_and(|o| o.is_try_call());
             if try_call {
                 let callee = self.cg.lambdas[j];
-                if *self.unwinds[j].get_or_insert_with(|| holds_a_call(g, callee)) {
+                if *self.unwinds[j]
+                    .get_or_insert_with(|| crate::unwind::calls_that_may_unwind(g, callee))
+                {
                     report.count("inline.refused-may-unwind", 1);
                     continue;
                 }
@@ -361,6 +363,7 @@ impl Rewrite<Op> for Renumber<'_> {
                     .funcs
                     .entry(*func)
                     .or_insert_with(|| self.into.import_function(&ext.name, ext.signature.clone()));
+                self.into.ext_funcs[*func].nounwind |= ext.nounwind;
             }
             InstructionData::CallIndirect { sig, .. } => {
                 let s = &self.from.signatures[*sig];
@@ -431,15 +434,6 @@ fn references(g: &Rvsdg) -> FxHashMap<String, usize> {
 
 /// Whether region `r` has a sink among its own nodes: a node that reads a state and
 /// gives none back (it may never complete; its region's results share its states).
-/// Whether λ `l`'s body holds a call anywhere (only calls unwind).
-fn holds_a_call(g: &Rvsdg, l: Node) -> bool {
-    g.regions_below(g.lambda_body(l)).into_iter().any(|r| {
-        g.nodes(r)
-            .iter()
-            .any(|&n| g.op(n).and_then(Op::opcode).is_some_and(|o| o.is_call()))
-    })
-}
-
 fn has_sink(g: &Rvsdg, r: Region) -> bool {
     g.nodes(r).iter().any(|&n| {
         g.inputs(n).iter().any(|&o| g.ty(o).is_state()) && !g.outputs(n).any(|o| g.ty(o).is_state())

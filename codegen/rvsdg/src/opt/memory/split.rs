@@ -37,8 +37,10 @@
 //! while the λ runs, the panic function included), while what can be seen — calls,
 //! volatile and atomic accesses, whatever may fault — is on *other* and the I/O
 //! state, which the sink reads. A call, though, may unwind (`panic=unwind`), and
-//! the caller's cleanup code then reads the `noalias` memory as the λ left it: every
-//! call touches the locations of the `noalias` parameters too.
+//! the caller's cleanup code then reads the `noalias` memory as the λ left it: a
+//! call that may unwind (`crate::unwind::call_may_unwind`: not a direct call of a
+//! `nounwind` function or of a λ without such calls) touches the locations of the
+//! `noalias` parameters too.
 //!
 //! **Form.** The λ keeps one memory argument and result: its body starts with a
 //! `mem_split` and ends with a `mem_join` (or the join that a sink at its top level
@@ -99,6 +101,8 @@ pub fn split_memory_states(g: &mut Rvsdg, report: &mut Report) {
 /// What the encoder knows of one λ.
 struct Encoder<'a> {
     a: &'a Analysis,
+    /// The λ being split.
+    lambda: Node,
     /// The `noalias` parameters that do not escape, by their base.
     params: Vec<Base>,
     /// The locations made so far, by index (0: *other*).
@@ -124,6 +128,7 @@ fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
     let params = noalias_params(g, l, &a.addrs);
     let mut e = Encoder {
         a: &a,
+        lambda: l,
         params,
         locs: vec![Loc::Other],
         index: FxHashMap::from_iter([(Loc::Other, 0)]),
@@ -177,6 +182,12 @@ enum End {
 }
 
 impl Encoder<'_> {
+    /// Whether node `n` is a call that may unwind (`crate::unwind::call_may_unwind`).
+    fn a_call_may_unwind(&self, g: &Rvsdg, n: Node) -> bool {
+        matches!(g.op(n), Some(Op::Inst(d)) if d.opcode().is_call())
+            && crate::unwind::call_may_unwind(g, self.lambda, n)
+    }
+
     /// The location of the bytes `acc` accesses, made if new (`None`: *other*).
     fn loc_of(&mut self, acc: &Access) -> Option<usize> {
         let loc = match acc.addr.base {
@@ -218,7 +229,7 @@ impl Encoder<'_> {
         // a call may unwind to a caller whose cleanup reads the `noalias` parameters'
         // memory: it touches their locations (not the private slots: they die with
         // the activation)
-        if matches!(g.op(n), Some(Op::Inst(d)) if d.opcode().is_call()) {
+        if self.a_call_may_unwind(g, n) {
             for (k, loc) in self.locs.iter().enumerate() {
                 if matches!(loc, Loc::Base(Base::Value(_))) {
                     m |= 1 << k;
