@@ -3,7 +3,9 @@
 //! plain cargo for the host. `cargo-vliw run` must print what `cargo run` prints and
 //! exit with the same code, `cargo-vliw test` must report the same passed, failed
 //! and ignored counts (with the `failing` feature too: a failing test unwinds and
-//! the others still run, and the summary and exit status are the host's), a program that faults (`--bin fault`) must fail with the
+//! the others still run, and the summary and exit status are the host's), a panic
+//! that unwinds into a hand-written function without call-frame information
+//! (`--bin nocfi`) must end with the runtime's fatal error naming it (status 70), a program that faults (`--bin fault`) must fail with the
 //! simulator's message, and `./y.sh run` must pass a program's stdin, stdout and exit
 //! code through untouched.
 
@@ -143,6 +145,24 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
             if got.success() || !stderr.contains("vliw-run: ") || !stderr.contains("unmapped") {
                 return Err(format!(
                     "expected a failure with the simulator's fault message, got {}:\n{stderr}",
+                    got.describe()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    check(
+        "cargo-vliw run --bin nocfi",
+        (|| {
+            let got = vliw(&["run", "-q", "--release", "--bin", "nocfi"])?;
+            let stderr = got.stderr_text();
+            let named = stderr
+                .contains("fatal runtime error: cannot unwind through the code at 0x")
+                && stderr.contains("(no_cfi_trampoline+0x")
+                && stderr.contains("no call-frame information");
+            if got.code() != Some(70) || !named {
+                return Err(format!(
+                    "expected the unwinder's fatal error naming no_cfi_trampoline and status 70, got {}:\n{stderr}",
                     got.describe()
                 ));
             }
