@@ -26,32 +26,36 @@ use vliw_ir::{Block, BlockCall, Function, Inst, InstructionData, Opcode, Signatu
 use crate::graph::Node;
 use crate::ops::{Op, Rvsdg};
 
-/// Whether call node `n` of λ `l` may unwind: not a direct call of a `nounwind`
-/// function, nor of a λ of the graph whose body holds no call that may unwind.
-pub fn call_may_unwind(g: &Rvsdg, l: Node, n: Node) -> bool {
-    match g.op(n) {
-        Some(Op::Inst(InstructionData::Call {
-            opcode: Opcode::Call,
-            func,
-            ..
-        })) => {
-            let Some(ext) = g.lambda_info(l).ext_funcs.get(*func) else {
-                return true;
-            };
-            if ext.nounwind {
-                return false;
-            }
-            match g
-                .lambdas()
+/// Which λs of a graph may unwind (`calls_that_may_unwind`), by name: computed once
+/// for a pass that asks about every call node.
+pub struct MayUnwind(FxHashMap<String, bool>);
+
+impl MayUnwind {
+    pub fn of(g: &Rvsdg) -> MayUnwind {
+        MayUnwind(
+            g.lambdas()
                 .into_iter()
-                .find(|&c| g.lambda_info(c).name == ext.name)
-            {
-                Some(callee) => calls_that_may_unwind(g, callee),
+                .map(|l| (g.lambda_info(l).name.clone(), calls_that_may_unwind(g, l)))
+                .collect(),
+        )
+    }
+
+    /// Whether call node `n` of λ `l` may unwind: not a direct call of a `nounwind`
+    /// function, nor of a λ of the graph whose body holds no call that may unwind.
+    pub fn call(&self, g: &Rvsdg, l: Node, n: Node) -> bool {
+        match g.op(n) {
+            Some(Op::Inst(InstructionData::Call {
+                opcode: Opcode::Call,
+                func,
+                ..
+            })) => match g.lambda_info(l).ext_funcs.get(*func) {
+                Some(ext) if ext.nounwind => false,
+                Some(ext) => self.0.get(&ext.name).copied().unwrap_or(true),
                 None => true,
-            }
+            },
+            Some(op) => op.opcode().is_some_and(|o| o.is_call()),
+            None => false,
         }
-        Some(op) => op.opcode().is_some_and(|o| o.is_call()),
-        None => false,
     }
 }
 

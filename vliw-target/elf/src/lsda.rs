@@ -52,29 +52,13 @@ pub fn section_name(name: &str) -> String {
     format!(".gcc_except_table.{name}")
 }
 
-fn uleb128(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
+fn uleb128(out: &mut Vec<u8>, v: u64) {
+    // writing to a vector cannot fail
+    let _ = gimli::leb128::write::unsigned(out, v);
 }
 
-fn sleb128(out: &mut Vec<u8>, mut v: i64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        let done = (v == 0 && byte & 0x40 == 0) || (v == -1 && byte & 0x40 != 0);
-        if done {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
+fn sleb128(out: &mut Vec<u8>, v: i64) {
+    let _ = gimli::leb128::write::signed(out, v);
 }
 
 /// The area of a function of `size` bytes with the calls `sites` (in address order,
@@ -177,59 +161,48 @@ pub struct Table {
     pub types: Vec<u64>,
 }
 
+/// A reader of the area, with the byte offset errors name.
 struct Reader<'a> {
-    data: &'a [u8],
-    at: usize,
+    data: gimli::EndianSlice<'a, gimli::LittleEndian>,
+    len: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn at(bytes: &'a [u8], offset: usize) -> Reader<'a> {
+        let data = bytes.get(offset..).unwrap_or(&[]);
+        Reader {
+            data: gimli::EndianSlice::new(data, gimli::LittleEndian),
+            len: bytes.len(),
+        }
+    }
+
+    /// The offset of the next byte in the area.
+    fn offset(&self) -> usize {
+        self.len - self.data.len()
+    }
+
+    fn read<T>(&mut self, what: impl FnOnce(&mut Self) -> gimli::Result<T>) -> Result<T, String> {
+        let at = self.offset();
+        what(self).map_err(|e| format!("{e} at byte {at}"))
+    }
+
     fn u8(&mut self) -> Result<u8, String> {
-        let b = *self
-            .data
-            .get(self.at)
-            .ok_or_else(|| format!("cut off at byte {}", self.at))?;
-        self.at += 1;
-        Ok(b)
+        self.read(|r| gimli::Reader::read_u8(&mut r.data))
     }
 
     fn uleb(&mut self) -> Result<u64, String> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.u8()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(format!("a uleb128 longer than 64 bits at byte {}", self.at))
+        self.read(|r| gimli::Reader::read_uleb128(&mut r.data))
     }
 
     fn sleb(&mut self) -> Result<i64, String> {
-        let mut v = 0i64;
-        let mut shift = 0;
-        loop {
-            let b = self.u8()?;
-            if shift < 64 {
-                v |= i64::from(b & 0x7f) << shift;
-            }
-            shift += 7;
-            if b & 0x80 == 0 {
-                if shift < 64 && b & 0x40 != 0 {
-                    v |= -1i64 << shift;
-                }
-                return Ok(v);
-            }
-            if shift > 70 {
-                return Err(format!("a sleb128 longer than 64 bits at byte {}", self.at));
-            }
-        }
+        self.read(|r| gimli::Reader::read_sleb128(&mut r.data))
     }
 }
 
 /// Reads an area in the layout this module writes (any landing-pad base but the
 /// function start, or a call-site encoding other than uleb128, is refused).
 pub fn parse(lsda: &[u8]) -> Result<Table, String> {
-    let mut r = Reader { data: lsda, at: 0 };
+    let mut r = Reader::at(lsda, 0);
     let landing_base = r.u8()?;
     if landing_base != OMIT {
         return Err(format!(
@@ -239,7 +212,11 @@ pub fn parse(lsda: &[u8]) -> Result<Table, String> {
     let type_encoding = r.u8()?;
     let types_end = if type_encoding != OMIT {
         let off = r.uleb()? as usize;
-        Some(r.at.checked_add(off).ok_or("type table offset overflows")?)
+        Some(
+            r.offset()
+                .checked_add(off)
+                .ok_or("type table offset overflows")?,
+        )
     } else {
         None
     };
@@ -250,7 +227,10 @@ pub fn parse(lsda: &[u8]) -> Result<Table, String> {
         ));
     }
     let len = r.uleb()? as usize;
-    let actions_at = r.at.checked_add(len).ok_or("call-site table overflows")?;
+    let actions_at = r
+        .offset()
+        .checked_add(len)
+        .ok_or("call-site table overflows")?;
     if actions_at > lsda.len() {
         return Err(format!(
             "the call-site table ({len} bytes) runs past the end ({} bytes)",
@@ -258,7 +238,7 @@ pub fn parse(lsda: &[u8]) -> Result<Table, String> {
         ));
     }
     let mut sites = Vec::new();
-    while r.at < actions_at {
+    while r.offset() < actions_at {
         let start = r.uleb()?;
         let len = r.uleb()?;
         let landing = r.uleb()?;
@@ -267,12 +247,12 @@ pub fn parse(lsda: &[u8]) -> Result<Table, String> {
             None
         } else {
             let offset = entry - 1;
-            let mut a = Reader {
-                data: lsda,
-                at: actions_at
+            let mut a = Reader::at(
+                lsda,
+                actions_at
                     .checked_add(offset as usize)
                     .ok_or("action offset overflows")?,
-            };
+            );
             let type_index = a.sleb()?;
             let next = a.sleb()?;
             Some(ActionRecord {

@@ -30,6 +30,23 @@ impl Lower<'_> {
         out
     }
 
+    /// `trap code`.
+    fn trap(&mut self, code: i64) {
+        self.push(MInst::op(Opcode::Trap, &[], &[], Imm::Const(code)));
+    }
+
+    /// Lowers the call of `data` with `call`; for an invoke, the call gets the unwind
+    /// edge and a branch to the normal successor follows it.
+    fn invoke_edges(&mut self, data: &InstructionData, call: impl FnOnce(&mut Self)) {
+        if let [normal, unwind] = data.branch_destinations() {
+            self.unwind_to = Some(self.unwind_edge(unwind));
+            call(self);
+            self.jump_to(normal);
+        } else {
+            call(self);
+        }
+    }
+
     /// The unwind edge of an invoke to `pad`, an IR block that starts with its
     /// landing pad. A pad with parameters is entered through an edge block of this
     /// invoke's own (laid out at the end): it copies the exception registers and
@@ -176,60 +193,34 @@ impl Lower<'_> {
             InstructionData::Nullary {
                 opcode: IrOp::Unreachable,
             } => {
-                self.push(MInst::op(
-                    Opcode::Trap,
-                    &[],
-                    &[],
-                    Imm::Const(trap_code::UNREACHABLE),
-                ));
+                self.trap(trap_code::UNREACHABLE);
                 Ok(())
             }
             InstructionData::Trap { code, .. } => {
-                self.push(MInst::op(
-                    Opcode::Trap,
-                    &[],
-                    &[],
-                    Imm::Const(i64::from(*code)),
-                ));
+                self.trap(i64::from(*code));
                 Ok(())
             }
+            // an invoke is a call whose unwind edge leaves from it, then a branch to
+            // its normal successor
             InstructionData::Call {
+                func: fref, args, ..
+            }
+            | InstructionData::Invoke {
                 func: fref, args, ..
             } => {
                 let ext = &self.func.ext_funcs[*fref];
                 let name = ext.name.clone();
                 let rets = ext.signature.returns.clone();
-                self.lower_call(Ok(&name), args, &rets, results);
+                self.invoke_edges(data, |l| l.lower_call(Ok(&name), args, &rets, results));
                 Ok(())
             }
-            InstructionData::CallIndirect { sig, args, .. } => {
+            InstructionData::CallIndirect { sig, args, .. }
+            | InstructionData::InvokeIndirect { sig, args, .. } => {
                 let rets = self.func.signatures[*sig].returns.clone();
                 let callee = self.get1(args[0]);
-                self.lower_call(Err(callee), &args[1..], &rets, results);
-                Ok(())
-            }
-            InstructionData::Invoke {
-                func: fref,
-                args,
-                blocks,
-                ..
-            } => {
-                let ext = &self.func.ext_funcs[*fref];
-                let name = ext.name.clone();
-                let rets = ext.signature.returns.clone();
-                self.unwind_to = Some(self.unwind_edge(&blocks[1]));
-                self.lower_call(Ok(&name), args, &rets, results);
-                self.jump_to(&blocks[0]);
-                Ok(())
-            }
-            InstructionData::InvokeIndirect {
-                sig, args, blocks, ..
-            } => {
-                let rets = self.func.signatures[*sig].returns.clone();
-                let callee = self.get1(args[0]);
-                self.unwind_to = Some(self.unwind_edge(&blocks[1]));
-                self.lower_call(Err(callee), &args[1..], &rets, results);
-                self.jump_to(&blocks[0]);
+                self.invoke_edges(data, |l| {
+                    l.lower_call(Err(callee), &args[1..], &rets, results)
+                });
                 Ok(())
             }
             InstructionData::Unary {
@@ -239,12 +230,7 @@ impl Lower<'_> {
                 // the unwinder continues the cleanup phase from here; it never returns
                 let exception = self.get(*arg);
                 self.call(Ok(RESUME), &[Type::Ptr], &[exception], &[]);
-                self.push(MInst::op(
-                    Opcode::Trap,
-                    &[],
-                    &[],
-                    Imm::Const(trap_code::UNREACHABLE),
-                ));
+                self.trap(trap_code::UNREACHABLE);
                 Ok(())
             }
             _ => Err(self.err(format!("unexpected control operation `{}`", data.opcode()))),

@@ -38,7 +38,7 @@
 //! volatile and atomic accesses, whatever may fault — is on *other* and the I/O
 //! state, which the sink reads. A call, though, may unwind (`panic=unwind`), and
 //! the caller's cleanup code then reads the `noalias` memory as the λ left it: a
-//! call that may unwind (`crate::unwind::call_may_unwind`: not a direct call of a
+//! call that may unwind (`crate::unwind::MayUnwind`: not a direct call of a
 //! `nounwind` function or of a λ without such calls) touches the locations of the
 //! `noalias` parameters too.
 //!
@@ -61,6 +61,7 @@ use super::escape::noalias_params;
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
+use crate::unwind::MayUnwind;
 
 /// At most this many locations per λ, *other* included (a bit each); the accesses to
 /// further slots or parameters stay with *other*.
@@ -89,8 +90,10 @@ struct Counts {
 /// Splits the memory state of every λ by disjoint locations.
 pub fn split_memory_states(g: &mut Rvsdg, report: &mut Report) {
     let mut counts = Counts::default();
+    // once: splitting changes the λs' memory states, never their calls
+    let may_unwind = MayUnwind::of(g);
     for l in g.lambdas() {
-        split_lambda(g, l, &mut counts);
+        split_lambda(g, l, &may_unwind, &mut counts);
     }
     report.count("mem-split.lambdas", counts.lambdas);
     report.count("mem-split.locations", counts.locations);
@@ -103,6 +106,7 @@ struct Encoder<'a> {
     a: &'a Analysis,
     /// The λ being split.
     lambda: Node,
+    may_unwind: &'a MayUnwind,
     /// The `noalias` parameters that do not escape, by their base.
     params: Vec<Base>,
     /// The locations made so far, by index (0: *other*).
@@ -114,7 +118,7 @@ struct Encoder<'a> {
     bypassed: u64,
 }
 
-fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
+fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Counts) {
     let body = g.lambda_body(l);
     if !one_chain_per_region(g, body) {
         return;
@@ -129,6 +133,7 @@ fn split_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
     let mut e = Encoder {
         a: &a,
         lambda: l,
+        may_unwind,
         params,
         locs: vec![Loc::Other],
         index: FxHashMap::from_iter([(Loc::Other, 0)]),
@@ -182,10 +187,10 @@ enum End {
 }
 
 impl Encoder<'_> {
-    /// Whether node `n` is a call that may unwind (`crate::unwind::call_may_unwind`).
+    /// Whether node `n` is a call that may unwind (`crate::unwind::MayUnwind`).
     fn a_call_may_unwind(&self, g: &Rvsdg, n: Node) -> bool {
         matches!(g.op(n), Some(Op::Inst(d)) if d.opcode().is_call())
-            && crate::unwind::call_may_unwind(g, self.lambda, n)
+            && self.may_unwind.call(g, self.lambda, n)
     }
 
     /// The location of the bytes `acc` accesses, made if new (`None`: *other*).
