@@ -238,7 +238,8 @@ impl<'h> Hosts<'h> {
         self.0.insert(name.to_string(), Box::new(f));
     }
 
-    /// Call host function `name`; `UnknownFunction` if there is none.
+    /// Call host function `name`; `UnknownFunction` if there is none, `Unwound` for
+    /// [`RAISE`] and [`RESUME`] unless a host function of that name is given.
     pub fn call(
         &mut self,
         memory: &mut Memory,
@@ -247,6 +248,15 @@ impl<'h> Hosts<'h> {
     ) -> Result<Vec<DataValue>, Trap> {
         match self.0.get_mut(name) {
             Some(h) => h(memory, args),
+            // built in: raising and resuming unwind with the exception (the caller
+            // decides where to)
+            None if name == RAISE || name == RESUME => {
+                let exception = args.first().map_or(0, |a| a.bits() as u64);
+                Err(Trap::new(
+                    TrapKind::Unwound(exception),
+                    format!("exception {exception:#x} unwound out of the program"),
+                ))
+            }
             None => Err(Trap::new(
                 TrapKind::UnknownFunction,
                 format!(
@@ -395,13 +405,6 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     }
 
     fn call_host(&mut self, name: &str, args: &[DataValue]) -> Result<Vec<DataValue>, Trap> {
-        if (name == RAISE || name == RESUME) && !self.hosts.0.contains_key(name) {
-            let exception = args.first().map_or(0, |a| a.bits() as u64);
-            return Err(Trap::new(
-                TrapKind::Unwound(exception),
-                format!("exception {exception:#x} unwound out of the program"),
-            ));
-        }
         self.hosts.call(&mut self.memory, name, args)
     }
 

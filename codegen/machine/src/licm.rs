@@ -14,7 +14,9 @@
 //! register or a reload) and the hoisted constants leave no block where more values
 //! are live than there are registers that had none before (the SSA allocator's
 //! pressure analysis, as `cse` asks it for the constants it merges). Inner loops go
-//! first, so that a constant can leave a nest level by level.
+//! first, so that a constant can leave a nest level by level. A preheader with a call
+//! that may unwind gets a block of its own for them after the call
+//! (`MachFunction::end_of_normal_path`).
 
 use std::collections::HashMap;
 
@@ -77,6 +79,8 @@ pub fn hoist_constants(mf: &mut MachFunction) -> LicmStats {
             continue;
         }
         let mut trial = mf.clone();
+        // after a call with an unwind edge only its result copies may follow
+        let pre = trial.end_of_normal_path(pre);
         let (hoisted, merged) = hoist(&mut trial, pre, &body);
         if hoisted == 0 {
             continue;

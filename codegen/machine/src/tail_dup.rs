@@ -14,7 +14,9 @@
 //! which the copies no longer read, and what its branches read otherwise dominates
 //! `J`, so it dominates every predecessor of `J` too. A loop header is never
 //! duplicated (a copy in an entry edge's predecessor would enter the loop a second
-//! way), nor a block reached through a jump table or by a guarded branch.
+//! way), nor a block reached through a jump table or by a guarded branch, nor into a
+//! predecessor with a call that has an unwind edge (only its result copies and one
+//! `br` may follow it, docs/machine.md §2).
 
 use std::collections::{HashMap, HashSet};
 
@@ -103,7 +105,8 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
         // the predecessors whose only way to `j` is their final unguarded `br`
         let mut into: Vec<MBlock> = Vec::new();
         for &p in &preds[j.index()] {
-            if p != j && !into.contains(&p) && jumps_only_at_end(mf, p, j) {
+            // (after a call with an unwind edge only its result copies and one `br`)
+            if p != j && !into.contains(&p) && jumps_only_at_end(mf, p, j) && !mf.unwinds_from(p) {
                 into.push(p);
             }
         }

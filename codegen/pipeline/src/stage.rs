@@ -44,21 +44,6 @@ impl Unit<'_> {
     }
 }
 
-/// Machine passes that do not yet keep the rules of unwind edges (`MInst::unwind`,
-/// docs/machine.md §2: the call is its block's last operation but for its result
-/// copies and the branch; nothing else enters a landing block): they leave a function
-/// with an unwinding call as it is. If-conversion and the passes on its regions would
-/// guard or move the call; the cross-block hoisting and copying passes would put
-/// operations after it or duplicate it.
-pub const SKIPPED_WITH_UNWIND_EDGES: &[&str] = &[
-    "if-convert",
-    "tail-dup",
-    "pre-sched-region",
-    "modulo",
-    "machine-licm",
-    "copy-blocks",
-];
-
 /// Runs `pass` on `unit`.
 pub fn apply<'a>(
     pass: &Pass,
@@ -73,9 +58,7 @@ pub fn apply<'a>(
         }
         (Run::Lower(f), Unit::Ir(func)) => Unit::Machine(f(module, &func, options)?),
         (Run::Machine(f), Unit::Machine(mut mf)) => {
-            if !(SKIPPED_WITH_UNWIND_EDGES.contains(&pass.name) && mf.has_unwind_edges()) {
-                f(&mut mf, options)?;
-            }
+            f(&mut mf, options)?;
             Unit::Machine(mf)
         }
         (Run::Emit(f), Unit::Machine(mf)) => Unit::Code(mf.name.clone(), f(&mf, options)?),

@@ -22,7 +22,11 @@
 //! order the effects); a γ evaluates the arm its predicate chooses; a θ evaluates its
 //! body, then again on the new values while the predicate is alternative 1; a call of
 //! a name that is a λ of the graph evaluates that λ's body, with its own stack slots;
-//! other names go to the host functions. States carry no value. Two effects that no
+//! other names go to the host functions. A call of `_Unwind_RaiseException` or
+//! `_Unwind_Resume` (without a host function of that name) unwinds, with the
+//! interpreter's two phases: the nearest `try_call`/`catch_call` on the stack gets the
+//! outcome "unwound", a raise that no `catch_call` waits for ends the run first.
+//! States carry no value. Two effects that no
 //! state edge orders (a division, which takes the I/O state, and a plain load, which
 //! takes the memory state) run in the order of `Graph::topological_order`: only which
 //! of them traps first can tell.
@@ -129,6 +133,9 @@ enum Next {
     Continue,
     /// Evaluate λ `callee` on these arguments, then give its results to the node.
     Call(Node, Vec<u128>),
+    /// The node, a call, unwinds with this exception: by a raise (`true`: its search
+    /// phase must find a catch first) or by a resume.
+    Unwind(u64, bool),
 }
 
 impl<'a, 'h> Evaluator<'a, 'h> {
@@ -226,9 +233,15 @@ impl<'a, 'h> Evaluator<'a, 'h> {
                 match g.kind(n) {
                     NodeKind::Simple(op) => {
                         let ctx = context(g, act.lambda, n);
-                        if let Next::Call(callee, args) = self.simple(act, n, op).map_err(&ctx)? {
-                            self.push_activation(&mut acts, callee, &args, Some(n))
-                                .map_err(&ctx)?;
+                        match self.simple(act, n, op).map_err(&ctx)? {
+                            Next::Continue => {}
+                            Next::Call(callee, args) => {
+                                self.push_activation(&mut acts, callee, &args, Some(n))
+                                    .map_err(&ctx)?;
+                            }
+                            Next::Unwind(exception, search) => {
+                                self.unwind(&mut acts, n, exception, search).map_err(&ctx)?;
+                            }
                         }
                     }
                     NodeKind::Gamma { arms } => {
@@ -287,7 +300,7 @@ impl<'a, 'h> Evaluator<'a, 'h> {
                         return Ok(rets.to_vec());
                     };
                     let call = done.call.expect("a called activation knows its call");
-                    let expects = value_outputs(g, call).len();
+                    let expects = value_outputs(g, call).len() - unwinding_outputs(g, call);
                     if expects != rets.len() {
                         return Err(Trap::new(
                             TrapKind::BadSignature,
@@ -299,6 +312,14 @@ impl<'a, 'h> Evaluator<'a, 'h> {
                         ));
                     }
                     self.set_outputs(caller, call, rets);
+                    // a try_call's outcome after its results: returned
+                    let outcome = [0; 3];
+                    self.set_outputs_from(
+                        caller,
+                        call,
+                        rets.len(),
+                        &outcome[..unwinding_outputs(g, call)],
+                    );
                 }
             }
         }
@@ -393,8 +414,62 @@ impl<'a, 'h> Evaluator<'a, 'h> {
 
     /// Give node `n` the values of its first outputs (the states after them carry none).
     fn set_outputs(&self, act: &mut Activation, n: Node, vals: &[u128]) {
-        let base = self.plan.out_base[n] as usize;
+        self.set_outputs_from(act, n, 0, vals);
+    }
+
+    /// Give node `n` the values of its outputs from number `first` on.
+    fn set_outputs_from(&self, act: &mut Activation, n: Node, first: usize, vals: &[u128]) {
+        let base = self.plan.out_base[n] as usize + first;
         act.vals[base..base + vals.len()].copy_from_slice(vals);
+    }
+
+    /// Unwinds with `exception` from call node `n` of the activation on top (the
+    /// interpreter's two phases): with `search`, a raise, it first checks that a call
+    /// waiting on the stack catches (a `catch_call`), else the exception ends the run
+    /// before any cleanup; then the nearest `try_call` or `catch_call`, `n` itself or a
+    /// caller's waiting call, gets the outcome "unwound" (its results 0, then 1, the
+    /// exception and selector 0) and the activations above it go.
+    fn unwind(
+        &mut self,
+        acts: &mut Vec<Activation>,
+        n: Node,
+        exception: u64,
+        search: bool,
+    ) -> Result<(), Trap> {
+        let g = self.graph;
+        let catches = |c: Node| {
+            g.op(c)
+                .and_then(Op::opcode)
+                .is_some_and(|o| o.try_call_catches())
+        };
+        let unwound = || {
+            Trap::new(
+                TrapKind::Unwound(exception),
+                format!("exception {exception:#x} unwound out of the program"),
+            )
+        };
+        if search && !catches(n) && !acts.iter().filter_map(|a| a.call).any(catches) {
+            return Err(unwound());
+        }
+        let mut at = n;
+        loop {
+            let act = acts.last_mut().expect("an activation");
+            let unwinding = unwinding_outputs(g, at);
+            if unwinding > 0 {
+                let values = value_outputs(g, at).len();
+                let mut vals = vec![0u128; values];
+                vals[values - 2] = u128::from(exception);
+                vals[values - 3] = 1;
+                self.set_outputs(act, at, &vals);
+                return Ok(());
+            }
+            let done = acts.pop().expect("an activation");
+            self.stack.release(done.saved_sp);
+            match (done.call, acts.is_empty()) {
+                (Some(call), false) => at = call,
+                _ => return Err(unwound()),
+            }
+        }
     }
 
     /// Evaluate simple node `n`.
@@ -499,9 +574,24 @@ impl<'a, 'h> Evaluator<'a, 'h> {
             .iter()
             .map(|&(b, t)| DataValue::from_bits(t, b))
             .collect();
-        let out = self.hosts.call(&mut self.memory, name, &dv)?;
-        check_host_results(name, &out, &value_outputs(self.graph, n))?;
-        let bits: Vec<u128> = out.iter().map(|d| d.bits()).collect();
+        let out = match self.hosts.call(&mut self.memory, name, &dv) {
+            Err(Trap {
+                kind: TrapKind::Unwound(exception),
+                ..
+            }) => {
+                return Ok(Next::Unwind(
+                    exception,
+                    name != vliw_ir::interpreter::RESUME,
+                ));
+            }
+            r => r?,
+        };
+        let types = value_outputs(self.graph, n);
+        let unwinding = unwinding_outputs(self.graph, n);
+        check_host_results(name, &out, &types[..types.len() - unwinding])?;
+        let mut bits: Vec<u128> = out.iter().map(|d| d.bits()).collect();
+        // a try_call's outcome after its results: returned
+        bits.extend(std::iter::repeat_n(0, unwinding));
         self.set_outputs(act, n, &bits);
         Ok(Next::Continue)
     }
@@ -549,6 +639,19 @@ impl<'a, 'h> Evaluator<'a, 'h> {
             })?;
         }
         Ok(())
+    }
+}
+
+/// How many of a node's value outputs are a `try_call`'s outcome (whether it unwound,
+/// the exception, the selector): 3 for a `try_call` or `catch_call`, else 0.
+fn unwinding_outputs(g: &Rvsdg, n: Node) -> usize {
+    if g.op(n)
+        .and_then(Op::opcode)
+        .is_some_and(|o| o.is_try_call())
+    {
+        3
+    } else {
+        0
     }
 }
 

@@ -7,7 +7,7 @@ use vliw_ir::Linkage;
 use vliw_isa::Opcode;
 
 use super::{
-    Bundles, FrameLayout, FrameSlot, InstId, JumpTable, MBlock, MInst, Reg, RegClass, VReg,
+    Bundles, FrameLayout, FrameSlot, Imm, InstId, JumpTable, MBlock, MInst, Reg, RegClass, VReg,
 };
 
 /// A block: parameters (SSA) and the order of its operations (ids into
@@ -139,11 +139,36 @@ impl MachFunction {
         pads
     }
 
-    /// Whether a call of the function has an unwind edge.
-    pub fn has_unwind_edges(&self) -> bool {
-        self.layout
+    /// Whether a call of block `b` has an unwind edge: then nothing but the copies of
+    /// its results and the final branch may follow it in the block.
+    pub fn unwinds_from(&self, b: MBlock) -> bool {
+        self.block_insts(b).any(|i| i.unwind.is_some())
+    }
+
+    /// The block at whose end (before its final branch) a pass may put new operations
+    /// that run on the way from `b` to its successor: `b` itself, or, when `b` has a
+    /// call with an unwind edge, a new block laid out after `b` that takes over `b`'s
+    /// final branch (with its arguments), `b` then jumping to it. `b` must end in an
+    /// unguarded `br` and have no other branch.
+    pub fn end_of_normal_path(&mut self, b: MBlock) -> MBlock {
+        if !self.unwinds_from(b) {
+            return b;
+        }
+        let tail = self.new_block();
+        let at = self
+            .layout
             .iter()
-            .any(|&b| self.block_insts(b).any(|i| i.unwind.is_some()))
+            .position(|&x| x == b)
+            .map_or(self.layout.len(), |i| i + 1);
+        self.layout.insert(at, tail);
+        let branch = self
+            .pop_inst(b)
+            .expect("a block with a call ends in a branch");
+        self.blocks[tail].insts.push(branch);
+        let mut jump = MInst::op(Opcode::Br, &[], &[], Imm::Block(tail));
+        jump.loc = self.insts[branch].loc;
+        self.push_inst(b, jump);
+        tail
     }
 
     /// The operations of block `b`, in order.

@@ -27,7 +27,9 @@
 //! **Where:** the block and its predecessor are in the same innermost loop (the loop
 //! forest; never across loop levels: moving into a loop body from its exit would run
 //! the operation every iteration, moving out of a header is impossible since a
-//! header has two predecessors). **When:** an operation moves if the predecessor's
+//! header has two predecessors), and the predecessor has no call with an unwind edge
+//! (only its result copies may follow it, docs/machine.md §2; this also keeps a
+//! landing block's operations where they are). **When:** an operation moves if the predecessor's
 //! list schedule does not get longer with it (its length is the critical path and
 //! resource bound of its operations, as `sched::list` schedules them), so the
 //! predecessor's path pays nothing and the block's gets shorter or less crowded.
@@ -165,9 +167,12 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
     // from the last block to the first, so that moved operations may move on
     for s in mf.layout.clone().into_iter().rev() {
         let [p] = preds[s.index()][..] else { continue };
+        // nothing may follow a call with an unwind edge but its result copies, and
+        // its landing block's operations run only when it unwinds
         if p == s
             || excluded.contains(&p)
             || excluded.contains(&s)
+            || mf.unwinds_from(p)
             || loops.innermost_loop(block(p)) != loops.innermost_loop(block(s))
         {
             continue;

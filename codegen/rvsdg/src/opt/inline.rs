@@ -171,8 +171,8 @@ impl Inliner<'_> {
             if !self.same_signature(g, caller, call, j) {
                 continue;
             }
-            // at a `try_call` (an invoke's), only a callee that cannot unwind: its
-            // copy then never does, and the call's outcome is "returned"
+            // at a `try_call` or `catch_call` (an invoke's), only a callee that cannot
+            // unwind: its copy then never does, and the call's outcome is "returned"
             let try_call = g
                 .op(call)
                 .and_then(Op::opcode)
@@ -203,12 +203,12 @@ impl Inliner<'_> {
     }
 
     /// Whether `call` (in λ `caller`) passes what λ number `j` takes and takes what it
-    /// gives: the call's signature is the callee's, not variadic. (`call` or
-    /// `try_call`; a `catch_call`, `catch_unwind`'s, stays: its callee is what may
-    /// panic.)
+    /// gives: the call's signature is the callee's, not variadic. (`call`, `try_call`
+    /// or `catch_call`: a drop in a cleanup, whose pad only aborts, or `catch_unwind`'s
+    /// call, whose callee is what may panic and then stays.)
     fn same_signature(&self, g: &Rvsdg, caller: Node, call: Node, j: usize) -> bool {
         let Some(Op::Inst(InstructionData::Call {
-            opcode: vliw_ir::Opcode::Call | vliw_ir::Opcode::TryCall,
+            opcode: vliw_ir::Opcode::Call | vliw_ir::Opcode::TryCall | vliw_ir::Opcode::CatchCall,
             func,
             ..
         })) = g.op(call)

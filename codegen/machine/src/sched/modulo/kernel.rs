@@ -370,7 +370,9 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     mf.set_block(h, kernel);
     let latch_br = mf.block_inst_ids(model.latch)[0];
     mf.inst_mut(latch_br).args = back;
-    let pre = model.preheader;
+    // (a preheader with a call that has an unwind edge gets a block of its own for the
+    // flag's compare after the call, whose result copies alone may follow it)
+    let pre = mf.end_of_normal_path(model.preheader);
     let last = mf.block_len(pre) - 1;
     mf.insert_inst(
         pre,
