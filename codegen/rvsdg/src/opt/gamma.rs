@@ -126,7 +126,7 @@ fn known_arm(g: &Rvsdg, n: Node) -> Option<usize> {
 /// read by a sink in the arm (a `trap`) and the γ's output of that state goes on to
 /// anything but a result of the γ's region: outside the γ, the sink and that user
 /// would be two users of one state (a sink may only share its state with a result).
-fn inline_arm(g: &mut Rvsdg, n: Node, arm: usize) -> bool {
+pub(crate) fn inline_arm(g: &mut Rvsdg, n: Node, arm: usize) -> bool {
     let a = g.kind(n).subregions()[arm];
     let shared_state = g.results(a).iter().enumerate().any(|(k, &o)| {
         g.ty(o).is_state()

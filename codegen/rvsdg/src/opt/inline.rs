@@ -44,6 +44,7 @@
 //! Calls of declarations and of functions that were not built, indirect calls, and
 //! calls whose signature is not the callee's stay.
 
+use cranelift_entity::EntityRef;
 use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{
     FuncRef, Function, GlobalRef, InlineHint, InstructionData, Linkage, SigRef, SourceLoc,
@@ -52,8 +53,9 @@ use vliw_ir::{
 
 use crate::call_graph::{CallGraph, direct_calls};
 use crate::copy::Rewrite;
-use crate::graph::{Node, Origin, Region};
+use crate::graph::{Node, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
+use crate::opt::inline_unwind;
 use crate::report::Report;
 
 /// The size below which a callee is inlined (`rvsdg-inline-threshold`), in nodes.
@@ -61,7 +63,7 @@ pub const DEFAULT_THRESHOLD: usize = 30;
 /// An `inline` callee may be this many times the threshold.
 pub const HINT_FACTOR: usize = 3;
 /// The last call of a local function may be this many times the threshold.
-pub const LAST_CALL_FACTOR: usize = 20;
+pub const LAST_CALL_FACTOR: usize = 40;
 /// A `cold` callee must be this many times smaller than the threshold.
 pub const COLD_DIVISOR: usize = 4;
 /// A caller may grow to this many times its size before inlining...
@@ -165,6 +167,11 @@ impl Inliner<'_> {
             .map(|(n, name)| (n, name.to_string()))
             .collect();
         for (call, name) in calls {
+            // (the landing code of an inlined invoke that cannot unwind went with its
+            // calls: `resolve_returned`)
+            if !g.is_alive(call) {
+                continue;
+            }
             let Some(&j) = self.cg.index.get(&name) else {
                 continue; // a declaration, or a function that was not built
             };
@@ -177,12 +184,13 @@ impl Inliner<'_> {
                 .op(call)
                 .and_then(Op::opcode)
                 .is_some_and(|o| o.is_try_call());
-            if try_call {
+            if try_call && self.may_unwind(g, j) {
                 let callee = self.cg.lambdas[j];
-                if *self.unwinds[j]
-                    .get_or_insert_with(|| crate::unwind::calls_that_may_unwind(g, callee))
-                {
-                    report.count("inline.refused-may-unwind", 1);
+                let unwinding = self.unwinding_calls(g, callee, g.lambda_body(callee), 0);
+                if inline_unwind::unwinds_in_loop(g, g.lambda_body(callee), &|m| {
+                    unwinding.contains(&m)
+                }) {
+                    report.count("inline.refused-unwinds-in-loop", 1);
                     continue;
                 }
             }
@@ -275,6 +283,58 @@ impl Inliner<'_> {
         Ok(())
     }
 
+    /// Whether λ number `j` may unwind (its body holds a call that may).
+    fn may_unwind(&mut self, g: &Rvsdg, j: usize) -> bool {
+        let l = self.cg.lambdas[j];
+        *self.unwinds[j].get_or_insert_with(|| crate::unwind::calls_that_may_unwind(g, l))
+    }
+
+    /// The plain calls of λ `l` in region `r` and below that may unwind, of the nodes
+    /// of `r` from index `first` on: not of a `nounwind` function nor of a λ that
+    /// cannot unwind.
+    fn unwinding_calls(&mut self, g: &Rvsdg, l: Node, r: Region, first: usize) -> FxHashSet<Node> {
+        let mut found = FxHashSet::default();
+        let top: Vec<Node> = g
+            .nodes(r)
+            .iter()
+            .copied()
+            .filter(|n| n.index() >= first)
+            .collect();
+        let mut nodes = top.clone();
+        for &n in &top {
+            for &sub in g.node(n).kind.subregions() {
+                for q in g.regions_below(sub) {
+                    nodes.extend_from_slice(g.nodes(q));
+                }
+            }
+        }
+        for n in nodes {
+            let unwinds = match g.op(n) {
+                Some(Op::Inst(InstructionData::Call {
+                    opcode: vliw_ir::Opcode::Call,
+                    func,
+                    ..
+                })) => match g.lambda_info(l).ext_funcs.get(*func) {
+                    Some(ext) if ext.nounwind => false,
+                    Some(ext) => match self.cg.index.get(&ext.name) {
+                        Some(&j) => self.may_unwind(g, j),
+                        None => true,
+                    },
+                    None => true,
+                },
+                Some(Op::Inst(InstructionData::CallIndirect {
+                    opcode: vliw_ir::Opcode::CallIndirect,
+                    ..
+                })) => true,
+                _ => false,
+            };
+            if unwinds {
+                found.insert(n);
+            }
+        }
+        found
+    }
+
     /// Replaces `call` (in λ `caller`) by a copy of λ `callee`'s body. Returns the
     /// bytes of stack slots the copy added to the caller.
     fn inline(&mut self, g: &mut Rvsdg, caller: Node, call: Node, callee: Node) -> u64 {
@@ -294,44 +354,107 @@ impl Inliner<'_> {
             stack: 0,
             refs: &mut self.refs,
         };
+        let first = g.node_capacity();
         let mut results = g.copy_region_with(body, region, &inputs, &mut renumber);
         let stack = renumber.stack;
-        // a try_call's outcome after its results: returned (the callee cannot unwind)
-        if g.op(call)
-            .and_then(Op::opcode)
-            .is_some_and(|o| o.is_try_call())
-        {
-            let values = results.len() - 2; // the memory and I/O states follow
-            let outcome: Vec<Origin> = [Type::I1, Type::Ptr, Type::I32]
-                .into_iter()
-                .map(|t| {
-                    let c = g.add_simple(
-                        region,
-                        Op::Inst(InstructionData::UnaryImm {
-                            opcode: vliw_ir::Opcode::Iconst,
-                            imm: 0,
-                        }),
-                        &[],
-                        &[Ty::Val(t)],
-                    );
-                    Origin::Out(c, 0)
-                })
-                .collect();
-            results.splice(values..values, outcome);
-        }
         // the callee's landing pads (its try_calls) come with its personality routine
         if target.personality.is_none() {
             target.personality = source.personality.clone();
         }
         *g.lambda_info_mut(caller) = target;
+        // a try_call's outcome after its results: the copy's where it may unwind
+        // (`inline_unwind`), else returned
+        let opcode = g.op(call).and_then(Op::opcode);
+        let mut returned = false;
+        if opcode.is_some_and(|o| o.is_try_call()) {
+            let values = results.len() - 2; // the memory and I/O states follow
+            let unwinding = self.unwinding_calls(g, caller, region, first);
+            let catching = opcode.is_some_and(|o| o.try_call_catches());
+            let explicit = inline_unwind::make_unwinding_explicit(
+                g,
+                region,
+                first,
+                &unwinding,
+                catching,
+                &mut results,
+            );
+            returned = explicit.is_none();
+            let outcome: Vec<Origin> = match explicit {
+                Some(o) => vec![o.unwound, o.exception, o.selector],
+                None => [Type::I1, Type::Ptr, Type::I32]
+                    .into_iter()
+                    .map(|t| {
+                        let c = g.add_simple(
+                            region,
+                            Op::Inst(InstructionData::UnaryImm {
+                                opcode: vliw_ir::Opcode::Iconst,
+                                imm: 0,
+                            }),
+                            &[],
+                            &[Ty::Val(t)],
+                        );
+                        Origin::Out(c, 0)
+                    })
+                    .collect(),
+            };
+            results.splice(values..values, outcome);
+        }
         for (k, &o) in results.iter().enumerate() {
             g.divert_users(Origin::Out(call, k as u32), o);
         }
         g.remove_node(call);
+        if returned {
+            let values = results.len() - 5;
+            resolve_returned(g, results[values]);
+        }
         if let Some(n) = self.refs.get_mut(&source.name) {
             *n -= 1;
         }
         stack
+    }
+}
+
+/// The branches on an inlined `try_call`'s outcome when it is the constant "returned"
+/// (`unwound`, 0: the callee cannot unwind) go now: each `match` of it becomes its
+/// control constant and each γ on that its known arm, the landing code with the other
+/// arm. γ simplification would do the same later; done here, the passes before it
+/// (loop inversion) see loop bodies without the landing code.
+fn resolve_returned(g: &mut Rvsdg, unwound: Origin) {
+    for u in g.users(unwound).to_vec() {
+        let User::In(m, 0) = u else { continue };
+        let Some(Op::Match {
+            cases,
+            default,
+            alts,
+        }) = g.op(m)
+        else {
+            continue;
+        };
+        let alt = cases
+            .iter()
+            .find(|&&(c, _)| c == 0)
+            .map_or(*default, |&(_, a)| a);
+        let alts = *alts;
+        let region = g.node(m).region;
+        let ctl = g.add_simple(region, Op::Ctl { alt, alts }, &[], &[Ty::Ctl(alts)]);
+        g.divert_users(Origin::Out(m, 0), Origin::Out(ctl, 0));
+        g.remove_node(m);
+        for u in g.users(Origin::Out(ctl, 0)).to_vec() {
+            if let User::In(gamma, 0) = u
+                && matches!(g.kind(gamma), crate::graph::NodeKind::Gamma { .. })
+                && crate::opt::gamma::inline_arm(g, gamma, alt as usize)
+            {
+                g.remove_node(gamma);
+            }
+        }
+        if !g.is_used(ctl) {
+            g.remove_node(ctl);
+        }
+    }
+    if let Some(c) = g.producer(unwound)
+        && !g.is_used(c)
+    {
+        g.remove_node(c);
     }
 }
 

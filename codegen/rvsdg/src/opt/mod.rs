@@ -8,6 +8,7 @@ pub mod gamma;
 pub mod idiom;
 pub mod induction;
 pub mod inline;
+mod inline_unwind;
 pub mod invert;
 pub mod ivr;
 pub mod licm;
