@@ -42,6 +42,10 @@ pub fn build_lambda(g: &mut Rvsdg, func: &Function, report: &mut Report) -> Resu
         "rvsdg.restructure.dead-ends",
         stats.dead_ends_detached as u64,
     );
+    report.count(
+        "rvsdg.restructure.dead-region-copies",
+        stats.dead_region_copies as u64,
+    );
     let tree = structure_tree(&f).map_err(|e| format!("@{}: not structured: {e}", f.name))?;
     // values cross the constructs that do not read them on their own, not as variables
     let dead_ends: FxHashSet<Block> = stats.dead_ends.iter().copied().collect();

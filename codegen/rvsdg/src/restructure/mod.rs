@@ -159,6 +159,9 @@ pub struct RestructureStats {
     pub branches_simplified: usize,
     /// Tail `brif`s that repeated on false, inverted.
     pub conditions_inverted: usize,
+    /// Blocks copied so that each way into a dead region has its own
+    /// (`exit::privatize_dead_regions`).
+    pub dead_region_copies: usize,
     /// Dead ends detached (`exit::detach_dead_ends`).
     pub dead_ends_detached: usize,
     /// The blocks that were dead ends: they jump on where they ended in
@@ -183,6 +186,7 @@ impl RestructureStats {
         self.consts_rematerialized += other.consts_rematerialized;
         self.branches_simplified += other.branches_simplified;
         self.conditions_inverted += other.conditions_inverted;
+        self.dead_region_copies += other.dead_region_copies;
         self.dead_ends_detached += other.dead_ends_detached;
     }
 
@@ -219,6 +223,11 @@ pub fn restructure(func: &mut Function) -> RestructureStats {
     stats.unreachable_removed = local::remove_unreachable(func);
     stats.branches_simplified = local::simplify_branches(func);
     local::make_values_local(func, &mut stats);
+    stats.dead_region_copies = exit::privatize_dead_regions(func);
+    if stats.dead_region_copies > 0 {
+        // a region whose ways in all took copies is left unreachable
+        stats.unreachable_removed += local::remove_unreachable(func);
+    }
 
     let mut ed = Editor::new(func, stats);
     let dead_ends = exit::detach_dead_ends(&mut ed);
