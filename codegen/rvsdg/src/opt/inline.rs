@@ -41,6 +41,12 @@
 //!    [`STACK_GROWTH`] bytes of new stack slots ([`STACK_GROWTH_RECURSIVE`] in a
 //!    recursive caller, whose frames pile up).
 //!
+//! At an invoke (a `try_call` or `catch_call`) a callee that may unwind is refused
+//! before all that when one of its calls that may unwind is inside a θ
+//! (`inline.refused-unwinds-in-loop`); otherwise its copy's unwinding is made explicit
+//! (`inline_unwind`), and a callee that cannot unwind gives the outcome "returned",
+//! the landing code going at once (`resolve_returned`).
+//!
 //! Calls of declarations and of functions that were not built, indirect calls, and
 //! calls whose signature is not the callee's stay.
 
