@@ -17,6 +17,7 @@
 //! | `run-flags: FLAGS` | extra `vliw-run` flags, e.g. `--strict --max-cycles 1000` |
 //! | `link-flags: FLAGS` | extra `vliw-ld` flags, e.g. `--gc-sections` |
 //! | `extra-sources: A.s B.s` | more files to assemble and link, relative to this one |
+//! | `compile-flags: FLAGS` | Rust programs only (`//`): rustc flags given to both compilers, e.g. `-Cpanic=abort` |
 //! | `expect-asm-error: TEXT` | assembling this file must fail with TEXT in stderr |
 //! | `expect-link-error: TEXT` | linking must fail with TEXT in stderr |
 //!
@@ -37,6 +38,7 @@ pub struct Headers {
     pub run_flags: Vec<String>,
     pub link_flags: Vec<String>,
     pub extra_sources: Vec<String>,
+    pub compile_flags: Vec<String>,
     pub expect_asm_error: Option<Vec<u8>>,
     pub expect_link_error: Option<Vec<u8>>,
 }
@@ -118,6 +120,10 @@ pub fn parse_with(source: &str, marker: &str) -> Result<Headers, String> {
             "run-flags" => h.run_flags.extend(words(value)),
             "link-flags" => h.link_flags.extend(words(value)),
             "extra-sources" => h.extra_sources.extend(words(value)),
+            "compile-flags" if marker == "//" => h.compile_flags.extend(words(value)),
+            "compile-flags" => {
+                return Err(at("compile-flags: an assembly program is not compiled".into()));
+            }
             "expect-asm-error" | "expect-link-error" => {
                 let text = decode(value).map_err(at)?;
                 if text.is_empty() {
@@ -238,6 +244,14 @@ pub fn decode(text: &str) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compile_flags_only_for_rust_programs() {
+        let h = parse_with("// compile-flags: -Cpanic=abort -Zfoo\nfn main() {}\n", "//").unwrap();
+        assert_eq!(h.compile_flags, ["-Cpanic=abort", "-Zfoo"]);
+        let e = parse("# compile-flags: -Cpanic=abort\n").unwrap_err();
+        assert!(e.contains("not compiled"), "{e}");
+    }
 
     #[test]
     fn defaults_without_headers() {

@@ -184,6 +184,7 @@ fn parse_headers(name: &str, text: &str) -> Result<Headers, String> {
         || !h.run_flags.is_empty()
         || !h.link_flags.is_empty()
         || !h.extra_sources.is_empty()
+        || !h.compile_flags.is_empty()
         || !h.expects_run();
     if unsupported {
         return Err(

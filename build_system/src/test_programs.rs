@@ -214,8 +214,8 @@ fn parse_headers(name: &str, text: &str) -> Result<Headers, String> {
     if unsupported {
         return Err(
             "bad test headers: programs take args, stdin, stdin-file, env, \
-                    expect-exit and expect-stderr-contains (their output is compared \
-                    with the host build's)"
+                    compile-flags, expect-exit and expect-stderr-contains (their output \
+                    is compared with the host build's)"
                 .into(),
         );
     }
@@ -335,7 +335,8 @@ impl Suite<'_> {
         &self,
         compiler: &Path,
         opt: &str,
-        source: &str,
+        program: &Program,
+        h: &Headers,
         exe: &Path,
         work: &Path,
     ) -> Command {
@@ -345,7 +346,8 @@ impl Suite<'_> {
         cmd.current_dir(&self.paths.root).env("RUSTC_ICE", work);
         cmd.args(RUSTC_FLAGS)
             .arg(format!("-Copt-level={opt}"))
-            .arg(source)
+            .args(&h.compile_flags)
+            .arg(&program.source)
             .arg("-o")
             .arg(exe);
         cmd
@@ -362,7 +364,7 @@ impl Suite<'_> {
     ) -> Result<Output, Failure> {
         let dir = self.dir("host", opt, program)?;
         let exe = dir.join(&program.name);
-        let cmd = self.compile(&self.cmds.rustc.path, opt, &program.source, &exe, &dir);
+        let cmd = self.compile(&self.cmds.rustc.path, opt, program, h, &exe, &dir);
         let inputs = [
             self.paths.root.join(&program.source),
             self.cmds.rustc.path.clone(),
@@ -399,7 +401,7 @@ impl Suite<'_> {
     ) -> Result<Output, Failure> {
         let dir = self.dir("vliw", opt, program)?;
         let exe = dir.join(&program.name);
-        let mut cmd = self.compile(rustc_vliw, opt, &program.source, &exe, &dir);
+        let mut cmd = self.compile(rustc_vliw, opt, program, h, &exe, &dir);
         // the IR is verified after every pass of the pipeline
         cmd.arg(crate::differential::VERIFY_EACH);
         let mut run = Command::new(self.paths.tool("vliw-run"));
