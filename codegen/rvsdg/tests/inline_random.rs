@@ -1,6 +1,8 @@
 //! Inlining on random modules: random functions (`common/random_cfg.rs`: loops of
 //! every shape, endless ones, traps, `unreachable`, trapping divisions, calls of the
-//! host `@trace`) called through layers of wrappers, with random inlining hints,
+//! host `@trace`) and one that raises an exception, called through layers of wrappers
+//! whose calls are plain calls or invokes with a cleanup (which traces and resumes) or
+//! a catching landing pad, with random inlining hints,
 //! linkages and thresholds, so that bodies of every shape are copied into callers of
 //! every shape, and copies into copies. The module is built, inlined, optimized by the
 //! pipeline's other RVSDG passes, verified after each, then evaluated and
@@ -46,9 +48,34 @@ fn random_module(rng: &mut Rng) -> Module {
         module.functions.push(f);
         names.push(name);
     }
+    // a function that raises an exception (its operands' xor) when their xor has no
+    // bit of a random mask set, else returns their sum
+    let mut text = format!(
+        "declare function @_Unwind_RaiseException(i64) -> i32
+
+function @raise(i32, i32) -> i32 {{
+    fn0 = @_Unwind_RaiseException(i64) -> i32
+block0(v0: i32, v1: i32):
+    v2 = bxor v0, v1
+    v3 = iconst.i32 {}
+    v4 = band v2, v3
+    v5 = iconst.i32 0
+    v6 = icmp eq v4, v5
+    brif v6, block1, block2
+block1:
+    v7 = sextend.i64 v2
+    v8 = call fn0(v7)
+    trap 9
+block2:
+    v9 = iadd v0, v1
+    return v9
+}}
+",
+        [1, 3, 7][rng.below(3)]
+    );
+    names.push("raise".to_string());
     let ops = ["iadd", "bxor", "isub", "imul"];
     let wrappers = 1 + rng.below(3);
-    let mut text = String::new();
     for i in 0..=wrappers {
         let last = i == wrappers;
         let name = if last {
@@ -60,22 +87,65 @@ fn random_module(rng: &mut Rng) -> Module {
         let b = names[rng.below(names.len())].clone();
         let op = ops[rng.below(ops.len())];
         let linkage = if last { " export" } else { "" };
+        // each call a plain call, or an invoke whose landing pad cleans up (traces,
+        // resumes) or catches (returns the exception's low half)
+        let site = |k: usize, call: &str, next: &str, rng: &mut Rng| -> (String, String) {
+            match rng.below(3) {
+                0 => (format!("{call}\n    jump {next}"), String::new()),
+                kind => {
+                    let invoke = call.replacen("call", "invoke", 1);
+                    let pad = if kind == 1 {
+                        format!(
+                            "block{}:\n    v{}, v{} = landing_pad\n    v{} = iconst.i32 {}\n    \
+                             call fn2(v{})\n    resume v{}\n",
+                            10 + k,
+                            20 + 4 * k,
+                            21 + 4 * k,
+                            22 + 4 * k,
+                            100 + 10 * i + k,
+                            22 + 4 * k,
+                            20 + 4 * k
+                        )
+                    } else {
+                        format!(
+                            "block{}:\n    v{}, v{} = catch_landing_pad\n    v{} = bitcast.i64 v{}\n    \
+                             v{} = ireduce.i32 v{}\n    return v{}\n",
+                            10 + k,
+                            20 + 4 * k,
+                            21 + 4 * k,
+                            22 + 4 * k,
+                            20 + 4 * k,
+                            23 + 4 * k,
+                            22 + 4 * k,
+                            23 + 4 * k
+                        )
+                    };
+                    (format!("{invoke}, {next}, block{}", 10 + k), pad)
+                }
+            }
+        };
+        let (first, pad0) = site(0, "v2 = call fn0(v0, v1)", "block1", rng);
+        let (second, pad1) = site(1, "v3 = call fn1(v1, v2)", "block2", rng);
         text += &format!(
-            "function @{name}(i32, i32) -> i32{linkage} {{
+            "function @{name}(i32, i32) -> i32{linkage} personality @rust_eh_personality {{
     fn0 = @{a}(i32, i32) -> i32
     fn1 = @{b}(i32, i32) -> i32
+    fn2 = @trace(i32)
 block0(v0: i32, v1: i32):
-    v2 = call fn0(v0, v1)
-    v3 = call fn1(v1, v2)
+    {first}
+block1:
+    {second}
+block2:
     v4 = {op} v2, v3
     return v4
-}}
+{pad0}{pad1}}}
 "
         );
         names.push(name);
     }
     let wrappers = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     module.functions.extend(wrappers.functions);
+    module.func_decls.extend(wrappers.func_decls);
     module
 }
 
@@ -198,6 +268,11 @@ fn random_modules_inline_and_run_the_same() {
     }
     println!(
         "random modules inlined: {count}, {runs} runs ({compared} compared); {:?}",
+        report.counters()
+    );
+    assert!(
+        report.get("inline.unwinding-explicit") > count as u64 / 10,
+        "too few callees that may unwind inlined at invokes: {:?}",
         report.counters()
     );
     assert!(

@@ -205,7 +205,10 @@ impl Inliner<'_> {
                 Ok(()) => {
                     let callee = self.cg.lambdas[j];
                     let copied = g.count_nodes_inside(callee);
-                    let slots = self.inline(g, caller, call, callee);
+                    let (slots, explicit) = self.inline(g, caller, call, callee);
+                    if explicit {
+                        report.count("inline.unwinding-explicit", 1);
+                    }
                     budget.size = budget.size + copied - 1;
                     budget.stack += slots;
                     report.count("inline.calls-inlined", 1);
@@ -342,8 +345,9 @@ impl Inliner<'_> {
     }
 
     /// Replaces `call` (in λ `caller`) by a copy of λ `callee`'s body. Returns the
-    /// bytes of stack slots the copy added to the caller.
-    fn inline(&mut self, g: &mut Rvsdg, caller: Node, call: Node, callee: Node) -> u64 {
+    /// bytes of stack slots the copy added to the caller, and whether the copy's
+    /// unwinding was made explicit (at an invoke, a callee that may unwind).
+    fn inline(&mut self, g: &mut Rvsdg, caller: Node, call: Node, callee: Node) -> (u64, bool) {
         let region = g.node(call).region;
         let inputs = g.inputs(call).to_vec();
         let body = g.lambda_body(callee);
@@ -416,7 +420,7 @@ impl Inliner<'_> {
         if let Some(n) = self.refs.get_mut(&source.name) {
             *n -= 1;
         }
-        stack
+        (stack, opcode.is_some_and(|o| o.is_try_call()) && !returned)
     }
 }
 
