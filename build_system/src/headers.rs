@@ -122,7 +122,9 @@ pub fn parse_with(source: &str, marker: &str) -> Result<Headers, String> {
             "extra-sources" => h.extra_sources.extend(words(value)),
             "compile-flags" if marker == "//" => h.compile_flags.extend(words(value)),
             "compile-flags" => {
-                return Err(at("compile-flags: an assembly program is not compiled".into()));
+                return Err(at(
+                    "compile-flags: an assembly program is not compiled".into()
+                ));
             }
             "expect-asm-error" | "expect-link-error" => {
                 let text = decode(value).map_err(at)?;
@@ -247,7 +249,11 @@ mod tests {
 
     #[test]
     fn compile_flags_only_for_rust_programs() {
-        let h = parse_with("// compile-flags: -Cpanic=abort -Zfoo\nfn main() {}\n", "//").unwrap();
+        let h = parse_with(
+            "// compile-flags: -Cpanic=abort -Zfoo\nfn main() {}\n",
+            "//",
+        )
+        .unwrap();
         assert_eq!(h.compile_flags, ["-Cpanic=abort", "-Zfoo"]);
         let e = parse("# compile-flags: -Cpanic=abort\n").unwrap_err();
         assert!(e.contains("not compiled"), "{e}");
