@@ -50,7 +50,6 @@
 //! Calls of declarations and of functions that were not built, indirect calls, and
 //! calls whose signature is not the callee's stay.
 
-use cranelift_entity::EntityRef;
 use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{
     FuncRef, Function, GlobalRef, InlineHint, InstructionData, Linkage, SigRef, SourceLoc,
@@ -303,20 +302,7 @@ impl Inliner<'_> {
     /// cannot unwind.
     fn unwinding_calls(&mut self, g: &Rvsdg, l: Node, r: Region, first: usize) -> FxHashSet<Node> {
         let mut found = FxHashSet::default();
-        let top: Vec<Node> = g
-            .nodes(r)
-            .iter()
-            .copied()
-            .filter(|n| n.index() >= first)
-            .collect();
-        let mut nodes = top.clone();
-        for &n in &top {
-            for &sub in g.node(n).kind.subregions() {
-                for q in g.regions_below(sub) {
-                    nodes.extend_from_slice(g.nodes(q));
-                }
-            }
-        }
+        let nodes = inline_unwind::copied_nodes(g, r, first);
         for n in nodes {
             let unwinds = match g.op(n) {
                 Some(Op::Inst(InstructionData::Call {

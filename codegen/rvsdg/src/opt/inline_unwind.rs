@@ -66,22 +66,9 @@ pub fn make_unwinding_explicit(
     catching: bool,
     results: &mut [Origin],
 ) -> Option<Outcome> {
-    let copied: Vec<Node> = g
-        .nodes(region)
-        .iter()
-        .copied()
-        .filter(|n| n.index() >= first)
-        .collect();
     if catching {
-        for &n in &copied {
-            for r in g.node(n).kind.subregions().to_vec() {
-                for q in g.regions_below(r) {
-                    for m in g.nodes(q).to_vec() {
-                        catch_in_this_frame(g, m);
-                    }
-                }
-            }
-            catch_in_this_frame(g, n);
+        for m in copied_nodes(g, region, first) {
+            catch_in_this_frame(g, m);
         }
     }
     let mut pass = Explicit {
@@ -162,27 +149,8 @@ impl Explicit<'_> {
         let Some(Op::Inst(data)) = g.op(n) else {
             unreachable!("a call that may unwind is a simple node");
         };
-        let data = match data.clone() {
-            InstructionData::Call { func, args, .. } => InstructionData::Call {
-                opcode: if self.catching {
-                    Opcode::CatchCall
-                } else {
-                    Opcode::TryCall
-                },
-                func,
-                args,
-            },
-            InstructionData::CallIndirect { sig, args, .. } => InstructionData::CallIndirect {
-                opcode: if self.catching {
-                    Opcode::CatchCallIndirect
-                } else {
-                    Opcode::TryCallIndirect
-                },
-                sig,
-                args,
-            },
-            other => unreachable!("`{}` is not a call", other.opcode()),
-        };
+        let data = with_outcome(data.clone(), self.catching)
+            .unwrap_or_else(|| unreachable!("a call that may unwind is a call"));
         let inputs = g.inputs(n).to_vec();
         let types = g.output_types(n);
         let values = types.iter().take_while(|t| t.value().is_some()).count();
@@ -359,28 +327,58 @@ fn catch_in_this_frame(g: &mut Rvsdg, n: Node) {
     let Some(Op::Inst(data)) = g.op(n) else {
         return;
     };
-    let data = match data.clone() {
-        InstructionData::Call {
-            opcode: Opcode::TryCall,
-            func,
-            args,
-        } => InstructionData::Call {
-            opcode: Opcode::CatchCall,
+    if !matches!(data.opcode(), Opcode::TryCall | Opcode::TryCallIndirect) {
+        return;
+    }
+    if let Some(data) = with_outcome(data.clone(), true) {
+        *g.kind_mut(n) = NodeKind::Simple(Op::Inst(data));
+    }
+}
+
+/// A direct or indirect call (of any kind) as the call that gives its outcome:
+/// `try_call`, or `catch_call` when `catching`; `None` for anything else.
+fn with_outcome(data: InstructionData, catching: bool) -> Option<InstructionData> {
+    Some(match data {
+        InstructionData::Call { func, args, .. } => InstructionData::Call {
+            opcode: if catching {
+                Opcode::CatchCall
+            } else {
+                Opcode::TryCall
+            },
             func,
             args,
         },
-        InstructionData::CallIndirect {
-            opcode: Opcode::TryCallIndirect,
-            sig,
-            args,
-        } => InstructionData::CallIndirect {
-            opcode: Opcode::CatchCallIndirect,
+        InstructionData::CallIndirect { sig, args, .. } => InstructionData::CallIndirect {
+            opcode: if catching {
+                Opcode::CatchCallIndirect
+            } else {
+                Opcode::TryCallIndirect
+            },
             sig,
             args,
         },
-        _ => return,
-    };
-    *g.kind_mut(n) = NodeKind::Simple(Op::Inst(data));
+        _ => return None,
+    })
+}
+
+/// The nodes of a copy in `region` (those from index `first` on) and every node
+/// inside them.
+pub(crate) fn copied_nodes(g: &Rvsdg, region: Region, first: usize) -> Vec<Node> {
+    let top: Vec<Node> = g
+        .nodes(region)
+        .iter()
+        .copied()
+        .filter(|n| n.index() >= first)
+        .collect();
+    let mut nodes = top.clone();
+    for &n in &top {
+        for &sub in g.node(n).kind.subregions() {
+            for q in g.regions_below(sub) {
+                nodes.extend_from_slice(g.nodes(q));
+            }
+        }
+    }
+    nodes
 }
 
 /// Whether `n` calls `_Unwind_Resume`.
