@@ -157,11 +157,7 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
 
 /// Makes `inst` read what every removed result it reads was merged into (`same`).
 fn read_merged(inst: &mut MInst, same: &HashMap<Reg, Reg>) {
-    let merged: Vec<(Reg, Reg)> = inst
-        .all_uses()
-        .filter_map(|r| same.get(&r).map(|&t| (r, t)))
-        .collect();
-    for (from, to) in merged {
-        inst.replace_use(from, to);
+    if inst.all_uses().any(|r| same.contains_key(&r)) {
+        inst.rename_uses(|r| same.get(&r).copied().unwrap_or(r));
     }
 }

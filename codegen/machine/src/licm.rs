@@ -41,67 +41,152 @@ pub struct LicmStats {
 
 /// Moves the constants of every loop of `mf` that has a preheader to it (see the
 /// module documentation).
+///
+/// All loops are tried together and the pressure analysed once per round, not once
+/// per loop (a function of a few hundred loops took seconds that way): a round hoists
+/// the constants of every loop not yet refused and looks for blocks that exceed the
+/// registers where they did not before. Hoisting changes the pressure only at the
+/// end of a preheader and inside the loop, so such a block is blamed on the loops
+/// whose preheader it ends and on the innermost loop that contains it; those are
+/// refused and the next round tries the rest, from the function as it was.
 pub fn hoist_constants(mf: &mut MachFunction) -> LicmStats {
     let mut stats = LicmStats::default();
     let cfg = cfg_of(mf);
     let loops = LoopForest::compute(&cfg);
     let preds = block_preds(mf, &cfg);
-    let over = |f: &MachFunction| Analysis::compute(f).map_or(usize::MAX, |a| a.violations.len());
-    let mut pressure = over(mf);
-    // innermost first: the forest lists a loop before the loops it contains
-    for l in loops.loops().rev() {
-        let header = mblock(loops.header(l));
-        let outside: Vec<MBlock> = preds[header.index()]
-            .iter()
-            .copied()
-            .filter(|&p| !loops.contains(l, block(p)))
-            .collect();
-        let [pre] = outside[..] else { continue };
-        let Some(last) = mf.last_inst(pre) else {
-            continue;
-        };
-        let jumps_only_here = last.op == MOp::Op(Opcode::Br)
-            && last.guard.is_always()
-            && last.imm == Imm::Block(header)
-            && mf
-                .block_insts(pre)
-                .filter(|i| i.is(Opcode::Br) || i.is(Opcode::Jr))
-                .count()
-                == 1;
-        if !jumps_only_here {
-            continue;
-        }
-        let body: Vec<MBlock> = loops.body(l).iter().map(|&b| mblock(b)).collect();
-        if body.iter().any(|&b| {
-            mf.block_insts(b)
-                .any(|i| i.is(Opcode::Call) || i.is(Opcode::Callr))
-        }) {
-            continue;
-        }
+    // innermost first: the forest lists a loop before the loops it contains, and a
+    // constant leaves a nest level by level
+    let candidates: Vec<Candidate> = loops
+        .loops()
+        .rev()
+        .filter_map(|l| candidate(mf, &loops, &preds, l))
+        .collect();
+    if candidates.is_empty() {
+        return stats;
+    }
+    let violating = |f: &MachFunction| Analysis::compute(f).ok().map(|a| a.violations);
+    // a function the analysis refuses is left to the allocator as it is
+    let Some(before) = violating(mf) else {
+        return stats;
+    };
+    let mut refused = vec![false; candidates.len()];
+    for _ in 0..MAX_ROUNDS {
         let mut trial = mf.clone();
-        // after a call with an unwind edge only its result copies may follow
-        let pre = trial.end_of_normal_path(pre);
-        let (hoisted, merged) = hoist(&mut trial, pre, &body);
-        if hoisted == 0 {
-            continue;
+        let mut renamed: HashMap<Reg, Reg> = HashMap::new();
+        // (candidate, the block its constants went to)
+        let mut applied: Vec<(usize, MBlock)> = Vec::new();
+        let (mut hoisted, mut merged) = (0, 0);
+        for (i, c) in candidates.iter().enumerate() {
+            if refused[i] {
+                continue;
+            }
+            // after a call with an unwind edge only its result copies may follow
+            let pre = trial.end_of_normal_path(c.pre);
+            let (h, m) = hoist(&mut trial, pre, &c.body, &mut renamed);
+            if h > 0 {
+                applied.push((i, pre));
+                hoisted += h;
+                merged += m;
+            }
         }
-        let after = over(&trial);
-        if after > pressure {
-            stats.refused += 1;
-            continue;
+        if applied.is_empty() {
+            return stats;
         }
-        pressure = after;
-        *mf = trial;
-        stats.hoisted += hoisted;
-        stats.merged += merged;
+        rename_merged(&mut trial, &renamed);
+        let Some(after) = violating(&trial) else {
+            return stats;
+        };
+        let new: Vec<MBlock> = after.into_iter().filter(|b| !before.contains(b)).collect();
+        if new.is_empty() {
+            *mf = trial;
+            stats.hoisted = hoisted;
+            stats.merged = merged;
+            return stats;
+        }
+        let mut blamed = false;
+        for &b in &new {
+            for &(i, pre) in &applied {
+                if pre == b || candidates[i].pre == b {
+                    blamed |= !refused[i];
+                    refused[i] = true;
+                }
+            }
+            // `applied` is innermost first
+            if let Some(&(i, _)) = applied
+                .iter()
+                .find(|&&(i, _)| candidates[i].body.contains(&b))
+            {
+                blamed |= !refused[i];
+                refused[i] = true;
+            }
+        }
+        if !blamed {
+            // a new excess that no loop explains: hoist nothing
+            return stats;
+        }
+        stats.refused = refused.iter().filter(|&&r| r).count();
     }
     stats
 }
 
+/// Rounds of `hoist_constants` before it gives up and hoists nothing.
+const MAX_ROUNDS: usize = 8;
+
+/// A loop whose constants may move: its preheader and its blocks.
+struct Candidate {
+    pre: MBlock,
+    body: Vec<MBlock>,
+}
+
+/// Loop `l` as a candidate: it has a preheader (one predecessor from outside that
+/// ends in its only branch, an unconditional one to the header) and calls nothing (a
+/// constant live across a call needs a callee-saved register or a reload).
+fn candidate(
+    mf: &MachFunction,
+    loops: &LoopForest,
+    preds: &[Vec<MBlock>],
+    l: vliw_ssa::LoopId,
+) -> Option<Candidate> {
+    let header = mblock(loops.header(l));
+    let outside: Vec<MBlock> = preds[header.index()]
+        .iter()
+        .copied()
+        .filter(|&p| !loops.contains(l, block(p)))
+        .collect();
+    let [pre] = outside[..] else { return None };
+    let last = mf.last_inst(pre)?;
+    let jumps_only_here = last.op == MOp::Op(Opcode::Br)
+        && last.guard.is_always()
+        && last.imm == Imm::Block(header)
+        && mf
+            .block_insts(pre)
+            .filter(|i| i.is(Opcode::Br) || i.is(Opcode::Jr))
+            .count()
+            == 1;
+    if !jumps_only_here {
+        return None;
+    }
+    let body: Vec<MBlock> = loops.body(l).iter().map(|&b| mblock(b)).collect();
+    let calls = body.iter().any(|&b| {
+        mf.block_insts(b)
+            .any(|i| i.is(Opcode::Call) || i.is(Opcode::Callr))
+    });
+    let has_constant = body
+        .iter()
+        .any(|&b| mf.block_insts(b).any(|i| constant(i).is_some()));
+    (!calls && has_constant).then_some(Candidate { pre, body })
+}
+
 /// Moves the unguarded `movi`s of virtual registers of `body` to the end of `pre`
 /// (before its branch), one per constant; how many moved and how many of those were
-/// merged.
-fn hoist(mf: &mut MachFunction, pre: MBlock, body: &[MBlock]) -> (usize, usize) {
+/// merged. A merged constant's register goes into `renamed` with the register its
+/// readers read instead (`rename_merged` rewrites them).
+fn hoist(
+    mf: &mut MachFunction,
+    pre: MBlock,
+    body: &[MBlock],
+    renamed: &mut HashMap<Reg, Reg>,
+) -> (usize, usize) {
     // the constants `pre` already makes, by value
     let mut made: HashMap<i64, Reg> = HashMap::new();
     for inst in mf.block_insts(pre) {
@@ -111,9 +196,11 @@ fn hoist(mf: &mut MachFunction, pre: MBlock, body: &[MBlock]) -> (usize, usize) 
             made.entry(c).or_insert(d);
         }
     }
-    let mut renamed: HashMap<Reg, Reg> = HashMap::new();
     let (mut hoisted, mut merged) = (0, 0);
     for &b in body {
+        if !mf.block_insts(b).any(|i| constant(i).is_some()) {
+            continue;
+        }
         let ids: Vec<InstId> = mf.block_inst_ids(b).to_vec();
         let mut kept: Vec<InstId> = Vec::with_capacity(ids.len());
         for id in ids {
@@ -139,17 +226,30 @@ fn hoist(mf: &mut MachFunction, pre: MBlock, body: &[MBlock]) -> (usize, usize) 
         }
         mf.set_block_insts(b, kept);
     }
-    if !renamed.is_empty() {
-        for b in mf.layout.clone() {
-            for id in mf.block_inst_ids(b).to_vec() {
-                let inst = mf.inst_mut(id);
-                for (&from, &to) in &renamed {
-                    inst.replace_use(from, to);
-                }
+    (hoisted, merged)
+}
+
+/// Makes every reader of a merged constant read the register it was merged into,
+/// following chains (a constant merged in an inner preheader whose own register an
+/// outer preheader's merged in turn).
+fn rename_merged(mf: &mut MachFunction, renamed: &HashMap<Reg, Reg>) {
+    if renamed.is_empty() {
+        return;
+    }
+    let last = |mut r: Reg| {
+        while let Some(&t) = renamed.get(&r) {
+            r = t;
+        }
+        r
+    };
+    for b in mf.layout.clone() {
+        for id in mf.block_inst_ids(b).to_vec() {
+            let inst = mf.inst_mut(id);
+            if inst.all_uses().any(|r| renamed.contains_key(&r)) {
+                inst.rename_uses(last);
             }
         }
     }
-    (hoisted, merged)
 }
 
 /// The value of an unguarded `movi` of a virtual register.

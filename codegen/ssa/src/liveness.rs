@@ -15,7 +15,8 @@
 //! of its successors plus its own φ-uses.
 //!
 //! Complexity: O((V + E) · d) for the redirections (d the loop depth), plus
-//! O(V + E) set operations of O(#vars / 64) words each; memory 2 · V · #vars bits.
+//! O(V + E) set operations of O(live words) each (`BitSet` holds only the words
+//! with members); memory proportional to the live sets' sizes.
 
 use crate::bitset::BitSet;
 use crate::cfg::{Block, Cfg};

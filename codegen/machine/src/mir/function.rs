@@ -264,6 +264,21 @@ impl MachFunction {
         reads
     }
 
+    /// Keeps counts of `read_counts` current across a change of one operation: called
+    /// with `added == false` before the change and `true` after it (or once with
+    /// `true` for a new operation), so that a pass need not count the whole function
+    /// again per block.
+    pub fn update_read_counts(
+        reads: &mut std::collections::HashMap<Reg, usize>,
+        inst: &MInst,
+        added: bool,
+    ) {
+        for r in inst.all_uses() {
+            let n = reads.entry(r).or_insert(0);
+            *n = if added { *n + 1 } else { n.saturating_sub(1) };
+        }
+    }
+
     /// The constants that unguarded `movi`s of the layout put in virtual registers.
     pub fn movi_constants(&self) -> std::collections::HashMap<Reg, i64> {
         let mut constants = std::collections::HashMap::new();

@@ -211,15 +211,17 @@ impl MInst {
     /// Replaces every read of `old` (guard, operands, ψ guards, block arguments, kept
     /// value) by `new`.
     pub fn replace_use(&mut self, old: Reg, new: Reg) {
-        let swap = |r: &mut Reg| {
-            if *r == old {
-                *r = new;
-            }
-        };
+        self.rename_uses(|r| if r == old { new } else { r });
+    }
+
+    /// Replaces every read `r` (guard, operands, ψ guards, block arguments, kept
+    /// value) by `rename(r)`: one pass over the operation for any number of renamings.
+    pub fn rename_uses(&mut self, mut rename: impl FnMut(Reg) -> Reg) {
+        let mut swap = |r: &mut Reg| *r = rename(*r);
         swap(&mut self.guard.pred);
         self.psi_guards.iter_mut().for_each(|g| swap(&mut g.pred));
-        self.uses.iter_mut().for_each(swap);
-        self.args.iter_mut().for_each(swap);
+        self.uses.iter_mut().for_each(&mut swap);
+        self.args.iter_mut().for_each(&mut swap);
         if let Some(k) = self.keep.as_mut() {
             swap(k);
         }

@@ -19,6 +19,7 @@ use crate::mir::{InstId, MOp, MachFunction, Reg};
 /// replaced.
 pub fn inline(mf: &mut MachFunction) -> usize {
     let mut inlined = 0;
+    let mut reads = mf.read_counts();
     for b in mf.layout.clone() {
         let psis: Vec<InstId> = mf
             .block_insts_with_ids(b)
@@ -29,7 +30,6 @@ pub fn inline(mf: &mut MachFunction) -> usize {
             continue;
         }
         let guards = Guards::of_block(mf, b);
-        let reads = mf.read_counts();
         // the ψs of the block by value, in order: an inner ψ is defined before the
         // ψ reading it, and is already inlined itself when that one is visited
         let mut defined: HashMap<Reg, InstId> = HashMap::new();
@@ -54,9 +54,11 @@ pub fn inline(mf: &mut MachFunction) -> usize {
                     }
                 }
             }
+            MachFunction::update_read_counts(&mut reads, &outer, false);
             let inst = mf.inst_mut(id);
             inst.uses = uses;
             inst.psi_guards = psi_guards;
+            MachFunction::update_read_counts(&mut reads, inst, true);
             defined.insert(inst.defs[0], id);
         }
     }

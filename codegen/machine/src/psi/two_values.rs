@@ -39,6 +39,7 @@ pub fn two_values(mf: &mut MachFunction) -> usize {
     let root = |r: Reg| values.root(r);
     let same = |a: Reg, b: Reg| values.same(a, b);
     let mut rewritten = 0;
+    let mut reads = mf.read_counts();
     for b in mf.layout.clone() {
         // (a ψ of one argument, which reduction leaves, is flattened too)
         let psis: Vec<InstId> = mf
@@ -50,7 +51,6 @@ pub fn two_values(mf: &mut MachFunction) -> usize {
             continue;
         }
         let guards = Guards::of_block(mf, b);
-        let reads = mf.read_counts();
         // the predicates `pandn d = x, y` of the block (and those made here) define
         let mut pandn: HashMap<Reg, (Reg, Reg)> = mf
             .block_insts(b)
@@ -129,6 +129,7 @@ pub fn two_values(mf: &mut MachFunction) -> usize {
             // defined before the argument it guards lets the lowering fold the
             // argument's operation under it (`super::copies`)
             for op in ops {
+                MachFunction::update_read_counts(&mut reads, &op, true);
                 let ids = mf.block_inst_ids(b);
                 let after = ids
                     .iter()
@@ -136,9 +137,11 @@ pub fn two_values(mf: &mut MachFunction) -> usize {
                     .map_or(0, |k| k + 1);
                 mf.insert_inst(b, after, op);
             }
+            MachFunction::update_read_counts(&mut reads, mf.inst(id), false);
             let psi = mf.inst_mut(id);
             psi.uses = vec![a, bv];
             psi.psi_guards = vec![MGuard::ALWAYS, r];
+            MachFunction::update_read_counts(&mut reads, psi, true);
             flattened.extend(inner);
             rewritten += 1;
         }

@@ -287,21 +287,26 @@ impl DepGraph {
             preds: vec![Vec::new(); n],
         };
         // per register: the writes that may reach this point, the reads since the
-        // last write, how many times it was written (versions of base registers)
-        // registers are indices: the physical ones (`reg_index`), then whatever the
-        // caller numbered beyond them (virtual registers before allocation)
-        let num_regs = ops
-            .iter()
-            .flat_map(|op| {
-                op.reads
-                    .iter()
-                    .copied()
-                    .chain(op.keep)
-                    .chain(op.writes.iter().map(|w| w.0))
-                    .chain(op.access.and_then(|a| a.place).map(|p| p.0))
-            })
-            .max()
-            .map_or(NUM_REGS, |m| (m + 1).max(NUM_REGS));
+        // last write, how many times it was written (versions of base registers);
+        // registers are numbered densely over the block (`slot`): virtual registers
+        // before allocation are numbered over the whole function, and tables that
+        // large per block made a function of many blocks quadratic
+        let mut slots: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
+        for op in ops.iter() {
+            let regs = op
+                .reads
+                .iter()
+                .copied()
+                .chain(op.keep)
+                .chain(op.writes.iter().map(|w| w.0))
+                .chain(op.access.and_then(|a| a.place).map(|p| p.0));
+            for r in regs {
+                let next = slots.len();
+                slots.entry(r).or_insert(next);
+            }
+        }
+        let slot = |r: usize| slots[&r];
+        let num_regs = slots.len();
         let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); num_regs];
         let mut readers: Vec<Vec<usize>> = vec![Vec::new(); num_regs];
         let mut version = vec![0u32; num_regs];
@@ -315,11 +320,11 @@ impl DepGraph {
             if let Some(a) = ops[i].access.as_mut()
                 && let Some(place) = a.place.as_mut()
             {
-                place.1 = version[place.0];
+                place.1 = version[slot(place.0)];
             }
             let op = &ops[i];
             for &r in &op.reads {
-                for &w in &reaching[r] {
+                for &w in &reaching[slot(r)] {
                     // (a write under a guard disjoint from the reader's never reaches
                     // it, but the reader still waits for it: an operation reads its
                     // operands, and interlocks on them, whether or not its guard
@@ -329,12 +334,13 @@ impl DepGraph {
                 }
             }
             if let Some(k) = op.keep {
-                for &w in &reaching[k] {
+                for &w in &reaching[slot(k)] {
                     let d = ops[w].latency.saturating_sub(op.latency);
                     g.add(w, i, d, DepKind::True);
                 }
             }
             for &(r, _) in &op.writes {
+                let r = slot(r);
                 for &w in &reaching[r] {
                     // (the same bundle is fine: a later slot's write wins, and its
                     // readers wait for every write that may reach them)
@@ -379,9 +385,10 @@ impl DepGraph {
             // update the state
             let op = &ops[i];
             for &r in &op.reads {
-                readers[r].push(i); // `reads` has no duplicates
+                readers[slot(r)].push(i); // `reads` has no duplicates
             }
             for &(r, conditional) in &op.writes {
+                let r = slot(r);
                 readers[r].clear();
                 if !conditional {
                     reaching[r].clear();
