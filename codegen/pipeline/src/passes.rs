@@ -426,7 +426,8 @@ pub const PIPELINE: &[Pass] = &[
         name: "rvsdg-memory",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,
-        about: "memory optimizations: loads of what an earlier store wrote or load read \
+        about: "memory optimizations: stack copies of read-only data read in place, \
+                loads of what an earlier store wrote or load read \
                 forwarded along the memory state, dead stores to stack slots that do not \
                 escape removed (vliw_rvsdg::opt::memory)",
         switch: Some(Switch {
@@ -438,7 +439,7 @@ pub const PIPELINE: &[Pass] = &[
         runs: |o| o.rvsdg.enabled && o.rvsdg.memory,
         run: Run::Rvsdg(|rm, o| {
             let mut report = vliw_rvsdg::Report::default();
-            vliw_rvsdg::opt::memory_optimization(&mut rm.graph, &mut report);
+            vliw_rvsdg::opt::memory_optimization(&mut rm.graph, &rm.read_only, &mut report);
             o.report(&report);
         }),
     },

@@ -49,7 +49,9 @@ pub use changes::Changes;
 pub use dot::write_dot;
 pub use eval::Evaluator;
 pub use graph::{Graph, Kind, Node, NodeKind, Operation, Origin, Port, Region, User};
-pub use module::{RvsdgModule, Sequentializer, build_module, sequentialize_module};
+pub use module::{
+    ReadOnlyData, ReadOnlyObject, RvsdgModule, Sequentializer, build_module, sequentialize_module,
+};
 pub use ops::{Op, Rvsdg, States, Ty};
 pub use options::Options;
 pub use report::Report;

@@ -2,8 +2,8 @@
 //! [`build_module`] and turned back into SSA IR functions by [`sequentialize_module`].
 //! Data objects and declarations stay in the SSA IR module.
 
-use rustc_hash::FxHashSet;
-use vliw_ir::Module;
+use rustc_hash::{FxHashMap, FxHashSet};
+use vliw_ir::{DataKind, Module};
 
 use crate::build::build_lambda;
 use crate::destroy::destroy_lambda;
@@ -25,6 +25,19 @@ pub struct RvsdgModule {
     /// objects, the functions that were not built): the λs of those names are needed
     /// even when no λ calls them.
     pub roots: FxHashSet<String>,
+    /// The module's read-only data objects (not thread-local) by name: what a load
+    /// from them reads never changes (`opt::memory`'s constant copies).
+    pub read_only: ReadOnlyData,
+}
+
+/// Read-only data objects by name.
+pub type ReadOnlyData = FxHashMap<String, ReadOnlyObject>;
+
+/// The size and alignment of a read-only data object.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ReadOnlyObject {
+    pub size: u64,
+    pub align: u64,
 }
 
 impl RvsdgModule {
@@ -52,6 +65,15 @@ pub fn build_module(module: &Module, report: &mut Report) -> RvsdgModule {
     for data in &module.data {
         rm.roots
             .extend(data.relocs.iter().map(|r| r.symbol.clone()));
+        if data.kind == DataKind::ReadOnly && !data.thread_local {
+            rm.read_only.insert(
+                data.name.clone(),
+                ReadOnlyObject {
+                    size: data.bytes.len() as u64,
+                    align: data.align,
+                },
+            );
+        }
     }
     for &(i, _) in &rm.not_built {
         let f = &module.functions[i];

@@ -47,7 +47,7 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
         vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)
     }),
     ("memory", |rm, r| {
-        vliw_rvsdg::opt::memory_optimization(&mut rm.graph, r)
+        vliw_rvsdg::opt::memory_optimization(&mut rm.graph, &rm.read_only, r)
     }),
     // off in the pipeline by default; forced on here so that every test exercises it
     // (with rvsdg-cne and rvsdg-licm after it, loads too, as the pipeline's entry runs

@@ -7,6 +7,8 @@
 //! - `address.rs`: the object and offset of every pointer;
 //! - `escape.rs`: which stack slots' addresses escape the λ;
 //! - `access.rs`: what each node reads and writes, when two accesses are disjoint;
+//! - `constant_copies.rs`: stack copies of read-only data read in place
+//!   (`memory.constant-copies`, `memory.constant-copies-removed`), first;
 //! - `forward.rs`: store-to-load forwarding and redundant load elimination along
 //!   each region's memory state chain (`memory.forwarded-stores`,
 //!   `memory.redundant-loads`);
@@ -23,6 +25,7 @@
 
 mod access;
 mod address;
+mod constant_copies;
 mod dead_stores;
 mod escape;
 mod forward;
@@ -33,21 +36,30 @@ pub use address::{Addr, Addresses, Base};
 pub use escape::noalias_params;
 pub use split::split_memory_states;
 
+use crate::module::ReadOnlyData;
 use crate::ops::Rvsdg;
 use crate::report::Report;
 
 /// At most this many rounds of analysis, forwarding and dead store removal per λ.
 pub const MAX_ROUNDS: usize = 4;
 
-/// Forwards stored and loaded values to the loads that read them again, and removes
+/// Reads stack copies of read-only data (`read_only`: the module's) in place,
+/// forwards stored and loaded values to the loads that read them again, and removes
 /// the stores to stack slots that nothing reads.
-pub fn memory_optimization(g: &mut Rvsdg, report: &mut Report) {
+pub fn memory_optimization(g: &mut Rvsdg, read_only: &ReadOnlyData, report: &mut Report) {
     let mut counts = forward::Counts::default();
+    let mut copies = constant_copies::Counts::default();
     let mut dead = 0;
     for l in g.lambdas() {
         let body = g.lambda_body(l);
+        let mut fresh = Some(Analysis::of_lambda(g, l));
+        if let Some(a) = &fresh
+            && constant_copies::read_in_place(g, l, a, read_only, &mut copies)
+        {
+            fresh = None;
+        }
         for _ in 0..MAX_ROUNDS {
-            let a = Analysis::of_lambda(g, l);
+            let a = fresh.take().unwrap_or_else(|| Analysis::of_lambda(g, l));
             let before = (counts.forwarded, counts.redundant);
             forward::forward(g, &a, body, &mut counts);
             let a = if before == (counts.forwarded, counts.redundant) {
@@ -65,4 +77,6 @@ pub fn memory_optimization(g: &mut Rvsdg, report: &mut Report) {
     report.count("memory.forwarded-stores", counts.forwarded as u64);
     report.count("memory.redundant-loads", counts.redundant as u64);
     report.count("memory.dead-stores", dead as u64);
+    report.count("memory.constant-copies", copies.slots as u64);
+    report.count("memory.constant-copies-removed", copies.copies as u64);
 }
