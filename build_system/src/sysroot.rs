@@ -271,7 +271,10 @@ fn install_sysroot(layout: &Layout, spec_source: &Path, rlibs: &[PathBuf]) -> Re
     for entry in fs::read_dir(&layout.lib).map_err(|e| format!("{}: {e}", layout.lib.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;
         let name = entry.file_name();
-        let ours = name == "crt0.o" || name == "libvliw_rt.a" || name == RUNTIME_GIMLI;
+        let ours = name == "crt0.o"
+            || name == RUNTIME_MEM
+            || name == "libvliw_rt.a"
+            || name == RUNTIME_GIMLI;
         if !ours && !wanted.contains(&name) {
             fs::remove_file(entry.path())
                 .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
@@ -305,10 +308,10 @@ pub fn json_string(line: &str, key: &str) -> Option<String> {
     Some(line[start..end].to_string())
 }
 
-/// `crt0.o` (assembled by vliw-as) and `libvliw_rt.a` (the runtime crate, an rlib
+/// `crt0.o` and `vliw_mem.o` (assembled by vliw-as) and `libvliw_rt.a` (the runtime crate, an rlib
 /// that vliw-ld reads as an archive) in the sysroot's library directory.
 fn build_runtime(paths: &Paths, toolchain: &Toolchain, layout: &Layout) -> Result<(), String> {
-    eprintln!("[build] runtime: crt0.o, libvliw_rt.a");
+    eprintln!("[build] runtime: crt0.o, {RUNTIME_MEM}, libvliw_rt.a");
     let runtime = paths.root.join("sysroot").join("runtime");
     run_checked(
         Command::new(paths.tool("vliw-as"))
@@ -316,6 +319,13 @@ fn build_runtime(paths: &Paths, toolchain: &Toolchain, layout: &Layout) -> Resul
             .arg("-o")
             .arg(layout.lib.join("crt0.o")),
         "assembling the runtime's crt0.s",
+    )?;
+    run_checked(
+        Command::new(paths.tool("vliw-as"))
+            .arg(runtime.join("mem.s"))
+            .arg("-o")
+            .arg(layout.lib.join(RUNTIME_MEM)),
+        "assembling the runtime's mem.s",
     )?;
     run_checked(
         Command::new("rustc")
@@ -355,6 +365,10 @@ fn build_runtime(paths: &Paths, toolchain: &Toolchain, layout: &Layout) -> Resul
         .map(|_| ())
         .map_err(|e| format!("cannot copy {}: {e}", gimli.display()))
 }
+
+/// The runtime's `memcpy`, `memmove` and `memset` (`sysroot/runtime/mem.s`), linked
+/// after `crt0.o` into every program.
+const RUNTIME_MEM: &str = "vliw_mem.o";
 
 /// The copy of the sysroot's gimli that every program links after the runtime.
 const RUNTIME_GIMLI: &str = "libvliw_rt_gimli.a";
