@@ -3,7 +3,7 @@
 //! Data objects and declarations stay in the SSA IR module.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use vliw_ir::{DataKind, Module};
+use vliw_ir::{DataKind, Module, RelocKind};
 
 use crate::build::build_lambda;
 use crate::destroy::destroy_lambda;
@@ -33,11 +33,30 @@ pub struct RvsdgModule {
 /// Read-only data objects by name.
 pub type ReadOnlyData = FxHashMap<String, ReadOnlyObject>;
 
-/// The size and alignment of a read-only data object.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// A read-only data object: its size, alignment and bytes, and where relocations
+/// will write addresses into them (those bytes are not known here).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOnlyObject {
     pub size: u64,
     pub align: u64,
+    pub bytes: Vec<u8>,
+    /// `[start, end)` of each relocation's bytes.
+    pub relocated: Vec<(u64, u64)>,
+}
+
+impl ReadOnlyObject {
+    /// The `len` bytes at `offset`, if they are all known (in the object, no
+    /// relocation among them).
+    pub fn known_bytes(&self, offset: i64, len: u64) -> Option<&[u8]> {
+        let start = u64::try_from(offset).ok()?;
+        let end = start.checked_add(len)?;
+        if end > self.bytes.len() as u64
+            || self.relocated.iter().any(|&(a, b)| a < end && start < b)
+        {
+            return None;
+        }
+        Some(&self.bytes[start as usize..end as usize])
+    }
 }
 
 impl RvsdgModule {
@@ -71,6 +90,14 @@ pub fn build_module(module: &Module, report: &mut Report) -> RvsdgModule {
                 ReadOnlyObject {
                     size: data.bytes.len() as u64,
                     align: data.align,
+                    bytes: data.bytes.clone(),
+                    relocated: data
+                        .relocs
+                        .iter()
+                        .map(|r| match r.kind {
+                            RelocKind::Abs64 => (r.offset, r.offset + 8),
+                        })
+                        .collect(),
                 },
             );
         }

@@ -574,6 +574,27 @@ impl Folder<'_, '_> {
         if ty == Type::I1 && ((cond == Ne && c == 0) || (cond == Eq && c == 1)) {
             return id(Rewrite::Value(a));
         }
+        // a boolean widened and compared again (`bool` as a byte and back, as `max`
+        // and `Option` tests leave it): the boolean or its negation; a constant
+        // neither extension can give makes the compare constant
+        if matches!(cond, Eq | Ne)
+            && let Some((p, pd)) = producer_op(g, a)
+            && let ext @ (Opcode::Uextend | Opcode::Sextend) = pd.opcode()
+            && let x = g.input(p, 0)
+            && vty(g, x) == Type::I1
+        {
+            let true_bits = if ext == Opcode::Uextend { 1 } else { m };
+            let holds_when_true = match c {
+                0 => cond == Ne,
+                _ if c == true_bits => cond == Eq,
+                _ => return id(Rewrite::Const((cond == Ne) as u128)),
+            };
+            return id(Rewrite::Value(if holds_when_true {
+                x
+            } else {
+                self.rw.unary(n, Opcode::Bnot, x, Type::I1)
+            }));
+        }
         // `x % 2^k == 0` (either signedness) is `x & (2^k - 1) == 0`
         if matches!(cond, Eq | Ne)
             && c == 0

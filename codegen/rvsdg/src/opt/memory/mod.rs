@@ -9,6 +9,8 @@
 //! - `access.rs`: what each node reads and writes, when two accesses are disjoint;
 //! - `constant_copies.rs`: stack copies of read-only data read in place
 //!   (`memory.constant-copies`, `memory.constant-copies-removed`), first;
+//! - `constant_loads.rs`: loads of read-only data at known offsets become constants
+//!   (`memory.constant-loads`), after the copies;
 //! - `forward.rs`: store-to-load forwarding and redundant load elimination along
 //!   each region's memory state chain (`memory.forwarded-stores`,
 //!   `memory.redundant-loads`);
@@ -26,6 +28,7 @@
 mod access;
 mod address;
 mod constant_copies;
+mod constant_loads;
 mod dead_stores;
 mod escape;
 mod forward;
@@ -49,6 +52,7 @@ pub const MAX_ROUNDS: usize = 4;
 pub fn memory_optimization(g: &mut Rvsdg, read_only: &ReadOnlyData, report: &mut Report) {
     let mut counts = forward::Counts::default();
     let mut copies = constant_copies::Counts::default();
+    let mut constant_loads = 0;
     let mut dead = 0;
     for l in g.lambdas() {
         let body = g.lambda_body(l);
@@ -56,7 +60,14 @@ pub fn memory_optimization(g: &mut Rvsdg, read_only: &ReadOnlyData, report: &mut
         if let Some(a) = &fresh
             && constant_copies::read_in_place(g, l, a, read_only, &mut copies)
         {
-            fresh = None;
+            fresh = Some(Analysis::of_lambda(g, l));
+        }
+        if let Some(a) = &fresh {
+            let folded = constant_loads::fold_loads(g, l, a, read_only);
+            constant_loads += folded;
+            if folded > 0 {
+                fresh = None;
+            }
         }
         for _ in 0..MAX_ROUNDS {
             let a = fresh.take().unwrap_or_else(|| Analysis::of_lambda(g, l));
@@ -79,4 +90,5 @@ pub fn memory_optimization(g: &mut Rvsdg, read_only: &ReadOnlyData, report: &mut
     report.count("memory.dead-stores", dead as u64);
     report.count("memory.constant-copies", copies.slots as u64);
     report.count("memory.constant-copies-removed", copies.copies as u64);
+    report.count("memory.constant-loads", constant_loads as u64);
 }
