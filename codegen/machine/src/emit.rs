@@ -13,7 +13,7 @@ use vliw_ir::SourceLoc;
 use vliw_isa::{Format, Inst, MachineConfig, Opcode, RelocKind, check_bundle};
 
 use crate::error::CompileError;
-use crate::mir::{Bundles, Imm, MBlock, MInst, MachFunction};
+use crate::mir::{Bundles, Imm, InstId, MBlock, MInst, MachFunction};
 pub use crate::mir::{encoding_of, to_inst};
 use crate::options::Sched;
 
@@ -124,15 +124,31 @@ fn place_exits_after_back_edges(func: &mut MachFunction) {
     }
 }
 
-/// `(p) br next; br other` (no arguments) becomes `(!p) br other; br next`.
+/// `(p) br next; br other` (no arguments) becomes `(!p) br other; br next`; with up
+/// to [`MAX_GUARDED_MOVES`] unguarded register moves between the two branches (the
+/// copies of a loop exit's arguments, which scheduling and copy folding leave there),
+/// `(p) br next; moves; br other` becomes `(!p) moves; (!p) br other` and falls
+/// through to `next`: the path to `next` no longer takes a branch, the other takes
+/// the one it took before, and the moves, nullified on the first, run as before on
+/// the second. Not when a move writes `p` (the branch would read the new value).
 fn invert_branch_to_next(func: &mut MachFunction, b: MBlock, next: Option<MBlock>) {
-    let ids = func.block_inst_ids(b);
-    let [.., cond, last] = ids else {
+    let ids = func.block_inst_ids(b).to_vec();
+    let plain = |i: &crate::mir::MInst| i.is(Opcode::Br) && i.args.is_empty();
+    let Some(cond_at) = ids
+        .iter()
+        .rposition(|&i| func.inst(i).is(Opcode::Br) && !func.inst(i).guard.is_always())
+    else {
         return;
     };
-    let (cond, last) = (*cond, *last);
+    let (cond, moves, last) = (
+        ids[cond_at],
+        &ids[cond_at + 1..ids.len() - 1],
+        *ids.last().expect("a block with a branch"),
+    );
+    if cond == last || moves.len() > MAX_GUARDED_MOVES {
+        return;
+    }
     let (c, l) = (func.inst(cond), func.inst(last));
-    let plain = |i: &crate::mir::MInst| i.is(Opcode::Br) && i.args.is_empty();
     if !plain(c) || !plain(l) || c.guard.is_always() || !l.guard.is_always() {
         return;
     }
@@ -143,11 +159,36 @@ fn invert_branch_to_next(func: &mut MachFunction, b: MBlock, next: Option<MBlock
         return;
     }
     let (taken, other) = (*taken, *other);
-    let c = func.inst_mut(cond);
-    c.guard.negated = !c.guard.negated;
-    c.imm = Imm::Block(other);
-    func.inst_mut(last).imm = Imm::Block(taken);
+    let guard = c.guard;
+    let movable = moves.iter().all(|&m| {
+        let m = func.inst(m);
+        matches!(m.op, crate::mir::MOp::Op(Opcode::Mov | Opcode::Movi))
+            && m.guard.is_always()
+            && m.implicit_defs.is_empty()
+            && !m.defs.contains(&guard.pred)
+    });
+    if !movable {
+        return;
+    }
+    if moves.is_empty() {
+        let c = func.inst_mut(cond);
+        c.guard.negated = !c.guard.negated;
+        c.imm = Imm::Block(other);
+        func.inst_mut(last).imm = Imm::Block(taken);
+        return;
+    }
+    let inverted = crate::mir::MGuard::new(guard.pred, !guard.negated);
+    for &m in moves {
+        func.inst_mut(m).guard = inverted;
+    }
+    func.inst_mut(last).guard = inverted;
+    let kept: Vec<InstId> = ids.iter().copied().filter(|&i| i != cond).collect();
+    func.set_block_insts(b, kept);
 }
+
+/// The most moves `invert_branch_to_next` guards: each takes an issue slot on the
+/// path that falls through as well.
+pub const MAX_GUARDED_MOVES: usize = 4;
 
 /// One bundle per operation (`sched=off`): sets the function's bundles.
 pub fn bundle_one_per_op(func: &mut MachFunction) {
