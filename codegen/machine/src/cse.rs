@@ -102,6 +102,10 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
     // the register a removed result's readers read instead
     let mut same: HashMap<Reg, Reg> = HashMap::new();
     let (mut removed, mut merged_constants) = (0, 0);
+    // `p2r x = p` (unguarded, both virtual): `r2p d = x` is `p` again (a flag of an
+    // overflow operation or compare carried as an integer to a `select`)
+    let mut as_int: HashMap<Reg, Reg> = HashMap::new();
+    let mut round_trips = 0;
     for b in mf.layout.clone() {
         let mut seen: HashMap<Key, Vec<Reg>> = HashMap::new();
         let mut kept = Vec::with_capacity(mf.block_len(b));
@@ -120,6 +124,22 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
                 same.insert(d, inst.uses[0]);
                 removed += 1;
                 continue;
+            }
+            if inst.guard.is_always()
+                && inst.implicit_defs.is_empty()
+                && let ([d @ Reg::Virtual(_)], [x @ Reg::Virtual(_)]) =
+                    (&inst.defs[..], &inst.uses[..])
+            {
+                if inst.is(Opcode::P2r) {
+                    as_int.insert(*d, *x);
+                } else if inst.is(Opcode::R2p)
+                    && let Some(&p) = as_int.get(x)
+                {
+                    same.insert(*d, p);
+                    removed += 1;
+                    round_trips += 1;
+                    continue;
+                }
             }
             let Some(k) = key(inst, constants) else {
                 kept.push(id);
@@ -151,6 +171,10 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
                 read_merged(mf.inst_mut(id), &same);
             }
         }
+    }
+    if round_trips > 0 {
+        // the `p2r`s only the round trips read
+        crate::pcp::sweep::remove_dead_operations(mf);
     }
     (removed, merged_constants)
 }
