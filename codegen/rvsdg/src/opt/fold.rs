@@ -571,6 +571,22 @@ impl Folder<'_, '_> {
         if let Some(v) = always {
             return id(Rewrite::Const(v as u128));
         }
+        // an unsigned bound of `a` decides an unsigned compare with a constant past it
+        // (`table[(c ^ b) & 0xff]` in a table of 256: the bounds check always holds)
+        if let Some(max) = unsigned_max(g, a, 4) {
+            let decided = match cond {
+                Ult if max < c => Some(true),
+                Uge if max < c => Some(false),
+                Ule if max <= c => Some(true),
+                Ugt if max <= c => Some(false),
+                Eq if max < c => Some(false),
+                Ne if max < c => Some(true),
+                _ => None,
+            };
+            if let Some(v) = decided {
+                return id(Rewrite::Const(v as u128));
+            }
+        }
         if ty == Type::I1 && ((cond == Ne && c == 0) || (cond == Eq && c == 1)) {
             return id(Rewrite::Value(a));
         }
@@ -691,6 +707,48 @@ impl Folder<'_, '_> {
 }
 
 /// The bits of an integer, float or control constant.
+/// A bound on the unsigned value of `o` better than its type's, from the operation
+/// that makes it (`band` with a constant, `urem` by one, `ushr` by one, extensions
+/// of narrower values), looking `depth` operations back at most.
+fn unsigned_max(g: &Rvsdg, o: Origin, depth: u32) -> Option<u128> {
+    use Opcode::*;
+    let p = g.producer(o)?;
+    let ty = vty(g, o);
+    let inputs = g.inputs(p);
+    let operand_max = |i: usize| {
+        let x = *inputs.get(i)?;
+        const_of(g, x).or_else(|| {
+            depth
+                .checked_sub(1)
+                .and_then(|d| unsigned_max(g, x, d))
+                .or(Some(vty(g, x).mask()))
+        })
+    };
+    let opcode = match g.op(p)? {
+        Op::Inst(data) => data.opcode(),
+        Op::SafeDiv(div) => *div,
+        _ => return None,
+    };
+    let max = match opcode {
+        Band => match (const_of(g, inputs[1]), operand_max(0)) {
+            (Some(m), Some(x)) => m.min(x),
+            (Some(m), None) => m,
+            _ => return None,
+        },
+        Uextend => operand_max(0)?,
+        Ushr => {
+            let k = const_of(g, inputs[1])? % ty.bits() as u128;
+            operand_max(0)? >> k
+        }
+        // (a safe division's divisor is a constant, not zero)
+        Urem if matches!(g.op(p), Some(Op::SafeDiv(_))) => {
+            const_of(g, inputs[1])?.checked_sub(1)?
+        }
+        _ => return None,
+    };
+    (max < ty.mask()).then_some(max)
+}
+
 fn constant_bits(g: &Rvsdg, o: Origin) -> Option<u128> {
     const_of(g, o).or_else(|| ctl_of(g, o).map(u128::from))
 }
