@@ -106,6 +106,10 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
     // overflow operation or compare carried as an integer to a `select`)
     let mut as_int: HashMap<Reg, Reg> = HashMap::new();
     let mut round_trips = 0;
+    // an upper bound on the unsigned value of unguarded definitions, where one is
+    // known from the operation (`and` with a small constant, a zero-extending load or
+    // extension, a count): an extension that cannot change such a value is the value
+    let mut bound: HashMap<Reg, u64> = HashMap::new();
     for b in mf.layout.clone() {
         let mut seen: HashMap<Key, Vec<Reg>> = HashMap::new();
         let mut kept = Vec::with_capacity(mf.block_len(b));
@@ -139,7 +143,19 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
                     removed += 1;
                     round_trips += 1;
                     continue;
+                } else if let Some(limit) = inst.opcode().and_then(extension_limit)
+                    && bound.get(x).is_some_and(|&b| b <= limit)
+                {
+                    same.insert(*d, *x);
+                    removed += 1;
+                    continue;
                 }
+            }
+            if inst.guard.is_always()
+                && let [d @ Reg::Virtual(_)] = inst.defs[..]
+                && let Some(b) = value_bound(inst)
+            {
+                bound.insert(d, b);
             }
             let Some(k) = key(inst, constants) else {
                 kept.push(id);
@@ -177,6 +193,36 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
         crate::pcp::sweep::remove_dead_operations(mf);
     }
     (removed, merged_constants)
+}
+
+/// The largest unsigned value that extension `opcode` leaves unchanged.
+fn extension_limit(opcode: Opcode) -> Option<u64> {
+    Some(match opcode {
+        Opcode::Zxtb => 0xff,
+        Opcode::Sxtb => 0x7f,
+        Opcode::Zxth => 0xffff,
+        Opcode::Sxth => 0x7fff,
+        Opcode::Zxtw => 0xffff_ffff,
+        Opcode::Sxtw => 0x7fff_ffff,
+        _ => return None,
+    })
+}
+
+/// An upper bound on the unsigned value `inst` (unguarded) defines, where its
+/// operation gives one.
+fn value_bound(inst: &MInst) -> Option<u64> {
+    Some(match inst.opcode()? {
+        Opcode::AndI => match inst.imm {
+            Imm::Const(c) if c >= 0 => c as u64,
+            _ => return None,
+        },
+        Opcode::LdBu | Opcode::LdsBu | Opcode::Zxtb => 0xff,
+        Opcode::LdHu | Opcode::LdsHu | Opcode::Zxth => 0xffff,
+        Opcode::LdWu | Opcode::LdsWu | Opcode::Zxtw => 0xffff_ffff,
+        Opcode::Clz | Opcode::Ctz | Opcode::Popc => 64,
+        Opcode::P2r => 1,
+        _ => return None,
+    })
 }
 
 /// Makes `inst` read what every removed result it reads was merged into (`same`).
