@@ -177,12 +177,17 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         {
             continue;
         }
+        let read_before = read_on_the_way_to(mf, &preds, &loops, p);
         let Some(moves) = choose(
             mf,
             p,
             s,
             &def_block,
-            &|v| quick[v] || defined_outside_loop_of(&loops, &def_block, p, v),
+            &|v| {
+                quick[v]
+                    || defined_outside_loop_of(&loops, &def_block, p, v)
+                    || read_before.contains(&v)
+            },
             &single_use,
             &bases,
             config,
@@ -408,6 +413,37 @@ fn quick_values(mf: &MachFunction, config: &MachineConfig) -> SecondaryMap<VReg,
     }
     quick
 }
+
+/// The values that an operation of the blocks that lead to `p` alone (up to
+/// [`READ_CHAIN`] blocks back in its loop) reads: the schedule has waited for them
+/// by the start of `p` (an operation reads its operands, and the allocated schedule
+/// pads for them, whatever its guard), so an operation moving into `p` may read them
+/// however long they took to make (`mandelbrot`'s `2.0 * zr`, `zr` a loop-carried
+/// sum that its header squares first).
+fn read_on_the_way_to(
+    mf: &MachFunction,
+    preds: &[Vec<MBlock>],
+    loops: &LoopForest,
+    p: MBlock,
+) -> rustc_hash::FxHashSet<VReg> {
+    let mut read = rustc_hash::FxHashSet::default();
+    let mut b = p;
+    for _ in 0..READ_CHAIN {
+        match preds[b.index()][..] {
+            [q] if q != b && loops.innermost_loop(block(q)) == loops.innermost_loop(block(p)) => {
+                b = q
+            }
+            _ => break,
+        }
+        for inst in mf.block_insts(b) {
+            read.extend(inst.all_uses().filter_map(|r| r.as_virtual()));
+        }
+    }
+    read
+}
+
+/// How many blocks back `read_on_the_way_to` looks.
+const READ_CHAIN: usize = 3;
 
 /// The length in cycles of the list schedule of `insts`.
 fn schedule_length(
