@@ -438,6 +438,16 @@ impl Folder<'_, '_> {
             Imul if cb == Some(m) => id(Val(self.rw.unary(n, Ineg, a, ty))),
             Band if cb == Some(0) => id(Const(0)),
             Band if cb == Some(m) || same => id(Val(a)),
+            // a mask that keeps every bit the value may have set
+            Band if cb.is_some_and(|k| {
+                unsigned_max(g, a, 4).is_some_and(|max| {
+                    let bits = u128::MAX.checked_shr(max.leading_zeros()).unwrap_or(0);
+                    k & bits == bits
+                })
+            }) =>
+            {
+                id(Val(a))
+            }
             Bor if cb == Some(0) || same => id(Val(a)),
             Bor if cb == Some(m) => id(Const(m)),
             Bxor if cb == Some(0) => id(Val(a)),
@@ -499,6 +509,15 @@ impl Folder<'_, '_> {
                     None if rty == Type::I1 && cx == Some(1) && cy == Some(0) => id(Val(a)),
                     None if rty == Type::I1 && cx == Some(0) && cy == Some(1) => {
                         id(Val(self.rw.unary(n, Bnot, a, Type::I1)))
+                    }
+                    // a boolean made an integer: the condition widened (`Option`'s
+                    // discriminant from a null test, `bool as u8`)
+                    None if rty != Type::I1 && rty.is_int() && cx == Some(1) && cy == Some(0) => {
+                        id(Val(self.rw.unary(n, Uextend, a, rty)))
+                    }
+                    None if rty != Type::I1 && rty.is_int() && cx == Some(0) && cy == Some(1) => {
+                        let not = self.rw.unary(n, Bnot, a, Type::I1);
+                        id(Val(self.rw.unary(n, Uextend, not, rty)))
                     }
                     None => None,
                 }
