@@ -124,11 +124,11 @@ fn place_exits_after_back_edges(func: &mut MachFunction) {
     }
 }
 
-/// `(p) br next; br other` (no arguments) becomes `(!p) br other; br next`; with up
-/// to [`MAX_GUARDED_MOVES`] unguarded register moves between the two branches (the
-/// copies of a loop exit's arguments, which scheduling and copy folding leave there),
-/// `(p) br next; moves; br other` becomes `(!p) moves; (!p) br other` and falls
-/// through to `next`: the path to `next` no longer takes a branch, the other takes
+/// `(p) br next; br other` (no arguments) becomes `(!p) br other`, falling through
+/// to `next`; with up to [`MAX_GUARDED_MOVES`] unguarded register moves between the
+/// two branches (the copies of a loop exit's arguments, which scheduling and copy
+/// folding leave there), `(p) br next; moves; br other` becomes `(!p) moves; (!p) br
+/// other`: the path to `next` no longer takes a branch, the other takes
 /// the one it took before, and the moves, nullified on the first, run as before on
 /// the second. Not when a move writes `p` (the branch would read the new value).
 fn invert_branch_to_next(func: &mut MachFunction, b: MBlock, next: Option<MBlock>) {
@@ -158,7 +158,6 @@ fn invert_branch_to_next(func: &mut MachFunction, b: MBlock, next: Option<MBlock
     if Some(*taken) != next || taken == other {
         return;
     }
-    let (taken, other) = (*taken, *other);
     let guard = c.guard;
     let movable = moves.iter().all(|&m| {
         let m = func.inst(m);
@@ -168,13 +167,6 @@ fn invert_branch_to_next(func: &mut MachFunction, b: MBlock, next: Option<MBlock
             && !m.defs.contains(&guard.pred)
     });
     if !movable {
-        return;
-    }
-    if moves.is_empty() {
-        let c = func.inst_mut(cond);
-        c.guard.negated = !c.guard.negated;
-        c.imm = Imm::Block(other);
-        func.inst_mut(last).imm = Imm::Block(taken);
         return;
     }
     let inverted = crate::mir::MGuard::new(guard.pred, !guard.negated);

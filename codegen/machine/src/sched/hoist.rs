@@ -451,25 +451,8 @@ fn schedule_length(
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
 ) -> i64 {
+    // (`DepGraph::build` numbers the registers of these few operations densely)
     let mut ops: Vec<_> = insts.iter().map(|mi| op_info(mi, bases, config)).collect();
-    // virtual registers renumbered densely: the graph's tables are as long as the
-    // largest register index, and a trial schedules a few dozen operations of a
-    // function that may have tens of thousands of registers
-    let mut dense: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
-    let mut map = |r: &mut usize| {
-        if *r >= super::deps::NUM_REGS {
-            let next = super::deps::NUM_REGS + dense.len();
-            *r = *dense.entry(*r).or_insert(next);
-        }
-    };
-    for op in &mut ops {
-        op.reads.iter_mut().for_each(&mut map);
-        op.keep.iter_mut().for_each(&mut map);
-        op.writes.iter_mut().for_each(|(r, _)| map(r));
-        if let Some(place) = op.access.as_mut().and_then(|a| a.place.as_mut()) {
-            map(&mut place.0);
-        }
-    }
     let g = DepGraph::build(&mut ops);
     let cycles = super::list::schedule(&ops, &g, config);
     cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)

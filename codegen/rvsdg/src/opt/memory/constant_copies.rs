@@ -31,7 +31,7 @@ use super::access::Analysis;
 use super::address::Base;
 use crate::graph::{Node, NodeKind};
 use crate::module::ReadOnlyData;
-use crate::ops::{Op, Rvsdg, Ty};
+use crate::ops::{Op, Rvsdg};
 
 /// What [`read_in_place`] did.
 #[derive(Copy, Clone, Debug, Default)]
@@ -111,13 +111,8 @@ pub fn read_in_place(
     for s in rewritten.keys() {
         counts.slots += 1;
         for &n in &copies[s] {
-            let mem_in = g.inputs(n).iter().copied().find(|&o| g.ty(o) == Ty::Mem);
-            let mem_out = g.outputs(n).find(|&o| g.ty(o) == Ty::Mem);
-            let (Some(i), Some(o)) = (mem_in, mem_out) else {
-                unreachable!("a memcpy takes and gives the memory state");
-            };
-            g.divert_users(o, i);
-            g.remove_node(n);
+            let removed = super::remove_memory_node(g, n);
+            debug_assert!(removed, "a memcpy takes and gives the memory state");
             counts.copies += 1;
         }
     }

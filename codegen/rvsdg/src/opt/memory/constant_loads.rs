@@ -86,14 +86,9 @@ pub fn fold_loads(g: &mut Rvsdg, l: Node, a: &Analysis, read_only: &ReadOnlyData
             &[],
             &[Ty::Val(ty)],
         );
-        let mem_in = g.inputs(n).iter().copied().find(|&o| g.ty(o) == Ty::Mem);
-        let mem_out = g.outputs(n).find(|&o| g.ty(o) == Ty::Mem);
-        let (Some(i), Some(o)) = (mem_in, mem_out) else {
-            unreachable!("a load takes and gives the memory state");
-        };
         g.divert_users(Origin::Out(n, 0), Origin::Out(c, 0));
-        g.divert_users(o, i);
-        g.remove_node(n);
+        let removed = super::remove_memory_node(g, n);
+        debug_assert!(removed, "a load takes and gives the memory state");
     }
     found.len()
 }

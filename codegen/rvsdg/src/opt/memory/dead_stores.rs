@@ -221,11 +221,7 @@ fn simple(g: &mut Rvsdg, a: &Analysis, n: Node, mut live: Live, removed: &mut us
             .iter()
             .all(|w| exact(a, w).is_some_and(|(s, x, y)| !live.meets(s, x, y)))
     {
-        let mem_in = g.inputs(n).iter().copied().find(|&o| g.ty(o) == Ty::Mem);
-        let mem_out = g.outputs(n).find(|&o| g.ty(o) == Ty::Mem);
-        if let (Some(i), Some(o)) = (mem_in, mem_out) {
-            g.divert_users(o, i);
-            g.remove_node(n);
+        if super::remove_memory_node(g, n) {
             *removed += 1;
             return live;
         }

@@ -39,8 +39,9 @@ pub use address::{Addr, Addresses, Base};
 pub use escape::noalias_params;
 pub use split::split_memory_states;
 
+use crate::graph::Node;
 use crate::module::ReadOnlyData;
-use crate::ops::Rvsdg;
+use crate::ops::{Rvsdg, Ty};
 use crate::report::Report;
 
 /// At most this many rounds of analysis, forwarding and dead store removal per λ.
@@ -91,4 +92,18 @@ pub fn memory_optimization(g: &mut Rvsdg, read_only: &ReadOnlyData, report: &mut
     report.count("memory.constant-copies", copies.slots as u64);
     report.count("memory.constant-copies-removed", copies.copies as u64);
     report.count("memory.constant-loads", constant_loads as u64);
+}
+
+/// Removes memory operation `n`, its memory state passed on to its users (their
+/// values, if any, must be given other origins first); false when `n` does not take
+/// and give one memory state.
+fn remove_memory_node(g: &mut Rvsdg, n: Node) -> bool {
+    let mem_in = g.inputs(n).iter().copied().find(|&o| g.ty(o) == Ty::Mem);
+    let mem_out = g.outputs(n).find(|&o| g.ty(o) == Ty::Mem);
+    let (Some(i), Some(o)) = (mem_in, mem_out) else {
+        return false;
+    };
+    g.divert_users(o, i);
+    g.remove_node(n);
+    true
 }
