@@ -10,17 +10,21 @@
 //! scopes are its `!alias.scope`/`!noalias` metadata).
 //!
 //! **Bounds checks** (inductive range check elimination, as LLVM's IRCE, by
-//! versioning): a γ at the top level of the body on `s·iv + d <u len` (`len`
-//! invariant, `s` and `d` constants from 0 to [`MAX_SCALE`] and
-//! [`MAX_DISPLACEMENT`]), whose failing arm ends in `unreachable` (a slice index's
-//! panic) and whose passing arm passes its entry variables straight through, passes
-//! in every iteration when it passes for the last index `s·hi + d` (the index grows
-//! with `iv`, which stays below 2^40). That comparison joins the check; in the copy
+//! versioning): a γ at the top level of the body on `s·iv + T + d <u len` (`len`
+//! invariant, `s` a constant from 0 to [`MAX_SCALE`], `d` one within
+//! ±[`MAX_DISPLACEMENT`], `T` a sum of invariant loop variables or none), whose
+//! failing arm ends in `unreachable` (a slice index's panic) and whose passing arm
+//! passes its entry variables straight through, passes in every iteration when it
+//! passes for the last index `s·hi + T + d` and the index grows with `iv` without
+//! wrapping: so it does for no `T` and `d >= 0` (`iv` stays below 2^40); otherwise
+//! the first index must not be above the last (the indices span less than 2^53:
+//! they wrap only if the last is below the first). Those comparisons join the
+//! check (the copy loses exactly the checks they cover); in the copy
 //! the γ gives way to what its passing arm passes through, so the copy is a counted
 //! loop without side exits that unrolling and modulo scheduling take
 //! (`version.range-checks`; `spectral_norm` 0.48x and `dot_saxpy` 0.59x the cycles).
 //! A loop is versioned for its bounds checks alone, one base or none, when its body
-//! has at most [`MAX_RANGE_CHECKED_NODES`] nodes (a larger one gains little against
+//! has at most [`MAX_RANGE_CHECKED_NODES`] nodes besides the checks it loses (a larger one gains little against
 //! the test and a second copy). Checks that constants decide (first value, bound
 //! and length known) are left alone: removing the passing ones in place
 //! made `benches/programs/nbody.rs` 10% slower through the
@@ -31,10 +35,14 @@
 //! constants, `b` invariant), of `i64` with `c` and `l` at most [`MAX_STEP`], whose memory operations are plain loads and stores at the top level
 //! of the body (traps and `unreachable` anywhere are fine; calls, atomics, volatile
 //! accesses, copies and memory operations inside γs are not), each address being
-//! `ptradd base, s·iv + d` or `base` itself, with `base` an invariant pointer (a loop
-//! variable passed through), `s` a constant from 0 to [`MAX_SCALE`] and `d` a constant
-//! (`induction.rs`'s affine forms). The accesses are grouped by base; the loop is
-//! versioned when there are two to [`MAX_GROUPS`] groups and at least one stores.
+//! `ptradd base, s·iv + T + d` or `base` itself, with `base` an invariant pointer (a
+//! loop variable passed through), `s` a constant from 0 to [`MAX_SCALE`], `T` a sum of
+//! invariant loop variables and `d` a constant (`induction.rs`'s affine forms). The
+//! accesses are grouped by base and `T`; the loop is versioned when there are two to
+//! [`MAX_GROUPS`] groups and at least one stores. Two groups on two different
+//! `noalias` parameters of the λ never overlap (the attribute's contract): they need
+//! no check, and a loop with no other pair to check and no bounds check to lose is
+//! not versioned but scoped in place (`version.noalias-scoped`).
 //!
 //! **The check** (in the θ's region, before it). The iterations run with `iv` from
 //! `iv0` (the first always runs) while `iv + l <u b`, so every `iv` lies in `[iv0, hi]`
@@ -57,6 +65,7 @@
 //!
 //! Counters: `version.loops` (loops versioned), `version.checks` (pairs of groups
 //! checked), `version.range-checks` (bounds checks the copies lost),
+//! `version.noalias-scoped` (loops scoped in place),
 //! `version.not-counted`, `version.declined-memory` (an access or memory operation
 //! of another kind), `version.one-base` (nothing to tell apart, or nothing
 //! stored).
@@ -108,6 +117,7 @@ pub fn version_loops(g: &mut Rvsdg, report: &mut Report) {
     report.count("version.declined-memory", counts.declined_memory);
     report.count("version.one-base", counts.one_base);
     report.count("version.range-checks", counts.range_checks);
+    report.count("version.noalias-scoped", counts.noalias_scoped);
 }
 
 #[derive(Default)]
@@ -118,6 +128,7 @@ struct Counts {
     declined_memory: u64,
     one_base: u64,
     range_checks: u64,
+    noalias_scoped: u64,
 }
 
 /// A group number no access below `r` uses yet.
@@ -144,19 +155,23 @@ enum Base {
     Constant(Op),
 }
 
-/// One load or store of the loop: `base + scale·iv + disp`, `size` bytes.
+/// One load or store of the loop: `base + scale·iv + terms + disp`, `size` bytes;
+/// `terms` is a sum of the loop's invariant variables (`y·w` of `a[y·w + x]`), empty
+/// for most.
 struct Access {
     node: Node,
     base: Base,
     scale: u64,
+    terms: Vec<(u32, u64)>,
     disp: i64,
     size: i64,
     store: bool,
 }
 
-/// The accesses through one base.
+/// The accesses through one base with one sum of invariant terms.
 struct Group {
     base: Base,
+    terms: Vec<(u32, u64)>,
     scale_min: u64,
     scale_max: u64,
     disp_min: i64,
@@ -165,13 +180,16 @@ struct Group {
 }
 
 /// A bounds check at the top level of the body: γ `node` on `scale·iv + disp <u len`
-/// (`len` invariant), whose arm where the test fails ends in `unreachable` (a call
-/// to a panic) and whose other arm, `pass`, passes its entry variables straight to
-/// its exits (`exits[k]` is the entry variable of exit `k`).
+/// (`len` invariant, `disp` of either sign: `a[i - 2]`), whose arm where the test
+/// fails ends in `unreachable` (a call to a panic) and whose other arm, `pass`,
+/// passes its entry variables straight to its exits (`exits[k]` is the entry variable
+/// of exit `k`).
 struct RangeCheck {
     node: Node,
     scale: u64,
-    disp: u64,
+    /// The invariant part of the index besides `disp` (`y·w - w` of `a[y·w + x - w]`).
+    terms: Vec<(u32, u64)>,
+    disp: i64,
     len: Base,
     /// The length, when it is a constant.
     len_value: Option<u128>,
@@ -221,10 +239,11 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         let Some(f) = affine(g, body, &counters, x) else {
             continue;
         };
-        let (Some(scale), Some(disp)) = (f.scale.as_constant(), f.offset.as_constant()) else {
+        let Some(scale) = f.scale.as_constant() else {
             continue;
         };
-        if scale > MAX_SCALE || disp > MAX_DISPLACEMENT as u64 {
+        let disp = f.offset.constant as i64;
+        if scale > MAX_SCALE || disp.abs() > MAX_DISPLACEMENT {
             continue;
         }
         let ends_unreachable = g
@@ -246,6 +265,7 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         out.push(RangeCheck {
             node: n,
             scale,
+            terms: loop_terms(&f.offset.terms),
             disp,
             len,
             len_value,
@@ -253,6 +273,38 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         });
     }
     out
+}
+
+/// The `noalias` pointer parameter of the enclosing λ that `base` (a variable of
+/// θ `theta`) is, through the entries of the γs and θs around `theta` that pass it
+/// unchanged; its index.
+fn noalias_param(g: &Rvsdg, theta: Node, base: &Base) -> Option<u32> {
+    let Base::Var(k) = base else { return None };
+    let mut o = g.input(theta, *k);
+    loop {
+        let Origin::Arg(r, i) = o else { return None };
+        let owner = g.owner(r)?;
+        match g.kind(owner) {
+            NodeKind::Lambda { .. } => {
+                let info = g.lambda_info(owner);
+                let i = i as usize;
+                return (i < info.signature.params.len()
+                    && info.param_attrs(i).noalias
+                    && info.signature.params[i] == Type::Ptr)
+                    .then_some(i as u32);
+            }
+            // an arm's argument is the γ's entry input (after the predicate)
+            NodeKind::Gamma { .. } => o = g.input(owner, i as usize + 1),
+            // a loop variable passed through unchanged is its initial value
+            NodeKind::Theta { body } => {
+                if g.results(*body)[i as usize + 1] != o {
+                    return None;
+                }
+                o = g.input(owner, i as usize);
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// Replaces bounds check `c`, which always passes, by what its passing arm passes
@@ -281,7 +333,10 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         counts.not_counted += 1;
         return false;
     }
+    // which of the body's bounds checks the versioning condition covers; the copy
+    // loses exactly those (its checks are found in the same order)
     let mut checks = range_checks(g, theta, lp.iv as u32, lp.step as u64);
+    let mut covered = vec![true; checks.len()];
     // checks that constants decide (the first counter value, the bound and the
     // length known) are left to the machine's constant propagation, which knows the
     // trip count no better: removing the passing ones here made `nbody` 10% slower
@@ -291,23 +346,39 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         Bound::Var(p) => const_of(g, inits[p]),
         Bound::Const(c) => Some(c),
     };
-    if let (Some(iv0), Some(b)) = (const_of(g, inits[lp.iv]), bound)
+    let iv0_value = const_of(g, inits[lp.iv]);
+    if let (Some(iv0), Some(b)) = (iv0_value, bound)
         && iv0 < IV_LIMIT
         && b < IV_LIMIT
     {
-        checks.retain(|c| {
+        for (c, keep) in checks.iter().zip(covered.iter_mut()) {
             let len = match &c.len {
                 Base::Var(k) => const_of(g, inits[*k]),
                 Base::Constant(_) => c.len_value,
             };
-            len.is_none()
-        });
+            *keep &= len.is_none();
+        }
+    }
+    // an index below its displacement's magnitude in the first iteration fails there
+    // (`a[i - 2]` from `i = 0`): such a check stays
+    if let Some(iv0) = iv0_value
+        && iv0 < IV_LIMIT
+    {
+        for (c, keep) in checks.iter().zip(covered.iter_mut()) {
+            *keep &= !c.terms.is_empty()
+                || (iv0 as i128) * i128::from(c.scale) + i128::from(c.disp) >= 0;
+        }
     }
     // (a large body gains little from losing its checks, against the check before
-    // the loop and a second copy of it)
-    if g.nodes(g.theta_body(theta)).len() > MAX_RANGE_CHECKED_NODES {
-        checks.clear();
+    // the loop and a second copy of it; the size is the copy's, without the γ, the
+    // `match` and the compare of each check it loses)
+    let body_nodes = g.nodes(g.theta_body(theta)).len();
+    let lost = 3 * covered.iter().filter(|&&k| k).count();
+    if body_nodes.saturating_sub(lost) > MAX_RANGE_CHECKED_NODES {
+        covered.iter_mut().for_each(|k| *k = false);
     }
+    let mut kept = covered.iter();
+    checks.retain(|_| *kept.next().unwrap());
     let skipped: Vec<Region> = checks
         .iter()
         .flat_map(|c| g.kind(c.node).subregions().to_vec())
@@ -319,11 +390,15 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
     };
     let mut groups: Vec<Group> = Vec::new();
     for a in &found {
-        let i = match groups.iter().position(|x| x.base == a.base) {
+        let i = match groups
+            .iter()
+            .position(|x| x.base == a.base && x.terms == a.terms)
+        {
             Some(i) => i,
             None => {
                 groups.push(Group {
                     base: a.base.clone(),
+                    terms: a.terms.clone(),
                     scale_min: a.scale,
                     scale_max: a.scale,
                     disp_min: a.disp,
@@ -340,13 +415,37 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         x.end_max = x.end_max.max(a.disp + a.size);
         x.stores |= a.store;
     }
+    // pairs that may overlap: one of them stores, and they are not based on two
+    // different `noalias` parameters (whose memory, while the λ runs, nothing else
+    // reaches: the attribute's contract)
+    let noalias: Vec<Option<u32>> = groups
+        .iter()
+        .map(|x| noalias_param(g, theta, &x.base))
+        .collect();
     let pairs: Vec<(usize, usize)> = (0..groups.len())
         .flat_map(|i| (i + 1..groups.len()).map(move |j| (i, j)))
         .filter(|&(i, j)| groups[i].stores || groups[j].stores)
+        .filter(|&(i, j)| !matches!((noalias[i], noalias[j]), (Some(a), Some(b)) if a != b))
         .collect();
-    if groups.len() > MAX_GROUPS || (checks.is_empty() && (groups.len() < 2 || pairs.is_empty())) {
+    let statically_apart = groups.len() >= 2
+        && (0..groups.len())
+            .flat_map(|i| (i + 1..groups.len()).map(move |j| (i, j)))
+            .any(|(i, j)| {
+                (groups[i].stores || groups[j].stores)
+                    && matches!((noalias[i], noalias[j]), (Some(a), Some(b)) if a != b)
+            });
+    if groups.len() > MAX_GROUPS
+        || (checks.is_empty() && (groups.len() < 2 || (pairs.is_empty() && !statically_apart)))
+    {
         counts.one_base += 1;
         return false;
+    }
+    if checks.is_empty() && pairs.is_empty() {
+        // nothing to check at run time: the groups that may overlap are apart by
+        // their `noalias` bases, which the accesses' scopes say in place
+        scope_accesses(g, theta, lp.iv as u32, lp.step as u64, &groups, group);
+        counts.noalias_scoped += 1;
+        return true;
     }
     let r = g.node(theta).region;
     let Some(check) = build_check(g, r, &inits, &lp, &groups, &pairs, &checks) else {
@@ -372,28 +471,39 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
             g.set_origin(u, out);
         }
     }
-    // the copy's bounds checks pass: their γs give way to what their passing arm
-    // passes through (the copy has the same nodes in the same order)
-    for c in range_checks(g, copy, lp.iv as u32, lp.step as u64) {
-        pass_check(g, &c);
+    // the copy's covered bounds checks pass: their γs give way to what their passing
+    // arm passes through (the copy has the same nodes in the same order; the others
+    // stay, and a check the condition did not cover is never removed)
+    let copied = range_checks(g, copy, lp.iv as u32, lp.step as u64);
+    if copied.len() == covered.len() {
+        for (c, _) in copied.iter().zip(&covered).filter(|(_, keep)| **keep) {
+            pass_check(g, c);
+        }
     }
     counts.range_checks += checks.len() as u64;
-    if pairs.is_empty() {
+    if pairs.is_empty() && !statically_apart {
         counts.loops += 1;
         return true;
     }
-    // the copy's accesses, found as the original's are
-    let class_of: FxHashMap<Base, u32> = groups
-        .iter()
-        .enumerate()
-        .map(|(k, x)| (x.base.clone(), k as u32 + 1))
-        .collect();
-    let copied = accesses(g, copy, lp.iv as u32, lp.step as u64, &[])
-        .expect("the copy of a loop versioning takes is taken");
-    for a in copied {
+    scope_accesses(g, copy, lp.iv as u32, lp.step as u64, &groups, group);
+    counts.loops += 1;
+    counts.checks += pairs.len() as u64;
+    true
+}
+
+/// Gives the accesses of θ `theta` (the original or its copy, which has the same)
+/// the scope of their group: group `group`, class `k + 1` for `groups[k]`.
+fn scope_accesses(g: &mut Rvsdg, theta: Node, iv: u32, step: u64, groups: &[Group], group: u32) {
+    let found = accesses(g, theta, iv, step, &[])
+        .expect("the loop of a versioning has accesses versioning takes");
+    for a in found {
+        let k = groups
+            .iter()
+            .position(|x| x.base == a.base && x.terms == a.terms)
+            .expect("every access is in a group");
         let scope = AliasScope {
             group,
-            class: class_of[&a.base],
+            class: k as u32 + 1,
         };
         if let NodeKind::Simple(Op::Inst(
             InstructionData::Load { flags, .. } | InstructionData::Store { flags, .. },
@@ -402,9 +512,6 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
             flags.scope = Some(scope);
         }
     }
-    counts.loops += 1;
-    counts.checks += pairs.len() as u64;
-    true
 }
 
 /// The loads and stores of θ `theta`'s body as `base + scale·iv + disp`, if every
@@ -461,8 +568,8 @@ fn accesses(g: &Rvsdg, theta: Node, iv: u32, step: u64, skipped: &[Region]) -> O
                 return None;
             }
             let size = g.ty(size_of).value()?.bytes() as i64;
-            let (base, scale, disp) = match invariant_ptr(addr) {
-                Some(k) => (k, 0, 0),
+            let (base, scale, terms, disp) = match invariant_ptr(addr) {
+                Some(k) => (k, 0, Vec::new(), 0),
                 None => {
                     let p = g.producer(addr)?;
                     if g.node(p).region != body
@@ -479,8 +586,12 @@ fn accesses(g: &Rvsdg, theta: Node, iv: u32, step: u64, skipped: &[Region]) -> O
                     let k = invariant_ptr(g.input(p, 0))?;
                     let f = affine(g, body, &counters, g.input(p, 1))?;
                     let scale = f.scale.as_constant()?;
-                    let disp = f.offset.as_constant()? as i64;
-                    (k, scale, disp)
+                    (
+                        k,
+                        scale,
+                        loop_terms(&f.offset.terms),
+                        f.offset.constant as i64,
+                    )
                 }
             };
             let disp = disp.checked_add(i64::from(offset))?;
@@ -491,6 +602,7 @@ fn accesses(g: &Rvsdg, theta: Node, iv: u32, step: u64, skipped: &[Region]) -> O
                 node: n,
                 base,
                 scale,
+                terms,
                 disp,
                 size,
                 store,
@@ -551,14 +663,25 @@ fn build_check(
         }
     };
     let hi_iv = select(g, r, runs, b1, iv0);
+    // each group's interval, for the groups some pair checks
+    let checked: Vec<bool> = (0..groups.len())
+        .map(|k| pairs.iter().any(|&(i, j)| i == k || j == k))
+        .collect();
     let mut bounds = Vec::with_capacity(groups.len());
-    for x in groups {
-        let base = match &x.base {
+    for (x, &checked) in groups.iter().zip(&checked) {
+        if !checked {
+            bounds.push(None);
+            continue;
+        }
+        let mut base = match &x.base {
             Base::Var(k) => inits[*k],
             Base::Constant(op) => {
                 Origin::Out(g.add_simple(r, op.clone(), &[], &[Ty::Val(Type::Ptr)]), 0)
             }
         };
+        if let Some(t) = invariant_sum(g, &mut consts, inits, &x.terms) {
+            base = binary(g, r, Opcode::Ptradd, base, t);
+        }
         let lo_off = scaled(g, &mut consts, iv0, x.scale_min, x.disp_min);
         let hi_off = scaled(g, &mut consts, hi_iv, x.scale_max, x.end_max);
         let lo = match lo_off {
@@ -571,28 +694,44 @@ fn build_check(
         };
         let ordered = icmp(g, r, IntCC::Ule, lo, hi);
         and(g, ordered);
-        bounds.push((lo, hi));
+        bounds.push(Some((lo, hi)));
     }
-    // a bounds check passes in every iteration when it passes in the last: its index
-    // `scale·iv + disp` (no wrap: `iv < 2^40`, small scale and displacement) grows
-    // with `iv`
+    // a bounds check passes in every iteration when it passes in the last, when its
+    // index `scale·iv + terms + disp` grows with `iv` without wrapping: so it is for a
+    // small displacement of 0 or more (`iv < 2^40`, small scale); otherwise (a
+    // negative displacement, invariant terms) the first index must not be above the
+    // last (the indices span less than 2^53, so they wrap only if the last is below
+    // the first)
     for c in checks {
+        let terms = invariant_sum(g, &mut consts, inits, &c.terms);
+        let index_at = |g: &mut Rvsdg, consts: &mut Constants, iv: Origin| {
+            let i = scaled(g, consts, iv, c.scale, c.disp);
+            match (i, terms) {
+                (Some(i), Some(t)) => binary(g, r, Opcode::Iadd, i, t),
+                (i, t) => i.or(t).unwrap_or_else(|| consts.get(g, 0)),
+            }
+        };
+        let index = index_at(g, &mut consts, hi_iv);
+        if c.disp < 0 || terms.is_some() {
+            let first = index_at(g, &mut consts, iv0);
+            let grows = icmp(g, r, IntCC::Ule, first, index);
+            and(g, grows);
+        }
         let len = match &c.len {
             Base::Var(k) => inits[*k],
             Base::Constant(op) => {
                 Origin::Out(g.add_simple(r, op.clone(), &[], &[Ty::Val(Type::I64)]), 0)
             }
         };
-        let index = match scaled(g, &mut consts, hi_iv, c.scale, c.disp as i64) {
-            Some(x) => x,
-            None => consts.get(g, 0),
-        };
         let inside = icmp(g, r, IntCC::Ult, index, len);
         and(g, inside);
     }
     for &(i, j) in pairs {
-        let below = icmp(g, r, IntCC::Ule, bounds[i].1, bounds[j].0);
-        let above = icmp(g, r, IntCC::Ule, bounds[j].1, bounds[i].0);
+        let (Some(bi), Some(bj)) = (bounds[i], bounds[j]) else {
+            unreachable!("the groups of a pair have intervals")
+        };
+        let below = icmp(g, r, IntCC::Ule, bi.1, bj.0);
+        let above = icmp(g, r, IntCC::Ule, bj.1, bi.0);
         let apart = binary(g, r, Opcode::Bor, below, above);
         and(g, apart);
     }
@@ -625,6 +764,39 @@ fn scaled(
         (Some(p), Some(d)) => Some(binary(g, consts.region, Opcode::Iadd, p, d)),
         (p, d) => p.or(d),
     }
+}
+
+/// Invariant terms (loop variables passed through) by the loop variable's index, so
+/// that a copy of the θ has the same.
+fn loop_terms(terms: &[(Origin, u64)]) -> Vec<(u32, u64)> {
+    terms
+        .iter()
+        .map(|&(v, c)| match v {
+            Origin::Arg(_, k) => (k, c),
+            _ => unreachable!("an invariant term is a loop variable"),
+        })
+        .collect()
+}
+
+/// `Σ c·v` of invariant terms (loop variables of the θ, `v` their initial values
+/// `inits`), folded where constant; `None` for no terms.
+fn invariant_sum(
+    g: &mut Rvsdg,
+    consts: &mut Constants,
+    inits: &[Origin],
+    terms: &[(u32, u64)],
+) -> Option<Origin> {
+    let mut sum: Option<Origin> = None;
+    for &(k, c) in terms {
+        let Some(t) = scaled(g, consts, inits[k as usize], c, 0) else {
+            continue;
+        };
+        sum = Some(match sum {
+            None => t,
+            Some(s) => binary(g, consts.region, Opcode::Iadd, s, t),
+        });
+    }
+    sum
 }
 
 /// The `i64` constants of the check, one node each.

@@ -42,6 +42,9 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
         vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, r);
         vliw_rvsdg::opt::recognize_idioms(&mut rm.graph, r)
     }),
+    ("version", |rm, r| {
+        vliw_rvsdg::opt::version_loops(&mut rm.graph, r)
+    }),
     ("unroll", |rm, r| {
         let options = vliw_rvsdg::opt::UnrollOptions::default();
         vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)

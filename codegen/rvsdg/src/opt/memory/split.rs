@@ -31,7 +31,11 @@
 //! the top level of one of its regions (a Rust bounds check's arm that calls the panic
 //! function, then `unreachable`), or an unexpected shape, is *opaque*: it gets the join
 //! of the states of the locations it touches and its contents keep one state, split
-//! again after it. A sink so reached may end the program before accesses to private
+//! again after it. It also takes the locations accessed anywhere in the λ at an offset
+//! that is not known (a stack array's or a slice's element by index): such an access
+//! is within its object only where the program's checks say so, and out of it may
+//! fault, so what comes after a check stays after it. A sink so reached may end the
+//! program before accesses to private
 //! slots and `noalias` memory that came before it on other states: nothing can tell
 //! (a slot dies with the activation; `noalias` memory is not accessed by anyone else
 //! while the λ runs, the panic function included), while what can be seen — calls,
@@ -115,6 +119,11 @@ struct Encoder<'a> {
     /// The locations each node touches (simple nodes with a memory input, γs, θs), and
     /// whether a structural node is opaque.
     touches: FxHashMap<Node, (Locs, bool)>,
+    /// The locations accessed somewhere at an offset that is not known: such an
+    /// access is within its object only where the program's checks say so (a slice
+    /// index, a stack array's), and out of it may fault, so it must not move above a
+    /// sink; opaque γs and θs touch these locations too.
+    guarded: Locs,
     bypassed: u64,
 }
 
@@ -138,6 +147,7 @@ fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Cou
         locs: vec![Loc::Other],
         index: FxHashMap::from_iter([(Loc::Other, 0)]),
         touches: FxHashMap::default(),
+        guarded: 0,
         bypassed: 0,
     };
     // every call may unwind, and its caller's cleanup code then reads `noalias`
@@ -146,6 +156,7 @@ fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Cou
     for b in e.params.clone() {
         e.location(Loc::Base(b));
     }
+    e.guarded = e.guarded_locations(g, body);
     // the locations some access touches (*other* too, unless nothing does)
     let (all, _) = e.summarize(g, body);
     if all.count_ones() < 2 {
@@ -260,6 +271,30 @@ impl Encoder<'_> {
         if m == 0 { OTHER } else { m }
     }
 
+    /// The locations of the accesses below `r` at an offset that is not known
+    /// ([`Encoder::guarded`]), made if new.
+    fn guarded_locations(&mut self, g: &Rvsdg, r: Region) -> Locs {
+        let mut m = 0;
+        for q in g.regions_below(r) {
+            for &n in g.nodes(q) {
+                if !matches!(g.kind(n), NodeKind::Simple(_))
+                    || !g.inputs(n).iter().any(|&o| g.ty(o) == Ty::Mem)
+                {
+                    continue;
+                }
+                let effects = self.a.effects(g, n);
+                for acc in effects.reads.iter().chain(&effects.writes) {
+                    if acc.addr.offset.is_none()
+                        && let Some(k) = self.loc_of(acc)
+                    {
+                        m |= 1 << k;
+                    }
+                }
+            }
+        }
+        m
+    }
+
     /// The locations region `r` touches (at any depth), and whether a sink is at its
     /// top level; the summaries of its nodes.
     fn summarize(&mut self, g: &Rvsdg, r: Region) -> (Locs, bool) {
@@ -277,7 +312,16 @@ impl Encoder<'_> {
                         let (m, sink) = self.summarize(g, s);
                         inner = (inner.0 | m, inner.1 | sink);
                     }
-                    (inner.0, inner.1 || mem_shape(g, n).is_none())
+                    let opaque = inner.1 || mem_shape(g, n).is_none();
+                    // what comes after a sink stays after it (`guarded`)
+                    (
+                        if opaque {
+                            inner.0 | self.guarded
+                        } else {
+                            inner.0
+                        },
+                        opaque,
+                    )
                 }
             };
             self.touches.insert(n, (t, opaque));
