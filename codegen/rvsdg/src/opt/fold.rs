@@ -44,11 +44,15 @@
 //! once; everything else dead is left to dead node elimination. A bound on the number
 //! of rewrites (far above what any graph needs) guarantees the end.
 //!
+//! - **Conditions known after a check** (`checks.rs`): a test of the condition that a
+//!   bounds check before it decided (its failing arm ends in `unreachable`) becomes
+//!   a constant, before the rest.
+//!
 //! Counters: `fold.constants` (nodes computed into constants), `fold.identities`
 //! (nodes replaced by an algebraic identity), `fold.canonicalized` (operands swapped,
 //! subtractions of a constant made additions), `fold.safe-divisions`,
 //! `fold.propagated-into-regions` (region arguments whose users now read a constant
-//! copy).
+//! copy), `fold.known-after-check`.
 
 use std::collections::VecDeque;
 
@@ -82,6 +86,7 @@ pub fn fold(g: &mut Rvsdg, report: &mut Report) {
     report.count("fold.safe-divisions", counts.safe_divisions);
     report.count("fold.propagated-into-regions", counts.propagated);
     report.count("fold.address-offsets", counts.address_offsets);
+    report.count("fold.known-after-check", counts.known_after_check);
 }
 
 #[derive(Default)]
@@ -92,6 +97,7 @@ struct Counts {
     safe_divisions: u64,
     propagated: u64,
     address_offsets: u64,
+    known_after_check: u64,
 }
 
 /// What a rule replaces a node's first output with.
@@ -133,6 +139,8 @@ impl Folder<'_, '_> {
 
     fn lambda(&mut self, l: Node) {
         let body = self.g().lambda_body(l);
+        self.counts.known_after_check += super::checks::known_after_checks(&mut self.rw, body);
+        self.rw.take_touched();
         for r in self.g().regions_below(body) {
             for n in self.g().topological_order(r) {
                 self.push(n);

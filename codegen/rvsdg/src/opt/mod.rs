@@ -1,5 +1,6 @@
 //! The optimizations on the RVSDG, one file each.
 
+mod checks;
 pub mod cne;
 mod constants;
 pub mod dne;
