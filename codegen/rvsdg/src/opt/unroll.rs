@@ -357,7 +357,7 @@ pub(super) fn has_sink(g: &Rvsdg, body: Region) -> bool {
 
 /// The number of iterations of a loop from constant `x0` to constant `b`, when no
 /// increment wraps (types up to 64 bits).
-fn trip_count(lp: &Counted, x0: u128, b: u128) -> Option<u128> {
+pub(super) fn trip_count(lp: &Counted, x0: u128, b: u128) -> Option<u128> {
     if lp.ty.bits() > 64 {
         return None;
     }
