@@ -19,7 +19,7 @@ use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
 use vliw_ir::{DataValue, Module, TrapKind, Type, parse_module, verify_module};
 use vliw_rvsdg::opt::UnrollOptions;
-use vliw_rvsdg::{Report, Rvsdg, Sequentializer, build_module, sequentialize_module};
+use vliw_rvsdg::{Report, Rvsdg};
 
 /// What a random loop looks like.
 struct Shape {
@@ -209,30 +209,12 @@ fn optimized(
     options: &UnrollOptions,
     report: &mut Report,
 ) -> Result<(Module, Rvsdg), String> {
-    let mut rm = build_module(module, report);
-    if let Some((_, why)) = rm.not_built.first() {
-        return Err(format!("not built: {why}"));
-    }
-    verified(&rm.graph, "construction")?;
-    for (name, pass) in common::passes::PIPELINE_ORDER {
-        let before = rm.graph.to_string();
-        if *name == "unroll" {
-            vliw_rvsdg::opt::unroll_loops(&mut rm.graph, options, report);
-        } else {
-            pass(&mut rm, report);
+    common::passes::pipeline_sequentialized(module, report, &|name, rm, r| {
+        name == "unroll" && {
+            vliw_rvsdg::opt::unroll_loops(&mut rm.graph, options, r);
+            true
         }
-        verified(&rm.graph, &format!("{name}; before it:\n{before}"))?;
-    }
-    let mut new = module.clone();
-    sequentialize_module(
-        &rm,
-        &mut new,
-        Sequentializer::Structural,
-        Default::default(),
-        report,
-    );
-    verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
-    Ok((new, rm.graph))
+    })
 }
 
 const STEPS: u64 = 200_000;

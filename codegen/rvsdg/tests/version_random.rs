@@ -18,7 +18,7 @@ use std::fmt::Write;
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
 use vliw_ir::{DataValue, Module, TrapKind, Type, parse_module, verify_module};
-use vliw_rvsdg::{Report, Rvsdg, Sequentializer, build_module, sequentialize_module};
+use vliw_rvsdg::{Report, Rvsdg};
 
 /// One checked index `s·i + c1·t1 + c2·t2 + d`.
 struct Index {
@@ -152,26 +152,7 @@ fn program(s: &Shape) -> String {
 
 /// Built, through the pipeline's RVSDG passes, and sequentialized.
 fn optimized(module: &Module, report: &mut Report) -> Result<(Module, Rvsdg), String> {
-    let mut rm = build_module(module, report);
-    if let Some((_, why)) = rm.not_built.first() {
-        return Err(format!("not built: {why}"));
-    }
-    verified(&rm.graph, "construction")?;
-    for (name, pass) in common::passes::PIPELINE_ORDER {
-        let before = rm.graph.to_string();
-        pass(&mut rm, report);
-        verified(&rm.graph, &format!("{name}; before it:\n{before}"))?;
-    }
-    let mut new = module.clone();
-    sequentialize_module(
-        &rm,
-        &mut new,
-        Sequentializer::Structural,
-        Default::default(),
-        report,
-    );
-    verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
-    Ok((new, rm.graph))
+    common::passes::pipeline_sequentialized(module, report, &|_, _, _| false)
 }
 
 const STEPS: u64 = 100_000;

@@ -164,3 +164,36 @@ pub fn agree(a: &Result<Vec<DataValue>, Trap>, b: &Result<Vec<DataValue>, Trap>)
         _ => false,
     }
 }
+
+/// `module` built, through [`PIPELINE_ORDER`] (a pass for which `instead` returns
+/// true is run by it instead), the graph verified after every pass, and
+/// sequentialized: the new module and the graph.
+pub fn pipeline_sequentialized(
+    module: &Module,
+    report: &mut Report,
+    instead: &dyn Fn(&str, &mut RvsdgModule, &mut Report) -> bool,
+) -> Result<(Module, vliw_rvsdg::Rvsdg), String> {
+    use super::differential::verified;
+    let mut rm = build_module(module, report);
+    if let Some((_, why)) = rm.not_built.first() {
+        return Err(format!("not built: {why}"));
+    }
+    verified(&rm.graph, "construction")?;
+    for (name, pass) in PIPELINE_ORDER {
+        let before = rm.graph.to_string();
+        if !instead(name, &mut rm, report) {
+            pass(&mut rm, report);
+        }
+        verified(&rm.graph, &format!("{name}; before it:\n{before}"))?;
+    }
+    let mut new = module.clone();
+    vliw_rvsdg::sequentialize_module(
+        &rm,
+        &mut new,
+        vliw_rvsdg::Sequentializer::Structural,
+        Default::default(),
+        report,
+    );
+    verify_module(&new).map_err(|e| format!("the sequentialized module: {e}\n{new}"))?;
+    Ok((new, rm.graph))
+}
