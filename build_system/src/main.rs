@@ -76,13 +76,22 @@ Commands:
                     to stderr). FILE: a Rust program with std (.rs, built by
                     dist/rustc-vliw) or an assembly program (.s)
                       --release          Rust: -Copt-level=3 (default 0)
-                      -C KEY=VALUE       Rust: a backend option (-Cllvm-args=KEY=VALUE;
-                                         `-C help=` lists them)
+                      -C, -Z, --edition, --cfg, --crate-name, --cap-lints,
+                      -A, -W, -D, -O, -g
+                                         Rust: rustc's options, passed to
+                                         dist/rustc-vliw as given (`-C opt-level=2`
+                                         or `-Copt-level=2`; the edition is 2024
+                                         unless given; backend options as
+                                         -Cllvm-args=KEY=VALUE, `-Cllvm-args=help`
+                                         lists them)
                       --stats            print cycles, bundles, ops, nullified ops,
                                          stalls, branches on stderr
                       --strict           a stall is a scheduling error
                       --trace            trace executed bundles on stderr
-                      --max-cycles N     stop the program after N cycles
+                      --check-unwind     check every frame's call-frame information
+                      --max-cycles N, --seed N, --machine K=V, --stack-size B,
+                      --heap-size B, --env K=V, --profile FUNC
+                                         vliw-run's options, passed through
   bench [--quick] [-C KEY=VALUE]... [WHAT...]
                     Run benchmarks (default: all) and write target/bench/report.md
                     with SVG plots; prints a summary
@@ -310,62 +319,12 @@ fn no_options(command: &str, options: &[String]) -> Result<(), Error> {
 }
 
 /// `run [FLAGS] FILE [-- ARGS...]`: flags come before FILE, and everything after FILE
-/// belongs to the program.
+/// belongs to the program (`run::parse_command_line`).
 fn run_command(paths: &Paths, options: &[String]) -> Result<ExitCode, Error> {
-    let mut sim_flags = Vec::new();
-    let mut backend_options = Vec::new();
-    let mut release = false;
-    let mut rest = options.iter();
-    let file = loop {
-        match rest.next().map(String::as_str) {
-            None => return Err(Error::Usage("run: no FILE given".into())),
-            Some(flag @ ("--stats" | "--strict" | "--trace")) => sim_flags.push(flag.to_string()),
-            Some("--release") => release = true,
-            Some("-C") => {
-                let option = rest
-                    .next()
-                    .filter(|o| o.contains('='))
-                    .ok_or_else(|| Error::Usage("run: -C needs KEY=VALUE".into()))?;
-                backend_options.push(option.clone());
-            }
-            Some(flag) if flag.starts_with("-C") && flag.len() > 2 => {
-                let option = &flag[2..];
-                if !option.contains('=') {
-                    return Err(Error::Usage(format!("run: {flag}: expected -C KEY=VALUE")));
-                }
-                backend_options.push(option.to_string());
-            }
-            Some("--max-cycles") => {
-                let n = rest.next().filter(|n| n.parse::<u64>().is_ok());
-                let n = n.ok_or_else(|| Error::Usage("run: --max-cycles needs a number".into()))?;
-                sim_flags.extend(["--max-cycles".to_string(), n.clone()]);
-            }
-            Some(flag) if flag.starts_with('-') => {
-                return Err(Error::Usage(format!("run: unknown option {flag}")));
-            }
-            Some(file) => break file.to_string(),
-        }
-    };
-    let mut args: Vec<String> = rest.cloned().collect();
-    if args.first().is_some_and(|a| a == "--") {
-        args.remove(0);
-    }
-    let kind = run::kind(&file).map_err(Error::Usage)?;
-    if kind == run::Kind::Assembly && (release || !backend_options.is_empty()) {
-        return Err(Error::Usage(
-            "run: --release and -C apply to Rust programs only".into(),
-        ));
-    }
+    let opts = run::parse_command_line(options).map_err(Error::Usage)?;
     let toolchain = toolchain::ensure_toolchain(&paths.root)?;
     build::build(paths, &toolchain, build::Profile::Release)?;
-    let opts = run::Options {
-        sim_flags,
-        file,
-        args,
-        release,
-        backend_options,
-    };
-    let code = match kind {
+    let code = match opts.kind {
         run::Kind::Rust => run::run_rust(paths, &opts)?,
         run::Kind::Assembly => run::run_assembly(paths, &opts)?,
     };

@@ -173,11 +173,15 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         "./y.sh run --release --stats",
         y_run(paths, toolchain, &work),
     );
+    check(
+        "./y.sh run --edition 2021 --cfg -Copt-level",
+        y_run_rustc_options(paths, toolchain, &work),
+    );
     println!("{} passed, {} failed", outcome.passed, outcome.failed);
     Ok(outcome)
 }
 
-/// `./y.sh run --release --stats -C verify=yes FILE -- ARGS` with a line on stdin:
+/// `./y.sh run --release --stats -C llvm-args=verify=yes FILE -- ARGS` with a line on stdin:
 /// its stdout must be exactly the host build's (all of y.sh's own messages on
 /// stderr), its exit code the same, and its stderr must end with the `stats:` line.
 fn y_run(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String> {
@@ -213,7 +217,7 @@ fn y_run(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String
     let got = process::run(
         Command::new(paths.root.join("y.sh"))
             .current_dir(&paths.root)
-            .args(["run", "--release", "--stats", "-C", "verify=yes"])
+            .args(["run", "--release", "--stats", "-C", "llvm-args=verify=yes"])
             .arg(&source)
             .arg("--")
             .args(ARGS),
@@ -238,6 +242,65 @@ fn y_run(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String
         .to_string();
     if !last.starts_with("stats: cycles=") {
         return Err(format!("stderr does not end with the stats line: {last:?}"));
+    }
+    Ok(())
+}
+
+/// `./y.sh run --edition 2021 --cfg=greeting -C opt-level=2 FILE`: a 2021 program
+/// that takes a reference to a `static mut` (an error in edition 2024, a warning in
+/// 2021) and prints under a `--cfg`; stdout and exit code must be the host build's
+/// with the same options.
+fn y_run_rustc_options(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String> {
+    let source = work.join("y_run_2021.rs");
+    let program = "// ./y.sh run check of the cargo suite: rustc's options pass through.\n\
+                   static mut COUNTER: u32 = 0;\n\
+                   fn bump() -> u32 {\n\
+                       unsafe {\n\
+                           let c = &mut COUNTER;\n\
+                           *c += 1;\n\
+                           *c\n\
+                       }\n\
+                   }\n\
+                   fn main() {\n\
+                       bump();\n\
+                       #[cfg(greeting)]\n\
+                       println!(\"hello from 2021: {}\", bump());\n\
+                       std::process::exit(bump() as i32);\n\
+                   }\n";
+    fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    fs::write(&source, program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    let options = ["--edition", "2021", "--cfg=greeting", "-C", "opt-level=2"];
+    let host_exe = work.join("y_run_2021_host");
+    let mut rustc = Command::new("rustc");
+    rustc
+        .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
+        .args(options)
+        .arg(&source)
+        .arg("-o")
+        .arg(&host_exe);
+    let built = cargo(&mut rustc)?;
+    if !built.success() {
+        return Err(format!("host rustc failed: {}", built.stderr_text()));
+    }
+    let expected = process::run(&mut Command::new(&host_exe), b"", Instant::now() + TIMEOUT)?;
+    let got = process::run(
+        Command::new(paths.root.join("y.sh"))
+            .current_dir(&paths.root)
+            .arg("run")
+            .args(options)
+            .arg(&source),
+        b"",
+        Instant::now() + TIMEOUT,
+    )?;
+    if got.stdout != expected.stdout || got.code() != expected.code() || got.code() != Some(3) {
+        return Err(format!(
+            "stdout/exit code differ: host {:?} {:?}, y.sh run {:?} {:?}\n{}",
+            String::from_utf8_lossy(&expected.stdout),
+            expected.code(),
+            String::from_utf8_lossy(&got.stdout),
+            got.code(),
+            got.stderr_text()
+        ));
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! The `programs` suite (tests/programs/README.md): std programs, each built at every
-//! level of `OPT_LEVELS` twice:
+//! The `programs` suite (tests/programs/README.md): std programs (and the newcomer's
+//! `examples/`), each built at every level of `OPT_LEVELS` twice:
 //!
 //! - **host**: by the pinned nightly's rustc (LLVM) for the host, run natively (twice:
 //!   the program must be deterministic). Its stdout, stderr and exit code are the
@@ -79,12 +79,22 @@ struct Done {
 /// the closing `N passed, N failed` on stdout. Without --host-only, expects dist/ built.
 pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Outcome, String> {
     let source_dir = paths.tests.join("programs");
-    let programs = discover(paths, &source_dir)?;
+    let mut programs = discover(paths, &source_dir)?;
     if programs.is_empty() {
         return Err(format!(
             "no test programs (*.rs) found in {}",
             paths.show(&source_dir)
         ));
+    }
+    // The newcomer's examples are tested as the programs are, under their own names.
+    for example in discover(paths, &paths.root.join("examples"))? {
+        if programs.iter().any(|p| p.name == example.name) {
+            return Err(format!(
+                "{} has the name of a test program: rename one of them",
+                example.source
+            ));
+        }
+        programs.push(example);
     }
     let rustc_vliw = if options.host_only {
         None
