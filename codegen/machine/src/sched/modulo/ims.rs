@@ -9,7 +9,9 @@
 //! the II candidate cycles has room, the operation is placed anyway, at its earliest start or one cycle after where it was last, and
 //! what conflicts with it leaves the table: the operations of that slot that no
 //! longer fit, and the successors whose dependences it now violates. A budget of
-//! placements bounds the search; when it runs out, the caller tries II + 1.
+//! placements bounds the search; when it runs out, a small body is searched
+//! exhaustively (`exact`), and otherwise (or when that finds nothing) the caller
+//! tries II + 1.
 //!
 //! Once every operation is placed, a local search cuts the copies the schedule's
 //! values need across trips (`fewer_copies`): an operation moves to a cycle where
@@ -43,13 +45,27 @@ pub fn schedule(
     let mut last: Vec<Option<i64>> = vec![None; n];
     let mut mrt = Reservations::new(g, ii, config);
     let mut budget = 6 * n + 32;
+    // the cycles an operation may take (`latest`: the schedule's last)
+    let range = |op: usize, latest: i64| -> (i64, i64) {
+        if op == first {
+            (lo, hi - 1)
+        } else if late[op] {
+            (lo, latest)
+        } else {
+            (0, latest)
+        }
+    };
     loop {
         let next = (0..n)
             .filter(|&i| time[i].is_none())
             .max_by_key(|&i| (height[i], std::cmp::Reverse(i)));
         let Some(op) = next else { break };
         if budget == 0 {
-            return None;
+            // the heuristic gave up: a small body is searched exhaustively
+            let (mut times, mut mrt) =
+                super::exact::schedule(g, ii, config, &|op| range(op, i64::MAX))?;
+            fewer_copies(g, ii, &mut mrt, &mut times, &range);
+            return Some(times);
         }
         budget -= 1;
         let mut estart = if late[op] || op == first { lo } else { 0 };
@@ -120,15 +136,6 @@ pub fn schedule(
         .into_iter()
         .map(|t| t.expect("every operation placed"))
         .collect();
-    let range = |op: usize, latest: i64| -> (i64, i64) {
-        if op == first {
-            (lo, hi - 1)
-        } else if late[op] {
-            (lo, latest)
-        } else {
-            (0, latest)
-        }
-    };
     fewer_copies(g, ii, &mut mrt, &mut times, &range);
     debug_assert_eq!(slots, mrt.table.len());
     Some(times)
@@ -137,7 +144,7 @@ pub fn schedule(
 /// The modulo reservation table: per slot (`cycle mod II`) the operations placed
 /// there, the syllables and the operations per unit kind in use (what
 /// `check_bundle` counts), the last slot holding the loop's branch.
-struct Reservations {
+pub(super) struct Reservations {
     table: Vec<Vec<usize>>,
     syllables: Vec<usize>,
     used: Vec<u32>,
@@ -149,7 +156,7 @@ struct Reservations {
 }
 
 impl Reservations {
-    fn new(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Reservations {
+    pub(super) fn new(g: &LoopGraph, ii: i64, config: &MachineConfig) -> Reservations {
         let slots = ii as usize;
         let units = Unit::ALL.len();
         let mut r = Reservations {
@@ -177,13 +184,13 @@ impl Reservations {
 
     /// Whether `op` fits in `slot` beside what is there (an empty slot takes
     /// anything).
-    fn fits(&self, slot: usize, op: usize) -> bool {
+    pub(super) fn fits(&self, slot: usize, op: usize) -> bool {
         let (syl, unit, limm) = self.cost[op];
         let unit_ok = limm || self.used[slot * Unit::ALL.len() + unit] < self.capacity[unit];
         (self.syllables[slot] + syl <= self.width && unit_ok) || self.table[slot].is_empty()
     }
 
-    fn take(&mut self, slot: usize, op: usize) {
+    pub(super) fn take(&mut self, slot: usize, op: usize) {
         let (syl, unit, limm) = self.cost[op];
         self.syllables[slot] += syl;
         if !limm {
@@ -192,7 +199,7 @@ impl Reservations {
         self.table[slot].push(op);
     }
 
-    fn release(&mut self, slot: usize, op: usize) {
+    pub(super) fn release(&mut self, slot: usize, op: usize) {
         let (syl, unit, limm) = self.cost[op];
         self.syllables[slot] -= syl;
         if !limm {

@@ -12,6 +12,7 @@
 //! (`modulo.declined-pressure`). Each pipelined loop's II beside its MinII is
 //! reported (`LoopReport`).
 
+pub mod exact;
 pub mod graph;
 pub mod ims;
 pub mod kernel;

@@ -84,3 +84,24 @@ fn a_walk_along_a_list_pipelines_with_a_speculative_stage() {
         assert_eq!(run(&after, &[n]), run(&before, &[n]), "n = {n}\n{after}");
     }
 }
+
+const FULL_TABLE: &str = include_str!("../../../../../tests/mir/modulo-full-table.mir");
+
+/// A body that fills the reservation table at MinII, with a tight recurrence: where
+/// iterative modulo scheduling gives up, the exact search finds MinII, and the
+/// kernel computes what the loop does.
+#[test]
+fn a_full_table_reaches_min_ii_by_the_exact_search() {
+    let start = FULL_TABLE.find("machine function").unwrap();
+    let end = FULL_TABLE.find("\n}\n").unwrap() + 3;
+    let before = MachFunction::parse(&FULL_TABLE[start..end]).unwrap();
+    let mut after = before.clone();
+    let stats = pipeline_loops(&mut after, &MachineConfig::default());
+    after.verify(Phase::Ssa).unwrap();
+    assert_eq!(stats.pipelined.len(), 1, "{after}");
+    let r = &stats.pipelined[0];
+    assert_eq!((r.res_mii, r.rec_mii, r.ii), (4, 3, 4), "{r}");
+    for n in 1..=3u64 {
+        assert_eq!(run(&after, &[n]), run(&before, &[n]), "n = {n}\n{after}");
+    }
+}
