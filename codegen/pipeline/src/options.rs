@@ -189,6 +189,9 @@ pub struct Options {
     /// on stderr (`modulo-report=on`: `vliw-modulo: FUNCTION BLOCK: ... II ...`).
     pub modulo: bool,
     pub modulo_report: bool,
+    /// Small bodies searched exhaustively where iterative modulo scheduling gives up
+    /// at an interval (`modulo-exact=on|off`, `vliw_machine::sched::modulo::exact`).
+    pub modulo_exact: bool,
     /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
     pub pcp_options: vliw_machine::pcp::PcpOptions,
     /// How ψ operations leave Psi-SSA before allocation (`psi-lowering=sel|
@@ -250,6 +253,7 @@ impl core::fmt::Debug for Options {
             .field("pre_sched_region", &self.pre_sched_region)
             .field("modulo", &self.modulo)
             .field("modulo_report", &self.modulo_report)
+            .field("modulo_exact", &self.modulo_exact)
             .field("psi_lowering", &self.psi_lowering)
             .field("psi_copies", &self.psi_copies)
             .field("psi_inline", &self.psi_inline)
@@ -298,6 +302,7 @@ impl Options {
             pre_sched_region: true,
             modulo: true,
             modulo_report: false,
+            modulo_exact: true,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
@@ -360,6 +365,7 @@ impl Options {
         "pre-sched",
         "modulo",
         "modulo-report",
+        "modulo-exact",
         "pcp-mode",
         "pcp-max-paths",
         "rvsdg",
@@ -434,6 +440,7 @@ impl Options {
             "reassociate" => self.reassociate = on_off(key, value)?,
             "modulo" => self.modulo = on_off(key, value)?,
             "modulo-report" => self.modulo_report = on_off(key, value)?,
+            "modulo-exact" => self.modulo_exact = on_off(key, value)?,
             "pre-sched" => {
                 (self.pre_sched, self.pre_sched_region) = match value {
                     "block" => (true, false),

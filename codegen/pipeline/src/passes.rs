@@ -909,7 +909,8 @@ pub const PIPELINE: &[Pass] = &[
         }),
         runs: |o| o.modulo,
         run: Run::Machine(|mf, o| {
-            let s = vliw_machine::sched::modulo::pipeline_loops(mf, &o.backend.machine);
+            let s =
+                vliw_machine::sched::modulo::pipeline_loops(mf, &o.backend.machine, o.modulo_exact);
             o.count("modulo.loops", s.loops as u64);
             o.count("modulo.pipelined", s.pipelined.len() as u64);
             let at_min = s

@@ -25,7 +25,8 @@ use vliw_isa::{MachineConfig, Unit};
 use super::graph::{LoopGraph, branch_inst, unit_slot};
 
 /// The cycle of each operation of one iteration (from 0), for interval `ii`, or
-/// `None` when the budget ran out. `first` (the continuation compare) must land in
+/// `None` when the budget ran out (and, with `exact`, the exhaustive search of a small
+/// body found nothing either). `first` (the continuation compare) must land in
 /// stage `cmp_stage`: only its cycles from `cmp_stage * ii` to below `(cmp_stage + 1)
 /// * ii` are candidates; the operations `late` marks (stores, stage `sel`s: what
 /// needs to know that its iteration exists) start no earlier than that stage.
@@ -36,6 +37,7 @@ pub fn schedule(
     first: usize,
     cmp_stage: i64,
     late: &[bool],
+    exact: bool,
 ) -> Option<Vec<i64>> {
     let (lo, hi) = (cmp_stage * ii, (cmp_stage + 1) * ii);
     let n = g.ops.len();
@@ -61,6 +63,9 @@ pub fn schedule(
             .max_by_key(|&i| (height[i], std::cmp::Reverse(i)));
         let Some(op) = next else { break };
         if budget == 0 {
+            if !exact {
+                return None;
+            }
             // the heuristic gave up: a small body is searched exhaustively
             let (mut times, mut mrt) =
                 super::exact::schedule(g, ii, config, &|op| range(op, i64::MAX))?;

@@ -107,8 +107,10 @@ const MAX_II_ATTEMPTS: i64 = 4;
 /// (`kernel`).
 const MAX_COMPARE_STAGE: i64 = 1;
 
-/// Pipelines the inner loops of `mf` (machine SSA).
-pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloStats {
+/// Pipelines the inner loops of `mf` (machine SSA); with `exact`, a small body at an
+/// interval where iterative modulo scheduling gives up is searched exhaustively
+/// (`exact`, `modulo-exact=on`).
+pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig, exact: bool) -> ModuloStats {
     let mut stats = ModuloStats::default();
     // pipelining rewrites instructions and block arguments, never edges: the
     // predecessors stay as they are
@@ -159,7 +161,7 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
         // kernel not come out) with `sel`s only
         let mut unfolded = model.clone();
         unfolded.fold = false;
-        let mut outcome = pipeline_one(mf, model, &bases, config);
+        let mut outcome = pipeline_one(mf, model, &bases, config, exact);
         let failed = match &outcome {
             Outcome::Done(_) => mf.verify(Phase::Ssa).is_err(),
             Outcome::Failed => true,
@@ -168,7 +170,7 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig) -> ModuloSt
         if failed {
             *mf = before.clone();
             stats.unfolded += 1;
-            outcome = pipeline_one(mf, unfolded, &bases, config);
+            outcome = pipeline_one(mf, unfolded, &bases, config, exact);
         }
         match outcome {
             Outcome::Done(report) => {
@@ -244,6 +246,7 @@ fn pipeline_one(
     mut model: Model,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
+    exact: bool,
 ) -> Outcome {
     let length = block_length(&model, bases, config);
     // what the rest of the function reads becomes carried behind a stage `sel`
@@ -286,7 +289,8 @@ fn pipeline_one(
         // the first stage then runs speculatively)
         'intervals: for ii in mii..length.min(mii + MAX_II_ATTEMPTS) {
             for cmp_stage in 0..=MAX_COMPARE_STAGE {
-                if let Some(times) = ims::schedule(&g, ii, config, model.cmp, cmp_stage, &late)
+                if let Some(times) =
+                    ims::schedule(&g, ii, config, model.cmp, cmp_stage, &late, exact)
                     && times[model.cmp] / ii == cmp_stage
                 {
                     found = Some((ii, times));

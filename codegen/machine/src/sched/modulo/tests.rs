@@ -24,7 +24,7 @@ fn squares() -> MachFunction {
 fn squares_reach_min_ii_and_compute_the_same() {
     let before = squares();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default());
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -58,7 +58,7 @@ fn a_guarded_store_keeps_the_loop_as_it_is() {
         );
     let before = MachFunction::parse(&text).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default());
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
     assert_eq!((stats.loops, stats.rejected_operation), (1, 1), "{after}");
     assert_eq!(after.to_string(), before.to_string());
 }
@@ -74,7 +74,7 @@ fn a_walk_along_a_list_pipelines_with_a_speculative_stage() {
     let end = WALK.find("\n}\n").unwrap() + 3;
     let before = MachFunction::parse(&WALK[start..end]).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default());
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -96,7 +96,7 @@ fn a_full_table_reaches_min_ii_by_the_exact_search() {
     let end = FULL_TABLE.find("\n}\n").unwrap() + 3;
     let before = MachFunction::parse(&FULL_TABLE[start..end]).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default());
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -104,4 +104,8 @@ fn a_full_table_reaches_min_ii_by_the_exact_search() {
     for n in 1..=3u64 {
         assert_eq!(run(&after, &[n]), run(&before, &[n]), "n = {n}\n{after}");
     }
+    // without the search (`modulo-exact=off`), one cycle more
+    let mut heuristic = before.clone();
+    let stats = pipeline_loops(&mut heuristic, &MachineConfig::default(), false);
+    assert_eq!(stats.pipelined[0].ii, 5, "{}", stats.pipelined[0]);
 }
