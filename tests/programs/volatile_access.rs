@@ -170,7 +170,11 @@ fn aggregates() {
     };
     twice("Mixed", m1, m2);
     twice_inline("Mixed", m1, m2);
-    twice("ReprC", ReprC { x: 1, y: 2, z: 3 }, ReprC { x: 4, y: 5, z: 6 });
+    twice(
+        "ReprC",
+        ReprC { x: 1, y: 2, z: 3 },
+        ReprC { x: 4, y: 5, z: 6 },
+    );
     twice("[Mixed; 2]", [m1, m2], [m2, m1]);
     twice("Shape", Shape::Rect(10, 20), Shape::Named(*b"hello", 77));
     twice("Shape 2", Shape::Dot(4), Shape::Empty);
@@ -215,7 +219,12 @@ fn aggregates() {
         write_volatile(&mut u, Bits { word: 0x0403_0201 });
         let r = read_volatile(&u);
         println!("union word {:#x}", r.word);
-        write_volatile(&mut u, Bits { bytes: [9, 8, 7, 6, 5, 4] });
+        write_volatile(
+            &mut u,
+            Bits {
+                bytes: [9, 8, 7, 6, 5, 4],
+            },
+        );
         let r = read_volatile(&u);
         println!("union bytes {:?}", r.bytes);
     }
@@ -226,7 +235,10 @@ fn maybe_uninit() {
     let src: [u8; 40] = std::array::from_fn(|i| i as u8 * 3);
     let mut slot = MaybeUninit::<[u8; 40]>::uninit();
     unsafe {
-        write_volatile(slot.as_mut_ptr().cast::<MaybeUninit<[u8; 40]>>(), MaybeUninit::new(src));
+        write_volatile(
+            slot.as_mut_ptr().cast::<MaybeUninit<[u8; 40]>>(),
+            MaybeUninit::new(src),
+        );
         let r: MaybeUninit<[u8; 40]> = read_volatile(slot.as_ptr().cast());
         let r = r.assume_init();
         println!("MaybeUninit<[u8; 40]>: {:?}", &r[..]);
@@ -295,7 +307,11 @@ fn simd() {
         Simd::<u32, 4>::from_array([1, 2, 3, 4]),
         Simd::splat(9),
     );
-    twice("f32x2", Simd::<f32, 2>::from_array([0.5, -1.5]), Simd::splat(2.0));
+    twice(
+        "f32x2",
+        Simd::<f32, 2>::from_array([0.5, -1.5]),
+        Simd::splat(2.0),
+    );
     twice(
         "u8x16",
         Simd::<u8, 16>::from_array(std::array::from_fn(|i| i as u8)),
@@ -379,7 +395,12 @@ fn rereads(cell: *mut u64, alias: *mut u64, arr: *mut [u32; 4], arr_alias: *mut 
 }
 
 fn main() {
-    println!("sizes: Mixed {} Shape {} JobRef {}", size_of::<Mixed>(), size_of::<Shape>(), size_of::<JobRef>());
+    println!(
+        "sizes: Mixed {} Shape {} JobRef {}",
+        size_of::<Mixed>(),
+        size_of::<Shape>(),
+        size_of::<JobRef>()
+    );
     scalars();
     pairs();
     aggregates();
