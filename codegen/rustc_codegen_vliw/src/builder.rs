@@ -44,6 +44,10 @@ pub mod trap_code {
     pub const UNREACHABLE: u16 = 1;
 }
 
+/// Volatile copies and fills of at most this many bytes (a constant) are inline loads
+/// and stores of up to 8 bytes; longer ones call the C functions.
+const VOLATILE_INLINE_MAX: u64 = 128;
+
 /// Per-function references the IR keeps in lists (`globals`, `ext_funcs`,
 /// `signatures`), indexed so that each use is a hash lookup instead of a scan.
 #[derive(Default)]
@@ -406,6 +410,29 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
         self.with_ins(|i| i.ptradd(ptr, off))
     }
 
+    /// A volatile load of a `ScalarPair` value at `ptr`: each scalar loaded as
+    /// `load_operand` does, volatile (padding between them is not read).
+    pub(crate) fn volatile_load_pair(
+        &mut self,
+        layout: TyAndLayout<'tcx>,
+        ptr: Value,
+        align: Align,
+    ) -> OperandValue<Value> {
+        let BackendRepr::ScalarPair { a, b, b_offset } = layout.backend_repr else {
+            bug!("volatile_load_pair of {:?}", layout.backend_repr)
+        };
+        let p = self.ir_value(ptr);
+        let ta = self.scalar_pair_element_backend_type(layout, 0, false);
+        let tb = self.scalar_pair_element_backend_type(layout, 1, false);
+        let va = self.load_typed(ta, p, 0, align, true);
+        let b_align = align.restrict_for_offset(b_offset);
+        let vb = self.load_typed(tb, p, b_offset.bytes(), b_align, true);
+        OperandValue::Pair(
+            self.to_immediate_scalar(va, a),
+            self.to_immediate_scalar(vb, b),
+        )
+    }
+
     /// Load a value of shim type `ty` from `ptr + offset`.
     fn load_typed(
         &mut self,
@@ -517,6 +544,119 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
                 let x = self.ir_value(v);
                 let p = self.offset_ptr(ptr, offset);
                 self.with_ins(|i| i.store(Self::flags(align, volatile), x, p, 0));
+            }
+        }
+    }
+
+    /// The pieces of an inline copy of `size` bytes: (offset, bytes), each 8 bytes or
+    /// the largest power of two that fits what is left. A piece wider than the
+    /// alignment its flags promise is split by the machine (`lower/mem.rs`).
+    fn byte_pieces(size: u64) -> Vec<(u64, u64)> {
+        let mut pieces = Vec::new();
+        let mut off = 0;
+        while off < size {
+            let piece = 1u64 << (63 - (size - off).leading_zeros()).min(3);
+            pieces.push((off, piece));
+            off += piece;
+        }
+        pieces
+    }
+
+    /// Copy `size` (constant) bytes from `src` to `dst` through integer loads and
+    /// stores of up to 8 bytes, volatile on the side(s) that say so: a volatile read
+    /// or write of a type of any layout (rustc_codegen_ssa hands the bytes of a
+    /// `Memory` value to `memcpy`; LLVM loads them as one `iN`). Every load comes
+    /// before every store, so overlapping ranges (`memmove`) are right too. Larger
+    /// copies, and copies of a length known only at run time, call the C function
+    /// (`memmove`, `memcpy`): a call is never removed, merged or moved across
+    /// another volatile access, as a volatile access must not be.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn copy_bytes_volatile(
+        &mut self,
+        dst: ir::Value,
+        dst_align: Align,
+        src: ir::Value,
+        src_align: Align,
+        size: u64,
+        load_volatile: bool,
+        store_volatile: bool,
+    ) {
+        if size == 0 {
+            return;
+        }
+        if size > VOLATILE_INLINE_MAX {
+            let d = self.wrap_ir(dst, self.cx.ty_ptr);
+            let s = self.wrap_ir(src, self.cx.ty_ptr);
+            let n = self.cx.const_usize(size);
+            self.call_c("memmove", &[d, s, n], self.cx.ty_ptr);
+            return;
+        }
+        let pieces = Self::byte_pieces(size);
+        let loaded: Vec<ir::Value> = pieces
+            .iter()
+            .map(|&(off, n)| {
+                let t = ir::Type::int(n as u32 * 8).unwrap();
+                let a = src_align.restrict_for_offset(Size::from_bytes(off));
+                let p = self.offset_ptr(src, off);
+                self.with_ins(|i| i.load(t, Self::flags(a, load_volatile), p, 0))
+            })
+            .collect();
+        for (&(off, _), x) in pieces.iter().zip(loaded) {
+            let a = dst_align.restrict_for_offset(Size::from_bytes(off));
+            let p = self.offset_ptr(dst, off);
+            self.with_ins(|i| i.store(Self::flags(a, store_volatile), x, p, 0));
+        }
+    }
+
+    /// `memcpy`/`memmove`/`memset` with `MemFlags::VOLATILE` (`volatile_copy_memory`,
+    /// `volatile_copy_nonoverlapping_memory`, `volatile_set_memory`, and the copy of a
+    /// `Memory` value by `write_volatile`): the IR's `memcpy`, `memmove` and `memset`
+    /// have no flags, so a constant length up to `VOLATILE_INLINE_MAX` becomes
+    /// volatile loads and stores, anything else a call to the C function.
+    fn volatile_mem(
+        &mut self,
+        op: ir::Opcode,
+        dst: Value,
+        dst_align: Align,
+        src_or_byte: Value,
+        src_align: Align,
+        size: Value,
+    ) {
+        let len = self
+            .const_int(size)
+            .filter(|&n| n <= u128::from(VOLATILE_INLINE_MAX));
+        let d = self.ir_value(dst);
+        match (op, len) {
+            (ir::Opcode::Memset, Some(n)) => {
+                let b = self.ir_value(src_or_byte);
+                let b = self.with_ins(|i| i.uextend(ir::Type::I64, b));
+                let ones = self.with_ins(|i| i.iconst(ir::Type::I64, 0x0101_0101_0101_0101));
+                let splat = self.with_ins(|i| i.imul(b, ones));
+                for (off, n) in Self::byte_pieces(n as u64) {
+                    let x = if n == 8 {
+                        splat
+                    } else {
+                        let t = ir::Type::int(n as u32 * 8).unwrap();
+                        self.with_ins(|i| i.ireduce(t, splat))
+                    };
+                    let a = dst_align.restrict_for_offset(Size::from_bytes(off));
+                    let p = self.offset_ptr(d, off);
+                    self.with_ins(|i| i.store(Self::flags(a, true), x, p, 0));
+                }
+            }
+            (_, Some(n)) => {
+                let s = self.ir_value(src_or_byte);
+                self.copy_bytes_volatile(d, dst_align, s, src_align, n as u64, true, true);
+            }
+            _ => {
+                let (name, second) = match op {
+                    ir::Opcode::Memcpy => ("memcpy", src_or_byte),
+                    ir::Opcode::Memmove => ("memmove", src_or_byte),
+                    // C's memset takes the byte as an int
+                    _ => ("memset", self.intcast(src_or_byte, self.cx.ty_i32, false)),
+                };
+                let n = self.intcast(size, self.cx.ty_i64, false);
+                self.call_c(name, &[dst, second, n], self.cx.ty_ptr);
             }
         }
     }
@@ -1576,15 +1716,19 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     fn memcpy(
         &mut self,
         dst: Value,
-        _dst_align: Align,
+        dst_align: Align,
         src: Value,
-        _src_align: Align,
+        src_align: Align,
         size: Value,
-        _flags: MemFlags,
+        flags: MemFlags,
         _tt: Option<FncTree>,
     ) {
         if self.const_int(size) == Some(0) {
             return;
+        }
+        if flags.contains(MemFlags::VOLATILE) {
+            let op = ir::Opcode::Memcpy;
+            return self.volatile_mem(op, dst, dst_align, src, src_align, size);
         }
         let d = self.ir_value(dst);
         let s = self.ir_value(src);
@@ -1596,14 +1740,18 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
     fn memmove(
         &mut self,
         dst: Value,
-        _dst_align: Align,
+        dst_align: Align,
         src: Value,
-        _src_align: Align,
+        src_align: Align,
         size: Value,
-        _flags: MemFlags,
+        flags: MemFlags,
     ) {
         if self.const_int(size) == Some(0) {
             return;
+        }
+        if flags.contains(MemFlags::VOLATILE) {
+            let op = ir::Opcode::Memmove;
+            return self.volatile_mem(op, dst, dst_align, src, src_align, size);
         }
         let d = self.ir_value(dst);
         let s = self.ir_value(src);
@@ -1612,16 +1760,13 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         self.with_ins(|i| i.memmove(d, s, n));
     }
 
-    fn memset(
-        &mut self,
-        ptr: Value,
-        fill_byte: Value,
-        size: Value,
-        _align: Align,
-        _flags: MemFlags,
-    ) {
+    fn memset(&mut self, ptr: Value, fill_byte: Value, size: Value, align: Align, flags: MemFlags) {
         if self.const_int(size) == Some(0) {
             return;
+        }
+        if flags.contains(MemFlags::VOLATILE) {
+            let op = ir::Opcode::Memset;
+            return self.volatile_mem(op, ptr, align, fill_byte, align, size);
         }
         let d = self.ir_value(ptr);
         let b = self.ir_value(fill_byte);

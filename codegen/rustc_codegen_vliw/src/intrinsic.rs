@@ -455,31 +455,42 @@ impl<'a, 'tcx> IntrinsicCallBuilderMethods<'tcx> for Builder<'a, 'tcx> {
                 } else {
                     rustc_abi::Align::ONE
                 };
+                if result_layout.is_zst() {
+                    return IntrinsicResult::Operand(OperandValue::ZeroSized);
+                }
                 match result_layout.backend_repr {
                     BackendRepr::Scalar(s) => {
                         let ty = self.cx.backend_type(result_layout);
                         let v = self.volatile_load(ty, ptr, align);
                         self.to_immediate_scalar(v, s)
                     }
-                    _ => {
-                        let Some(place) = result_place else {
-                            self.cx.unsupported(Some(self.func), "this volatile load")
-                        };
-                        // Copy through a volatile aggregate load of the place's type.
-                        let ty = self.cx.backend_type(result_layout);
-                        if !self.cx.types.borrow().is_aggregate(ty) {
-                            self.cx
-                                .unsupported(Some(self.func), "volatile loads of this type");
-                        }
-                        let v = self.volatile_load(ty, ptr, align);
-                        self.store_with_flags(
-                            v,
-                            place.llval,
-                            place.align,
-                            rustc_codegen_ssa::MemFlags::VOLATILE,
-                        );
-                        return IntrinsicResult::WroteIntoPlace;
+                    BackendRepr::ScalarPair { .. } => {
+                        let v = self.volatile_load_pair(result_layout, ptr, align);
+                        return IntrinsicResult::Operand(v);
                     }
+                    // scalarized: each lane a volatile load
+                    BackendRepr::SimdVector { .. } => {
+                        let ty = self.cx.backend_type(result_layout);
+                        self.volatile_load(ty, ptr, align)
+                    }
+                    BackendRepr::Memory { .. } => {
+                        // The bytes, volatile, into the result's place (or a temporary),
+                        // as LLVM's one `iN` load and store.
+                        let dest = result_place.unwrap_or_else(|| {
+                            PlaceValue::alloca(self, result_layout.size, result_layout.align.abi)
+                        });
+                        let d = self.ir_value(dest.llval);
+                        let s = self.ir_value(ptr);
+                        let size = result_layout.size.bytes();
+                        self.copy_bytes_volatile(d, dest.align, s, align, size, true, false);
+                        return match result_place {
+                            Some(_) => IntrinsicResult::WroteIntoPlace,
+                            None => IntrinsicResult::Operand(OperandValue::Ref(dest)),
+                        };
+                    }
+                    BackendRepr::SimdScalableVector { .. } => self
+                        .cx
+                        .unsupported(Some(self.func), "volatile loads of scalable vectors"),
                 }
             }
             sym::ptr_mask => {
