@@ -427,9 +427,9 @@ fn bad_pointers_and_lengths_are_efault() {
     );
     // Descriptors that are not files.
     for fd in [2, 99, u64::MAX, -3i64 as u64] {
-        assert_eq!(g.call(FSTAT, &[fd, BUF]) < 0, true);
-        assert_eq!(g.call(GETDENTS, &[fd, BUF, 64]) < 0, true);
-        assert_eq!(g.call(FSYNC, &[fd]) < 0, true);
+        assert!(g.call(FSTAT, &[fd, BUF]) < 0, "{fd}");
+        assert!(g.call(GETDENTS, &[fd, BUF, 64]) < 0, "{fd}");
+        assert!(g.call(FSYNC, &[fd]) < 0, "{fd}");
     }
     assert_eq!(g.call(LSEEK, &[1, 0, 0]), neg(ESPIPE));
     assert_eq!(g.call(READ, &[1, BUF, 4]), neg(EBADF));
