@@ -83,6 +83,11 @@ Commands:
                       --strict           a stall is a scheduling error
                       --trace            trace executed bundles on stderr
                       --max-cycles N     stop the program after N cycles
+                      --dir HOST[::GUEST]
+                                         give the program the host directory
+                                         HOST at GUEST (vliw-run --dir; relative
+                                         HOST: to the current directory, which
+                                         is also the simulator's); repeatable
   bench [--quick] [-C KEY=VALUE]... [WHAT...]
                     Run benchmarks (default: all) and write target/bench/report.md
                     with SVG plots; prints a summary
@@ -334,6 +339,12 @@ fn run_command(paths: &Paths, options: &[String]) -> Result<ExitCode, Error> {
                     return Err(Error::Usage(format!("run: {flag}: expected -C KEY=VALUE")));
                 }
                 backend_options.push(option.to_string());
+            }
+            Some("--dir") => {
+                let dir = rest
+                    .next()
+                    .ok_or_else(|| Error::Usage("run: --dir needs HOST[::GUEST]".into()))?;
+                sim_flags.extend(["--dir".to_string(), dir.clone()]);
             }
             Some("--max-cycles") => {
                 let n = rest.next().filter(|n| n.parse::<u64>().is_ok());

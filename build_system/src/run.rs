@@ -113,9 +113,11 @@ pub fn run_assembly(paths: &Paths, opts: &Options) -> Result<i32, String> {
     simulate(paths, opts, &exe)
 }
 
-/// Runs `exe` on the simulator with the program's arguments and our stdio.
+/// Runs `exe` on the simulator with the program's arguments and our stdio, in the
+/// directory `y.sh` was invoked from (where `--dir`'s relative paths start).
 fn simulate(paths: &Paths, opts: &Options, exe: &Path) -> Result<i32, String> {
     let status = Command::new(paths.tool("vliw-run"))
+        .current_dir(&paths.invoked_from)
         .args(&opts.sim_flags)
         .arg(exe)
         .args(&opts.args)
