@@ -18,6 +18,7 @@
 //! | `link-flags: FLAGS` | extra `vliw-ld` flags, e.g. `--gc-sections` |
 //! | `extra-sources: A.s B.s` | more files to assemble and link, relative to this one |
 //! | `compile-flags: FLAGS` | Rust programs only (`//`): rustc flags given to both compilers, e.g. `-Cpanic=abort` |
+//! | `scratch-dir: yes` | Rust programs only (`//`): each run starts in a new empty directory, mapped at `/` for the simulator (`vliw-run --dir`) |
 //! | `expect-asm-error: TEXT` | assembling this file must fail with TEXT in stderr |
 //! | `expect-link-error: TEXT` | linking must fail with TEXT in stderr |
 //!
@@ -39,6 +40,7 @@ pub struct Headers {
     pub link_flags: Vec<String>,
     pub extra_sources: Vec<String>,
     pub compile_flags: Vec<String>,
+    pub scratch_dir: bool,
     pub expect_asm_error: Option<Vec<u8>>,
     pub expect_link_error: Option<Vec<u8>>,
 }
@@ -124,6 +126,12 @@ pub fn parse_with(source: &str, marker: &str) -> Result<Headers, String> {
             "compile-flags" => {
                 return Err(at(
                     "compile-flags: an assembly program is not compiled".into()
+                ));
+            }
+            "scratch-dir" if marker == "//" && value.trim() == "yes" => h.scratch_dir = true,
+            "scratch-dir" => {
+                return Err(at(
+                    "scratch-dir: `yes` in a Rust program (a new directory per run)".into(),
                 ));
             }
             "expect-asm-error" | "expect-link-error" => {

@@ -92,6 +92,11 @@ Commands:
                       --max-cycles N, --seed N, --machine K=V, --stack-size B,
                       --heap-size B, --env K=V, --profile FUNC
                                          vliw-run's options, passed through
+                      --dir HOST[::GUEST]
+                                         give the program the host directory
+                                         HOST at GUEST (vliw-run --dir; relative
+                                         HOST: to the current directory, which
+                                         is also the simulator's); repeatable
   bench [--quick] [-C KEY=VALUE]... [WHAT...]
                     Run benchmarks (default: all) and write target/bench/report.md
                     with SVG plots; prints a summary

@@ -45,7 +45,8 @@ pub fn kind(file: &str) -> Result<Kind, String> {
 /// The simulator's flags that `run` passes through: those without a value, and those
 /// that take one (as the next word).
 const SIM_FLAGS: [&str; 4] = ["--stats", "--strict", "--trace", "--check-unwind"];
-const SIM_FLAGS_WITH_VALUE: [&str; 7] = [
+const SIM_FLAGS_WITH_VALUE: [&str; 8] = [
+    "--dir",
     "--max-cycles",
     "--seed",
     "--machine",
@@ -227,9 +228,11 @@ pub fn run_assembly(paths: &Paths, opts: &Options) -> Result<i32, String> {
     simulate(paths, opts, &exe)
 }
 
-/// Runs `exe` on the simulator with the program's arguments and our stdio.
+/// Runs `exe` on the simulator with the program's arguments and our stdio, in the
+/// directory `y.sh` was invoked from (where `--dir`'s relative paths start).
 fn simulate(paths: &Paths, opts: &Options, exe: &Path) -> Result<i32, String> {
     let status = Command::new(paths.tool("vliw-run"))
+        .current_dir(&paths.invoked_from)
         .args(&opts.sim_flags)
         .arg(exe)
         .args(&opts.args)
@@ -268,7 +271,7 @@ mod tests {
     fn rustc_options_pass_through_in_both_spellings() {
         let o = parse(
             "--release -C opt-level=2 -Cdebug-assertions=on --edition 2021 --cfg=foo \
-             -Zmir-opt-level=0 -O --stats --seed 7 prog.rs -- a -C b",
+             -Zmir-opt-level=0 -O --stats --seed 7 --dir data::/d prog.rs -- a -C b",
         )
         .unwrap();
         assert_eq!(o.kind, Kind::Rust);
@@ -289,7 +292,7 @@ mod tests {
                 "-O"
             ]
         );
-        assert_eq!(o.sim_flags, ["--stats", "--seed", "7"]);
+        assert_eq!(o.sim_flags, ["--stats", "--seed", "7", "--dir", "data::/d"]);
         assert_eq!(o.file, "prog.rs");
         // everything after FILE is the program's, `--` dropped once
         assert_eq!(o.args, ["a", "-C", "b"]);

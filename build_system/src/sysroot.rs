@@ -400,7 +400,9 @@ RUSTUP_TOOLCHAIN={channel} exec rustc \
 # cargo for VLIW-64 with std (written by ./y.sh build; README.md).
 #   cargo-vliw build|run|test|check|... [cargo options]
 # Builds for VLIW-64 with our backend and sysroot; `run` and `test` execute the
-# programs on the simulator (dist/vliw-run is the runner). Tests run in the test
+# programs on the simulator (dist/cargo-vliw-runner, which runs dist/vliw-run
+# with the current directory and the package's directory mapped: fixture files
+# load as on the host). Tests run in the test
 # binary's own process (--force-run-in-process: the simulator has no processes):
 # a failing test unwinds, libtest catches it and goes on, and prints its summary
 # as on the host. (Built with -Cpanic=abort, the first failing test ends the run.)
@@ -416,7 +418,9 @@ export RUSTUP_TOOLCHAIN={channel}
 # macros still build for the host with LLVM.
 # The cfg names this build of the backend, so that cargo rebuilds after a new one.
 export RUSTFLAGS="$RUSTFLAGS -Zcodegen-backend=$d/lib/{backend} --sysroot $d/sysroot -Clinker=$d/vliw-ld {stamp}"
-export {runner_var}="$d/vliw-run"
+# The runner maps the current directory (the package's root for tests) at `/` and
+# the package at its own path (dist/cargo-vliw-runner).
+export {runner_var}="$d/cargo-vliw-runner"
 case "$command" in
   test|t)
     has_sep=no
@@ -438,7 +442,21 @@ esac
         backend = BACKEND_FILE,
         stamp = backend_cfg(&layout.backend)?.replace('"', "\\\""),
     );
+    // cargo starts the runner in the package's root for tests (in the user's
+    // directory for `run`), with CARGO_MANIFEST_DIR set.
+    let runner = r#"#!/bin/sh
+# The runner of dist/cargo-vliw (written by ./y.sh build; README.md): runs a
+# VLIW-64 program on the simulator with the current directory mapped at `/`
+# (relative paths such as tests/fixtures/x.txt open as on the host) and the
+# package's directory at its own path (paths built from CARGO_MANIFEST_DIR).
+d=$(cd "$(dirname "$0")" && pwd)
+if [ -n "$CARGO_MANIFEST_DIR" ] && [ -d "$CARGO_MANIFEST_DIR" ]; then
+  exec "$d/vliw-run" --dir . --dir "$CARGO_MANIFEST_DIR" "$@"
+fi
+exec "$d/vliw-run" --dir . "$@"
+"#;
     write_executable(&paths.dist.join("rustc-vliw"), &rustc)?;
+    write_executable(&paths.dist.join("cargo-vliw-runner"), runner)?;
     write_executable(&paths.dist.join("cargo-vliw"), &cargo)
 }
 

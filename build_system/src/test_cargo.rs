@@ -7,7 +7,8 @@
 //! that unwinds into a hand-written function without call-frame information
 //! (`--bin nocfi`) must end with the runtime's fatal error naming it (status 70), a program that faults (`--bin fault`) must fail with the
 //! simulator's message, and `./y.sh run` must pass a program's stdin, stdout and exit
-//! code through untouched.
+//! code through untouched. An integration test reads the package's fixture files
+//! (`tests/fixtures.rs`), and `./y.sh run --dir` gives a program a host directory.
 
 use std::fs;
 use std::path::Path;
@@ -137,6 +138,22 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         })(),
     );
 
+    // fixture files load as on the host: the runner maps the package's directory
+    let fixture_args = ["test", "--release", "--test", "fixtures"];
+    check(
+        "cargo-vliw test --test fixtures (files of the package)",
+        (|| {
+            let expected = test_counts(&host(&fixture_args)?, true)?;
+            let got = test_counts(&vliw(&fixture_args)?, true)?;
+            if got != expected || got.0 < 3 {
+                return Err(format!(
+                    "(passed, failed, ignored) = {got:?} on vliw, {expected:?} on the host"
+                ));
+            }
+            Ok(())
+        })(),
+    );
+
     check(
         "cargo-vliw run --bin fault",
         (|| {
@@ -177,6 +194,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         "./y.sh run --edition 2021 --cfg -Copt-level",
         y_run_rustc_options(paths, toolchain, &work),
     );
+    check("./y.sh run --dir", y_run_dir(paths, &work));
     println!("{} passed, {} failed", outcome.passed, outcome.failed);
     Ok(outcome)
 }
@@ -303,6 +321,48 @@ fn y_run_rustc_options(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Res
         ));
     }
     Ok(())
+}
+
+/// `./y.sh run --dir DIR::/data FILE`: the program reads, writes and lists files of
+/// the mapped directory `DIR` (relative to where y.sh runs), and nothing else.
+fn y_run_dir(paths: &Paths, work: &Path) -> Result<(), String> {
+    let dir = work.join("y_run_dir");
+    let _ = fs::remove_dir_all(&dir);
+    let files = dir.join("files");
+    fs::create_dir_all(&files).map_err(|e| format!("cannot create {}: {e}", files.display()))?;
+    fs::write(files.join("in.txt"), "mapped\n").map_err(|e| format!("cannot write: {e}"))?;
+    let source = dir.join("y_run_dir.rs");
+    let program = "// ./y.sh run --dir check of the cargo suite.\n\
+                   use std::fs;\n\
+                   fn main() {\n\
+                       let text = fs::read_to_string(\"/data/in.txt\").unwrap();\n\
+                       fs::write(\"/data/out.txt\", text.to_uppercase()).unwrap();\n\
+                       let mut names: Vec<String> = fs::read_dir(\"/data\").unwrap()\n\
+                           .map(|e| e.unwrap().file_name().into_string().unwrap()).collect();\n\
+                       names.sort();\n\
+                       println!(\"{} {:?} {}\", text.trim(), names, fs::read(\"/data/../y_run_dir.rs\").is_err());\n\
+                   }\n";
+    fs::write(&source, program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    let got = process::run(
+        Command::new(paths.root.join("y.sh"))
+            .current_dir(&dir)
+            .args(["run", "--dir", "files::/data", "y_run_dir.rs"]),
+        b"",
+        Instant::now() + TIMEOUT,
+    )?;
+    let expected = "mapped [\"in.txt\", \"out.txt\"] true\n";
+    if got.stdout != expected.as_bytes() || !got.success() {
+        return Err(format!(
+            "expected {expected:?} and status 0, got {:?} ({})\n{}",
+            String::from_utf8_lossy(&got.stdout),
+            got.describe(),
+            got.stderr_text()
+        ));
+    }
+    match fs::read_to_string(files.join("out.txt")) {
+        Ok(text) if text == "MAPPED\n" => Ok(()),
+        other => Err(format!("files/out.txt on the host: {other:?}")),
+    }
 }
 
 fn cargo(cmd: &mut Command) -> Result<Output, String> {

@@ -224,12 +224,25 @@ fn parse_headers(name: &str, text: &str) -> Result<Headers, String> {
     if unsupported {
         return Err(
             "bad test headers: programs take args, stdin, stdin-file, env, \
-                    compile-flags, expect-exit and expect-stderr-contains (their output \
-                    is compared with the host build's)"
+                    compile-flags, scratch-dir, expect-exit and expect-stderr-contains \
+                    (their output is compared with the host build's)"
                 .into(),
         );
     }
     Ok(h)
+}
+
+/// `dir/scratch`, new and empty: the current directory of a run of a program with
+/// `// scratch-dir: yes` (the simulator maps it at `/`, its guest's current
+/// directory).
+fn scratch_dir(dir: &Path) -> Result<PathBuf, Failure> {
+    let scratch = dir.join("scratch");
+    if scratch.exists() {
+        fs::remove_dir_all(&scratch)
+            .map_err(|e| Failure::new(format!("cannot remove {}: {e}", scratch.display())))?;
+    }
+    mkdir(&scratch)?;
+    Ok(scratch)
 }
 
 /// Replaces the thread id in panic messages, `thread 'main' (12345) panicked`, by
@@ -382,9 +395,14 @@ impl Suite<'_> {
         self.cmds
             .cached(&[cmd], &[&exe], &inputs, &dir.join("build.stamp"))?;
         let run_once = || -> Result<Output, Failure> {
+            let cwd = if h.scratch_dir {
+                scratch_dir(&dir)?
+            } else {
+                dir.clone()
+            };
             let mut run = Command::new(&exe);
             run.args(&h.args)
-                .current_dir(&dir)
+                .current_dir(&cwd)
                 .env_clear()
                 .envs(h.env.iter().map(|(k, v)| (k, v)));
             let out = process::run(&mut run, stdin, Instant::now() + HOST_RUN_TIMEOUT)
@@ -428,6 +446,10 @@ impl Suite<'_> {
         for (k, v) in &h.env {
             run.arg("--env").arg(format!("{k}={v}"));
         }
+        if h.scratch_dir {
+            let scratch = scratch_dir(&dir)?;
+            run.arg("--dir").arg(format!("{}::/", scratch.display()));
+        }
         run.arg(&exe).args(&h.args).current_dir(&dir);
         self.cmds.record(&dir.join("commands.txt"), &[&cmd, &run]);
         self.cmds.build_step(RUSTC_VLIW, &mut cmd, &exe)?;
@@ -454,6 +476,16 @@ mod tests {
         assert_eq!(h.exit_code(), 101);
         let h = parse_headers("p", "// stdin-file: p.txt\n").unwrap();
         assert_eq!(h.stdin_file.as_deref(), Some("p.txt"));
+        assert!(
+            parse_headers("p", "// scratch-dir: yes\n")
+                .unwrap()
+                .scratch_dir
+        );
+        assert!(
+            parse_headers("p", "// scratch-dir: no\n")
+                .unwrap_err()
+                .contains("scratch-dir")
+        );
         for bad in [
             "// expect-stdout: 1\n",
             "// run-flags: --strict\n",

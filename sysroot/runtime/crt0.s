@@ -125,6 +125,140 @@ __vliw_sys_symbolize:
     .cfi_endproc
     .size __vliw_sys_symbolize, . - __vliw_sys_symbolize
 
+    # The file system calls (docs/isa.md §7, *Files*); results are `-errno` on
+    # failure.
+    # i32 open(*const u8 path, i32 flags, i32 mode)
+    .section .text.__vliw_sys_open, "ax"
+    .globl __vliw_sys_open
+    .type __vliw_sys_open, @function
+__vliw_sys_open:
+    .cfi_startproc
+    syscall 16 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_open, . - __vliw_sys_open
+
+    # i32 close(i32 fd)
+    .section .text.__vliw_sys_close, "ax"
+    .globl __vliw_sys_close
+    .type __vliw_sys_close, @function
+__vliw_sys_close:
+    .cfi_startproc
+    syscall 17 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_close, . - __vliw_sys_close
+
+    # isize lseek(i32 fd, isize offset, i32 whence)
+    .section .text.__vliw_sys_lseek, "ax"
+    .globl __vliw_sys_lseek
+    .type __vliw_sys_lseek, @function
+__vliw_sys_lseek:
+    .cfi_startproc
+    syscall 18 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_lseek, . - __vliw_sys_lseek
+
+    # i32 fstat(i32 fd, *mut [u64; 16] buf)
+    .section .text.__vliw_sys_fstat, "ax"
+    .globl __vliw_sys_fstat
+    .type __vliw_sys_fstat, @function
+__vliw_sys_fstat:
+    .cfi_startproc
+    syscall 19 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_fstat, . - __vliw_sys_fstat
+
+    # i32 stat(*const u8 path, *mut [u64; 16] buf)
+    .section .text.__vliw_sys_stat, "ax"
+    .globl __vliw_sys_stat
+    .type __vliw_sys_stat, @function
+__vliw_sys_stat:
+    .cfi_startproc
+    syscall 20 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_stat, . - __vliw_sys_stat
+
+    # i32 lstat(*const u8 path, *mut [u64; 16] buf)
+    .section .text.__vliw_sys_lstat, "ax"
+    .globl __vliw_sys_lstat
+    .type __vliw_sys_lstat, @function
+__vliw_sys_lstat:
+    .cfi_startproc
+    syscall 21 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_lstat, . - __vliw_sys_lstat
+
+    # isize getdents(i32 fd, *mut u8 buf, usize len)
+    .section .text.__vliw_sys_getdents, "ax"
+    .globl __vliw_sys_getdents
+    .type __vliw_sys_getdents, @function
+__vliw_sys_getdents:
+    .cfi_startproc
+    syscall 22 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_getdents, . - __vliw_sys_getdents
+
+    # i32 mkdir(*const u8 path, u32 mode)
+    .section .text.__vliw_sys_mkdir, "ax"
+    .globl __vliw_sys_mkdir
+    .type __vliw_sys_mkdir, @function
+__vliw_sys_mkdir:
+    .cfi_startproc
+    syscall 23 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_mkdir, . - __vliw_sys_mkdir
+
+    # i32 rmdir(*const u8 path)
+    .section .text.__vliw_sys_rmdir, "ax"
+    .globl __vliw_sys_rmdir
+    .type __vliw_sys_rmdir, @function
+__vliw_sys_rmdir:
+    .cfi_startproc
+    syscall 24 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_rmdir, . - __vliw_sys_rmdir
+
+    # i32 unlink(*const u8 path)
+    .section .text.__vliw_sys_unlink, "ax"
+    .globl __vliw_sys_unlink
+    .type __vliw_sys_unlink, @function
+__vliw_sys_unlink:
+    .cfi_startproc
+    syscall 25 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_unlink, . - __vliw_sys_unlink
+
+    # i32 rename(*const u8 old, *const u8 new)
+    .section .text.__vliw_sys_rename, "ax"
+    .globl __vliw_sys_rename
+    .type __vliw_sys_rename, @function
+__vliw_sys_rename:
+    .cfi_startproc
+    syscall 26 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_rename, . - __vliw_sys_rename
+
+    # i32 fsync(i32 fd)
+    .section .text.__vliw_sys_fsync, "ax"
+    .globl __vliw_sys_fsync
+    .type __vliw_sys_fsync, @function
+__vliw_sys_fsync:
+    .cfi_startproc
+    syscall 27 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_fsync, . - __vliw_sys_fsync
+
     # The unwinder's register save and restore (runtime/src/unwind): a context is
     # 81 words, r0..r63, p0..p15 (0 or 1), and the address to continue at.
     # void __vliw_unwind_capture(*mut Context ctx): the registers as the caller

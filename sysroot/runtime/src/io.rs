@@ -1,5 +1,6 @@
-//! Standard input and output: file descriptors 0, 1 and 2 are the simulator's; no
-//! other descriptor exists (files are not supported: `unsupported.rs`).
+//! Standard input and output: file descriptors 0, 1 and 2 are the simulator's; the
+//! simulator reads and writes the descriptors of open files (`fs.rs`) through the
+//! same calls.
 
 use crate::machine::{__vliw_sys_exit, __vliw_sys_read, __vliw_sys_write};
 

@@ -24,6 +24,7 @@ extern crate gimli;
 extern crate std;
 
 mod entropy;
+mod fs;
 mod heap;
 mod io;
 mod machine;

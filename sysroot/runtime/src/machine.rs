@@ -13,6 +13,20 @@ unsafe extern "C" {
     /// length, or a negative errno.
     pub fn __vliw_sys_symbolize(addr: u64, buf: *mut u8, len: usize) -> isize;
 
+    // Files of the host directories `vliw-run --dir` maps: `fs.rs`.
+    pub fn __vliw_sys_open(path: *const u8, flags: i32, mode: i32) -> i32;
+    pub fn __vliw_sys_close(fd: i32) -> i32;
+    pub fn __vliw_sys_lseek(fd: i32, offset: isize, whence: i32) -> isize;
+    pub fn __vliw_sys_fstat(fd: i32, buf: *mut [u64; 16]) -> i32;
+    pub fn __vliw_sys_stat(path: *const u8, buf: *mut [u64; 16]) -> i32;
+    pub fn __vliw_sys_lstat(path: *const u8, buf: *mut [u64; 16]) -> i32;
+    pub fn __vliw_sys_getdents(fd: i32, buf: *mut u8, len: usize) -> isize;
+    pub fn __vliw_sys_mkdir(path: *const u8, mode: u32) -> i32;
+    pub fn __vliw_sys_rmdir(path: *const u8) -> i32;
+    pub fn __vliw_sys_unlink(path: *const u8) -> i32;
+    pub fn __vliw_sys_rename(old: *const u8, new: *const u8) -> i32;
+    pub fn __vliw_sys_fsync(fd: i32) -> i32;
+
     pub fn __vliw_get_tp() -> *mut u8;
     pub fn __vliw_set_tp(tp: *mut u8);
 

@@ -102,11 +102,78 @@ pub mod syscall {
     /// `-ENOENT` when no symbol holds `addr`.
     pub const SYMBOLIZE: i64 = 7;
 
+    // Files of the host directories that `vliw-run --dir` maps (docs/isa.md §7,
+    // *Files*). Numbers 8..15 are left for other calls.
+    /// `open(path, flags, mode) -> fd`: flags `O_*` below; `mode` for a new file.
+    pub const OPEN: i64 = 16;
+    /// `close(fd) -> 0`.
+    pub const CLOSE: i64 = 17;
+    /// `lseek(fd, offset, whence) -> offset`: whence `SEEK_SET`, `SEEK_CUR`, `SEEK_END`.
+    pub const LSEEK: i64 = 18;
+    /// `fstat(fd, buf) -> 0`: writes a `STAT_SIZE`-byte stat record.
+    pub const FSTAT: i64 = 19;
+    /// `stat(path, buf) -> 0`: follows a final symbolic link.
+    pub const STAT: i64 = 20;
+    /// `lstat(path, buf) -> 0`: does not.
+    pub const LSTAT: i64 = 21;
+    /// `getdents(fd, buf, len) -> bytes`: directory entries (`dirent64` records).
+    pub const GETDENTS: i64 = 22;
+    /// `mkdir(path, mode) -> 0`.
+    pub const MKDIR: i64 = 23;
+    /// `rmdir(path) -> 0`.
+    pub const RMDIR: i64 = 24;
+    /// `unlink(path) -> 0`.
+    pub const UNLINK: i64 = 25;
+    /// `rename(old, new) -> 0`.
+    pub const RENAME: i64 = 26;
+    /// `fsync(fd) -> 0`.
+    pub const FSYNC: i64 = 27;
+
+    /// `open` flags (Linux's and hermit's values).
+    pub const O_RDONLY: i64 = 0;
+    pub const O_WRONLY: i64 = 1;
+    pub const O_RDWR: i64 = 2;
+    pub const O_ACCMODE: i64 = 3;
+    pub const O_CREAT: i64 = 0o100;
+    pub const O_EXCL: i64 = 0o200;
+    pub const O_TRUNC: i64 = 0o1000;
+    pub const O_APPEND: i64 = 0o2000;
+    pub const O_DIRECTORY: i64 = 0o200000;
+    pub const SEEK_SET: i64 = 0;
+    pub const SEEK_CUR: i64 = 1;
+    pub const SEEK_END: i64 = 2;
+    /// Bytes of the record `stat` and `fstat` write: 16 little-endian words (dev,
+    /// ino, nlink, mode, uid, gid, rdev, size, blksize, blocks, atime, atime_nsec,
+    /// mtime, mtime_nsec, ctime, ctime_nsec).
+    pub const STAT_SIZE: u64 = 128;
+    /// The longest path, its NUL included.
+    pub const PATH_MAX: u64 = 4096;
+    /// File descriptors are below this: 0, 1, 2 and up to 125 files or directories.
+    pub const MAX_FDS: i64 = 128;
+
+    // errno values (Linux's, as hermit's).
+    pub const EPERM: i64 = 1;
     pub const ENOENT: i64 = 2;
+    pub const EIO: i64 = 5;
     pub const EBADF: i64 = 9;
+    pub const EACCES: i64 = 13;
     pub const EFAULT: i64 = 14;
+    pub const EBUSY: i64 = 16;
+    pub const EEXIST: i64 = 17;
+    pub const EXDEV: i64 = 18;
+    pub const ENOTDIR: i64 = 20;
+    pub const EISDIR: i64 = 21;
     pub const EINVAL: i64 = 22;
+    pub const EMFILE: i64 = 24;
+    pub const EFBIG: i64 = 27;
+    pub const ENOSPC: i64 = 28;
+    pub const ESPIPE: i64 = 29;
+    pub const EROFS: i64 = 30;
+    pub const EMLINK: i64 = 31;
+    pub const ENAMETOOLONG: i64 = 36;
     pub const ENOSYS: i64 = 38;
+    pub const ENOTEMPTY: i64 = 39;
+    pub const ELOOP: i64 = 40;
 
     pub fn name(number: i64) -> Option<&'static str> {
         Some(match number {
@@ -118,6 +185,18 @@ pub mod syscall {
             RANDOM => "random",
             CYCLES => "cycles",
             SYMBOLIZE => "symbolize",
+            OPEN => "open",
+            CLOSE => "close",
+            LSEEK => "lseek",
+            FSTAT => "fstat",
+            STAT => "stat",
+            LSTAT => "lstat",
+            GETDENTS => "getdents",
+            MKDIR => "mkdir",
+            RMDIR => "rmdir",
+            UNLINK => "unlink",
+            RENAME => "rename",
+            FSYNC => "fsync",
             _ => return None,
         })
     }

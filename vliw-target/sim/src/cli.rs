@@ -5,6 +5,7 @@
 //! cannot be loaded, 2 for a bad command line. `--stats` prints the statistics line
 //! last on stderr, after a fault too.
 
+use crate::fs::DirMapping;
 use crate::io::HostIo;
 use crate::loader::load_file;
 use crate::options::Options;
@@ -43,6 +44,13 @@ Options:
   --stack-size BYTES      stack size (default 8M); K, M, G suffixes allowed
   --heap-size BYTES       limit of the heap grown by brk (default 1G)
   --seed N                deterministic `random` system call, real-time clock at 0
+  --dir HOST[::GUEST]     give the program's file calls the host directory HOST
+                          at the guest path GUEST (default HOST as given;
+                          relative to the guest's current directory, `/`: `--dir .`
+                          maps the host's current directory at `/`); repeatable.
+                          Paths resolve inside the mapped directories only: `..`
+                          and symbolic links cannot leave them. Without --dir,
+                          no file exists
   --env KEY=VALUE         add or replace an environment variable; repeatable
   --clear-env             do not pass the host environment
   --help                  print this help
@@ -119,6 +127,7 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
                 | "--heap-size"
                 | "--seed"
                 | "--env"
+                | "--dir"
                 | "--profile"
         );
         let value = if takes_value {
@@ -173,6 +182,10 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
                     cmd.profile.push(name.to_string());
                 }
             }
+            "--dir" => cmd
+                .options
+                .dirs
+                .push(DirMapping::parse(&value).map_err(|e| format!("option `--dir`: {e}"))?),
             "--env" => {
                 if !value.contains('=') || value.starts_with('=') {
                     return Err(format!("option `--env`: `{value}` is not KEY=VALUE"));
@@ -238,6 +251,10 @@ pub fn cli_main(args: &[String]) -> i32 {
     if cmd.help {
         print!("{USAGE}");
         return 0;
+    }
+    if let Err(e) = crate::fs::FileSystem::new(&cmd.options.dirs) {
+        eprintln!("vliw-run: {e}");
+        return STATUS_USAGE;
     }
     let program = match load_file(Path::new(&cmd.executable)) {
         Ok(p) => p,
@@ -357,8 +374,22 @@ mod tests {
     }
 
     #[test]
+    fn dirs_map_host_directories() {
+        let cmd = parse(&["--dir", ".", "--dir=/h/x::/data", "p"]).unwrap();
+        let dirs: Vec<(&str, &str)> = cmd
+            .options
+            .dirs
+            .iter()
+            .map(|d| (d.host.to_str().unwrap(), d.guest.as_str()))
+            .collect();
+        assert_eq!(dirs, [(".", "."), ("/h/x", "/data")]);
+    }
+
+    #[test]
     fn usage_errors_are_explained() {
-        let cases: [(&[&str], &str); 9] = [
+        let cases: [(&[&str], &str); 11] = [
+            (&["--dir", "::/x", "p"], "not HOST[::GUEST]"),
+            (&["--dir=a::", "p"], "not HOST[::GUEST]"),
             (&["--profile", "a,,b", "p"], "empty name"),
             (&[], "no executable"),
             (&["--bogus", "p"], "unknown option `--bogus`"),

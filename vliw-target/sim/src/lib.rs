@@ -6,7 +6,8 @@
 //! interlocked timing of exposed latencies, counting cycles, stalls, nullified
 //! operations and taken branches (`stats`). A guest fault ends the run with a
 //! one-line message and an exit status of its own (`fault`). System calls
-//! (`syscall`) reach the host's streams through the `Io` trait (`io`). `cli` is the
+//! (`syscall`) reach the host's streams through the `Io` trait (`io`) and the host
+//! directories that `--dir` maps (`fs`). `cli` is the
 //! whole `vliw-run` command.
 //!
 //! ```no_run
@@ -21,6 +22,7 @@
 pub mod cli;
 mod exec;
 mod fault;
+mod fs;
 mod io;
 mod loader;
 mod memory;
@@ -37,6 +39,7 @@ mod unwind_check;
 
 pub use cli::cli_main;
 pub use fault::{Access, AccessKind, Fault, FaultKind};
+pub use fs::DirMapping;
 pub use io::{CaptureIo, Captured, HostIo, Io};
 pub use loader::{LoadError, load_file, read_program};
 pub use memory::{Memory, MemoryLayout};

@@ -1,5 +1,6 @@
 //! Run options of the simulator (what `vliw-run`'s flags set).
 
+use crate::fs::DirMapping;
 use vliw_isa::MachineConfig;
 use vliw_isa::abi::DEFAULT_STACK_SIZE;
 
@@ -21,6 +22,9 @@ pub struct Options {
     /// Seed of the `random` system call's generator; also fixes the real-time
     /// clock at 0. `None`: host entropy and host time.
     pub seed: Option<u64>,
+    /// Host directories the guest's file calls reach (`--dir`, `fs.rs`); none: every
+    /// path is `-ENOENT`.
+    pub dirs: Vec<DirMapping>,
 }
 
 impl Default for Options {
@@ -32,6 +36,7 @@ impl Default for Options {
             stack_size: DEFAULT_STACK_SIZE,
             heap_size: DEFAULT_HEAP_SIZE,
             seed: None,
+            dirs: Vec::new(),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::exec::{Cpu, Ctl, MemStop};
 use crate::fault::{Fault, FaultKind};
+use crate::fs::FileSystem;
 use crate::io::Io;
 use crate::loader::{LoadError, setup_stack};
 use crate::memory::{MemError, Memory};
@@ -95,6 +96,7 @@ impl Simulator {
             )));
         }
         let setup = setup_stack(&mut mem, argv, envp)?;
+        let fs = FileSystem::new(&options.dirs).map_err(LoadError)?;
         let mut cpu = Cpu::new();
         cpu.regs[1] = setup.sp;
         cpu.regs[3] = argv.len() as u64;
@@ -106,7 +108,7 @@ impl Simulator {
             mem,
             symbols: SymbolTable::new(&program.symbols),
             lines: program.lines.clone(),
-            sys: System::new(io, options.seed),
+            sys: System::new(io, options.seed, fs),
             trace: None,
             profile: None,
             unwind_check: None,

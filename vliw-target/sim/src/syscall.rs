@@ -3,17 +3,17 @@
 //! performed after the bundle's writes; its result takes the syscall's slot among
 //! them (a later slot's write to r3 wins). Failures return
 //! `-errno`; an unknown number returns `-ENOSYS`. Nothing here faults: a bad buffer
-//! is `-EFAULT`.
+//! is `-EFAULT`. Files of the mapped host directories: `fs.rs`.
 
+use crate::fs::FileSystem;
 use crate::io::Io;
 use crate::memory::Memory;
 use crate::program::SymbolTable;
 use crate::rng::Rng;
 use vliw_isa::abi::syscall::{self, EBADF, EFAULT, EINVAL, ENOENT, ENOSYS};
 
-/// Returned when the host stream fails (not in `vliw_isa::abi`, which lists the
-/// errors of the interface proper).
-pub const EIO: i64 = 5;
+/// Returned when the host stream fails.
+pub use vliw_isa::abi::syscall::EIO;
 
 /// What a system call did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +27,8 @@ pub(crate) enum SysResult {
 /// The state system calls use besides memory and the cycle counter.
 pub(crate) struct System {
     pub io: Box<dyn Io + Send>,
+    /// The mapped host directories and the open files (`fs.rs`).
+    fs: FileSystem,
     rng: Rng,
     /// A fixed seed also fixes the real-time clock at 0.
     seeded: bool,
@@ -36,10 +38,18 @@ fn err(errno: i64) -> SysResult {
     SysResult::Value((-errno) as u64)
 }
 
+fn value(result: Result<u64, i64>) -> SysResult {
+    match result {
+        Ok(v) => SysResult::Value(v),
+        Err(errno) => err(errno),
+    }
+}
+
 impl System {
-    pub fn new(io: Box<dyn Io + Send>, seed: Option<u64>) -> System {
+    pub fn new(io: Box<dyn Io + Send>, seed: Option<u64>, fs: FileSystem) -> System {
         System {
             io,
+            fs,
             rng: Rng::new(seed),
             seeded: seed.is_some(),
         }
@@ -57,7 +67,8 @@ impl System {
         match number {
             syscall::EXIT => SysResult::Exit((a0 & 0xff) as i32),
             syscall::WRITE => {
-                if a0 != 1 && a0 != 2 {
+                let file = self.fs.is_open(a0);
+                if a0 != 1 && a0 != 2 && !file {
                     return err(EBADF);
                 }
                 if a2 == 0 {
@@ -66,13 +77,17 @@ impl System {
                 let Some(data) = mem.slice(a1, a2) else {
                     return err(EFAULT);
                 };
+                if file {
+                    return value(self.fs.write(a0, data));
+                }
                 match self.io.write(a0 as u32, data) {
                     Ok(n) => SysResult::Value(n as u64),
                     Err(_) => err(EIO),
                 }
             }
             syscall::READ => {
-                if a0 != 0 {
+                let file = self.fs.is_open(a0);
+                if a0 != 0 && !file {
                     return err(EBADF);
                 }
                 if a2 == 0 {
@@ -81,6 +96,9 @@ impl System {
                 let Some(buf) = mem.slice_mut(a1, a2) else {
                     return err(EFAULT);
                 };
+                if file {
+                    return value(self.fs.read(a0, buf));
+                }
                 match self.io.read(buf) {
                     Ok(n) => SysResult::Value(n as u64),
                     Err(_) => err(EIO),
@@ -127,6 +145,7 @@ impl System {
                 }
                 SysResult::Value(text.len() as u64)
             }
+            n if FileSystem::handles(n) => SysResult::Value(self.fs.call(n, args, mem)),
             _ => err(ENOSYS),
         }
     }

@@ -62,6 +62,22 @@ fn exit_statuses() {
 }
 
 #[test]
+fn dir_must_name_a_host_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let exit7 = write_exe(&dir, "exit7", &[&["movi r3 = 7"], &["syscall 0"]]);
+    let here = dir.path().to_str().unwrap();
+    assert_eq!(run_cli(&["--dir", here, &exit7]), 7);
+    assert_eq!(run_cli(&["--dir", &format!("{here}::/data"), &exit7]), 7);
+    let missing = format!("{here}/missing");
+    assert_eq!(run_cli(&["--dir", &missing, &exit7]), crate::STATUS_USAGE);
+    assert_eq!(
+        run_cli(&["--dir", &exit7, &exit7]),
+        crate::STATUS_USAGE,
+        "a file"
+    );
+}
+
+#[test]
 fn environment_options() {
     let dir = tempfile::tempdir().unwrap();
     // exit(number of environment variables): count envp entries up to NULL.

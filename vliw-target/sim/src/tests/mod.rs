@@ -7,6 +7,7 @@ mod control;
 #[path = "../../../elf/tests/support/dwarf.rs"]
 mod dwarf;
 mod faults;
+mod files;
 mod floats;
 mod integer;
 mod loader;
