@@ -422,6 +422,7 @@ RUSTUP_TOOLCHAIN={channel} exec rustdoc \
 # The runner of dist/cargo-vliw and the runtool of dist/rustdoc-vliw (written by
 # ./y.sh build; README.md): runs a VLIW-64 program on dist/vliw-run.
 #   vliw-test-run PROGRAM [ARGS...]
+# VLIW_RUN_FLAGS in the environment: options of vliw-run (--max-cycles N, ...).
 # A binary of merged doctests (rustdoc, edition 2024) runs all its doctests in
 # one process on the simulator; if it ends with status 0 before libtest's summary,
 # one of them ended the process (std::process::exit), and the run fails here
@@ -429,7 +430,7 @@ RUSTUP_TOOLCHAIN={channel} exec rustdoc \
 d=$(cd "$(dirname "$0")" && pwd)
 if [ $# -gt 0 ] && grep -q {marker} "$1" 2>/dev/null; then
   out=$(mktemp) || exit 1
-  {{ "$d/vliw-run" "$@"; echo $? >"$out.status"; }} | tee "$out"
+  {{ "$d/vliw-run" $VLIW_RUN_FLAGS "$@"; echo $? >"$out.status"; }} | tee "$out"
   status=$(cat "$out.status" 2>/dev/null || echo 1)
   if [ "$status" = 0 ] && ! grep -q '^test result: ' "$out"; then
     echo "vliw-test-run: the merged doctests of $1 ended before libtest's summary: a doctest ended the process; run the doctests one per process with RUSTDOCFLAGS='-Zunstable-options --merge-doctests=no'" >&2
@@ -438,7 +439,7 @@ if [ $# -gt 0 ] && grep -q {marker} "$1" 2>/dev/null; then
   rm -f "$out" "$out.status"
   exit "$status"
 fi
-exec "$d/vliw-run" "$@"
+exec "$d/vliw-run" $VLIW_RUN_FLAGS "$@"
 "#,
         marker = MERGED_DOCTESTS_MARKER,
     );
