@@ -41,7 +41,8 @@ Commands:
                     components, using rustup (a fast check when already installed)
   build [--debug]   Build the workspace, install the tools in dist/, build the
                     sysroot (core, alloc, std, test) with our backend into
-                    dist/sysroot and write dist/rustc-vliw and dist/cargo-vliw
+                    dist/sysroot and write dist/rustc-vliw, dist/rustdoc-vliw,
+                    dist/cargo-vliw and its runner dist/vliw-test-run
                       --debug    the workspace without optimizations (no sysroot)
   test [SUITE...]   Run the test suites of tests/suites.txt (default: all of them
                     but those marked [explicit]); prints a summary and exits non-zero

@@ -2,7 +2,8 @@
 //! and their dependencies built from the pinned toolchain's `rust-src` with our
 //! backend for `sysroot/vliw64-unknown-hermit.json`, plus the runtime
 //! (`sysroot/runtime`), installed as `dist/sysroot` (a directory `rustc --sysroot`
-//! accepts), and the user-facing wrappers `dist/rustc-vliw` and `dist/cargo-vliw`.
+//! accepts), and the user-facing wrappers `dist/rustc-vliw`, `dist/rustdoc-vliw`,
+//! `dist/cargo-vliw` and their runner `dist/vliw-test-run`.
 //!
 //! As rustc_codegen_cranelift does it: the `library/` workspace of rust-src is copied
 //! to `build/sysroot/library` (its vendored dependencies are used in place, offline),
@@ -119,9 +120,10 @@ pub fn build(paths: &Paths, toolchain: &Toolchain) -> Result<(), String> {
     build_runtime(paths, toolchain, &layout)?;
     write_wrappers(paths, toolchain, &layout)?;
     eprintln!(
-        "[build] sysroot installed in {}/; use {} and {}",
+        "[build] sysroot installed in {}/; use {}, {} and {}",
         paths.show(&layout.sysroot),
         paths.show(&paths.dist.join("rustc-vliw")),
+        paths.show(&paths.dist.join("rustdoc-vliw")),
         paths.show(&paths.dist.join("cargo-vliw"))
     );
     Ok(())
@@ -373,8 +375,9 @@ const RUNTIME_MEM: &str = "vliw_mem.o";
 /// The copy of the sysroot's gimli that every program links after the runtime.
 const RUNTIME_GIMLI: &str = "libvliw_rt_gimli.a";
 
-/// `dist/rustc-vliw` and `dist/cargo-vliw`: shell scripts that find the backend,
-/// sysroot and tools next to themselves, so that dist/ can be moved.
+/// `dist/rustc-vliw`, `dist/rustdoc-vliw`, `dist/cargo-vliw` and `dist/vliw-test-run`
+/// (cargo-vliw's runner): shell scripts that find the backend, sysroot and tools next
+/// to themselves, so that dist/ can be moved.
 fn write_wrappers(paths: &Paths, toolchain: &Toolchain, layout: &Layout) -> Result<(), String> {
     let spec_name = layout.spec.file_name().unwrap().to_string_lossy();
     let rustc = format!(
@@ -391,6 +394,64 @@ RUSTUP_TOOLCHAIN={channel} exec rustc \
         channel = toolchain.channel,
         backend = BACKEND_FILE,
     );
+    let rustdoc = format!(
+        r#"#!/bin/sh
+# rustdoc for VLIW-64 with std (written by ./y.sh build; README.md): rustdoc of the
+# pinned nightly with our backend, sysroot and target. With --test, the doctests
+# are compiled by our backend, linked by vliw-ld and run on the simulator
+# (dist/vliw-test-run is the runtool); give the crate under test with --extern, as
+# a library that dist/rustc-vliw built.
+d=$(cd "$(dirname "$0")" && pwd)
+runtool=
+for a in "$@"; do [ "$a" = "--test" ] && runtool="--test-runtool $d/vliw-test-run"; done
+RUSTUP_TOOLCHAIN={channel} exec rustdoc \
+  -Zcodegen-backend="$d/lib/{backend}" \
+  --sysroot "$d/sysroot" --target "$d/sysroot/{spec_name}" -Zunstable-options \
+  -Clinker="$d/vliw-ld" $runtool "$@"
+"#,
+        channel = toolchain.channel,
+        backend = BACKEND_FILE,
+    );
+    // rustdoc gives a runtool no RUSTDOC_DOCTEST_BIN_PATH, so a binary of merged
+    // doctests (edition 2024) runs them all in its own process instead of spawning
+    // itself once per doctest (which the simulator cannot). A doctest that ends the
+    // process (`std::process::exit`) would end that run early and quietly; this
+    // runner makes that a failure.
+    let runner = format!(
+        r#"#!/bin/sh
+# The runner of dist/cargo-vliw and the runtool of dist/rustdoc-vliw (written by
+# ./y.sh build; README.md): runs a VLIW-64 program on dist/vliw-run.
+#   vliw-test-run PROGRAM [ARGS...]
+# VLIW_RUN_FLAGS in the environment: options of vliw-run (--max-cycles N, ...).
+# A binary of merged doctests (rustdoc, edition 2024) runs all its doctests in
+# one process on the simulator; if it ends with status 0 before libtest's summary,
+# one of them ended the process (std::process::exit), and the run fails here
+# instead of passing quietly.
+# Host directories (vliw-run --dir): the current directory at `/` (cargo starts
+# test binaries in the package's root, so tests/fixtures/x.txt opens as on the
+# host) and, under cargo, the package's directory at its own path (paths built
+# from CARGO_MANIFEST_DIR).
+d=$(cd "$(dirname "$0")" && pwd)
+program=$1
+if [ -n "$CARGO_MANIFEST_DIR" ] && [ -d "$CARGO_MANIFEST_DIR" ]; then
+  set -- --dir "$CARGO_MANIFEST_DIR" "$@"
+fi
+set -- --dir . "$@"
+if [ -n "$program" ] && grep -q {marker} "$program" 2>/dev/null; then
+  out=$(mktemp) || exit 1
+  {{ "$d/vliw-run" $VLIW_RUN_FLAGS "$@"; echo $? >"$out.status"; }} | tee "$out"
+  status=$(cat "$out.status" 2>/dev/null || echo 1)
+  if [ "$status" = 0 ] && ! grep -q '^test result: ' "$out"; then
+    echo "vliw-test-run: the merged doctests of $program ended before libtest's summary: a doctest ended the process; run the doctests one per process with RUSTDOCFLAGS='-Zunstable-options --merge-doctests=no'" >&2
+    status=1
+  fi
+  rm -f "$out" "$out.status"
+  exit "$status"
+fi
+exec "$d/vliw-run" $VLIW_RUN_FLAGS "$@"
+"#,
+        marker = MERGED_DOCTESTS_MARKER,
+    );
     let runner_var = format!(
         "CARGO_TARGET_{}_RUNNER",
         TARGET.to_uppercase().replace('-', "_")
@@ -398,14 +459,15 @@ RUSTUP_TOOLCHAIN={channel} exec rustc \
     let cargo = format!(
         r#"#!/bin/sh
 # cargo for VLIW-64 with std (written by ./y.sh build; README.md).
-#   cargo-vliw build|run|test|check|... [cargo options]
+#   cargo-vliw build|run|test|check|doc|... [cargo options]
 # Builds for VLIW-64 with our backend and sysroot; `run` and `test` execute the
-# programs on the simulator (dist/cargo-vliw-runner, which runs dist/vliw-run
-# with the current directory and the package's directory mapped: fixture files
-# load as on the host). Tests run in the test
-# binary's own process (--force-run-in-process: the simulator has no processes):
-# a failing test unwinds, libtest catches it and goes on, and prints its summary
-# as on the host. (Built with -Cpanic=abort, the first failing test ends the run.)
+# programs on the simulator (dist/vliw-test-run, over dist/vliw-run, is the
+# runner). Tests run in the test binary's own process (--force-run-in-process:
+# the simulator has no processes): a failing test unwinds, libtest catches it and
+# goes on, and prints its summary as on the host. (Built with -Cpanic=abort, the
+# first failing test ends the run.) Doctests: rustdoc compiles each with our
+# backend (RUSTDOCFLAGS) and runs it with the runner; merged doctests (edition
+# 2024) run in one process.
 d=$(cd "$(dirname "$0")" && pwd)
 if [ $# -eq 0 ]; then
   echo "usage: cargo-vliw COMMAND [cargo options]" >&2
@@ -414,13 +476,14 @@ fi
 command=$1
 shift
 export RUSTUP_TOOLCHAIN={channel}
-# Only target units get RUSTFLAGS when --target is given: build scripts and proc
-# macros still build for the host with LLVM.
+# Only target units get RUSTFLAGS and RUSTDOCFLAGS when --target is given: build
+# scripts and proc macros still build for the host with LLVM.
 # The cfg names this build of the backend, so that cargo rebuilds after a new one.
 export RUSTFLAGS="$RUSTFLAGS -Zcodegen-backend=$d/lib/{backend} --sysroot $d/sysroot -Clinker=$d/vliw-ld {stamp}"
-# The runner maps the current directory (the package's root for tests) at `/` and
-# the package at its own path (dist/cargo-vliw-runner).
-export {runner_var}="$d/cargo-vliw-runner"
+# rustdoc (doc tests, cargo doc) with the same backend, sysroot and linker; it
+# passes -C and -Z on to the rustc that compiles each doctest.
+export RUSTDOCFLAGS="$RUSTDOCFLAGS -Zcodegen-backend=$d/lib/{backend} --sysroot $d/sysroot -Clinker=$d/vliw-ld -Zunstable-options"
+export {runner_var}="$d/vliw-test-run"
 case "$command" in
   test|t)
     has_sep=no
@@ -442,23 +505,15 @@ esac
         backend = BACKEND_FILE,
         stamp = backend_cfg(&layout.backend)?.replace('"', "\\\""),
     );
-    // cargo starts the runner in the package's root for tests (in the user's
-    // directory for `run`), with CARGO_MANIFEST_DIR set.
-    let runner = r#"#!/bin/sh
-# The runner of dist/cargo-vliw (written by ./y.sh build; README.md): runs a
-# VLIW-64 program on the simulator with the current directory mapped at `/`
-# (relative paths such as tests/fixtures/x.txt open as on the host) and the
-# package's directory at its own path (paths built from CARGO_MANIFEST_DIR).
-d=$(cd "$(dirname "$0")" && pwd)
-if [ -n "$CARGO_MANIFEST_DIR" ] && [ -d "$CARGO_MANIFEST_DIR" ]; then
-  exec "$d/vliw-run" --dir . --dir "$CARGO_MANIFEST_DIR" "$@"
-fi
-exec "$d/vliw-run" --dir . "$@"
-"#;
     write_executable(&paths.dist.join("rustc-vliw"), &rustc)?;
-    write_executable(&paths.dist.join("cargo-vliw-runner"), runner)?;
+    write_executable(&paths.dist.join("rustdoc-vliw"), &rustdoc)?;
+    write_executable(&paths.dist.join("vliw-test-run"), &runner)?;
     write_executable(&paths.dist.join("cargo-vliw"), &cargo)
 }
+
+/// A string that only binaries of merged doctests hold: the environment variable
+/// that names the doctest to run (rustdoc's `__doctest_mod::RUN_OPTION`).
+const MERGED_DOCTESTS_MARKER: &str = "RUSTDOC_DOCTEST_RUN_NB_TEST";
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))

@@ -108,6 +108,27 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
             Ok(())
         })(),
     );
+    // doctests: rustdoc compiles each with our backend and runs it on the simulator;
+    // the demo has merged ones (edition 2024), a standalone one, `should_panic`,
+    // `compile_fail`, `no_run` and `ignore`
+    let doc_args = ["test", "--doc"];
+    check(
+        "cargo-vliw test --doc",
+        (|| {
+            let expected = test_counts(&host(&doc_args)?, true)?;
+            let got = test_counts(&vliw(&doc_args)?, true)?;
+            if got != expected || expected.0 < 8 || expected.2 < 1 {
+                return Err(format!(
+                    "(passed, failed, ignored) = {got:?} on vliw, {expected:?} on the host"
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    check(
+        "rustdoc-vliw --test (a merged doctest ends the process)",
+        rustdoc_exit(paths, &work),
+    );
     // a failing test unwinds: libtest runs the rest and prints its summary
     let failing_args = ["test", "--release", "--lib", "--features", "failing"];
     check(
@@ -197,6 +218,39 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
     check("./y.sh run --dir", y_run_dir(paths, &work));
     println!("{} passed, {} failed", outcome.passed, outcome.failed);
     Ok(outcome)
+}
+
+/// `dist/rustdoc-vliw --test` on merged doctests (edition 2024), one of which calls
+/// `std::process::exit(0)`: on the simulator they run in one process, so that
+/// doctest ends the run before the others; the runner must make that a failure
+/// that says so, not a quiet pass.
+fn rustdoc_exit(paths: &Paths, work: &Path) -> Result<(), String> {
+    let source = work.join("doctest_exit.rs");
+    let text = "//! Merged doctests of the cargo suite's rustdoc-vliw check.\n\
+                //!\n//! ```\n//! assert_eq!(1 + 1, 2);\n//! ```\n//!\n\
+                //! ```\n//! std::process::exit(0);\n//! ```\n";
+    fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    fs::write(&source, text).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    let mut cmd = Command::new(paths.dist.join("rustdoc-vliw"));
+    cmd.env_remove("RUSTUP_TOOLCHAIN")
+        .args([
+            "--edition",
+            "2024",
+            "--test",
+            "--crate-name",
+            "doctest_exit",
+        ])
+        .arg(&source);
+    let got = cargo(&mut cmd)?;
+    let stderr = got.stderr_text();
+    let stdout = String::from_utf8_lossy(&got.stdout);
+    if got.success() || !stderr.contains("ended before libtest's summary") {
+        return Err(format!(
+            "expected a failure saying the merged doctests ended early, got {}:\n{stdout}{stderr}",
+            got.describe()
+        ));
+    }
+    Ok(())
 }
 
 /// `./y.sh run --release --stats -C llvm-args=verify=yes FILE -- ARGS` with a line on stdin:

@@ -13,13 +13,18 @@
 //!    source does not change), given an empty `[workspace]` table (it lies inside
 //!    this repository's workspace) and the committed lock file;
 //! 3. `cargo test --locked --tests --no-run CARGO-ARGS` builds the unit and
-//!    integration tests (not doc tests: rustdoc cannot run them for a cross target)
-//!    for the host, `dist/cargo-vliw test ...` the same for VLIW-64, once with
-//!    `--release` (opt-level 3) and once without (opt-level 0, debug assertions and
-//!    overflow checks on both sides);
+//!    integration tests for the host, `dist/cargo-vliw test ...` the same for
+//!    VLIW-64, once with `--release` (opt-level 3) and once without (opt-level 0,
+//!    debug assertions and overflow checks on both sides);
 //! 4. every host test binary runs natively; its namesake runs on the simulator with
 //!    test_sysroot's batched runner (a failing test unwinds and libtest goes on; a
-//!    run that dies inside a test anyway is recorded and the rest run again).
+//!    run that dies inside a test anyway is recorded and the rest run again);
+//! 5. `cargo test --locked --doc CARGO-ARGS` runs the doctests on the host, and
+//!    `dist/cargo-vliw test --doc ...` has rustdoc build each with our backend and
+//!    run it on the simulator (dist/vliw-test-run, with a cycle limit), at the same
+//!    profile: the library at its opt level, the doctests themselves unoptimized on
+//!    both sides (cargo gives rustdoc no opt level); their verdicts are compared
+//!    apart from the test binaries'.
 //!
 //! The suite fails when a test that passes on the host does not pass on ours, unless
 //! `tests/extended/skip.txt` lists it (`CRATE TEST REASON`, test_sysroot's format;
@@ -29,11 +34,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::paths::Paths;
+use crate::process;
 use crate::sysroot::{Layout, json_string};
-use crate::test_sysroot::{self, Comparison, PROFILES, Profile, Simulator};
+use crate::test_sysroot::{self, Comparison, PROFILES, Profile, Simulator, Verdict};
 use crate::toolchain::Toolchain;
 
 const CRATES_FILE: &str = "tests/extended/crates.txt";
@@ -45,6 +51,12 @@ const JOBS: usize = 1;
 /// test that loops forever fails after that; a test that needs more is listed in
 /// skip.txt as too slow.
 const MAX_CYCLES: u64 = 25_000_000_000;
+/// The cycle limit of one doctest on the simulator (`VLIW_RUN_FLAGS` of
+/// dist/vliw-test-run): each is a program of its own; a doctest that needs more
+/// fails.
+const DOCTEST_MAX_CYCLES: u64 = 5_000_000_000;
+/// The wall time of one `cargo test --doc` (building the doctests included).
+const DOCTEST_TIMEOUT: Duration = Duration::from_secs(3600);
 /// Marks a complete copy of a crate's source in build/extended.
 const COPIED: &str = ".extended-source";
 
@@ -80,6 +92,8 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
     let dir = paths.build.join("extended");
     let started = Instant::now();
     let mut total = Comparison::default();
+    let mut total_doc = Comparison::default();
+    let mut doc_time = std::time::Duration::ZERO;
     let mut total_cycles = 0;
     let mut regressions = 0;
     let mut failures = Vec::new();
@@ -98,7 +112,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
                 &skipped,
                 &host_skipped,
             ) {
-                Ok((report, cycles)) => {
+                Ok((report, cycles, doc)) => {
                     for line in &report.regressions {
                         println!("REGRESSION {} ({}) {line}", krate.name, profile.name());
                     }
@@ -110,6 +124,19 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
                     println!("{line}");
                     total.add(report.clone());
                     total_cycles += cycles;
+                    if let Some((doc, elapsed)) = doc {
+                        for line in &doc.regressions {
+                            println!(
+                                "REGRESSION {} ({}) doctest {line}",
+                                krate.name,
+                                profile.name()
+                            );
+                        }
+                        regressions += doc.regressions.len();
+                        println!("{label} doctests: {}", describe_doctests(&doc, elapsed));
+                        total_doc.add(doc);
+                        doc_time += elapsed;
+                    }
                 }
                 Err(e) => {
                     println!("{label}: FAILED: {e}");
@@ -127,9 +154,10 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         ));
     }
     let summary = format!(
-        "{} crates at opt-level 3 and 0: {}",
+        "{} crates at opt-level 3 and 0: {}; doctests: {}",
         crates.len(),
-        total.describe(total_cycles, started.elapsed())
+        total.describe(total_cycles, started.elapsed()),
+        describe_doctests(&total_doc, doc_time)
     );
     println!("{summary}");
     Ok(Outcome {
@@ -147,7 +175,7 @@ fn run_crate(
     profile: Profile,
     skipped: &BTreeSet<&str>,
     host_skipped: &BTreeSet<&str>,
-) -> Result<(Comparison, u64), String> {
+) -> Result<(Comparison, u64, Option<(Comparison, Duration)>), String> {
     let name = format!("{}-{}", krate.name, krate.version);
     let id = format!("{name} ({})", profile.name());
     let source = fetch(toolchain, dir, krate)?;
@@ -199,6 +227,35 @@ fn run_crate(
         }
         report.add(one);
     }
+    let doc = if selects_targets(&krate.cargo_args) {
+        eprintln!("[extended] {id}: no doctests: CARGO-ARGS select the test targets");
+        None
+    } else {
+        let doc_started = Instant::now();
+        eprintln!("[extended] {id}: doctests on the host");
+        let mut host_cargo = toolchain.cargo(&copy);
+        host_cargo.arg("test");
+        let host_doc = run_doctests(
+            host_cargo,
+            &target_dir,
+            krate,
+            profile,
+            host_skipped,
+            "host",
+        )?;
+        eprintln!("[extended] {id}: doctests on the simulator (dist/cargo-vliw test --doc)");
+        let mut our_cargo = Command::new(paths.dist.join("cargo-vliw"));
+        our_cargo.current_dir(&copy).arg("test").env(
+            "VLIW_RUN_FLAGS",
+            format!("--max-cycles {DOCTEST_MAX_CYCLES}"),
+        );
+        let our_doc = run_doctests(our_cargo, &target_dir, krate, profile, skipped, "vliw")?;
+        seen.extend(host_doc.keys().cloned());
+        Some((
+            test_sysroot::compare(&host_doc, &our_doc, skipped),
+            doc_started.elapsed(),
+        ))
+    };
     for test in skipped {
         if !seen.contains(*test) {
             eprintln!(
@@ -208,7 +265,91 @@ fn run_crate(
             );
         }
     }
-    Ok((report, cycles))
+    Ok((report, cycles, doc))
+}
+
+/// Whether the crate's cargo arguments choose test targets (`--test NAME`, `--lib`...),
+/// which cargo does not combine with `--doc`.
+fn selects_targets(args: &[String]) -> bool {
+    const SELECTING: [&str; 10] = [
+        "--lib",
+        "--bin",
+        "--bins",
+        "--test",
+        "--tests",
+        "--example",
+        "--examples",
+        "--bench",
+        "--benches",
+        "--all-targets",
+    ];
+    args.iter()
+        .any(|a| SELECTING.contains(&a.split('=').next().unwrap_or(a)))
+}
+
+/// `cargo test [--release] --locked --doc CARGO-ARGS` (`skipped` passed on to
+/// rustdoc's harness as `--exact --skip NAME`); returns the doctests' verdicts as
+/// libtest prints them. A failing doctest fails the command but not this function;
+/// a crate that does not build does.
+fn run_doctests(
+    mut cargo: Command,
+    target_dir: &Path,
+    krate: &Crate,
+    profile: Profile,
+    skipped: &BTreeSet<&str>,
+    side: &str,
+) -> Result<BTreeMap<String, Verdict>, String> {
+    profile.apply(&mut cargo);
+    cargo
+        .args(["--locked", "--doc"])
+        .args(&krate.cargo_args)
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTDOCFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTDOCFLAGS")
+        .env_remove("CARGO_BUILD_TARGET")
+        .env_remove("RUST_BACKTRACE");
+    if !skipped.is_empty() {
+        // (cargo-vliw adds its harness arguments after these)
+        cargo.args(["--", "--exact"]);
+        for test in skipped {
+            cargo.args(["--skip", test]);
+        }
+    }
+    let out = process::run(&mut cargo, b"", Instant::now() + DOCTEST_TIMEOUT)?;
+    if out.timed_out() {
+        return Err(format!("the doctests timed out on {side}"));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !stdout.contains("test result: ") {
+        return Err(format!(
+            "cargo test --doc on {side} ran no doctest ({}):\n{}",
+            out.describe(),
+            test_sysroot::tail(&out.stderr_text(), 30)
+        ));
+    }
+    let (results, _) = test_sysroot::parse_results(&stdout);
+    Ok(results)
+}
+
+/// `host P passed/F failed/I ignored; vliw ...; M not built for the target; R
+/// regressions; T s` of a crate's (or all crates') doctests.
+fn describe_doctests(doc: &Comparison, elapsed: Duration) -> String {
+    format!(
+        "host {} passed/{} failed/{} ignored; vliw {} passed/{} failed/{} ignored, \
+         {} skipped (listed), {} not built for the target; {} regressions; {:.0} s",
+        doc.host.0,
+        doc.host.1,
+        doc.host.2,
+        doc.ours.0,
+        doc.ours.1,
+        doc.ours.2,
+        doc.listed,
+        doc.missing,
+        doc.regressions.len(),
+        elapsed.as_secs_f64()
+    )
 }
 
 /// The crates of crates.txt: `NAME VERSION [CARGO-ARGS...]` per line, `#` comments.
@@ -416,8 +557,6 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_sysroot::Verdict;
-    use std::time::Duration;
 
     #[test]
     fn parses_the_crate_list() {
@@ -440,6 +579,15 @@ mod tests {
                 .unwrap_err()
                 .contains("twice")
         );
+    }
+
+    #[test]
+    fn doctests_unless_the_arguments_select_targets() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(!selects_targets(&args(&["--features", "serde"])));
+        assert!(selects_targets(&args(&["--test", "x"])));
+        assert!(selects_targets(&args(&["--features", "a", "--lib"])));
+        assert!(selects_targets(&args(&["--bin=x"])));
     }
 
     #[test]

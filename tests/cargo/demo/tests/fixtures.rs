@@ -1,7 +1,7 @@
 //! An integration test that loads fixture files as tests usually do: by a path
 //! relative to the package's root (cargo's current directory for tests), and by
 //! one built from `CARGO_MANIFEST_DIR`. `cargo-vliw test` maps the package's
-//! directory for the simulated test binary (dist/cargo-vliw-runner), so these pass
+//! directory for the simulated test binary (dist/vliw-test-run), so these pass
 //! as on the host; nothing is written.
 
 use std::fs;
