@@ -102,7 +102,46 @@ pub mod syscall {
     /// `-ENOENT` when no symbol holds `addr`.
     pub const SYMBOLIZE: i64 = 7;
 
+    // Threads (docs/isa.md §7, "Threads"): numbers 64 and up, so that the calls
+    // of other subsystems (files, from 8) have room below them.
+
+    /// First number of the thread calls; 64..=127 are reserved for them.
+    pub const THREAD_FIRST: i64 = 64;
+    /// `spawn(pc, sp, tp, a0, a1) -> tid`: a new thread that starts at `pc` with
+    /// `sp`, `tp`, `r3 = a0`, `r4 = a1` and every other register 0; it is ready to
+    /// run, the caller goes on. `-EINVAL` when `pc` is not a bundle start in text,
+    /// `-EAGAIN` when there are too many threads.
+    pub const SPAWN: i64 = 64;
+    /// `exit_thread() -> !`: ends the calling thread and wakes the threads that
+    /// join it. When no other thread is left, the run ends with status 0.
+    pub const EXIT_THREAD: i64 = 65;
+    /// `join(tid) -> 0`: waits until thread `tid` has ended (at once if it has);
+    /// `-ESRCH` for no such thread, `-EDEADLK` for the caller itself.
+    pub const JOIN: i64 = 66;
+    /// `futex_wait(addr, expected, timeout_ns) -> 0`: if the 4-byte word at `addr`
+    /// equals the low 32 bits of `expected`, waits until a `futex_wake` of `addr`
+    /// (0) or until `timeout_ns` nanoseconds of the monotonic clock have passed
+    /// (`-ETIMEDOUT`; `timeout_ns` = -1 waits without a timeout); else `-EAGAIN`.
+    /// `-EFAULT` (-EINVAL) when the word is not mapped (not 4-byte aligned).
+    pub const FUTEX_WAIT: i64 = 67;
+    /// `futex_wake(addr, count) -> woken`: wakes up to `count` threads waiting on
+    /// `addr` (all of them for a negative count), the longest waiting first.
+    pub const FUTEX_WAKE: i64 = 68;
+    /// `yield() -> 0`: lets the other ready threads run first.
+    pub const YIELD: i64 = 69;
+    /// `sleep(ns) -> 0`: waits until `ns` nanoseconds of the monotonic clock have
+    /// passed.
+    pub const SLEEP: i64 = 70;
+    /// `gettid() -> tid`: the calling thread's id (the first thread is 1).
+    pub const GETTID: i64 = 71;
+    /// Last number reserved for thread calls.
+    pub const THREAD_LAST: i64 = 127;
+
     pub const ENOENT: i64 = 2;
+    pub const ESRCH: i64 = 3;
+    pub const EAGAIN: i64 = 11;
+    pub const EDEADLK: i64 = 35;
+    pub const ETIMEDOUT: i64 = 110;
     pub const EBADF: i64 = 9;
     pub const EFAULT: i64 = 14;
     pub const EINVAL: i64 = 22;
@@ -118,6 +157,14 @@ pub mod syscall {
             RANDOM => "random",
             CYCLES => "cycles",
             SYMBOLIZE => "symbolize",
+            SPAWN => "spawn",
+            EXIT_THREAD => "exit_thread",
+            JOIN => "join",
+            FUTEX_WAIT => "futex_wait",
+            FUTEX_WAKE => "futex_wake",
+            YIELD => "yield",
+            SLEEP => "sleep",
+            GETTID => "gettid",
             _ => return None,
         })
     }

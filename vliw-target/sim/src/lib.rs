@@ -6,8 +6,9 @@
 //! interlocked timing of exposed latencies, counting cycles, stalls, nullified
 //! operations and taken branches (`stats`). A guest fault ends the run with a
 //! one-line message and an exit status of its own (`fault`). System calls
-//! (`syscall`) reach the host's streams through the `Io` trait (`io`). `cli` is the
-//! whole `vliw-run` command.
+//! (`syscall`) reach the host's streams through the `Io` trait (`io`). Several
+//! guest threads share the one core (`threads`). `cli` is the whole `vliw-run`
+//! command.
 //!
 //! ```no_run
 //! use vliw_sim::{CaptureIo, Options, Simulator, load_file};
@@ -32,11 +33,12 @@ mod rng;
 mod simulator;
 mod stats;
 mod syscall;
+mod threads;
 mod trace;
 mod unwind_check;
 
 pub use cli::cli_main;
-pub use fault::{Access, AccessKind, Fault, FaultKind};
+pub use fault::{Access, AccessKind, BlockedThread, Fault, FaultKind, Waiting};
 pub use io::{CaptureIo, Captured, HostIo, Io};
 pub use loader::{LoadError, load_file, read_program};
 pub use memory::{Memory, MemoryLayout};
@@ -46,6 +48,7 @@ pub use program::{Program, Segment, Symbol};
 pub use simulator::{Outcome, Simulator};
 pub use stats::Stats;
 pub use syscall::EIO;
+pub use threads::{DEFAULT_QUANTUM, MAX_LIVE_THREADS, ThreadStats};
 pub use unwind_check::FrameSections;
 
 /// Exit status of `vliw-run` for a program that cannot be loaded.

@@ -21,6 +21,9 @@ pub struct Options {
     /// Seed of the `random` system call's generator; also fixes the real-time
     /// clock at 0. `None`: host entropy and host time.
     pub seed: Option<u64>,
+    /// Cycles a guest thread runs before another ready thread gets its turn
+    /// (`threads.rs`; with a seed, each slice is between half and 1.5 times this).
+    pub quantum: u64,
 }
 
 impl Default for Options {
@@ -32,6 +35,7 @@ impl Default for Options {
             stack_size: DEFAULT_STACK_SIZE,
             heap_size: DEFAULT_HEAP_SIZE,
             seed: None,
+            quantum: crate::threads::DEFAULT_QUANTUM,
         }
     }
 }
