@@ -572,3 +572,44 @@ fn a_switch_drains_the_outgoing_threads_pending_results() {
     );
     assert!(r.stats().stalls >= 15, "{:?}", r.stats());
 }
+
+#[test]
+fn the_trace_shows_each_switch() {
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines: Vec<String> = vec![
+        "main:".into(),
+        "movi r3 = @child ; movi r4 = 0x21000".into(),
+        s(SPAWN),
+        s(JOIN),
+        s(0),
+        "child:".into(),
+        s(EXIT_THREAD),
+    ];
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (mut sim, _) = program(&refs).simulator();
+    let out = Shared::default();
+    sim.set_trace(Box::new(out.clone()));
+    assert_eq!(sim.run(), crate::Outcome::Exit(0));
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let expected = [
+        "       0 0x10000 <main>  movi r3 = 0x10028 ; movi r4 = 0x21000",
+        "       1 0x10010 <main+0x10>  syscall 64",
+        "       2 0x10018 <main+0x18>  syscall 66",
+        "       3 -- thread 2 runs",
+        "       3 0x10028 <child>  syscall 65",
+        "       4 -- thread 1 runs",
+        // join's result is ready a system call's latency after the wake
+        "       5 0x10020 <main+0x20>  syscall 0",
+    ];
+    assert_eq!(text.lines().collect::<Vec<_>>(), expected);
+}
