@@ -653,6 +653,7 @@ impl Simulator {
     /// The running thread has blocked or ended: the next ready thread runs; when
     /// none is, the clock skips to the earliest deadline of a timed wait; when
     /// there is none, every thread waits for another: a deadlock.
+    #[allow(clippy::result_large_err)] // cold: the outcome ends the run
     fn reschedule(&mut self) -> Result<(), Outcome> {
         if self.ready_queue.is_empty() {
             self.wake_expired();
@@ -671,6 +672,7 @@ impl Simulator {
     }
 
     /// The running thread blocks in the system call of bundle `b`.
+    #[allow(clippy::result_large_err)] // cold: the outcome ends the run
     fn block(&mut self, wait: Wait, b: &Bundle) -> Result<(), Outcome> {
         self.block_seq += 1;
         let state = State::Blocked {
@@ -698,6 +700,7 @@ impl Simulator {
     /// (another thread's bundle if it blocked).
     #[cold]
     #[inline(never)]
+    #[allow(clippy::result_large_err)] // cold: the outcome ends the run
     fn thread_call(&mut self, number: i64, b: &Bundle, issue: u64) -> Result<(), Outcome> {
         let [a0, a1, a2, a3, a4, _] = self.cpu.sys_args;
         self.pc = b.next;
