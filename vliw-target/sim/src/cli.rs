@@ -413,6 +413,14 @@ mod tests {
             assert!(e.contains(message), "{args:?}: {e}");
         }
         assert!(parse(&["--help"]).unwrap().help);
+        let e = parse(&["--quantum", "0", "p"]).unwrap_err();
+        assert!(e.contains("a slice must have a cycle"), "{e}");
+        let cmd = parse(&["--quantum=5000", "p"]).unwrap();
+        assert_eq!(cmd.options.quantum, 5000);
+        assert_eq!(
+            parse(&["p"]).unwrap().options.quantum,
+            crate::DEFAULT_QUANTUM
+        );
     }
 
     #[test]
