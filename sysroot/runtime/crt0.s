@@ -125,7 +125,7 @@ __vliw_sys_symbolize:
     .cfi_endproc
     .size __vliw_sys_symbolize, . - __vliw_sys_symbolize
 
-    # isize spawn(pc, sp, tp, a0, a1): a new thread at pc (docs/isa.md §7)
+    # isize spawn(pc, stack_size, tp, a0, a1): a new thread at pc (docs/isa.md §7)
     .section .text.__vliw_sys_spawn, "ax"
     .globl __vliw_sys_spawn
     .type __vliw_sys_spawn, @function

@@ -14,7 +14,8 @@ unsafe extern "C" {
     pub fn __vliw_sys_symbolize(addr: u64, buf: *mut u8, len: usize) -> isize;
 
     /// Thread calls (docs/isa.md §7, "Threads"); negative results are `-errno`.
-    pub fn __vliw_sys_spawn(pc: usize, sp: usize, tp: usize, a0: usize, a1: usize) -> isize;
+    pub fn __vliw_sys_spawn(pc: usize, stack_size: usize, tp: usize, a0: usize, a1: usize)
+        -> isize;
     pub fn __vliw_sys_exit_thread() -> !;
     pub fn __vliw_sys_join(tid: u64) -> isize;
     pub fn __vliw_sys_futex_wait(addr: *const u32, expected: u32, timeout_ns: u64) -> isize;

@@ -3,12 +3,13 @@
 //!
 //! The simulator runs the guest threads on its one core, switching between them
 //! when one blocks (a futex wait, a join, a sleep) and after a quantum of cycles.
-//! `sys_spawn2` allocates the new thread's stack (std's requested size, at least
-//! `MIN_STACK`) and TLS block (a copy of the TLS image, docs/isa.md §6) from the
-//! heap and starts it at `__vliw_thread_start` (crt0.s), which calls the thread's
-//! function and ends the thread when it returns. `sys_join` waits for the thread
-//! in the simulator and then frees its stack and TLS block (a thread that is never
-//! joined keeps them). Futex waits and wakes, yields and sleeps are the
+//! `sys_spawn2` allocates the new thread's TLS block (a copy of the TLS image,
+//! docs/isa.md §6) from the heap and asks the simulator for a thread on a stack of
+//! std's requested size (at least `MIN_STACK`), which the simulator maps with a
+//! guard region below it and unmaps when the thread ends. The thread starts at
+//! `__vliw_thread_start` (crt0.s), which calls the thread's function and ends the
+//! thread when it returns. `sys_join` waits for the thread in the simulator and
+//! then frees its TLS block (a thread that is never joined keeps it). Futex waits and wakes, yields and sleeps are the
 //! simulator's; a wait that no thread can end is the simulator's deadlock fault.
 //!
 //! The runtime's own shared state (the heap, the table of threads) is guarded by
@@ -70,11 +71,10 @@ unsafe fn free_tls_block(block: *mut u8) {
     unsafe { sys_free(block, size.max(1), align) }
 }
 
-/// What a spawned thread owns, freed when it is joined.
+/// What a spawned thread owns, freed when it is joined: its TLS block (the
+/// simulator unmaps its stack when it ends).
 struct ThreadRecord {
     tid: Tid,
-    stack: *mut u8,
-    stack_size: usize,
     tls: *mut u8,
     next: *mut ThreadRecord,
 }
@@ -82,6 +82,9 @@ struct ThreadRecord {
 /// The spawned threads not yet joined (a list, newest first), under `THREADS_LOCK`.
 static mut THREADS: *mut ThreadRecord = core::ptr::null_mut();
 static THREADS_LOCK: SpinLock = SpinLock::new();
+
+const RECORD_SIZE: usize = size_of::<ThreadRecord>();
+const RECORD_ALIGN: usize = align_of::<ThreadRecord>();
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sys_spawn2(
@@ -91,52 +94,34 @@ pub unsafe extern "C" fn sys_spawn2(
     stack_size: usize,
     _core_id: isize,
 ) -> Tid {
-    let stack_size = stack_size.max(MIN_STACK).next_multiple_of(16);
     // SAFETY: fresh allocations, freed on every failure path and by `sys_join`.
     unsafe {
-        let stack = sys_malloc(stack_size, 16);
-        if stack.is_null() {
-            return 0;
-        }
         let tls = new_tls_block();
-        let record = sys_malloc(size_of::<ThreadRecord>(), align_of::<ThreadRecord>())
-            as *mut ThreadRecord;
+        let record = sys_malloc(RECORD_SIZE, RECORD_ALIGN) as *mut ThreadRecord;
         if tls.is_null() || record.is_null() {
             if !tls.is_null() {
                 free_tls_block(tls);
             }
             if !record.is_null() {
-                sys_free(
-                    record as *mut u8,
-                    size_of::<ThreadRecord>(),
-                    align_of::<ThreadRecord>(),
-                );
+                sys_free(record as *mut u8, RECORD_SIZE, RECORD_ALIGN);
             }
-            sys_free(stack, stack_size, 16);
             return 0;
         }
         let tid = __vliw_sys_spawn(
             __vliw_thread_start as usize,
-            stack as usize + stack_size,
+            stack_size.max(MIN_STACK),
             tls as usize,
             arg,
             func as usize,
         );
         if tid <= 0 {
             free_tls_block(tls);
-            sys_free(
-                record as *mut u8,
-                size_of::<ThreadRecord>(),
-                align_of::<ThreadRecord>(),
-            );
-            sys_free(stack, stack_size, 16);
+            sys_free(record as *mut u8, RECORD_SIZE, RECORD_ALIGN);
             return 0;
         }
         THREADS_LOCK.lock();
         record.write(ThreadRecord {
             tid: tid as Tid,
-            stack,
-            stack_size,
             tls,
             next: THREADS,
         });
@@ -161,7 +146,7 @@ pub unsafe extern "C" fn sys_spawn(
     if tid == 0 { -1 } else { 0 }
 }
 
-/// Waits until thread `id` has ended, then frees its stack and TLS block.
+/// Waits until thread `id` has ended, then frees its TLS block.
 #[unsafe(no_mangle)]
 pub extern "C" fn sys_join(id: Tid) -> i32 {
     // SAFETY: a system call without memory arguments.
@@ -185,14 +170,8 @@ pub extern "C" fn sys_join(id: Tid) -> i32 {
         }
         THREADS_LOCK.unlock();
         if !found.is_null() {
-            let r = found.read();
-            sys_free(r.stack, r.stack_size, 16);
-            free_tls_block(r.tls);
-            sys_free(
-                found as *mut u8,
-                size_of::<ThreadRecord>(),
-                align_of::<ThreadRecord>(),
-            );
+            free_tls_block((*found).tls);
+            sys_free(found as *mut u8, RECORD_SIZE, RECORD_ALIGN);
         }
     }
     0

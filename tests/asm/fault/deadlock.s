@@ -9,15 +9,12 @@
 # expect-stderr-contains: (waiter+0x18)
     .bss
     .balign 16
-stack:
-    .space 1024
-stack_top:
 word:
     .space 8
     .text
     .globl _start
 _start:
-    movi r3 = waiter ; movi r4 = stack_top ;;
+    movi r3 = waiter ; movi r4 = 1024 ;;
     syscall 64 ;;
     .type joiner, @function
 joiner:

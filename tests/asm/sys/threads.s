@@ -1,14 +1,11 @@
-# Guest threads (docs/isa.md §7, Threads): main spawns a worker on a stack in
-# .bss, the two hand a turn word back and forth through futex_wait/futex_wake
+# Guest threads (docs/isa.md §7, Threads): main spawns a worker on a stack of
+# 4 KiB (the simulator maps it), the two hand a turn word back and forth through futex_wait/futex_wake
 # three times each, printing their letter in turn; main joins the worker (join
 # returns 0) and exits with the worker's id (2).
 # expect-exit: 2
 # expect-stdout: mwmwmw
     .bss
     .balign 16
-stack:
-    .space 4096
-stack_top:
 turn:
     .space 8
     .data
@@ -17,7 +14,7 @@ letters:
     .text
     .globl _start
 _start:
-    movi r3 = worker ; movi r4 = stack_top ; movi r5 = 0 ;;
+    movi r3 = worker ; movi r4 = 4096 ; movi r5 = 0 ;;
     movi r6 = 0 ; movi r7 = 0 ;;
     syscall 64 ;;
     mov r32 = r3 ; movi r33 = 3 ;;

@@ -107,13 +107,16 @@ pub mod syscall {
 
     /// First number of the thread calls; 64..=127 are reserved for them.
     pub const THREAD_FIRST: i64 = 64;
-    /// `spawn(pc, sp, tp, a0, a1) -> tid`: a new thread that starts at `pc` with
-    /// `sp`, `tp`, `r3 = a0`, `r4 = a1` and every other register 0; it is ready to
+    /// `spawn(pc, stack_size, tp, a0, a1) -> tid`: a new thread on a stack of
+    /// `stack_size` bytes that the simulator maps (with a guard region below it,
+    /// unmapped when the thread ends); it starts at `pc` with `sp` at the top of that
+    /// stack, `tp`, `r3 = a0`, `r4 = a1` and every other register 0; it is ready to
     /// run, the caller goes on. `-EINVAL` when `pc` is not a bundle start in text,
-    /// `-EAGAIN` when there are too many threads.
+    /// `-EAGAIN` when there are too many threads, `-ENOMEM` when the stack cannot
+    /// be mapped.
     pub const SPAWN: i64 = 64;
-    /// `exit_thread() -> !`: ends the calling thread and wakes the threads that
-    /// join it. When no other thread is left, the run ends with status 0.
+    /// `exit_thread() -> !`: ends the calling thread (its stack is unmapped) and
+    /// wakes the threads that join it. When no other thread is left, the run ends with status 0.
     pub const EXIT_THREAD: i64 = 65;
     /// `join(tid) -> 0`: waits until thread `tid` has ended (at once if it has);
     /// `-ESRCH` for no such thread, `-EDEADLK` for the caller itself.
@@ -140,6 +143,7 @@ pub mod syscall {
     pub const ENOENT: i64 = 2;
     pub const ESRCH: i64 = 3;
     pub const EAGAIN: i64 = 11;
+    pub const ENOMEM: i64 = 12;
     pub const EDEADLK: i64 = 35;
     pub const ETIMEDOUT: i64 = 110;
     pub const EBADF: i64 = 9;

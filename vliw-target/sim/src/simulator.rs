@@ -710,6 +710,9 @@ impl Simulator {
                 let me = self.threads[self.current].tid;
                 self.save_current(State::Finished);
                 self.live -= 1;
+                if let Some(base) = self.threads[self.current].stack_base.take() {
+                    self.mem.unmap_thread_stack(base);
+                }
                 if let Some(check) = self.unwind_check.as_mut() {
                     check.finish(self.current);
                 }
@@ -797,8 +800,9 @@ impl Simulator {
         Ok(())
     }
 
-    /// `spawn(pc, sp, tp, a0, a1)`: a new ready thread; returns its id or an error.
-    fn spawn(&mut self, pc: u64, sp: u64, tp: u64, a0: u64, a1: u64) -> u64 {
+    /// `spawn(pc, stack_size, tp, a0, a1)`: a new ready thread on a stack of its own;
+    /// returns its id or an error.
+    fn spawn(&mut self, pc: u64, stack_size: u64, tp: u64, a0: u64, a1: u64) -> u64 {
         let start = self.code.lookup(pc);
         if start == NONE {
             return (-crate::syscall::EINVAL) as u64;
@@ -806,6 +810,9 @@ impl Simulator {
         if self.live >= MAX_LIVE_THREADS {
             return (-sc::EAGAIN) as u64;
         }
+        let Some((stack_base, sp)) = self.mem.map_thread_stack(stack_size) else {
+            return (-sc::ENOMEM) as u64;
+        };
         let mut saved = Box::new(Saved {
             regs: [0; crate::predecode::REG_FILE],
             ready: [0; crate::predecode::REG_FILE],
@@ -820,7 +827,9 @@ impl Simulator {
             check.spawn(&saved.regs);
         }
         let tid = self.threads.len() as u32 + 1;
-        self.threads.push(Thread::new(tid, Some(saved)));
+        let mut thread = Thread::new(tid, Some(saved));
+        thread.stack_base = Some(stack_base);
+        self.threads.push(thread);
         self.live += 1;
         self.make_ready(self.threads.len() - 1);
         self.update_stop();

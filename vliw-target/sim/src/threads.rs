@@ -98,6 +98,9 @@ pub(crate) struct Thread {
     /// slot of that bundle may write r3 instead, docs/isa.md §4).
     pub writes_r3: bool,
     pub stats: ThreadStats,
+    /// The base of the stack the simulator mapped for it (not for thread 1, whose
+    /// stack is the program's), unmapped when it ends.
+    pub stack_base: Option<u64>,
 }
 
 impl Thread {
@@ -111,6 +114,7 @@ impl Thread {
             },
             saved,
             writes_r3: true,
+            stack_base: None,
             stats: ThreadStats {
                 tid,
                 slices: u64::from(tid == 1),

@@ -12,9 +12,6 @@ use support::{AS, LD, RUN, run};
 const PROGRAM: &str = "
     .bss
     .balign 16
-stack:
-    .space 1024
-stack_top:
 word:
     .space 8
     .text
@@ -23,7 +20,7 @@ word:
 _start:
     .cfi_startproc
     .cfi_undefined lr
-    mov r6 = r3 ; movi r3 = worker ; movi r4 = stack_top ; movi r5 = 0 ;;
+    mov r6 = r3 ; movi r3 = worker ; movi r4 = 1024 ; movi r5 = 0 ;;
     syscall 64 ;;
     call joiner ;;
     movi r3 = 0 ;;

@@ -2,8 +2,8 @@
 //!
 //! The programs are bundles of assembly text with labels: a line `name:` labels the
 //! next bundle, operations are separated by ` ; `, and `@name` is the label's
-//! address (pc-relative in `br`/`call`, absolute elsewhere). Thread stacks live in
-//! the data segment.
+//! address (pc-relative in `br`/`call`, absolute elsewhere). `spawn`'s second
+//! argument is the new thread's stack size.
 
 use super::*;
 use std::collections::HashMap;
@@ -279,12 +279,13 @@ fn join_waits_for_an_unfinished_thread_and_not_for_a_finished_one() {
 }
 
 #[test]
-fn a_thread_starts_with_its_registers() {
-    // sp, tp, r3, r4 as spawn gave them; every other register 0; p0 true
+fn a_thread_starts_with_its_registers_on_a_stack_of_its_own() {
+    // sp at the top of a new stack below the main stack's guard region; tp, r3,
+    // r4 as spawn gave them; every other register 0; p0 true
     let r = run_lines(
         &[
             "main:".into(),
-            "movi r3 = @child ; movi r4 = 0x20800 ; movi r5 = 0x1234 ; movi r6 = 7".into(),
+            "movi r3 = @child ; movi r4 = 0x1800 ; movi r5 = 0x1234 ; movi r6 = 7".into(),
             "movi r7 = 9 ; movi r40 = 55 ; movi r2 = 66".into(),
             s(SPAWN),
             "mov r3 = r3".into(),
@@ -294,17 +295,53 @@ fn a_thread_starts_with_its_registers() {
             s(0),
             "child:".into(),
             "movi r10 = 0x20000 ; mul r11 = r3, 1000 ; mul r12 = r4, 100".into(),
-            "add r13 = r1, r2 ; add r14 = r40, r5".into(),
+            "add r13 = r40, r2 ; add r14 = r5, r63".into(),
             "add r11 = r11, r12 ; (p0) add r13 = r13, r14".into(),
-            "add r11 = r11, r13".into(),
+            "add r11 = r11, r13 ; st.d [r10 + 8] = r1".into(),
             "st.d [r10 + 0] = r11".into(),
+            // the whole stack is mapped, and its top is where sp is
+            "st.d [r1 + -8] = r11".into(),
+            "add r12 = r1, -0x2000".into(),
+            "st.d [r12 + 0] = r11".into(),
             s(EXIT_THREAD),
         ],
         |t| t,
     );
+    assert_eq!(r.exit_code(), ((7 * 1000 + 9 * 100 + 0x1234) & 0xff) as i32);
+    let guard_base = r.sim.memory().layout().guard_base;
+    assert_eq!(r.load(0x20008, 8), guard_base, "sp");
+    assert!(
+        r.sim.memory().read(guard_base - 8, 8).is_none(),
+        "the stack is unmapped when its thread ends"
+    );
+}
+
+#[test]
+fn a_thread_that_overflows_its_stack_faults() {
+    let r = run_lines(
+        &[
+            "main:".into(),
+            "movi r3 = @child ; movi r4 = 0x1000".into(),
+            s(SPAWN),
+            s(JOIN),
+            s(0),
+            "child:".into(),
+            "add r1 = r1, -0x1000".into(),
+            "st.d [r1 + 0] = r0".into(),
+            "push:".into(),
+            "st.d [r1 + -8] = r0".into(),
+            s(EXIT_THREAD),
+        ],
+        |t| t,
+    );
+    assert_eq!(r.outcome.exit_status(), 142);
+    let guard = r.sim.memory().layout().guard_base - 0x1000 - 8;
     assert_eq!(
-        r.exit_code(),
-        ((7 * 1000 + 9 * 100 + 0x20800 + 0x1234) & 0xff) as i32
+        r.fault(),
+        format!(
+            "fault: stack overflow: 8-byte store at {guard:#x} below the stack limit in \
+             bundle 0x10038 (push) in thread 2"
+        )
     );
 }
 
