@@ -5,8 +5,8 @@
 //! rounded out to whole pages; the heap from the end of the last segment (rounded up
 //! to a page) to the break, grown by `brk` up to a limit; the stack
 //! `[STACK_TOP - stack_size, STACK_TOP)` with an unmapped guard region of
-//! `STACK_GUARD_SIZE` below it; below that the stacks of spawned threads, each with
-//! a guard region of its own below it. Text and read-only segments are not writable.
+//! `STACK_GUARD_SIZE` below it; below that the stacks of spawned threads, which the
+//! simulator maps and unmaps. Text and read-only segments are not writable.
 
 use crate::program::Segment;
 use vliw_isa::abi::{PAGE_SIZE, STACK_GUARD_SIZE, STACK_TOP, TEXT_BASE};
@@ -76,11 +76,6 @@ pub struct Memory {
     regions: Vec<Region>,
     layout: MemoryLayout,
     brk: u64,
-    /// The guard regions below the stacks of spawned threads, `[start, end)`.
-    thread_guards: Vec<(u64, u64)>,
-    /// Where the next thread stack's guard region ends (stacks are placed
-    /// downwards from the main stack's guard region, never reused).
-    next_thread_stack: u64,
 }
 
 impl std::fmt::Debug for Memory {
@@ -203,36 +198,24 @@ impl Memory {
                 guard_base,
             },
             brk: heap_start,
-            thread_guards: Vec::new(),
-            next_thread_stack: guard_base,
         })
     }
 
-    /// Maps a stack of `size` bytes (rounded up to a page, at least one) for a
-    /// spawned thread, below the stacks mapped before with a guard region of
-    /// `STACK_GUARD_SIZE` below it; returns its `[base, top)`, or `None` when the
-    /// host cannot provide it or no address space is left above the heap's limit.
-    pub(crate) fn map_thread_stack(&mut self, size: u64) -> Option<(u64, u64)> {
-        let size = round_up(size.max(1), PAGE_SIZE);
-        let top = self.next_thread_stack;
-        let base = top.checked_sub(size)?;
-        let guard = base.checked_sub(STACK_GUARD_SIZE)?;
-        if guard < self.layout.heap_limit {
-            return None;
-        }
+    /// Maps a zero-filled writable region of `size` bytes (a multiple of the page
+    /// size) at `base` (page-aligned, free, below the stack's guard region and above
+    /// the heap's limit): a spawned thread's stack. `None` when the host cannot
+    /// provide it.
+    pub(crate) fn map_thread_stack(&mut self, base: u64, size: u64) -> Option<()> {
         let data = zeroed_vec(size).ok()?;
         self.regions.push(Region {
             base,
             data,
             writable: true,
         });
-        self.thread_guards.push((guard, base));
-        self.next_thread_stack = guard;
-        Some((base, top))
+        Some(())
     }
 
-    /// Unmaps the thread stack at `base` (its guard region stays a guard: a late
-    /// access to the stack is an unmapped access).
+    /// Unmaps the thread stack at `base`.
     pub(crate) fn unmap_thread_stack(&mut self, base: u64) {
         if let Some(i) = self
             .regions
@@ -297,12 +280,7 @@ impl Memory {
             Some(_) if !addr.is_multiple_of(size) => MemError::Misaligned,
             Some((i, _)) if write && !self.regions[i].writable => MemError::ReadOnly,
             Some(_) => MemError::Misaligned, // straddles the end of a region
-            None if (self.layout.guard_base..self.layout.stack_base).contains(&addr)
-                || self
-                    .thread_guards
-                    .iter()
-                    .any(|g| (g.0..g.1).contains(&addr)) =>
-            {
+            None if (self.layout.guard_base..self.layout.stack_base).contains(&addr) => {
                 MemError::StackOverflow
             }
             None => MemError::Unmapped,
@@ -451,24 +429,15 @@ mod tests {
     }
 
     #[test]
-    fn thread_stacks_lie_below_the_stack_with_guards() {
+    fn thread_stacks_are_mapped_and_unmapped() {
         let mut m = memory();
-        let l = m.layout();
-        let (base, top) = m.map_thread_stack(0x1800).unwrap();
-        assert_eq!((base, top), (l.guard_base - 0x2000, l.guard_base));
-        assert_eq!(m.store::<8>(top - 8, 5), Ok(()));
+        let base = m.layout().guard_base - 0x3000;
+        assert_eq!(m.map_thread_stack(base, 0x2000), Some(()));
+        assert_eq!(m.store::<8>(base + 0x1ff8, 5), Ok(()));
         assert_eq!(m.load::<8>(base), Ok(0));
-        assert_eq!(m.load::<8>(base - 8), Err(MemError::StackOverflow));
-        assert_eq!(
-            m.load::<8>(base - STACK_GUARD_SIZE),
-            Err(MemError::StackOverflow)
-        );
-        let (base2, top2) = m.map_thread_stack(0x1000).unwrap();
-        assert_eq!(top2, base - STACK_GUARD_SIZE);
-        assert_eq!(m.store::<8>(base2, 1), Ok(()));
+        assert_eq!(m.load::<8>(base + 0x2000), Err(MemError::Unmapped));
         m.unmap_thread_stack(base);
-        assert_eq!(m.load::<8>(top - 8), Err(MemError::Unmapped));
-        assert_eq!(m.load::<8>(base2), Ok(1));
+        assert_eq!(m.load::<8>(base), Err(MemError::Unmapped));
         assert_eq!(
             m.store::<8>(STACK_TOP - 8, 7),
             Ok(()),

@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use vliw_elf::LineTable;
 use vliw_isa::Opcode;
+use vliw_isa::abi::STACK_GUARD_SIZE;
 use vliw_isa::abi::syscall as sc;
 
 /// How a run ended.
@@ -303,6 +304,16 @@ impl Simulator {
 
     fn mem_fault(&self, stop: MemStop, bundle_address: u64) -> Outcome {
         let kind = match stop.error {
+            // in the guard region below a thread's stack
+            MemError::Unmapped
+                if self.threads.iter().any(|t| {
+                    t.stack_base.is_some_and(|base| {
+                        (base.saturating_sub(STACK_GUARD_SIZE)..base).contains(&stop.addr)
+                    })
+                }) =>
+            {
+                FaultKind::StackOverflow(stop.access)
+            }
             MemError::Unmapped => FaultKind::Unmapped(stop.access),
             MemError::ReadOnly => FaultKind::ReadOnly(stop.access),
             MemError::StackOverflow => FaultKind::StackOverflow(stop.access),
@@ -710,7 +721,7 @@ impl Simulator {
                 let me = self.threads[self.current].tid;
                 self.save_current(State::Finished);
                 self.live -= 1;
-                if let Some(base) = self.threads[self.current].stack_base.take() {
+                if let Some(base) = self.threads[self.current].stack_base {
                     self.mem.unmap_thread_stack(base);
                 }
                 if let Some(check) = self.unwind_check.as_mut() {
@@ -810,9 +821,19 @@ impl Simulator {
         if self.live >= MAX_LIVE_THREADS {
             return (-sc::EAGAIN) as u64;
         }
-        let Some((stack_base, sp)) = self.mem.map_thread_stack(stack_size) else {
-            return (-sc::ENOMEM) as u64;
+        // below the guard region of the stack mapped before (the main stack's, or
+        // the last spawned thread's)
+        let size = crate::memory::round_up(stack_size.max(1), vliw_isa::abi::PAGE_SIZE);
+        let sp = match self.threads.last().and_then(|t| t.stack_base) {
+            Some(base) => base.saturating_sub(STACK_GUARD_SIZE),
+            None => self.mem.layout().guard_base,
         };
+        let stack_base = sp.saturating_sub(size);
+        if stack_base.saturating_sub(STACK_GUARD_SIZE) <= self.mem.layout().heap_limit
+            || self.mem.map_thread_stack(stack_base, size).is_none()
+        {
+            return (-sc::ENOMEM) as u64;
+        }
         let mut saved = Box::new(Saved {
             regs: [0; crate::predecode::REG_FILE],
             ready: [0; crate::predecode::REG_FILE],

@@ -99,7 +99,8 @@ pub(crate) struct Thread {
     pub writes_r3: bool,
     pub stats: ThreadStats,
     /// The base of the stack the simulator mapped for it (not for thread 1, whose
-    /// stack is the program's), unmapped when it ends.
+    /// stack is the program's), unmapped when it ends; the guard region below it
+    /// stays (`STACK_GUARD_SIZE` bytes), and the next thread's stack lies below.
     pub stack_base: Option<u64>,
 }
 
