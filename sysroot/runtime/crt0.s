@@ -259,6 +259,111 @@ __vliw_sys_fsync:
     .cfi_endproc
     .size __vliw_sys_fsync, . - __vliw_sys_fsync
 
+    # isize spawn(pc, stack_size, tp, a0, a1): a new thread at pc (docs/isa.md §7)
+    .section .text.__vliw_sys_spawn, "ax"
+    .globl __vliw_sys_spawn
+    .type __vliw_sys_spawn, @function
+__vliw_sys_spawn:
+    .cfi_startproc
+    syscall 64 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_spawn, . - __vliw_sys_spawn
+
+    # ! exit_thread()
+    .section .text.__vliw_sys_exit_thread, "ax"
+    .globl __vliw_sys_exit_thread
+    .type __vliw_sys_exit_thread, @function
+__vliw_sys_exit_thread:
+    .cfi_startproc
+    syscall 65 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_exit_thread, . - __vliw_sys_exit_thread
+
+    # isize join(u32 tid)
+    .section .text.__vliw_sys_join, "ax"
+    .globl __vliw_sys_join
+    .type __vliw_sys_join, @function
+__vliw_sys_join:
+    .cfi_startproc
+    syscall 66 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_join, . - __vliw_sys_join
+
+    # isize futex_wait(*const u32 addr, u32 expected, u64 timeout_ns or -1)
+    .section .text.__vliw_sys_futex_wait, "ax"
+    .globl __vliw_sys_futex_wait
+    .type __vliw_sys_futex_wait, @function
+__vliw_sys_futex_wait:
+    .cfi_startproc
+    syscall 67 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_futex_wait, . - __vliw_sys_futex_wait
+
+    # isize futex_wake(*const u32 addr, i64 count)
+    .section .text.__vliw_sys_futex_wake, "ax"
+    .globl __vliw_sys_futex_wake
+    .type __vliw_sys_futex_wake, @function
+__vliw_sys_futex_wake:
+    .cfi_startproc
+    syscall 68 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_futex_wake, . - __vliw_sys_futex_wake
+
+    # isize yield()
+    .section .text.__vliw_sys_yield, "ax"
+    .globl __vliw_sys_yield
+    .type __vliw_sys_yield, @function
+__vliw_sys_yield:
+    .cfi_startproc
+    syscall 69 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_yield, . - __vliw_sys_yield
+
+    # isize sleep(u64 ns)
+    .section .text.__vliw_sys_sleep, "ax"
+    .globl __vliw_sys_sleep
+    .type __vliw_sys_sleep, @function
+__vliw_sys_sleep:
+    .cfi_startproc
+    syscall 70 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_sleep, . - __vliw_sys_sleep
+
+    # u64 gettid()
+    .section .text.__vliw_sys_gettid, "ax"
+    .globl __vliw_sys_gettid
+    .type __vliw_sys_gettid, @function
+__vliw_sys_gettid:
+    .cfi_startproc
+    syscall 71 ;;
+    ret ;;
+    .cfi_endproc
+    .size __vliw_sys_gettid, . - __vliw_sys_gettid
+
+    # The first frame of every spawned thread (runtime/src/thread.rs): the simulator
+    # starts it with sp at the top of the thread's stack, tp (r2) at its TLS block,
+    # r3 = the argument and r4 = the function, which returns nothing. When the
+    # function returns, the thread ends. The outermost frame of the thread, as
+    # `_start` is of the first one.
+    .section .text.__vliw_thread_start, "ax"
+    .globl __vliw_thread_start
+    .type __vliw_thread_start, @function
+__vliw_thread_start:
+    .cfi_startproc
+    .cfi_undefined lr
+    callr r4 ;;
+    syscall 65 ;;
+    trap 1 ;;
+    .cfi_endproc
+    .size __vliw_thread_start, . - __vliw_thread_start
+
     # The unwinder's register save and restore (runtime/src/unwind): a context is
     # 81 words, r0..r63, p0..p15 (0 or 1), and the address to continue at.
     # void __vliw_unwind_capture(*mut Context ctx): the registers as the caller

@@ -8,9 +8,9 @@
 //! functions; sysroot/README.md says which parts of std work and which return
 //! errors.
 //!
-//! The machine runs one thread of execution. `std::thread::spawn` runs the new
-//! thread to completion before it returns (`thread.rs`), with its own thread-local
-//! storage, so that programs and libtest that spawn and join threads work.
+//! The simulator runs several guest threads on the machine's one core
+//! (`thread.rs`): each has its own stack and thread-local storage; futexes, joins
+//! and sleeps block in the simulator, which switches threads.
 //!
 //! Built by `./y.sh build` after std, against the new sysroot, into
 //! `libvliw_rt.a`, which the target specification links into every program
@@ -51,7 +51,7 @@ static mut LAST_ERRNO: i32 = 0;
 
 #[unsafe(no_mangle)]
 pub extern "C" fn sys_get_errno() -> i32 {
-    // SAFETY: one thread of execution (see the crate documentation).
+    // SAFETY: never written.
     unsafe { LAST_ERRNO }
 }
 

@@ -26,6 +26,18 @@ unsafe extern "C" {
     pub fn __vliw_sys_unlink(path: *const u8) -> i32;
     pub fn __vliw_sys_rename(old: *const u8, new: *const u8) -> i32;
     pub fn __vliw_sys_fsync(fd: i32) -> i32;
+    /// Thread calls (docs/isa.md §7, "Threads"); negative results are `-errno`.
+    pub fn __vliw_sys_spawn(pc: usize, stack_size: usize, tp: usize, a0: usize, a1: usize)
+        -> isize;
+    pub fn __vliw_sys_exit_thread() -> !;
+    pub fn __vliw_sys_join(tid: u64) -> isize;
+    pub fn __vliw_sys_futex_wait(addr: *const u32, expected: u32, timeout_ns: u64) -> isize;
+    pub fn __vliw_sys_futex_wake(addr: *const u32, count: i64) -> isize;
+    pub fn __vliw_sys_yield() -> isize;
+    pub fn __vliw_sys_sleep(ns: u64) -> isize;
+    pub fn __vliw_sys_gettid() -> u64;
+    /// The first frame of a spawned thread: calls `r4(r3)`, then ends the thread.
+    pub fn __vliw_thread_start();
 
     pub fn __vliw_get_tp() -> *mut u8;
     pub fn __vliw_set_tp(tp: *mut u8);

@@ -3,6 +3,7 @@
 
 use crate::heap::{Grow, Heap};
 use crate::machine::__vliw_sys_brk;
+use crate::thread::SpinLock;
 
 /// Moves the program break (docs/isa.md §7: the heap starts empty after the last
 /// segment; `brk` refuses requests past the limit by returning the old break).
@@ -20,25 +21,31 @@ impl Grow for ProgramBreak {
     }
 }
 
-/// The heap, created on first use from the break's initial position.
+/// The heap, created on first use from the break's initial position, under
+/// `HEAP_LOCK` (threads may be preempted anywhere, thread.rs).
 static mut HEAP: Option<Heap<ProgramBreak>> = None;
+static HEAP_LOCK: SpinLock = SpinLock::new();
 
+/// Runs `f` on the heap with the lock held.
 #[allow(static_mut_refs)]
-fn heap() -> &'static mut Heap<ProgramBreak> {
-    // SAFETY: one thread of execution (lib.rs), and no allocator call re-enters.
-    unsafe {
+fn with_heap<R>(f: impl FnOnce(&mut Heap<ProgramBreak>) -> R) -> R {
+    HEAP_LOCK.lock();
+    // SAFETY: the lock gives this thread the heap, and no allocator call re-enters.
+    let result = unsafe {
         if HEAP.is_none() {
             let start = __vliw_sys_brk(0);
             HEAP = Some(Heap::new(ProgramBreak, start));
         }
-        HEAP.as_mut().unwrap_unchecked()
-    }
+        f(HEAP.as_mut().unwrap_unchecked())
+    };
+    HEAP_LOCK.unlock();
+    result
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sys_malloc(size: usize, align: usize) -> *mut u8 {
     // SAFETY: the heap's memory is the break's.
-    unsafe { heap().alloc(size, align) }
+    with_heap(|h| unsafe { h.alloc(size, align) })
 }
 
 #[unsafe(no_mangle)]
@@ -60,7 +67,7 @@ pub unsafe extern "C" fn sys_alloc_zeroed(size: usize, align: usize) -> *mut u8 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sys_free(ptr: *mut u8, size: usize, align: usize) {
     // SAFETY: std frees what it allocated, with the same layout.
-    unsafe { heap().free(ptr, size, align) }
+    with_heap(|h| unsafe { h.free(ptr, size, align) })
 }
 
 #[unsafe(no_mangle)]
@@ -76,5 +83,5 @@ pub unsafe extern "C" fn sys_realloc(
     new_size: usize,
 ) -> *mut u8 {
     // SAFETY: as for free.
-    unsafe { heap().realloc(ptr, size, align, new_size) }
+    with_heap(|h| unsafe { h.realloc(ptr, size, align, new_size) })
 }

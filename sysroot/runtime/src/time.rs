@@ -1,10 +1,15 @@
 //! Clocks and sleeping. The monotonic clock is the simulator's cycle counter as
 //! nanoseconds (1 GHz), the real-time clock the host's (0 under `vliw-run --seed`,
-//! for reproducible runs). Sleeping does not burn cycles: it advances both clocks
-//! by the time slept, so that a program observes the time it asked to sleep.
+//! for reproducible runs). A sleep blocks the thread in the simulator until the
+//! monotonic clock reaches its end: the other threads run meanwhile, and when
+//! every thread sleeps or waits with a timeout the simulator advances both clocks
+//! to the earliest deadline instead of spending cycles, so that a program observes
+//! the time it asked to sleep.
 
 use crate::errno::EINVAL;
-use crate::machine::{__vliw_sys_clock, CLOCK_CYCLES_NS, CLOCK_HOST_REALTIME_NS};
+use crate::machine::{
+    __vliw_sys_clock, __vliw_sys_sleep, CLOCK_CYCLES_NS, CLOCK_HOST_REALTIME_NS,
+};
 
 /// hermit's `timespec`.
 #[repr(C)]
@@ -18,24 +23,9 @@ const CLOCK_MONOTONIC: i32 = 4;
 const FUTEX_RELATIVE_TIMEOUT: u32 = 1;
 const NANOS: i64 = 1_000_000_000;
 
-/// Nanoseconds slept so far.
-static mut SLEPT_NS: i64 = 0;
-
-fn slept() -> i64 {
-    // SAFETY: one thread of execution.
-    unsafe { SLEPT_NS }
-}
-
-fn sleep_ns(ns: i64) {
-    if ns > 0 {
-        // SAFETY: one thread of execution.
-        unsafe { SLEPT_NS = SLEPT_NS.saturating_add(ns) };
-    }
-}
-
 fn monotonic_ns() -> i64 {
     // SAFETY: a system call without memory arguments.
-    unsafe { __vliw_sys_clock(CLOCK_CYCLES_NS) }.saturating_add(slept())
+    unsafe { __vliw_sys_clock(CLOCK_CYCLES_NS) }
 }
 
 #[unsafe(no_mangle)]
@@ -43,9 +33,7 @@ pub unsafe extern "C" fn sys_clock_gettime(clock: i32, tp: *mut Timespec) -> i32
     let ns = match clock {
         CLOCK_MONOTONIC => monotonic_ns(),
         // SAFETY: as above.
-        CLOCK_REALTIME => {
-            unsafe { __vliw_sys_clock(CLOCK_HOST_REALTIME_NS) }.saturating_add(slept())
-        }
+        CLOCK_REALTIME => unsafe { __vliw_sys_clock(CLOCK_HOST_REALTIME_NS) },
         _ => return -EINVAL,
     };
     if tp.is_null() {
@@ -61,9 +49,14 @@ pub unsafe extern "C" fn sys_clock_gettime(clock: i32, tp: *mut Timespec) -> i32
     0
 }
 
+fn sleep_ns(ns: u64) {
+    // SAFETY: a system call without memory arguments.
+    unsafe { __vliw_sys_sleep(ns) };
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn sys_usleep(usecs: u64) {
-    sleep_ns(usecs.saturating_mul(1000).min(i64::MAX as u64) as i64);
+    sleep_ns(usecs.saturating_mul(1000).min(i64::MAX as u64));
 }
 
 #[unsafe(no_mangle)]
@@ -73,18 +66,21 @@ pub unsafe extern "C" fn sys_nanosleep(req: *const Timespec) -> i32 {
     }
     // SAFETY: std passes a valid timespec.
     let req = unsafe { &*req };
-    sleep_ns(duration_ns(req));
+    sleep_ns(duration_ns(req).max(0) as u64);
     0
 }
 
-/// A futex wait that times out: relative, or until an absolute monotonic time.
-pub fn wait(timeout: &Timespec, flags: u32) {
+/// A futex wait's timeout as the nanoseconds to wait from now: relative, or until
+/// an absolute monotonic time.
+pub fn timeout_ns(timeout: &Timespec, flags: u32) -> u64 {
     let ns = duration_ns(timeout);
-    if flags & FUTEX_RELATIVE_TIMEOUT != 0 {
-        sleep_ns(ns);
+    let ns = if flags & FUTEX_RELATIVE_TIMEOUT != 0 {
+        ns
     } else {
-        sleep_ns(ns - monotonic_ns());
-    }
+        ns.saturating_sub(monotonic_ns())
+    };
+    // -1 would mean no timeout
+    ns.clamp(0, i64::MAX) as u64
 }
 
 fn duration_ns(t: &Timespec) -> i64 {

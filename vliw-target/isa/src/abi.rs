@@ -151,11 +151,52 @@ pub mod syscall {
     /// File descriptors are below this: 0, 1, 2 and up to 125 files or directories.
     pub const MAX_FDS: i64 = 128;
 
+    // Threads (docs/isa.md §7, "Threads"): numbers 64 and up, so that the calls
+    // of other subsystems (files: 16..=27) have room below them.
+
+    /// First number of the thread calls; 64..=127 are reserved for them.
+    pub const THREAD_FIRST: i64 = 64;
+    /// `spawn(pc, stack_size, tp, a0, a1) -> tid`: a new thread on a stack of
+    /// `stack_size` bytes that the simulator maps (with a guard region below it,
+    /// unmapped when the thread ends); it starts at `pc` with `sp` at the top of that
+    /// stack, `tp`, `r3 = a0`, `r4 = a1` and every other register 0; it is ready to
+    /// run, the caller goes on. `-EINVAL` when `pc` is not a bundle start in text,
+    /// `-EAGAIN` when there are too many threads, `-ENOMEM` when the stack cannot
+    /// be mapped.
+    pub const SPAWN: i64 = 64;
+    /// `exit_thread() -> !`: ends the calling thread (its stack is unmapped) and
+    /// wakes the threads that join it. When no other thread is left, the run ends with status 0.
+    pub const EXIT_THREAD: i64 = 65;
+    /// `join(tid) -> 0`: waits until thread `tid` has ended (at once if it has);
+    /// `-ESRCH` for no such thread, `-EDEADLK` for the caller itself.
+    pub const JOIN: i64 = 66;
+    /// `futex_wait(addr, expected, timeout_ns) -> 0`: if the 4-byte word at `addr`
+    /// equals the low 32 bits of `expected`, waits until a `futex_wake` of `addr`
+    /// (0) or until `timeout_ns` nanoseconds of the monotonic clock have passed
+    /// (`-ETIMEDOUT`; `timeout_ns` = -1 waits without a timeout); else `-EAGAIN`.
+    /// `-EFAULT` (-EINVAL) when the word is not mapped (not 4-byte aligned).
+    pub const FUTEX_WAIT: i64 = 67;
+    /// `futex_wake(addr, count) -> woken`: wakes up to `count` threads waiting on
+    /// `addr` (all of them for a negative count), the longest waiting first.
+    pub const FUTEX_WAKE: i64 = 68;
+    /// `yield() -> 0`: lets the other ready threads run first.
+    pub const YIELD: i64 = 69;
+    /// `sleep(ns) -> 0`: waits until `ns` nanoseconds of the monotonic clock have
+    /// passed.
+    pub const SLEEP: i64 = 70;
+    /// `gettid() -> tid`: the calling thread's id (the first thread is 1).
+    pub const GETTID: i64 = 71;
+    /// Last number reserved for thread calls.
+    pub const THREAD_LAST: i64 = 127;
+
     // errno values (Linux's, as hermit's).
     pub const EPERM: i64 = 1;
     pub const ENOENT: i64 = 2;
+    pub const ESRCH: i64 = 3;
     pub const EIO: i64 = 5;
     pub const EBADF: i64 = 9;
+    pub const EAGAIN: i64 = 11;
+    pub const ENOMEM: i64 = 12;
     pub const EACCES: i64 = 13;
     pub const EFAULT: i64 = 14;
     pub const EBUSY: i64 = 16;
@@ -170,10 +211,12 @@ pub mod syscall {
     pub const ESPIPE: i64 = 29;
     pub const EROFS: i64 = 30;
     pub const EMLINK: i64 = 31;
+    pub const EDEADLK: i64 = 35;
     pub const ENAMETOOLONG: i64 = 36;
     pub const ENOSYS: i64 = 38;
     pub const ENOTEMPTY: i64 = 39;
     pub const ELOOP: i64 = 40;
+    pub const ETIMEDOUT: i64 = 110;
 
     pub fn name(number: i64) -> Option<&'static str> {
         Some(match number {
@@ -197,6 +240,14 @@ pub mod syscall {
             UNLINK => "unlink",
             RENAME => "rename",
             FSYNC => "fsync",
+            SPAWN => "spawn",
+            EXIT_THREAD => "exit_thread",
+            JOIN => "join",
+            FUTEX_WAIT => "futex_wait",
+            FUTEX_WAKE => "futex_wake",
+            YIELD => "yield",
+            SLEEP => "sleep",
+            GETTID => "gettid",
             _ => return None,
         })
     }

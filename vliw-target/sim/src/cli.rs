@@ -23,7 +23,10 @@ Runs a VLIW executable on the simulator. ARGS are the program's arguments
 
 Options:
   --stats                 print `stats: cycles=N bundles=N ops=N nullified=N stalls=N
-                          branches=N` as the last line on stderr
+                          branches=N` as the last line on stderr; a program that
+                          spawned threads first gets `threads: N switches=N
+                          idle-ns=N` and a `thread T: cycles=N bundles=N ops=N
+                          stalls=N slices=N` line per thread
   --strict                a latency stall is a fault (exit status 144), not a delay
   --trace                 print every executed bundle on stderr (with its source
                           line when the executable has DWARF line tables)
@@ -43,7 +46,11 @@ Options:
                           latency.CLASS); repeatable
   --stack-size BYTES      stack size (default 8M); K, M, G suffixes allowed
   --heap-size BYTES       limit of the heap grown by brk (default 1G)
-  --seed N                deterministic `random` system call, real-time clock at 0
+  --seed N                deterministic `random` system call, real-time clock at 0,
+                          and a seeded choice of the next guest thread and of the
+                          length of each thread's slice
+  --quantum N             cycles a guest thread runs while another is ready
+                          before a switch (default 100000)
   --dir HOST[::GUEST]     give the program's file calls the host directory HOST
                           at the guest path GUEST (default HOST as given;
                           relative to the guest's current directory, `/`: `--dir .`
@@ -62,7 +69,9 @@ src/main.rs:12:5)`.
 Exit status: the program's exit code; for a fault 132 illegal bundle, 134 trap,
 135 misaligned access, 139 unmapped address or write to read-only memory,
 141 jump outside text, 142 stack overflow, 143 cycle limit, 144 latency stall
-(--strict), 145 bad unwind information (--check-unwind); 126 if the executable cannot be loaded; 2 for a bad command line.
+(--strict), 145 bad unwind information (--check-unwind), 146 deadlock (every
+guest thread waits for another; each one's frames follow the fault line); 126 if
+the executable cannot be loaded; 2 for a bad command line.
 ";
 
 /// The parsed command line.
@@ -126,6 +135,7 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
                 | "--stack-size"
                 | "--heap-size"
                 | "--seed"
+                | "--quantum"
                 | "--env"
                 | "--dir"
                 | "--profile"
@@ -174,6 +184,13 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             }
             "--heap-size" => cmd.options.heap_size = number(true)?,
             "--seed" => cmd.options.seed = Some(number(false)?),
+            "--quantum" => {
+                let quantum = number(false)?;
+                if quantum == 0 {
+                    return Err("option `--quantum`: a slice must have a cycle".to_string());
+                }
+                cmd.options.quantum = quantum;
+            }
             "--profile" => {
                 for name in value.split(',') {
                     if name.is_empty() {
@@ -303,6 +320,13 @@ pub fn cli_main(args: &[String]) -> i32 {
     }
     if let Outcome::Fault(fault) = &outcome {
         eprintln!("vliw-run: {fault}");
+        if let crate::FaultKind::Deadlock(threads) = &fault.kind {
+            for t in threads {
+                if !t.backtrace.is_empty() {
+                    eprintln!("vliw-run:   thread {}: {}", t.tid, t.backtrace.join(" <- "));
+                }
+            }
+        }
     }
     for counts in sim.profile().unwrap_or_default() {
         eprintln!("{counts}");
@@ -313,6 +337,21 @@ pub fn cli_main(args: &[String]) -> i32 {
         eprintln!("unwind-check: checked={checked} without-fde={without}");
     }
     if cmd.stats {
+        let threads = sim.thread_stats();
+        if threads.len() > 1 {
+            eprintln!(
+                "threads: {} switches={} idle-ns={}",
+                threads.len(),
+                sim.thread_switches(),
+                sim.idle_ns()
+            );
+            for t in threads {
+                eprintln!(
+                    "thread {}: cycles={} bundles={} ops={} stalls={} slices={}",
+                    t.tid, t.cycles, t.bundles, t.ops, t.stalls, t.slices
+                );
+            }
+        }
         eprintln!("{}", sim.stats());
     }
     outcome.exit_status()
@@ -405,6 +444,14 @@ mod tests {
             assert!(e.contains(message), "{args:?}: {e}");
         }
         assert!(parse(&["--help"]).unwrap().help);
+        let e = parse(&["--quantum", "0", "p"]).unwrap_err();
+        assert!(e.contains("a slice must have a cycle"), "{e}");
+        let cmd = parse(&["--quantum=5000", "p"]).unwrap();
+        assert_eq!(cmd.options.quantum, 5000);
+        assert_eq!(
+            parse(&["p"]).unwrap().options.quantum,
+            crate::DEFAULT_QUANTUM
+        );
     }
 
     #[test]

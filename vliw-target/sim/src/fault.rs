@@ -66,6 +66,44 @@ pub enum FaultKind {
     /// `--check-unwind`: the call-frame information of the caller of a call does not
     /// unwind to its entry state.
     BadUnwindInfo(String),
+    /// Every live guest thread is blocked without a timeout: nothing can wake any.
+    Deadlock(Vec<BlockedThread>),
+}
+
+/// What a thread of a deadlock waits for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Waiting {
+    /// `futex_wait` on the word at this address, which holds `value`.
+    Futex { addr: u64, value: u32 },
+    /// `join` of this thread.
+    Join(u32),
+}
+
+/// A thread of a deadlock: its id, what it waits for, the bundle of its system
+/// call and that bundle's function, and its frames (`name+0xoff`, innermost first,
+/// from the call-frame information; empty without it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockedThread {
+    pub tid: u32,
+    pub waiting: Waiting,
+    pub bundle_address: u64,
+    pub function: Option<(String, u64)>,
+    pub backtrace: Vec<String>,
+}
+
+impl fmt::Display for BlockedThread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let func = FunctionSuffix(self.function.as_ref(), None);
+        match self.waiting {
+            Waiting::Futex { addr, value } => write!(
+                f,
+                "thread {} waits on futex {addr:#x} (value {value})",
+                self.tid
+            )?,
+            Waiting::Join(tid) => write!(f, "thread {} joins thread {tid}", self.tid)?,
+        }
+        write!(f, " in bundle {:#x}{func}", self.bundle_address)
+    }
 }
 
 impl FaultKind {
@@ -82,6 +120,7 @@ impl FaultKind {
             FaultKind::CycleLimit(_) => 143,
             FaultKind::LatencyStall { .. } => 144,
             FaultKind::BadUnwindInfo(_) => 145,
+            FaultKind::Deadlock(_) => 146,
         }
     }
 
@@ -98,6 +137,7 @@ impl FaultKind {
             FaultKind::CycleLimit(_) => "cycle limit",
             FaultKind::LatencyStall { .. } => "latency stall",
             FaultKind::BadUnwindInfo(_) => "bad unwind information",
+            FaultKind::Deadlock(_) => "deadlock",
         }
     }
 }
@@ -114,6 +154,8 @@ pub struct Fault {
     pub function: Option<(String, u64)>,
     /// The bundle's source line (DWARF line tables), if known.
     pub source: Option<SourceLocation>,
+    /// The thread that faulted, when the program has had more than one.
+    pub thread: Option<u32>,
 }
 
 impl Fault {
@@ -194,6 +236,19 @@ impl fmt::Display for Fault {
                 f,
                 "fault: bad unwind information at the call in bundle {bundle:#x}{func}: {what}"
             ),
+            FaultKind::Deadlock(threads) => {
+                write!(f, "fault: deadlock: every thread waits:")?;
+                for (k, t) in threads.iter().enumerate() {
+                    write!(f, "{}{t}", if k == 0 { " " } else { "; " })?;
+                }
+                Ok(())
+            }
+        }?;
+        match self.thread {
+            Some(tid) if !matches!(self.kind, FaultKind::Deadlock(_)) => {
+                write!(f, " in thread {tid}")
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -211,6 +266,7 @@ mod tests {
             bundle_address: 0x10040,
             function: Some(("main".to_string(), 0x40)),
             source: None,
+            thread: None,
         }
     }
 

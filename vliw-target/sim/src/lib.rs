@@ -7,8 +7,8 @@
 //! operations and taken branches (`stats`). A guest fault ends the run with a
 //! one-line message and an exit status of its own (`fault`). System calls
 //! (`syscall`) reach the host's streams through the `Io` trait (`io`) and the host
-//! directories that `--dir` maps (`fs`). `cli` is the
-//! whole `vliw-run` command.
+//! directories that `--dir` maps (`fs`). Several guest threads share the one core
+//! (`threads`). `cli` is the whole `vliw-run` command.
 //!
 //! ```no_run
 //! use vliw_sim::{CaptureIo, Options, Simulator, load_file};
@@ -34,11 +34,12 @@ mod rng;
 mod simulator;
 mod stats;
 mod syscall;
+mod threads;
 mod trace;
 mod unwind_check;
 
 pub use cli::cli_main;
-pub use fault::{Access, AccessKind, Fault, FaultKind};
+pub use fault::{Access, AccessKind, BlockedThread, Fault, FaultKind, Waiting};
 pub use fs::DirMapping;
 pub use io::{CaptureIo, Captured, HostIo, Io};
 pub use loader::{LoadError, load_file, read_program};
@@ -49,6 +50,7 @@ pub use program::{Program, Segment, Symbol};
 pub use simulator::{Outcome, Simulator};
 pub use stats::Stats;
 pub use syscall::EIO;
+pub use threads::{DEFAULT_QUANTUM, MAX_LIVE_THREADS, ThreadStats};
 pub use unwind_check::FrameSections;
 
 /// Exit status of `vliw-run` for a program that cannot be loaded.

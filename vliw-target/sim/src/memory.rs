@@ -5,7 +5,8 @@
 //! rounded out to whole pages; the heap from the end of the last segment (rounded up
 //! to a page) to the break, grown by `brk` up to a limit; the stack
 //! `[STACK_TOP - stack_size, STACK_TOP)` with an unmapped guard region of
-//! `STACK_GUARD_SIZE` below it. Text and read-only segments are not writable.
+//! `STACK_GUARD_SIZE` below it; below that the stacks of spawned threads, which the
+//! simulator maps and unmaps. Text and read-only segments are not writable.
 
 use crate::program::Segment;
 use vliw_isa::abi::{PAGE_SIZE, STACK_GUARD_SIZE, STACK_TOP, TEXT_BASE};
@@ -70,7 +71,8 @@ pub struct MemoryLayout {
 
 pub struct Memory {
     /// The stack first, then the heap, then the segments: the usual order of
-    /// frequency of accesses, for the linear search of the fast path.
+    /// frequency of accesses, for the linear search of the fast path; then the
+    /// stacks of spawned threads.
     regions: Vec<Region>,
     layout: MemoryLayout,
     brk: u64,
@@ -197,6 +199,32 @@ impl Memory {
             },
             brk: heap_start,
         })
+    }
+
+    /// Maps a zero-filled writable region of `size` bytes (a multiple of the page
+    /// size) at `base` (page-aligned, free, below the stack's guard region and above
+    /// the heap's limit): a spawned thread's stack. `None` when the host cannot
+    /// provide it.
+    pub(crate) fn map_thread_stack(&mut self, base: u64, size: u64) -> Option<()> {
+        let data = zeroed_vec(size).ok()?;
+        self.regions.push(Region {
+            base,
+            data,
+            writable: true,
+        });
+        Some(())
+    }
+
+    /// Unmaps the thread stack at `base`.
+    pub(crate) fn unmap_thread_stack(&mut self, base: u64) {
+        if let Some(i) = self
+            .regions
+            .iter()
+            .skip(HEAP + 1)
+            .position(|r| r.base == base)
+        {
+            self.regions.remove(HEAP + 1 + i);
+        }
     }
 
     pub fn layout(&self) -> MemoryLayout {
@@ -398,6 +426,23 @@ mod tests {
         );
         assert_eq!(m.load::<1>(l.guard_base), Err(MemError::StackOverflow));
         assert_eq!(m.load::<1>(l.guard_base - 1), Err(MemError::Unmapped));
+    }
+
+    #[test]
+    fn thread_stacks_are_mapped_and_unmapped() {
+        let mut m = memory();
+        let base = m.layout().guard_base - 0x3000;
+        assert_eq!(m.map_thread_stack(base, 0x2000), Some(()));
+        assert_eq!(m.store::<8>(base + 0x1ff8, 5), Ok(()));
+        assert_eq!(m.load::<8>(base), Ok(0));
+        assert_eq!(m.load::<8>(base + 0x2000), Err(MemError::Unmapped));
+        m.unmap_thread_stack(base);
+        assert_eq!(m.load::<8>(base), Err(MemError::Unmapped));
+        assert_eq!(
+            m.store::<8>(STACK_TOP - 8, 7),
+            Ok(()),
+            "the main stack stays"
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct Options {
     /// Host directories the guest's file calls reach (`--dir`, `fs.rs`); none: every
     /// path is `-ENOENT`.
     pub dirs: Vec<DirMapping>,
+    /// Cycles a guest thread runs before another ready thread gets its turn
+    /// (`threads.rs`; with a seed, each slice is between half and 1.5 times this).
+    pub quantum: u64,
 }
 
 impl Default for Options {
@@ -37,6 +40,7 @@ impl Default for Options {
             heap_size: DEFAULT_HEAP_SIZE,
             seed: None,
             dirs: Vec::new(),
+            quantum: crate::threads::DEFAULT_QUANTUM,
         }
     }
 }

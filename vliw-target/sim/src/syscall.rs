@@ -10,7 +10,7 @@ use crate::io::Io;
 use crate::memory::Memory;
 use crate::program::SymbolTable;
 use crate::rng::Rng;
-use vliw_isa::abi::syscall::{self, EBADF, EFAULT, EINVAL, ENOENT, ENOSYS};
+pub(crate) use vliw_isa::abi::syscall::{self, EBADF, EFAULT, EINVAL, ENOENT, ENOSYS};
 
 /// Returned when the host stream fails.
 pub use vliw_isa::abi::syscall::EIO;
@@ -32,6 +32,10 @@ pub(crate) struct System {
     rng: Rng,
     /// A fixed seed also fixes the real-time clock at 0.
     seeded: bool,
+    /// Nanoseconds both clocks were advanced while every guest thread slept or
+    /// waited with a timeout (the scheduler skips that time instead of spending
+    /// cycles on it).
+    pub idle_ns: u64,
 }
 
 fn err(errno: i64) -> SysResult {
@@ -52,6 +56,7 @@ impl System {
             fs,
             rng: Rng::new(seed),
             seeded: seed.is_some(),
+            idle_ns: 0,
         }
     }
 
@@ -106,13 +111,14 @@ impl System {
             }
             syscall::BRK => SysResult::Value(mem.brk(a0)),
             syscall::CLOCK => match a0 {
-                0 => SysResult::Value(cycle),
-                1 if self.seeded => SysResult::Value(0),
+                0 => SysResult::Value(cycle.saturating_add(self.idle_ns)),
+                1 if self.seeded => SysResult::Value(self.idle_ns),
                 1 => SysResult::Value(
                     std::time::SystemTime::now()
                         .duration_since(std::time::UNIX_EPOCH)
                         .map(|d| d.as_nanos() as u64)
-                        .unwrap_or(0),
+                        .unwrap_or(0)
+                        .saturating_add(self.idle_ns),
                 ),
                 _ => err(EINVAL),
             },

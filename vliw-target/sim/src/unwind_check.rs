@@ -43,7 +43,10 @@ pub(crate) struct UnwindCheck {
     eh_frame_addr: u64,
     hdr: Vec<u8>,
     hdr_addr: u64,
-    shadow: Vec<Entry>,
+    /// The shadow stack of each guest thread (by index: thread id − 1), and the
+    /// running thread's index.
+    shadows: Vec<Vec<Entry>>,
+    current: usize,
     ctx: UnwindContext<usize>,
     /// Calls whose caller's frame was checked.
     pub checked: u64,
@@ -68,23 +71,42 @@ impl UnwindCheck {
             eh_frame_addr: sections.eh_frame.0,
             hdr: read(sections.eh_frame_hdr, ".eh_frame_hdr")?,
             hdr_addr: sections.eh_frame_hdr.0,
-            shadow: vec![Entry {
+            shadows: vec![vec![Entry {
                 regs: regs.to_vec(),
-            }],
+            }]],
+            current: 0,
             ctx: UnwindContext::new(),
             checked: 0,
             without_fde: 0,
         })
     }
 
+    /// A new thread (the next index) with its registers at its start: its first
+    /// function is its outermost frame.
+    pub fn spawn(&mut self, regs: &[u64]) {
+        self.shadows.push(vec![Entry {
+            regs: regs.to_vec(),
+        }]);
+    }
+
+    /// The thread of index `index` runs now.
+    pub fn switch(&mut self, index: usize) {
+        self.current = index;
+    }
+
+    /// A thread has ended: its frames are gone.
+    pub fn finish(&mut self, index: usize) {
+        self.shadows[index] = Vec::new();
+    }
+
     /// A call was taken: `regs` and `mem` are the state at the callee's entry.
     /// Returns what is wrong with the caller's frame description.
     pub fn call(&mut self, regs: &[u64], mem: &Memory) -> Result<(), String> {
-        let result = match self.shadow.last() {
+        let result = match self.shadows[self.current].last() {
             Some(caller) => self.check(caller.clone(), regs, mem),
             None => Ok(()),
         };
-        self.shadow.push(Entry {
+        self.shadows[self.current].push(Entry {
             regs: regs.to_vec(),
         });
         result
@@ -99,12 +121,13 @@ impl UnwindCheck {
     pub fn jump(&mut self, target: u64, sp: u64) {
         let lr = vliw_isa::Gpr::LR.num() as usize;
         let sp_reg = vliw_isa::Gpr::SP.num() as usize;
-        if let Some(i) = self.shadow.iter().rposition(|e| e.regs[lr] == target) {
-            self.shadow.truncate(i);
+        let shadow = &mut self.shadows[self.current];
+        if let Some(i) = shadow.iter().rposition(|e| e.regs[lr] == target) {
+            shadow.truncate(i);
             return;
         }
-        while self.shadow.len() > 1 && self.shadow.last().is_some_and(|e| e.regs[sp_reg] <= sp) {
-            self.shadow.pop();
+        while shadow.len() > 1 && shadow.last().is_some_and(|e| e.regs[sp_reg] <= sp) {
+            shadow.pop();
         }
     }
 

@@ -16,6 +16,7 @@ mod predication;
 mod random_text;
 mod speed;
 mod syscalls;
+mod threads;
 mod timing;
 mod trace;
 
