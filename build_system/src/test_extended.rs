@@ -147,9 +147,9 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
     }
     if !failures.is_empty() {
         return Err(format!(
-            "{} of {} crates not tested ({}); see above",
+            "{} of {} crate builds (each crate at each opt level) not tested ({}); see above",
             failures.len(),
-            crates.len(),
+            crates.len() * PROFILES.len(),
             failures.join(", ")
         ));
     }
