@@ -302,7 +302,7 @@ impl Options {
             pre_sched_region: true,
             modulo: true,
             modulo_report: false,
-            modulo_exact: true,
+            modulo_exact: false,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
