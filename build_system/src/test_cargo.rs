@@ -266,20 +266,13 @@ fn y_run(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String
                        println!(\"{} {:?}\", line.to_uppercase(), args);\n\
                        std::process::exit(args.len() as i32);\n\
                    }\n";
-    fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    fs::write(&source, program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
-    let host_exe = work.join("y_run_host");
-    let mut rustc = Command::new("rustc");
-    rustc
-        .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
-        .args(["--edition=2024", "-Copt-level=3"])
-        .arg(&source)
-        .arg("-o")
-        .arg(&host_exe);
-    let built = cargo(&mut rustc)?;
-    if !built.success() {
-        return Err(format!("host rustc failed: {}", built.stderr_text()));
-    }
+    let host_exe = host_build(
+        toolchain,
+        work,
+        &source,
+        program,
+        &["--edition=2024", "-Copt-level=3"],
+    )?;
     let stdin = b"hello from stdin\n";
     let expected = process::run(
         Command::new(&host_exe).args(ARGS),
@@ -296,16 +289,7 @@ fn y_run(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Result<(), String
         stdin,
         Instant::now() + TIMEOUT,
     )?;
-    if got.stdout != expected.stdout || got.code() != expected.code() {
-        return Err(format!(
-            "stdout/exit code differ: host {:?} {:?}, y.sh run {:?} {:?}\n{}",
-            String::from_utf8_lossy(&expected.stdout),
-            expected.code(),
-            String::from_utf8_lossy(&got.stdout),
-            got.code(),
-            got.stderr_text()
-        ));
-    }
+    same_as_host(&expected, &got)?;
     let last = got
         .stderr_text()
         .lines()
@@ -339,21 +323,8 @@ fn y_run_rustc_options(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Res
                        println!(\"hello from 2021: {}\", bump());\n\
                        std::process::exit(bump() as i32);\n\
                    }\n";
-    fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    fs::write(&source, program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
     let options = ["--edition", "2021", "--cfg=greeting", "-C", "opt-level=2"];
-    let host_exe = work.join("y_run_2021_host");
-    let mut rustc = Command::new("rustc");
-    rustc
-        .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
-        .args(options)
-        .arg(&source)
-        .arg("-o")
-        .arg(&host_exe);
-    let built = cargo(&mut rustc)?;
-    if !built.success() {
-        return Err(format!("host rustc failed: {}", built.stderr_text()));
-    }
+    let host_exe = host_build(toolchain, work, &source, program, &options)?;
     let expected = process::run(&mut Command::new(&host_exe), b"", Instant::now() + TIMEOUT)?;
     let got = process::run(
         Command::new(paths.root.join("y.sh"))
@@ -364,7 +335,43 @@ fn y_run_rustc_options(paths: &Paths, toolchain: &Toolchain, work: &Path) -> Res
         b"",
         Instant::now() + TIMEOUT,
     )?;
-    if got.stdout != expected.stdout || got.code() != expected.code() || got.code() != Some(3) {
+    same_as_host(&expected, &got)?;
+    if got.code() != Some(3) {
+        return Err(format!("expected exit code 3, got {}", got.describe()));
+    }
+    Ok(())
+}
+
+/// Writes `program` to `source` and builds it for the host with the pinned nightly
+/// and `options`; returns the executable (`source` without its extension, `_host`).
+fn host_build(
+    toolchain: &Toolchain,
+    work: &Path,
+    source: &Path,
+    program: &str,
+    options: &[&str],
+) -> Result<std::path::PathBuf, String> {
+    fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    fs::write(source, program).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+    let host_exe = work.join(format!("{stem}_host"));
+    let mut rustc = Command::new("rustc");
+    rustc
+        .env("RUSTUP_TOOLCHAIN", &toolchain.channel)
+        .args(options)
+        .arg(source)
+        .arg("-o")
+        .arg(&host_exe);
+    let built = cargo(&mut rustc)?;
+    if !built.success() {
+        return Err(format!("host rustc failed: {}", built.stderr_text()));
+    }
+    Ok(host_exe)
+}
+
+/// `./y.sh run`'s stdout and exit code must be the host run's.
+fn same_as_host(expected: &Output, got: &Output) -> Result<(), String> {
+    if got.stdout != expected.stdout || got.code() != expected.code() {
         return Err(format!(
             "stdout/exit code differ: host {:?} {:?}, y.sh run {:?} {:?}\n{}",
             String::from_utf8_lossy(&expected.stdout),
