@@ -24,6 +24,27 @@ use crate::{CaptureIo, Options, Outcome, Program, Segment, Simulator, Stats, Sym
 use vliw_elf::LineTable;
 use vliw_isa::{encode_bundle, parse_inst};
 
+/// A writer the test keeps a handle to while the simulator owns a clone (the trace).
+#[derive(Clone, Default)]
+pub struct SharedWriter(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl SharedWriter {
+    /// What was written so far, as text.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl std::io::Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 pub const TEXT: u64 = 0x10000;
 /// A writable data segment of `DATA_SIZE` bytes.
 pub const DATA: u64 = 0x20000;

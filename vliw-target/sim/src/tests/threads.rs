@@ -612,17 +612,6 @@ fn a_switch_drains_the_outgoing_threads_pending_results() {
 
 #[test]
 fn the_trace_shows_each_switch() {
-    #[derive(Clone, Default)]
-    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let lines: Vec<String> = vec![
         "main:".into(),
         "movi r3 = @child ; movi r4 = 0x21000".into(),
@@ -634,10 +623,10 @@ fn the_trace_shows_each_switch() {
     ];
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let (mut sim, _) = program(&refs).simulator();
-    let out = Shared::default();
+    let out = SharedWriter::default();
     sim.set_trace(Box::new(out.clone()));
     assert_eq!(sim.run(), crate::Outcome::Exit(0));
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     let expected = [
         "       0 0x10000 <main>  movi r3 = 0x10028 ; movi r4 = 0x21000",
         "       1 0x10010 <main+0x10>  syscall 64",

@@ -1,21 +1,6 @@
 //! The trace: one line per executed bundle.
 
 use super::*;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[test]
 fn every_executed_bundle_is_a_line() {
@@ -30,10 +15,10 @@ fn every_executed_bundle_is_a_line() {
     .symbol("_start", TEXT, 0x10)
     .symbol("next", TEXT + 0x10, 0x100);
     let (mut sim, _) = t.simulator();
-    let out = Shared::default();
+    let out = SharedWriter::default();
     sim.set_trace(Box::new(out.clone()));
     assert_eq!(sim.run(), crate::Outcome::Exit(0));
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     let expected = [
         "       0 0x10000 <_start>  movi r3 = 1 ; cmp.eq p1, p2 = r0, r0",
         "       1 0x10010 <next>  ~(p2) movi r3 = 2 ; (p1) br .+16",
@@ -59,10 +44,10 @@ fn trace_lines_show_the_source_line() {
             ],
         ));
     let (mut sim, _) = t.simulator();
-    let out = Shared::default();
+    let out = SharedWriter::default();
     sim.set_trace(Box::new(out.clone()));
     assert_eq!(sim.run(), crate::Outcome::Exit(2));
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     let expected = [
         "       0 0x10000 <_start> src/main.rs:3:5  movi r3 = 1",
         "       1 0x10008 <_start+0x8>  add r3 = r3, 1",
