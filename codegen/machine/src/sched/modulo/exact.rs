@@ -43,7 +43,11 @@ pub(super) fn schedule(
     window: &dyn Fn(usize) -> (i64, i64),
 ) -> Option<(Vec<i64>, Reservations)> {
     let n = g.ops.len();
-    if n > MAX_OPS || g.edges.iter().any(|e| e.distance == 0 && e.from > e.to) {
+    // body order must follow every edge within an iteration, and no operation's
+    // recurrence through itself may need more than the interval
+    let backward = |e: &super::graph::LoopEdge| e.distance == 0 && e.from > e.to;
+    let self_too_long = |e: &super::graph::LoopEdge| e.from == e.to && e.latency > ii * e.distance;
+    if n > MAX_OPS || g.edges.iter().any(|e| backward(e) || self_too_long(e)) {
         return None;
     }
     let mut search = Search {
@@ -96,14 +100,6 @@ impl Search<'_> {
             {
                 latest = latest.min(t - e.latency + self.ii * e.distance);
             }
-        }
-        // a recurrence through the operation itself
-        let self_loop = self.g.succs[op].iter().any(|&k| {
-            let e = self.g.edges[k];
-            e.to == op && e.latency > self.ii * e.distance
-        });
-        if self_loop {
-            return false;
         }
         for t in earliest..=latest {
             if self.tries >= MAX_PLACEMENTS {
