@@ -26,6 +26,7 @@ mod test_fuzz;
 mod test_no_sysroot;
 mod test_programs;
 mod test_sysroot;
+mod test_sysroot_std;
 mod test_target;
 mod toolchain;
 

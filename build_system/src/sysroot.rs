@@ -83,16 +83,15 @@ pub fn build(paths: &Paths, toolchain: &Toolchain) -> Result<(), String> {
         .args(["--message-format", "json-render-diagnostics"])
         .arg("--target")
         .arg(&spec_source)
-        .args([
-            "-Zjson-target-spec",
-            "--no-default-features",
-            "--features",
-            "compiler-builtins-mem backtrace panic-unwind",
-        ])
+        .args(["-Zjson-target-spec", "--no-default-features", "--features"])
+        .arg(SYSROOT_FEATURES)
         .env("CARGO_TARGET_DIR", &target_dir)
         // Stable crate hashes between builds, as bootstrap and cg_clif set it.
         .env("__CARGO_DEFAULT_LIB_METADATA", "vliw-sysroot")
-        .env("RUSTFLAGS", sysroot_rustflags(paths, &layout.backend)?)
+        .env(
+            "RUSTFLAGS",
+            sysroot_rustflags(paths, &layout.backend, None)?,
+        )
         .env_remove("RUSTDOCFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
     let out = cmd
@@ -105,16 +104,7 @@ pub fn build(paths: &Paths, toolchain: &Toolchain) -> Result<(), String> {
             out.status
         ));
     }
-    // Where the rlibs are is cargo's business (its build-dir layout changes); it
-    // names them in its artifact messages. The metadata is in the .rmeta files
-    // (cargo builds with -Zembed-metadata=no), so both are installed.
-    let rlibs: Vec<PathBuf> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.contains("\"reason\":\"compiler-artifact\""))
-        .flat_map(|l| json_strings(l, "filenames"))
-        .filter(|f| f.ends_with(".rlib") || f.ends_with(".rmeta"))
-        .map(PathBuf::from)
-        .collect();
+    let rlibs = built_libraries(&String::from_utf8_lossy(&out.stdout));
 
     install_sysroot(&layout, &spec_source, &rlibs)?;
     build_runtime(paths, toolchain, &layout)?;
@@ -234,15 +224,40 @@ pub(crate) fn backend_cfg(backend: &Path) -> Result<String, String> {
     ))
 }
 
-/// RUSTFLAGS of the sysroot build, with [`backend_cfg`].
-fn sysroot_rustflags(paths: &Paths, backend: &Path) -> Result<String, String> {
-    let flags = [
+/// The features of the `sysroot` crate that `build` builds with.
+pub(crate) const SYSROOT_FEATURES: &str = "compiler-builtins-mem backtrace panic-unwind";
+
+/// The libraries of a cargo build by its JSON messages. Where the rlibs are is
+/// cargo's business (its build-dir layout changes); it names them in its artifact
+/// messages. The metadata is in the .rmeta files (cargo builds with
+/// -Zembed-metadata=no), so both are returned.
+pub(crate) fn built_libraries(messages: &str) -> Vec<PathBuf> {
+    messages
+        .lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\""))
+        .flat_map(|l| json_strings(l, "filenames"))
+        .filter(|f| f.ends_with(".rlib") || f.ends_with(".rmeta"))
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// RUSTFLAGS of the sysroot build, with [`backend_cfg`]; with `--sysroot` when
+/// `sysroot` is given (std's tests, test_sysroot_std.rs).
+pub(crate) fn sysroot_rustflags(
+    paths: &Paths,
+    backend: &Path,
+    sysroot: Option<&Path>,
+) -> Result<String, String> {
+    let mut flags = vec![
         format!("-Zcodegen-backend={}", backend.display()),
         "-Zunstable-options".into(),
         "-Zforce-unstable-if-unmarked".into(),
         format!("-Clinker={}", paths.tool("vliw-ld").display()),
         backend_cfg(backend)?,
     ];
+    if let Some(sysroot) = sysroot {
+        flags.push(format!("--sysroot={}", sysroot.display()));
+    }
     for flag in &flags {
         if flag.contains(char::is_whitespace) {
             return Err(format!(
@@ -273,10 +288,7 @@ fn install_sysroot(layout: &Layout, spec_source: &Path, rlibs: &[PathBuf]) -> Re
     for entry in fs::read_dir(&layout.lib).map_err(|e| format!("{}: {e}", layout.lib.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;
         let name = entry.file_name();
-        let ours = name == "crt0.o"
-            || name == RUNTIME_MEM
-            || name == "libvliw_rt.a"
-            || name == RUNTIME_GIMLI;
+        let ours = RUNTIME_FILES.iter().any(|f| name == *f);
         if !ours && !wanted.contains(&name) {
             fs::remove_file(entry.path())
                 .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
@@ -374,6 +386,9 @@ const RUNTIME_MEM: &str = "vliw_mem.o";
 
 /// The copy of the sysroot's gimli that every program links after the runtime.
 const RUNTIME_GIMLI: &str = "libvliw_rt_gimli.a";
+/// What `build_runtime` installs beside the rlibs (the target specification's pre-
+/// and post-link objects).
+pub(crate) const RUNTIME_FILES: [&str; 4] = ["crt0.o", RUNTIME_MEM, "libvliw_rt.a", RUNTIME_GIMLI];
 
 /// `dist/rustc-vliw`, `dist/rustdoc-vliw`, `dist/cargo-vliw` and `dist/vliw-test-run`
 /// (cargo-vliw's runner): shell scripts that find the backend, sysroot and tools next

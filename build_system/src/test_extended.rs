@@ -198,6 +198,7 @@ fn run_crate(
         max_cycles: MAX_CYCLES,
         suite: "extended",
         sample: 1,
+        dirs: Vec::new(),
     };
     let mut report = Comparison::default();
     let mut cycles = 0;

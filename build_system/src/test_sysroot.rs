@@ -1,7 +1,9 @@
 //! The `sysroot` suite: Rust's own library tests (`coretests`, `alloctests` from
-//! rust-src) built with our backend against `dist/sysroot` and run on the simulator
-//! with libtest, beside the same tests built by LLVM for the host and run natively.
-//! As rustc_codegen_cranelift proves itself.
+//! rust-src, and std's unit and integration tests) built with our backend and run on
+//! the simulator with libtest, beside the same tests built by LLVM for the host and
+//! run natively. As rustc_codegen_cranelift proves itself. coretests and alloctests
+//! build against `dist/sysroot`; std's tests need sysroots of their own
+//! (test_sysroot_std.rs).
 //!
 //! Both sides are built by cargo in the patched library copy of `./y.sh build`
 //! (`build/sysroot/library`), with the release profile (opt-level 3) and with the
@@ -9,7 +11,9 @@
 //! expectation: the suite fails if a test that passes on the host does not pass on
 //! ours, unless `tests/sysroot/skip.txt` lists it with a reason.
 //!
-//! Running on the simulator: libtest cannot fork, so tests run inside the test
+//! Running on the simulator: each test binary gets a fresh host directory as its
+//! guest's `/` (`vliw-run --dir`), with an empty `/tmp` for the tests' files.
+//! libtest cannot fork, so tests run inside the test
 //! binary (`--force-run-in-process`); panics unwind, so a failing or `should_panic`
 //! test does not end the run. The runner lists the tests (`--list`), runs them in
 //! batches of exact names, and when a run dies in a test anyway (a fault, the cycle
@@ -31,6 +35,7 @@ use std::time::{Duration, Instant};
 use crate::paths::Paths;
 use crate::process;
 use crate::sysroot::{Layout, TARGET, json_string, json_strings};
+use crate::test_sysroot_std;
 use crate::toolchain::Toolchain;
 
 /// The test crates of the library workspace that the suite runs.
@@ -133,22 +138,61 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
         return Err("the sysroot is not built: run ./y.sh build".into());
     }
     let skips = load_skips(&paths.root.join(SKIP_FILE))?;
+    // std's tests need sysroots of their own (test_sysroot_std.rs): built only when
+    // asked for, as are the other crates.
+    let wants_std = options.binaries.is_empty()
+        || options
+            .binaries
+            .iter()
+            .any(|b| test_sysroot_std::is_std_binary(b));
+    let wants_crates = options.binaries.is_empty()
+        || options
+            .binaries
+            .iter()
+            .any(|b| !test_sysroot_std::is_std_binary(b));
+    let scratch = paths.build.join("sysroot").join("tests-tmp");
 
     let mut lines = Vec::new();
     let mut regressions = 0;
     for &profile in &options.profiles {
         let p = profile.name();
-        eprintln!(
-            "[sysroot] building {} for the host (LLVM, {p})",
-            CRATES.join(", ")
-        );
-        let host = build_tests(paths, toolchain, &library, None, profile)?;
-        eprintln!(
-            "[sysroot] building {} for {TARGET} (our backend, {p})",
-            CRATES.join(", ")
-        );
-        let ours = build_tests(paths, toolchain, &library, Some(&layout), profile)?;
-        if let Some(unknown) = options.binaries.iter().find(|b| !host.contains_key(*b)) {
+        let mut host = BTreeMap::new();
+        let mut ours = BTreeMap::new();
+        if wants_crates {
+            eprintln!(
+                "[sysroot] building {} for the host (LLVM, {p})",
+                CRATES.join(", ")
+            );
+            host.extend(build_tests(paths, toolchain, &library, None, profile)?);
+            eprintln!(
+                "[sysroot] building {} for {TARGET} (our backend, {p})",
+                CRATES.join(", ")
+            );
+            ours.extend(build_tests(
+                paths,
+                toolchain,
+                &library,
+                Some(&layout),
+                profile,
+            )?);
+        }
+        if wants_std {
+            host.extend(test_sysroot_std::build(
+                paths, toolchain, &library, None, profile,
+            )?);
+            ours.extend(test_sysroot_std::build(
+                paths,
+                toolchain,
+                &library,
+                Some(&layout),
+                profile,
+            )?);
+        }
+        if let Some(unknown) = options
+            .binaries
+            .iter()
+            .find(|b| !host.contains_key(*b) && *b != test_sysroot_std::ALL)
+        {
             let known: Vec<&str> = host.keys().map(String::as_str).collect();
             return Err(format!(
                 "no test binary `{unknown}`; the library tests are {}",
@@ -157,7 +201,11 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
         }
 
         for (name, host_exe) in &host {
-            if !options.binaries.is_empty() && !options.binaries.contains(name) {
+            let selected = options.binaries.is_empty()
+                || options.binaries.contains(name)
+                || (test_sysroot_std::is_std_binary(name)
+                    && options.binaries.iter().any(|b| b == test_sysroot_std::ALL));
+            if !selected {
                 continue;
             }
             let Some(our_exe) = ours.get(name) else {
@@ -181,6 +229,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
                 max_cycles: MAX_CYCLES,
                 suite: "sysroot",
                 sample: options.sample,
+                dirs: vec![guest_root(&scratch)?],
             };
             let (our_results, cycles) = runner.run_tests(our_exe, &skipped)?;
             let report = compare(&host_results, &our_results, &skipped);
@@ -346,12 +395,22 @@ fn build_tests(
 pub(crate) fn test_executables(messages: &str) -> BTreeMap<String, PathBuf> {
     let mut exes = BTreeMap::new();
     for line in messages.lines() {
-        let kind = json_strings(line, "kind").into_iter().next();
-        let (Some(exe), Some(kind)) = (json_string(line, "executable"), kind) else {
+        let kinds = json_strings(line, "kind");
+        let Some(exe) = json_string(line, "executable") else {
             continue;
         };
+        if kinds.is_empty() {
+            continue;
+        }
+        // std is a `["dylib", "rlib"]`.
+        let library = kinds.iter().any(|k| {
+            matches!(
+                k.as_str(),
+                "lib" | "rlib" | "dylib" | "cdylib" | "staticlib" | "proc-macro"
+            )
+        });
         let target = json_string(line, "name").unwrap_or_default();
-        let name = if kind == "lib" {
+        let name = if library {
             format!("{target}-lib")
         } else {
             target
@@ -369,6 +428,7 @@ pub(crate) fn run_host(
 ) -> Result<BTreeMap<String, Verdict>, String> {
     let mut cmd = Command::new(exe);
     cmd.env_remove("RUST_BACKTRACE");
+    with_default_sigint(&mut cmd);
     if !skip.is_empty() {
         cmd.arg("--exact");
         for test in skip {
@@ -389,6 +449,30 @@ pub(crate) fn run_host(
         ));
     }
     Ok(results)
+}
+
+/// Runs `cmd` with SIGINT's default action. A suite started in the background by a
+/// shell (`./y.sh test &`) inherits SIGINT ignored, and so would the test binaries
+/// and their children: std's process tests end a child `cat` by sending its process
+/// group SIGINT, and would wait for it forever.
+fn with_default_sigint(cmd: &mut Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        unsafe extern "C" {
+            fn signal(signum: i32, handler: usize) -> usize;
+        }
+        const SIGINT: i32 = 2;
+        const SIG_DFL: usize = 0;
+        // SAFETY: between fork and exec only `signal` runs, which is async-signal-safe
+        // (it is `sigaction`).
+        unsafe {
+            cmd.pre_exec(|| {
+                signal(SIGINT, SIG_DFL);
+                Ok(())
+            });
+        }
+    }
 }
 
 /// The verdicts of libtest's pretty output (`test NAME ... ok|FAILED|ignored`) and
@@ -441,6 +525,8 @@ pub(crate) struct Simulator<'a> {
     pub(crate) suite: &'a str,
     /// Only the tests `sampled` keeps (1: all).
     pub(crate) sample: u64,
+    /// Host directories the guest sees (`vliw-run --dir HOST[::GUEST]`).
+    pub(crate) dirs: Vec<String>,
 }
 
 impl Simulator<'_> {
@@ -571,6 +657,7 @@ impl Simulator<'_> {
         let out = process::run(
             Command::new(self.paths.tool("vliw-run"))
                 .arg("--stats")
+                .args(self.dirs.iter().flat_map(|d| ["--dir", d]))
                 .args(["--max-cycles", &self.max_cycles.to_string()])
                 .arg(exe)
                 .args(args)
@@ -581,6 +668,19 @@ impl Simulator<'_> {
         let cycles = stats_cycles(&out.stderr_text()).unwrap_or(0);
         Ok((out, cycles))
     }
+}
+
+/// Makes `dir` the fresh file system of a test binary's guest and returns its
+/// `vliw-run --dir` argument: `dir` at `/` (std's tests use the current directory,
+/// which is `/` on hermit), with an empty `tmp` (`env::temp_dir()`), what the
+/// binaries before left there removed.
+fn guest_root(dir: &Path) -> Result<String, String> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
+    }
+    let tmp = dir.join("tmp");
+    fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    Ok(format!("{}::/", dir.display()))
 }
 
 /// A simulated run's stderr without vliw-run's `stats:` line.
@@ -776,6 +876,9 @@ mod tests {
         );
         assert_eq!(json_strings(line, "kind"), vec!["test".to_string()]);
         assert_eq!(json_string(line, "name").as_deref(), Some("coretests"));
+        let std = r#"{"reason":"compiler-artifact","target":{"kind":["dylib","rlib"],"name":"std"},"executable":"/x/std-3"}"#;
+        let exes = test_executables(&format!("{line}\n{std}"));
+        assert_eq!(exes.keys().collect::<Vec<_>>(), ["coretests", "std-lib"]);
     }
 
     #[test]

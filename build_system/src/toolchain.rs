@@ -43,6 +43,20 @@ impl Toolchain {
         cmd.env("CARGO_TARGET_DIR", root.join("target"));
         cmd
     }
+
+    /// The host's target triple (`rustc -vV`'s `host:` line).
+    pub fn host_triple(&self) -> Result<String, String> {
+        let out = Command::new("rustc")
+            .env("RUSTUP_TOOLCHAIN", &self.channel)
+            .arg("-vV")
+            .output()
+            .map_err(|e| format!("cannot run rustc: {e}"))?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("host: "))
+            .map(|h| h.trim().to_string())
+            .ok_or_else(|| "rustc -vV printed no `host:` line".to_string())
+    }
 }
 
 /// Parses the subset of TOML that rust-toolchain.toml uses: a `[toolchain]` table of
