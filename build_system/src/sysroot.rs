@@ -324,7 +324,11 @@ pub fn json_string(line: &str, key: &str) -> Option<String> {
 
 /// `crt0.o` and `vliw_mem.o` (assembled by vliw-as) and `libvliw_rt.a` (the runtime crate, an rlib
 /// that vliw-ld reads as an archive) in the sysroot's library directory.
-fn build_runtime(paths: &Paths, toolchain: &Toolchain, layout: &Layout) -> Result<(), String> {
+pub(crate) fn build_runtime(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    layout: &Layout,
+) -> Result<(), String> {
     eprintln!("[build] runtime: crt0.o, {RUNTIME_MEM}, libvliw_rt.a");
     let runtime = paths.root.join("sysroot").join("runtime");
     run_checked(
@@ -388,7 +392,7 @@ const RUNTIME_MEM: &str = "vliw_mem.o";
 const RUNTIME_GIMLI: &str = "libvliw_rt_gimli.a";
 /// What `build_runtime` installs beside the rlibs (the target specification's pre-
 /// and post-link objects).
-pub(crate) const RUNTIME_FILES: [&str; 4] = ["crt0.o", RUNTIME_MEM, "libvliw_rt.a", RUNTIME_GIMLI];
+const RUNTIME_FILES: [&str; 4] = ["crt0.o", RUNTIME_MEM, "libvliw_rt.a", RUNTIME_GIMLI];
 
 /// `dist/rustc-vliw`, `dist/rustdoc-vliw`, `dist/cargo-vliw` and `dist/vliw-test-run`
 /// (cargo-vliw's runner): shell scripts that find the backend, sysroot and tools next

@@ -12,8 +12,8 @@
 //!
 //! 1. `cargo build -p sysroot` into the side's target directory, with
 //!    `--sysroot` pointing at the side's own (still empty) sysroot: core to libtest;
-//! 2. those rlibs are copied into that sysroot (and, for VLIW-64, the runtime objects
-//!    the target specification links);
+//! 2. those rlibs are copied into that sysroot, and for VLIW-64 the runtime that the
+//!    target specification links is built against them;
 //! 3. `cargo test --no-run -p std` with the same flags and target directory: cargo
 //!    finds core to std fresh, and the test crates' `extern crate test` loads the
 //!    copied libtest, whose core is the one they link.
@@ -29,7 +29,7 @@ use std::process::Command;
 
 use crate::paths::Paths;
 use crate::sysroot::{
-    Layout, RUNTIME_FILES, SYSROOT_FEATURES, TARGET, built_libraries, sysroot_rustflags,
+    Layout, SYSROOT_FEATURES, TARGET, build_runtime, built_libraries, sysroot_rustflags,
 };
 use crate::test_sysroot::{Profile, test_executables};
 use crate::toolchain::Toolchain;
@@ -130,9 +130,15 @@ pub(crate) fn build(
         crate::build::install(library, &lib.join(name))?;
     }
     if let Some(layout) = vliw {
-        for file in RUNTIME_FILES {
-            crate::build::install(&layout.lib.join(file), &lib.join(file))?;
-        }
+        // The runtime calls into core (and links gimli): built against this
+        // sysroot's, whose symbols differ from dist/sysroot's at opt-level 0.
+        let own = Layout {
+            sysroot: sysroot.clone(),
+            spec: layout.spec.clone(),
+            lib: lib.clone(),
+            backend: layout.backend.clone(),
+        };
+        build_runtime(paths, toolchain, &own)?;
     }
 
     eprintln!(
