@@ -94,17 +94,7 @@ pub fn build(paths: &Paths, toolchain: &Toolchain) -> Result<(), String> {
         )
         .env_remove("RUSTDOCFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS");
-    let out = cmd
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building the sysroot failed ({}); see cargo's messages above",
-            out.status
-        ));
-    }
-    let rlibs = built_libraries(&String::from_utf8_lossy(&out.stdout));
+    let rlibs = built_libraries(&cargo_messages(&mut cmd, "the sysroot")?);
 
     install_sysroot(&layout, &spec_source, &rlibs)?;
     build_runtime(paths, toolchain, &layout)?;
@@ -226,6 +216,22 @@ pub(crate) fn backend_cfg(backend: &Path) -> Result<String, String> {
 
 /// The features of the `sysroot` crate that `build` builds with.
 pub(crate) const SYSROOT_FEATURES: &str = "compiler-builtins-mem backtrace panic-unwind";
+
+/// Runs a cargo build (`--message-format json-render-diagnostics`) with its
+/// diagnostics on stderr; returns its JSON messages. `what` names what it builds.
+pub(crate) fn cargo_messages(cmd: &mut Command, what: &str) -> Result<String, String> {
+    let out = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building {what} failed ({}); see cargo's messages above",
+            out.status
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
 
 /// The libraries of a cargo build by its JSON messages. Where the rlibs are is
 /// cargo's business (its build-dir layout changes); it names them in its artifact

@@ -158,35 +158,24 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
         let p = profile.name();
         let mut host = BTreeMap::new();
         let mut ours = BTreeMap::new();
+        let sides = || {
+            [
+                (None, "the host with LLVM"),
+                (Some(&layout), "VLIW-64 with our backend"),
+            ]
+        };
         if wants_crates {
-            eprintln!(
-                "[sysroot] building {} for the host (LLVM, {p})",
-                CRATES.join(", ")
-            );
-            host.extend(build_tests(paths, toolchain, &library, None, profile)?);
-            eprintln!(
-                "[sysroot] building {} for {TARGET} (our backend, {p})",
-                CRATES.join(", ")
-            );
-            ours.extend(build_tests(
-                paths,
-                toolchain,
-                &library,
-                Some(&layout),
-                profile,
-            )?);
+            for ((vliw, side), map) in sides().into_iter().zip([&mut host, &mut ours]) {
+                eprintln!("[sysroot] building {} for {side} ({p})", CRATES.join(", "));
+                map.extend(build_tests(paths, toolchain, &library, vliw, profile)?);
+            }
         }
         if wants_std {
-            host.extend(test_sysroot_std::build(
-                paths, toolchain, &library, None, profile,
-            )?);
-            ours.extend(test_sysroot_std::build(
-                paths,
-                toolchain,
-                &library,
-                Some(&layout),
-                profile,
-            )?);
+            for ((vliw, _), map) in sides().into_iter().zip([&mut host, &mut ours]) {
+                map.extend(test_sysroot_std::build(
+                    paths, toolchain, &library, vliw, profile,
+                )?);
+            }
         }
         if let Some(unknown) = options
             .binaries
@@ -373,17 +362,8 @@ fn build_tests(
                 );
         }
     }
-    let out = cmd
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building the library tests failed ({}); see cargo's messages above",
-            out.status
-        ));
-    }
-    let exes = test_executables(&String::from_utf8_lossy(&out.stdout));
+    let messages = crate::sysroot::cargo_messages(&mut cmd, "the library tests")?;
+    let exes = test_executables(&messages);
     if exes.is_empty() {
         return Err("cargo built the library tests but reported no test executable".into());
     }

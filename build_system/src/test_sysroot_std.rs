@@ -25,11 +25,11 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::paths::Paths;
 use crate::sysroot::{
-    Layout, SYSROOT_FEATURES, TARGET, build_runtime, built_libraries, sysroot_rustflags,
+    Layout, SYSROOT_FEATURES, TARGET, build_runtime, built_libraries, cargo_messages,
+    sysroot_rustflags,
 };
 use crate::test_sysroot::{Profile, test_executables};
 use crate::toolchain::Toolchain;
@@ -117,8 +117,8 @@ pub(crate) fn build(
         "[sysroot] std's tests ({side}, {}): their sysroot",
         profile.name()
     );
-    let messages = run_cargo(
-        cargo(&["build", "-p", "sysroot"]),
+    let messages = cargo_messages(
+        &mut cargo(&["build", "-p", "sysroot"]),
         "the sysroot of std's tests",
     )?;
     let libraries = built_libraries(&messages);
@@ -146,8 +146,8 @@ pub(crate) fn build(
         profile.name()
     );
     // The unit tests and the integration tests, not the benches (`test = true`).
-    let messages = run_cargo(
-        cargo(&["test", "--no-run", "-p", "std", "--lib", "--test", "*"]),
+    let messages = cargo_messages(
+        &mut cargo(&["test", "--no-run", "-p", "std", "--lib", "--test", "*"]),
         "std's tests",
     )?;
     let executables = suite_binaries(test_executables(&messages));
@@ -172,21 +172,6 @@ fn suite_binaries(executables: BTreeMap<String, PathBuf>) -> BTreeMap<String, Pa
             }
         })
         .collect()
-}
-
-/// Runs a cargo build with its diagnostics on stderr; returns its JSON messages.
-fn run_cargo(mut cmd: Command, what: &str) -> Result<String, String> {
-    let out = cmd
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building {what} failed ({}); see cargo's messages above",
-            out.status
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// `path` as a RUSTFLAGS word (which are split at whitespace).
