@@ -264,11 +264,17 @@ pub(crate) fn sysroot_rustflags(
     if let Some(sysroot) = sysroot {
         flags.push(format!("--sysroot={}", sysroot.display()));
     }
-    for flag in &flags {
+    rustflags(&flags)
+}
+
+/// `flags` as one RUSTFLAGS value, which cargo splits at whitespace: a flag with a
+/// space in it (a path) is an error.
+pub(crate) fn rustflags(flags: &[String]) -> Result<String, String> {
+    for flag in flags {
         if flag.contains(char::is_whitespace) {
             return Err(format!(
-                "the sysroot build cannot pass `{flag}` in RUSTFLAGS: the repository path \
-                 must not contain spaces"
+                "cannot pass `{flag}` in RUSTFLAGS: the repository path must not contain \
+                 spaces"
             ));
         }
     }

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use crate::paths::Paths;
 use crate::sysroot::{
-    Layout, SYSROOT_FEATURES, TARGET, build_runtime, built_libraries, cargo_messages,
+    Layout, SYSROOT_FEATURES, TARGET, build_runtime, built_libraries, cargo_messages, rustflags,
     sysroot_rustflags,
 };
 use crate::test_sysroot::{Profile, test_executables};
@@ -75,10 +75,10 @@ pub(crate) fn build(
     let (target, rustflags) = match vliw {
         None => (
             toolchain.host_triple()?,
-            format!(
-                "--sysroot={} -Zforce-unstable-if-unmarked",
-                no_spaces(&sysroot)?
-            ),
+            rustflags(&[
+                format!("--sysroot={}", sysroot.display()),
+                "-Zforce-unstable-if-unmarked".into(),
+            ])?,
         ),
         Some(layout) => (
             TARGET.to_string(),
@@ -125,6 +125,10 @@ pub(crate) fn build(
     if libraries.is_empty() {
         return Err("cargo built the sysroot of std's tests but named no rlib".into());
     }
+    // Only this build's libraries: one left from an earlier build (another backend,
+    // other hashes) would be a second candidate for its crate.
+    fs::remove_dir_all(&lib).map_err(|e| format!("cannot remove {}: {e}", lib.display()))?;
+    fs::create_dir_all(&lib).map_err(|e| format!("cannot create {}: {e}", lib.display()))?;
     for library in &libraries {
         let name = library.file_name().expect("a library file name");
         crate::build::install(library, &lib.join(name))?;
@@ -172,18 +176,6 @@ fn suite_binaries(executables: BTreeMap<String, PathBuf>) -> BTreeMap<String, Pa
             }
         })
         .collect()
-}
-
-/// `path` as a RUSTFLAGS word (which are split at whitespace).
-fn no_spaces(path: &Path) -> Result<String, String> {
-    let text = path.display().to_string();
-    if text.contains(char::is_whitespace) {
-        return Err(format!(
-            "std's tests cannot pass `{text}` in RUSTFLAGS: the repository path must not \
-             contain spaces"
-        ));
-    }
-    Ok(text)
 }
 
 #[cfg(test)]
