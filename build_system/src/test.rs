@@ -336,6 +336,9 @@ fn cargo_suite(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
 
 /// CI's share of the sysroot suite: one test in this many (`test_sysroot::sampled`).
 const SYSROOT_SAMPLE: u64 = 16;
+/// CI's sample builds std's tests at opt-level 3 only: their four sysroots and test
+/// builds at both levels took a quarter of CI's time.
+const SYSROOT_SAMPLE_STD_PROFILES: [test_sysroot::Profile; 1] = [test_sysroot::Profile::Release];
 
 /// coretests and alloctests on the simulator beside the host (test_sysroot.rs): all
 /// of them, or one in `sample`.
@@ -346,16 +349,23 @@ fn sysroot(
     options: &Options,
 ) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
+    let profiles = match options.profile {
+        Some(p) => vec![p],
+        None => test_sysroot::PROFILES.to_vec(),
+    };
+    let std_profiles = if sample > 1 && options.profile.is_none() {
+        SYSROOT_SAMPLE_STD_PROFILES.to_vec()
+    } else {
+        profiles.clone()
+    };
     let outcome = test_sysroot::run(
         paths,
         toolchain,
         &test_sysroot::Options {
             binaries: options.binaries.clone(),
-            profiles: match options.profile {
-                Some(p) => vec![p],
-                None => test_sysroot::PROFILES.to_vec(),
-            },
+            profiles,
             sample,
+            std_profiles,
         },
     )?;
     against_the_host(outcome.regressions, outcome.lines.join("; "))

@@ -44,9 +44,9 @@ use crate::toolchain::Toolchain;
 
 const CRATES_FILE: &str = "tests/extended/crates.txt";
 const SKIP_FILE: &str = "tests/extended/skip.txt";
-/// Simulators at once: the crates' suites are small, and one simulator leaves a core
-/// to whatever else runs.
-const JOBS: usize = 1;
+/// Simulators at once, one per core of a CI machine: the slowest crates' tests take
+/// several batches (`hashbrown`, `indexmap`, `regex-syntax`).
+const JOBS: usize = 2;
 /// The cycle limit of one simulator run of a batch of tests (a few minutes): a
 /// test that loops forever fails after that; a test that needs more is listed in
 /// skip.txt as too slow.

@@ -117,6 +117,9 @@ pub struct Options {
     /// Run one test in `sample` (those whose name hashes to 0 modulo `sample`), on
     /// both sides: CI's deterministic subset. 1: every test.
     pub sample: u64,
+    /// The profiles std's own tests are built and run at (test_sysroot_std.rs); each
+    /// needs two sysroots and two test builds of its own, so CI's sample takes one.
+    pub std_profiles: Vec<Profile>,
 }
 
 /// Whether `test` is in the deterministic one-in-`sample` subset: by a hash of its
@@ -170,7 +173,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<Ou
                 map.extend(build_tests(paths, toolchain, &library, vliw, profile)?);
             }
         }
-        if wants_std {
+        if wants_std && options.std_profiles.contains(&profile) {
             for ((vliw, _), map) in sides().into_iter().zip([&mut host, &mut ours]) {
                 map.extend(test_sysroot_std::build(
                     paths, toolchain, &library, vliw, profile,
