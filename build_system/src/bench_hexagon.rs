@@ -261,11 +261,22 @@ fn build_ours(
             tail(&out.stderr_text(), 30)
         ));
     }
-    let pipelined: Vec<String> = out
-        .stderr_text()
+    // the loops' reports, each followed by what the bundler made of its kernel
+    let stderr = out.stderr_text();
+    let kernels: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("vliw-modulo-kernel: "))
+        .collect();
+    let pipelined: Vec<String> = stderr
         .lines()
         .filter_map(|l| l.strip_prefix("vliw-modulo: "))
-        .map(str::to_string)
+        .map(|l| {
+            let key = l.split(':').next().unwrap_or("");
+            match kernels.iter().find(|k| k.split(':').next() == Some(key)) {
+                Some(k) => format!("{l}; {}", k[key.len() + 1..].trim()),
+                None => l.to_string(),
+            }
+        })
         .collect();
     let mut cmd = Command::new(paths.tool("vliw-objdump"));
     cmd.args(["-d", "--no-line-numbers"]).arg(&object);
@@ -283,7 +294,8 @@ fn build_ours(
 
 /// The software-pipelined loops' table (`LoopReport` lines of the backend: `FUNCTION
 /// BLOCK: N ops, ResMII a, RecMII b, MinII c, II d, S stages, block schedule L
-/// cycles`).
+/// cycles`, each followed by what the bundler made of the kernel, `; II d, K
+/// copies, C cycles per trip`, when the backend reported it).
 fn pipelined_loops(lines: &[String]) -> String {
     if lines.is_empty() {
         return "No inner loop was software-pipelined in this build (modulo scheduling: \
@@ -291,16 +303,17 @@ fn pipelined_loops(lines: &[String]) -> String {
             .into();
     }
     let mut rows = String::from(
-        "| function | block | ops | ResMII | RecMII | MinII | II | stages | block schedule (cycles) |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
+        "| function | block | ops | ResMII | RecMII | MinII | II | stages | block schedule (cycles) | kernel copies | cycles per trip (bundled) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    let mut at_min = 0;
+    let (mut at_min, mut trips_at_ii) = (0, 0);
     for line in lines {
-        let numbers: Vec<&str> = line
+        let (report, kernel) = line.split_once("; ").unwrap_or((line, ""));
+        let numbers: Vec<&str> = report
             .split(|c: char| !c.is_ascii_digit())
             .filter(|w| !w.is_empty())
             .collect();
-        let mut words = line.split_whitespace();
+        let mut words = report.split_whitespace();
         let function = words.next().unwrap_or("?");
         let block = words.next().unwrap_or("?").trim_end_matches(':');
         // the last seven numbers: ops, ResMII, RecMII, MinII, II, stages, length
@@ -312,15 +325,32 @@ fn pipelined_loops(lines: &[String]) -> String {
         if f[3] == f[4] {
             at_min += 1;
         }
+        // `II d, K copies, C cycles per trip`
+        let k: Vec<&str> = kernel
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|w| !w.is_empty() && *w != ".")
+            .collect();
+        let (copies, per_trip) = match k[..] {
+            [_, copies, per_trip, ..] => (copies, per_trip),
+            _ => ("–", "–"),
+        };
+        if per_trip
+            .parse::<f64>()
+            .is_ok_and(|c| f[4].parse::<f64>().is_ok_and(|ii| c <= ii))
+        {
+            trips_at_ii += 1;
+        }
         rows += &format!(
-            "| `{function}` | {block} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| `{function}` | {block} | {} | {} | {} | {} | {} | {} | {} | {copies} | {per_trip} |\n",
             f[0], f[1], f[2], f[3], f[4], f[5], f[6]
         );
     }
     format!(
         "{} inner loops software-pipelined, {at_min} at MinII (MinII = max(ResMII, \
-         RecMII); the block schedule is one iteration's length without pipelining):\n\n\
-         {rows}\n",
+         RecMII); the block schedule is one iteration's length without pipelining); in \
+         the bundled code {trips_at_ii} of them run a trip in II cycles (cycles per trip: \
+         the kernel's bundles after allocation and bundling, averaged over its copies \
+         with modulo variable expansion, `modulo-expand`):\n\n{rows}\n",
         lines.len()
     )
 }
@@ -1049,19 +1079,24 @@ Disassembly of section .text.other:
     fn pipelined_loops_become_a_table() {
         let lines = vec![
             "dot_i32 block3: 22 ops, ResMII 6, RecMII 5, MinII 6, II 6, 2 stages, block schedule 10 cycles".to_string(),
-            "fnv1a64 block6: 8 ops, ResMII 3, RecMII 5, MinII 5, II 6, 3 stages, block schedule 7 cycles".to_string(),
+            "fnv1a64 block6: 8 ops, ResMII 3, RecMII 5, MinII 5, II 6, 3 stages, block schedule 7 cycles; II 6, 4 copies, 6.25 cycles per trip".to_string(),
+            "sum block2: 8 ops, ResMII 3, RecMII 1, MinII 3, II 3, 2 stages, block schedule 7 cycles; II 3, 2 copies, 3.00 cycles per trip".to_string(),
         ];
         let t = pipelined_loops(&lines);
         assert!(
-            t.starts_with("2 inner loops software-pipelined, 1 at MinII"),
+            t.starts_with("3 inner loops software-pipelined, 2 at MinII"),
             "{t}"
         );
         assert!(
-            t.contains("| `dot_i32` | block3 | 22 | 6 | 5 | 6 | 6 | 2 | 10 |"),
+            t.contains("in the bundled code 1 of them run a trip in II cycles"),
             "{t}"
         );
         assert!(
-            t.contains("| `fnv1a64` | block6 | 8 | 3 | 5 | 5 | 6 | 3 | 7 |"),
+            t.contains("| `dot_i32` | block3 | 22 | 6 | 5 | 6 | 6 | 2 | 10 | – | – |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| `fnv1a64` | block6 | 8 | 3 | 5 | 5 | 6 | 3 | 7 | 4 | 6.25 |"),
             "{t}"
         );
         assert!(pipelined_loops(&[]).starts_with("No inner loop"));

@@ -18,6 +18,8 @@ pub fn table_of(names: &[String], counters: &[Counters]) -> String {
         ("at-min-ii", "at MinII"),
         ("ii", "Σ II"),
         ("min-ii", "Σ MinII"),
+        ("trip-at-ii", "trips in II cycles (bundled)"),
+        ("trip-cycles", "Σ cycles per trip (bundled)"),
         ("not-faster", "not faster"),
         ("declined-pressure", "declined (registers)"),
         ("rejected", "not taken (shape, operations)"),
@@ -53,7 +55,10 @@ pub fn table_of(names: &[String], counters: &[Counters]) -> String {
          counters in the default build (`-Cllvm-args=stats`, the program's own crate \
          only, as above): the single-block inner loops it looked at, those it \
          pipelined, those whose II is MinII = max(ResMII, RecMII), the sums of II and \
-         MinII over the pipelined ones, the loops where II would not be below the \
+         MinII over the pipelined ones, the kernels whose trip takes II cycles in the \
+         bundled code and the sum of their cycles per trip (rounded up; after \
+         allocation and bundling, averaged over the copies of modulo variable \
+         expansion), the loops where II would not be below the \
          block's own schedule, kernels dropped for needing more registers than the \
          allocator has, and loops the model does not take (calls, traps, guarded \
          stores, a predicate or parameter read after the loop...: `docs/machine.md` §6c; `-Cllvm-args=modulo-report=on` lists each \
@@ -69,7 +74,7 @@ mod tests {
     #[test]
     fn counters_become_rows_and_a_total() {
         let a = Counters::parse(
-            b"vliw-stats: modulo.loops=3 modulo.pipelined=2 modulo.at-min-ii=1 modulo.ii=9 modulo.min-ii=8\n",
+            b"vliw-stats: modulo.loops=3 modulo.pipelined=2 modulo.at-min-ii=1 modulo.ii=9 modulo.min-ii=8 modulo.trip-at-ii=1 modulo.trip-cycles=10\n",
         )
         .unwrap();
         let b = Counters::parse(
@@ -77,10 +82,16 @@ mod tests {
         )
         .unwrap();
         let md = table_of(&["a".into(), "b".into()], &[a, b]);
-        assert!(md.contains("| a | 3 | 2 | 1 | 9 | 8 | 0 | 0 | 0 |"), "{md}");
-        assert!(md.contains("| b | 3 | 0 | 0 | 0 | 0 | 1 | 0 | 2 |"), "{md}");
         assert!(
-            md.contains("| **total** | 6 | 2 | 1 | 9 | 8 | 1 | 0 | 2 |"),
+            md.contains("| a | 3 | 2 | 1 | 9 | 8 | 1 | 10 | 0 | 0 | 0 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| b | 3 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 2 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| **total** | 6 | 2 | 1 | 9 | 8 | 1 | 10 | 1 | 0 | 2 |"),
             "{md}"
         );
     }

@@ -192,6 +192,9 @@ pub struct Options {
     /// Small bodies searched exhaustively where iterative modulo scheduling gives up
     /// at an interval (`modulo-exact=on|off`, `vliw_machine::sched::modulo::exact`).
     pub modulo_exact: bool,
+    /// The kernel as copies that name each trip's values apart (modulo variable
+    /// expansion: `modulo-expand=on|off`, `vliw_machine::sched::modulo::expand`).
+    pub modulo_expand: bool,
     /// Its version and path cap (`pcp-mode=basic|full`, `pcp-max-paths=N`).
     pub pcp_options: vliw_machine::pcp::PcpOptions,
     /// How ψ operations leave Psi-SSA before allocation (`psi-lowering=sel|
@@ -254,6 +257,7 @@ impl core::fmt::Debug for Options {
             .field("modulo", &self.modulo)
             .field("modulo_report", &self.modulo_report)
             .field("modulo_exact", &self.modulo_exact)
+            .field("modulo_expand", &self.modulo_expand)
             .field("psi_lowering", &self.psi_lowering)
             .field("psi_copies", &self.psi_copies)
             .field("psi_inline", &self.psi_inline)
@@ -303,6 +307,7 @@ impl Options {
             modulo: true,
             modulo_report: false,
             modulo_exact: false,
+            modulo_expand: true,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,
             psi_copies: vliw_machine::psi::CopyOptions::default(),
@@ -366,6 +371,7 @@ impl Options {
         "modulo",
         "modulo-report",
         "modulo-exact",
+        "modulo-expand",
         "pcp-mode",
         "pcp-max-paths",
         "rvsdg",
@@ -441,6 +447,7 @@ impl Options {
             "modulo" => self.modulo = on_off(key, value)?,
             "modulo-report" => self.modulo_report = on_off(key, value)?,
             "modulo-exact" => self.modulo_exact = on_off(key, value)?,
+            "modulo-expand" => self.modulo_expand = on_off(key, value)?,
             "pre-sched" => {
                 (self.pre_sched, self.pre_sched_region) = match value {
                     "block" => (true, false),

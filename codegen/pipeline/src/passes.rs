@@ -909,8 +909,14 @@ pub const PIPELINE: &[Pass] = &[
         }),
         runs: |o| o.modulo,
         run: Run::Machine(|mf, o| {
-            let s =
-                vliw_machine::sched::modulo::pipeline_loops(mf, &o.backend.machine, o.modulo_exact);
+            let s = vliw_machine::sched::modulo::pipeline_loops(
+                mf,
+                &o.backend.machine,
+                vliw_machine::sched::modulo::ModuloOptions {
+                    exact: o.modulo_exact,
+                    expand: o.modulo_expand,
+                },
+            );
             o.count("modulo.loops", s.loops as u64);
             o.count("modulo.pipelined", s.pipelined.len() as u64);
             let at_min = s
@@ -1084,6 +1090,35 @@ pub const PIPELINE: &[Pass] = &[
         runs: |o| o.backend.sched == Sched::List,
         run: Run::Machine(|mf, o| {
             vliw_machine::sched::schedule_function(mf, &o.backend.machine);
+            // what the bundler made of the pipelined loops' kernels
+            let kernels = vliw_machine::sched::modulo::achieved::achieved(mf);
+            o.count(
+                "modulo.trip-at-ii",
+                kernels
+                    .iter()
+                    .filter(|k| k.cycles_per_trip <= k.ii as f64)
+                    .count() as u64,
+            );
+            o.count(
+                "modulo.trip-cycles",
+                kernels
+                    .iter()
+                    .map(|k| k.cycles_per_trip.ceil() as u64)
+                    .sum(),
+            );
+            if o.modulo_report {
+                for k in &kernels {
+                    eprintln!(
+                        "vliw-modulo-kernel: {} {}: II {}, {} cop{}, {:.2} cycles per trip",
+                        mf.name,
+                        k.header,
+                        k.ii,
+                        k.copies,
+                        if k.copies == 1 { "y" } else { "ies" },
+                        k.cycles_per_trip
+                    );
+                }
+            }
             Ok(())
         }),
     },

@@ -63,6 +63,18 @@ pub struct MachFunction {
     /// The personality routine of the landing pads (`vliw_ir::Function::personality`;
     /// text `personality @sym` after the linkage).
     pub personality: Option<String>,
+    /// The loops software pipelining rewrote (`sched::modulo`), so that what the
+    /// bundler makes of their kernels can be reported; not part of the text form.
+    pub pipelined: Vec<PipelinedLoop>,
+}
+
+/// A software-pipelined loop: its kernel's blocks (one, or one per copy with
+/// modulo variable expansion, in the order a trip runs them) and the interval the
+/// modulo schedule gave one trip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelinedLoop {
+    pub kernel: Vec<MBlock>,
+    pub ii: i64,
 }
 
 impl MachFunction {
@@ -81,6 +93,7 @@ impl MachFunction {
             frame: None,
             bundles: None,
             personality: None,
+            pipelined: Vec::new(),
         }
     }
 

@@ -44,7 +44,7 @@ pub use bundles::Bundles;
 pub use encoding::{encoding_of, to_inst};
 pub use entities::{FrameSlot, InstId, JumpTable, MBlock, PReg, Reg, RegClass, VReg};
 pub use frame_layout::FrameLayout;
-pub use function::{FrameSlotData, FrameSlotKind, MBlockData, MachFunction};
+pub use function::{FrameSlotData, FrameSlotKind, MBlockData, MachFunction, PipelinedLoop};
 pub use inst::{Imm, MGuard, MInst, MOp, Unwind, field_class, operand_fields};
 pub use parse::{ParseError, parse_machine_function, parse_machine_functions};
 pub use verify::{Phase, VerifyError, VerifyErrors};

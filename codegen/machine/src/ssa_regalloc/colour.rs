@@ -399,6 +399,32 @@ impl Keepers {
     }
 }
 
+/// Block `b` and the blocks only it leads to: successors whose one predecessor is
+/// `b`, and theirs in turn (at most [`FOLLOWERS`] blocks). Their definitions come
+/// after `b`'s on every path through them.
+fn followers(mf: &MachFunction, preds: &[Vec<MBlock>], b: MBlock) -> Vec<MBlock> {
+    let mut chain = vec![b];
+    let mut next = 0;
+    while next < chain.len() && chain.len() < FOLLOWERS {
+        let at = chain[next];
+        next += 1;
+        let targets: Vec<MBlock> = mf
+            .block_insts(at)
+            .filter(|i| i.is(vliw_isa::Opcode::Br))
+            .flat_map(|i| i.branch_targets(mf))
+            .collect();
+        for t in targets {
+            if preds[t.index()] == [at] && !chain.contains(&t) && chain.len() < FOLLOWERS {
+                chain.push(t);
+            }
+        }
+    }
+    chain
+}
+
+/// The most blocks whose definitions' wants a block takes into account.
+const FOLLOWERS: usize = 8;
+
 /// A colouring: a colour per value, and how many guarded definitions took a colour
 /// held by values under disjoint guards.
 pub struct Colouring {
@@ -417,6 +443,7 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
     let kept = &a.kept;
     let mut disjoint_shared = 0;
     let keepers = Keepers::new(mf, a);
+    let preds = crate::ssa_view::block_preds(mf, &crate::ssa_view::cfg_of(mf));
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();
@@ -434,9 +461,15 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
             held.take(k.class(p), c, p);
         }
         // the colours the block's later definitions want: their coloured partners'
-        // (a kept value wants what its keeper wants: they share a colour)
+        // (a kept value wants what its keeper wants: they share a colour); and those
+        // of the blocks that only this one leads to (a pipelined loop's kernel copies,
+        // `sched::modulo::expand`: a back-edge value defined in the last copy wants
+        // its parameter's colour through all of them)
         let mut wants = Wants::new();
-        for inst in mf.block_insts(b) {
+        for inst in followers(mf, &preds, b)
+            .into_iter()
+            .flat_map(|f| mf.block_insts(f))
+        {
             for d in virtual_defs(inst) {
                 for &(partner, _) in &hints[d] {
                     if let Reg::Virtual(u) = partner

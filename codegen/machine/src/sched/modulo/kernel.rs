@@ -72,21 +72,21 @@ fn resolve(
 
 /// What both the kernel and its cost estimate derive from a schedule: each
 /// operation's stage and the kernel's order, and where each read goes.
-struct Shape<'m> {
-    model: &'m Model,
-    stage: Vec<i64>,
-    stages: i64,
-    defs: HashMap<VReg, usize>,
+pub(super) struct Shape<'m> {
+    pub(super) model: &'m Model,
+    pub(super) stage: Vec<i64>,
+    pub(super) stages: i64,
+    pub(super) defs: HashMap<VReg, usize>,
     carried: HashMap<VReg, usize>,
     /// The operations in kernel order: by cycle (`cycle mod II`), then later stages
     /// first (in one cycle, the operations of older iterations first, as they ran in
     /// the loop: a value's last reader in an older stage then comes before its next
     /// definition, and the two can share a register), then body order.
-    order: Vec<usize>,
+    pub(super) order: Vec<usize>,
 }
 
 impl<'m> Shape<'m> {
-    fn new(model: &'m Model, times: &[i64], ii: i64) -> Shape<'m> {
+    pub(super) fn new(model: &'m Model, times: &[i64], ii: i64) -> Shape<'m> {
         let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
         let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
         let stages = stage.iter().copied().max().unwrap_or(0) + 1;
@@ -109,17 +109,23 @@ impl<'m> Shape<'m> {
     }
 
     /// Where operation `u`'s read of `r` goes (see [`resolve`]).
-    fn resolve(&self, u: usize, r: Reg) -> Result<Option<(VReg, i64)>, ()> {
+    pub(super) fn resolve(&self, u: usize, r: Reg) -> Result<Option<(VReg, i64)>, ()> {
         resolve(self.model, &self.defs, &self.carried, &self.stage, u, r)
+    }
+
+    /// Each operation's position in the kernel's order.
+    pub(super) fn positions(&self) -> Vec<usize> {
+        let mut position = vec![0usize; self.order.len()];
+        for (at, &u) in self.order.iter().enumerate() {
+            position[u] = at;
+        }
+        position
     }
 
     /// Per value read across trips: the deepest distance it is read at, and whether
     /// a reader at distance 1 comes after its definition in the kernel's order.
     fn depths(&self) -> Result<HashMap<VReg, (i64, bool)>, ()> {
-        let mut position = vec![0usize; self.order.len()];
-        for (at, &u) in self.order.iter().enumerate() {
-            position[u] = at;
-        }
+        let position = self.positions();
         let mut depth: HashMap<VReg, (i64, bool)> = HashMap::new();
         for u in 0..self.model.nodes.len() {
             for r in self.model.nodes[u].all_uses() {

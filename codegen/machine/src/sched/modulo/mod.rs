@@ -12,7 +12,9 @@
 //! (`modulo.declined-pressure`). Each pipelined loop's II beside its MinII is
 //! reported (`LoopReport`).
 
+pub mod achieved;
 pub mod exact;
+pub mod expand;
 pub mod graph;
 pub mod ims;
 pub mod kernel;
@@ -30,6 +32,18 @@ use crate::sched::pre_ra::{address_bases, op_info};
 use crate::ssa_view::cfg_of;
 use graph::LoopGraph;
 use model::{Model, Reject, definers};
+
+/// How loops are pipelined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ModuloOptions {
+    /// Small bodies searched exhaustively where iterative modulo scheduling runs out
+    /// of budget at an interval (`modulo-exact=on`, `exact`).
+    pub exact: bool,
+    /// The kernel as copies that name each trip's values apart (modulo variable
+    /// expansion, `modulo-expand=on`, `expand`) instead of one block that rotates
+    /// them by copy (`kernel`).
+    pub expand: bool,
+}
 
 /// One pipelined loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,7 +124,11 @@ const MAX_COMPARE_STAGE: i64 = 1;
 /// Pipelines the inner loops of `mf` (machine SSA); with `exact`, a small body at an
 /// interval where iterative modulo scheduling gives up is searched exhaustively
 /// (`exact`, `modulo-exact=on`).
-pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig, exact: bool) -> ModuloStats {
+pub fn pipeline_loops(
+    mf: &mut MachFunction,
+    config: &MachineConfig,
+    options: ModuloOptions,
+) -> ModuloStats {
     let mut stats = ModuloStats::default();
     // pipelining rewrites instructions and block arguments, never edges: the
     // predecessors stay as they are
@@ -161,23 +179,23 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig, exact: bool
         // kernel not come out) with `sel`s only
         let mut unfolded = model.clone();
         unfolded.fold = false;
-        let mut outcome = pipeline_one(mf, model, &bases, config, exact);
+        let mut outcome = pipeline_one(mf, model, &bases, config, options);
         let failed = match &outcome {
-            Outcome::Done(_) => mf.verify(Phase::Ssa).is_err(),
+            Outcome::Done(..) => mf.verify(Phase::Ssa).is_err(),
             Outcome::Failed => true,
             _ => false,
         };
         if failed {
             *mf = before.clone();
             stats.unfolded += 1;
-            outcome = pipeline_one(mf, unfolded, &bases, config, exact);
+            outcome = pipeline_one(mf, unfolded, &bases, config, options);
         }
         match outcome {
-            Outcome::Done(report) => {
+            Outcome::Done(report, kernel_blocks) => {
                 let ok = mf.verify(Phase::Ssa).is_ok();
                 let pressure_ok = ok
                     && crate::ssa_regalloc::analysis::Analysis::compute(mf)
-                        .is_ok_and(|a| !a.violations.contains(&h));
+                        .is_ok_and(|a| !kernel_blocks.iter().any(|b| a.violations.contains(b)));
                 if !ok {
                     *mf = before;
                     decline("the kernel failed verification".into());
@@ -191,6 +209,10 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig, exact: bool
                     ));
                     stats.declined_pressure += 1;
                 } else {
+                    mf.pipelined.push(crate::mir::PipelinedLoop {
+                        kernel: kernel_blocks,
+                        ii: report.ii,
+                    });
                     stats.pipelined.push(LoopReport {
                         function: mf.name.clone(),
                         ..report
@@ -216,7 +238,8 @@ pub fn pipeline_loops(mf: &mut MachFunction, config: &MachineConfig, exact: bool
 }
 
 enum Outcome {
-    Done(LoopReport),
+    /// The report and the kernel's blocks.
+    Done(LoopReport, Vec<MBlock>),
     OneStage,
     /// Why not, with the numbers.
     NotFaster(String),
@@ -246,8 +269,9 @@ fn pipeline_one(
     mut model: Model,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
-    exact: bool,
+    options: ModuloOptions,
 ) -> Outcome {
+    let exact = options.exact;
     let length = block_length(&model, bases, config);
     // what the rest of the function reads becomes carried behind a stage `sel`
     for k in 0..model.outside.len() {
@@ -329,9 +353,19 @@ fn pipeline_one(
             }
             continue;
         }
+        // as copies that name each trip's values apart, when the schedule is one that
+        // form takes (else one block rotating them)
+        let copies = if options.expand {
+            expand::copies_needed(&model, &times, ii)
+        } else {
+            None
+        };
         // what the kernel adds (its branch, predicate upkeep, rotation copies) may
         // make it no shorter than the block: then it is not worth it
-        let overhead = kernel::kernel_overhead(&model, &times, ii);
+        let overhead = match copies {
+            Some(_) => 1 + (stages - 2).max(0) as usize,
+            None => kernel::kernel_overhead(&model, &times, ii),
+        };
         let issue = (model.nodes.len() + overhead).div_ceil(config.width) as i64;
         if issue.max(ii) >= length {
             return Outcome::NotFaster(format!(
@@ -350,8 +384,12 @@ fn pipeline_one(
             stages,
             block_length: length,
         };
-        return match kernel::emit_kernel(mf, &model, &times, ii) {
-            Ok(()) => Outcome::Done(report),
+        let emitted = match copies {
+            Some(u) => expand::emit_expanded(mf, &model, &times, ii, u, bases),
+            None => kernel::emit_kernel(mf, &model, &times, ii).map(|()| vec![model.header]),
+        };
+        return match emitted {
+            Ok(blocks) => Outcome::Done(report, blocks),
             Err(()) => Outcome::Failed,
         };
     }

@@ -4,7 +4,7 @@
 
 use vliw_isa::MachineConfig;
 
-use super::pipeline_loops;
+use super::{ModuloOptions, pipeline_loops};
 use crate::interp::Interpreter;
 use crate::mir::{MachFunction, Phase};
 
@@ -24,7 +24,14 @@ fn squares() -> MachFunction {
 fn squares_reach_min_ii_and_compute_the_same() {
     let before = squares();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
+    let stats = pipeline_loops(
+        &mut after,
+        &MachineConfig::default(),
+        ModuloOptions {
+            exact: true,
+            expand: false,
+        },
+    );
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -33,6 +40,43 @@ fn squares_reach_min_ii_and_compute_the_same() {
     assert!(r.stages >= 2, "{r}");
     for n in 1..=8u64 {
         assert_eq!(run(&after, &[n]), run(&before, &[n]), "n = {n}\n{after}");
+    }
+}
+
+/// Modulo variable expansion: the same loop as copies of its kernel, as many as the
+/// deepest read across trips, with the same results for every trip count (each
+/// copy's exit taken), and no copy of a value left in the copies: every back-edge
+/// value is defined in a copy, every parameter read before it is redefined.
+#[test]
+fn squares_as_kernel_copies_compute_the_same() {
+    let before = squares();
+    let mut after = before.clone();
+    let options = ModuloOptions {
+        exact: true,
+        expand: true,
+    };
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), options);
+    after.verify(Phase::Ssa).unwrap();
+    assert_eq!(stats.pipelined.len(), 1, "{after}");
+    let r = &stats.pipelined[0];
+    assert_eq!(after.pipelined.len(), 1);
+    let kernel = &after.pipelined[0].kernel;
+    assert_eq!(kernel.len() as i64, r.stages, "{after}");
+    for &b in kernel {
+        assert!(
+            after
+                .block_insts(b)
+                .all(|mi| mi.op != crate::mir::MOp::Copy),
+            "{after}"
+        );
+    }
+    for n in 1..=8u64 {
+        assert_eq!(
+            run(&after, &[n]),
+            run(&before, &[n]),
+            "n = {n}
+{after}"
+        );
     }
 }
 
@@ -58,7 +102,14 @@ fn a_guarded_store_keeps_the_loop_as_it_is() {
         );
     let before = MachFunction::parse(&text).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
+    let stats = pipeline_loops(
+        &mut after,
+        &MachineConfig::default(),
+        ModuloOptions {
+            exact: true,
+            expand: false,
+        },
+    );
     assert_eq!((stats.loops, stats.rejected_operation), (1, 1), "{after}");
     assert_eq!(after.to_string(), before.to_string());
 }
@@ -74,7 +125,14 @@ fn a_walk_along_a_list_pipelines_with_a_speculative_stage() {
     let end = WALK.find("\n}\n").unwrap() + 3;
     let before = MachFunction::parse(&WALK[start..end]).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
+    let stats = pipeline_loops(
+        &mut after,
+        &MachineConfig::default(),
+        ModuloOptions {
+            exact: true,
+            expand: false,
+        },
+    );
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -96,7 +154,14 @@ fn a_full_table_reaches_min_ii_by_the_exact_search() {
     let end = FULL_TABLE.find("\n}\n").unwrap() + 3;
     let before = MachFunction::parse(&FULL_TABLE[start..end]).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(&mut after, &MachineConfig::default(), true);
+    let stats = pipeline_loops(
+        &mut after,
+        &MachineConfig::default(),
+        ModuloOptions {
+            exact: true,
+            expand: false,
+        },
+    );
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -106,6 +171,10 @@ fn a_full_table_reaches_min_ii_by_the_exact_search() {
     }
     // without the search (`modulo-exact=off`), one cycle more
     let mut heuristic = before.clone();
-    let stats = pipeline_loops(&mut heuristic, &MachineConfig::default(), false);
+    let stats = pipeline_loops(
+        &mut heuristic,
+        &MachineConfig::default(),
+        ModuloOptions::default(),
+    );
     assert_eq!(stats.pipelined[0].ii, 5, "{}", stats.pipelined[0]);
 }

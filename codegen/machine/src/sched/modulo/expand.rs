@@ -1,0 +1,466 @@
+//! The pipelined loop as `U` copies of its kernel (modulo variable expansion,
+//! `modulo-expand=on`): no value is rotated by copy, and no stage predicate either.
+//!
+//! The rotating kernel (`kernel.rs`) keeps one block and passes every value that
+//! crosses trips down a chain of kernel parameters, `v^d ← v^{d−1}` on the back
+//! edge, with the stage predicates rotated the same way. Those copies are
+//! operations the modulo schedule did not place: after allocation they take slots
+//! and, worse, a copy reads its value at the end of the trip where the schedule had
+//! the value's reader in a later trip, so a load's latency that the schedule hid
+//! across the back edge becomes a stall (`prefix_sum`'s II 2 kernel ran 5 bundles).
+//!
+//! Here trip `t` of the loop runs copy `t mod U`, a block of its own, and every
+//! value is named by the copy that defined it: a read at distance `d` (`kernel.rs`'s
+//! `resolve`) in copy `i` reads the value of copy `i − d` directly when `i ≥ d`
+//! (machine SSA: that copy dominates), else a parameter of the first copy whose
+//! back-edge value is that of copy `U + i − d` of the trip before. With `U` above
+//! every distance (or equal to it where the readers come before the definition), a
+//! parameter's last read comes before its back-edge value is defined, so the two do
+//! not interfere and the allocator gives them one register: no copy is left.
+//!
+//! The stage predicates become existence predicates of iterations, each named by the
+//! copy whose continuation compare made it: the compare of trip `t` (stage 0,
+//! `.unc` under `q_0`) defines "iteration `t + 1` exists", so `q_s` of trip `t` is
+//! the compare of trip `t − s − 1`, a read at distance `s + 1`; on entry the one
+//! that stands for trip −1's compare is true (iteration 0 exists) and the others
+//! false. The loop goes on after trip `t` while an iteration it ran in a stage
+//! before the last exists (`q_0 ∨ … ∨ q_{S−2}` of the trip: a plain read with two
+//! stages, `S − 2` `por`s with more), so each copy ends in its exit test: `(cont)
+//! br` to the next copy (the last one to the latch, back to the first) and otherwise
+//! to an exit block of its own, which passes the copy's values of what the rest of
+//! the function reads to one join block before the loop's exit.
+//!
+//! An access off a pointer that advances by a constant stride (`p' = p + c` in the
+//! first stage) is rewritten off the pointer of the trip's newest iteration, the
+//! stages between folded into its offset (`[p_{t−s} + o]` is `[p_t + o − s·c]`):
+//! every access of a copy is then off one register, so that the dependences after
+//! allocation tell them apart by offset as the modulo schedule did (a store of one
+//! iteration and the next iteration's load of the following element may share a
+//! bundle), and the older pointers need no register.
+//!
+//! Only for schedules with the continuation compare in the first stage; the others
+//! keep the rotating kernel.
+
+use std::collections::HashMap;
+
+use cranelift_entity::SecondaryMap;
+
+use vliw_isa::{CmpType, Format, Opcode};
+
+use super::kernel::Shape;
+use super::model::Model;
+use crate::mir::{Imm, MBlock, MGuard, MInst, MachFunction, Reg, RegClass, VReg};
+
+/// At most this many copies of the kernel (code size).
+pub const MAX_COPIES: i64 = 4;
+
+/// What the read of a value in one copy resolves to: a copy's value, or a parameter
+/// of the first copy standing for a copy of the trip before.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Instance {
+    value: VReg,
+    /// The copy that defined it, `0..U`.
+    copy: i64,
+}
+
+/// The number of copies the schedule needs so that no parameter interferes with its
+/// back-edge value, or `None` when the schedule is not one this form takes (the
+/// compare not in the first stage, a read back in time) or needs more than
+/// [`MAX_COPIES`].
+pub fn copies_needed(model: &Model, times: &[i64], ii: i64) -> Option<i64> {
+    let shape = Shape::new(model, times, ii);
+    if shape.stage[model.cmp] != 0 {
+        return None;
+    }
+    let refs = references(&shape).ok()?;
+    let position = shape.positions();
+    let mut copies = 1;
+    for &(u, def, dist) in &refs {
+        // a read at the largest distance in the same copy as the definition it
+        // stands for: fine when it comes first
+        let late = position[u] > position[def];
+        copies = copies.max(dist + i64::from(late));
+    }
+    (copies <= MAX_COPIES).then_some(copies)
+}
+
+/// Every read across trips as `(reader, definer, distance)`: of the body's values,
+/// and the stage predicates' reads of the continuation compare (see the module
+/// documentation).
+fn references(shape: &Shape) -> Result<Vec<(usize, usize, i64)>, ()> {
+    let model = shape.model;
+    let mut refs = Vec::new();
+    for u in 0..model.nodes.len() {
+        for r in model.nodes[u].all_uses() {
+            if let Some((v, d)) = shape.resolve(u, r)?
+                && d > 0
+            {
+                refs.push((u, shape.defs[&v], d));
+            }
+        }
+        if needs_stage_predicate(model, u) {
+            refs.push((u, model.cmp, shape.stage[u] + 1));
+        }
+    }
+    Ok(refs)
+}
+
+/// The parameters that advance by a constant stride each iteration, with their
+/// back-edge value defined in the first stage: parameter → (back-edge value,
+/// stride). Iteration `t − s`'s value of such a pointer is iteration `t`'s minus
+/// `s` strides, and iteration `t`'s is the back-edge value of the trip before,
+/// which every access of a copy can then share (one base register: the accesses'
+/// offsets tell them apart after allocation too).
+fn strided_pointers(
+    model: &Model,
+    shape: &Shape,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+) -> HashMap<VReg, (VReg, i64)> {
+    let mut pointers = HashMap::new();
+    for (k, &p) in model.params.iter().enumerate() {
+        if let Reg::Virtual(next) = model.args[k]
+            && next != p
+            && bases[next].is_some_and(|(root, _)| root == p)
+            && shape.defs.get(&next).is_some_and(|&d| shape.stage[d] == 0)
+            && let Some((_, step)) = bases[next]
+        {
+            pointers.insert(p, (next, step));
+        }
+    }
+    pointers
+}
+
+/// Whether operation `u` of the kernel reads its stage predicate.
+fn needs_stage_predicate(model: &Model, u: usize) -> bool {
+    model.is_stage_sel[u]
+        || model.is_stage_guarded[u]
+        || u == model.cmp
+        || model.nodes[u]
+            .opcode()
+            .is_some_and(|o| o.format() == Format::Store)
+}
+
+/// Rewrites the loop of `model` in `mf` as `copies` copies of its kernel for `times`
+/// at interval `ii` (`copies` from [`copies_needed`]). Returns the copies' blocks,
+/// the first being the loop's header. Fails, leaving `mf` as it was, when a read
+/// would go back in time.
+pub fn emit_expanded(
+    mf: &mut MachFunction,
+    model: &Model,
+    times: &[i64],
+    ii: i64,
+    copies: i64,
+    bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+) -> Result<Vec<MBlock>, ()> {
+    let shape = Shape::new(model, times, ii);
+    let (stage, stages) = (&shape.stage, shape.stages);
+    if stage[model.cmp] != 0 || copies < 1 {
+        return Err(());
+    }
+    // resolve every read first, and no read may reach further back than one trip of
+    // the copies: nothing is written when one fails
+    if references(&shape)?.iter().any(|&(_, _, d)| d > copies) {
+        return Err(());
+    }
+    let n = model.nodes.len();
+    // the continuation compare's "goes on" register, made when the model's is `p0`
+    let mut nodes: Vec<MInst> = model.nodes.clone();
+    let cont_def_index = usize::from(model.cont_negated);
+    if nodes[model.cmp].defs[cont_def_index] == Reg::P0 {
+        nodes[model.cmp].defs[cont_def_index] = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+    }
+    let Reg::Virtual(cmp_value) = nodes[model.cmp].defs[cont_def_index] else {
+        return Err(());
+    };
+
+    let pointers = strided_pointers(model, &shape, bases);
+
+    // every copy's name of every value the body defines
+    let mut name: HashMap<Instance, VReg> = HashMap::new();
+    for copy in 0..copies {
+        for mi in &nodes {
+            for d in mi.defs.iter().filter_map(|r| r.as_virtual()) {
+                let fresh = mf.new_vreg(mf.vregs[d]);
+                name.insert(Instance { value: d, copy }, fresh);
+            }
+        }
+    }
+    // the first copy's parameters for instances of the trip before, made on demand
+    let mut carried: Vec<(Instance, VReg)> = Vec::new();
+    let mut read = |mf: &mut MachFunction, value: VReg, copy: i64, dist: i64| -> Reg {
+        let from = copy - dist;
+        if from >= 0 {
+            return Reg::Virtual(name[&Instance { value, copy: from }]);
+        }
+        let instance = Instance {
+            value,
+            copy: from.rem_euclid(copies),
+        };
+        if let Some(&(_, p)) = carried.iter().find(|(i, _)| *i == instance) {
+            return Reg::Virtual(p);
+        }
+        let p = mf.new_vreg(mf.vregs[value]);
+        carried.push((instance, p));
+        Reg::Virtual(p)
+    };
+
+    let mut blocks: Vec<MBlock> = vec![model.header];
+    for _ in 1..copies {
+        blocks.push(mf.new_block());
+    }
+    let mut bodies: Vec<Vec<MInst>> = Vec::new();
+    for copy in 0..copies {
+        let mut body: Vec<MInst> = Vec::with_capacity(n + 4);
+        // the loop goes on after this trip while a stage before the last has an
+        // iteration: from what earlier trips made, so at the top
+        let mut cont = read(mf, cmp_value, copy, 1);
+        for s in 1..stages - 1 {
+            let q = read(mf, cmp_value, copy, s + 1);
+            let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+            body.push(MInst::op(Opcode::Por, &[t], &[cont, q], Imm::None));
+            cont = t;
+        }
+        for &u in &shape.order {
+            let mut mi = nodes[u].clone();
+            let mut failed = false;
+            let mut resolved: Vec<(Reg, Reg)> = Vec::new();
+            for r in mi.all_uses() {
+                match shape.resolve(u, r) {
+                    Ok(Some((v, d))) => {
+                        let to = read(mf, v, copy, d);
+                        resolved.push((r, to));
+                    }
+                    Ok(None) => {}
+                    Err(()) => failed = true,
+                }
+            }
+            if failed {
+                return Err(());
+            }
+            mi.rename_uses(|r| {
+                resolved
+                    .iter()
+                    .find(|(from, _)| *from == r)
+                    .map_or(r, |&(_, to)| to)
+            });
+            for d in mi.defs.iter_mut() {
+                if let Reg::Virtual(v) = *d {
+                    *d = Reg::Virtual(name[&Instance { value: v, copy }]);
+                }
+            }
+            // an access off a pointer that advances by a stride: off the pointer of
+            // the trip's newest iteration, with the stride folded into the offset
+            if mi.is_memory_access()
+                && let Some(&Reg::Virtual(base)) = model.nodes[u].uses.first()
+            {
+                let (root, offset) = bases[base].unwrap_or((base, 0));
+                let own = match model.nodes[u].imm {
+                    Imm::Const(c) => Some(c),
+                    Imm::None => Some(0),
+                    _ => None,
+                };
+                if let (Some(&(next, step)), Some(own)) = (pointers.get(&root), own)
+                    && let Some(folded) = step
+                        .checked_mul(stage[u])
+                        .and_then(|back| offset.checked_add(own)?.checked_sub(back))
+                        .filter(|f| i32::try_from(*f).is_ok())
+                {
+                    mi.uses[0] = read(mf, next, copy, 1);
+                    mi.imm = Imm::Const(folded);
+                }
+            }
+            let qs = read(mf, cmp_value, copy, stage[u] + 1);
+            if model.is_stage_sel[u] {
+                mi.uses[0] = qs;
+            }
+            if model.is_stage_guarded[u] {
+                mi.guard = MGuard::new(qs, false);
+            }
+            if let Some(o) = mi.opcode() {
+                if o.format() == Format::Store {
+                    mi.guard = MGuard::new(qs, false);
+                } else if let Some(spec) = o.speculative_load() {
+                    mi.op = crate::mir::MOp::Op(spec);
+                }
+            }
+            if u == model.cmp {
+                mi.guard = MGuard::new(qs, false);
+                mi.ctype = CmpType::Unc;
+            }
+            body.push(mi);
+        }
+        let next = if copy + 1 < copies {
+            blocks[(copy + 1) as usize]
+        } else {
+            model.latch
+        };
+        let mut go_on = MInst::op(Opcode::Br, &[], &[], Imm::Block(next));
+        go_on.guard = MGuard::new(cont, false);
+        body.push(go_on);
+        bodies.push(body);
+    }
+
+    // the exits: each copy's own block passes its values of what the rest of the
+    // function reads to the join before the loop's exit
+    let outside: Vec<(VReg, VReg)> = model.outside.clone();
+    let join = (!outside.is_empty()).then(|| mf.new_block());
+    let joined: Vec<VReg> = outside
+        .iter()
+        .map(|&(_, new)| mf.new_vreg(mf.vregs[new]))
+        .collect();
+    let mut exits: Vec<MBlock> = Vec::new();
+    for (copy, body) in bodies.iter_mut().enumerate() {
+        let target = match join {
+            Some(_) => {
+                let x = mf.new_block();
+                exits.push(x);
+                x
+            }
+            None => model.exit,
+        };
+        body.push(MInst::op(Opcode::Br, &[], &[], Imm::Block(target)));
+        if let Some(j) = join {
+            let mut to_join = MInst::op(Opcode::Br, &[], &[], Imm::Block(j));
+            to_join.args = outside
+                .iter()
+                .map(|&(_, new)| {
+                    name.get(&Instance {
+                        value: new,
+                        copy: copy as i64,
+                    })
+                    .map_or(Reg::Virtual(new), |&v| Reg::Virtual(v))
+                })
+                .collect();
+            mf.push_inst(target, to_join);
+        }
+    }
+    if let Some(j) = join {
+        mf.blocks[j].params = joined.clone();
+        mf.push_inst(j, MInst::op(Opcode::Br, &[], &[], Imm::Block(model.exit)));
+    }
+
+    // a kept value must die at the definition that keeps it: one read later (in
+    // this copy or a later one, by the back edge or the exit of this copy or a
+    // later one) gets a copy to keep
+    let back_reads: Vec<Reg> = carried.iter().map(|(i, _)| Reg::Virtual(name[i])).collect();
+    let exit_reads: Vec<Vec<Reg>> = exits
+        .iter()
+        .map(|&x| mf.block_insts(x).flat_map(|mi| mi.args.clone()).collect())
+        .collect();
+    for copy in 0..bodies.len() {
+        let later_reads: Vec<Reg> = back_reads
+            .iter()
+            .copied()
+            .chain(exit_reads.iter().skip(copy).flatten().copied())
+            .collect();
+        let mut k = 0;
+        while k < bodies[copy].len() {
+            if let Some(kr @ Reg::Virtual(kv)) = bodies[copy][k].keep {
+                let later = bodies[copy][k + 1..]
+                    .iter()
+                    .chain(bodies[copy + 1..].iter().flatten())
+                    .any(|m| m.all_uses().any(|r| r == kr))
+                    || later_reads.contains(&kr);
+                if later {
+                    let keeper = mf.new_vreg(mf.vregs[kv]);
+                    bodies[copy].insert(k, MInst::copy(Reg::Virtual(keeper), kr));
+                    bodies[copy][k + 1].keep = Some(Reg::Virtual(keeper));
+                    k += 1;
+                }
+            }
+            k += 1;
+        }
+    }
+
+    // the first copy's parameters: the loop's invariant ones, then the instances of
+    // the trip before; their values on entry and from the back edge
+    let init_of: HashMap<VReg, Reg> = model
+        .args
+        .iter()
+        .zip(&model.init)
+        .filter_map(|(a, i)| a.as_virtual().map(|a| (a, *i)))
+        .collect();
+    let f = mf.new_vreg(RegClass::Pred);
+    let mut params: Vec<VReg> = Vec::new();
+    let mut init: Vec<Reg> = Vec::new();
+    let mut back: Vec<Reg> = Vec::new();
+    for k in 0..model.params.len() {
+        if model.args[k] == Reg::Virtual(model.params[k]) {
+            params.push(model.params[k]);
+            init.push(model.init[k]);
+            back.push(Reg::Virtual(model.params[k]));
+        }
+    }
+    for &(instance, p) in &carried {
+        params.push(p);
+        back.push(Reg::Virtual(name[&instance]));
+        if instance.value == cmp_value {
+            // the compare of trip −1 says iteration 0 exists; earlier ones, nothing
+            init.push(if instance.copy == copies - 1 {
+                Reg::P0
+            } else {
+                Reg::Virtual(f)
+            });
+        } else {
+            let zero = match mf.vregs[instance.value] {
+                RegClass::Gpr => Reg::ZERO,
+                RegClass::Pred => Reg::P0,
+            };
+            init.push(init_of.get(&instance.value).copied().unwrap_or(zero));
+        }
+    }
+
+    // write it all
+    let h = model.header;
+    mf.blocks[h].params = params;
+    for (copy, body) in bodies.into_iter().enumerate() {
+        mf.set_block(blocks[copy], body);
+    }
+    let at = mf
+        .layout
+        .iter()
+        .position(|&b| b == h)
+        .map_or(mf.layout.len(), |i| i + 1);
+    for (k, &b) in blocks[1..].iter().enumerate() {
+        mf.layout.insert(at + k, b);
+    }
+    mf.layout.extend(exits.iter().copied());
+    mf.layout.extend(join);
+    let latch_br = mf.block_inst_ids(model.latch)[0];
+    mf.inst_mut(latch_br).args = back;
+    let pre = mf.end_of_normal_path(model.preheader);
+    let last = mf.block_len(pre) - 1;
+    mf.insert_inst(
+        pre,
+        last,
+        MInst::op(
+            Opcode::CmpNe,
+            &[Reg::Virtual(f), Reg::P0],
+            &[Reg::ZERO, Reg::ZERO],
+            Imm::None,
+        ),
+    );
+    let pre_br = mf.block_inst_ids(pre)[last + 1];
+    mf.inst_mut(pre_br).args = init;
+    // what the rest of the function read of the loop, it reads of the join
+    if join.is_some() {
+        let skip: Vec<MBlock> = blocks
+            .iter()
+            .chain(&exits)
+            .copied()
+            .chain([model.latch])
+            .collect();
+        for b in mf.layout.clone() {
+            if skip.contains(&b) {
+                continue;
+            }
+            for id in mf.block_inst_ids(b).to_vec() {
+                let mi = mf.inst_mut(id);
+                for (&(old, _), &j) in outside.iter().zip(&joined) {
+                    mi.replace_use(Reg::Virtual(old), Reg::Virtual(j));
+                }
+            }
+        }
+    }
+    Ok(blocks)
+}
