@@ -29,10 +29,21 @@ pub fn priorities(ops: &[OpInfo], g: &DepGraph) -> Vec<u32> {
 /// (except an operation too wide for the machine on its own, which gets a bundle
 /// alone and is reported by the encoder).
 pub fn schedule(ops: &[OpInfo], g: &DepGraph, config: &MachineConfig) -> Vec<u32> {
+    schedule_from(ops, g, config, &vec![0; ops.len()])
+}
+
+/// [`schedule`] with a first cycle for each operation (`start`): what it reads may
+/// still be in flight from the block before.
+pub fn schedule_from(
+    ops: &[OpInfo],
+    g: &DepGraph,
+    config: &MachineConfig,
+    start: &[u32],
+) -> Vec<u32> {
     let n = ops.len();
     let prio = priorities(ops, g);
     let mut waiting: Vec<usize> = g.preds.iter().map(Vec::len).collect();
-    let mut earliest = vec![0u32; n];
+    let mut earliest = start.to_vec();
     let mut cycle = vec![u32::MAX; n];
     let mut ready: Vec<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
     let mut bundle: Vec<Inst> = Vec::with_capacity(config.width);

@@ -76,6 +76,7 @@ pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, p
             None => DepGraph::default(),
         });
     }
+    let single_pred = single_predecessors(func, &layout, &position);
     for (k, &b) in layout.iter().enumerate() {
         let insts: Vec<&MInst> = func.block_insts(b).collect();
         let Some(ops) = infos[k].as_deref() else {
@@ -87,7 +88,12 @@ pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, p
             });
             continue;
         };
-        let cycles = list::schedule(ops, &graphs[k], config);
+        // what the block's one predecessor, scheduled before it, may leave in flight
+        let start = match single_pred[k] {
+            Some((p, edge)) if p < k => entry_start(&scheds[p], edge, ops, config),
+            _ => vec![0; ops.len()],
+        };
+        let cycles = list::schedule_from(ops, &graphs[k], config, &start);
         let len = cycles.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
         let mut bundles = vec![Vec::new(); len];
         for (i, &c) in cycles.iter().enumerate() {
@@ -173,6 +179,100 @@ pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, p
         result.set_block(b, bundles);
     }
     func.bundles = Some(result);
+}
+
+/// How a block is entered from its predecessor: by the branch at an operation of
+/// the predecessor, or by falling through its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edge {
+    Branch(usize),
+    Fallthrough,
+}
+
+/// For each position of the layout, the block's predecessor and the edge, when it
+/// has exactly one (a jump table's or a landing pad's edges count as several).
+fn single_predecessors(
+    func: &MachFunction,
+    layout: &[crate::mir::MBlock],
+    position: &std::collections::HashMap<crate::mir::MBlock, usize>,
+) -> Vec<Option<(usize, Edge)>> {
+    let mut incoming: Vec<Vec<(usize, Edge)>> = vec![Vec::new(); layout.len()];
+    for (k, &b) in layout.iter().enumerate() {
+        let insts: Vec<&MInst> = func.block_insts(b).collect();
+        for (i, mi) in insts.iter().enumerate() {
+            let direct = mi.is(Opcode::Br) && matches!(mi.imm, Imm::Block(_));
+            for t in mi.branch_targets(func) {
+                if let Some(&at) = position.get(&t) {
+                    let edge = if direct {
+                        Edge::Branch(i)
+                    } else {
+                        Edge::Fallthrough
+                    };
+                    incoming[at].push((k, edge));
+                    if !direct {
+                        // (not a plain edge: never the block's only one)
+                        incoming[at].push((k, edge));
+                    }
+                }
+            }
+        }
+        let falls = insts.last().is_none_or(|l| !l.is_unconditional_exit());
+        if falls && k + 1 < layout.len() {
+            incoming[k + 1].push((k, Edge::Fallthrough));
+        }
+    }
+    incoming
+        .into_iter()
+        .map(|v| if v.len() == 1 { Some(v[0]) } else { None })
+        .collect()
+}
+
+/// The first cycle of each operation of a block entered by `edge` from `pred`: a
+/// value `pred` writes is ready its latency after its bundle, the block starts the
+/// cycle after the branch (and its penalty) or after `pred`'s last bundle, and an
+/// operation reading a register the block has not written yet waits for it. (The
+/// padding of `pad` may only make the entry later: the cycles stay safe, and the
+/// padding then has less to add.)
+fn entry_start(
+    pred: &BlockSchedule<'_>,
+    edge: Edge,
+    ops: &[OpInfo],
+    config: &MachineConfig,
+) -> Vec<u32> {
+    let mut ready = [0u32; deps::NUM_REGS];
+    let mut cycle_of = vec![0u32; pred.ops.len()];
+    for (c, bundle) in pred.bundles.iter().enumerate() {
+        for &i in bundle {
+            cycle_of[i] = c as u32;
+            for &(r, _) in &pred.ops[i].writes {
+                ready[r] = ready[r].max(c as u32 + pred.ops[i].latency);
+            }
+        }
+    }
+    let entry = match edge {
+        // (a predecessor left one operation per bundle has no schedule here: the
+        // padding alone sees to it)
+        Edge::Branch(i) if i >= cycle_of.len() => return vec![0; ops.len()],
+        Edge::Branch(i) => cycle_of[i] + 1 + config.taken_branch_penalty,
+        Edge::Fallthrough => pred.bundles.len() as u32,
+    };
+    let mut written = [false; deps::NUM_REGS];
+    ops.iter()
+        .map(|op| {
+            let first = op
+                .reads
+                .iter()
+                .filter(|&&r| !written[r])
+                .map(|&r| ready[r].saturating_sub(entry))
+                .max()
+                .unwrap_or(0);
+            for &(r, conditional) in &op.writes {
+                // (a guarded write may leave the value in flight as it was)
+                written[r] |= !conditional;
+            }
+            first
+        })
+        .collect()
 }
 
 /// The operation that makes its bundle take `cycles` cycles: `nop` for one, else

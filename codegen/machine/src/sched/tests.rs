@@ -405,6 +405,16 @@ fn successors_that_read_late_need_no_padding() {
         ],
     );
     f.layout = vec![b0, b1];
+    // block1's only predecessor is block0: block1 is scheduled knowing what block0
+    // leaves in flight, and waits itself (its first bundle a `nop 3`)
+    let bundles = schedule_function_with(&mut f.clone(), &config, Policy::Pad);
+    assert_eq!(bundles.blocks[0], vec![1], "ld");
+    assert_eq!(bundles.blocks[1], vec![1, 2], "nop 3 ; add ret");
+    // with a second predecessor (a branch from block2), block1 cannot know: the
+    // predecessor waits instead
+    let b2 = f.new_block();
+    f.set_block(b2, vec![MInst::op(Opcode::Br, &[], &[], Imm::Block(b1))]);
+    f.layout = vec![b0, b1, b2];
     let bundles = schedule_function_with(&mut f.clone(), &config, Policy::Pad);
     assert_eq!(bundles.blocks[0], vec![2], "ld ; nop 3");
     let config = MachineConfig::from_overrides("max-nop=1").unwrap();

@@ -45,7 +45,7 @@ use std::collections::HashMap;
 
 use cranelift_entity::SecondaryMap;
 
-use vliw_isa::{CmpType, Format, Opcode};
+use vliw_isa::{Format, Opcode};
 
 use super::kernel::Shape;
 use super::model::Model;
@@ -270,23 +270,7 @@ pub fn emit_expanded(
                 }
             }
             let qs = read(mf, cmp_value, copy, stage[u] + 1);
-            if model.is_stage_sel[u] {
-                mi.uses[0] = qs;
-            }
-            if model.is_stage_guarded[u] {
-                mi.guard = MGuard::new(qs, false);
-            }
-            if let Some(o) = mi.opcode() {
-                if o.format() == Format::Store {
-                    mi.guard = MGuard::new(qs, false);
-                } else if let Some(spec) = o.speculative_load() {
-                    mi.op = crate::mir::MOp::Op(spec);
-                }
-            }
-            if u == model.cmp {
-                mi.guard = MGuard::new(qs, false);
-                mi.ctype = CmpType::Unc;
-            }
+            super::kernel::under_stage_predicate(model, u, &mut mi, qs);
             body.push(mi);
         }
         let next = if copy + 1 < copies {
@@ -374,12 +358,7 @@ pub fn emit_expanded(
 
     // the first copy's parameters: the loop's invariant ones, then the instances of
     // the trip before; their values on entry and from the back edge
-    let init_of: HashMap<VReg, Reg> = model
-        .args
-        .iter()
-        .zip(&model.init)
-        .filter_map(|(a, i)| a.as_virtual().map(|a| (a, *i)))
-        .collect();
+    let init_of = model.init_of_back_values();
     let f = mf.new_vreg(RegClass::Pred);
     let mut params: Vec<VReg> = Vec::new();
     let mut init: Vec<Reg> = Vec::new();
@@ -426,22 +405,7 @@ pub fn emit_expanded(
     }
     mf.layout.extend(exits.iter().copied());
     mf.layout.extend(join);
-    let latch_br = mf.block_inst_ids(model.latch)[0];
-    mf.inst_mut(latch_br).args = back;
-    let pre = mf.end_of_normal_path(model.preheader);
-    let last = mf.block_len(pre) - 1;
-    mf.insert_inst(
-        pre,
-        last,
-        MInst::op(
-            Opcode::CmpNe,
-            &[Reg::Virtual(f), Reg::P0],
-            &[Reg::ZERO, Reg::ZERO],
-            Imm::None,
-        ),
-    );
-    let pre_br = mf.block_inst_ids(pre)[last + 1];
-    mf.inst_mut(pre_br).args = init;
+    super::kernel::connect(mf, model, f, back, init);
     // what the rest of the function read of the loop, it reads of the join
     if join.is_some() {
         let skip: Vec<MBlock> = blocks

@@ -161,6 +161,58 @@ pub fn kernel_overhead(model: &Model, times: &[i64], ii: i64) -> usize {
     1 + (shape.stages as usize + 2) + copies
 }
 
+/// What operation `u` of the body becomes under its stage predicate `qs`: a stage
+/// `sel` selects on it, a guarded definition and a store take it as guard, a load
+/// becomes non-faulting (`lds`), the continuation compare is made `.unc` under it.
+pub(super) fn under_stage_predicate(model: &Model, u: usize, mi: &mut MInst, qs: Reg) {
+    if model.is_stage_sel[u] {
+        mi.uses[0] = qs;
+    }
+    if model.is_stage_guarded[u] {
+        mi.guard = MGuard::new(qs, false);
+    }
+    if let Some(o) = mi.opcode() {
+        if o.format() == Format::Store {
+            mi.guard = MGuard::new(qs, false);
+        } else if let Some(spec) = o.speculative_load() {
+            mi.op = crate::mir::MOp::Op(spec);
+        }
+    }
+    if u == model.cmp {
+        mi.guard = MGuard::new(qs, false);
+        mi.ctype = CmpType::Unc;
+    }
+}
+
+/// Passes the kernel's parameters their values: `back` by the latch, `init` by the
+/// preheader, which first makes `f` false (the predicate of stages that have no
+/// iteration yet). A preheader with a call that has an unwind edge gets a block of
+/// its own for the compare after the call, whose result copies alone may follow it.
+pub(super) fn connect(
+    mf: &mut MachFunction,
+    model: &Model,
+    f: VReg,
+    back: Vec<Reg>,
+    init: Vec<Reg>,
+) {
+    let latch_br = mf.block_inst_ids(model.latch)[0];
+    mf.inst_mut(latch_br).args = back;
+    let pre = mf.end_of_normal_path(model.preheader);
+    let last = mf.block_len(pre) - 1;
+    mf.insert_inst(
+        pre,
+        last,
+        MInst::op(
+            Opcode::CmpNe,
+            &[Reg::Virtual(f), Reg::P0],
+            &[Reg::ZERO, Reg::ZERO],
+            Imm::None,
+        ),
+    );
+    let pre_br = mf.block_inst_ids(pre)[last + 1];
+    mf.inst_mut(pre_br).args = init;
+}
+
 /// Rewrites the loop of `model` in `mf` as its kernel for `times` at interval `ii`.
 /// Fails (leaving `mf` as it was) when a read would go back in time, which the
 /// schedule's dependences exclude.
@@ -208,23 +260,9 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
             mi.keep = Some(map(u, kr));
         }
         let qs = Reg::Virtual(q[stage[u] as usize]);
-        if model.is_stage_sel[u] {
-            mi.uses[0] = qs;
-        }
-        if model.is_stage_guarded[u] {
-            mi.guard = MGuard::new(qs, false);
-        }
-        if let Some(o) = mi.opcode() {
-            if o.format() == Format::Store {
-                mi.guard = MGuard::new(qs, false);
-            } else if let Some(spec) = o.speculative_load() {
-                mi.op = crate::mir::MOp::Op(spec);
-            }
-        }
+        under_stage_predicate(model, u, &mut mi, qs);
         if u == model.cmp {
             debug_assert!(stage[u] == cmp_stage);
-            mi.guard = MGuard::new(qs, false);
-            mi.ctype = CmpType::Unc;
             if model.cont_negated {
                 if mi.defs[1] == Reg::P0 {
                     mi.defs[1] = Reg::Virtual(mf.new_vreg(RegClass::Pred));
@@ -356,12 +394,7 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
         params.push(model.params[k]);
         init.push(model.init[k]);
     }
-    let init_of: HashMap<VReg, Reg> = model
-        .args
-        .iter()
-        .zip(&model.init)
-        .filter_map(|(a, i)| a.as_virtual().map(|a| (a, *i)))
-        .collect();
+    let init_of = model.init_of_back_values();
     for &(v, d) in &chain_order {
         params.push(chain[&(v, d)]);
         let zero = match mf.vregs[v] {
@@ -374,24 +407,7 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     let h = model.header;
     mf.blocks[h].params = params;
     mf.set_block(h, kernel);
-    let latch_br = mf.block_inst_ids(model.latch)[0];
-    mf.inst_mut(latch_br).args = back;
-    // (a preheader with a call that has an unwind edge gets a block of its own for the
-    // flag's compare after the call, whose result copies alone may follow it)
-    let pre = mf.end_of_normal_path(model.preheader);
-    let last = mf.block_len(pre) - 1;
-    mf.insert_inst(
-        pre,
-        last,
-        MInst::op(
-            Opcode::CmpNe,
-            &[Reg::Virtual(f), Reg::P0],
-            &[Reg::ZERO, Reg::ZERO],
-            Imm::None,
-        ),
-    );
-    let pre_br = mf.block_inst_ids(pre)[last + 1];
-    mf.inst_mut(pre_br).args = init;
+    connect(mf, model, f, back, init);
     // what the rest of the function read of the loop, it reads of the wrapped values
     for &(old, new) in &model.outside {
         if old == new {

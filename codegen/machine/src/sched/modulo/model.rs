@@ -331,6 +331,15 @@ impl Model {
         c
     }
 
+    /// The initial value of the parameter each back-edge value is passed to.
+    pub fn init_of_back_values(&self) -> std::collections::HashMap<VReg, Reg> {
+        self.args
+            .iter()
+            .zip(&self.init)
+            .filter_map(|(a, i)| a.as_virtual().map(|a| (a, *i)))
+            .collect()
+    }
+
     /// The node that defines the back-edge value of parameter `k`, if it is carried
     /// (not the parameter itself).
     pub fn carried_def(

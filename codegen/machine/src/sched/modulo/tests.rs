@@ -12,6 +12,12 @@ fn run(mf: &MachFunction, args: &[u64]) -> Vec<u64> {
     Interpreter::new([mf]).call(&mf.name, args).unwrap()
 }
 
+/// The rotating kernel, with the exact search where iterative scheduling gives up.
+const EXACT: ModuloOptions = ModuloOptions {
+    exact: true,
+    expand: false,
+};
+
 const SQUARES: &str = include_str!("../../../../../tests/mir/modulo.mir");
 
 fn squares() -> MachFunction {
@@ -24,14 +30,7 @@ fn squares() -> MachFunction {
 fn squares_reach_min_ii_and_compute_the_same() {
     let before = squares();
     let mut after = before.clone();
-    let stats = pipeline_loops(
-        &mut after,
-        &MachineConfig::default(),
-        ModuloOptions {
-            exact: true,
-            expand: false,
-        },
-    );
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), EXACT);
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -102,14 +101,7 @@ fn a_guarded_store_keeps_the_loop_as_it_is() {
         );
     let before = MachFunction::parse(&text).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(
-        &mut after,
-        &MachineConfig::default(),
-        ModuloOptions {
-            exact: true,
-            expand: false,
-        },
-    );
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), EXACT);
     assert_eq!((stats.loops, stats.rejected_operation), (1, 1), "{after}");
     assert_eq!(after.to_string(), before.to_string());
 }
@@ -125,14 +117,7 @@ fn a_walk_along_a_list_pipelines_with_a_speculative_stage() {
     let end = WALK.find("\n}\n").unwrap() + 3;
     let before = MachFunction::parse(&WALK[start..end]).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(
-        &mut after,
-        &MachineConfig::default(),
-        ModuloOptions {
-            exact: true,
-            expand: false,
-        },
-    );
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), EXACT);
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
@@ -154,14 +139,7 @@ fn a_full_table_reaches_min_ii_by_the_exact_search() {
     let end = FULL_TABLE.find("\n}\n").unwrap() + 3;
     let before = MachFunction::parse(&FULL_TABLE[start..end]).unwrap();
     let mut after = before.clone();
-    let stats = pipeline_loops(
-        &mut after,
-        &MachineConfig::default(),
-        ModuloOptions {
-            exact: true,
-            expand: false,
-        },
-    );
+    let stats = pipeline_loops(&mut after, &MachineConfig::default(), EXACT);
     after.verify(Phase::Ssa).unwrap();
     assert_eq!(stats.pipelined.len(), 1, "{after}");
     let r = &stats.pipelined[0];
