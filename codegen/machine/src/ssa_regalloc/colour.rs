@@ -443,7 +443,7 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
     let kept = &a.kept;
     let mut disjoint_shared = 0;
     let keepers = Keepers::new(mf, a);
-    let preds = crate::ssa_view::block_preds(mf, &crate::ssa_view::cfg_of(mf));
+    let preds = crate::ssa_view::block_preds(mf, &a.cfg);
     for &bb in a.dom.preorder() {
         let b = mblock(bb);
         let mut held = Held::new();

