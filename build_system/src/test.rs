@@ -14,12 +14,13 @@ use crate::toolchain::Toolchain;
 use crate::{test_extended, test_fuzz, test_no_sysroot, test_programs, test_sysroot, test_target};
 
 /// The suites this build system can run.
-const SUITES: [&str; 10] = [
+const SUITES: [&str; 11] = [
     "unit",
     "target",
     "no_sysroot",
     "programs",
     "extended",
+    "extended_sample",
     "sysroot",
     "sysroot_sample",
     "cargo",
@@ -185,12 +186,14 @@ pub fn test(
     let mut results = Vec::new();
     for name in &names {
         eprintln!("[test] suite {name}");
+        let started = std::time::Instant::now();
         let result = match *name {
             "unit" => unit(paths, toolchain),
             "target" => target(paths, toolchain),
             "no_sysroot" => no_sysroot(paths, toolchain, options),
             "programs" => programs(paths, toolchain, options),
-            "extended" => extended(paths, toolchain),
+            "extended" => extended(paths, toolchain, test_extended::Coverage::Full),
+            "extended_sample" => extended(paths, toolchain, test_extended::Coverage::Alternating),
             "cargo" => cargo_suite(paths, toolchain),
             "sysroot" => sysroot(paths, toolchain, 1, options),
             "sysroot_sample" => sysroot(paths, toolchain, SYSROOT_SAMPLE, options),
@@ -198,22 +201,24 @@ pub fn test(
             "fuzz_sample" => fuzz_suite(paths, toolchain, Some(test_fuzz::CI_SAMPLE), options),
             _ => unreachable!("suite names are checked by parse_suites"),
         };
-        if let Err(message) = &result {
-            eprintln!("[test] suite {name} FAILED: {message}");
+        let seconds = started.elapsed().as_secs();
+        match &result {
+            Ok(_) => eprintln!("[test] suite {name} passed in {seconds} s"),
+            Err(message) => eprintln!("[test] suite {name} FAILED in {seconds} s: {message}"),
         }
-        results.push((name, result));
+        results.push((name, result, seconds));
     }
 
     println!();
     println!("test summary:");
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
-    for (name, result) in &results {
+    for (name, result, seconds) in &results {
         match result {
-            Ok(summary) => println!("  {name:width$}  ok ({summary})"),
-            Err(message) => println!("  {name:width$}  FAILED: {message}"),
+            Ok(summary) => println!("  {name:width$}  ok in {seconds} s ({summary})"),
+            Err(message) => println!("  {name:width$}  FAILED in {seconds} s: {message}"),
         }
     }
-    let failed = results.iter().filter(|(_, r)| r.is_err()).count();
+    let failed = results.iter().filter(|(_, r, _)| r.is_err()).count();
     println!("suites: {} passed, {failed} failed", results.len() - failed);
     Ok(failed == 0)
 }
@@ -299,9 +304,13 @@ fn programs(paths: &Paths, toolchain: &Toolchain, options: &Options) -> Result<S
 }
 
 /// Real crates' test suites on the simulator beside the host (test_extended.rs).
-fn extended(paths: &Paths, toolchain: &Toolchain) -> Result<String, String> {
+fn extended(
+    paths: &Paths,
+    toolchain: &Toolchain,
+    coverage: test_extended::Coverage,
+) -> Result<String, String> {
     build::build(paths, toolchain, Profile::Release)?;
-    let outcome = test_extended::run(paths, toolchain)?;
+    let outcome = test_extended::run(paths, toolchain, coverage)?;
     against_the_host(outcome.regressions, outcome.summary)
 }
 
