@@ -306,7 +306,7 @@ impl Options {
             pre_sched_region: true,
             modulo: true,
             modulo_report: false,
-            modulo_exact: false,
+            modulo_exact: true,
             modulo_expand: true,
             pcp_options: vliw_machine::pcp::PcpOptions::default(),
             psi_lowering: PsiLowering::PredicatedCopies,

@@ -20,6 +20,13 @@
 //!   bundle (the same table and test as `ims`);
 //! - earlier cycles first: they leave the later operations the most room.
 //!
+//! - a complete placement is taken only when `accept` says the kernel's own
+//!   operations still fit beside it (the stage predicates' `por`s of a schedule with
+//!   more than two stages, the rotation copies of the rotating kernel): a table the
+//!   body fills exactly leaves them no slot, and the kernel would run a cycle longer
+//!   than the interval; the search goes on to a placement with fewer stages or free
+//!   slots.
+//!
 //! The result is a schedule by the same rules as `ims`'s, or `None` when there is
 //! none within the horizon or the tries run out (the caller then tries II + 1).
 
@@ -41,6 +48,7 @@ pub(super) fn schedule(
     ii: i64,
     config: &MachineConfig,
     window: &dyn Fn(usize) -> (i64, i64),
+    accept: &dyn Fn(&[i64], &Reservations) -> bool,
 ) -> Option<(Vec<i64>, Reservations)> {
     let n = g.ops.len();
     // body order must follow every edge within an iteration, and no operation's
@@ -54,6 +62,7 @@ pub(super) fn schedule(
         g,
         ii,
         window,
+        accept,
         horizon: MAX_STAGES * ii - 1,
         time: vec![None; n],
         mrt: Reservations::new(g, ii, config),
@@ -71,6 +80,7 @@ struct Search<'a> {
     g: &'a LoopGraph,
     ii: i64,
     window: &'a dyn Fn(usize) -> (i64, i64),
+    accept: &'a dyn Fn(&[i64], &Reservations) -> bool,
     horizon: i64,
     time: Vec<Option<i64>>,
     mrt: Reservations,
@@ -81,7 +91,8 @@ impl Search<'_> {
     /// Places operations `op..` after those before them; true when all are placed.
     fn place(&mut self, op: usize) -> bool {
         if op == self.time.len() {
-            return true;
+            let times: Vec<i64> = self.time.iter().map(|t| t.expect("placed")).collect();
+            return (self.accept)(&times, &self.mrt);
         }
         let (from, to) = (self.window)(op);
         let (mut earliest, mut latest) = (from.max(0), to.min(self.horizon));

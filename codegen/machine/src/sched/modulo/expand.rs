@@ -24,11 +24,21 @@
 //! the compare of trip `t − s − 1`, a read at distance `s + 1`; on entry the one
 //! that stands for trip −1's compare is true (iteration 0 exists) and the others
 //! false. The loop goes on after trip `t` while an iteration it ran in a stage
-//! before the last exists (`q_0 ∨ … ∨ q_{S−2}` of the trip: a plain read with two
-//! stages, `S − 2` `por`s with more), so each copy ends in its exit test: `(cont)
-//! br` to the next copy (the last one to the latch, back to the first) and otherwise
-//! to an exit block of its own, which passes the copy's values of what the rest of
-//! the function reads to one join block before the loop's exit.
+//! before the last exists: `q_0 ∨ … ∨ q_{S−2}` of the trip, which would take `S − 2`
+//! `por`s in every copy. The iterations that exist are a prefix `0..N`, so that
+//! disjunction is "iteration `t − S + 2` exists, or is one before the first": the
+//! compare of trip `t − S + 1` (a read at distance `S − 1`), with every trip before
+//! the first standing for true. That is `q_{S−2}` but for its values on entry, so it
+//! is carried apart from the stage predicates: as the compare's other result, its
+//! complement (which `.unc` clears where the iteration does not exist, but those
+//! trips' are never read: the loop has ended before), by parameters that enter false,
+//! and the branch is guarded by its negation. It costs no operation, and shares no
+//! back-edge value with the stage predicates (one value passed to two parameters
+//! would cost a copy on the back edge). With two stages it is `q_0` itself; where
+//! the compare's other result is used already, the `por`s stay. Each copy ends in its
+//! exit test: `(cont) br` to the next copy (the last one to the latch, back to the
+//! first) and otherwise to an exit block of its own, which passes the copy's values of
+//! what the rest of the function reads to one join block before the loop's exit.
 //!
 //! An access off a pointer that advances by a constant stride (`p' = p + c` in the
 //! first stage) is rewritten off the pointer of the trip's newest iteration, the
@@ -52,7 +62,13 @@ use super::model::Model;
 use crate::mir::{Imm, MBlock, MGuard, MInst, MachFunction, Reg, RegClass, VReg};
 
 /// At most this many copies of the kernel (code size).
-pub const MAX_COPIES: i64 = 4;
+pub const MAX_COPIES: i64 = 8;
+
+/// The cycles one round of the copies should take at least (`U · II`, with `U` up
+/// to [`MAX_COPIES`]): the branch from the last copy back to the first is the one
+/// taken branch of a round, and its penalty (a cycle on the default machine) is
+/// then at most a tenth of the round. The other copies' branches fall through.
+pub const MIN_ROUND_CYCLES: i64 = 10;
 
 /// What the read of a value in one copy resolves to: a copy's value, or a parameter
 /// of the first copy standing for a copy of the trip before.
@@ -80,6 +96,10 @@ pub fn copies_needed(model: &Model, times: &[i64], ii: i64) -> Option<i64> {
         // stands for: fine when it comes first
         let late = position[u] > position[def];
         copies = copies.max(dist + i64::from(late));
+    }
+    // the exit test's read at distance S − 1, by the branch after the compare
+    if shape.stages >= 3 {
+        copies = copies.max(shape.stages);
     }
     (copies <= MAX_COPIES).then_some(copies)
 }
@@ -140,8 +160,26 @@ fn needs_stage_predicate(model: &Model, u: usize) -> bool {
             .is_some_and(|o| o.format() == Format::Store)
 }
 
+/// Whether the continuation compare's other result (the one that is not "goes on")
+/// is free for the copies' exit test: `p0`, or a register nothing reads but the
+/// loop's own branches (which the kernel replaces).
+pub fn compare_other_result_free(mf: &MachFunction, model: &Model) -> bool {
+    let other = model.nodes[model.cmp].defs[1 - usize::from(model.cont_negated)];
+    let loop_branch = |b: MBlock, mi: &MInst| {
+        (b == model.header || b == model.latch) && mi.opcode() == Some(Opcode::Br)
+    };
+    other == Reg::P0
+        || (other.as_virtual().is_some()
+            && !mf.layout.iter().any(|&b| {
+                mf.block_insts(b)
+                    .any(|mi| !loop_branch(b, mi) && mi.all_uses().any(|r| r == other))
+            }))
+}
+
 /// Rewrites the loop of `model` in `mf` as `copies` copies of its kernel for `times`
-/// at interval `ii` (`copies` from [`copies_needed`]). Returns the copies' blocks,
+/// at interval `ii` (`copies` from [`copies_needed`]); with `exit_chain`, the exit
+/// test of more than two stages by a carried chain of the compare's other result,
+/// else by `por`s (fewer registers). Returns the copies' blocks,
 /// the first being the loop's header. Fails, leaving `mf` as it was, when a read
 /// would go back in time.
 pub fn emit_expanded(
@@ -151,6 +189,7 @@ pub fn emit_expanded(
     ii: i64,
     copies: i64,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    exit_chain: bool,
 ) -> Result<Vec<MBlock>, ()> {
     let shape = Shape::new(model, times, ii);
     let (stage, stages) = (&shape.stage, shape.stages);
@@ -172,6 +211,15 @@ pub fn emit_expanded(
     let Reg::Virtual(cmp_value) = nodes[model.cmp].defs[cont_def_index] else {
         return Err(());
     };
+    // with more than two stages, the exit test's chain: the compare's other result
+    // (its complement where the iteration exists), a register of its own when the
+    // model's is `p0` or read by nothing
+    let exit_value =
+        (exit_chain && stages > 2 && compare_other_result_free(mf, model)).then(|| {
+            let v = mf.new_vreg(RegClass::Pred);
+            nodes[model.cmp].defs[1 - cont_def_index] = Reg::Virtual(v);
+            v
+        });
 
     let pointers = strided_pointers(model, &shape, bases);
 
@@ -185,24 +233,32 @@ pub fn emit_expanded(
             }
         }
     }
-    // the first copy's parameters for instances of the trip before, made on demand
+    // the first copy's parameters for instances of the trip before, made on demand;
+    // those of the exit test's chain apart (they enter true)
     let mut carried: Vec<(Instance, VReg)> = Vec::new();
-    let mut read = |mf: &mut MachFunction, value: VReg, copy: i64, dist: i64| -> Reg {
-        let from = copy - dist;
-        if from >= 0 {
-            return Reg::Virtual(name[&Instance { value, copy: from }]);
-        }
-        let instance = Instance {
-            value,
-            copy: from.rem_euclid(copies),
+    let mut carried_exit_test: Vec<(Instance, VReg)> = Vec::new();
+    let mut read =
+        |mf: &mut MachFunction, value: VReg, copy: i64, dist: i64, exit_test: bool| -> Reg {
+            let from = copy - dist;
+            if from >= 0 {
+                return Reg::Virtual(name[&Instance { value, copy: from }]);
+            }
+            let instance = Instance {
+                value,
+                copy: from.rem_euclid(copies),
+            };
+            let list = if exit_test {
+                &mut carried_exit_test
+            } else {
+                &mut carried
+            };
+            if let Some(&(_, p)) = list.iter().find(|(i, _)| *i == instance) {
+                return Reg::Virtual(p);
+            }
+            let p = mf.new_vreg(mf.vregs[value]);
+            list.push((instance, p));
+            Reg::Virtual(p)
         };
-        if let Some(&(_, p)) = carried.iter().find(|(i, _)| *i == instance) {
-            return Reg::Virtual(p);
-        }
-        let p = mf.new_vreg(mf.vregs[value]);
-        carried.push((instance, p));
-        Reg::Virtual(p)
-    };
 
     let mut blocks: Vec<MBlock> = vec![model.header];
     for _ in 1..copies {
@@ -212,21 +268,28 @@ pub fn emit_expanded(
     for copy in 0..copies {
         let mut body: Vec<MInst> = Vec::with_capacity(n + 4);
         // the loop goes on after this trip while a stage before the last has an
-        // iteration: from what earlier trips made, so at the top
-        let mut cont = read(mf, cmp_value, copy, 1);
-        for s in 1..stages - 1 {
-            let q = read(mf, cmp_value, copy, s + 1);
-            let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
-            body.push(MInst::op(Opcode::Por, &[t], &[cont, q], Imm::None));
-            cont = t;
-        }
+        // iteration (see the module documentation)
+        let (cont, cont_negated) = match exit_value {
+            Some(v) => (read(mf, v, copy, stages - 1, true), true),
+            None => {
+                // `q_0 ∨ … ∨ q_{S−2}` by `por`s, from what earlier trips made
+                let mut cont = read(mf, cmp_value, copy, 1, false);
+                for s in 1..stages - 1 {
+                    let q = read(mf, cmp_value, copy, s + 1, false);
+                    let t = Reg::Virtual(mf.new_vreg(RegClass::Pred));
+                    body.push(MInst::op(Opcode::Por, &[t], &[cont, q], Imm::None));
+                    cont = t;
+                }
+                (cont, false)
+            }
+        };
         for &u in &shape.order {
             let mut mi = nodes[u].clone();
             // (every read resolved above)
             let mut resolved: Vec<(Reg, Reg)> = Vec::new();
             for r in mi.all_uses() {
                 if let Ok(Some((v, d))) = shape.resolve(u, r) {
-                    let to = read(mf, v, copy, d);
+                    let to = read(mf, v, copy, d, false);
                     resolved.push((r, to));
                 }
             }
@@ -258,11 +321,11 @@ pub fn emit_expanded(
                         .and_then(|back| offset.checked_add(own)?.checked_sub(back))
                         .filter(|f| i32::try_from(*f).is_ok())
                 {
-                    mi.uses[0] = read(mf, next, copy, 1);
+                    mi.uses[0] = read(mf, next, copy, 1, false);
                     mi.imm = Imm::Const(folded);
                 }
             }
-            let qs = read(mf, cmp_value, copy, stage[u] + 1);
+            let qs = read(mf, cmp_value, copy, stage[u] + 1, false);
             super::kernel::under_stage_predicate(model, u, &mut mi, qs);
             body.push(mi);
         }
@@ -272,7 +335,7 @@ pub fn emit_expanded(
             model.latch
         };
         let mut go_on = MInst::op(Opcode::Br, &[], &[], Imm::Block(next));
-        go_on.guard = MGuard::new(cont, false);
+        go_on.guard = MGuard::new(cont, cont_negated);
         body.push(go_on);
         bodies.push(body);
     }
@@ -319,7 +382,11 @@ pub fn emit_expanded(
     // a kept value must die at the definition that keeps it: one read later (in
     // this copy or a later one, by the back edge or the exit of this copy or a
     // later one) gets a copy to keep
-    let back_reads: Vec<Reg> = carried.iter().map(|(i, _)| Reg::Virtual(name[i])).collect();
+    let back_reads: Vec<Reg> = carried
+        .iter()
+        .chain(&carried_exit_test)
+        .map(|(i, _)| Reg::Virtual(name[i]))
+        .collect();
     let exit_reads: Vec<Vec<Reg>> = exits
         .iter()
         .map(|&x| mf.block_insts(x).flat_map(|mi| mi.args.clone()).collect())
@@ -380,6 +447,14 @@ pub fn emit_expanded(
             };
             init.push(init_of.get(&instance.value).copied().unwrap_or(zero));
         }
+    }
+
+    // the exit test's chain of complements: every trip before the first stands for
+    // "goes on", its complement false
+    for &(instance, p) in &carried_exit_test {
+        params.push(p);
+        back.push(Reg::Virtual(name[&instance]));
+        init.push(Reg::Virtual(f));
     }
 
     // write it all

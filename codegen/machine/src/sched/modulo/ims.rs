@@ -11,7 +11,9 @@
 //! longer fit, and the successors whose dependences it now violates. A budget of
 //! placements bounds the search; when it runs out, a small body is searched
 //! exhaustively (`exact`), and otherwise (or when that finds nothing) the caller
-//! tries II + 1.
+//! tries II + 1. With `exact`, a complete schedule the caller's `accept` refuses (the
+//! kernel's own operations would not fit beside it) is searched for exhaustively too;
+//! when that finds none, the heuristic's schedule stands.
 //!
 //! Once every operation is placed, a local search cuts the copies the schedule's
 //! values need across trips (`fewer_copies`): an operation moves to a cycle where
@@ -38,6 +40,7 @@ pub fn schedule(
     cmp_stage: i64,
     late: &[bool],
     exact: bool,
+    accept: &dyn Fn(&[i64], &Reservations) -> bool,
 ) -> Option<Vec<i64>> {
     let (lo, hi) = (cmp_stage * ii, (cmp_stage + 1) * ii);
     let n = g.ops.len();
@@ -68,7 +71,7 @@ pub fn schedule(
             }
             // the heuristic gave up: a small body is searched exhaustively
             let (mut times, mut mrt) =
-                super::exact::schedule(g, ii, config, &|op| range(op, i64::MAX))?;
+                super::exact::schedule(g, ii, config, &|op| range(op, i64::MAX), accept)?;
             fewer_copies(g, ii, &mut mrt, &mut times, &range);
             return Some(times);
         }
@@ -143,13 +146,21 @@ pub fn schedule(
         .collect();
     fewer_copies(g, ii, &mut mrt, &mut times, &range);
     debug_assert_eq!(slots, mrt.table.len());
+    if exact
+        && !accept(&times, &mrt)
+        && let Some((mut better, mut better_mrt)) =
+            super::exact::schedule(g, ii, config, &|op| range(op, i64::MAX), accept)
+    {
+        fewer_copies(g, ii, &mut better_mrt, &mut better, &range);
+        return Some(better);
+    }
     Some(times)
 }
 
 /// The modulo reservation table: per slot (`cycle mod II`) the operations placed
 /// there, the syllables and the operations per unit kind in use (what
 /// `check_bundle` counts), the last slot holding the loop's branch.
-pub(super) struct Reservations {
+pub struct Reservations {
     table: Vec<Vec<usize>>,
     syllables: Vec<usize>,
     used: Vec<u32>,
@@ -193,6 +204,26 @@ impl Reservations {
         let (syl, unit, limm) = self.cost[op];
         let unit_ok = limm || self.used[slot * Unit::ALL.len() + unit] < self.capacity[unit];
         (self.syllables[slot] + syl <= self.width && unit_ok) || self.table[slot].is_empty()
+    }
+
+    /// The interval: the table's slots.
+    pub fn interval(&self) -> i64 {
+        self.table.len() as i64
+    }
+
+    /// How many more single-syllable operations of unit `unit` the slots before the
+    /// last (the kernel's branch reads what they write) still take.
+    pub fn room_before_branch(&self, unit: Unit) -> usize {
+        let u = unit_slot(unit);
+        let slots = self.table.len();
+        (0..slots.saturating_sub(1))
+            .map(|s| {
+                let syllables = self.width.saturating_sub(self.syllables[s]);
+                let units =
+                    self.capacity[u].saturating_sub(self.used[s * Unit::ALL.len() + u]) as usize;
+                syllables.min(units)
+            })
+            .sum()
     }
 
     pub(super) fn take(&mut self, slot: usize, op: usize) {

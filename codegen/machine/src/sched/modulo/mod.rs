@@ -179,23 +179,40 @@ pub fn pipeline_loops(
         // kernel not come out) with `sel`s only
         let mut unfolded = model.clone();
         unfolded.fold = false;
-        let mut outcome = pipeline_one(mf, model, &bases, config, options);
-        let failed = match &outcome {
-            Outcome::Done(..) => mf.verify(Phase::Ssa).is_err(),
-            Outcome::Failed => true,
-            _ => false,
+        let attempt = |mf: &mut MachFunction, exit_chain: bool, unfolded_count: &mut usize| {
+            let mut outcome = pipeline_one(mf, model.clone(), &bases, config, options, exit_chain);
+            let failed = match &outcome {
+                Outcome::Done(..) => mf.verify(Phase::Ssa).is_err(),
+                Outcome::Failed => true,
+                _ => false,
+            };
+            if failed {
+                *mf = before.clone();
+                *unfolded_count += 1;
+                outcome = pipeline_one(mf, unfolded.clone(), &bases, config, options, exit_chain);
+            }
+            outcome
         };
-        if failed {
+        let pressure_of = |mf: &MachFunction, blocks: &[MBlock]| {
+            crate::ssa_regalloc::analysis::Analysis::compute(mf)
+                .is_ok_and(|a| !blocks.iter().any(|b| a.violations.contains(b)))
+        };
+        let mut outcome = attempt(mf, true, &mut stats.unfolded);
+        // the kernel copies' exit chain holds a predicate per stage: where that is
+        // too many registers, the copies again with `por`s
+        if let Outcome::Done(report, blocks) = &outcome
+            && options.expand
+            && report.stages > 2
+            && mf.verify(Phase::Ssa).is_ok()
+            && !pressure_of(mf, blocks)
+        {
             *mf = before.clone();
-            stats.unfolded += 1;
-            outcome = pipeline_one(mf, unfolded, &bases, config, options);
+            outcome = attempt(mf, false, &mut stats.unfolded);
         }
         match outcome {
             Outcome::Done(report, kernel_blocks) => {
                 let ok = mf.verify(Phase::Ssa).is_ok();
-                let pressure_ok = ok
-                    && crate::ssa_regalloc::analysis::Analysis::compute(mf)
-                        .is_ok_and(|a| !kernel_blocks.iter().any(|b| a.violations.contains(b)));
+                let pressure_ok = ok && pressure_of(mf, &kernel_blocks);
                 if !ok {
                     *mf = before;
                     decline("the kernel failed verification".into());
@@ -237,6 +254,34 @@ pub fn pipeline_loops(
     stats
 }
 
+/// Whether the operations the kernel adds to the body's for schedule `times` still
+/// fit in the reservation table `mrt` before its branch: with kernel copies
+/// (`expand`) none (the exit test is a carried predicate), or a `por` per stage
+/// beyond the second where the body uses the compare's other result; in the rotating kernel,
+/// its predicate upkeep and rotation copies (`kernel::kernel_overhead`, the branch
+/// aside). What does not fit makes the kernel a cycle longer than the interval.
+fn kernel_fits(
+    model: &Model,
+    times: &[i64],
+    mrt: &ims::Reservations,
+    expand: bool,
+    other_free: bool,
+) -> bool {
+    let ii = mrt.interval();
+    let stages = times.iter().map(|t| t / ii).max().unwrap_or(0) + 1;
+    // (the copies' exit test uses the compare's other result, unless something reads
+    // it: `other_free`)
+    let adds = match expand
+        .then(|| expand::copies_needed(model, times, ii))
+        .flatten()
+    {
+        Some(_) if other_free => 0,
+        Some(_) => (stages - 2).max(0) as usize,
+        None => kernel::kernel_overhead(model, times, ii).saturating_sub(1),
+    };
+    adds <= mrt.room_before_branch(vliw_isa::Unit::Alu)
+}
+
 enum Outcome {
     /// The report and the kernel's blocks.
     Done(LoopReport, Vec<MBlock>),
@@ -270,6 +315,7 @@ fn pipeline_one(
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
     options: ModuloOptions,
+    exit_chain: bool,
 ) -> Outcome {
     let exact = options.exact;
     let length = block_length(&model, bases, config);
@@ -306,6 +352,12 @@ fn pipeline_one(
                         .is_some_and(|o| o.format() == vliw_isa::Format::Store)
             })
             .collect();
+        // the kernel's own operations beside the body's, which a full table leaves no
+        // slot (see `kernel_fits`)
+        let other_free = exit_chain && expand::compare_other_result_free(mf, &model);
+        let accept = |times: &[i64], mrt: &ims::Reservations| {
+            kernel_fits(&model, times, mrt, options.expand, other_free)
+        };
         let mut found = None;
         // (a few intervals above MinII: a loop that needs more is rarely worth it,
         // and each failed attempt spends the scheduler's whole budget); at each, the
@@ -314,7 +366,7 @@ fn pipeline_one(
         'intervals: for ii in mii..length.min(mii + MAX_II_ATTEMPTS) {
             for cmp_stage in 0..=MAX_COMPARE_STAGE {
                 if let Some(times) =
-                    ims::schedule(&g, ii, config, model.cmp, cmp_stage, &late, exact)
+                    ims::schedule(&g, ii, config, model.cmp, cmp_stage, &late, exact, &accept)
                     && times[model.cmp] / ii == cmp_stage
                 {
                     found = Some((ii, times));
@@ -354,16 +406,18 @@ fn pipeline_one(
             continue;
         }
         // as copies that name each trip's values apart, when the schedule is one that
-        // form takes (else one block rotating them)
+        // form takes (else one block rotating them); enough of them that the taken
+        // branch back to the first, once per round, costs a tenth of a round at most
         let copies = if options.expand {
             expand::copies_needed(&model, &times, ii)
+                .map(|u| u.max(((expand::MIN_ROUND_CYCLES + ii - 1) / ii).min(expand::MAX_COPIES)))
         } else {
             None
         };
         // what the kernel adds (its branch, predicate upkeep, rotation copies) may
         // make it no shorter than the block: then it is not worth it
         let overhead = match copies {
-            Some(_) => 1 + (stages - 2).max(0) as usize,
+            Some(_) => 1,
             None => kernel::kernel_overhead(&model, &times, ii),
         };
         let issue = (model.nodes.len() + overhead).div_ceil(config.width) as i64;
@@ -385,7 +439,7 @@ fn pipeline_one(
             block_length: length,
         };
         let emitted = match copies {
-            Some(u) => expand::emit_expanded(mf, &model, &times, ii, u, bases),
+            Some(u) => expand::emit_expanded(mf, &model, &times, ii, u, bases, other_free),
             None => kernel::emit_kernel(mf, &model, &times, ii).map(|()| vec![model.header]),
         };
         return match emitted {
