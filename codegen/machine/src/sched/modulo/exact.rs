@@ -25,7 +25,7 @@
 //!   more than two stages, the rotation copies of the rotating kernel): a table the
 //!   body fills exactly leaves them no slot, and the kernel would run a cycle longer
 //!   than the interval; the search goes on to a placement with fewer stages or free
-//!   slots.
+//!   slots, up to [`MAX_REFUSALS`] refusals.
 //!
 //! The result is a schedule by the same rules as `ims`'s, or `None` when there is
 //! none within the horizon or the tries run out (the caller then tries II + 1).
@@ -40,6 +40,9 @@ pub const MAX_OPS: usize = 32;
 pub const MAX_PLACEMENTS: usize = 200_000;
 /// Stages of the schedules searched.
 pub const MAX_STAGES: i64 = 4;
+/// Complete placements `accept` may refuse before the search gives up (each costs
+/// the caller's test of the whole schedule).
+pub const MAX_REFUSALS: usize = 4096;
 
 /// A schedule at interval `ii` with every operation in its window (`window(op)`:
 /// the first and last cycle it may take), or `None`.
@@ -67,6 +70,7 @@ pub(super) fn schedule(
         time: vec![None; n],
         mrt: Reservations::new(g, ii, config),
         tries: 0,
+        refusals: 0,
     };
     if search.place(0) {
         let times = search.time.iter().map(|t| t.expect("placed")).collect();
@@ -85,6 +89,7 @@ struct Search<'a> {
     time: Vec<Option<i64>>,
     mrt: Reservations,
     tries: usize,
+    refusals: usize,
 }
 
 impl Search<'_> {
@@ -92,7 +97,14 @@ impl Search<'_> {
     fn place(&mut self, op: usize) -> bool {
         if op == self.time.len() {
             let times: Vec<i64> = self.time.iter().map(|t| t.expect("placed")).collect();
-            return (self.accept)(&times, &self.mrt);
+            if (self.accept)(&times, &self.mrt) {
+                return true;
+            }
+            self.refusals += 1;
+            if self.refusals >= MAX_REFUSALS {
+                self.tries = MAX_PLACEMENTS; // give up
+            }
+            return false;
         }
         let (from, to) = (self.window)(op);
         let (mut earliest, mut latest) = (from.max(0), to.min(self.horizon));
