@@ -177,9 +177,10 @@ pub fn compare_other_result_free(mf: &MachFunction, model: &Model) -> bool {
 }
 
 /// Rewrites the loop of `model` in `mf` as `copies` copies of its kernel for `times`
-/// at interval `ii` (`copies` from [`copies_needed`]); with `exit_chain`, the exit
-/// test of more than two stages by a carried chain of the compare's other result,
-/// else by `por`s (fewer registers). Returns the copies' blocks,
+/// at interval `ii` (`copies` from [`copies_needed`]); with `exit_chain` (the caller
+/// has checked [`compare_other_result_free`]), the exit test of more than two stages
+/// by a carried chain of the compare's other result, else by `por`s (fewer
+/// registers). Returns the copies' blocks,
 /// the first being the loop's header. Fails, leaving `mf` as it was, when a read
 /// would go back in time.
 pub fn emit_expanded(
@@ -212,14 +213,13 @@ pub fn emit_expanded(
         return Err(());
     };
     // with more than two stages, the exit test's chain: the compare's other result
-    // (its complement where the iteration exists), a register of its own when the
-    // model's is `p0` or read by nothing
-    let exit_value =
-        (exit_chain && stages > 2 && compare_other_result_free(mf, model)).then(|| {
-            let v = mf.new_vreg(RegClass::Pred);
-            nodes[model.cmp].defs[1 - cont_def_index] = Reg::Virtual(v);
-            v
-        });
+    // (its complement where the iteration exists), in a register of its own (the
+    // model's is `p0` or read by nothing)
+    let exit_value = (exit_chain && stages > 2).then(|| {
+        let v = mf.new_vreg(RegClass::Pred);
+        nodes[model.cmp].defs[1 - cont_def_index] = Reg::Virtual(v);
+        v
+    });
 
     let pointers = strided_pointers(model, &shape, bases);
 

@@ -197,22 +197,29 @@ pub fn pipeline_loops(
             crate::ssa_regalloc::analysis::Analysis::compute(mf)
                 .is_ok_and(|a| !blocks.iter().any(|b| a.violations.contains(b)))
         };
+        let checked = |mf: &MachFunction, outcome: &Outcome| match outcome {
+            Outcome::Done(_, blocks) => {
+                let ok = mf.verify(Phase::Ssa).is_ok();
+                (ok, ok && pressure_of(mf, blocks))
+            }
+            _ => (true, true),
+        };
         let mut outcome = attempt(mf, true, &mut stats.unfolded);
+        let (mut ok, mut pressure_ok) = checked(mf, &outcome);
         // the kernel copies' exit chain holds a predicate per stage: where that is
         // too many registers, the copies again with `por`s
-        if let Outcome::Done(report, blocks) = &outcome
+        if let Outcome::Done(report, _) = &outcome
             && options.expand
             && report.stages > 2
-            && mf.verify(Phase::Ssa).is_ok()
-            && !pressure_of(mf, blocks)
+            && ok
+            && !pressure_ok
         {
             *mf = before.clone();
             outcome = attempt(mf, false, &mut stats.unfolded);
+            (ok, pressure_ok) = checked(mf, &outcome);
         }
         match outcome {
             Outcome::Done(report, kernel_blocks) => {
-                let ok = mf.verify(Phase::Ssa).is_ok();
-                let pressure_ok = ok && pressure_of(mf, &kernel_blocks);
                 if !ok {
                     *mf = before;
                     decline("the kernel failed verification".into());
@@ -417,7 +424,8 @@ fn pipeline_one(
         // what the kernel adds (its branch, predicate upkeep, rotation copies) may
         // make it no shorter than the block: then it is not worth it
         let overhead = match copies {
-            Some(_) => 1,
+            Some(_) if other_free => 1,
+            Some(_) => 1 + (stages - 2).max(0) as usize,
             None => kernel::kernel_overhead(&model, &times, ii),
         };
         let issue = (model.nodes.len() + overhead).div_ceil(config.width) as i64;
