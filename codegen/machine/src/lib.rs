@@ -35,6 +35,7 @@ pub mod licm;
 pub mod lower;
 pub mod mir;
 pub mod object;
+pub mod offsets;
 pub mod options;
 pub mod pcp;
 pub mod psi;

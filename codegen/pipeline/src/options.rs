@@ -175,6 +175,9 @@ pub struct Options {
     /// Constant propagation on predicated code after if-conversion (`pcp=on|off`; it
     /// runs only when `if-convert=on`).
     pub pcp: bool,
+    /// Chains of constant additions folded into one addition or a memory offset
+    /// (`fold-offsets=on|off`, `vliw_machine::offsets`).
+    pub fold_offsets: bool,
     /// Sums rebuilt by when their terms are ready (`reassociate=on|off`,
     /// `vliw_machine::reassoc`).
     pub reassociate: bool,
@@ -251,6 +254,7 @@ impl core::fmt::Debug for Options {
             .field("promotion", &self.promotion)
             .field("ppg", &self.ppg)
             .field("pcp", &self.pcp)
+            .field("fold_offsets", &self.fold_offsets)
             .field("reassociate", &self.reassociate)
             .field("pre_sched", &self.pre_sched)
             .field("pre_sched_region", &self.pre_sched_region)
@@ -301,6 +305,7 @@ impl Options {
             promotion: true,
             ppg: true,
             pcp: true,
+            fold_offsets: true,
             reassociate: true,
             pre_sched: true,
             pre_sched_region: true,
@@ -366,6 +371,7 @@ impl Options {
         "ppg",
         "psi-shape",
         "pcp",
+        "fold-offsets",
         "reassociate",
         "pre-sched",
         "modulo",
@@ -443,6 +449,7 @@ impl Options {
                 }
             }
             "pcp" => self.pcp = on_off(key, value)?,
+            "fold-offsets" => self.fold_offsets = on_off(key, value)?,
             "reassociate" => self.reassociate = on_off(key, value)?,
             "modulo" => self.modulo = on_off(key, value)?,
             "modulo-report" => self.modulo_report = on_off(key, value)?,

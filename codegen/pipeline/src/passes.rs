@@ -826,6 +826,29 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "fold-offsets",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "chains of constant additions (an unrolled pointer, a counter incremented \
+                per copy) folded: `add (add x, c1), c2` becomes `add x, c1 + c2`, a load \
+                or store at `[(add x, c) + off]` one at `[x + c + off]`; as many \
+                operations or fewer, shorter chains (vliw_machine::offsets)",
+        switch: Some(Switch {
+            name: "fold-offsets",
+            off: "fold-offsets=off",
+            on: "fold-offsets=on",
+            default_on: true,
+        }),
+        runs: |o| o.fold_offsets,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::offsets::fold_offsets(mf);
+            o.count("offsets.adds", s.adds as u64);
+            o.count("offsets.addresses", s.addresses as u64);
+            o.count("offsets.removed", s.removed as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "reassociate",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
