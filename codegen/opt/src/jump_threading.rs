@@ -15,7 +15,12 @@
 //! its parameters and constants are used only by that terminator: then the values its
 //! terminator passes on are parameters (replaced by what the incoming branch gives),
 //! its constants (copied into the predecessor), or values defined in blocks that
-//! dominate it, which dominate its predecessors too. A
+//! dominate it, which dominate its predecessors too. A block of only constants and a
+//! branch whose values are read elsewhere is passed too, by an edge whose chosen
+//! successor leads neither to a read of them nor back to the block: the normal edge
+//! of an invoke whose landing pad joins it (`vliw_rvsdg::unwind` forms such joins: the
+//! "unwound" flag, the exception and the selector as parameters) goes straight to the
+//! normal successor, often an `unreachable` after a call that never returns. A
 //! block never threads into itself, and each edge is threaded a bounded number of
 //! times, so that a cycle of forwarding blocks ends. Blocks left without predecessors
 //! are removed, and the constants nobody reads any more with them ([`crate::dce`]).
@@ -83,7 +88,7 @@ fn thread_round(func: &mut Function) -> ThreadStats {
     };
     stats.removed_blocks += remove_unreachable(func, entry);
     stats.localized = localize(func);
-    let forwarding = forwarding_blocks(func);
+    let (forwarding, branch_only) = forwarding_blocks(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for &pred in &blocks {
         let Some(term) = func.layout.last_inst(pred) else {
@@ -99,13 +104,18 @@ fn thread_round(func: &mut Function) -> ThreadStats {
         for d in 0..ndest {
             for _ in 0..MAX_HOPS {
                 let call = func.dfg.branch_destinations(term)[d].clone();
-                if !forwarding[call.block] {
+                if !branch_only[call.block] {
                     break;
                 }
                 let Some(mut next) = resolve(func, &call) else {
                     break;
                 };
                 if next.block == call.block || next.block == entry {
+                    break;
+                }
+                // a block whose values are read elsewhere is passed by this edge only
+                // if nothing after the chosen successor reads them
+                if !forwarding[call.block] && reads_values_of(func, call.block, next.block) {
                     break;
                 }
                 copy_constants(func, call.block, term, &mut next.args);
@@ -127,7 +137,7 @@ fn thread_round(func: &mut Function) -> ThreadStats {
 fn localize(func: &mut Function) -> usize {
     let cfg = ControlFlowGraph::compute(func);
     let domtree = DominatorTree::with_cfg(func, &cfg);
-    let forwarding = forwarding_blocks(func);
+    let (forwarding, _) = forwarding_blocks(func);
     let entry = func.layout.entry_block();
     let candidates: Vec<Block> = func
         .layout
@@ -252,9 +262,53 @@ fn rematerialize_constants(func: &mut Function, block: Block) {
     }
 }
 
+/// Whether a block reached from `from` without passing `block` reads a parameter or a
+/// result of `block` (a branch that skips `block` and goes straight to `from` would
+/// leave that read without its definition), or `from` leads back to `block`, or the
+/// search gives up after [`LOCALIZE_LIMIT`] blocks. The only definitions that a direct edge `block` →
+/// `from` crosses are `block`'s own: a block dominated by `block` that dominated
+/// `from` would lie on the edge.
+fn reads_values_of(func: &Function, block: Block, from: Block) -> bool {
+    let defined_in_block = |v: Value| match func.dfg.value_def(v) {
+        ValueDef::Param(b, _) => b == block,
+        ValueDef::Result(i, _) => func.layout.inst_block(i) == Some(block),
+        ValueDef::Detached => false,
+    };
+    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut work = vec![from];
+    seen[from] = true;
+    seen[block] = true;
+    let mut visited = 0;
+    while let Some(b) = work.pop() {
+        visited += 1;
+        if visited > LOCALIZE_LIMIT {
+            return true;
+        }
+        for inst in func.layout.block_insts(b) {
+            if func.dfg.inst_values(inst).any(defined_in_block) {
+                return true;
+            }
+            for dest in func.dfg.branch_destinations(inst) {
+                // back to `block`: the edge would enter a cycle through it past it
+                // (a second way into a loop it heads)
+                if dest.block == block {
+                    return true;
+                }
+                if !seen[dest.block] {
+                    seen[dest.block] = true;
+                    work.push(dest.block);
+                }
+            }
+        }
+    }
+    false
+}
+
 /// The blocks that hold only constants and a branch that reads their parameters and
-/// constants, which nothing else reads.
-fn forwarding_blocks(func: &Function) -> SecondaryMap<Block, bool> {
+/// constants, which nothing else reads (forwarding); and the blocks that hold only
+/// constants and a branch, whatever reads their values (an edge may be threaded
+/// through one when nothing after its chosen successor reads them).
+fn forwarding_blocks(func: &Function) -> (SecondaryMap<Block, bool>, SecondaryMap<Block, bool>) {
     // values read outside the terminator of the block that defines them
     let mut used_elsewhere: SecondaryMap<Value, bool> = SecondaryMap::new();
     for block in func.layout.blocks() {
@@ -272,6 +326,7 @@ fn forwarding_blocks(func: &Function) -> SecondaryMap<Block, bool> {
         }
     }
     let mut forwarding = SecondaryMap::new();
+    let mut branch_only = SecondaryMap::new();
     for block in func.layout.blocks() {
         let Some(last) = func.layout.last_inst(block) else {
             continue;
@@ -295,8 +350,13 @@ fn forwarding_blocks(func: &Function) -> SecondaryMap<Block, bool> {
             .iter()
             .all(|&p| !used_elsewhere[p]);
         forwarding[block] = is_branch && only_constants && params_local;
+        branch_only[block] = is_branch
+            && func
+                .layout
+                .block_insts(block)
+                .all(|inst| inst == last || is_constant(func.dfg.opcode(inst)));
     }
-    forwarding
+    (forwarding, branch_only)
 }
 
 fn is_constant(op: Opcode) -> bool {

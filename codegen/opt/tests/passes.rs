@@ -478,6 +478,83 @@ block5:
 }
 
 #[test]
+fn an_edge_passes_a_join_whose_values_only_the_other_side_reads() {
+    // block3 joins a path that sets its flag to 0 (and its value to undef) with one
+    // that sets 1 and a value that block4 and block6 read, as the invoke of a call
+    // that never returns joins its landing pad: the flag-0 edge goes straight to
+    // block5, which reads nothing of block3's; the flag-1 edge stays (v9 is not
+    // passed on as an argument: its readers lie past an invoke). In @loop
+    // the chosen successor leads back to the join: nothing moves.
+    let text = "
+function @f(i64) -> i64 export personality @rust_eh_personality {
+    fn0 = @five(i64) -> i64
+block0(v0: i64):
+    v1 = iconst.i64 0
+    v2 = icmp slt v0, v1
+    brif v2, block1, block2
+block1:
+    v4 = iconst.i1 0
+    v5 = undef.i64
+    jump block3(v4, v5)
+block2:
+    v6 = iconst.i1 1
+    v7 = ineg v0
+    jump block3(v6, v7)
+block3(v8: i1, v9: i64):
+    brif v8, block4, block5
+block4:
+    v10 = invoke fn0(v9), block6, block7
+block6:
+    v11 = iadd v9, v10
+    return v11
+block7:
+    v13, v14 = landing_pad
+    resume v13
+block5:
+    v12 = iconst.i64 7
+    return v12
+}
+; run: @f(3) == 2
+; run: @f(-3) == 7
+
+function @five(i64) -> i64 {
+block0(v0: i64):
+    v1 = iconst.i64 5
+    return v1
+}
+
+function @loop(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i1 1
+    v2 = iconst.i64 0
+    jump block1(v1, v2)
+block1(v3: i1, v4: i64):
+    brif v3, block2, block3
+block2:
+    v5 = iconst.i64 1
+    v6 = iadd v4, v5
+    v7 = icmp slt v6, v0
+    jump block1(v7, v6)
+block3:
+    return v4
+}
+; run: @loop(5) == 5
+; run: @loop(0) == 1
+";
+    let (after, stats) = threaded(text);
+    assert!(stats.threaded >= 1, "{after}");
+    let out = after.to_string();
+    assert!(
+        out.contains("brif v2, block5, block2"),
+        "the flag-0 edge goes to block5:\n{after}"
+    );
+    assert!(
+        out.contains("jump block1(v1, v2)"),
+        "@loop's entry edge stays:\n{after}"
+    );
+}
+
+#[test]
 fn a_join_that_tests_no_constant_or_heads_a_loop_stays() {
     // @g: the branch into block1 passes a parameter, not a constant. @h: block1
     // heads a loop; threading the entry edge past it would enter the loop in its

@@ -48,6 +48,10 @@ pub mod trap_code {
 /// and stores of up to 8 bytes; longer ones call the C functions.
 const VOLATILE_INLINE_MAX: u64 = 128;
 
+/// Copies of a constant length that take at most this many aligned loads of up to 8
+/// bytes are inline loads and stores (`Builder::copy_small`).
+const SMALL_COPY_PIECES: usize = 8;
+
 /// Per-function references the IR keeps in lists (`globals`, `ext_funcs`,
 /// `signatures`), indexed so that each use is a hash lookup instead of a scan.
 #[derive(Default)]
@@ -592,6 +596,46 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             return;
         }
         let pieces = Self::byte_pieces(size);
+        self.copy_pieces(
+            dst,
+            dst_align,
+            src,
+            src_align,
+            &pieces,
+            load_volatile,
+            store_volatile,
+        );
+    }
+
+    /// The pieces `(offset, bytes)` of a copy of `size` bytes whose ends are both
+    /// aligned to `align`: the largest power of two up to 8 that the alignment
+    /// allows, smaller ones for the tail.
+    fn aligned_pieces(size: u64, align: Align) -> Vec<(u64, u64)> {
+        let widest = align.bytes().clamp(1, 8);
+        let mut pieces = Vec::new();
+        let mut off = 0;
+        while off < size {
+            let piece = (1u64 << (63 - (size - off).leading_zeros())).min(widest);
+            pieces.push((off, piece));
+            off += piece;
+        }
+        pieces
+    }
+
+    /// Copies `pieces` (`(offset, bytes)`, up to 8 bytes each) from `src` to `dst`
+    /// through integer loads and stores, every load before every store (right for
+    /// overlapping ranges too), volatile on the side(s) that say so.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_pieces(
+        &mut self,
+        dst: ir::Value,
+        dst_align: Align,
+        src: ir::Value,
+        src_align: Align,
+        pieces: &[(u64, u64)],
+        load_volatile: bool,
+        store_volatile: bool,
+    ) {
         let loaded: Vec<ir::Value> = pieces
             .iter()
             .map(|&(off, n)| {
@@ -606,6 +650,38 @@ impl<'a, 'tcx> Builder<'a, 'tcx> {
             let p = self.offset_ptr(dst, off);
             self.with_ins(|i| i.store(Self::flags(a, store_volatile), x, p, 0));
         }
+    }
+
+    /// A `memcpy` or `memmove` of a constant length that takes at most
+    /// `SMALL_COPY_PIECES` aligned loads (rustc's moves of small aggregates: a
+    /// returned pair of slices, `mem::swap`'s temporary) as those loads and stores,
+    /// every load first; returns whether it did. The IR's `memcpy` carries no
+    /// alignment, so the instruction selector would copy it byte by byte; as word
+    /// accesses the RVSDG's store-to-load forwarding and dead-store removal see
+    /// through the copy, and a stack temporary can disappear. A copy from a symbol
+    /// (`src_value`: a constant array copied to the stack to be indexed) stays a
+    /// `memcpy`, which `rvsdg-memory` reads in place.
+    fn copy_small(
+        &mut self,
+        dst: ir::Value,
+        dst_align: Align,
+        src: ir::Value,
+        src_value: Value,
+        src_align: Align,
+        size: Value,
+    ) -> bool {
+        if matches!(self.cx.value(src_value), ValueData::SymAddr { .. }) {
+            return false;
+        }
+        let Some(n) = self.const_int(size).and_then(|n| u64::try_from(n).ok()) else {
+            return false;
+        };
+        let pieces = Self::aligned_pieces(n, dst_align.min(src_align));
+        if pieces.len() > SMALL_COPY_PIECES {
+            return false;
+        }
+        self.copy_pieces(dst, dst_align, src, src_align, &pieces, false, false);
+        true
     }
 
     /// `memcpy`/`memmove`/`memset` with `MemFlags::VOLATILE` (`volatile_copy_memory`,
@@ -1732,6 +1808,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         }
         let d = self.ir_value(dst);
         let s = self.ir_value(src);
+        if self.copy_small(d, dst_align, s, src, src_align, size) {
+            return;
+        }
         let n = self.ir_value(size);
         let n = self.int_convert(n, ir::Type::I64, false);
         self.with_ins(|i| i.memcpy(d, s, n));
@@ -1755,6 +1834,9 @@ impl<'a, 'tcx> BuilderMethods<'a, 'tcx> for Builder<'a, 'tcx> {
         }
         let d = self.ir_value(dst);
         let s = self.ir_value(src);
+        if self.copy_small(d, dst_align, s, src, src_align, size) {
+            return;
+        }
         let n = self.ir_value(size);
         let n = self.int_convert(n, ir::Type::I64, false);
         self.with_ins(|i| i.memmove(d, s, n));

@@ -251,7 +251,34 @@ pub fn find_region(
         .and_then(|x| effective_exit(x, cold, takes_arguments))
         .ok_or(NoRegion::NotABranch)?;
     if entry_side.is_none() && !matches!(entry_exit, Exit::Branch { .. }) {
-        return Err(NoRegion::NotABranch);
+        // a jump to a block that only it enters (what a region converted in an
+        // earlier round leaves before the next block of a loop body, its side exits
+        // inside it): the region of the one block, whose conversion merges the two
+        // (not an invoke's block: its call ends it but for the results' copies)
+        return match entry_exit {
+            Exit::Jump { target }
+                if target != e
+                    && preds[&target] == [e]
+                    && !cold.contains(&target)
+                    && mf.layout.contains(&target)
+                    && mf.blocks[target].params.is_empty()
+                    // an invoke's block ends with its call, the copies of its results
+                    // and the jump to its normal successor
+                    && !mf
+                        .block_inst_ids(e)
+                        .iter()
+                        .any(|&i| mf.inst(i).unwind.is_some()) =>
+            {
+                Ok(Region {
+                    blocks: vec![e],
+                    exit: target,
+                    exits: HashMap::from([(e, entry_exit)]),
+                    side_exits: HashMap::new(),
+                    speculate_loads: false,
+                })
+            }
+            _ => Err(NoRegion::NotABranch),
+        };
     }
     let x = pdom.ipdom(block(e)).map(mblock).ok_or(NoRegion::NoJoin)?;
     if x == e || !mf.layout.contains(&x) || cold.contains(&x) {
