@@ -613,9 +613,23 @@ pub struct AliasScope {
 }
 
 impl AliasScope {
+    /// The back end's accesses to its own frame's register save area and spill
+    /// slots: no pointer to them is ever made, so only an access through the stack
+    /// pointer can reach them (the schedulers order them against nothing else). No
+    /// IR pass makes this group.
+    pub const FRAME_PRIVATE: AliasScope = AliasScope {
+        group: u32::MAX,
+        class: 0,
+    };
+
     /// Whether accesses with these scopes never touch a common byte.
     pub fn apart(a: Option<AliasScope>, b: Option<AliasScope>) -> bool {
         matches!((a, b), (Some(a), Some(b)) if a.group == b.group && a.class != b.class)
+    }
+
+    /// Whether `scope` marks a save or spill slot access ([`AliasScope::FRAME_PRIVATE`]).
+    pub fn is_frame_private(scope: Option<AliasScope>) -> bool {
+        scope == Some(AliasScope::FRAME_PRIVATE)
     }
 }
 

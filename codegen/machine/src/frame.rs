@@ -112,12 +112,19 @@ fn scratch() -> Reg {
     Reg::gpr(FRAME_SCRATCH)
 }
 
+/// A store into the register save area (no pointer to it exists: the schedulers
+/// order it only against other accesses through `sp`).
 fn store(base: Reg, offset: u64, value: Reg) -> MInst {
-    MInst::op(Opcode::StD, &[], &[base, value], Imm::Const(offset as i64))
+    let mut i = MInst::op(Opcode::StD, &[], &[base, value], Imm::Const(offset as i64));
+    i.scope = Some(vliw_ir::AliasScope::FRAME_PRIVATE);
+    i
 }
 
+/// A load from the register save area.
 fn load(dst: Reg, base: Reg, offset: u64) -> MInst {
-    MInst::op(Opcode::LdD, &[dst], &[base], Imm::Const(offset as i64))
+    let mut i = MInst::op(Opcode::LdD, &[dst], &[base], Imm::Const(offset as i64));
+    i.scope = Some(vliw_ir::AliasScope::FRAME_PRIVATE);
+    i
 }
 
 fn save(out: &mut Vec<MInst>, r: PReg, offset: u64) {

@@ -44,7 +44,7 @@
 //! is the value's second write in the same sense (`OpInfo::keep`): it may follow the
 //! kept value's producer by that producer's latency less its own.
 
-use vliw_isa::{CmpType, Format, Inst, MachineConfig, Opcode, Unit};
+use vliw_isa::{CmpType, Format, Gpr, Inst, MachineConfig, Opcode, Unit};
 
 use crate::mir::{Imm, MInst, PReg, Reg};
 
@@ -121,6 +121,15 @@ impl Access {
     /// Whether the two accesses may touch a common byte.
     pub fn may_overlap(&self, other: &Access) -> bool {
         if vliw_ir::AliasScope::apart(self.scope, other.scope) {
+            return false;
+        }
+        // a save or spill slot is reached through `sp` only
+        let private = |a: &Access| vliw_ir::AliasScope::is_frame_private(a.scope);
+        let through_sp = |a: &Access| {
+            a.place
+                .is_some_and(|(base, ..)| base == reg_index(PReg::Gpr(Gpr::SP)))
+        };
+        if (private(self) && !through_sp(other)) || (private(other) && !through_sp(self)) {
             return false;
         }
         match (self.place, other.place) {
@@ -432,6 +441,9 @@ struct Accesses {
     /// By base register and version: operations by offset.
     placed: std::collections::HashMap<(usize, u32), std::collections::BTreeMap<i64, Vec<usize>>>,
     unknown: Vec<usize>,
+    /// Whether a save or spill slot access was inserted: a store of unknown place
+    /// does not overlap it, so it orders nothing through one.
+    private: bool,
 }
 
 /// Accesses are at most this many bytes (`ld.d`, `st.d`).
@@ -439,7 +451,8 @@ const MAX_ACCESS: i64 = 8;
 
 impl Accesses {
     fn insert(&mut self, i: usize, a: Access) {
-        if a.place.is_none() && a.writes && a.scope.is_none() {
+        self.private |= vliw_ir::AliasScope::is_frame_private(a.scope);
+        if a.place.is_none() && a.writes && a.scope.is_none() && !self.private {
             // every earlier access is ordered before this one (it may overlap them
             // all), and anything later that overlaps one of them overlaps this store
             // too and is ordered after it: the earlier ones need no more edges (not

@@ -194,6 +194,31 @@ fn memory_accesses_off_different_or_redefined_bases_may_alias() {
 }
 
 #[test]
+fn save_and_spill_slots_are_reached_through_sp_only() {
+    let private = |mut i: MInst| {
+        i.scope = Some(vliw_ir::AliasScope::FRAME_PRIVATE);
+        i
+    };
+    // a callee-saved register's save and a load through a pointer argument, then a
+    // store through it and a spill slot's reload: independent
+    let g = graph(&[private(st(1, 24, 32)), ld(4, 3, 0)]);
+    assert_eq!(g.distance(0, 1), None);
+    let g = graph(&[st(3, 0, 5), private(ld(6, 1, 16))]);
+    assert_eq!(g.distance(0, 1), None);
+    // through sp, offsets decide as for any access: the same slot is ordered
+    let g = graph(&[private(st(1, 16, 32)), ld(4, 1, 16)]);
+    assert_eq!(g.distance(0, 1), Some(1));
+    // an atomic (no known place) still orders ordinary accesses around it; a save
+    // before it does not keep an access of the same slot after it from its order
+    let amo = op(Opcode::AmoaddD, &[r(4)], &[r(11), r(5)], 0);
+    let g = graph(&[private(st(1, 8, 32)), amo.clone(), private(ld(6, 1, 8))]);
+    assert_eq!(g.distance(0, 1), None);
+    assert_eq!(g.distance(0, 2), Some(1));
+    let g = graph(&[st(1, 8, 3), amo, ld(6, 1, 16)]);
+    assert_eq!(g.distance(1, 2), Some(1));
+}
+
+#[test]
 fn calls_are_barriers_with_implicit_uses_and_defs() {
     let g = graph(&[
         ld(3, 1, 8),

@@ -310,6 +310,8 @@ fn store(
     };
     let mut i = MInst::op(Opcode::StD, &[], &[Reg::SP, word], slot_imm(slot));
     i.loc = loc;
+    // a spill slot's address is never taken
+    i.scope = Some(vliw_ir::AliasScope::FRAME_PRIVATE);
     out.push(mf.make_inst(i));
 }
 
@@ -326,6 +328,7 @@ fn reload(
     unspillable[word] = true;
     let mut i = MInst::op(Opcode::LdD, &[word.into()], &[Reg::SP], slot_imm(slot));
     i.loc = loc;
+    i.scope = Some(vliw_ir::AliasScope::FRAME_PRIVATE);
     out.push(mf.make_inst(i));
     match class {
         RegClass::Gpr => word,
