@@ -42,6 +42,7 @@ pub mod psi;
 pub mod reassoc;
 pub mod regalloc;
 pub mod sched;
+pub mod shift_add;
 pub mod ssa_regalloc;
 pub mod ssa_view;
 pub mod tail_dup;

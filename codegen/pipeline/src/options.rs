@@ -178,6 +178,9 @@ pub struct Options {
     /// Chains of constant additions folded into one addition or a memory offset
     /// (`fold-offsets=on|off`, `vliw_machine::offsets`).
     pub fold_offsets: bool,
+    /// A shift by 1 to 3 fused into the addition that reads it, on machines with the
+    /// `shift-add` extension (`fuse-shift-add=on|off`, `vliw_machine::shift_add`).
+    pub fuse_shift_add: bool,
     /// Sums rebuilt by when their terms are ready (`reassociate=on|off`,
     /// `vliw_machine::reassoc`).
     pub reassociate: bool,
@@ -255,6 +258,7 @@ impl core::fmt::Debug for Options {
             .field("ppg", &self.ppg)
             .field("pcp", &self.pcp)
             .field("fold_offsets", &self.fold_offsets)
+            .field("fuse_shift_add", &self.fuse_shift_add)
             .field("reassociate", &self.reassociate)
             .field("pre_sched", &self.pre_sched)
             .field("pre_sched_region", &self.pre_sched_region)
@@ -306,6 +310,7 @@ impl Options {
             ppg: true,
             pcp: true,
             fold_offsets: true,
+            fuse_shift_add: true,
             reassociate: true,
             pre_sched: true,
             pre_sched_region: true,
@@ -372,6 +377,7 @@ impl Options {
         "psi-shape",
         "pcp",
         "fold-offsets",
+        "fuse-shift-add",
         "reassociate",
         "pre-sched",
         "modulo",
@@ -450,6 +456,7 @@ impl Options {
             }
             "pcp" => self.pcp = on_off(key, value)?,
             "fold-offsets" => self.fold_offsets = on_off(key, value)?,
+            "fuse-shift-add" => self.fuse_shift_add = on_off(key, value)?,
             "reassociate" => self.reassociate = on_off(key, value)?,
             "modulo" => self.modulo = on_off(key, value)?,
             "modulo-report" => self.modulo_report = on_off(key, value)?,

@@ -870,6 +870,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "fuse-shift-add",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "`add (shl x, k), y` with k in 1..3 becomes `shKadd x, y` on machines with \
+                the shift-add extension: an indexed address in one operation, the shift \
+                removed when nothing else reads it (vliw_machine::shift_add)",
+        switch: Some(Switch {
+            name: "fuse-shift-add",
+            off: "fuse-shift-add=off",
+            on: "fuse-shift-add=on",
+            default_on: true,
+        }),
+        runs: |o| o.fuse_shift_add && o.backend.machine.shift_add,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::shift_add::fuse_shift_add(mf, &o.backend.machine);
+            o.count("shift-add.fused", s.fused as u64);
+            o.count("shift-add.removed", s.removed as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "pre-sched-region",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,

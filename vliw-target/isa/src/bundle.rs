@@ -78,6 +78,14 @@ pub fn check_bundle(insts: &[Inst], config: &MachineConfig) -> Result<(), Bundle
             });
         }
     }
+    if !config.shift_add
+        && let Some(inst) = insts.iter().find(|i| i.opcode.is_shift_add())
+    {
+        return Err(BundleError::NotOnThisMachine {
+            opcode: inst.opcode,
+            option: "shift-add",
+        });
+    }
     for unit in Unit::ALL {
         let used = insts
             .iter()
@@ -114,6 +122,11 @@ pub enum BundleError {
     },
     /// Two `nop N` in one bundle.
     SecondNop,
+    /// An operation of an extension the machine configuration switches off.
+    NotOnThisMachine {
+        opcode: Opcode,
+        option: &'static str,
+    },
 }
 
 impl fmt::Display for BundleError {
@@ -141,6 +154,11 @@ impl fmt::Display for BundleError {
                 "`nop {cycles}`: a nop takes 1 to {max} cycles on this machine (`max-nop`)"
             ),
             BundleError::SecondNop => write!(f, "a bundle holds at most one `nop N`"),
+            BundleError::NotOnThisMachine { opcode, option } => write!(
+                f,
+                "`{}` needs the `{option}` extension, off in this machine configuration",
+                opcode.mnemonic()
+            ),
         }
     }
 }

@@ -28,8 +28,11 @@ pub fn opcode_table() -> String {
 pub fn machine_table() -> String {
     let config = MachineConfig::default();
     let mut out = format!(
-        "| parameter | default |\n|---|---|\n| `width` (syllables per bundle) | {} |\n| `branch-penalty` (cycles after a taken control transfer) | {} |\n| `max-nop` (most cycles one `nop N` takes) | {} |\n",
-        config.width, config.taken_branch_penalty, config.max_nop
+        "| parameter | default |\n|---|---|\n| `width` (syllables per bundle) | {} |\n| `branch-penalty` (cycles after a taken control transfer) | {} |\n| `max-nop` (most cycles one `nop N` takes) | {} |\n| `shift-add` (`sh1add`..`sh3add` exist) | {} |\n",
+        config.width,
+        config.taken_branch_penalty,
+        config.max_nop,
+        u8::from(config.shift_add)
     );
     for unit in Unit::ALL {
         out.push_str(&format!(

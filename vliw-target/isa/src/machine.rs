@@ -97,6 +97,9 @@ pub struct MachineConfig {
     pub taken_branch_penalty: u32,
     /// The most cycles one `nop N` may take (1: only the one-cycle `nop`).
     pub max_nop: u32,
+    /// Whether the shift-and-add operations (`sh1add`, `sh2add`, `sh3add`) exist:
+    /// `shift-add=0` is the machine before that extension.
+    pub shift_add: bool,
 }
 
 impl Default for MachineConfig {
@@ -110,6 +113,7 @@ impl Default for MachineConfig {
             latencies: [1, 1, 3, 20, 3, 4, 2, 16],
             taken_branch_penalty: 1,
             max_nop: 8,
+            shift_add: true,
         }
     }
 }
@@ -149,6 +153,11 @@ impl MachineConfig {
                     ));
                 }
                 self.max_nop = value;
+            } else if key == "shift-add" {
+                if value > 1 {
+                    return Err(format!("machine option `shift-add` is 0 or 1, got {value}"));
+                }
+                self.shift_add = value == 1;
             } else if let Some(class) = key.strip_prefix("latency.") {
                 let class = LatencyClass::ALL
                     .into_iter()
@@ -172,7 +181,7 @@ impl MachineConfig {
                 self.units[unit as usize] = value;
             } else {
                 return Err(format!(
-                    "unknown machine option `{key}` (known: width, branch-penalty, max-nop, {}, latency.{{{}}})",
+                    "unknown machine option `{key}` (known: width, branch-penalty, max-nop, shift-add, {}, latency.{{{}}})",
                     Unit::ALL.map(Unit::name).join(", "),
                     latency_names()
                 ));
@@ -202,7 +211,8 @@ impl fmt::Display for MachineConfig {
             write!(f, ",latency.{}={}", class.name(), self.latency(class))?;
         }
         write!(f, ",branch-penalty={}", self.taken_branch_penalty)?;
-        write!(f, ",max-nop={}", self.max_nop)
+        write!(f, ",max-nop={}", self.max_nop)?;
+        write!(f, ",shift-add={}", u8::from(self.shift_add))
     }
 }
 
@@ -212,9 +222,10 @@ mod tests {
 
     #[test]
     fn overrides_round_trip_through_display() {
-        let config =
-            MachineConfig::from_overrides("width=8, alu=6, latency.load=5,branch-penalty=0")
-                .unwrap();
+        let config = MachineConfig::from_overrides(
+            "width=8, alu=6, latency.load=5,branch-penalty=0,shift-add=0",
+        )
+        .unwrap();
         assert_eq!(config.width, 8);
         assert_eq!(config.unit_count(Unit::Alu), 6);
         assert_eq!(config.latency(LatencyClass::Load), 5);

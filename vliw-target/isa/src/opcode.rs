@@ -318,6 +318,13 @@ opcodes! {
 
     // --- timing of the bundle itself (after the table's first entries, to keep their encodings)
     NopN = "nop", Sys, Alu, Alu, "multi-cycle no operation: the bundle takes imm cycles (1 to the machine's `max-nop`) instead of one, as if imm - 1 empty bundles followed it; takes an issue slot but no unit, and cannot be guarded";
+
+    // --- shift-and-add (the `shift-add` extension, RISC-V Zba's sh1add..sh3add, Hexagon's
+    // addasl): an indexed address `base + index * 2^k` in one operation; after the
+    // table's first entries, to keep their encodings
+    Sh1add = "sh1add", R2, Alu, Alu, "rd = (rs1 << 1) + rs2";
+    Sh2add = "sh2add", R2, Alu, Alu, "rd = (rs1 << 2) + rs2";
+    Sh3add = "sh3add", R2, Alu, Alu, "rd = (rs1 << 3) + rs2";
 }
 
 impl Opcode {
@@ -349,6 +356,21 @@ impl Opcode {
     }
     /// Whether the operation occupies a functional unit (`limm` and `nop N` take an
     /// issue slot only).
+    /// `sh1add`, `sh2add` or `sh3add` (the `shift-add` extension).
+    pub fn is_shift_add(self) -> bool {
+        matches!(self, Opcode::Sh1add | Opcode::Sh2add | Opcode::Sh3add)
+    }
+
+    /// The shift-and-add operation for `(x << shift) + y`, if `shift` is 1 to 3.
+    pub fn shift_add(shift: i64) -> Option<Opcode> {
+        match shift {
+            1 => Some(Opcode::Sh1add),
+            2 => Some(Opcode::Sh2add),
+            3 => Some(Opcode::Sh3add),
+            _ => None,
+        }
+    }
+
     pub fn uses_unit(self) -> bool {
         !matches!(self, Opcode::Limm | Opcode::NopN)
     }

@@ -49,7 +49,7 @@ macro_rules! with_opcode_lists {
                 FceilS, FceilD, FtruncS, FtruncD, FroundS, FroundD, FroundevenS,
                 FroundevenD, FcvtDS, FcvtSD, FcvtSL, FcvtSLu, FcvtSW, FcvtSWu,
                 FcvtDL, FcvtDLu, FcvtDW, FcvtDWu, FcvtLS, FcvtLuS, FcvtWS, FcvtWuS,
-                FcvtLD, FcvtLuD, FcvtWD, FcvtWuD
+                FcvtLD, FcvtLuD, FcvtWD, FcvtWuD, Sh1add, Sh2add, Sh3add
             ],
             value_imm: [
                 Movi, Addpc, AddI, SubI, AndI, OrI, XorI, ShlI, ShrI, SraI, RotlI,
@@ -297,6 +297,9 @@ pub fn value(op: Opcode, a: u64, b: u64, c: u64) -> u64 {
         Or | OrI => a | b,
         Xor | XorI => a ^ b,
         Shl | ShlI => a << (b & 63),
+        Sh1add => (a << 1).wrapping_add(b),
+        Sh2add => (a << 2).wrapping_add(b),
+        Sh3add => (a << 3).wrapping_add(b),
         Shr | ShrI => a >> (b & 63),
         Sra | SraI => ((a as i64) >> (b & 63)) as u64,
         Rotl | RotlI => a.rotate_left((b & 63) as u32),

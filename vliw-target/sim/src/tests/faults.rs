@@ -246,6 +246,15 @@ fn bundles_the_machine_cannot_issue_are_illegal() {
         .machine("width=8,alu=8")
         .run();
     assert_eq!(r.exit_code(), 1, "r3 is still argc");
+    // An extension the configuration switches off.
+    let r = Test::new(&[&["sh2add r3 = r4, r5"], &["syscall 0"]])
+        .machine("shift-add=0")
+        .run();
+    assert_eq!(
+        r.fault(),
+        "fault: illegal bundle (`sh2add` needs the `shift-add` extension, off in this machine configuration) at 0x10000"
+    );
+    assert_eq!(r.outcome.exit_status(), 132);
     // Reserved bits and a limm at the end of a bundle.
     let nop = assemble(&[&["nop"]])[0];
     let r = Test::from_words(vec![nop | 1]).run();

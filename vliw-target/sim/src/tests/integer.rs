@@ -44,6 +44,18 @@ fn moves_and_64_bit_arithmetic() {
 }
 
 #[test]
+fn shift_and_add_wraps() {
+    check(&[
+        ("sh1add r3 = r4, r5", 5, 100, 110),
+        ("sh2add r3 = r4, r5", 5, 100, 120),
+        ("sh3add r3 = r4, r5", 5, 100, 140),
+        ("sh2add r3 = r4, r5", NEG1, 0, -4i64 as u64),
+        ("sh3add r3 = r4, r5", MIN | 1, 1, 9),
+        ("sh1add r3 = r4, r5", MAX, 2, 0),
+    ]);
+}
+
+#[test]
 fn shifts_take_the_amount_modulo_the_width() {
     check(&[
         ("shl r3 = r4, r5", 1, 63, MIN),
