@@ -34,6 +34,7 @@ pub mod interp;
 pub mod licm;
 pub mod lower;
 pub mod mir;
+pub mod negate;
 pub mod object;
 pub mod offsets;
 pub mod options;

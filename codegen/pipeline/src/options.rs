@@ -178,6 +178,9 @@ pub struct Options {
     /// Chains of constant additions folded into one addition or a memory offset
     /// (`fold-offsets=on|off`, `vliw_machine::offsets`).
     pub fold_offsets: bool,
+    /// A `pnot` of a compare's result folded into the compare's second result
+    /// (`fold-pnot=on|off`, `vliw_machine::negate`).
+    pub fold_pnot: bool,
     /// A shift by 1 to 3 fused into the addition that reads it, on machines with the
     /// `shift-add` extension (`fuse-shift-add=on|off`, `vliw_machine::shift_add`).
     pub fuse_shift_add: bool,
@@ -258,6 +261,7 @@ impl core::fmt::Debug for Options {
             .field("ppg", &self.ppg)
             .field("pcp", &self.pcp)
             .field("fold_offsets", &self.fold_offsets)
+            .field("fold_pnot", &self.fold_pnot)
             .field("fuse_shift_add", &self.fuse_shift_add)
             .field("reassociate", &self.reassociate)
             .field("pre_sched", &self.pre_sched)
@@ -310,6 +314,7 @@ impl Options {
             ppg: true,
             pcp: true,
             fold_offsets: true,
+            fold_pnot: true,
             fuse_shift_add: true,
             reassociate: true,
             pre_sched: true,
@@ -376,6 +381,7 @@ impl Options {
         "ppg",
         "psi-shape",
         "pcp",
+        "fold-pnot",
         "fold-offsets",
         "fuse-shift-add",
         "reassociate",
@@ -456,6 +462,7 @@ impl Options {
             }
             "pcp" => self.pcp = on_off(key, value)?,
             "fold-offsets" => self.fold_offsets = on_off(key, value)?,
+            "fold-pnot" => self.fold_pnot = on_off(key, value)?,
             "fuse-shift-add" => self.fuse_shift_add = on_off(key, value)?,
             "reassociate" => self.reassociate = on_off(key, value)?,
             "modulo" => self.modulo = on_off(key, value)?,

@@ -826,6 +826,28 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "fold-pnot",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "`pnot` of an unguarded compare's result becomes the compare's second \
+                result (the complement it writes anyway): one operation and one cycle \
+                less on a negated condition (vliw_machine::negate)",
+        switch: Some(Switch {
+            name: "fold-pnot",
+            off: "fold-pnot=off",
+            on: "fold-pnot=on",
+            default_on: true,
+        }),
+        runs: |o| o.fold_pnot,
+        run: Run::Machine(|mf, o| {
+            o.count(
+                "pnot.folded",
+                vliw_machine::negate::fold_negations(mf) as u64,
+            );
+            Ok(())
+        }),
+    },
+    Pass {
         name: "fold-offsets",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
