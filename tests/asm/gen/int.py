@@ -95,6 +95,12 @@ def alu64():
         ("mov r3 = r33", R("r33")),
         ("movi r3 = -2", u64(-2)),
         ("add r3 = r0, r0", 0),
+        # shift-and-add (the `shift-add` extension): (rs1 << k) + rs2, wrapping
+        ("sh1add r3 = r36, r37", 5 * 2 + 67),
+        ("sh2add r3 = r32, r33", (R("r32") << 2) + R("r33")),
+        ("sh3add r3 = r34, r36", 5),                        # MIN << 3 wraps to 0
+        ("sh3add r3 = r38, r0", u64(-56)),
+        ("sh2add r3 = r35, r39", MAX - 4),
     ]
     for asm, value in cases:
         p.check_hex([asm], value)
@@ -103,7 +109,8 @@ def alu64():
     p.exit()
     write_program("int/alu64.s",
                   "64-bit ALU operations: add/sub (with reverse-subtract immediate), logic,\n"
-                  "shifts and rotates with amounts mod 64, signed/unsigned min/max, r0.",
+                  "shifts and rotates with amounts mod 64, signed/unsigned min/max, r0,\n"
+                  "shift-and-add.",
                   p.body, p.expected, gen_name="int.py")
 
 
