@@ -418,6 +418,7 @@ impl Options {
         "rvsdg-unroll-budget",
         "rvsdg-memory",
         "rvsdg-mem-split",
+        "rvsdg-cne-gamma",
         "verify",
         "dump",
         "dump-format",
@@ -574,6 +575,7 @@ impl Options {
             }
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,
+            "rvsdg-cne-gamma" => self.rvsdg.cne_gamma = on_off(key, value)?,
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "gamma-ordering" => self.rvsdg.lawrence.gamma_ordering = on_off(key, value)?,
             "tail-registers" => self.rvsdg.lawrence.tail_registers = on_off(key, value)?,

@@ -472,6 +472,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-cne-gamma",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "common node elimination into γ arms: a node of an arm congruent to one of \
+                the γ's region before it (a load of the same address and memory version, \
+                an equal pure computation) reads that node's value through an entry \
+                variable (vliw_rvsdg::opt::cne; off by default)",
+        switch: Some(Switch {
+            name: "rvsdg-cne-gamma",
+            off: "rvsdg-cne-gamma=off",
+            on: "rvsdg-cne-gamma=on",
+            default_on: false,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.cne_gamma,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::common_node_elimination_into_gammas(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-induction",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -54,6 +54,9 @@ pub struct Options {
     pub memory: bool,
     /// Memory state splitting by disjoint locations (`rvsdg-mem-split=on|off`).
     pub mem_split: bool,
+    /// CNE of γ arms' nodes against their γ's region, loads included
+    /// (`rvsdg-cne-gamma=on|off`, off by default).
+    pub cne_gamma: bool,
 }
 
 impl Default for Options {
@@ -80,6 +83,7 @@ impl Default for Options {
             unroll_options: UnrollOptions::default(),
             memory: true,
             mem_split: true,
+            cne_gamma: false,
         }
     }
 }

@@ -34,6 +34,17 @@
 //!   iterations, the variables of a class hold equal values in every iteration.
 //!   States are never merged (each has one user).
 //!
+//! - **Into γ arms** (only in [`common_node_elimination_into_gammas`], off by default:
+//!   `rvsdg-cne-gamma=on`). A node of an arm whose inputs are all entry variables is
+//!   congruent to a node of the γ's region before the γ with the same operation on
+//!   the entry variables' inputs (and on the outer twins of the arm's constants) (a load: its address, and its memory version seen
+//!   through the plain loads of the arm and then of the outer region): the outer
+//!   node's value enters the arm as an entry variable (an existing one if it already
+//!   does), the arm's users read it, and the arm's node goes (`cne.into-gamma`). The
+//!   outer node runs whenever the γ does (it is before it in its region), so nothing
+//!   runs that did not; a merge-sort loop's `tmp[k] = a[i]` after `if a[i] <= a[j]`
+//!   loads `a[i]` once. One level: an arm's nodes against its γ's region.
+//!
 //! Regions are processed in topological order, each node once: a γ or θ's inputs are
 //! final when it is reached, its subregions are processed then (innermost first), and
 //! its merged outputs make the nodes after it congruent in turn.
@@ -47,24 +58,31 @@ use crate::report::Report;
 
 /// Merges the congruent nodes and variables of `g` (not loads).
 pub fn common_node_elimination(g: &mut Rvsdg, report: &mut Report) {
-    run(g, false, report);
+    run(g, false, false, report);
 }
 
 /// [`common_node_elimination`], and loads of one address on one memory version:
 /// what `rvsdg-mem-split` runs after splitting the memory state (and only then, until
 /// the suites have run with it).
 pub fn common_node_elimination_with_loads(g: &mut Rvsdg, report: &mut Report) {
-    run(g, true, report);
+    run(g, true, false, report);
 }
 
-fn run(g: &mut Rvsdg, loads: bool, report: &mut Report) {
+/// [`common_node_elimination_with_loads`], and the nodes of γ arms congruent to nodes
+/// of the γ's region (the module's documentation, "Into γ arms").
+pub fn common_node_elimination_into_gammas(g: &mut Rvsdg, report: &mut Report) {
+    run(g, true, true, report);
+}
+
+fn run(g: &mut Rvsdg, loads: bool, into_gammas: bool, report: &mut Report) {
     let mut counts = Counts {
         merge_loads: loads,
+        into_gammas,
         ..Counts::default()
     };
     for l in g.lambdas() {
         let body = g.lambda_body(l);
-        region(g, body, &mut counts);
+        region(g, body, None, &mut counts);
     }
     report.count("cne.nodes", counts.nodes as u64);
     report.count("cne.gamma-entries", counts.gamma_entries as u64);
@@ -72,6 +90,9 @@ fn run(g: &mut Rvsdg, loads: bool, report: &mut Report) {
     report.count("cne.theta-vars", counts.theta_vars as u64);
     if loads {
         report.count("cne.loads", counts.loads as u64);
+    }
+    if into_gammas {
+        report.count("cne.into-gamma", counts.into_gamma as u64);
     }
 }
 
@@ -82,8 +103,17 @@ struct Counts {
     gamma_exits: usize,
     theta_vars: usize,
     loads: usize,
+    into_gamma: usize,
     /// Whether loads merge too.
     merge_loads: bool,
+    /// Whether nodes of γ arms are matched against their γ's region.
+    into_gammas: bool,
+}
+
+/// A γ arm's view of its γ's region: the γ, and what that region had seen before it.
+struct Outer<'a> {
+    gamma: Node,
+    seen: &'a FxHashMap<Key, Node>,
 }
 
 /// The most refinement rounds of one θ's loop variables (each a walk of its body).
@@ -92,7 +122,7 @@ const MAX_ROUNDS: usize = 8;
 /// What makes two simple nodes of a region congruent.
 type Key = (Op, SmallVec<[Ty; 2]>, SmallVec<[Origin; 3]>);
 
-fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
+fn region(g: &mut Rvsdg, r: Region, outer: Option<&Outer>, counts: &mut Counts) {
     let mut seen: FxHashMap<Key, Node> = FxHashMap::default();
     for n in g.topological_order(r) {
         match g.kind(n) {
@@ -102,6 +132,18 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
                     g.output_types(n),
                     SmallVec::from_slice(&[g.input(n, 0), version(g, n)]),
                 );
+                if !seen.contains_key(&key)
+                    && g.inputs(n).len() == 2
+                    && g.num_outputs(n) == 2
+                    && let Some(outer) = outer
+                    && let Some(arg) = outer_twin(g, r, outer, &key, true)
+                {
+                    g.divert_users(Origin::Out(n, 0), arg);
+                    g.divert_users(Origin::Out(n, 1), g.input(n, 1));
+                    g.remove_node(n);
+                    counts.into_gamma += 1;
+                    continue;
+                }
                 match seen.get(&key) {
                     Some(&first) if g.inputs(n).len() == 2 && g.num_outputs(n) == 2 => {
                         g.divert_users(Origin::Out(n, 0), Origin::Out(first, 0));
@@ -123,6 +165,16 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
                     g.output_types(n),
                     SmallVec::from_slice(g.inputs(n)),
                 );
+                if !seen.contains_key(&key)
+                    && g.num_outputs(n) == 1
+                    && let Some(outer) = outer
+                    && let Some(arg) = outer_twin(g, r, outer, &key, false)
+                {
+                    g.divert_users(Origin::Out(n, 0), arg);
+                    g.remove_node(n);
+                    counts.into_gamma += 1;
+                    continue;
+                }
                 match seen.get(&key) {
                     Some(&first) => {
                         for i in 0..g.num_outputs(n) as u32 {
@@ -139,15 +191,19 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
             NodeKind::Gamma { arms } => {
                 let arms = arms.clone();
                 counts.gamma_entries += gamma_entries(g, n, &arms);
+                let here = Outer {
+                    gamma: n,
+                    seen: &seen,
+                };
                 for &a in &arms {
-                    region(g, a, counts);
+                    region(g, a, counts.into_gammas.then_some(&here), counts);
                 }
                 counts.gamma_exits += gamma_exits(g, n, &arms);
             }
             NodeKind::Theta { body } => {
                 let body = *body;
                 counts.theta_vars += theta_vars(g, n, body);
-                region(g, body, counts);
+                region(g, body, None, counts);
             }
             NodeKind::Lambda { .. } => {}
         }
@@ -157,11 +213,17 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
 /// The memory version plain load `n` reads: its memory input, seen through the plain
 /// loads before it on the chain.
 fn version(g: &Rvsdg, n: Node) -> Origin {
-    let mut o = g
-        .inputs(n)
-        .last()
-        .copied()
-        .expect("a load reads the memory state");
+    version_of(
+        g,
+        g.inputs(n)
+            .last()
+            .copied()
+            .expect("a load reads the memory state"),
+    )
+}
+
+/// Memory state `o` seen through the plain loads that produced it.
+fn version_of(g: &Rvsdg, mut o: Origin) -> Origin {
     while let Some(m) = g.producer(o)
         && g.op(m).is_some_and(Op::is_plain_load)
         && g.inputs(m).len() == 2
@@ -169,6 +231,44 @@ fn version(g: &Rvsdg, n: Node) -> Origin {
         o = g.input(m, 1);
     }
     o
+}
+
+/// The argument of arm `arm` that carries the value of the node of `outer`'s region
+/// congruent to a node of the arm with key `key` (its inputs all the arm's
+/// arguments; for a load, `key`'s inputs are its address and memory version), an
+/// entry variable added if none carries it yet; `None` if there is no such node.
+fn outer_twin(g: &mut Rvsdg, arm: Region, outer: &Outer, key: &Key, load: bool) -> Option<Origin> {
+    // an input as the outer region sees it: an entry variable's input, or the outer
+    // twin of a constant of the arm (nodes without inputs are not routed themselves:
+    // a constant is cheaper made again than kept in a register across the γ)
+    let through = |g: &Rvsdg, o: Origin| match o {
+        Origin::Arg(r, j) if r == arm => Some(g.input(outer.gamma, j as usize + 1)),
+        Origin::Out(c, 0) if g.inputs(c).is_empty() => {
+            let op = g.op(c).filter(|op| op.is_pure())?.clone();
+            let key = (op, g.output_types(c), SmallVec::new());
+            outer.seen.get(&key).map(|&m| Origin::Out(m, 0))
+        }
+        _ => None,
+    };
+    if key.2.is_empty() {
+        return None;
+    }
+    let mut inputs: SmallVec<[Origin; 3]> = SmallVec::new();
+    for (i, &o) in key.2.iter().enumerate() {
+        let o = through(g, o)?;
+        // a load's memory version: the entry's input seen through the outer loads
+        inputs.push(if load && i == 1 { version_of(g, o) } else { o });
+    }
+    let twin = *outer.seen.get(&(key.0.clone(), key.1.clone(), inputs))?;
+    let value = Origin::Out(twin, 0);
+    let arms = g.kind(outer.gamma).subregions().to_vec();
+    let index = arms.iter().position(|&a| a == arm)?;
+    for j in 0..g.inputs(outer.gamma).len() - 1 {
+        if g.input(outer.gamma, j + 1) == value {
+            return Some(Origin::Arg(arm, j as u32));
+        }
+    }
+    Some(g.add_gamma_entry(outer.gamma, value)[index])
 }
 
 /// Merges the entry variables of γ `n` that have the same input.

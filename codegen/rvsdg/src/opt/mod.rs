@@ -19,7 +19,10 @@ pub mod strength;
 pub mod unroll;
 pub mod version;
 
-pub use cne::{common_node_elimination, common_node_elimination_with_loads};
+pub use cne::{
+    common_node_elimination, common_node_elimination_into_gammas,
+    common_node_elimination_with_loads,
+};
 pub use dne::dead_node_elimination;
 pub use fold::fold;
 pub use gamma::gamma_simplification;
