@@ -37,8 +37,9 @@
 //! - **Into γ arms** (only in [`common_node_elimination_into_gammas`], off by default:
 //!   `rvsdg-cne-gamma=on`). A node of an arm whose inputs are all entry variables is
 //!   congruent to a node of the γ's region before the γ with the same operation on
-//!   the entry variables' inputs (and on the outer twins of the arm's constants) (a load: its address, and its memory version seen
-//!   through the plain loads of the arm and then of the outer region): the outer
+//!   the entry variables' inputs and on the outer twins of the arm's constants (for
+//!   a load: its address, and its memory version seen through the plain loads of the
+//!   arm and then of the outer region): the outer
 //!   node's value enters the arm as an entry variable (an existing one if it already
 //!   does), the arm's users read it, and the arm's node goes (`cne.into-gamma`). The
 //!   outer node runs whenever the γ does (it is before it in its region), so nothing
@@ -138,17 +139,13 @@ fn region(g: &mut Rvsdg, r: Region, outer: Option<&Outer>, counts: &mut Counts) 
                     && let Some(outer) = outer
                     && let Some(arg) = outer_twin(g, r, outer, &key, true)
                 {
-                    g.divert_users(Origin::Out(n, 0), arg);
-                    g.divert_users(Origin::Out(n, 1), g.input(n, 1));
-                    g.remove_node(n);
+                    remove_load(g, n, arg);
                     counts.into_gamma += 1;
                     continue;
                 }
                 match seen.get(&key) {
                     Some(&first) if g.inputs(n).len() == 2 && g.num_outputs(n) == 2 => {
-                        g.divert_users(Origin::Out(n, 0), Origin::Out(first, 0));
-                        g.divert_users(Origin::Out(n, 1), g.input(n, 1));
-                        g.remove_node(n);
+                        remove_load(g, n, Origin::Out(first, 0));
                         counts.loads += 1;
                     }
                     _ => {
@@ -208,6 +205,14 @@ fn region(g: &mut Rvsdg, r: Region, outer: Option<&Outer>, counts: &mut Counts) 
             NodeKind::Lambda { .. } => {}
         }
     }
+}
+
+/// Removes plain load `n` (address and memory in, value and memory out), its value's
+/// users reading `value` and its memory output's users its memory input.
+fn remove_load(g: &mut Rvsdg, n: Node, value: Origin) {
+    g.divert_users(Origin::Out(n, 0), value);
+    g.divert_users(Origin::Out(n, 1), g.input(n, 1));
+    g.remove_node(n);
 }
 
 /// The memory version plain load `n` reads: its memory input, seen through the plain
