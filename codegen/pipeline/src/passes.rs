@@ -478,12 +478,12 @@ pub const PIPELINE: &[Pass] = &[
         about: "common node elimination into γ arms: a node of an arm congruent to one of \
                 the γ's region before it (a load of the same address and memory version, \
                 an equal pure computation) reads that node's value through an entry \
-                variable (vliw_rvsdg::opt::cne; off by default)",
+                variable (vliw_rvsdg::opt::cne)",
         switch: Some(Switch {
             name: "rvsdg-cne-gamma",
             off: "rvsdg-cne-gamma=off",
             on: "rvsdg-cne-gamma=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.cne_gamma,
         run: Run::Rvsdg(|rm, o| {

@@ -55,7 +55,7 @@ pub struct Options {
     /// Memory state splitting by disjoint locations (`rvsdg-mem-split=on|off`).
     pub mem_split: bool,
     /// CNE of γ arms' nodes against their γ's region, loads included
-    /// (`rvsdg-cne-gamma=on|off`, off by default).
+    /// (`rvsdg-cne-gamma=on|off`, on by default).
     pub cne_gamma: bool,
 }
 
@@ -83,7 +83,7 @@ impl Default for Options {
             unroll_options: UnrollOptions::default(),
             memory: true,
             mem_split: true,
-            cne_gamma: false,
+            cne_gamma: true,
         }
     }
 }
