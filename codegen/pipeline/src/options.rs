@@ -419,6 +419,8 @@ impl Options {
         "rvsdg-memory",
         "rvsdg-mem-split",
         "rvsdg-cne-gamma",
+        "rvsdg-select",
+        "rvsdg-select-budget",
         "verify",
         "dump",
         "dump-format",
@@ -576,6 +578,12 @@ impl Options {
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,
             "rvsdg-cne-gamma" => self.rvsdg.cne_gamma = on_off(key, value)?,
+            "rvsdg-select" => self.rvsdg.select = on_off(key, value)?,
+            "rvsdg-select-budget" => {
+                self.rvsdg.select_budget = value.parse().map_err(|_| {
+                    format!("rvsdg-select-budget={value}: expected a number of operations")
+                })?
+            }
             "sequentialize" => self.rvsdg.sequentialize = vliw_rvsdg::Sequentializer::parse(value)?,
             "gamma-ordering" => self.rvsdg.lawrence.gamma_ordering = on_off(key, value)?,
             "tail-registers" => self.rvsdg.lawrence.tail_registers = on_off(key, value)?,
@@ -756,6 +764,7 @@ mod tests {
                 "rvsdg-inline-threshold" => "50",
                 "rvsdg-unroll-factor" => "2",
                 "rvsdg-unroll-budget" => "100",
+                "rvsdg-select-budget" => "2",
                 "if-convert-max-ops" => "64",
                 "if-convert-max-predicates" => "4",
                 "if-convert-max-blocks" => "4",

@@ -259,6 +259,26 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-select",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "γ speculation into selects: a two-arm γ whose arms only compute a few \
+                pure operations runs both and selects (vliw_rvsdg::opt::select; off by \
+                default)",
+        switch: Some(Switch {
+            name: "rvsdg-select",
+            off: "rvsdg-select=off",
+            on: "rvsdg-select=on",
+            default_on: false,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.select,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::speculate_gammas(&mut rm.graph, o.rvsdg.select_budget, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-fold",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -57,6 +57,11 @@ pub struct Options {
     /// CNE of γ arms' nodes against their γ's region, loads included
     /// (`rvsdg-cne-gamma=on|off`, on by default).
     pub cne_gamma: bool,
+    /// γ speculation into selects (`rvsdg-select=on|off`, off by default).
+    pub select: bool,
+    /// What one γ's speculated operations and selects may cost
+    /// (`rvsdg-select-budget=N`).
+    pub select_budget: u32,
 }
 
 impl Default for Options {
@@ -84,6 +89,8 @@ impl Default for Options {
             memory: true,
             mem_split: true,
             cne_gamma: true,
+            select: false,
+            select_budget: crate::opt::select::DEFAULT_BUDGET,
         }
     }
 }

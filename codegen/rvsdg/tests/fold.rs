@@ -593,6 +593,73 @@ fn comparisons_and_selects() {
     );
 }
 
+/// Two compares of one value with constants, joined by `and` or `or`: the same
+/// boolean for every value of an `i8`, and one range test (`icmp ule` or `icmp ugt` of
+/// the value moved down by the lower bound) wherever the two bound a range.
+#[test]
+fn two_bounds_of_one_value_are_one_range_test() {
+    let conds = ["ult", "ule", "ugt", "uge", "slt", "sle", "sgt", "sge", "eq"];
+    let consts = [-128, -100, -1, 0, 25, 97, 127];
+    let mut merged = 0;
+    for op in ["band", "bor"] {
+        for c1 in conds {
+            for c2 in conds {
+                for k1 in consts {
+                    for k2 in consts {
+                        let text = format!(
+                            "function @f(i8) -> i1 export {{\nblock0(v0: i8):\n    \
+                             v1 = iconst.i8 {k1}\n    v2 = icmp {c1} v0, v1\n    \
+                             v3 = iconst.i8 {k2}\n    v4 = icmp {c2} v0, v3\n    \
+                             v9 = {op} v2, v4\n    return v9\n}}\n"
+                        );
+                        let (module, mut rm, _) = through(&text, &[FOLD]);
+                        dne(&mut rm);
+                        let r = returned(&rm, "f")[0];
+                        let label = op_of(&rm, r).map(|o| o.to_string()).unwrap_or_default();
+                        if label == "icmp ule" || label == "icmp ugt" {
+                            merged += 1;
+                        }
+                        // each bound, its neighbours, and the ends of both signednesses
+                        let mut xs: Vec<i32> = vec![0, 127, -128, -1];
+                        for k in [k1, k2] {
+                            xs.extend([k - 1, k, k + 1]);
+                        }
+                        for x in xs {
+                            let args = [DataValue::from_bits(Type::I8, x as u8 as u128)];
+                            let want = interpret(&module, "f", &args);
+                            let got = evaluate(&rm, &module, "f", &args);
+                            assert!(agree(&want, &got), "{text}{x}: {want:?} / {got:?}\n{}", rm.graph);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // the pairs of a lower and an upper bound of one signedness, non-empty
+    assert!(merged > 300, "only {merged} range tests");
+}
+
+/// A boolean chosen between a boolean and a constant is logic, and the negation of a
+/// compare is the inverse compare.
+#[test]
+fn boolean_selects_and_negated_compares() {
+    use Expect::*;
+    use Type::*;
+    let sel = |x: &str, y: &str| {
+        format!("    v2 = iconst.i1 0\n    v3 = iconst.i1 1\n    v9 = select v0, {x}, {y}")
+    };
+    rule(&[I1, I1], I1, &sel("v1", "v2"), Op("band"));
+    rule(&[I1, I1], I1, &sel("v3", "v1"), Op("bor"));
+    rule(&[I1, I1], I1, &sel("v1", "v3"), Op("bor"));
+    rule(&[I1, I1], I1, &sel("v2", "v1"), Op("band"));
+    rule(
+        &[I32],
+        I1,
+        "    v1 = iconst.i32 5\n    v2 = icmp slt v0, v1\n    v9 = bnot v2",
+        Op("icmp sge"),
+    );
+}
+
 #[test]
 fn conversions() {
     use Expect::*;

@@ -20,7 +20,10 @@
 //!   1 and -1 once safe, `select` on a constant or between equal values, `icmp` of a
 //!   value with itself and against the bounds of its type (`ult x, 0` is false),
 //!   `icmp eq/ne (x % 2^k), 0` as a mask, float `x*1`, `x/1`, `x-(+0)`, `x+(-0)`
-//!   (never `x+0`: `-0 + 0` is `+0`), `fneg (fneg x)`, `fabs` of `fabs` and `fneg`.
+//!   (never `x+0`: `-0 + 0` is `+0`), `fneg (fneg x)`, `fabs` of `fabs` and `fneg`;
+//!   a boolean `select` with one constant arm as `band`/`bor` (with `bnot`), `bnot`
+//!   of a compare as the inverse compare, and two compares of one value that bound a
+//!   range, joined by `band` (or their outside by `bor`), as one range test.
 //!   The float ones give `x` itself where the arithmetic gives a NaN operand back
 //!   quieted: they differ only on signalling NaNs, whose payload the IR leaves
 //!   unspecified (as LLVM does, which applies the same identities); `x*-1` is not
@@ -503,6 +506,16 @@ impl Folder<'_, '_> {
                 id(Rewrite::Outputs(vec![zero, no]))
             }
             Ineg | Bnot if inner.is_some_and(|(o, _)| o == opcode) => id(Val(inner?.1)),
+            // the negation of a compare is the inverse compare
+            Bnot if let Some((p, InstructionData::IntCompare { cond, .. })) = producer_op(g, a) => {
+                let (cond, x, y) = (cond.inverse(), g.input(p, 0), g.input(p, 1));
+                id(Val(self.rw.icmp(n, cond, x, y)))
+            }
+            // two tests of one value against constants that bound it: one range test
+            Band | Bor if rty == Type::I1 && b.is_some() => {
+                let v = self.range_test(n, opcode == Band, a, b?)?;
+                id(Val(v))
+            }
             Iabs if inner.is_some_and(|(o, _)| o == Iabs) => id(Val(a)),
             Uextend | Sextend | Ireduce if inner.is_some() => self.conversion(n, opcode, inner?),
             Bitcast if inner.is_some_and(|(o, x)| o == Bitcast && vty(g, x) == rty) => {
@@ -527,6 +540,18 @@ impl Folder<'_, '_> {
                         let not = self.rw.unary(n, Bnot, a, Type::I1);
                         id(Val(self.rw.unary(n, Uextend, not, rty)))
                     }
+                    // a boolean chosen between a boolean and a constant is logic
+                    // (what `rvsdg-select` makes of a short-circuit test)
+                    None if rty == Type::I1 && cy == Some(0) => id(Val(self.rw.binary(n, Band, a, x))),
+                    None if rty == Type::I1 && cx == Some(1) => id(Val(self.rw.binary(n, Bor, a, y))),
+                    None if rty == Type::I1 && cy == Some(1) => {
+                        let not = self.rw.unary(n, Bnot, a, Type::I1);
+                        id(Val(self.rw.binary(n, Bor, not, x)))
+                    }
+                    None if rty == Type::I1 && cx == Some(0) => {
+                        let not = self.rw.unary(n, Bnot, a, Type::I1);
+                        id(Val(self.rw.binary(n, Band, not, y)))
+                    }
                     None => None,
                 }
             }
@@ -548,6 +573,63 @@ impl Folder<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// `t1 & t2` (`and`) or `t1 | t2` of two compares of one value `x` with constants,
+    /// as one range test: `L <= x && x <= U` is `(x - L) <=u (U - L)`, `x < L || x > U`
+    /// its negation `(x - L) >u (U - L)`, for bounds of either signedness with
+    /// `L <= U` in it (subtracting `L` modulo `2^w` maps `[L, U]` onto `[0, U - L]`
+    /// whatever the signedness). Either bound may be strict (`x > L - 1`).
+    fn range_test(&mut self, n: Node, and: bool, t1: Origin, t2: Origin) -> Option<Origin> {
+        use IntCC::*;
+        let g = self.g();
+        let test = |t: Origin| -> Option<(IntCC, Origin, u128)> {
+            let (p, d) = producer_op(g, t)?;
+            let InstructionData::IntCompare { cond, .. } = d else {
+                return None;
+            };
+            Some((*cond, g.input(p, 0), const_of(g, g.input(p, 1))?))
+        };
+        let (c1, x1, k1) = test(t1)?;
+        let (c2, x2, k2) = test(t2)?;
+        if x1 != x2 {
+            return None;
+        }
+        let ty = vty(g, x1);
+        let m = ty.mask();
+        // each test as a bound: (signed, lower, inclusive bound) of what passes; for an
+        // `or` of out-of-range tests, the bounds of what fails (the range's outside)
+        let bound = |c: IntCC, k: u128| -> Option<(bool, bool, u128)> {
+            let c = if and { c } else { c.inverse() };
+            let (signed, lower, inclusive) = match c {
+                Uge => (false, true, Some(k)),
+                Ugt => (false, true, (k != m).then(|| k + 1)),
+                Ule => (false, false, Some(k)),
+                Ult => (false, false, k.checked_sub(1)),
+                Sge => (true, true, Some(k)),
+                Sgt => (true, true, (k != smin_bits(ty) - 1).then(|| (k + 1) & m)),
+                Sle => (true, false, Some(k)),
+                Slt => (true, false, (k != smin_bits(ty)).then(|| k.wrapping_sub(1) & m)),
+                _ => return None,
+            };
+            Some((signed, lower, inclusive?))
+        };
+        let (s1, lower1, b1) = bound(c1, k1)?;
+        let (s2, lower2, b2) = bound(c2, k2)?;
+        if s1 != s2 || lower1 == lower2 {
+            return None;
+        }
+        let (lo, hi) = if lower1 { (b1, b2) } else { (b2, b1) };
+        let ordered = if s1 { sext(ty, lo) <= sext(ty, hi) } else { lo <= hi };
+        if !ordered {
+            return None; // an empty range: constant folding's, not this rule's
+        }
+        let x = x1;
+        let neg = self.rw.int(n, ty, (lo as i128).wrapping_neg());
+        let shifted = self.rw.binary(n, Opcode::Iadd, x, neg);
+        let width = self.rw.int(n, ty, (hi.wrapping_sub(lo) & m) as i128);
+        let cond = if and { Ule } else { Ugt };
+        Some(self.rw.icmp(n, cond, shifted, width))
     }
 
     /// `uextend`, `sextend` or `ireduce` (to `n`'s type) of `inner = (op, x)`, the

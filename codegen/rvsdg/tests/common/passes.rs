@@ -25,6 +25,11 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("ivr", |rm, r| {
         vliw_rvsdg::opt::invariant_value_redirection(&mut rm.graph, r)
     }),
+    // off in the pipeline by default until every suite has run with it; on here
+    ("select", |rm, r| {
+        let budget = vliw_rvsdg::opt::select::DEFAULT_BUDGET;
+        vliw_rvsdg::opt::speculate_gammas(&mut rm.graph, budget, r)
+    }),
     ("fold", |rm, r| vliw_rvsdg::opt::fold(&mut rm.graph, r)),
     ("strength", |rm, r| {
         vliw_rvsdg::opt::strength_reduction(&mut rm.graph, r)

@@ -1,0 +1,250 @@
+//! γ speculation into selects (if-conversion on the RVSDG, as LLVM's SimplifyCFG does
+//! for a two-way branch whose sides only compute a little; Reissmann et al. leave γs as
+//! they are, the machine's if-conversion predicating them later).
+//!
+//! A two-arm γ whose arms hold only pure, cheap simple nodes (no state, no nested
+//! region, no division, no control value) and whose states pass through unchanged is
+//! replaced by its arms' nodes, run unconditionally in the γ's region, and a `select`
+//! per output that differs between the arms, on the condition the γ's `match` tested.
+//! An output that is `undef` in one arm is the other arm's value (on the paths through
+//! that arm nothing reads it). What an arm computes is then visible to folding: a
+//! `match` of a boolean select is a boolean again (`select(c, x, false)` is `c & x`,
+//! `fold.rs`), so that a chain of short-circuit tests (`b'a'..=b'z' | b'0'..=b'9'`)
+//! becomes one boolean with its range tests merged, and one branch where the CFG had
+//! one per test.
+//!
+//! Cost: the arms' nodes other than constants (a multiplication or a float operation
+//! counts two) and the selects together at most `budget` (`rvsdg-select-budget=N`,
+//! default 8): a branch on this machine costs its compare's latency and the taken
+//! branch's penalty, and cuts the block that the schedulers fill; a few speculated
+//! operations in free slots cost less. Innermost γs first, so that a γ whose arms held
+//! converted ones is weighed with what those left.
+//!
+//! Counter: `select.gammas` (γs replaced), `select.selects` (selects made).
+
+use crate::graph::{Node, NodeKind, Origin, Region};
+use crate::ops::{Op, Rvsdg, Ty};
+use crate::report::Report;
+use vliw_ir::{IntCC, Opcode, Type};
+
+use super::rewrite::Rewriter;
+
+/// The default of `budget` (module documentation).
+pub const DEFAULT_BUDGET: u32 = 8;
+
+/// The selects one γ may need: a γ that chooses between many values is the join of
+/// paths that restructuring or the source merged (loop variables passed through its
+/// arms), which jump threading takes apart better than selects merge it.
+const MAX_SELECTS: u32 = 2;
+
+/// Replaces every cheap two-arm γ of `g` by selects (module documentation).
+pub fn speculate_gammas(g: &mut Rvsdg, budget: u32, report: &mut Report) {
+    let mut counts = (0u64, 0u64);
+    for l in g.lambdas() {
+        let body = g.lambda_body(l);
+        let mut rw = Rewriter::new(g);
+        region(&mut rw, body, budget, &mut counts);
+    }
+    report.count("select.gammas", counts.0);
+    report.count("select.selects", counts.1);
+}
+
+/// Converts the γs of `r` and of every region below it, innermost first.
+fn region(rw: &mut Rewriter, r: Region, budget: u32, counts: &mut (u64, u64)) {
+    for n in rw.g.topological_order(r) {
+        if !rw.g.is_alive(n) {
+            continue;
+        }
+        for s in rw.g.kind(n).subregions().to_vec() {
+            region(rw, s, budget, counts);
+        }
+        if let Some(plan) = plan(rw.g, n, budget) {
+            counts.1 += convert(rw, n, plan) as u64;
+            counts.0 += 1;
+        }
+    }
+}
+
+/// What converting a γ needs: the boolean that selects arm 0, made from the `match`.
+struct Plan {
+    /// The value the `match` tests.
+    tested: Origin,
+    /// How `tested` selects arm 0.
+    arm0_when: Test,
+}
+
+enum Test {
+    /// `tested == value` selects arm 0.
+    Equals(u128),
+    /// `tested == value` selects arm 1.
+    Differs(u128),
+}
+
+/// Whether γ `n` can be converted, and how its condition is read.
+fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
+    let NodeKind::Gamma { arms } = g.kind(n) else {
+        return None;
+    };
+    if arms.len() != 2 {
+        return None;
+    }
+    let p = g.producer(g.input(n, 0))?;
+    let Some(Op::Match {
+        cases,
+        default,
+        alts: 2,
+    }) = g.op(p)
+    else {
+        return None;
+    };
+    let [(value, alt)] = &cases[..] else {
+        return None;
+    };
+    if *alt == *default || *alt > 1 || *default > 1 {
+        return None;
+    }
+    let tested = g.input(p, 0);
+    if !g.ty(tested).value().is_some_and(|t| t.is_int()) {
+        return None;
+    }
+    let arm0_when = if *alt == 0 {
+        Test::Equals(*value)
+    } else {
+        Test::Differs(*value)
+    };
+    let mut cost = 0u32;
+    for &a in arms.iter() {
+        for &m in g.nodes(a) {
+            cost += node_cost(g, m)?;
+        }
+    }
+    let (a0, a1) = (arms[0], arms[1]);
+    let mut selects = 0;
+    for k in 0..g.num_outputs(n) {
+        let (r0, r1) = (g.results(a0)[k], g.results(a1)[k]);
+        let ty = g.ty(Origin::Out(n, k as u32));
+        match ty {
+            Ty::Val(_) => {
+                let (v0, v1) = (outside(g, n, r0), outside(g, n, r1));
+                if v0 != v1 && !is_undef(g, v0) && !is_undef(g, v1) {
+                    selects += 1;
+                }
+            }
+            // a state passes through both arms from the same entry, or the γ stays
+            Ty::Mem | Ty::Io => match (r0, r1) {
+                (Origin::Arg(_, i), Origin::Arg(_, j)) if i == j => {}
+                _ => return None,
+            },
+            Ty::Ctl(_) => {
+                if outside(g, n, r0) != outside(g, n, r1) {
+                    return None;
+                }
+            }
+        }
+    }
+    (selects <= MAX_SELECTS && cost + selects <= budget).then_some(Plan { tested, arm0_when })
+}
+
+/// What speculating node `m` of an arm costs, `None` if it cannot be speculated.
+fn node_cost(g: &Rvsdg, m: Node) -> Option<u32> {
+    let NodeKind::Simple(op) = g.kind(m) else {
+        return None;
+    };
+    if op.is_constant_like() {
+        return Some(0);
+    }
+    let Op::Inst(data) = op else {
+        return None; // a match, a memory split or join, a safe division
+    };
+    if !op.is_pure() || g.outputs(m).any(|o| !matches!(g.ty(o), Ty::Val(_))) {
+        return None;
+    }
+    use Opcode::*;
+    let float = g
+        .outputs(m)
+        .chain(g.inputs(m).iter().copied())
+        .any(|o| matches!(g.ty(o), Ty::Val(Type::F32 | Type::F64)));
+    Some(match data.opcode() {
+        Udiv | Sdiv | Urem | Srem | Fdiv | Sqrt => return None,
+        Imul | Umulhi | Smulhi | UmulOverflow | SmulOverflow => 2,
+        _ if float => 2,
+        _ => 1,
+    })
+}
+
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o)
+        .and_then(|p| g.op(p))
+        .is_some_and(|op| matches!(op, Op::Inst(d) if d.opcode() == Opcode::Undef))
+}
+
+/// Origin `o` of an arm of γ `n` as seen from the γ's region once the arms' nodes are
+/// there: an entry variable's argument is the γ's input; a node is itself.
+fn outside(g: &Rvsdg, n: Node, o: Origin) -> Origin {
+    match o {
+        Origin::Arg(_, j) => g.input(n, j as usize + 1),
+        Origin::Out(..) => o,
+    }
+}
+
+/// Moves both arms of γ `n` into its region and gives its users selects; returns how
+/// many selects it made.
+fn convert(rw: &mut Rewriter, n: Node, plan: Plan) -> usize {
+    let region = rw.g.node(n).region;
+    let arms = rw.g.kind(n).subregions().to_vec();
+    for &a in &arms {
+        for m in rw.g.topological_order(a) {
+            let inputs: Vec<Origin> =
+                rw.g.inputs(m).iter().map(|&o| outside(rw.g, n, o)).collect();
+            rw.g.move_node(m, region, &inputs);
+        }
+    }
+    // the condition: true when arm 0 runs
+    let ty = rw.g.ty(plan.tested).value().expect("an integer");
+    let (value, arm0_on_true) = match plan.arm0_when {
+        Test::Equals(v) => (v, true),
+        Test::Differs(v) => (v, false),
+    };
+    let cond = if ty == Type::I1 {
+        // `tested` itself, or its negation by which arm its true value selects
+        if (value & 1 == 1) == arm0_on_true {
+            plan.tested
+        } else {
+            rw.unary(n, Opcode::Bnot, plan.tested, Type::I1)
+        }
+    } else {
+        let c = rw.int(n, ty, value as i128);
+        let cc = if arm0_on_true { IntCC::Eq } else { IntCC::Ne };
+        rw.icmp(n, cc, plan.tested, c)
+    };
+    let mut selects = 0;
+    for k in 0..rw.g.num_outputs(n) {
+        let out = Origin::Out(n, k as u32);
+        let (r0, r1) = (rw.g.results(arms[0])[k], rw.g.results(arms[1])[k]);
+        let (v0, v1) = (outside(rw.g, n, r0), outside(rw.g, n, r1));
+        let v = if v0 == v1 || is_undef(rw.g, v1) {
+            v0
+        } else if is_undef(rw.g, v0) {
+            v1
+        } else {
+            selects += 1;
+            rw.select(n, cond, v0, v1)
+        };
+        rw.g.divert_users(out, v);
+    }
+    // the arms' results still read the moved nodes: the γ goes with its regions
+    let inputs: Vec<Origin> = rw.g.inputs(n).to_vec();
+    rw.g.remove_node(n);
+    for o in inputs {
+        if let Some(p) = rw.g.producer(o) {
+            rw.remove_if_dead(p);
+        }
+    }
+    // nothing reads the negation or compare when no select was made
+    if cond != plan.tested
+        && let Some(p) = rw.g.producer(cond)
+    {
+        rw.remove_if_dead(p);
+    }
+    selects
+}
