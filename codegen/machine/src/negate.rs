@@ -24,13 +24,20 @@
 //! Only an unguarded `r2p` of a virtual register is taken (`x` then holds the same
 //! value at the `pnot`).
 //!
-//! Counter: `pnot.folded` (`pnot`s removed or made compares).
+//! It also forwards a predicate through an integer: `x = p2r p` ... `q = r2p x` reads
+//! `p` where it read `q`, also when `x` is the parameter of a block whose one
+//! incoming edge passes `p2r p` for it (a boolean that a join of the SSA IR carried
+//! in a register, once the join had one predecessor left). The predecessor then
+//! dominates the block, so `p`'s definition dominates every reader of `q`; both moves
+//! unguarded, `q` is `p` everywhere.
+//!
+//! Counter: `pnot.folded` (`pnot`s removed or made compares, predicates forwarded).
 
 use std::collections::HashMap;
 
 use vliw_isa::{CmpType, Format, Opcode};
 
-use crate::mir::{Imm, InstId, MInst, MachFunction, Reg};
+use crate::mir::{Imm, InstId, MBlock, MInst, MOp, MachFunction, Reg};
 
 /// Folds each `pnot` of a compare's result into that compare (module
 /// documentation); returns how many.
@@ -62,8 +69,15 @@ pub fn fold_negations(mf: &mut MachFunction) -> usize {
             }
         }
     }
+    let forwarded = forward_predicates(mf, &tests);
+    if forwarded > 0 {
+        // the `r2p`s whose readers now read the predicate itself go with the rest
+        crate::pcp::sweep::remove_dead_operations(mf);
+        let read = mf.read_counts();
+        tests.retain(|p, _| read.contains_key(p));
+    }
     if compares.is_empty() && tests.is_empty() {
-        return 0;
+        return forwarded;
     }
     let readers = mf.read_counts();
     let mut folded = 0;
@@ -104,5 +118,66 @@ pub fn fold_negations(mf: &mut MachFunction) -> usize {
     if tests_folded > 0 {
         crate::pcp::sweep::remove_dead_operations(mf);
     }
-    folded + tests_folded
+    folded + tests_folded + forwarded
+}
+
+/// Makes the readers of each `q = r2p x` in `tests` (result → register) read `p`
+/// where `x` holds `p2r p` (module documentation); returns how many.
+fn forward_predicates(mf: &mut MachFunction, tests: &HashMap<Reg, Reg>) -> usize {
+    // registers that hold a predicate moved into an integer, unguarded
+    let mut holds: HashMap<Reg, Reg> = HashMap::new();
+    for inst in mf.layout_insts() {
+        if inst.opcode() == Some(Opcode::P2r)
+            && inst.guard.is_always()
+            && inst.keep.is_none()
+            && let (&[x], &[p]) = (inst.defs.as_slice(), inst.uses.as_slice())
+            && matches!((x, p), (Reg::Virtual(_), Reg::Virtual(_)))
+        {
+            holds.insert(x, p);
+        }
+    }
+    if holds.is_empty() {
+        return 0;
+    }
+    // block parameters whose one incoming edge passes such a register
+    let mut edges: HashMap<MBlock, (usize, Option<InstId>)> = HashMap::new();
+    for &b in &mf.layout {
+        for &id in mf.block_inst_ids(b) {
+            let inst = mf.inst(id);
+            let direct = matches!((&inst.op, &inst.imm), (MOp::Op(Opcode::Br), Imm::Block(_)))
+                && inst.unwind.is_none();
+            for t in inst.branch_targets(mf) {
+                let e = edges.entry(t).or_insert((0, None));
+                e.0 += 1;
+                e.1 = direct.then_some(id);
+            }
+        }
+    }
+    let entry = mf.layout.first().copied();
+    for (&b, &(count, br)) in &edges {
+        let (1, Some(br)) = (count, br) else { continue };
+        if Some(b) == entry {
+            continue;
+        }
+        let args = &mf.inst(br).args;
+        for (&param, &arg) in mf.blocks[b].params.iter().zip(args) {
+            if let Some(&p) = holds.get(&arg) {
+                holds.insert(Reg::Virtual(param), p);
+            }
+        }
+    }
+    let rename: HashMap<Reg, Reg> = tests
+        .iter()
+        .filter_map(|(&q, x)| holds.get(x).map(|&p| (q, p)))
+        .collect();
+    if rename.is_empty() {
+        return 0;
+    }
+    for b in mf.layout.clone() {
+        for id in mf.block_inst_ids(b).to_vec() {
+            mf.inst_mut(id)
+                .rename_uses(|r| rename.get(&r).copied().unwrap_or(r));
+        }
+    }
+    rename.len()
 }

@@ -127,6 +127,12 @@ fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
             Ty::Val(_) => {
                 let (v0, v1) = (outside(g, n, r0), outside(g, n, r1));
                 if v0 != v1 && !is_undef(g, v0) && !is_undef(g, v1) {
+                    // a boolean chosen between two booleans stays a branch: the
+                    // machine keeps booleans in predicates, where a select has no
+                    // operation (folding makes logic of one with a constant arm)
+                    if ty == Ty::Val(Type::I1) && !is_constant(g, v0) && !is_constant(g, v1) {
+                        return None;
+                    }
                     selects += 1;
                 }
             }
@@ -170,6 +176,12 @@ fn node_cost(g: &Rvsdg, m: Node) -> Option<u32> {
         _ if float => 2,
         _ => 1,
     })
+}
+
+fn is_constant(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o)
+        .and_then(|p| g.op(p))
+        .is_some_and(|op| op.is_constant_like())
 }
 
 fn is_undef(g: &Rvsdg, o: Origin) -> bool {
