@@ -179,5 +179,26 @@ fn forward_predicates(mf: &mut MachFunction, tests: &HashMap<Reg, Reg>) -> usize
                 .rename_uses(|r| rename.get(&r).copied().unwrap_or(r));
         }
     }
+    // a parameter that carried the predicate and is read by nothing now goes, with
+    // its argument (so that the `p2r` goes too): the one incoming `br` passes it
+    crate::pcp::sweep::remove_dead_operations(mf);
+    let read = mf.read_counts();
+    for (&b, &(count, br)) in &edges {
+        let (1, Some(br)) = (count, br) else { continue };
+        if Some(b) == entry {
+            continue;
+        }
+        let params = mf.blocks[b].params.clone();
+        let dead: Vec<bool> = params
+            .iter()
+            .map(|&v| holds.contains_key(&Reg::Virtual(v)) && !read.contains_key(&Reg::Virtual(v)))
+            .collect();
+        if !dead.contains(&true) {
+            continue;
+        }
+        let args = std::mem::take(&mut mf.inst_mut(br).args);
+        mf.inst_mut(br).args = args.into_iter().zip(&dead).filter(|(_, d)| !**d).map(|(a, _)| a).collect();
+        mf.blocks[b].params = params.into_iter().zip(&dead).filter(|(_, d)| !**d).map(|(v, _)| v).collect();
+    }
     rename.len()
 }
