@@ -197,8 +197,18 @@ fn forward_predicates(mf: &mut MachFunction, tests: &HashMap<Reg, Reg>) -> usize
             continue;
         }
         let args = std::mem::take(&mut mf.inst_mut(br).args);
-        mf.inst_mut(br).args = args.into_iter().zip(&dead).filter(|(_, d)| !**d).map(|(a, _)| a).collect();
-        mf.blocks[b].params = params.into_iter().zip(&dead).filter(|(_, d)| !**d).map(|(v, _)| v).collect();
+        mf.inst_mut(br).args = args
+            .into_iter()
+            .zip(&dead)
+            .filter(|(_, d)| !**d)
+            .map(|(a, _)| a)
+            .collect();
+        mf.blocks[b].params = params
+            .into_iter()
+            .zip(&dead)
+            .filter(|(_, d)| !**d)
+            .map(|(v, _)| v)
+            .collect();
     }
     rename.len()
 }

@@ -628,7 +628,11 @@ fn two_bounds_of_one_value_are_one_range_test() {
                             let args = [DataValue::from_bits(Type::I8, x as u8 as u128)];
                             let want = interpret(&module, "f", &args);
                             let got = evaluate(&rm, &module, "f", &args);
-                            assert!(agree(&want, &got), "{text}{x}: {want:?} / {got:?}\n{}", rm.graph);
+                            assert!(
+                                agree(&want, &got),
+                                "{text}{x}: {want:?} / {got:?}\n{}",
+                                rm.graph
+                            );
                         }
                     }
                 }

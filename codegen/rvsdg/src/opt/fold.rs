@@ -542,8 +542,12 @@ impl Folder<'_, '_> {
                     }
                     // a boolean chosen between a boolean and a constant is logic
                     // (what `rvsdg-select` makes of a short-circuit test)
-                    None if rty == Type::I1 && cy == Some(0) => id(Val(self.rw.binary(n, Band, a, x))),
-                    None if rty == Type::I1 && cx == Some(1) => id(Val(self.rw.binary(n, Bor, a, y))),
+                    None if rty == Type::I1 && cy == Some(0) => {
+                        id(Val(self.rw.binary(n, Band, a, x)))
+                    }
+                    None if rty == Type::I1 && cx == Some(1) => {
+                        id(Val(self.rw.binary(n, Bor, a, y)))
+                    }
                     None if rty == Type::I1 && cy == Some(1) => {
                         let not = self.rw.unary(n, Bnot, a, Type::I1);
                         id(Val(self.rw.binary(n, Bor, not, x)))
@@ -609,7 +613,11 @@ impl Folder<'_, '_> {
                 Sge => (true, true, Some(k)),
                 Sgt => (true, true, (k != smin_bits(ty) - 1).then(|| (k + 1) & m)),
                 Sle => (true, false, Some(k)),
-                Slt => (true, false, (k != smin_bits(ty)).then(|| k.wrapping_sub(1) & m)),
+                Slt => (
+                    true,
+                    false,
+                    (k != smin_bits(ty)).then(|| k.wrapping_sub(1) & m),
+                ),
                 _ => return None,
             };
             Some((signed, lower, inclusive?))
@@ -620,7 +628,11 @@ impl Folder<'_, '_> {
             return None;
         }
         let (lo, hi) = if lower1 { (b1, b2) } else { (b2, b1) };
-        let ordered = if s1 { sext(ty, lo) <= sext(ty, hi) } else { lo <= hi };
+        let ordered = if s1 {
+            sext(ty, lo) <= sext(ty, hi)
+        } else {
+            lo <= hi
+        };
         if !ordered {
             return None; // an empty range: constant folding's, not this rule's
         }

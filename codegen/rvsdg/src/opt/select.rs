@@ -133,6 +133,13 @@ fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
                     if ty == Ty::Val(Type::I1) && !is_constant(g, v0) && !is_constant(g, v1) {
                         return None;
                     }
+                    // an integer that a `match` tests is a control value (the
+                    // restructuring's continuation number of a switch's arms): selected,
+                    // it would become an indexed jump where jump threading follows the
+                    // branches
+                    if ty != Ty::Val(Type::I1) && tested_by_match(g, Origin::Out(n, k as u32)) {
+                        return None;
+                    }
                     selects += 1;
                 }
             }
@@ -178,6 +185,47 @@ fn node_cost(g: &Rvsdg, m: Node) -> Option<u32> {
     })
 }
 
+/// Whether a `match` reads `o`, directly or through the variables of the γs and θs it
+/// passes (into their regions, out of a γ's arm, into a θ's next iteration), a few
+/// levels deep.
+fn tested_by_match(g: &Rvsdg, o: Origin) -> bool {
+    let mut work = vec![(o, 0u32)];
+    while let Some((o, depth)) = work.pop() {
+        for &u in g.users(o) {
+            let (m, i) = match u {
+                crate::graph::User::In(m, i) => (m, i),
+                crate::graph::User::Res(r, i) if depth < 4 => {
+                    match g.owner(r).map(|n| (n, g.kind(n))) {
+                        Some((n, NodeKind::Gamma { .. })) => {
+                            work.push((Origin::Out(n, i), depth + 1));
+                        }
+                        // a θ body's results: the predicate, then the next values
+                        Some((_, NodeKind::Theta { .. })) if i > 0 => {
+                            work.push((Origin::Arg(r, i - 1), depth + 1));
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                crate::graph::User::Res(..) => continue,
+            };
+            match g.kind(m) {
+                NodeKind::Simple(Op::Match { .. }) => return true,
+                NodeKind::Gamma { arms } if i > 0 && depth < 4 => {
+                    for &a in arms.iter() {
+                        work.push((Origin::Arg(a, i - 1), depth + 1));
+                    }
+                }
+                NodeKind::Theta { .. } if depth < 4 => {
+                    work.push((Origin::Arg(g.theta_body(m), i), depth + 1));
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 fn is_constant(g: &Rvsdg, o: Origin) -> bool {
     g.producer(o)
         .and_then(|p| g.op(p))
@@ -207,7 +255,10 @@ fn convert(rw: &mut Rewriter, n: Node, plan: Plan) -> usize {
     for &a in &arms {
         for m in rw.g.topological_order(a) {
             let inputs: Vec<Origin> =
-                rw.g.inputs(m).iter().map(|&o| outside(rw.g, n, o)).collect();
+                rw.g.inputs(m)
+                    .iter()
+                    .map(|&o| outside(rw.g, n, o))
+                    .collect();
             rw.g.move_node(m, region, &inputs);
         }
     }
