@@ -43,7 +43,8 @@ pub struct Limits {
     /// ψs as decision trees of two-argument ψs (`psi-shape=tree`) rather than one flat
     /// ψ per join (`psi-shape=flat`).
     pub psi_tree: bool,
-    /// Speculate loads as `lds` (`speculate-loads=on|off`).
+    /// Speculate loads as `lds` (`speculate-loads=on|off`, on by default: the machine
+    /// has no memory-mapped devices, so a load has no effect to keep under a guard).
     pub speculate_loads: bool,
 }
 
@@ -55,7 +56,7 @@ impl Default for Limits {
             max_predicates: 8,
             promotion: super::Promotion::Ppg,
             psi_tree: true,
-            speculate_loads: false,
+            speculate_loads: true,
         }
     }
 }
