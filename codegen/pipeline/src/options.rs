@@ -418,6 +418,8 @@ impl Options {
         "rvsdg-unroll-budget",
         "rvsdg-memory",
         "rvsdg-mem-split",
+        "mem-scopes",
+        "rvsdg-mem-split-escaping",
         "rvsdg-cne-gamma",
         "rvsdg-select",
         "rvsdg-select-budget",
@@ -577,6 +579,8 @@ impl Options {
             }
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,
+            "mem-scopes" => self.rvsdg.split_options.scopes = on_off(key, value)?,
+            "rvsdg-mem-split-escaping" => self.rvsdg.split_options.escaping = on_off(key, value)?,
             "rvsdg-cne-gamma" => self.rvsdg.cne_gamma = on_off(key, value)?,
             "rvsdg-select" => self.rvsdg.select = on_off(key, value)?,
             "rvsdg-select-budget" => {

@@ -481,7 +481,7 @@ pub const PIPELINE: &[Pass] = &[
         runs: |o| o.rvsdg.enabled && o.rvsdg.mem_split,
         run: Run::Rvsdg(|rm, o| {
             let mut report = vliw_rvsdg::Report::default();
-            vliw_rvsdg::opt::split_memory_states(&mut rm.graph, &mut report);
+            vliw_rvsdg::opt::split_memory_states(&mut rm.graph, o.rvsdg.split_options, &mut report);
             if o.rvsdg.cne {
                 vliw_rvsdg::opt::common_node_elimination_with_loads(&mut rm.graph, &mut report);
             }

@@ -54,6 +54,8 @@ pub struct Options {
     pub memory: bool,
     /// Memory state splitting by disjoint locations (`rvsdg-mem-split=on|off`).
     pub mem_split: bool,
+    /// What the split does besides (`mem-scopes`, `rvsdg-mem-split-escaping`).
+    pub split_options: crate::opt::SplitOptions,
     /// CNE of γ arms' nodes against their γ's region, loads included
     /// (`rvsdg-cne-gamma=on|off`, on by default).
     pub cne_gamma: bool,
@@ -88,6 +90,7 @@ impl Default for Options {
             unroll_options: UnrollOptions::default(),
             memory: true,
             mem_split: true,
+            split_options: crate::opt::SplitOptions::default(),
             cne_gamma: true,
             select: false,
             select_budget: crate::opt::select::DEFAULT_BUDGET,

@@ -136,7 +136,7 @@ struct Counts {
 }
 
 /// A group number no access below `r` uses yet.
-fn first_free_group(g: &Rvsdg, r: Region) -> u32 {
+pub(crate) fn first_free_group(g: &Rvsdg, r: Region) -> u32 {
     let mut max = 0;
     for q in g.regions_below(r) {
         for &n in g.nodes(q) {

@@ -57,11 +57,15 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("memory", |rm, r| {
         vliw_rvsdg::opt::memory_optimization(&mut rm.graph, &rm.read_only, r)
     }),
-    // off in the pipeline by default; forced on here so that every test exercises it
-    // (with rvsdg-cne and rvsdg-licm after it, loads too, as the pipeline's entry runs
-    // them)
+    // with rvsdg-cne and rvsdg-licm after it, loads too, as the pipeline's entry runs
+    // them; the locations of escaping parameters (off in the pipeline by default)
+    // forced on here so that every test exercises them
     ("mem-split", |rm, r| {
-        vliw_rvsdg::opt::split_memory_states(&mut rm.graph, r);
+        let options = vliw_rvsdg::opt::SplitOptions {
+            scopes: true,
+            escaping: true,
+        };
+        vliw_rvsdg::opt::split_memory_states(&mut rm.graph, options, r);
         vliw_rvsdg::opt::common_node_elimination_with_loads(&mut rm.graph, r);
         vliw_rvsdg::opt::loop_invariant_code_motion_with_loads(&mut rm.graph, r);
     }),

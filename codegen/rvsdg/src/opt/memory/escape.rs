@@ -69,6 +69,24 @@ pub fn noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
         .collect()
 }
 
+/// The `noalias` pointer parameters of λ `l` whose pointers escape ([`escapes`]), as
+/// bases. The attribute's contract still holds for them: while the λ runs, the memory
+/// accessed through a pointer derived from one is accessed through no pointer that is
+/// not derived from it. What the λ cannot see is where the escaped pointers go (a
+/// callee, memory, an integer): any access the analysis does not attribute to a
+/// location, and any call, may use one. So such a parameter gets a location of its
+/// own that everything touching *other* touches too (`rvsdg-mem-split`): its direct
+/// accesses are then apart from those of the other locations only.
+pub fn escaping_noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
+    let info = g.lambda_info(l);
+    let body = g.lambda_body(l);
+    (0..info.signature.params.len())
+        .filter(|&i| info.param_attrs(i).noalias && info.signature.params[i] == vliw_ir::Type::Ptr)
+        .map(|i| Base::Value(Origin::Arg(body, i as u32)))
+        .filter(|&b| escapes(g, body, addrs, b))
+        .collect()
+}
+
 /// Whether use `u` of a pointer of base `base` (a slot's, a parameter's) keeps the
 /// address to the λ's own accesses.
 fn stays(g: &Rvsdg, addrs: &Addresses, base: Base, u: User) -> bool {

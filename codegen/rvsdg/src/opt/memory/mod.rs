@@ -37,7 +37,7 @@ mod split;
 pub use access::{Access, Analysis, Effects};
 pub use address::{Addr, Addresses, Base};
 pub use escape::noalias_params;
-pub use split::split_memory_states;
+pub use split::{SplitOptions, split_memory_states};
 
 use crate::graph::Node;
 use crate::module::ReadOnlyData;

@@ -57,11 +57,11 @@
 //! `mem-split.regions-bypassed`.
 
 use rustc_hash::FxHashMap;
-use vliw_ir::{InstructionData, Opcode};
+use vliw_ir::{AliasScope, InstructionData, Opcode};
 
 use super::access::{Access, Analysis};
 use super::address::Base;
-use super::escape::noalias_params;
+use super::escape::{escaping_noalias_params, noalias_params};
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -88,20 +88,45 @@ struct Counts {
     lambdas: u64,
     locations: u64,
     params: u64,
+    escaping: u64,
+    scoped: u64,
     bypassed: u64,
 }
 
+/// What memory state splitting does beyond the split itself.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SplitOptions {
+    /// Give loads and stores the alias scope of their location, for the machine
+    /// schedulers (`mem-scopes=on|off`, on by default).
+    pub scopes: bool,
+    /// A location for each `noalias` parameter that escapes too, shadowed by *other*
+    /// (`rvsdg-mem-split-escaping=on|off`, off by default: on `benches/programs` it
+    /// gains on `classify` and `state_machine` what it loses on `sort` and `tree`).
+    pub escaping: bool,
+}
+
+impl Default for SplitOptions {
+    fn default() -> Self {
+        SplitOptions {
+            scopes: true,
+            escaping: false,
+        }
+    }
+}
+
 /// Splits the memory state of every λ by disjoint locations.
-pub fn split_memory_states(g: &mut Rvsdg, report: &mut Report) {
+pub fn split_memory_states(g: &mut Rvsdg, options: SplitOptions, report: &mut Report) {
     let mut counts = Counts::default();
     // once: splitting changes the λs' memory states, never their calls
     let may_unwind = MayUnwind::of(g);
     for l in g.lambdas() {
-        split_lambda(g, l, &may_unwind, &mut counts);
+        split_lambda(g, l, &may_unwind, options, &mut counts);
     }
     report.count("mem-split.lambdas", counts.lambdas);
     report.count("mem-split.locations", counts.locations);
     report.count("mem-split.noalias-params", counts.params);
+    report.count("mem-split.escaping-params", counts.escaping);
+    report.count("mem-split.scoped-accesses", counts.scoped);
     report.count("mem-split.regions-bypassed", counts.bypassed);
 }
 
@@ -111,8 +136,12 @@ struct Encoder<'a> {
     /// The λ being split.
     lambda: Node,
     may_unwind: &'a MayUnwind,
-    /// The `noalias` parameters that do not escape, by their base.
+    /// The `noalias` parameters, by their base: those that do not escape, then those
+    /// that do.
     params: Vec<Base>,
+    /// The locations of the `noalias` parameters that escape: whatever touches *other*
+    /// touches them too (`escape::escaping_noalias_params`).
+    shadowed: Locs,
     /// The locations made so far, by index (0: *other*).
     locs: Vec<Loc>,
     index: FxHashMap<Loc, usize>,
@@ -127,7 +156,13 @@ struct Encoder<'a> {
     bypassed: u64,
 }
 
-fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Counts) {
+fn split_lambda(
+    g: &mut Rvsdg,
+    l: Node,
+    may_unwind: &MayUnwind,
+    options: SplitOptions,
+    counts: &mut Counts,
+) {
     let body = g.lambda_body(l);
     if !one_chain_per_region(g, body) {
         return;
@@ -138,12 +173,19 @@ fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Cou
         // every location rests, does not hold (the interpreter's stack is one region)
         return;
     }
-    let params = noalias_params(g, l, &a.addrs);
+    let mut params = noalias_params(g, l, &a.addrs);
+    let escaping = if options.escaping {
+        escaping_noalias_params(g, l, &a.addrs)
+    } else {
+        Vec::new()
+    };
+    params.extend(&escaping);
     let mut e = Encoder {
         a: &a,
         lambda: l,
         may_unwind,
         params,
+        shadowed: 0,
         locs: vec![Loc::Other],
         index: FxHashMap::from_iter([(Loc::Other, 0)]),
         touches: FxHashMap::default(),
@@ -155,6 +197,11 @@ fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Cou
     // before the first access sees them)
     for b in e.params.clone() {
         e.location(Loc::Base(b));
+    }
+    for b in escaping {
+        if let Some(k) = e.location(Loc::Base(b)) {
+            e.shadowed |= 1 << k;
+        }
     }
     e.guarded = e.guarded_locations(g, body);
     // the locations some access touches (*other* too, unless nothing does)
@@ -181,9 +228,13 @@ fn split_lambda(g: &mut Rvsdg, l: Node, may_unwind: &MayUnwind, counts: &mut Cou
         End::States => join(g, body, all, &cur),
     };
     g.set_result(body, res, end);
+    if options.scopes {
+        counts.scoped += e.scope_accesses(g, body);
+    }
     counts.lambdas += 1;
     counts.locations += u64::from((all & !OTHER).count_ones());
     counts.bypassed += e.bypassed;
+    counts.escaping += u64::from((all & e.shadowed).count_ones());
     counts.params += bits(all)
         .filter(|&k| matches!(e.locs[k], Loc::Base(Base::Value(_))))
         .count() as u64;
@@ -268,7 +319,43 @@ impl Encoder<'_> {
             }
             seen.push(k);
         }
-        if m == 0 { OTHER } else { m }
+        let m = if m == 0 { OTHER } else { m };
+        if m & OTHER != 0 { m | self.shadowed } else { m }
+    }
+
+    /// Gives each load and store below `body` (the λ's) that touches one location
+    /// besides *other* the alias scope of that location: group `G`, fresh in the λ,
+    /// and class `k` for location `k`. Two accesses of different locations never
+    /// touch a common byte while the λ runs, in any iteration of any loop, so the
+    /// machine schedulers may reorder them (`vliw_ir::AliasScope::apart`); an access
+    /// that touches *other* (or several locations) gets none, and is ordered with
+    /// everything. An access that loop versioning already scoped keeps its scope.
+    /// Returns how many were scoped.
+    fn scope_accesses(&self, g: &mut Rvsdg, body: Region) -> u64 {
+        let group = crate::opt::version::first_free_group(g, body);
+        let mut scoped = 0;
+        for r in g.regions_below(body) {
+            for n in g.nodes(r).to_vec() {
+                let Some(&(t, _)) = self.touches.get(&n) else {
+                    continue;
+                };
+                if t.count_ones() != 1 || t == OTHER {
+                    continue;
+                }
+                if let NodeKind::Simple(Op::Inst(
+                    InstructionData::Load { flags, .. } | InstructionData::Store { flags, .. },
+                )) = g.kind_mut(n)
+                    && flags.scope.is_none()
+                {
+                    flags.scope = Some(AliasScope {
+                        group,
+                        class: t.trailing_zeros(),
+                    });
+                    scoped += 1;
+                }
+            }
+        }
+        scoped
     }
 
     /// The locations of the accesses below `r` at an offset that is not known
@@ -348,7 +435,11 @@ impl Encoder<'_> {
             if g.op(n).is_some_and(Op::is_mem_plumbing) {
                 continue; // the λ's first split
             }
-            let (t, opaque) = self.touches.get(&n).copied().unwrap_or((OTHER, true));
+            let (t, opaque) = self
+                .touches
+                .get(&n)
+                .copied()
+                .unwrap_or((OTHER | self.shadowed, true));
             if is_sink(g, n) {
                 // only at the λ's top level: elsewhere its region is opaque
                 debug_assert!(top, "a sink in a region that is split");
@@ -550,7 +641,7 @@ mod tests {
         let mut g = parse_graph(text).expect("parses");
         verify(&g).expect("verifies before");
         let mut report = Report::default();
-        split_memory_states(&mut g, &mut report);
+        split_memory_states(&mut g, super::SplitOptions::default(), &mut report);
         if let Err(e) = verify(&g) {
             panic!("{e:?}\n{g}");
         }
@@ -560,6 +651,75 @@ mod tests {
     /// The operation of the node that makes `o`.
     fn op_of(g: &Rvsdg, o: Origin) -> Option<Op> {
         g.producer(o).and_then(|n| g.op(n).cloned())
+    }
+
+    /// The scopes of the accesses of λ `f`'s body, in node order.
+    fn scopes(g: &Rvsdg) -> Vec<Option<vliw_ir::AliasScope>> {
+        let body = g.lambda_body(g.lambdas()[0]);
+        g.nodes(body)
+            .iter()
+            .filter_map(|&n| match g.op(n) {
+                Some(Op::Inst(d)) => d.mem_flags().map(|f| f.scope),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Two `noalias` parameters, one of which escapes into a call: with the default
+    /// options only the other one is a location, and its accesses are scoped; the
+    /// escaping one's accesses (on *other*) are not. With `escaping`, both are
+    /// locations with scopes of one group and different classes, and the call (on
+    /// *other*) still touches the escaping one's.
+    #[test]
+    fn accesses_of_a_location_are_scoped_and_escaping_parameters_are_shadowed() {
+        let text = "lambda @f(ptr noalias, ptr noalias, i64) {\n\
+                 fn0 = @g(ptr)\n\
+               (a0: ptr, a1: ptr, a2: i64, a3: mem, a4: io):\n\
+                 n0 = store a2, a0, a3 : mem\n\
+                 n1 = load a1, n0 : i64, mem\n\
+                 n2 = store n1.0, a0, n1.1 : mem\n\
+                 n3 = call fn0 a1, n2, a4 : mem, io\n\
+                 -> (n3.0, n3.1)\n\
+             }\n";
+        let (g, report) = split(text);
+        assert_eq!(report.get("mem-split.noalias-params"), 1);
+        assert_eq!(report.get("mem-split.escaping-params"), 0);
+        let s = scopes(&g);
+        assert_eq!(s.len(), 3, "{g}");
+        assert!(s[0].is_some() && s[0] == s[2], "{g}");
+        assert_eq!(s[1], None, "{g}");
+
+        let mut g = parse_graph(text).expect("parses");
+        let mut report = Report::default();
+        let options = super::SplitOptions {
+            scopes: true,
+            escaping: true,
+        };
+        split_memory_states(&mut g, options, &mut report);
+        verify(&g).expect("verifies after");
+        assert_eq!(report.get("mem-split.escaping-params"), 1);
+        let s = scopes(&g);
+        let (Some(store), Some(load)) = (s[0], s[1]) else {
+            panic!("both scoped: {g}")
+        };
+        assert_eq!(store.group, load.group);
+        assert_ne!(store.class, load.class);
+        assert!(vliw_ir::AliasScope::apart(Some(store), Some(load)));
+        // the call reads the escaping parameter's state: a join of two states or more
+        let body = g.lambda_body(g.lambdas()[0]);
+        let call = g
+            .nodes(body)
+            .iter()
+            .copied()
+            .find(|&n| {
+                g.op(n)
+                    .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Call))
+            })
+            .expect("the call");
+        assert!(
+            matches!(op_of(&g, g.inputs(call)[1]), Some(Op::MemJoin(_))),
+            "{g}"
+        );
     }
 
     /// A call may unwind to a caller whose cleanup reads the `noalias` memory: the
@@ -690,7 +850,7 @@ mod tests {
         assert!(!matches!(g.input(load, 1), Origin::Out(n, _) if n == gamma));
         let once = g.to_string();
         let mut report = Report::default();
-        split_memory_states(&mut g, &mut report);
+        split_memory_states(&mut g, super::SplitOptions::default(), &mut report);
         assert_eq!(report.get("mem-split.lambdas"), 0);
         assert_eq!(g.to_string(), once);
     }
