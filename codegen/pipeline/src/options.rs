@@ -417,6 +417,7 @@ impl Options {
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
         "rvsdg-memory",
+        "rvsdg-promote",
         "rvsdg-mem-split",
         "mem-scopes",
         "rvsdg-mem-split-escaping",
@@ -578,6 +579,7 @@ impl Options {
                 })?
             }
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
+            "rvsdg-promote" => self.rvsdg.promote = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,
             "mem-scopes" => self.rvsdg.split_options.scopes = on_off(key, value)?,
             "rvsdg-mem-split-escaping" => self.rvsdg.split_options.escaping = on_off(key, value)?,

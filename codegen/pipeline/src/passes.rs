@@ -443,6 +443,28 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-promote",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "scalar promotion of stack slot cells in loops: a cell of a slot whose \
+                address has not escaped when an outermost loop runs, and that the loop \
+                reaches only through its own loads and stores of it, is carried as a \
+                loop variable, loaded before the loop and stored after it \
+                (vliw_rvsdg::opt::memory::promote)",
+        switch: Some(Switch {
+            name: "rvsdg-promote",
+            off: "rvsdg-promote=off",
+            on: "rvsdg-promote=on",
+            default_on: false,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.promote,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::promote_loop_cells(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-memory",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -33,7 +33,7 @@ pub use inline::{InlineOptions, inline_calls};
 pub use invert::invert_loops;
 pub use ivr::invariant_value_redirection;
 pub use licm::{loop_invariant_code_motion, loop_invariant_code_motion_with_loads};
-pub use memory::{SplitOptions, memory_optimization, split_memory_states};
+pub use memory::{SplitOptions, memory_optimization, promote_loop_cells, split_memory_states};
 pub use select::speculate_gammas;
 pub use strength::strength_reduction;
 pub use unroll::{UnrollOptions, unroll_loops};

@@ -55,6 +55,29 @@ fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
     })
 }
 
+/// The uses through which pointers of base `base` (a slot's, a parameter's) escape
+/// the λ whose body is `body`: every use of a pointer derived from it that is not the
+/// address of a plain or volatile access (or the derivation of another).
+pub fn captures(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> Vec<User> {
+    let mut found = Vec::new();
+    for r in g.regions_below(body) {
+        let origins = g
+            .arg_origins(r)
+            .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)));
+        for o in origins {
+            if addrs.get(o).base == base {
+                found.extend(
+                    g.users(o)
+                        .iter()
+                        .copied()
+                        .filter(|&u| !stays(g, addrs, base, u)),
+                );
+            }
+        }
+    }
+    found
+}
+
 /// The `noalias` pointer parameters of λ `l` whose pointers do not escape ([`escapes`]),
 /// as bases: while the λ runs, nothing but the accesses through them reaches the
 /// memory they access (the attribute's contract; no callee gets a pointer derived

@@ -16,6 +16,8 @@
 //!   `memory.redundant-loads`);
 //! - `dead_stores.rs`: dead stores to stack slots that do not escape
 //!   (`memory.dead-stores`);
+//! - `promote.rs`: scalar promotion of stack slot cells in loops whose address has
+//!   not escaped yet, its own pass (`rvsdg-promote`);
 //! - `split.rs`: memory state splitting by disjoint locations, its own pass
 //!   (`rvsdg-mem-split`).
 //!
@@ -32,11 +34,13 @@ mod constant_loads;
 mod dead_stores;
 mod escape;
 mod forward;
+mod promote;
 mod split;
 
 pub use access::{Access, Analysis, Effects};
 pub use address::{Addr, Addresses, Base};
 pub use escape::noalias_params;
+pub use promote::promote_loop_cells;
 pub use split::{SplitOptions, split_memory_states};
 
 use crate::graph::Node;

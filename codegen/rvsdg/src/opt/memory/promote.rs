@@ -1,0 +1,592 @@
+//! Scalar promotion of stack slot cells in loops (`rvsdg-promote`): a variable that
+//! lives in a stack slot because its address escapes *somewhere* — a loop's
+//! accumulator printed after the loop (`println!` takes `&h`), a `Vec` whose address
+//! its drop glue receives — is loaded and stored in every iteration, on the loop's
+//! memory state chain. Where its address has not escaped yet when the loop runs, and
+//! the loop reaches it only through its own loads and stores, it is a loop variable
+//! in all but name (LLVM's LICM promotion, `promoteLoopAccessesToScalars`, whose
+//! condition is the same: the object is not captured before or in the loop).
+//!
+//! **Which cells.** For a θ and a stack slot of the λ: every
+//! access to the slot inside the θ, at any depth, is a plain load or store of one
+//! cell (the same offset and size, a known offset within the slot's bounds, the same
+//! value type); accesses of the slot to other bytes that do not overlap the cell are
+//! left alone. No nested θ accesses the cell (its value would have to be carried
+//! through it too). And no use through which the slot's address escapes
+//! (`escape::captures`) can run before or during the outermost θ around it (itself
+//! when it is in none: an outer loop could run an escaping use of its body before
+//! the next run of the inner one): each is after that θ (it depends on one of the
+//! θ's outputs, so it runs after the θ's last iteration), in another arm of a γ that
+//! holds the θ (it does not run when the θ does), or — for a cell the θ only reads —
+//! inside the θ in a γ arm that never completes (a sink at its top level, or a γ
+//! whose arms all never complete: a landing pad's drops before `_Unwind_Resume`;
+//! the loop never goes on after it, so what it does to the cell is not seen by the
+//! loads that were hoisted; the memory it reads still holds the cell, which nobody
+//! wrote). Then nothing but
+//! the loop's own accesses reads or writes the cell while it runs.
+//!
+//! **The rewrite.** The cell is loaded once before the θ (a stack slot's cell is
+//! always there to be loaded; the value loaded when nothing stored it yet is never
+//! used), its value enters the θ as a loop variable, each load in the body reads the
+//! current value and each store makes a new one (through γs as entry and exit
+//! variables, in the order of the body's memory state chain), and after the θ the
+//! last value is stored back when the θ stored the cell. The body's loads and
+//! stores of the cell go. Counters: `promote.cells` (cells promoted),
+//! `promote.loads`, `promote.stores` (accesses removed from loop bodies).
+//!
+//! Only a body whose memory state is one chain per region (as built, before
+//! `rvsdg-mem-split`) is rewritten: the chain is the order of the accesses.
+//! `VLIW_PROMOTE_TRACE=1` prints why a cell is not promoted.
+
+use rustc_hash::FxHashSet;
+use vliw_ir::{InstructionData, Opcode, StackSlot, Type};
+
+use super::access::Analysis;
+use super::address::Base;
+use super::escape::captures;
+use crate::graph::{Node, NodeKind, Origin, Region, User};
+use crate::ops::{Op, Rvsdg, Ty};
+use crate::report::Report;
+
+/// Promotes the cells of every λ's outermost loops (module documentation).
+pub fn promote_loop_cells(g: &mut Rvsdg, report: &mut Report) {
+    let mut counts = Counts::default();
+    for l in g.lambdas() {
+        promote_lambda(g, l, &mut counts);
+    }
+    report.count("promote.cells", counts.cells);
+    report.count("promote.loads", counts.loads);
+    report.count("promote.stores", counts.stores);
+}
+
+#[derive(Default)]
+struct Counts {
+    cells: u64,
+    loads: u64,
+    stores: u64,
+}
+
+/// A cell of a stack slot: its offset, size and the type its accesses read or write.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+struct Cell {
+    slot: StackSlot,
+    offset: i64,
+    size: u64,
+    ty: Type,
+}
+
+/// One access to the cell inside the θ.
+struct CellAccess {
+    node: Node,
+    store: bool,
+}
+
+fn promote_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
+    let body = g.lambda_body(l);
+    // one cell per θ per round: each rewrite changes the graph the analysis saw
+    for _ in 0..MAX_CELLS_PER_LAMBDA {
+        let a = Analysis::of_lambda(g, l);
+        if !a.slots_trusted() {
+            return;
+        }
+        let Some((theta, cell, accesses)) = find_candidate(g, body, &a) else {
+            return;
+        };
+        rewrite(g, theta, cell, &accesses, counts);
+    }
+}
+
+/// At most this many cells promoted per λ (each round analyses the λ again).
+const MAX_CELLS_PER_LAMBDA: usize = 16;
+
+/// The θs below `body`, innermost first, each with the outermost θ that holds it
+/// (itself when it is in no other).
+fn thetas(g: &Rvsdg, body: Region) -> Vec<(Node, Node)> {
+    let mut found = Vec::new();
+    let mut work: Vec<(Region, Option<Node>)> = vec![(body, None)];
+    while let Some((r, outer)) = work.pop() {
+        for &n in g.nodes(r) {
+            match g.kind(n) {
+                NodeKind::Theta { body } => {
+                    let outermost = outer.unwrap_or(n);
+                    found.push((n, outermost));
+                    work.push((*body, Some(outermost)));
+                }
+                NodeKind::Gamma { arms } => work.extend(arms.iter().map(|&a| (a, outer))),
+                _ => {}
+            }
+        }
+    }
+    found.reverse();
+    found
+}
+
+/// The first θ and cell that can be promoted, with the cell's accesses in the θ.
+fn find_candidate(g: &Rvsdg, body: Region, a: &Analysis) -> Option<(Node, Cell, Vec<CellAccess>)> {
+    for (theta, outermost) in thetas(g, body) {
+        let tbody = g.theta_body(theta);
+        if !one_chain_per_region(g, tbody) || mem_var(g, theta).is_none() {
+            continue;
+        }
+        for (cell, accesses) in cells_of(g, theta, a) {
+            if safe_to_promote(g, body, outermost, cell, &accesses, a) {
+                return Some((theta, cell, accesses));
+            }
+            if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
+                eprintln!(
+                    "promote: {theta}: {cell:?}: an escaping use may run before or in the loop"
+                );
+            }
+        }
+    }
+    None
+}
+
+/// The cells the θ's loads and stores of stack slots access, each with its accesses,
+/// where every access of the slot in the θ is to that cell or apart from it and no
+/// node in the θ has effects the analysis cannot list.
+fn cells_of(g: &Rvsdg, theta: Node, a: &Analysis) -> Vec<(Cell, Vec<CellAccess>)> {
+    let mut by_slot: Vec<(StackSlot, Vec<(Node, Cell, bool)>)> = Vec::new();
+    let mut refused: FxHashSet<StackSlot> = FxHashSet::default();
+    for r in g.regions_below(g.theta_body(theta)) {
+        for &n in g.nodes(r) {
+            if !matches!(g.kind(n), NodeKind::Simple(_)) {
+                continue;
+            }
+            let e = a.effects(g, n);
+            if e.anything {
+                return Vec::new();
+            }
+            let plain = match g.op(n) {
+                Some(Op::Inst(InstructionData::Load { opcode, flags, .. })) => {
+                    (*opcode == Opcode::Load && !flags.volatile).then_some(false)
+                }
+                Some(Op::Inst(InstructionData::Store { opcode, flags, .. })) => {
+                    (*opcode == Opcode::Store && !flags.volatile).then_some(true)
+                }
+                _ => None,
+            };
+            for acc in e.reads.iter().chain(&e.writes) {
+                let Base::Slot(s) = acc.addr.base else {
+                    continue;
+                };
+                let cell = match (plain, acc.addr.offset, acc.size, a.in_bounds(acc)) {
+                    (Some(store), Some(offset), Some(size), Some(true)) => {
+                        let value = if store {
+                            g.input(n, 0)
+                        } else {
+                            Origin::Out(n, 0)
+                        };
+                        match g.ty(value) {
+                            Ty::Val(ty) => Some((
+                                Cell {
+                                    slot: s,
+                                    offset,
+                                    size,
+                                    ty,
+                                },
+                                store,
+                            )),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let Some((cell, store)) = cell else {
+                    // a copy, an unknown offset: the slot stays in memory
+                    if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
+                        eprintln!("promote: {theta}: {s}: {n} is not a plain access of a cell");
+                    }
+                    refused.insert(s);
+                    continue;
+                };
+                match by_slot.iter_mut().find(|(x, _)| *x == s) {
+                    Some((_, v)) => v.push((n, cell, store)),
+                    None => by_slot.push((s, vec![(n, cell, store)])),
+                }
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    for (s, found) in by_slot {
+        if refused.contains(&s) {
+            continue;
+        }
+        // the first access's cell; the others the same or apart from it
+        let cell = found[0].1;
+        let overlaps = |c: &Cell| {
+            c.offset < cell.offset + cell.size as i64 && cell.offset < c.offset + c.size as i64
+        };
+        if found.iter().any(|(_, c, _)| *c != cell && overlaps(c)) {
+            continue;
+        }
+        let accesses: Vec<CellAccess> = found
+            .iter()
+            .filter(|(_, c, _)| *c == cell)
+            .map(|&(node, _, store)| CellAccess { node, store })
+            .collect();
+        if in_nested_theta(g, theta, &accesses) {
+            continue;
+        }
+        cells.push((cell, accesses));
+    }
+    cells
+}
+
+/// Whether an access is inside a θ nested in `theta`.
+fn in_nested_theta(g: &Rvsdg, theta: Node, accesses: &[CellAccess]) -> bool {
+    accesses.iter().any(|acc| {
+        let mut r = g.node(acc.node).region;
+        loop {
+            let owner = g.owner(r).expect("inside the θ");
+            if owner == theta {
+                return false;
+            }
+            if matches!(g.kind(owner), NodeKind::Theta { .. }) {
+                return true;
+            }
+            r = g.node(owner).region;
+        }
+    })
+}
+
+/// Whether no use through which the cell's slot escapes runs before or during θ
+/// `theta`, the outermost θ around the one whose accesses are `accesses` (module
+/// documentation).
+fn safe_to_promote(
+    g: &Rvsdg,
+    body: Region,
+    theta: Node,
+    cell: Cell,
+    accesses: &[CellAccess],
+    a: &Analysis,
+) -> bool {
+    let stored = accesses.iter().any(|x| x.store);
+    let Some(points) = escape_points(g, body, captures(g, body, &a.addrs, Base::Slot(cell.slot)))
+    else {
+        return false;
+    };
+    points.into_iter().all(|node| {
+        let ok = match order(g, theta, node) {
+            Order::After | Order::Exclusive => true,
+            Order::InsideSinkArm => !stored,
+            Order::Unknown => false,
+        };
+        if !ok && std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
+            eprintln!(
+                "promote: {theta}: {:?}: escapes at {node} ({:?}), in {:?}",
+                cell.slot,
+                g.op(node),
+                ancestors(g, node)
+            );
+        }
+        ok
+    })
+}
+
+/// The nodes at which the escaping uses `uses` let the address go: a pure
+/// computation (no state: a `bitcast`, an `icmp`, an `iadd` on the integer) is
+/// followed to its users, since it can do nothing with the address itself; a node
+/// with a state (a call, a store of the value, a load through a pointer made of it)
+/// or a γ or θ that takes the value is a point. Returned by the λ: no point (after
+/// everything). `None` when a value leaves a γ arm or θ body (the structural node's
+/// users would have to be followed: not worth it).
+fn escape_points(g: &Rvsdg, body: Region, uses: Vec<User>) -> Option<Vec<Node>> {
+    let mut points = Vec::new();
+    let mut seen: FxHashSet<Node> = FxHashSet::default();
+    let mut work = uses;
+    while let Some(u) = work.pop() {
+        match u {
+            User::Res(r, _) if r == body => {}
+            User::Res(..) => return None,
+            User::In(n, _) => {
+                let pure = matches!(g.kind(n), NodeKind::Simple(op) if op.states() == Default::default())
+                    && !g
+                        .inputs(n)
+                        .iter()
+                        .any(|&o| matches!(g.ty(o), Ty::Mem | Ty::Io));
+                if !pure {
+                    points.push(n);
+                } else if seen.insert(n) {
+                    for o in g.outputs(n) {
+                        work.extend(g.users(o).iter().copied());
+                    }
+                }
+            }
+        }
+    }
+    Some(points)
+}
+
+/// Where node `x` runs relative to θ `theta`.
+enum Order {
+    /// After the θ's last iteration.
+    After,
+    /// Never in a run of the λ in which the θ runs (another arm of a γ).
+    Exclusive,
+    /// Inside the θ, in a γ arm that ends in a sink.
+    InsideSinkArm,
+    /// Possibly before or during it.
+    Unknown,
+}
+
+/// The chain of (region, node) from `n` up to the λ's body: `n` in its region, its
+/// owner in the enclosing region, and so on.
+fn ancestors(g: &Rvsdg, n: Node) -> Vec<(Region, Node)> {
+    let mut chain = Vec::new();
+    let mut cur = n;
+    loop {
+        let r = g.node(cur).region;
+        chain.push((r, cur));
+        match g.owner(r) {
+            Some(o) if !matches!(g.kind(o), NodeKind::Lambda { .. }) => cur = o,
+            _ => return chain,
+        }
+    }
+}
+
+fn order(g: &Rvsdg, theta: Node, x: Node) -> Order {
+    let tx = ancestors(g, x);
+    let tt = ancestors(g, theta);
+    // x holds the θ: it runs around it
+    if tt.iter().any(|&(_, n)| n == x) {
+        return Order::Unknown;
+    }
+    // inside the θ: x's chain passes through it
+    if let Some(k) = tx.iter().position(|&(_, n)| n == theta) {
+        let inside = &tx[..k];
+        let in_sink_arm = inside.iter().any(|&(r, _)| {
+            g.owner(r)
+                .is_some_and(|o| matches!(g.kind(o), NodeKind::Gamma { .. }))
+                && never_completes(g, r)
+        });
+        return if in_sink_arm {
+            Order::InsideSinkArm
+        } else {
+            Order::Unknown
+        };
+    }
+    // the deepest region both chains pass through
+    for &(r, nt) in &tt {
+        if let Some(&(_, nx)) = tx.iter().find(|&&(rx, _)| rx == r) {
+            if nt == nx {
+                // the same structural node holds both, in different regions (x is
+                // not in the θ): different arms of a γ, or a θ around both (none:
+                // the θ is outermost)
+                return if matches!(g.kind(nt), NodeKind::Gamma { .. }) {
+                    Order::Exclusive
+                } else {
+                    Order::Unknown
+                };
+            }
+            return if reaches(g, nt, nx) {
+                Order::After
+            } else {
+                Order::Unknown
+            };
+        }
+    }
+    Order::Unknown
+}
+
+/// Whether a run of region `r` never completes: it holds a sink at its top level
+/// (`unreachable`, `trap`), or a γ every arm of which never completes (a landing
+/// pad's drops, each of which may unwind, before `_Unwind_Resume`).
+fn never_completes(g: &Rvsdg, r: Region) -> bool {
+    g.nodes(r).iter().any(|&n| match g.kind(n) {
+        NodeKind::Simple(Op::Inst(d)) => matches!(d.opcode(), Opcode::Unreachable | Opcode::Trap),
+        NodeKind::Gamma { arms } => arms.iter().all(|&a| never_completes(g, a)),
+        _ => false,
+    })
+}
+
+/// Whether node `to` depends on node `from` (same region) through any edge.
+fn reaches(g: &Rvsdg, from: Node, to: Node) -> bool {
+    let mut seen: FxHashSet<Node> = FxHashSet::default();
+    let mut work = vec![from];
+    while let Some(n) = work.pop() {
+        for o in g.outputs(n) {
+            for &u in g.users(o) {
+                if let User::In(m, _) = u {
+                    if m == to {
+                        return true;
+                    }
+                    if seen.insert(m) {
+                        work.push(m);
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The θ's memory variable: the index of its one memory-typed input.
+fn mem_var(g: &Rvsdg, theta: Node) -> Option<usize> {
+    let mut found = g
+        .inputs(theta)
+        .iter()
+        .enumerate()
+        .filter(|&(_, &o)| g.ty(o) == Ty::Mem)
+        .map(|(i, _)| i);
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Whether the memory state below `r` is one chain per region (no `mem_split` or
+/// `mem_join`, at most one memory input and output per node, one memory argument
+/// and result per region).
+fn one_chain_per_region(g: &Rvsdg, r: Region) -> bool {
+    g.regions_below(r).into_iter().all(|q| {
+        let mem = |o: &Origin| g.ty(*o) == Ty::Mem;
+        g.arg_origins(q).filter(mem).count() <= 1
+            && g.results(q).iter().filter(|o| mem(o)).count() <= 1
+            && g.nodes(q).iter().all(|&n| {
+                !g.op(n).is_some_and(Op::is_mem_plumbing)
+                    && g.inputs(n).iter().filter(|o| mem(o)).count() <= 1
+                    && g.outputs(n).filter(mem).count() <= 1
+            })
+    })
+}
+
+/// The memory state input of simple node `n` (its one memory-typed input).
+fn mem_input(g: &Rvsdg, n: Node) -> usize {
+    g.inputs(n)
+        .iter()
+        .position(|&o| g.ty(o) == Ty::Mem)
+        .expect("a load or store reads a memory state")
+}
+
+fn mem_output(g: &Rvsdg, n: Node) -> Origin {
+    g.outputs(n)
+        .find(|&o| g.ty(o) == Ty::Mem)
+        .expect("a load or store gives a memory state")
+}
+
+/// A `stack_addr` of the cell's slot in region `r`, and the offset a load or store
+/// through it needs to reach the cell.
+fn cell_pointer(g: &mut Rvsdg, r: Region, cell: Cell) -> Origin {
+    let n = g.add_simple(
+        r,
+        Op::Inst(InstructionData::StackAddr {
+            opcode: Opcode::StackAddr,
+            slot: cell.slot,
+            offset: 0,
+        }),
+        &[],
+        &[Ty::Val(Type::Ptr)],
+    );
+    Origin::Out(n, 0)
+}
+
+/// The flags of the cell's first access, whose copy the new load and store take
+/// (alignment; no scope: promotion runs before `rvsdg-mem-split`).
+fn flags_of(g: &Rvsdg, n: Node) -> vliw_ir::MemFlags {
+    match g.op(n) {
+        Some(Op::Inst(d)) => d.mem_flags().expect("a load or store"),
+        _ => unreachable!("a load or store"),
+    }
+}
+
+fn rewrite(g: &mut Rvsdg, theta: Node, cell: Cell, accesses: &[CellAccess], counts: &mut Counts) {
+    let region = g.node(theta).region;
+    let m = mem_var(g, theta).expect("checked");
+    let mut flags = flags_of(g, accesses[0].node);
+    flags.scope = None;
+    // the load before the θ, on the state that enters it
+    let state_in = g.input(theta, m);
+    let ptr = cell_pointer(g, region, cell);
+    let offset = i32::try_from(cell.offset).expect("within a slot");
+    let load = g.add_simple(
+        region,
+        Op::Inst(InstructionData::Load {
+            opcode: Opcode::Load,
+            flags,
+            arg: vliw_ir::Value::from_u32(0),
+            offset,
+        }),
+        &[ptr, state_in],
+        &[Ty::Val(cell.ty), Ty::Mem],
+    );
+    g.set_input(theta, m, Origin::Out(load, 1));
+    let (arg, out) = g.add_theta_var(theta, Origin::Out(load, 0));
+    // the body: the accesses' values from the loop variable
+    let targets: FxHashSet<Node> = accesses.iter().map(|x| x.node).collect();
+    let tbody = g.theta_body(theta);
+    let last = thread(g, tbody, arg, &targets, counts);
+    let Origin::Out(_, k) = out else {
+        unreachable!("a θ output")
+    };
+    g.set_result(tbody, k as usize + 1, last);
+    // the store after the θ, when the body stored the cell
+    if accesses.iter().any(|x| x.store) {
+        let mem_out = Origin::Out(theta, m as u32);
+        let users = g.users(mem_out).to_vec();
+        let ptr = cell_pointer(g, region, cell);
+        let store = g.add_simple(
+            region,
+            Op::Inst(InstructionData::Store {
+                opcode: Opcode::Store,
+                flags,
+                args: [vliw_ir::Value::from_u32(0); 2],
+                offset,
+            }),
+            &[out, ptr, mem_out],
+            &[Ty::Mem],
+        );
+        for u in users {
+            match u {
+                User::In(n, i) => g.set_input(n, i as usize, Origin::Out(store, 0)),
+                User::Res(r, i) => g.set_result(r, i as usize, Origin::Out(store, 0)),
+            }
+        }
+    }
+    counts.cells += 1;
+}
+
+/// Replaces the accesses to the cell in region `r` (and the γs in it), in the order
+/// of the region's memory state chain, by the values they read and write; `cur` is
+/// the cell's value on entry. Returns its value at the end of the region.
+fn thread(
+    g: &mut Rvsdg,
+    r: Region,
+    mut cur: Origin,
+    targets: &FxHashSet<Node>,
+    counts: &mut Counts,
+) -> Origin {
+    for n in g.topological_order(r) {
+        if targets.contains(&n) {
+            let state_in = g.input(n, mem_input(g, n));
+            let state_out = mem_output(g, n);
+            let store = matches!(g.op(n), Some(Op::Inst(InstructionData::Store { .. })));
+            if store {
+                cur = g.input(n, 0);
+                counts.stores += 1;
+            } else {
+                g.divert_users(Origin::Out(n, 0), cur);
+                counts.loads += 1;
+            }
+            g.divert_users(state_out, state_in);
+            g.remove_node(n);
+            continue;
+        }
+        let NodeKind::Gamma { arms } = g.kind(n).clone() else {
+            continue;
+        };
+        if !arms.iter().any(|&arm| {
+            g.regions_below(arm)
+                .iter()
+                .any(|&q| g.nodes(q).iter().any(|m| targets.contains(m)))
+        }) {
+            continue;
+        }
+        let args = g.add_gamma_entry(n, cur);
+        let finals: Vec<Origin> = arms
+            .iter()
+            .zip(args)
+            .map(|(&arm, a)| thread(g, arm, a, targets, counts))
+            .collect();
+        cur = g.add_gamma_exit(n, &finals);
+    }
+    cur
+}
