@@ -45,7 +45,7 @@ pub fn escaped_slots(g: &Rvsdg, l: Node, addrs: &Addresses) -> FxHashSet<StackSl
 /// Whether a pointer of base `base` (a λ parameter's, `Base::Value` of an argument of
 /// `body`, the λ's body) escapes as a slot does: whether any pointer derived from it
 /// is used but as the address of a plain or volatile access (or to derive another).
-fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
+pub(super) fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> bool {
     g.regions_below(body).into_iter().any(|r| {
         g.arg_origins(r)
             .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)))

@@ -17,7 +17,10 @@
 //! when it is in none: an outer loop could run an escaping use of its body before
 //! the next run of the inner one): each is after that θ (it depends on one of the
 //! θ's outputs, so it runs after the θ's last iteration), in another arm of a γ that
-//! holds the θ (it does not run when the θ does), or — for a cell the θ only reads —
+//! holds the θ (it does not run when the θ does), a call outside the loop being
+//! promoted to a λ of the module whose parameter does not escape it (`vec![0; n]`
+//! writing its result into the slot: a store of the slot in the memory order, which
+//! keeps nothing of the address), or — for a cell the θ only reads —
 //! inside the θ in a γ arm that never completes (a sink at its top level, or a γ
 //! whose arms all never complete: a landing pad's drops before `_Unwind_Resume`;
 //! the loop never goes on after it, so what it does to the cell is not seen by the
@@ -89,7 +92,8 @@ fn promote_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
         if !a.slots_trusted() {
             return;
         }
-        let Some((theta, cell, accesses)) = find_candidate(g, body, &a) else {
+        let mut callees = Callees::new(g);
+        let Some((theta, cell, accesses)) = find_candidate(g, body, &a, &mut callees) else {
             return;
         };
         rewrite(g, theta, cell, &accesses, counts);
@@ -122,14 +126,19 @@ fn thetas(g: &Rvsdg, body: Region) -> Vec<(Node, Node)> {
 }
 
 /// The first θ and cell that can be promoted, with the cell's accesses in the θ.
-fn find_candidate(g: &Rvsdg, body: Region, a: &Analysis) -> Option<(Node, Cell, Vec<CellAccess>)> {
+fn find_candidate(
+    g: &Rvsdg,
+    body: Region,
+    a: &Analysis,
+    callees: &mut Callees,
+) -> Option<(Node, Cell, Vec<CellAccess>)> {
     for (theta, outermost) in thetas(g, body) {
         let tbody = g.theta_body(theta);
         if !one_chain_per_region(g, tbody) || mem_var(g, theta).is_none() {
             continue;
         }
         for (cell, accesses) in cells_of(g, theta, a) {
-            if safe_to_promote(g, body, outermost, cell, &accesses, a) {
+            if safe_to_promote(g, body, outermost, cell, &accesses, a, callees) {
                 return Some((theta, cell, accesses));
             }
             if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
@@ -260,17 +269,25 @@ fn safe_to_promote(
     cell: Cell,
     accesses: &[CellAccess],
     a: &Analysis,
+    callees: &mut Callees,
 ) -> bool {
     let stored = accesses.iter().any(|x| x.store);
     let Some(points) = escape_points(g, body, captures(g, body, &a.addrs, Base::Slot(cell.slot)))
     else {
         return false;
     };
-    points.into_iter().all(|node| {
+    let inner = innermost_theta(g, g.node(accesses[0].node).region);
+    points.into_iter().all(|(node, input)| {
         let ok = match order(g, theta, node) {
             Order::After | Order::Exclusive => true,
-            Order::InsideSinkArm => !stored,
-            Order::Unknown => false,
+            Order::InsideSinkArm if !stored => true,
+            // a call that only accesses the slot through the argument and keeps
+            // nothing of it is a load and a store of the slot in the memory order:
+            // harmless unless in the loop being promoted
+            _ => {
+                !ancestors(g, node).iter().any(|&(_, n)| n == inner)
+                    && input.is_some_and(|i| callees.does_not_capture(g, node, i))
+            }
         };
         if !ok && std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
             eprintln!(
@@ -291,31 +308,93 @@ fn safe_to_promote(
 /// or a γ or θ that takes the value is a point. Returned by the λ: no point (after
 /// everything). `None` when a value leaves a γ arm or θ body (the structural node's
 /// users would have to be followed: not worth it).
-fn escape_points(g: &Rvsdg, body: Region, uses: Vec<User>) -> Option<Vec<Node>> {
+fn escape_points(g: &Rvsdg, body: Region, uses: Vec<User>) -> Option<Vec<(Node, Option<usize>)>> {
     let mut points = Vec::new();
     let mut seen: FxHashSet<Node> = FxHashSet::default();
-    let mut work = uses;
-    while let Some(u) = work.pop() {
+    // a use, and whether it reads the address itself (not something computed from it)
+    let mut work: Vec<(User, bool)> = uses.into_iter().map(|u| (u, true)).collect();
+    while let Some((u, direct)) = work.pop() {
         match u {
             User::Res(r, _) if r == body => {}
             User::Res(..) => return None,
-            User::In(n, _) => {
+            User::In(n, i) => {
                 let pure = matches!(g.kind(n), NodeKind::Simple(op) if op.states() == Default::default())
                     && !g
                         .inputs(n)
                         .iter()
                         .any(|&o| matches!(g.ty(o), Ty::Mem | Ty::Io));
                 if !pure {
-                    points.push(n);
+                    points.push((n, direct.then_some(i as usize)));
                 } else if seen.insert(n) {
                     for o in g.outputs(n) {
-                        work.extend(g.users(o).iter().copied());
+                        work.extend(g.users(o).iter().map(|&u| (u, false)));
                     }
                 }
             }
         }
     }
     Some(points)
+}
+
+/// The θ whose body holds region `r` (at any depth below it, through γs only).
+fn innermost_theta(g: &Rvsdg, mut r: Region) -> Node {
+    loop {
+        let owner = g.owner(r).expect("inside a θ");
+        if matches!(g.kind(owner), NodeKind::Theta { .. }) {
+            return owner;
+        }
+        r = g.node(owner).region;
+    }
+}
+
+/// Which parameters of the module's λs their calls do not capture, found when first
+/// asked for.
+struct Callees {
+    by_name: rustc_hash::FxHashMap<String, Node>,
+    known: rustc_hash::FxHashMap<(Node, usize), bool>,
+}
+
+impl Callees {
+    fn new(g: &Rvsdg) -> Callees {
+        Callees {
+            by_name: g
+                .lambdas()
+                .into_iter()
+                .map(|l| (g.lambda_info(l).name.clone(), l))
+                .collect(),
+            known: Default::default(),
+        }
+    }
+
+    /// Whether call `n` passes its input `i` to a λ of the module whose pointer
+    /// parameter does not escape it (`escape::escapes`: only used as the address of
+    /// its own plain accesses): the callee reads and writes through it while the
+    /// call runs and keeps nothing of it after.
+    fn does_not_capture(&mut self, g: &Rvsdg, n: Node, i: usize) -> bool {
+        let Some(Op::Inst(InstructionData::Call { func, .. })) = g.op(n) else {
+            return false;
+        };
+        let Some(caller) = g.enclosing_lambda(g.node(n).region) else {
+            return false;
+        };
+        let Some(callee) = g
+            .lambda_info(caller)
+            .ext_funcs
+            .get(*func)
+            .and_then(|f| self.by_name.get(&f.name).copied())
+        else {
+            return false;
+        };
+        let params = &g.lambda_info(callee).signature.params;
+        if params.get(i) != Some(&Type::Ptr) {
+            return false;
+        }
+        *self.known.entry((callee, i)).or_insert_with(|| {
+            let body = g.lambda_body(callee);
+            let addrs = super::address::Addresses::of_lambda(g, callee);
+            !super::escape::escapes(g, body, &addrs, Base::Value(Origin::Arg(body, i as u32)))
+        })
+    }
 }
 
 /// Where node `x` runs relative to θ `theta`.
@@ -390,14 +469,72 @@ fn order(g: &Rvsdg, theta: Node, x: Node) -> Order {
 }
 
 /// Whether a run of region `r` never completes: it holds a sink at its top level
-/// (`unreachable`, `trap`), or a γ every arm of which never completes (a landing
-/// pad's drops, each of which may unwind, before `_Unwind_Resume`).
+/// (`unreachable`, `trap`), or a γ every arm of which that can run never completes.
+/// An arm can run unless the γ's predicate is a `match` of a value that is a known
+/// constant on every path that completes (`completing_constant`) and selects
+/// another arm. That is the shape of a landing pad: each drop may unwind, its γ's
+/// arm for that sets a flag and the next one drops the next value, and the last
+/// calls `_Unwind_Resume` (a sink); after them, a γ on the flag calls the
+/// "panic in cleanup" function (a sink) — on every path that gets there the flag
+/// is set.
 fn never_completes(g: &Rvsdg, r: Region) -> bool {
     g.nodes(r).iter().any(|&n| match g.kind(n) {
         NodeKind::Simple(Op::Inst(d)) => matches!(d.opcode(), Opcode::Unreachable | Opcode::Trap),
-        NodeKind::Gamma { arms } => arms.iter().all(|&a| never_completes(g, a)),
+        NodeKind::Gamma { arms } => {
+            let taken = taken_arm(g, n);
+            arms.iter()
+                .enumerate()
+                .filter(|&(k, _)| taken.is_none_or(|t| t == k))
+                .all(|(_, &a)| never_completes(g, a))
+        }
         _ => false,
     })
+}
+
+/// The arm γ `n` takes whenever its predicate is computed on a path that completes:
+/// its predicate a control constant, or a `match` of a [`completing_constant`].
+fn taken_arm(g: &Rvsdg, n: Node) -> Option<usize> {
+    let p = g.input(n, 0);
+    if let Some(alt) = crate::opt::rewrite::ctl_of(g, p) {
+        return Some(alt as usize);
+    }
+    let m = g.producer(p)?;
+    let Some(Op::Match { cases, default, .. }) = g.op(m) else {
+        return None;
+    };
+    let v = completing_constant(g, g.input(m, 0))?;
+    Some(
+        cases
+            .iter()
+            .find(|&&(c, _)| c == v)
+            .map_or(*default, |&(_, a)| a) as usize,
+    )
+}
+
+/// The value of `o` on every path on which the node that makes it completes: a
+/// constant, or a γ output whose arms that complete all give that constant.
+fn completing_constant(g: &Rvsdg, o: Origin) -> Option<u128> {
+    if let Some(c) = crate::opt::rewrite::const_of(g, o) {
+        return Some(c);
+    }
+    let Origin::Out(n, k) = o else {
+        return None;
+    };
+    let NodeKind::Gamma { arms } = g.kind(n) else {
+        return None;
+    };
+    let mut value = None;
+    for &a in arms {
+        if never_completes(g, a) {
+            continue;
+        }
+        let v = completing_constant(g, g.results(a)[k as usize])?;
+        if value.is_some_and(|x| x != v) {
+            return None;
+        }
+        value = Some(v);
+    }
+    value
 }
 
 /// Whether node `to` depends on node `from` (same region) through any edge.
