@@ -228,8 +228,7 @@ fn tested_by_match(g: &Rvsdg, o: Origin) -> bool {
 
 fn is_constant(g: &Rvsdg, o: Origin) -> bool {
     g.producer(o)
-        .and_then(|p| g.op(p))
-        .is_some_and(|op| op.is_constant_like())
+        .is_some_and(|p| super::constants::constant(g, p).is_some())
 }
 
 fn is_undef(g: &Rvsdg, o: Origin) -> bool {
