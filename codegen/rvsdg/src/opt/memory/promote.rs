@@ -47,6 +47,7 @@ use vliw_ir::{InstructionData, Opcode, StackSlot, Type};
 use super::access::Analysis;
 use super::address::Base;
 use super::escape::captures;
+use super::split::one_chain_per_region;
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -568,22 +569,6 @@ fn mem_var(g: &Rvsdg, theta: Node) -> Option<usize> {
         .map(|(i, _)| i);
     let first = found.next()?;
     found.next().is_none().then_some(first)
-}
-
-/// Whether the memory state below `r` is one chain per region (no `mem_split` or
-/// `mem_join`, at most one memory input and output per node, one memory argument
-/// and result per region).
-fn one_chain_per_region(g: &Rvsdg, r: Region) -> bool {
-    g.regions_below(r).into_iter().all(|q| {
-        let mem = |o: &Origin| g.ty(*o) == Ty::Mem;
-        g.arg_origins(q).filter(mem).count() <= 1
-            && g.results(q).iter().filter(|o| mem(o)).count() <= 1
-            && g.nodes(q).iter().all(|&n| {
-                !g.op(n).is_some_and(Op::is_mem_plumbing)
-                    && g.inputs(n).iter().filter(|o| mem(o)).count() <= 1
-                    && g.outputs(n).filter(mem).count() <= 1
-            })
-    })
 }
 
 /// The memory state input of simple node `n` (its one memory-typed input).

@@ -615,7 +615,7 @@ fn mem_shape(g: &Rvsdg, n: Node) -> Option<(usize, usize)> {
 /// construction makes it: no `mem_split` or `mem_join` yet, at most one memory input
 /// and output per node, one memory argument and result per region (a γ arm that ends
 /// in a sink has none).
-fn one_chain_per_region(g: &Rvsdg, body: Region) -> bool {
+pub(super) fn one_chain_per_region(g: &Rvsdg, body: Region) -> bool {
     g.regions_below(body).into_iter().all(|r| {
         let mem = |o: &Origin| g.ty(*o) == Ty::Mem;
         g.arg_origins(r).filter(mem).count() <= 1
@@ -651,6 +651,18 @@ mod tests {
     /// The operation of the node that makes `o`.
     fn op_of(g: &Rvsdg, o: Origin) -> Option<Op> {
         g.producer(o).and_then(|n| g.op(n).cloned())
+    }
+
+    /// The call at the top level of region `body`.
+    fn the_call(g: &Rvsdg, body: crate::graph::Region) -> crate::graph::Node {
+        g.nodes(body)
+            .iter()
+            .copied()
+            .find(|&n| {
+                g.op(n)
+                    .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Call))
+            })
+            .expect("the call")
     }
 
     /// The scopes of the accesses of λ `f`'s body, in node order.
@@ -707,15 +719,7 @@ mod tests {
         assert!(vliw_ir::AliasScope::apart(Some(store), Some(load)));
         // the call reads the escaping parameter's state: a join of two states or more
         let body = g.lambda_body(g.lambdas()[0]);
-        let call = g
-            .nodes(body)
-            .iter()
-            .copied()
-            .find(|&n| {
-                g.op(n)
-                    .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Call))
-            })
-            .expect("the call");
+        let call = the_call(&g, body);
         assert!(
             matches!(op_of(&g, g.inputs(call)[1]), Some(Op::MemJoin(_))),
             "{g}"
@@ -749,15 +753,7 @@ mod tests {
                     .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Store))
             })
             .collect();
-        let call = g
-            .nodes(body)
-            .iter()
-            .copied()
-            .find(|&n| {
-                g.op(n)
-                    .is_some_and(|op| op.opcode() == Some(vliw_ir::Opcode::Call))
-            })
-            .expect("the call");
+        let call = the_call(&g, body);
         assert_eq!(stores.len(), 2);
         // the second store's state comes from the call, not straight from the first
         let second_state = g.inputs(stores[1])[2];
