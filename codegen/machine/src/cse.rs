@@ -17,7 +17,13 @@
 //! compare's unused second result); a ψ of one argument under `p0` (what converting a
 //! region nested in another leaves) is its argument. Left: guarded operations (a guarded definition is a ψ argument's
 //! value only where its guard holds), and/or-type compares (they read their
-//! destinations), loads and everything else with an effect, copies and ψs.
+//! destinations), everything else with an effect, copies and ψs.
+//!
+//! Loads too: an unguarded load of the same base register and offset with the same
+//! operation as an earlier one of the block, with nothing that may write memory in
+//! between (a store, an atomic, a call; side exits do not write), is the earlier
+//! one's value ([`Loaded`]; the speculative `lds` that if-conversion makes of a load
+//! the compare before it already made is the common case).
 //!
 //! Counter: `cse.removed`.
 
@@ -112,10 +118,20 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
     let mut bound: HashMap<Reg, u64> = HashMap::new();
     for b in mf.layout.clone() {
         let mut seen: HashMap<Key, Vec<Reg>> = HashMap::new();
+        let mut loaded = Loaded::default();
         let mut kept = Vec::with_capacity(mf.block_len(b));
         for id in mf.take_block_insts(b) {
             let inst = mf.inst_mut(id);
             read_merged(inst, &same);
+            match loaded.visit(inst) {
+                Some((d, e)) => {
+                    same.insert(d, e);
+                    removed += 1;
+                    continue;
+                }
+                None if writes_memory(inst) => loaded.clear(),
+                None => {}
+            }
             // a ψ of one argument that always holds (left by nested conversions) is
             // that argument
             if inst.op == MOp::Psi
@@ -193,6 +209,86 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
         crate::pcp::sweep::remove_dead_operations(mf);
     }
     (removed, merged_constants)
+}
+
+/// The loads of a block since the last operation that may write memory: a load of
+/// the same bytes with the same operation (its speculative form counted as the same)
+/// reads the value the earlier one did. An earlier `ld` stands for a later `ld` or
+/// `lds`; an earlier `lds` only for an `lds` (where the `ld` would fault, the `lds`
+/// gave 0, and the later `ld` must still fault).
+#[derive(Default)]
+struct Loaded {
+    /// (the ordinary form of the operation, base register, offset) → the result and
+    /// whether it was speculative.
+    known: HashMap<(Opcode, Reg, Imm), (Reg, bool)>,
+}
+
+impl Loaded {
+    /// When `inst` is a plain unguarded load of what an earlier one read: its result
+    /// and the earlier one's. Otherwise it is remembered if it is such a load.
+    fn visit(&mut self, inst: &MInst) -> Option<(Reg, Reg)> {
+        let opcode = inst.opcode()?;
+        if sem::class(opcode) != sem::OpClass::Load
+            || !inst.guard.is_always()
+            || !inst.implicit_defs.is_empty()
+            || !inst.args.is_empty()
+            || inst.keep.is_some()
+        {
+            return None;
+        }
+        let ([d @ Reg::Virtual(_)], [base @ Reg::Virtual(_)]) = (&inst.defs[..], &inst.uses[..])
+        else {
+            return None;
+        };
+        let speculative = opcode.is_speculative_load();
+        let plain = if speculative {
+            ordinary_load(opcode)?
+        } else {
+            opcode
+        };
+        let key = (plain, *base, inst.imm.clone());
+        match self.known.get(&key) {
+            Some(&(e, earlier_speculative)) if !earlier_speculative || speculative => Some((*d, e)),
+            _ => {
+                self.known.insert(key, (*d, speculative));
+                None
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.known.clear();
+    }
+}
+
+/// The ordinary form of a speculative load.
+fn ordinary_load(opcode: Opcode) -> Option<Opcode> {
+    use Opcode::*;
+    [LdB, LdBu, LdH, LdHu, LdW, LdWu, LdD]
+        .into_iter()
+        .find(|o| o.speculative_load() == Some(opcode))
+}
+
+/// Whether `inst` may write memory (or do anything a load must not be merged
+/// across): a store, an atomic, a call, a system call; not a load, a pure operation,
+/// a copy or a ψ.
+fn writes_memory(inst: &MInst) -> bool {
+    match inst.op {
+        // a side exit leaves the block; what stays in it has not been written
+        MOp::Op(Opcode::Br) => false,
+        MOp::Op(opcode) => !matches!(
+            sem::class(opcode),
+            sem::OpClass::Load
+                | sem::OpClass::Value
+                | sem::OpClass::Compare
+                | sem::OpClass::PredLogic
+                | sem::OpClass::Sel
+                | sem::OpClass::P2r
+                | sem::OpClass::R2p
+                | sem::OpClass::Nothing
+        ),
+        MOp::Psi | MOp::Copy | MOp::ParallelCopy => false,
+    }
 }
 
 /// The largest unsigned value that extension `opcode` leaves unchanged.
