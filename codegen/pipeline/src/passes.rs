@@ -455,7 +455,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "rvsdg-promote",
             off: "rvsdg-promote=off",
             on: "rvsdg-promote=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.rvsdg.enabled && o.rvsdg.promote,
         run: Run::Rvsdg(|rm, o| {

@@ -52,8 +52,8 @@ pub struct Options {
     /// Store-to-load forwarding, redundant loads, dead stores to private stack slots
     /// (`rvsdg-memory=on|off`).
     pub memory: bool,
-    /// Scalar promotion of stack slot cells in loops (`rvsdg-promote=on|off`, off by
-    /// default until every suite has run with it).
+    /// Scalar promotion of stack slot cells in loops (`rvsdg-promote=on|off`, on by
+    /// default).
     pub promote: bool,
     /// Memory state splitting by disjoint locations (`rvsdg-mem-split=on|off`).
     pub mem_split: bool,
@@ -92,7 +92,7 @@ impl Default for Options {
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,
-            promote: false,
+            promote: true,
             mem_split: true,
             split_options: crate::opt::SplitOptions::default(),
             cne_gamma: true,

@@ -54,7 +54,6 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
         let options = vliw_rvsdg::opt::UnrollOptions::default();
         vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)
     }),
-    // off in the pipeline by default; forced on here so that every test exercises it
     ("promote", |rm, r| {
         vliw_rvsdg::opt::promote_loop_cells(&mut rm.graph, r)
     }),

@@ -55,8 +55,9 @@ use crate::report::Report;
 /// Promotes the cells of every λ's outermost loops (module documentation).
 pub fn promote_loop_cells(g: &mut Rvsdg, report: &mut Report) {
     let mut counts = Counts::default();
+    let mut callees = Callees::new(g);
     for l in g.lambdas() {
-        promote_lambda(g, l, &mut counts);
+        promote_lambda(g, l, &mut callees, &mut counts);
     }
     report.count("promote.cells", counts.cells);
     report.count("promote.loads", counts.loads);
@@ -85,19 +86,24 @@ struct CellAccess {
     store: bool,
 }
 
-fn promote_lambda(g: &mut Rvsdg, l: Node, counts: &mut Counts) {
+fn promote_lambda(g: &mut Rvsdg, l: Node, callees: &mut Callees, counts: &mut Counts) {
     let body = g.lambda_body(l);
+    // nothing to analyse without a loop
+    if thetas(g, body).is_empty() {
+        return;
+    }
     // one cell per θ per round: each rewrite changes the graph the analysis saw
     for _ in 0..MAX_CELLS_PER_LAMBDA {
         let a = Analysis::of_lambda(g, l);
         if !a.slots_trusted() {
             return;
         }
-        let mut callees = Callees::new(g);
-        let Some((theta, cell, accesses)) = find_candidate(g, body, &a, &mut callees) else {
+        let Some((theta, cell, accesses)) = find_candidate(g, body, &a, callees) else {
             return;
         };
         rewrite(g, theta, cell, &accesses, counts);
+        // what was known of this λ's parameters (a recursive call's) may have changed
+        callees.forget(l);
     }
 }
 
@@ -365,6 +371,11 @@ impl Callees {
                 .collect(),
             known: Default::default(),
         }
+    }
+
+    /// Forgets what is known of λ `l`'s parameters (its body changed).
+    fn forget(&mut self, l: Node) {
+        self.known.retain(|&(callee, _), _| callee != l);
     }
 
     /// Whether call `n` passes its input `i` to a λ of the module whose pointer
