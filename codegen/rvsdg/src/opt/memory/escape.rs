@@ -55,24 +55,30 @@ pub(super) fn escapes(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) ->
     })
 }
 
-/// The uses through which pointers of base `base` (a slot's, a parameter's) escape
-/// the λ whose body is `body`: every use of a pointer derived from it that is not the
-/// address of a plain or volatile access (or the derivation of another).
-pub fn captures(g: &Rvsdg, body: Region, addrs: &Addresses, base: Base) -> Vec<User> {
-    let mut found = Vec::new();
+/// The uses through which the address of each stack slot escapes the λ whose body
+/// is `body`: every use of a pointer derived from it that is not the address of a
+/// plain or volatile access (or the derivation of another). One walk of the λ.
+pub fn slot_captures(
+    g: &Rvsdg,
+    body: Region,
+    addrs: &Addresses,
+) -> rustc_hash::FxHashMap<StackSlot, Vec<User>> {
+    let mut found: rustc_hash::FxHashMap<StackSlot, Vec<User>> = Default::default();
     for r in g.regions_below(body) {
         let origins = g
             .arg_origins(r)
             .chain(g.nodes(r).iter().flat_map(|&n| g.outputs(n)));
         for o in origins {
-            if addrs.get(o).base == base {
-                found.extend(
-                    g.users(o)
-                        .iter()
-                        .copied()
-                        .filter(|&u| !stays(g, addrs, base, u)),
-                );
-            }
+            let base = addrs.get(o).base;
+            let Base::Slot(s) = base else {
+                continue;
+            };
+            let escaping = g
+                .users(o)
+                .iter()
+                .copied()
+                .filter(|&u| !stays(g, addrs, base, u));
+            found.entry(s).or_default().extend(escaping);
         }
     }
     found

@@ -13,7 +13,7 @@
 //! value type); accesses of the slot to other bytes that do not overlap the cell are
 //! left alone. No nested θ accesses the cell (its value would have to be carried
 //! through it too). And no use through which the slot's address escapes
-//! (`escape::captures`) can run before or during the outermost θ around it (itself
+//! (`escape::slot_captures`) can run before or during the outermost θ around it (itself
 //! when it is in none: an outer loop could run an escaping use of its body before
 //! the next run of the inner one): each is after that θ (it depends on one of the
 //! θ's outputs, so it runs after the θ's last iteration), in another arm of a γ that
@@ -41,12 +41,12 @@
 //! `rvsdg-mem-split`) is rewritten: the chain is the order of the accesses.
 //! `VLIW_PROMOTE_TRACE=1` prints why a cell is not promoted.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{InstructionData, Opcode, StackSlot, Type};
 
 use super::access::Analysis;
 use super::address::Base;
-use super::escape::captures;
+use super::escape::slot_captures;
 use super::split::one_chain_per_region;
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
@@ -88,27 +88,32 @@ struct CellAccess {
 
 fn promote_lambda(g: &mut Rvsdg, l: Node, callees: &mut Callees, counts: &mut Counts) {
     let body = g.lambda_body(l);
-    // nothing to analyse without a loop
-    if thetas(g, body).is_empty() {
+    // nothing to analyse without a loop; nothing to rewrite once the states are split
+    if thetas(g, body).is_empty() || !one_chain_per_region(g, body) {
         return;
     }
-    // one cell per θ per round: each rewrite changes the graph the analysis saw
-    for _ in 0..MAX_CELLS_PER_LAMBDA {
+    // a round promotes one cell per slot: a rewrite adds accesses of its slot around
+    // its θ, which an enclosing θ's cell of that slot must see
+    for _ in 0..MAX_ROUNDS {
         let a = Analysis::of_lambda(g, l);
         if !a.slots_trusted() {
             return;
         }
-        let Some((theta, cell, accesses)) = find_candidate(g, body, &a, callees) else {
+        let found = find_candidates(g, body, &a, callees);
+        if found.is_empty() {
             return;
-        };
-        rewrite(g, theta, cell, &accesses, counts);
+        }
+        // cells of different slots: no rewrite touches another's accesses or escapes
+        for (theta, cell, accesses) in found {
+            rewrite(g, theta, cell, &accesses, counts);
+        }
         // what was known of this λ's parameters (a recursive call's) may have changed
         callees.forget(l);
     }
 }
 
-/// At most this many cells promoted per λ (each round analyses the λ again).
-const MAX_CELLS_PER_LAMBDA: usize = 16;
+/// At most this many rounds per λ (each analyses the λ again).
+const MAX_ROUNDS: usize = 8;
 
 /// The θs below `body`, innermost first, each with the outermost θ that holds it
 /// (itself when it is in no other).
@@ -133,20 +138,35 @@ fn thetas(g: &Rvsdg, body: Region) -> Vec<(Node, Node)> {
 }
 
 /// The first θ and cell that can be promoted, with the cell's accesses in the θ.
-fn find_candidate(
+/// The cells that can be promoted, at most one per slot (a rewrite adds accesses of
+/// its slot around its θ, which the next round sees), with their θs and accesses.
+fn find_candidates(
     g: &Rvsdg,
     body: Region,
     a: &Analysis,
     callees: &mut Callees,
-) -> Option<(Node, Cell, Vec<CellAccess>)> {
+) -> Vec<(Node, Cell, Vec<CellAccess>)> {
+    let mut found: Vec<(Node, Cell, Vec<CellAccess>)> = Vec::new();
+    let mut captured = slot_captures(g, body, &a.addrs);
+    // the escape points of each slot's address, found when first asked for
+    let mut points: FxHashMap<StackSlot, Option<Vec<(Node, Option<usize>)>>> = FxHashMap::default();
+    let mut reach = Reach::default();
     for (theta, outermost) in thetas(g, body) {
-        let tbody = g.theta_body(theta);
-        if !one_chain_per_region(g, tbody) || mem_var(g, theta).is_none() {
+        if mem_var(g, theta).is_none() {
             continue;
         }
         for (cell, accesses) in cells_of(g, theta, a) {
-            if safe_to_promote(g, body, outermost, cell, &accesses, a, callees) {
-                return Some((theta, cell, accesses));
+            if found.iter().any(|(_, c, _)| c.slot == cell.slot) {
+                continue;
+            }
+            let escapes = points.entry(cell.slot).or_insert_with(|| {
+                escape_points(g, body, captured.remove(&cell.slot).unwrap_or_default())
+            });
+            if let Some(escapes) = escapes
+                && safe_to_promote(g, outermost, cell, &accesses, escapes, callees, &mut reach)
+            {
+                found.push((theta, cell, accesses));
+                continue;
             }
             if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
                 eprintln!(
@@ -155,7 +175,7 @@ fn find_candidate(
             }
         }
     }
-    None
+    found
 }
 
 /// The cells the θ's loads and stores of stack slots access, each with its accesses,
@@ -271,21 +291,17 @@ fn in_nested_theta(g: &Rvsdg, theta: Node, accesses: &[CellAccess]) -> bool {
 /// documentation).
 fn safe_to_promote(
     g: &Rvsdg,
-    body: Region,
     theta: Node,
     cell: Cell,
     accesses: &[CellAccess],
-    a: &Analysis,
+    points: &[(Node, Option<usize>)],
     callees: &mut Callees,
+    reach: &mut Reach,
 ) -> bool {
     let stored = accesses.iter().any(|x| x.store);
-    let Some(points) = escape_points(g, body, captures(g, body, &a.addrs, Base::Slot(cell.slot)))
-    else {
-        return false;
-    };
     let inner = innermost_theta(g, g.node(accesses[0].node).region);
-    points.into_iter().all(|(node, input)| {
-        let ok = match order(g, theta, node) {
+    points.iter().all(|&(node, input)| {
+        let ok = match order(g, theta, node, reach) {
             Order::After | Order::Exclusive => true,
             Order::InsideSinkArm if !stored => true,
             // a call that only accesses the slot through the argument and keeps
@@ -436,7 +452,7 @@ fn ancestors(g: &Rvsdg, n: Node) -> Vec<(Region, Node)> {
     }
 }
 
-fn order(g: &Rvsdg, theta: Node, x: Node) -> Order {
+fn order(g: &Rvsdg, theta: Node, x: Node, reach: &mut Reach) -> Order {
     let tx = ancestors(g, x);
     let tt = ancestors(g, theta);
     // x holds the θ: it runs around it
@@ -470,7 +486,7 @@ fn order(g: &Rvsdg, theta: Node, x: Node) -> Order {
                     Order::Unknown
                 };
             }
-            return if reaches(g, nt, nx) {
+            return if reach.reaches(g, nt, nx) {
                 Order::After
             } else {
                 Order::Unknown
@@ -549,25 +565,35 @@ fn completing_constant(g: &Rvsdg, o: Origin) -> Option<u128> {
     value
 }
 
-/// Whether node `to` depends on node `from` (same region) through any edge.
-fn reaches(g: &Rvsdg, from: Node, to: Node) -> bool {
-    let mut seen: FxHashSet<Node> = FxHashSet::default();
-    let mut work = vec![from];
-    while let Some(n) = work.pop() {
-        for o in g.outputs(n) {
-            for &u in g.users(o) {
-                if let User::In(m, _) = u {
-                    if m == to {
-                        return true;
-                    }
-                    if seen.insert(m) {
-                        work.push(m);
+/// The nodes that depend on a node (same region, through any edge), found once per
+/// node asked about.
+#[derive(Default)]
+struct Reach {
+    after: FxHashMap<Node, FxHashSet<Node>>,
+}
+
+impl Reach {
+    fn reaches(&mut self, g: &Rvsdg, from: Node, to: Node) -> bool {
+        self.after
+            .entry(from)
+            .or_insert_with(|| {
+                let mut seen: FxHashSet<Node> = FxHashSet::default();
+                let mut work = vec![from];
+                while let Some(n) = work.pop() {
+                    for o in g.outputs(n) {
+                        for &u in g.users(o) {
+                            if let User::In(m, _) = u
+                                && seen.insert(m)
+                            {
+                                work.push(m);
+                            }
+                        }
                     }
                 }
-            }
-        }
+                seen
+            })
+            .contains(&to)
     }
-    false
 }
 
 /// The θ's memory variable: the index of its one memory-typed input.
