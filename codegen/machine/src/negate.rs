@@ -154,16 +154,29 @@ fn forward_predicates(mf: &mut MachFunction, tests: &HashMap<Reg, Reg>) -> usize
         }
     }
     let entry = mf.layout.first().copied();
-    for (&b, &(count, br)) in &edges {
-        let (1, Some(br)) = (count, br) else { continue };
-        if Some(b) == entry {
-            continue;
-        }
-        let args = &mf.inst(br).args;
-        for (&param, &arg) in mf.blocks[b].params.iter().zip(args) {
-            if let Some(&p) = holds.get(&arg) {
-                holds.insert(Reg::Virtual(param), p);
+    // in layout order, again until nothing changes: a parameter passed on to another
+    // block's is found whatever the order of the blocks (and the result does not
+    // depend on a hash map's)
+    loop {
+        let mut changed = false;
+        for &b in &mf.layout {
+            let Some(&(1, Some(br))) = edges.get(&b) else {
+                continue;
+            };
+            if Some(b) == entry {
+                continue;
             }
+            let args = &mf.inst(br).args;
+            for (&param, &arg) in mf.blocks[b].params.iter().zip(args) {
+                if let Some(&p) = holds.get(&arg)
+                    && holds.insert(Reg::Virtual(param), p) != Some(p)
+                {
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
         }
     }
     let rename: HashMap<Reg, Reg> = tests

@@ -92,28 +92,23 @@ fn promote_lambda(g: &mut Rvsdg, l: Node, callees: &mut Callees, counts: &mut Co
     if thetas(g, body).is_empty() || !one_chain_per_region(g, body) {
         return;
     }
-    // a round promotes one cell per slot: a rewrite adds accesses of its slot around
-    // its θ, which an enclosing θ's cell of that slot must see
+    // one cell per round: each rewrite changes the graph the analysis saw
     for _ in 0..MAX_ROUNDS {
         let a = Analysis::of_lambda(g, l);
         if !a.slots_trusted() {
             return;
         }
-        let found = find_candidates(g, body, &a, callees);
-        if found.is_empty() {
+        let Some((theta, cell, accesses)) = find_candidate(g, body, &a, callees) else {
             return;
-        }
-        // cells of different slots: no rewrite touches another's accesses or escapes
-        for (theta, cell, accesses) in found {
-            rewrite(g, theta, cell, &accesses, counts);
-        }
+        };
+        rewrite(g, theta, cell, &accesses, counts);
         // what was known of this λ's parameters (a recursive call's) may have changed
         callees.forget(l);
     }
 }
 
-/// At most this many rounds per λ (each analyses the λ again).
-const MAX_ROUNDS: usize = 8;
+/// At most this many cells promoted per λ (each round analyses the λ again).
+const MAX_ROUNDS: usize = 16;
 
 /// The θs below `body`, innermost first, each with the outermost θ that holds it
 /// (itself when it is in no other).
@@ -138,15 +133,13 @@ fn thetas(g: &Rvsdg, body: Region) -> Vec<(Node, Node)> {
 }
 
 /// The first θ and cell that can be promoted, with the cell's accesses in the θ.
-/// The cells that can be promoted, at most one per slot (a rewrite adds accesses of
-/// its slot around its θ, which the next round sees), with their θs and accesses.
-fn find_candidates(
+/// The first cell that can be promoted (θs innermost first), with its θ and accesses.
+fn find_candidate(
     g: &Rvsdg,
     body: Region,
     a: &Analysis,
     callees: &mut Callees,
-) -> Vec<(Node, Cell, Vec<CellAccess>)> {
-    let mut found: Vec<(Node, Cell, Vec<CellAccess>)> = Vec::new();
+) -> Option<(Node, Cell, Vec<CellAccess>)> {
     let mut captured = slot_captures(g, body, &a.addrs);
     // the escape points of each slot's address, found when first asked for
     let mut points: FxHashMap<StackSlot, Option<Vec<(Node, Option<usize>)>>> = FxHashMap::default();
@@ -156,17 +149,13 @@ fn find_candidates(
             continue;
         }
         for (cell, accesses) in cells_of(g, theta, a) {
-            if found.iter().any(|(_, c, _)| c.slot == cell.slot) {
-                continue;
-            }
             let escapes = points.entry(cell.slot).or_insert_with(|| {
                 escape_points(g, body, captured.remove(&cell.slot).unwrap_or_default())
             });
             if let Some(escapes) = escapes
                 && safe_to_promote(g, outermost, cell, &accesses, escapes, callees, &mut reach)
             {
-                found.push((theta, cell, accesses));
-                continue;
+                return Some((theta, cell, accesses));
             }
             if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
                 eprintln!(
@@ -175,7 +164,7 @@ fn find_candidates(
             }
         }
     }
-    found
+    None
 }
 
 /// The cells the θ's loads and stores of stack slots access, each with its accesses,
