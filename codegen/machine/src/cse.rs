@@ -242,7 +242,7 @@ impl Loaded {
         };
         let speculative = opcode.is_speculative_load();
         let plain = if speculative {
-            ordinary_load(opcode)?
+            opcode.ordinary_load()?
         } else {
             opcode
         };
@@ -259,14 +259,6 @@ impl Loaded {
     fn clear(&mut self) {
         self.known.clear();
     }
-}
-
-/// The ordinary form of a speculative load.
-fn ordinary_load(opcode: Opcode) -> Option<Opcode> {
-    use Opcode::*;
-    [LdB, LdBu, LdH, LdHu, LdW, LdWu, LdD]
-        .into_iter()
-        .find(|o| o.speculative_load() == Some(opcode))
 }
 
 /// Whether `inst` may write memory (or do anything a load must not be merged

@@ -403,6 +403,19 @@ impl Opcode {
             _ => return None,
         })
     }
+    /// The ordinary (faulting) form of a speculative load.
+    pub fn ordinary_load(self) -> Option<Opcode> {
+        Some(match self {
+            Opcode::LdsB => Opcode::LdB,
+            Opcode::LdsBu => Opcode::LdBu,
+            Opcode::LdsH => Opcode::LdH,
+            Opcode::LdsHu => Opcode::LdHu,
+            Opcode::LdsW => Opcode::LdW,
+            Opcode::LdsWu => Opcode::LdWu,
+            Opcode::LdsD => Opcode::LdD,
+            _ => return None,
+        })
+    }
     pub fn is_speculative_load(self) -> bool {
         matches!(
             self,

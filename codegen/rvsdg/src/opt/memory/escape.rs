@@ -89,12 +89,18 @@ pub fn slot_captures(
 /// memory they access (the attribute's contract; no callee gets a pointer derived
 /// from them).
 pub fn noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
+    noalias_pointer_params(g, l, addrs, false)
+}
+
+/// The `noalias` pointer parameters of λ `l`, as bases, whose pointers escape or
+/// not as `escaping` asks.
+fn noalias_pointer_params(g: &Rvsdg, l: Node, addrs: &Addresses, escaping: bool) -> Vec<Base> {
     let info = g.lambda_info(l);
     let body = g.lambda_body(l);
     (0..info.signature.params.len())
         .filter(|&i| info.param_attrs(i).noalias && info.signature.params[i] == vliw_ir::Type::Ptr)
         .map(|i| Base::Value(Origin::Arg(body, i as u32)))
-        .filter(|&b| !escapes(g, body, addrs, b))
+        .filter(|&b| escapes(g, body, addrs, b) == escaping)
         .collect()
 }
 
@@ -107,13 +113,7 @@ pub fn noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
 /// own that everything touching *other* touches too (`rvsdg-mem-split`): its direct
 /// accesses are then apart from those of the other locations only.
 pub fn escaping_noalias_params(g: &Rvsdg, l: Node, addrs: &Addresses) -> Vec<Base> {
-    let info = g.lambda_info(l);
-    let body = g.lambda_body(l);
-    (0..info.signature.params.len())
-        .filter(|&i| info.param_attrs(i).noalias && info.signature.params[i] == vliw_ir::Type::Ptr)
-        .map(|i| Base::Value(Origin::Arg(body, i as u32)))
-        .filter(|&b| escapes(g, body, addrs, b))
-        .collect()
+    noalias_pointer_params(g, l, addrs, true)
 }
 
 /// Whether use `u` of a pointer of base `base` (a slot's, a parameter's) keeps the

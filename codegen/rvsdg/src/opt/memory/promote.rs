@@ -157,7 +157,7 @@ fn find_candidate(
             {
                 return Some((theta, cell, accesses));
             }
-            if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
+            if tracing() {
                 eprintln!(
                     "promote: {theta}: {cell:?}: an escaping use may run before or in the loop"
                 );
@@ -165,6 +165,12 @@ fn find_candidate(
         }
     }
     None
+}
+
+/// Whether `VLIW_PROMOTE_TRACE` asks why cells are not promoted (read once).
+fn tracing() -> bool {
+    static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TRACE.get_or_init(|| std::env::var_os("VLIW_PROMOTE_TRACE").is_some())
 }
 
 /// The cells the θ's loads and stores of stack slots access, each with its accesses,
@@ -219,7 +225,7 @@ fn cells_of(g: &Rvsdg, theta: Node, a: &Analysis) -> Vec<(Cell, Vec<CellAccess>)
                 };
                 let Some((cell, store)) = cell else {
                     // a copy, an unknown offset: the slot stays in memory
-                    if std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
+                    if tracing() {
                         eprintln!("promote: {theta}: {s}: {n} is not a plain access of a cell");
                     }
                     refused.insert(s);
@@ -301,7 +307,7 @@ fn safe_to_promote(
                     && input.is_some_and(|i| callees.does_not_capture(g, node, i))
             }
         };
-        if !ok && std::env::var_os("VLIW_PROMOTE_TRACE").is_some() {
+        if !ok && tracing() {
             eprintln!(
                 "promote: {theta}: {:?}: escapes at {node} ({:?}), in {:?}",
                 cell.slot,
