@@ -92,22 +92,28 @@ fn promote_lambda(g: &mut Rvsdg, l: Node, callees: &mut Callees, counts: &mut Co
     if thetas(g, body).is_empty() || !one_chain_per_region(g, body) {
         return;
     }
-    // one cell per round: each rewrite changes the graph the analysis saw
+    // one cell per slot per round: a rewrite changes the graph the analysis saw, but
+    // only the accesses of its own slot (it removes them and adds a load and a store
+    // of that slot around the θ); the accesses and escape points of other slots stay
+    // as analysed, so their cells are promoted in the same round
     for _ in 0..MAX_ROUNDS {
         let a = Analysis::of_lambda(g, l);
         if !a.slots_trusted() {
             return;
         }
-        let Some((theta, cell, accesses)) = find_candidate(g, body, &a, callees) else {
+        let found = find_candidates(g, body, &a, callees);
+        if found.is_empty() {
             return;
-        };
-        rewrite(g, theta, cell, &accesses, counts);
+        }
+        for (theta, cell, accesses) in found {
+            rewrite(g, theta, cell, &accesses, counts);
+        }
         // what was known of this λ's parameters (a recursive call's) may have changed
         callees.forget(l);
     }
 }
 
-/// At most this many cells promoted per λ (each round analyses the λ again).
+/// At most this many rounds per λ (each round analyses the λ again).
 const MAX_ROUNDS: usize = 16;
 
 /// The θs below `body`, innermost first, each with the outermost θ that holds it
@@ -132,30 +138,35 @@ fn thetas(g: &Rvsdg, body: Region) -> Vec<(Node, Node)> {
     found
 }
 
-/// The first θ and cell that can be promoted, with the cell's accesses in the θ.
-/// The first cell that can be promoted (θs innermost first), with its θ and accesses.
-fn find_candidate(
+/// The cells that can be promoted, at most one per slot (the first found, θs
+/// innermost first), each with its θ and accesses.
+fn find_candidates(
     g: &Rvsdg,
     body: Region,
     a: &Analysis,
     callees: &mut Callees,
-) -> Option<(Node, Cell, Vec<CellAccess>)> {
+) -> Vec<(Node, Cell, Vec<CellAccess>)> {
     let mut captured = slot_captures(g, body, &a.addrs);
     // the escape points of each slot's address, found when first asked for
     let mut points: FxHashMap<StackSlot, Option<Vec<(Node, Option<usize>)>>> = FxHashMap::default();
     let mut reach = Reach::default();
+    let mut found: Vec<(Node, Cell, Vec<CellAccess>)> = Vec::new();
     for (theta, outermost) in thetas(g, body) {
         if mem_var(g, theta).is_none() {
             continue;
         }
         for (cell, accesses) in cells_of(g, theta, a) {
+            if found.iter().any(|(_, c, _)| c.slot == cell.slot) {
+                continue;
+            }
             let escapes = points.entry(cell.slot).or_insert_with(|| {
                 escape_points(g, body, captured.remove(&cell.slot).unwrap_or_default())
             });
             if let Some(escapes) = escapes
                 && safe_to_promote(g, outermost, cell, &accesses, escapes, callees, &mut reach)
             {
-                return Some((theta, cell, accesses));
+                found.push((theta, cell, accesses));
+                continue;
             }
             if tracing() {
                 eprintln!(
@@ -164,7 +175,7 @@ fn find_candidate(
             }
         }
     }
-    None
+    found
 }
 
 /// Whether `VLIW_PROMOTE_TRACE` asks why cells are not promoted (read once).
