@@ -11,13 +11,15 @@
 //!
 //! **Bounds checks** (inductive range check elimination, as LLVM's IRCE, by
 //! versioning): a γ at the top level of the body on `s·iv + T + d <u len` (`len`
-//! invariant, `s` a constant from 0 to [`MAX_SCALE`], `d` one within
+//! invariant, `s` a constant from 0 to [`MAX_SCALE`] or an invariant value, the
+//! column stride `n` of `b[k·n + j]`, which the check requires to be at most
+//! [`MAX_SCALE`] at run time; `d` one within
 //! ±[`MAX_DISPLACEMENT`], `T` a sum of invariant loop variables or none), whose
 //! failing arm ends in `unreachable` (a slice index's panic) and whose passing arm
 //! passes its entry variables straight through, passes in every iteration when it
 //! passes for the last index `s·hi + T + d` and the index grows with `iv` without
-//! wrapping: so it does for no `T` and `d >= 0` (`iv` stays below 2^40); otherwise
-//! the first index must not be above the last (the indices span less than 2^53:
+//! wrapping: so it does for no `T`, a constant `s` and `d >= 0` (`iv` stays below
+//! 2^40); otherwise the first index must not be above the last (the indices span less than 2^53:
 //! they wrap only if the last is below the first). Those comparisons join the
 //! check (the copy loses exactly the checks they cover); in the copy
 //! the γ gives way to what its passing arm passes through, so the copy is a counted
@@ -38,7 +40,9 @@
 //! accesses, copies and memory operations inside γs are not), each address being
 //! `ptradd base, s·iv + T + d` or `base` itself, with `base` an invariant pointer (a
 //! loop variable passed through), `s` a constant from 0 to [`MAX_SCALE`], `T` a sum of
-//! invariant loop variables and `d` a constant (`induction.rs`'s affine forms). The
+//! invariant loop variables and `d` a constant (`induction.rs`'s affine forms); a
+//! load may also have an invariant `s` (a column walk): it joins no group and takes
+//! no scope, so the schedulers keep it in order with every store. The
 //! accesses are grouped by base and `T`; the loop is versioned when there are two to
 //! [`MAX_GROUPS`] groups and at least one stores. Two groups on two different
 //! `noalias` parameters of the λ never overlap (the attribute's contract): they need
@@ -170,6 +174,10 @@ struct Access {
     disp: i64,
     size: i64,
     store: bool,
+    /// A load whose scale is an invariant value, not a constant (`b[k·n + j]`): in no
+    /// group and given no scope (so it may overlap anything), but no reason to leave
+    /// the loop alone.
+    symbolic: bool,
 }
 
 /// The accesses through one base with one sum of invariant terms.
@@ -190,7 +198,12 @@ struct Group {
 /// of exit `k`).
 struct RangeCheck {
     node: Node,
+    /// The constant part of the scale.
     scale: u64,
+    /// The invariant part of the scale (`n` of `b[k·n + j]`), a sum of loop variables
+    /// passed through; the check then also requires the scale to be at most
+    /// [`MAX_SCALE`] at run time.
+    scale_terms: Vec<(u32, u64)>,
     /// The invariant part of the index besides `disp` (`y·w - w` of `a[y·w + x - w]`).
     terms: Vec<(u32, u64)>,
     disp: i64,
@@ -243,11 +256,10 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         let Some(f) = affine(g, body, &counters, x) else {
             continue;
         };
-        let Some(scale) = f.scale.as_constant() else {
-            continue;
-        };
+        let scale = f.scale.constant;
+        let scale_terms = loop_terms(&f.scale.terms);
         let disp = f.offset.constant as i64;
-        if scale > MAX_SCALE || disp.abs() > MAX_DISPLACEMENT {
+        if (scale_terms.is_empty() && scale > MAX_SCALE) || disp.abs() > MAX_DISPLACEMENT {
             continue;
         }
         let ends_unreachable = g
@@ -269,6 +281,7 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         out.push(RangeCheck {
             node: n,
             scale,
+            scale_terms,
             terms: loop_terms(&f.offset.terms),
             disp,
             len,
@@ -378,6 +391,7 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
     {
         for (c, keep) in checks.iter().zip(covered.iter_mut()) {
             *keep &= !c.terms.is_empty()
+                || !c.scale_terms.is_empty()
                 || (iv0 as i128) * i128::from(c.scale) + i128::from(c.disp) >= 0;
         }
     }
@@ -401,7 +415,7 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
         return false;
     };
     let mut groups: Vec<Group> = Vec::new();
-    for a in &found {
+    for a in found.iter().filter(|a| !a.symbolic) {
         let i = match groups
             .iter()
             .position(|x| x.base == a.base && x.terms == a.terms)
@@ -508,7 +522,7 @@ fn version(g: &mut Rvsdg, theta: Node, group: u32, counts: &mut Counts) -> bool 
 fn scope_accesses(g: &mut Rvsdg, theta: Node, iv: u32, step: u64, groups: &[Group], group: u32) {
     let found = accesses(g, theta, iv, step, &[])
         .expect("the loop of a versioning has accesses versioning takes");
-    for a in found {
+    for a in found.into_iter().filter(|a| !a.symbolic) {
         let k = groups
             .iter()
             .position(|x| x.base == a.base && x.terms == a.terms)
@@ -580,8 +594,8 @@ fn accesses(g: &Rvsdg, theta: Node, iv: u32, step: u64, skipped: &[Region]) -> O
                 return None;
             }
             let size = g.ty(size_of).value()?.bytes() as i64;
-            let (base, scale, terms, disp) = match invariant_ptr(addr) {
-                Some(k) => (k, 0, Vec::new(), 0),
+            let (base, scale, terms, disp, symbolic) = match invariant_ptr(addr) {
+                Some(k) => (k, 0, Vec::new(), 0, false),
                 None => {
                     let p = g.producer(addr)?;
                     if g.node(p).region != body
@@ -597,12 +611,17 @@ fn accesses(g: &Rvsdg, theta: Node, iv: u32, step: u64, skipped: &[Region]) -> O
                     }
                     let k = invariant_ptr(g.input(p, 0))?;
                     let f = affine(g, body, &counters, g.input(p, 1))?;
-                    let scale = f.scale.as_constant()?;
+                    let (scale, symbolic) = match f.scale.as_constant() {
+                        Some(scale) => (scale, false),
+                        None if !store => (0, true),
+                        None => return None,
+                    };
                     (
                         k,
                         scale,
                         loop_terms(&f.offset.terms),
                         f.offset.constant as i64,
+                        symbolic,
                     )
                 }
             };
@@ -618,6 +637,7 @@ fn accesses(g: &Rvsdg, theta: Node, iv: u32, step: u64, skipped: &[Region]) -> O
                 disp,
                 size,
                 store,
+                symbolic,
             });
         }
     }
@@ -714,17 +734,53 @@ fn build_check(
     // negative displacement, invariant terms) the first index must not be above the
     // last (the indices span less than 2^53, so they wrap only if the last is below
     // the first)
+    //
+    // an invariant scale (`n` of `b[k·n + j]`) must be at most `MAX_SCALE` at run
+    // time, which the check requires, so that `s·iv` stays below 2^52 as for a
+    // constant one; its indices are then told apart from wrapping by the first index
+    // too
     for c in checks {
         let terms = invariant_sum(g, &mut consts, inits, &c.terms);
+        let runtime_scale = if c.scale_terms.is_empty() {
+            None
+        } else {
+            let s = match (
+                invariant_sum(g, &mut consts, inits, &c.scale_terms),
+                c.scale,
+            ) {
+                (Some(t), 0) => t,
+                (Some(t), k) => {
+                    let k = consts.get(g, k);
+                    binary(g, r, Opcode::Iadd, t, k)
+                }
+                (None, k) => consts.get(g, k),
+            };
+            let max = consts.get(g, MAX_SCALE);
+            let small = icmp(g, r, IntCC::Ule, s, max);
+            and(g, small);
+            Some(s)
+        };
         let index_at = |g: &mut Rvsdg, consts: &mut Constants, iv: Origin| {
-            let i = scaled(g, consts, iv, c.scale, c.disp);
+            let i = match runtime_scale {
+                None => scaled(g, consts, iv, c.scale, c.disp),
+                Some(s) => {
+                    let product = binary(g, r, Opcode::Imul, iv, s);
+                    Some(match c.disp {
+                        0 => product,
+                        d => {
+                            let d = consts.get(g, d as u64);
+                            binary(g, r, Opcode::Iadd, product, d)
+                        }
+                    })
+                }
+            };
             match (i, terms) {
                 (Some(i), Some(t)) => binary(g, r, Opcode::Iadd, i, t),
                 (i, t) => i.or(t).unwrap_or_else(|| consts.get(g, 0)),
             }
         };
         let index = index_at(g, &mut consts, hi_iv);
-        if c.disp < 0 || terms.is_some() {
+        if c.disp < 0 || terms.is_some() || runtime_scale.is_some() {
             let first = index_at(g, &mut consts, iv0);
             let grows = icmp(g, r, IntCC::Ule, first, index);
             and(g, grows);
