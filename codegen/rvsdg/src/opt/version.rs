@@ -19,8 +19,8 @@
 //! passes its entry variables straight through, passes in every iteration when it
 //! passes for the last index `s·hi + T + d` and the index grows with `iv` without
 //! wrapping: so it does for no `T`, a constant `s` and `d >= 0` (`iv` stays below
-//! 2^40); otherwise the first index must not be above the last (the indices span less than 2^53:
-//! they wrap only if the last is below the first). Those comparisons join the
+//! 2^40); otherwise the first index must not be above the last (the indices span
+//! less than 2^53: they wrap only if the last is below the first). Those comparisons join the
 //! check (the copy loses exactly the checks they cover); in the copy
 //! the γ gives way to what its passing arm passes through, so the copy is a counted
 //! loop without side exits that unrolling and modulo scheduling take
@@ -765,13 +765,7 @@ fn build_check(
                 None => scaled(g, consts, iv, c.scale, c.disp),
                 Some(s) => {
                     let product = binary(g, r, Opcode::Imul, iv, s);
-                    Some(match c.disp {
-                        0 => product,
-                        d => {
-                            let d = consts.get(g, d as u64);
-                            binary(g, r, Opcode::Iadd, product, d)
-                        }
-                    })
+                    scaled(g, consts, product, 1, c.disp)
                 }
             };
             match (i, terms) {
