@@ -401,6 +401,51 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-promote",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "scalar promotion of stack slot cells in loops: a cell of a slot whose \
+                address has not escaped when an outermost loop runs, and that the loop \
+                reaches only through its own loads and stores of it, is carried as a \
+                loop variable, loaded before the loop and stored after it \
+                (vliw_rvsdg::opt::memory::promote)",
+        switch: Some(Switch {
+            name: "rvsdg-promote",
+            off: "rvsdg-promote=off",
+            on: "rvsdg-promote=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.promote,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::promote_loop_cells(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
+        name: "rvsdg-loop-prep",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop preparation for versioning: the pure computations of a bounds \
+                check's passing arm hoisted before it, values that checks pass through \
+                read from before them, and invariant loads that only such checks \
+                separate from the loop's start hoisted, so that versioning sees a \
+                counted loop with invariant lengths and bases \
+                (vliw_rvsdg::opt::loop_prep)",
+        switch: Some(Switch {
+            name: "rvsdg-loop-prep",
+            off: "rvsdg-loop-prep=off",
+            on: "rvsdg-loop-prep=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.loop_prep,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::prepare_loops(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-version",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,
@@ -439,28 +484,6 @@ pub const PIPELINE: &[Pass] = &[
         run: Run::Rvsdg(|rm, o| {
             let mut report = vliw_rvsdg::Report::default();
             vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &o.rvsdg.unroll_options, &mut report);
-            o.report(&report);
-        }),
-    },
-    Pass {
-        name: "rvsdg-promote",
-        from: Stage::Rvsdg,
-        to: Stage::Rvsdg,
-        about: "scalar promotion of stack slot cells in loops: a cell of a slot whose \
-                address has not escaped when an outermost loop runs, and that the loop \
-                reaches only through its own loads and stores of it, is carried as a \
-                loop variable, loaded before the loop and stored after it \
-                (vliw_rvsdg::opt::memory::promote)",
-        switch: Some(Switch {
-            name: "rvsdg-promote",
-            off: "rvsdg-promote=off",
-            on: "rvsdg-promote=on",
-            default_on: true,
-        }),
-        runs: |o| o.rvsdg.enabled && o.rvsdg.promote,
-        run: Run::Rvsdg(|rm, o| {
-            let mut report = vliw_rvsdg::Report::default();
-            vliw_rvsdg::opt::promote_loop_cells(&mut rm.graph, &mut report);
             o.report(&report);
         }),
     },

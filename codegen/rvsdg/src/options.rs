@@ -39,6 +39,9 @@ pub struct Options {
     pub idiom: bool,
     /// Strength reduction of induction addresses (`rvsdg-induction=on|off`).
     pub induction: bool,
+    /// Loop preparation before versioning: promotion, invariant values and loads
+    /// through bounds checks (`rvsdg-loop-prep=on|off`).
+    pub loop_prep: bool,
     /// Loop versioning for memory disambiguation (`rvsdg-version=on|off`).
     pub version: bool,
     /// A second round of CNE and LICM after the loop transformations
@@ -87,6 +90,7 @@ impl Default for Options {
             invert: true,
             idiom: true,
             induction: true,
+            loop_prep: true,
             version: true,
             cleanup: true,
             unroll: true,

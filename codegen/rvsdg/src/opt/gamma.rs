@@ -40,6 +40,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
+use super::completion::Completion;
 use super::constants::{RegionConstants, constant, remove_unused};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
@@ -65,6 +66,43 @@ struct Counts {
     one_arm: usize,
     hoisted: usize,
     sunk: usize,
+}
+
+/// Hoists, out of every γ of `g` that has arms which never complete (a bounds
+/// check: `completion.rs`), the pure computations common to the arms that may
+/// complete (`gamma.hoisted-completing`): when such an arm is taken the computation
+/// ran before too, and when another is taken nothing after the γ runs, so computing
+/// it before the γ (it is pure) changes nothing observable. A check's passing arm is
+/// then left passing values through, which `rvsdg-loop-prep`'s redirection reads
+/// from before the check.
+pub fn hoist_from_completing_arms(g: &mut Rvsdg, report: &mut Report) {
+    let mut hoisted = 0;
+    for l in g.lambdas() {
+        let body = g.lambda_body(l);
+        hoisted += hoist_completing_region(g, body);
+    }
+    report.count("gamma.hoisted-completing", hoisted as u64);
+}
+
+/// [`hoist_from_completing_arms`] below region `r`, innermost first.
+fn hoist_completing_region(g: &mut Rvsdg, r: Region) -> usize {
+    let mut hoisted = 0;
+    let mut constants = RegionConstants::new(r);
+    for n in g.topological_order(r) {
+        for s in g.kind(n).subregions().to_vec() {
+            hoisted += hoist_completing_region(g, s);
+        }
+        if !matches!(g.kind(n), NodeKind::Gamma { .. }) {
+            continue;
+        }
+        let arms = g.kind(n).subregions().len();
+        let completing = Completion::new().completing_arms(g, n);
+        // (all of them: the ordinary rule's, which `rvsdg-gamma` applies)
+        if !completing.is_empty() && completing.len() < arms {
+            hoisted += hoist_from(g, n, &completing, &mut constants);
+        }
+    }
+    hoisted
 }
 
 /// The known-arm rule on the γs of `r` until none is left, then everything below `r`,
@@ -195,8 +233,19 @@ fn key(g: &Rvsdg, m: Node) -> Option<Key> {
 /// candidate reads an entry variable newer than every key handled before. So each
 /// node is looked at a bounded number of times.
 fn hoist(g: &mut Rvsdg, n: Node, constants: &mut RegionConstants) -> usize {
-    let arms = g.kind(n).subregions().to_vec();
-    if arms.len() < 2 {
+    let all = g.kind(n).subregions().to_vec();
+    if all.len() < 2 {
+        return 0;
+    }
+    hoist_from(g, n, &(0..all.len()).collect::<Vec<_>>(), constants)
+}
+
+/// [`hoist`] over the arms `among` of γ `n` only: a computation common to them moves
+/// before the γ; the other arms keep theirs.
+fn hoist_from(g: &mut Rvsdg, n: Node, among: &[usize], constants: &mut RegionConstants) -> usize {
+    let all = g.kind(n).subregions().to_vec();
+    let arms: Vec<Region> = among.iter().map(|&a| all[a]).collect();
+    if arms.is_empty() {
         return 0;
     }
     let region = g.node(n).region;
@@ -249,7 +298,8 @@ fn hoist(g: &mut Rvsdg, n: Node, constants: &mut RegionConstants) -> usize {
         g.move_node(m, region, &inputs);
         let mut new_args: Vec<Vec<Origin>> = vec![Vec::new(); arms.len()];
         for (i, users) in users.into_iter().enumerate() {
-            let args = g.add_gamma_entry(n, Origin::Out(m, i as u32));
+            let every = g.add_gamma_entry(n, Origin::Out(m, i as u32));
+            let args: Vec<Origin> = among.iter().map(|&a| every[a]).collect();
             for u in users {
                 g.set_origin(u, args[0]);
             }

@@ -35,12 +35,21 @@
 //!   still hang). A γ always ends (what inside it may not, a θ, keeps its I/O state,
 //!   so the γ's arm does not pass it through).
 //!
+//! **Through checks** ([`invariant_value_redirection_through_checks`], which
+//! `rvsdg-loop-prep` runs): for values, the arms of a γ that never complete (a bounds
+//! check's panic, a landing pad that resumes unwinding: `completion.rs`) are left out
+//! of the rule, since nothing that reads the γ's output runs after them; the value is
+//! then the entry's input wherever it is read. States stay as they were: the effects
+//! of the arm that does not complete still come before what follows the γ
+//! (`ivr.through-checks`).
+//!
 //! Regions are visited innermost first, so that a value passed through nested γs and
 //! θs is redirected through all of them in one run, and a state that an inner γ stops
 //! threading lets the enclosing θ stop threading it too.
 
 use vliw_ir::Opcode;
 
+use super::completion::Completion;
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -57,12 +66,29 @@ pub fn invariant_value_redirection(g: &mut Rvsdg, report: &mut Report) {
     report.count("ivr.states", counts.states as u64);
 }
 
+/// [`invariant_value_redirection`], with the arms of γs that never complete left out
+/// of the rule for values (see the module documentation).
+pub fn invariant_value_redirection_through_checks(g: &mut Rvsdg, report: &mut Report) {
+    let mut counts = Counts {
+        through_checks: true,
+        ..Counts::default()
+    };
+    for l in g.lambdas() {
+        let body = g.lambda_body(l);
+        region(g, body, &mut counts);
+    }
+    report.count("ivr.through-checks", counts.redirected as u64);
+    report.count("ivr.states", counts.states as u64);
+}
+
 #[derive(Default)]
 struct Counts {
     /// Outputs whose users were redirected.
     redirected: usize,
     /// State variables removed.
     states: usize,
+    /// Whether arms that never complete are left out for values.
+    through_checks: bool,
 }
 
 fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
@@ -73,7 +99,7 @@ fn region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
         }
         match g.kind(n) {
             NodeKind::Gamma { .. } => {
-                counts.redirected += gamma_values(g, n, &subregions);
+                counts.redirected += gamma_values(g, n, &subregions, counts.through_checks);
                 counts.states += gamma_states(g, n, &subregions);
             }
             NodeKind::Theta { body } => {
@@ -97,8 +123,21 @@ fn passed_through(g: &Rvsdg, arms: &[Region], k: usize) -> Option<u32> {
     if through { entry } else { None }
 }
 
-fn gamma_values(g: &mut Rvsdg, n: Node, arms: &[Region]) -> usize {
+fn gamma_values(g: &mut Rvsdg, n: Node, arms: &[Region], through_checks: bool) -> usize {
     let mut count = 0;
+    // the arms that count: all of them, or those that may complete
+    let arms: Vec<Region> = if through_checks {
+        let mut c = Completion::new();
+        c.completing_arms(g, n)
+            .into_iter()
+            .map(|a| arms[a])
+            .collect()
+    } else {
+        arms.to_vec()
+    };
+    if arms.is_empty() {
+        return 0;
+    }
     for k in 0..g.num_outputs(n) {
         let out = Origin::Out(n, k as u32);
         if !g.has_users(out) || g.ty(out).is_state() {

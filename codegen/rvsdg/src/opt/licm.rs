@@ -33,7 +33,9 @@
 //!   not escape (taken not to fault, as `rvsdg-mem-split` does), moves whatever the
 //!   body holds; any other only when the body has no node with the I/O state and no
 //!   memory access but the loads of its chain, and no load before it on the chain
-//!   stayed.
+//!   stayed. A γ on the chain that gives the memory state back unchanged in every
+//!   arm that completes (a bounds check whose other arm panics or resumes unwinding)
+//!   does not stop the chain: after it completes memory is as before it.
 //! - **Constants** alone stay in the body: rematerializing an `iconst` in the loop
 //!   costs nothing on a VLIW with free slots, while a loop variable costs a register
 //!   across the whole loop. The constants a hoisted computation reads are copied
@@ -52,6 +54,7 @@
 use rustc_hash::FxHashSet;
 use vliw_ir::InstructionData;
 
+use super::completion::Completion;
 use super::constants::{RegionConstants, constant, remove_unused};
 use super::memory::{Access, Analysis, Base, noalias_params};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
@@ -340,10 +343,14 @@ fn arms(
 
 /// The plain loads on the chain of memory loop variable `k` of θ `body`, in order,
 /// when that is all the chain holds (the argument's state goes through them to the
-/// next value).
+/// next value). A γ on the chain whose every completing arm gives the state back
+/// unchanged (a bounds check: `completion.rs`) holds nothing for the loads after it:
+/// when it completes, memory is as before it, and when it does not, nothing after it
+/// runs.
 fn load_chain(g: &Rvsdg, body: Region, k: usize) -> Option<Vec<Node>> {
     let mut chain = Vec::new();
     let mut o = Origin::Arg(body, k as u32);
+    let mut completion = Completion::new();
     loop {
         match *g.users(o) {
             [User::Res(_, i)] if i as usize == k + 1 => return Some(chain),
@@ -354,6 +361,14 @@ fn load_chain(g: &Rvsdg, body: Region, k: usize) -> Option<Vec<Node>> {
             {
                 chain.push(m);
                 o = Origin::Out(m, 1);
+            }
+            [User::In(m, i)] if i > 0 && matches!(g.kind(m), NodeKind::Gamma { .. }) => {
+                let entry = i - 1;
+                let exit = (0..g.num_outputs(m)).find(|&x| {
+                    g.ty(Origin::Out(m, x as u32)) == Ty::Mem
+                        && completion.passed_through(g, m, x) == Some(entry)
+                })?;
+                o = Origin::Out(m, exit as u32);
             }
             _ => return None,
         }

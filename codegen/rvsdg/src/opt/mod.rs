@@ -2,6 +2,7 @@
 
 mod checks;
 pub mod cne;
+pub mod completion;
 mod constants;
 pub mod dne;
 pub mod fold;
@@ -13,6 +14,7 @@ mod inline_unwind;
 pub mod invert;
 pub mod ivr;
 pub mod licm;
+pub mod loop_prep;
 pub mod memory;
 mod rewrite;
 pub mod select;
@@ -31,8 +33,9 @@ pub use idiom::recognize_idioms;
 pub use induction::reduce_induction_addresses;
 pub use inline::{InlineOptions, inline_calls};
 pub use invert::invert_loops;
-pub use ivr::invariant_value_redirection;
+pub use ivr::{invariant_value_redirection, invariant_value_redirection_through_checks};
 pub use licm::{loop_invariant_code_motion, loop_invariant_code_motion_with_loads};
+pub use loop_prep::prepare_loops;
 pub use memory::{SplitOptions, memory_optimization, promote_loop_cells, split_memory_states};
 pub use select::speculate_gammas;
 pub use strength::strength_reduction;

@@ -15,14 +15,15 @@
 //! column stride `n` of `b[k·n + j]`, which the check requires to be at most
 //! [`MAX_SCALE`] at run time; `d` one within
 //! ±[`MAX_DISPLACEMENT`], `T` a sum of invariant loop variables or none), whose
-//! failing arm ends in `unreachable` (a slice index's panic) and whose passing arm
-//! passes its entry variables straight through, passes in every iteration when it
+//! failing arm never completes (a slice index's panic, or the landing pads that drop
+//! what is live and resume unwinding: `completion.rs`) and whose passing arm holds
+//! pure computations only, passes in every iteration when it
 //! passes for the last index `s·hi + T + d` and the index grows with `iv` without
 //! wrapping: so it does for no `T`, a constant `s` and `d >= 0` (`iv` stays below
 //! 2^40); otherwise the first index must not be above the last (the indices span
 //! less than 2^53: they wrap only if the last is below the first). Those comparisons join the
 //! check (the copy loses exactly the checks they cover); in the copy
-//! the γ gives way to what its passing arm passes through, so the copy is a counted
+//! the γ gives way to its passing arm, so the copy is a counted
 //! loop without side exits that unrolling and modulo scheduling take
 //! (`version.range-checks`; `spectral_norm` 0.48x and `dot_saxpy` 0.59x the cycles).
 //! A loop is versioned for its bounds checks alone, one base or none, when its body
@@ -78,6 +79,8 @@
 use rustc_hash::FxHashMap;
 use vliw_ir::{AliasScope, InstructionData, IntCC, Opcode, Type};
 
+use super::completion::Completion;
+use super::gamma::inline_arm;
 use super::induction::affine;
 use super::rewrite::const_of;
 use super::unroll::{
@@ -193,9 +196,9 @@ struct Group {
 
 /// A bounds check at the top level of the body: γ `node` on `scale·iv + disp <u len`
 /// (`len` invariant, `disp` of either sign: `a[i - 2]`), whose arm where the test
-/// fails ends in `unreachable` (a call to a panic) and whose other arm, `pass`,
-/// passes its entry variables straight to its exits (`exits[k]` is the entry variable
-/// of exit `k`).
+/// fails never completes (a call to a panic and `unreachable`, or landing pads that
+/// resume unwinding: `completion.rs`) and whose other arm, `pass`, holds pure
+/// computations only and gives the states back as they entered.
 struct RangeCheck {
     node: Node,
     /// The constant part of the scale.
@@ -210,7 +213,8 @@ struct RangeCheck {
     len: Base,
     /// The length, when it is a constant.
     len_value: Option<u128>,
-    exits: Vec<u32>,
+    /// The arm taken when the index is in bounds.
+    pass: usize,
 }
 
 /// The bounds checks of θ `theta`'s body (see [`RangeCheck`]).
@@ -219,6 +223,7 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
     let results = g.results(body);
     let counters: FxHashMap<u32, u64> = [(iv, step)].into_iter().collect();
     let mut out = Vec::new();
+    let mut completion = Completion::new();
     for &n in g.nodes(body) {
         let NodeKind::Gamma { .. } = g.kind(n) else {
             continue;
@@ -262,22 +267,9 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
         if (scale_terms.is_empty() && scale > MAX_SCALE) || disp.abs() > MAX_DISPLACEMENT {
             continue;
         }
-        let ends_unreachable = g
-            .nodes(arms[fail])
-            .iter()
-            .any(|&k| matches!(g.op(k), Some(Op::Inst(d)) if d.opcode() == Opcode::Unreachable));
-        if !ends_unreachable || !g.nodes(arms[pass]).is_empty() {
+        if !completion.never_completes(g, arms[fail]) || !pure_arm(g, arms[pass]) {
             continue;
         }
-        let exits: Option<Vec<u32>> = g
-            .results(arms[pass])
-            .iter()
-            .map(|&o| match o {
-                Origin::Arg(r, e) if r == arms[pass] => Some(e),
-                _ => None,
-            })
-            .collect();
-        let Some(exits) = exits else { continue };
         out.push(RangeCheck {
             node: n,
             scale,
@@ -286,7 +278,7 @@ fn range_checks(g: &Rvsdg, theta: Node, iv: u32, step: u64) -> Vec<RangeCheck> {
             disp,
             len,
             len_value,
-            exits,
+            pass,
         });
     }
     out
@@ -324,13 +316,19 @@ fn noalias_param(g: &Rvsdg, theta: Node, base: &Base) -> Option<u32> {
     }
 }
 
-/// Replaces bounds check `c`, which always passes, by what its passing arm passes
-/// through.
+/// Whether arm `r` holds pure computations only and gives every state back as it
+/// entered (what the copy may run in the check's place).
+fn pure_arm(g: &Rvsdg, r: Region) -> bool {
+    g.nodes(r).iter().all(|&k| g.op(k).is_some_and(Op::is_pure))
+        && g.results(r)
+            .iter()
+            .all(|&o| !g.ty(o).is_state() || matches!(o, Origin::Arg(..)))
+}
+
+/// Replaces bounds check `c`, which always passes, by its passing arm.
 fn pass_check(g: &mut Rvsdg, c: &RangeCheck) {
-    for (k, &e) in c.exits.iter().enumerate() {
-        let through = g.input(c.node, e as usize + 1);
-        g.divert_users(Origin::Out(c.node, k as u32), through);
-    }
+    let inlined = inline_arm(g, c.node, c.pass);
+    debug_assert!(inlined, "a pure arm shares no state with a sink");
     g.remove_node(c.node);
 }
 
