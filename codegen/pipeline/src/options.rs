@@ -417,6 +417,7 @@ impl Options {
         "unroll",
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
+        "rvsdg-unroll-nests",
         "rvsdg-memory",
         "rvsdg-promote",
         "rvsdg-mem-split",
@@ -580,6 +581,7 @@ impl Options {
                     format!("rvsdg-unroll-budget={value}: expected a number of nodes")
                 })?
             }
+            "rvsdg-unroll-nests" => self.rvsdg.unroll_options.nests = on_off(key, value)?,
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-promote" => self.rvsdg.promote = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,

@@ -1043,6 +1043,7 @@ pub const PIPELINE: &[Pass] = &[
             let s = vliw_machine::sched::pre_ra::schedule_before_allocation(mf, &o.backend.machine);
             o.count("pre-sched.blocks", s.blocks as u64);
             o.count("pre-sched.kept-for-pressure", s.kept_for_pressure as u64);
+            o.count("pre-sched.chunked", s.chunked as u64);
             Ok(())
         }),
     },

@@ -73,8 +73,14 @@ use crate::report::Report;
 /// Folds constants, applies the identities, makes divisions by safe constants safe and
 /// carries constants into regions, in every λ of `g`.
 pub fn fold(g: &mut Rvsdg, report: &mut Report) {
+    let lambdas = g.lambdas();
+    fold_lambdas(g, &lambdas, report);
+}
+
+/// [`fold`] on the λs `lambdas` of `g` only (what unrolling a loop nest made constant).
+pub(crate) fn fold_lambdas(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report) {
     let mut counts = Counts::default();
-    for l in g.lambdas() {
+    for &l in lambdas {
         let mut f = Folder {
             rw: Rewriter::new(g),
             queue: VecDeque::new(),

@@ -105,6 +105,30 @@ fn hoist_completing_region(g: &mut Rvsdg, r: Region) -> usize {
     hoisted
 }
 
+/// The known-arm rule on every γ below `r` (what unrolling a loop nest made known:
+/// the bounds checks of constant indices); how many γs it replaced.
+pub(crate) fn inline_known_arms(g: &mut Rvsdg, r: Region) -> usize {
+    let mut count = 0;
+    loop {
+        let mut inlined = false;
+        for q in g.regions_below(r) {
+            for n in g.nodes(q).to_vec() {
+                if g.is_alive(n)
+                    && let Some(arm) = known_arm(g, n)
+                    && inline_arm(g, n, arm)
+                {
+                    g.remove_node(n);
+                    count += 1;
+                    inlined = true;
+                }
+            }
+        }
+        if !inlined {
+            return count;
+        }
+    }
+}
+
 /// The known-arm rule on the γs of `r` until none is left, then everything below `r`,
 /// then hoisting out of the γs of `r`.
 fn inline_and_hoist(g: &mut Rvsdg, r: Region, counts: &mut Counts) {

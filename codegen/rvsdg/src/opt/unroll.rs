@@ -102,6 +102,13 @@ pub const DEFAULT_BUDGET: usize = 160;
 /// when the copies fit the budget (`unroll.full`).
 pub const FULL_UNROLL_TRIPS: usize = 16;
 
+/// A loop nest's outer loop is unrolled completely when it runs at most this many
+/// times (`rvsdg-unroll-nests`).
+pub const NEST_TRIPS: u128 = 8;
+/// The most nodes the copies of a nest's outer body may have together, and those of
+/// each inner loop unrolled completely after it (`rvsdg-unroll-nests`).
+pub const NEST_BUDGET: usize = 1024;
+
 /// The unroller's knobs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnrollOptions {
@@ -109,6 +116,9 @@ pub struct UnrollOptions {
     pub factor: usize,
     /// The most nodes the copies of one body may have together.
     pub budget: usize,
+    /// Whether small loop nests of known trip counts are unrolled completely
+    /// (`rvsdg-unroll-nests=on|off`).
+    pub nests: bool,
 }
 
 impl Default for UnrollOptions {
@@ -116,6 +126,7 @@ impl Default for UnrollOptions {
         UnrollOptions {
             factor: DEFAULT_FACTOR,
             budget: DEFAULT_BUDGET,
+            nests: true,
         }
     }
 }
@@ -126,6 +137,9 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
         return;
     }
     let mut counts = Counts::default();
+    if options.nests {
+        unroll_nests(g, &mut counts);
+    }
     for theta in innermost_thetas(g) {
         unroll(g, theta, options, &mut counts);
     }
@@ -136,6 +150,9 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
     report.count("unroll.declined-size", counts.declined_size);
     report.count("unroll.declined-short", counts.declined_short);
     report.count("unroll.declined-sink", counts.declined_sink);
+    if options.nests {
+        report.count("unroll.nests", counts.nests);
+    }
 }
 
 #[derive(Default)]
@@ -147,6 +164,124 @@ struct Counts {
     declined_size: u64,
     declined_short: u64,
     declined_sink: u64,
+    nests: u64,
+}
+
+/// Loop nests (`rvsdg-unroll-nests`): a θ whose body holds innermost θs and whose
+/// own trip count is known and at most [`NEST_TRIPS`] is unrolled completely when its
+/// copies fit [`NEST_BUDGET`] nodes (`fully_unroll`: copy `j` reads the constant
+/// `iv0 + j·c`). Folding then makes the inner loops' bounds constants where they
+/// derive from the outer counter (`for j in i + 1..N`), and each inner loop whose
+/// trip count is now known is unrolled completely too, within the same budget
+/// (`unroll.nests`, `unroll.full`). The pairs of `nbody`'s five bodies, each a chain
+/// of a square root and a division, then stand side by side in one block for the
+/// scheduler instead of one after the other in a loop of one to four iterations.
+fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
+    let mut unrolled_in: Vec<Region> = Vec::new();
+    for outer in nest_thetas(g) {
+        if !g.is_alive(outer) {
+            continue;
+        }
+        let Some(lp) = counted(g, outer) else {
+            continue;
+        };
+        let body = g.theta_body(outer);
+        if lp.lead != 0 || has_sink(g, body) {
+            continue;
+        }
+        let inits = g.inputs(outer).to_vec();
+        let Some(t) = (match (const_of(g, inits[lp.iv]), lp.bound) {
+            (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
+            _ => None,
+        }) else {
+            continue;
+        };
+        if t > NEST_TRIPS || t as usize * g.count_nodes(body).max(1) > NEST_BUDGET {
+            continue;
+        }
+        let region = g.node(outer).region;
+        fully_unroll(g, outer, &lp, t as usize);
+        unrolled_in.push(region);
+        counts.nests += 1;
+        counts.full += 1;
+        counts.loops += 1;
+    }
+    if unrolled_in.is_empty() {
+        return;
+    }
+    let lambdas: Vec<Node> = {
+        let mut ls: Vec<Node> = unrolled_in
+            .iter()
+            .filter_map(|&r| g.enclosing_lambda(r))
+            .collect();
+        ls.sort_unstable();
+        ls.dedup();
+        ls
+    };
+    super::fold::fold_lambdas(g, &lambdas, &mut Report::default());
+    // (a nest's region outlives it: no nest is inside another)
+    let below: rustc_hash::FxHashSet<Region> = unrolled_in
+        .iter()
+        .flat_map(|&r| g.regions_below(r))
+        .collect();
+    for inner in innermost_thetas(g) {
+        if !g.is_alive(inner) || !below.contains(&g.node(inner).region) {
+            continue;
+        }
+        let Some(lp) = counted(g, inner) else {
+            continue;
+        };
+        let body = g.theta_body(inner);
+        if lp.lead != 0 || has_sink(g, body) {
+            continue;
+        }
+        let inits = g.inputs(inner).to_vec();
+        let known = match (const_of(g, inits[lp.iv]), lp.bound) {
+            (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
+            _ => None,
+        };
+        if let Some(t) = known
+            && t <= FULL_UNROLL_TRIPS as u128
+            && t as usize * g.count_nodes(body).max(1) <= NEST_BUDGET
+        {
+            fully_unroll(g, inner, &lp, t as usize);
+            counts.full += 1;
+            counts.loops += 1;
+        }
+    }
+    // the copies' indices are constants now: their bounds checks fold, and the γs
+    // whose arm is then known give way to it
+    super::fold::fold_lambdas(g, &lambdas, &mut Report::default());
+    for &l in &lambdas {
+        let body = g.lambda_body(l);
+        super::gamma::inline_known_arms(g, body);
+    }
+}
+
+/// The θs whose body holds θs, none of which holds a θ in turn (nests of two
+/// levels), found before any is changed.
+fn nest_thetas(g: &Rvsdg) -> Vec<Node> {
+    let inner: rustc_hash::FxHashSet<Node> = innermost_thetas(g).into_iter().collect();
+    let mut out = Vec::new();
+    for l in g.lambdas() {
+        for r in g.regions_below(g.lambda_body(l)) {
+            for &n in g.nodes(r) {
+                let NodeKind::Theta { body } = *g.kind(n) else {
+                    continue;
+                };
+                let thetas: Vec<Node> = g
+                    .regions_below(body)
+                    .iter()
+                    .flat_map(|&q| g.nodes(q).iter().copied())
+                    .filter(|&m| matches!(g.kind(m), NodeKind::Theta { .. }))
+                    .collect();
+                if !thetas.is_empty() && thetas.iter().all(|m| inner.contains(m)) {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The θs of every λ with no θ inside their body, found before any is changed (the
@@ -891,7 +1026,15 @@ lambda @f(i64, i64) -> i64, i64 export {{
 
     fn unrolled(g: &mut Rvsdg, factor: usize, budget: usize) -> Report {
         let mut report = Report::default();
-        unroll_loops(g, &UnrollOptions { factor, budget }, &mut report);
+        unroll_loops(
+            g,
+            &UnrollOptions {
+                factor,
+                budget,
+                nests: false,
+            },
+            &mut report,
+        );
         verify(g).unwrap_or_else(|e| panic!("{}\n{g}", e[0]));
         report
     }
