@@ -171,36 +171,24 @@ struct Counts {
 /// own trip count is known and at most [`NEST_TRIPS`] is unrolled completely when its
 /// copies fit [`NEST_BUDGET`] nodes (`fully_unroll`: copy `j` reads the constant
 /// `iv0 + j·c`). Folding then makes the inner loops' bounds constants where they
-/// derive from the outer counter (`for j in i + 1..N`), and each inner loop whose
-/// trip count is now known is unrolled completely too, within the same budget
+/// derive from the outer counter (`for j in i + 1..N`), and each innermost loop of
+/// the nest's region (the copies of its inner loops, and those beside it) whose trip
+/// count is now known is unrolled completely too, within the same budget
 /// (`unroll.nests`, `unroll.full`). The pairs of `nbody`'s five bodies, each a chain
 /// of a square root and a division, then stand side by side in one block for the
 /// scheduler instead of one after the other in a loop of one to four iterations.
 fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
+    // the regions the nests were in
     let mut unrolled_in: Vec<Region> = Vec::new();
     for outer in nest_thetas(g) {
         if !g.is_alive(outer) {
             continue;
         }
-        let Some(lp) = counted(g, outer) else {
+        let Some((lp, t)) = completely_unrollable(g, outer, NEST_TRIPS) else {
             continue;
         };
-        let body = g.theta_body(outer);
-        if lp.lead != 0 || has_sink(g, body) {
-            continue;
-        }
-        let inits = g.inputs(outer).to_vec();
-        let Some(t) = (match (const_of(g, inits[lp.iv]), lp.bound) {
-            (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
-            _ => None,
-        }) else {
-            continue;
-        };
-        if t > NEST_TRIPS || t as usize * g.count_nodes(body).max(1) > NEST_BUDGET {
-            continue;
-        }
         let region = g.node(outer).region;
-        fully_unroll(g, outer, &lp, t as usize);
+        fully_unroll(g, outer, &lp, t);
         unrolled_in.push(region);
         counts.nests += 1;
         counts.full += 1;
@@ -209,42 +197,26 @@ fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
     if unrolled_in.is_empty() {
         return;
     }
-    let lambdas: Vec<Node> = {
-        let mut ls: Vec<Node> = unrolled_in
-            .iter()
-            .filter_map(|&r| g.enclosing_lambda(r))
-            .collect();
-        ls.sort_unstable();
-        ls.dedup();
-        ls
-    };
+    let mut lambdas: Vec<Node> = unrolled_in
+        .iter()
+        .filter_map(|&r| g.enclosing_lambda(r))
+        .collect();
+    lambdas.sort_unstable();
+    lambdas.dedup();
     super::fold::fold_lambdas(g, &lambdas, &mut Report::default());
-    // (a nest's region outlives it: no nest is inside another)
+    // the copies of the nests' inner loops, and the other innermost loops beside the
+    // nests (`nbody`'s position update after its pairs, whose copies then join the
+    // same block) (a nest's region outlives it: no nest is inside another)
     let below: rustc_hash::FxHashSet<Region> = unrolled_in
         .iter()
         .flat_map(|&r| g.regions_below(r))
         .collect();
     for inner in innermost_thetas(g) {
-        if !g.is_alive(inner) || !below.contains(&g.node(inner).region) {
+        if !below.contains(&g.node(inner).region) {
             continue;
         }
-        let Some(lp) = counted(g, inner) else {
-            continue;
-        };
-        let body = g.theta_body(inner);
-        if lp.lead != 0 || has_sink(g, body) {
-            continue;
-        }
-        let inits = g.inputs(inner).to_vec();
-        let known = match (const_of(g, inits[lp.iv]), lp.bound) {
-            (Some(x0), Bound::Const(b)) => trip_count(&lp, x0, b),
-            _ => None,
-        };
-        if let Some(t) = known
-            && t <= FULL_UNROLL_TRIPS as u128
-            && t as usize * g.count_nodes(body).max(1) <= NEST_BUDGET
-        {
-            fully_unroll(g, inner, &lp, t as usize);
+        if let Some((lp, t)) = completely_unrollable(g, inner, FULL_UNROLL_TRIPS as u128) {
+            fully_unroll(g, inner, &lp, t);
             counts.full += 1;
             counts.loops += 1;
         }
@@ -256,6 +228,24 @@ fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
         let body = g.lambda_body(l);
         super::gamma::inline_known_arms(g, body);
     }
+}
+
+/// θ `theta`'s shape and trip count when a nest may unroll it completely: counted,
+/// without a lead or a sink, a known trip count of at most `max_trips`, copies within
+/// [`NEST_BUDGET`] nodes.
+fn completely_unrollable(g: &Rvsdg, theta: Node, max_trips: u128) -> Option<(Counted, usize)> {
+    let lp = counted(g, theta)?;
+    let body = g.theta_body(theta);
+    if lp.lead != 0 || has_sink(g, body) {
+        return None;
+    }
+    let x0 = const_of(g, g.input(theta, lp.iv))?;
+    let Bound::Const(b) = lp.bound else {
+        return None;
+    };
+    let t = trip_count(&lp, x0, b)?;
+    (t <= max_trips && t as usize * g.count_nodes(body).max(1) <= NEST_BUDGET)
+        .then_some((lp, t as usize))
 }
 
 /// The θs whose body holds θs, none of which holds a θ in turn (nests of two
