@@ -218,7 +218,7 @@ lambda @f(i64, i64) -> i64 {
 }
 ";
 
-    fn nodes_named(g: &Rvsdg) -> Vec<Node> {
+    fn gammas(g: &Rvsdg) -> Vec<Node> {
         let l = g.lambdas()[0];
         let mut out = Vec::new();
         for r in g.regions_below(g.lambda_body(l)) {
@@ -234,7 +234,7 @@ lambda @f(i64, i64) -> i64 {
     #[test]
     fn a_landing_pad_chain_that_resumes_never_completes() {
         let g = graph(LANDING_PAD);
-        let gammas = nodes_named(&g);
+        let gammas = gammas(&g);
         let outer = gammas
             .iter()
             .copied()
@@ -254,7 +254,7 @@ lambda @f(i64, i64) -> i64 {
     fn a_drop_flag_is_a_completing_constant() {
         let g = graph(LANDING_PAD);
         let mut c = Completion::new();
-        for n in nodes_named(&g) {
+        for n in gammas(&g) {
             // the γ that makes the flag gives 0 whenever it completes
             if g.num_outputs(n) == 3 && g.node(n).region != g.lambda_body(g.lambdas()[0]) {
                 assert_eq!(c.completing_constant(&g, Origin::Out(n, 0)), Some(0));
@@ -281,7 +281,7 @@ lambda @f(i64) -> i64 {
 }
 ",
         );
-        let n = nodes_named(&g)[0];
+        let n = gammas(&g)[0];
         let mut c = Completion::new();
         assert_eq!(c.completing_arms(&g, n), vec![0, 1]);
         assert_eq!(c.passed_through(&g, n, 0), None);
