@@ -505,6 +505,15 @@ pub const PIPELINE: &[Pass] = &[
         run: Run::Rvsdg(|rm, o| {
             let mut report = vliw_rvsdg::Report::default();
             vliw_rvsdg::opt::memory_optimization(&mut rm.graph, &rm.read_only, &mut report);
+            // what forwarding made visible: pointers that crossed regions as integers,
+            // and then the stack cells that loops reach through them
+            let trips = vliw_rvsdg::opt::remove_pointer_round_trips(&mut rm.graph);
+            report.count("memory.pointer-round-trips", trips);
+            if trips > 0 && o.rvsdg.promote {
+                let mut quiet = vliw_rvsdg::Report::default();
+                vliw_rvsdg::opt::dead_node_elimination(&mut rm.graph, &rm.roots, &mut quiet);
+                vliw_rvsdg::opt::promote_loop_cells(&mut rm.graph, &mut report);
+            }
             o.report(&report);
         }),
     },

@@ -63,6 +63,7 @@ use rustc_hash::FxHashSet;
 use vliw_ir::semantics::eval_pure;
 use vliw_ir::{InstructionData, IntCC, Opcode, Type, Value};
 
+use super::guards;
 use super::rewrite::{
     Rewriter, const_of, ctl_of, division_cannot_trap, producer_op, sext, smin_bits, vty,
 };
@@ -96,6 +97,7 @@ pub(crate) fn fold_lambdas(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report)
     report.count("fold.propagated-into-regions", counts.propagated);
     report.count("fold.address-offsets", counts.address_offsets);
     report.count("fold.known-after-check", counts.known_after_check);
+    report.count("fold.overflow-excluded-by-guard", counts.known_by_guard);
 }
 
 #[derive(Default)]
@@ -107,6 +109,7 @@ struct Counts {
     propagated: u64,
     address_offsets: u64,
     known_after_check: u64,
+    known_by_guard: u64,
 }
 
 /// What a rule replaces a node's first output with.
@@ -498,6 +501,16 @@ impl Folder<'_, '_> {
             UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow if cb == Some(0) => {
                 let no = self.rw.int(n, Type::I1, 0);
                 id(Rewrite::Outputs(vec![a, no]))
+            }
+            // `i + 1` where an enclosing γ's test found `i` below something, `i - 1`
+            // where it found it above (`guards.rs`)
+            UaddOverflow | SaddOverflow | UsubOverflow | SsubOverflow
+                if let Some(plain) = guards::excluded_overflow(g, n) =>
+            {
+                let value = self.rw.binary(n, plain, a, b?);
+                let no = self.rw.int(n, Type::I1, 0);
+                self.counts.known_by_guard += 1;
+                id(Rewrite::Outputs(vec![value, no]))
             }
             // (in `i1`, 1 is -1 for the signed multiplication: `-1 * -1` overflows)
             UmulOverflow | SmulOverflow

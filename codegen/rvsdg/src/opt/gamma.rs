@@ -457,3 +457,109 @@ fn sink(g: &mut Rvsdg, m: Node, n: Node, arm: usize) {
         g.remove_gamma_entries(n, |e| gone.contains(&e));
     }
 }
+
+/// The exits of the two-armed γs below `r` whose arms give integer constants and that
+/// a θ's predicate tests (through `ireduce`), as values of the γ's condition before it: `zext c` for 1 and 0, `zext !c`
+/// for 0 and 1, `select c, k1, k0` otherwise (`while i < n { i += 1 }` carries
+/// whether it went on as such an exit, which the θ's predicate then tests; the test
+/// itself is the compare). How many exits.
+pub(crate) fn constant_exits_as_values(g: &mut Rvsdg, r: Region) -> usize {
+    use super::rewrite::Rewriter;
+    use vliw_ir::{InstructionData, Opcode, Type};
+    let mut count = 0;
+    for region in g.regions_below(r) {
+        for gamma in g.nodes(region).to_vec() {
+            let NodeKind::Gamma { arms } = g.kind(gamma) else {
+                continue;
+            };
+            let arms = arms.clone();
+            if arms.len() != 2 {
+                continue;
+            }
+            let Origin::Out(m, 0) = g.input(gamma, 0) else {
+                continue;
+            };
+            let Some([on_false, on_true]) = super::unroll::match2_alternatives(g, m) else {
+                continue;
+            };
+            let c = g.input(m, 0);
+            if on_false == on_true || g.ty(c) != Ty::Val(Type::I1) {
+                continue;
+            }
+            for k in 0..g.num_outputs(gamma) {
+                let Ty::Val(ty) = g.ty(Origin::Out(gamma, k as u32)) else {
+                    continue;
+                };
+                if !ty.is_int() || !tests_loop(g, Origin::Out(gamma, k as u32)) {
+                    continue;
+                }
+                let value = |arm: u32| -> Option<u128> {
+                    let o = g.results(arms[arm as usize])[k];
+                    let n = g.producer(o)?;
+                    match g.op(n) {
+                        Some(Op::Inst(InstructionData::UnaryImm {
+                            opcode: Opcode::Iconst,
+                            imm,
+                        })) => Some(*imm & ty.mask()),
+                        _ => None,
+                    }
+                };
+                let (Some(kt), Some(kf)) = (value(on_true), value(on_false)) else {
+                    continue;
+                };
+                let mut rw = Rewriter::new(g);
+                let v = match (kt, kf) {
+                    (1, 0) if ty == Type::I1 => c,
+                    (1, 0) => rw.unary(gamma, Opcode::Uextend, c, ty),
+                    (0, 1) => {
+                        let not = rw.unary(gamma, Opcode::Bnot, c, Type::I1);
+                        if ty == Type::I1 {
+                            not
+                        } else {
+                            rw.unary(gamma, Opcode::Uextend, not, ty)
+                        }
+                    }
+                    _ => {
+                        let (a, b) = (rw.int(gamma, ty, kt as i128), rw.int(gamma, ty, kf as i128));
+                        rw.select(gamma, c, a, b)
+                    }
+                };
+                rw.replace(Origin::Out(gamma, k as u32), v);
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// Whether `o`, directly or through `ireduce`s, is what the `match` that is the
+/// predicate of the θ whose body holds it tests.
+fn tests_loop(g: &Rvsdg, mut o: Origin) -> bool {
+    use vliw_ir::{InstructionData, Opcode};
+    let r = g.origin_region(o);
+    let Some(theta) = g.owner(r) else {
+        return false;
+    };
+    if !matches!(g.kind(theta), NodeKind::Theta { .. }) {
+        return false;
+    }
+    let Some(m) = g.producer(g.results(r)[0]) else {
+        return false;
+    };
+    for _ in 0..4 {
+        if g.input(m, 0) == o {
+            return matches!(g.op(m), Some(Op::Match { .. }));
+        }
+        let [User::In(n, 0)] = g.users(o) else {
+            return false;
+        };
+        match g.op(*n) {
+            Some(Op::Inst(InstructionData::Unary {
+                opcode: Opcode::Ireduce,
+                ..
+            })) => o = Origin::Out(*n, 0),
+            _ => return false,
+        }
+    }
+    false
+}

@@ -10,6 +10,11 @@
 //! and left the loop's memory chain with loads and checks; three rewrites, in order,
 //! get the rest:
 //!
+//! 0. **Overflow checks a guard excludes** (`guards.rs`): `i + 1` after a test
+//!    `i < n` cannot overflow; `rvsdg-fold` knows this, but a range's bounds that
+//!    lived in a stack slot become values only in `rvsdg-promote`, so the λs where
+//!    such a check is now visible are folded again, and the check's γ, whose arm is
+//!    then known, gives way to it: the loop loses its call.
 //! 1. **Hoisting out of checks** (`gamma.rs`, [`hoist_from_completing_arms`]): the
 //!    pure computations of a check's passing arm (restructuring puts the rest of the
 //!    iteration there: the counter's increment, an accumulator's update) move
@@ -27,10 +32,11 @@
 //!    when it cannot fault (a stack slot in bounds, a `noalias` parameter that does
 //!    not escape) or nothing before it can be seen.
 //!
-//! Counters: `loop-prep.hoisted-from-checks`, `loop-prep.redirected` (values read
+//! Counters: `loop-prep.overflow-checks`, `loop-prep.hoisted-from-checks`, `loop-prep.redirected` (values read
 //! from before a check), `loop-prep.hoisted` and `loop-prep.hoisted-loads`.
 
 use super::gamma::hoist_from_completing_arms;
+use super::guards::fold_excluded_overflows;
 use super::ivr::invariant_value_redirection_through_checks;
 use super::licm::loop_invariant_code_motion_with_loads;
 use crate::ops::Rvsdg;
@@ -39,6 +45,7 @@ use crate::report::Report;
 /// Prepares the loops of `g` for versioning (module documentation).
 pub fn prepare_loops(g: &mut Rvsdg, report: &mut Report) {
     let mut inner = Report::default();
+    report.count("loop-prep.overflow-checks", fold_excluded_overflows(g));
     hoist_from_completing_arms(g, &mut inner);
     invariant_value_redirection_through_checks(g, &mut inner);
     loop_invariant_code_motion_with_loads(g, &mut inner);
