@@ -413,6 +413,7 @@ impl Options {
         "rvsdg-loop-prep",
         "rvsdg-version",
         "rvsdg-cleanup",
+        "rvsdg-loop-tests",
         "rvsdg-unroll",
         "unroll",
         "rvsdg-unroll-factor",
@@ -560,6 +561,7 @@ impl Options {
             "rvsdg-loop-prep" => self.rvsdg.loop_prep = on_off(key, value)?,
             "rvsdg-version" => self.rvsdg.version = on_off(key, value)?,
             "rvsdg-cleanup" => self.rvsdg.cleanup = on_off(key, value)?,
+            "rvsdg-loop-tests" => self.rvsdg.loop_tests = on_off(key, value)?,
             "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
             // the short form: `unroll=off`, or `unroll=N` copies (1 = none)
             "unroll" => match value {

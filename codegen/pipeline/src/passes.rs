@@ -615,6 +615,28 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-loop-tests",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop tests as compares: a θ whose predicate tests a γ exit that is 1 in \
+                the arm of the γ's compare and 0 in the other (a `while i < n { i += 1 }` \
+                that carries whether it went on) tests the compare itself, after the \
+                loop transformations, so that the modulo scheduler finds a loop that \
+                ends on a compare (vliw_rvsdg::opt::loop_tests)",
+        switch: Some(Switch {
+            name: "rvsdg-loop-tests",
+            off: "rvsdg-loop-tests=off",
+            on: "rvsdg-loop-tests=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.loop_tests,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::loop_tests_as_compares(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-dne",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

@@ -47,6 +47,9 @@ pub struct Options {
     /// A second round of CNE and LICM after the loop transformations
     /// (`rvsdg-cleanup=on|off`).
     pub cleanup: bool,
+    /// θ predicates that test a γ's constant exits made to test the γ's compare,
+    /// after the loop transformations (`rvsdg-loop-tests=on|off`).
+    pub loop_tests: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -93,6 +96,7 @@ impl Default for Options {
             loop_prep: true,
             version: true,
             cleanup: true,
+            loop_tests: true,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,

@@ -149,7 +149,7 @@ pub(super) fn fold_excluded_overflows(g: &mut Rvsdg) -> u64 {
         super::invert::invert_loops(g, &mut report);
         for &l in &lambdas {
             let body = g.lambda_body(l);
-            super::gamma::constant_exits_as_values(g, body);
+            super::loop_tests::constant_exits_as_values(g, body);
         }
         super::fold::fold_lambdas(g, &lambdas, &mut report);
         // and the stack cells they could not carry for the call
