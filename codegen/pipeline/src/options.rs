@@ -414,6 +414,7 @@ impl Options {
         "rvsdg-version",
         "rvsdg-cleanup",
         "rvsdg-loop-tests",
+        "rvsdg-tail-calls",
         "rvsdg-unroll",
         "unroll",
         "rvsdg-unroll-factor",
@@ -562,6 +563,7 @@ impl Options {
             "rvsdg-version" => self.rvsdg.version = on_off(key, value)?,
             "rvsdg-cleanup" => self.rvsdg.cleanup = on_off(key, value)?,
             "rvsdg-loop-tests" => self.rvsdg.loop_tests = on_off(key, value)?,
+            "rvsdg-tail-calls" => self.rvsdg.tail_calls = on_off(key, value)?,
             "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
             // the short form: `unroll=off`, or `unroll=N` copies (1 = none)
             "unroll" => match value {

@@ -195,6 +195,26 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-tail-calls",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "tail recursion as a loop: a λ whose every call of itself is a tail call \
+                (a bool's normalization allowed on the way) becomes a θ around its body, \
+                the calls the next iteration's parameters (vliw_rvsdg::opt::tail_calls)",
+        switch: Some(Switch {
+            name: "rvsdg-tail-calls",
+            off: "rvsdg-tail-calls=off",
+            on: "rvsdg-tail-calls=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.tail_calls,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::eliminate_tail_calls(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-inline",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

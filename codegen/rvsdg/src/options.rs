@@ -50,6 +50,8 @@ pub struct Options {
     /// θ predicates that test a γ's constant exits made to test the γ's compare,
     /// after the loop transformations (`rvsdg-loop-tests=on|off`).
     pub loop_tests: bool,
+    /// Tail recursion as loops (`rvsdg-tail-calls=on|off`).
+    pub tail_calls: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -97,6 +99,7 @@ impl Default for Options {
             version: true,
             cleanup: true,
             loop_tests: true,
+            tail_calls: true,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,

@@ -22,6 +22,7 @@ mod rewrite;
 pub mod round_trips;
 pub mod select;
 pub mod strength;
+pub mod tail_calls;
 pub mod unroll;
 pub mod version;
 
@@ -44,5 +45,6 @@ pub use memory::{SplitOptions, memory_optimization, promote_loop_cells, split_me
 pub use round_trips::remove_pointer_round_trips;
 pub use select::speculate_gammas;
 pub use strength::strength_reduction;
+pub use tail_calls::eliminate_tail_calls;
 pub use unroll::{UnrollOptions, unroll_loops};
 pub use version::version_loops;
