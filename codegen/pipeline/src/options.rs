@@ -158,6 +158,10 @@ pub struct Options {
     /// Local common-subexpression elimination on machine SSA after if-conversion
     /// (`machine-cse=on|off`, `vliw_machine::cse`).
     pub machine_cse: bool,
+    /// A loop header's load through a pointer its latch chooses by a ψ moved across
+    /// the back edge and through the ψ (`rotate-loads=on|off`,
+    /// `vliw_machine::load_rotation`).
+    pub rotate_loads: bool,
     /// Duplicate branch-only blocks into the predecessors that jump to them, after
     /// if-conversion (`tail-dup=on|off`, `vliw_machine::tail_dup`).
     pub tail_dup: bool,
@@ -184,6 +188,9 @@ pub struct Options {
     /// A shift by 1 to 3 fused into the addition that reads it, on machines with the
     /// `shift-add` extension (`fuse-shift-add=on|off`, `vliw_machine::shift_add`).
     pub fuse_shift_add: bool,
+    /// An indexed address over a sum with one late term split so that the late term
+    /// is added last (`split-index=on|off`, `vliw_machine::index_split`).
+    pub split_index: bool,
     /// Sums rebuilt by when their terms are ready (`reassociate=on|off`,
     /// `vliw_machine::reassoc`).
     pub reassociate: bool,
@@ -254,6 +261,7 @@ impl core::fmt::Debug for Options {
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
             .field("machine_cse", &self.machine_cse)
+            .field("rotate_loads", &self.rotate_loads)
             .field("tail_dup", &self.tail_dup)
             .field("machine_licm", &self.machine_licm)
             .field("if_convert_limits", &self.if_convert_limits)
@@ -263,6 +271,7 @@ impl core::fmt::Debug for Options {
             .field("fold_offsets", &self.fold_offsets)
             .field("fold_pnot", &self.fold_pnot)
             .field("fuse_shift_add", &self.fuse_shift_add)
+            .field("split_index", &self.split_index)
             .field("reassociate", &self.reassociate)
             .field("pre_sched", &self.pre_sched)
             .field("pre_sched_region", &self.pre_sched_region)
@@ -307,6 +316,7 @@ impl Options {
             copy_blocks: true,
             if_convert: true,
             machine_cse: true,
+            rotate_loads: true,
             tail_dup: true,
             machine_licm: true,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
@@ -316,6 +326,7 @@ impl Options {
             fold_offsets: true,
             fold_pnot: true,
             fuse_shift_add: true,
+            split_index: true,
             reassociate: true,
             pre_sched: true,
             pre_sched_region: true,
@@ -363,6 +374,7 @@ impl Options {
         "copy-blocks",
         "if-convert",
         "machine-cse",
+        "rotate-loads",
         "tail-dup",
         "machine-licm",
         "if-convert-max-ops",
@@ -384,6 +396,7 @@ impl Options {
         "fold-pnot",
         "fold-offsets",
         "fuse-shift-add",
+        "split-index",
         "reassociate",
         "pre-sched",
         "modulo",
@@ -455,6 +468,7 @@ impl Options {
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,
             "machine-cse" => self.machine_cse = on_off(key, value)?,
+            "rotate-loads" => self.rotate_loads = on_off(key, value)?,
             "tail-dup" => self.tail_dup = on_off(key, value)?,
             "machine-licm" => self.machine_licm = on_off(key, value)?,
             "promotion" => self.promotion = on_off(key, value)?,
@@ -474,6 +488,7 @@ impl Options {
             "fold-offsets" => self.fold_offsets = on_off(key, value)?,
             "fold-pnot" => self.fold_pnot = on_off(key, value)?,
             "fuse-shift-add" => self.fuse_shift_add = on_off(key, value)?,
+            "split-index" => self.split_index = on_off(key, value)?,
             "reassociate" => self.reassociate = on_off(key, value)?,
             "modulo" => self.modulo = on_off(key, value)?,
             "modulo-report" => self.modulo_report = on_off(key, value)?,

@@ -893,6 +893,28 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rotate-loads",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "load rotation for pointer chasing: a loop header's first memory operation, \
+                a load through a parameter whose latch passes a ψ, moved across the back \
+                edge into the predecessors, through the ψ as speculative loads of its \
+                candidates (vliw_machine::load_rotation)",
+        switch: Some(Switch {
+            name: "rotate-loads",
+            off: "rotate-loads=off",
+            on: "rotate-loads=on",
+            default_on: true,
+        }),
+        runs: |o| o.rotate_loads,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::load_rotation::rotate_loads(mf);
+            o.count("rotate-loads.loops", s.loops as u64);
+            o.count("rotate-loads.candidates", s.candidates as u64);
+            Ok(())
+        }),
+    },
+    Pass {
         name: "psi-lower",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
@@ -1046,6 +1068,28 @@ pub const PIPELINE: &[Pass] = &[
             let s = vliw_machine::shift_add::fuse_shift_add(mf, &o.backend.machine);
             o.count("shift-add.fused", s.fused as u64);
             o.count("shift-add.removed", s.removed as u64);
+            Ok(())
+        }),
+    },
+    Pass {
+        name: "split-index",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "`shKadd (add a, b), c` becomes `shKadd b, (shKadd a, c)` when `b` is ready \
+                later than `a` and `c`: an indexed address waits for its index's late term \
+                one operation less (a binary search's probe), on machines with the \
+                shift-add extension (vliw_machine::index_split)",
+        switch: Some(Switch {
+            name: "split-index",
+            off: "split-index=off",
+            on: "split-index=on",
+            default_on: true,
+        }),
+        runs: |o| o.split_index && o.backend.machine.shift_add,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::index_split::split_indices(mf, &o.backend.machine);
+            o.count("split-index.split", s.split as u64);
+            o.count("split-index.removed", s.removed as u64);
             Ok(())
         }),
     },

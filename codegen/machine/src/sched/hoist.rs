@@ -516,7 +516,9 @@ fn pick(
     let mut tries = 0;
     for &i in candidates {
         let inst = mf.inst(i);
-        let is_load = matches!(inst.op, MOp::Op(o) if o.speculative_load().is_some());
+        // (a speculative load is a load too: it orders nothing after it)
+        let is_load = matches!(inst.op, MOp::Op(o)
+            if o.speculative_load().is_some() || o.is_speculative_load());
         let float = matches!(inst.op, MOp::Op(o) if matches!(
             o.latency_class(),
             vliw_isa::LatencyClass::Float | vliw_isa::LatencyClass::FloatCompare
