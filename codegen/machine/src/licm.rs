@@ -141,6 +141,18 @@ struct Candidate {
 /// Loop `l` as a candidate: it has a preheader (one predecessor from outside that
 /// ends in its only branch, an unconditional one to the header) and calls nothing (a
 /// constant live across a call needs a callee-saved register or a reload).
+/// Whether the constants of loop `l` are candidates to leave it (a preheader that
+/// jumps only to its header, no call in the loop, a constant in it): what the
+/// schedulers before this pass may count as gone.
+pub fn takes_constants_out_of(
+    mf: &MachFunction,
+    loops: &LoopForest,
+    preds: &[Vec<MBlock>],
+    l: vliw_ssa::LoopId,
+) -> bool {
+    candidate(mf, loops, preds, l).is_some()
+}
+
 fn candidate(
     mf: &MachFunction,
     loops: &LoopForest,

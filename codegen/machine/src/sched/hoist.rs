@@ -32,7 +32,8 @@
 //! landing block's operations where they are). **When:** an operation moves if the predecessor's
 //! list schedule does not get longer with it (its length is the critical path and
 //! resource bound of its operations, as `sched::list` schedules them), so the
-//! predecessor's path pays nothing and the block's gets shorter or less crowded.
+//! predecessor's path pays nothing and the block's gets shorter or less crowded (in a
+//! loop whose constants `machine-licm` takes out afterwards, `movi`s count as free).
 //! **Pressure:** when the moves make the allocator's pressure analysis find blocks
 //! over the register file that it did not find before, they are all undone and done
 //! again without those blocks (`pre-sched.hoist-declined-pressure` counts them); if
@@ -131,6 +132,18 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
     let bases = super::pre_ra::address_bases(mf);
     let quick = quick_values(mf, config);
     let single_use = single_uses(mf);
+    // blocks whose constants `machine-licm` takes out later
+    let loop_without_calls: Vec<bool> = loops
+        .loops()
+        .map(|l| crate::licm::takes_constants_out_of(mf, &loops, &preds, l))
+        .collect();
+    let free_constants: Vec<bool> = (0..mf.blocks.len())
+        .map(|b| {
+            loops
+                .innermost_loop(vliw_ssa::Block::new(b))
+                .is_some_and(|l| loop_without_calls[l.index()])
+        })
+        .collect();
     // the blocks defining each virtual register
     let mut def_block: SecondaryMap<VReg, Option<MBlock>> = SecondaryMap::new();
     for &b in &mf.layout {
@@ -157,6 +170,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
             &single_use,
             &bases,
             config,
+            free_constants[b.index()],
         );
         if moved > 0 {
             stats.hoisted += moved;
@@ -191,6 +205,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
             &single_use,
             &bases,
             config,
+            free_constants[p.index()],
         ) else {
             continue;
         };
@@ -235,6 +250,7 @@ fn hoist_within(
     single_use: &SecondaryMap<VReg, bool>,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
+    free_constants: bool,
 ) -> (usize, usize) {
     let (mut moved_total, mut loads) = (0, 0);
     let is_control = |mi: &MInst| matches!(mi.op, MOp::Op(o) if o.is_control());
@@ -296,6 +312,7 @@ fn hoist_within(
             c - before_start,
             bases,
             config,
+            free_constants,
         );
         if moved.is_empty() {
             continue;
@@ -414,9 +431,9 @@ fn quick_values(mf: &MachFunction, config: &MachineConfig) -> SecondaryMap<VReg,
     quick
 }
 
-/// The values that an operation of the blocks that lead to `p` alone (up to
+/// The values that an operation of `p` or of the blocks that lead to `p` alone (up to
 /// [`READ_CHAIN`] blocks back in its loop) reads: the schedule has waited for them
-/// by the start of `p` (an operation reads its operands, and the allocated schedule
+/// by the end of `p` (an operation reads its operands, and the allocated schedule
 /// pads for them, whatever its guard), so an operation moving into `p` may read them
 /// however long they took to make (`mandelbrot`'s `2.0 * zr`, `zr` a loop-carried
 /// sum that its header squares first).
@@ -426,7 +443,12 @@ fn read_on_the_way_to(
     loops: &LoopForest,
     p: MBlock,
 ) -> rustc_hash::FxHashSet<VReg> {
-    let mut read = rustc_hash::FxHashSet::default();
+    // the block itself: an operation moved to its end reads what it already waited
+    // for (a loop's carried product that its first operations read)
+    let mut read: rustc_hash::FxHashSet<VReg> = mf
+        .block_insts(p)
+        .flat_map(|inst| inst.all_uses().filter_map(|r| r.as_virtual()))
+        .collect();
     let mut b = p;
     for _ in 0..READ_CHAIN {
         match preds[b.index()][..] {
@@ -450,10 +472,32 @@ fn schedule_length(
     insts: &[MInst],
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
+    free_constants: bool,
 ) -> i64 {
     // (`DepGraph::build` numbers the registers of these few operations densely)
-    let mut ops: Vec<_> = insts.iter().map(|mi| op_info(mi, bases, config)).collect();
+    // Constants are left out, as if ready at the start, where `free_constants` says
+    // that `machine-licm` takes them to the loop's preheader after scheduling (in a
+    // loop without calls; where they would otherwise
+    // crowd the first cycles and keep what reads them from moving: `mandelbrot`'s
+    // `2.0 * zr`).
+    let mut ops: Vec<_> = insts
+        .iter()
+        .filter(|mi| !(free_constants && mi.is(vliw_isa::Opcode::Movi) && mi.guard.is_always()))
+        .map(|mi| op_info(mi, bases, config))
+        .collect();
     let g = DepGraph::build(&mut ops);
+    // A result that only the run's branches wait for (nothing crosses a branch) is
+    // for the block after it: its latency runs on past the run's end and makes it no
+    // priority here (a moved chain `2.0 * zr * zi + ci` would otherwise go before the
+    // compare that the run's exit waits for, and seem to lengthen the run).
+    let only_barriers: Vec<bool> = (0..ops.len())
+        .map(|i| g.succs[i].iter().all(|e| ops[e.to].barrier))
+        .collect();
+    for (op, leaf) in ops.iter_mut().zip(only_barriers) {
+        if leaf && !op.barrier {
+            op.latency = op.latency.min(1);
+        }
+    }
     let cycles = super::list::schedule(&ops, &g, config);
     cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)
 }
@@ -508,8 +552,9 @@ fn pick(
     at: usize,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
+    free_constants: bool,
 ) -> Vec<crate::mir::InstId> {
-    let base_length = schedule_length(&trial, bases, config);
+    let base_length = schedule_length(&trial, bases, config, free_constants);
     let mut moved: Vec<crate::mir::InstId> = Vec::new();
     let mut moved_defs: Vec<VReg> = Vec::new();
     let mut memory_before = false;
@@ -558,7 +603,7 @@ fn pick(
             candidate.op = MOp::Op(spec);
         }
         trial.insert(at + moved.len(), candidate);
-        if schedule_length(&trial, bases, config) > base_length {
+        if schedule_length(&trial, bases, config, free_constants) > base_length {
             trial.remove(at + moved.len());
             continue;
         }
@@ -581,6 +626,7 @@ fn choose(
     single_use: &SecondaryMap<VReg, bool>,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
+    free_constants: bool,
 ) -> Option<Vec<crate::mir::InstId>> {
     let p_ids = mf.block_inst_ids(p);
     let (start, at) = insertion_point(mf, p, s)?;
@@ -607,6 +653,7 @@ fn choose(
         at - start,
         bases,
         config,
+        free_constants,
     );
     (!moved.is_empty()).then_some(moved)
 }
