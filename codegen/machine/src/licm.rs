@@ -138,9 +138,6 @@ struct Candidate {
     body: Vec<MBlock>,
 }
 
-/// Loop `l` as a candidate: it has a preheader (one predecessor from outside that
-/// ends in its only branch, an unconditional one to the header) and calls nothing (a
-/// constant live across a call needs a callee-saved register or a reload).
 /// Whether the constants of loop `l` are candidates to leave it (a preheader that
 /// jumps only to its header, no call in the loop, a constant in it): what the
 /// schedulers before this pass may count as gone.
@@ -153,6 +150,9 @@ pub fn takes_constants_out_of(
     candidate(mf, loops, preds, l).is_some()
 }
 
+/// Loop `l` as a candidate: it has a preheader (one predecessor from outside that
+/// ends in its only branch, an unconditional one to the header) and calls nothing (a
+/// constant live across a call needs a callee-saved register or a reload).
 fn candidate(
     mf: &MachFunction,
     loops: &LoopForest,

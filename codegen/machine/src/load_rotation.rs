@@ -120,12 +120,9 @@ pub fn rotate_loads(mf: &mut MachFunction) -> LoadRotationStats {
     let cfg = cfg_of(mf);
     let loops = LoopForest::compute(&cfg);
     let preds = block_preds(mf, &cfg);
-    let headers: Vec<MBlock> = loops
-        .loops()
-        .map(|l| crate::ssa_view::mblock(loops.header(l)))
-        .collect();
     let landing = mf.landing_blocks();
-    for h in headers {
+    for l in loops.loops() {
+        let h = crate::ssa_view::mblock(loops.header(l));
         if landing.contains(&h) || !mf.layout.contains(&h) {
             continue;
         }
@@ -157,11 +154,10 @@ pub fn rotate_loads(mf: &mut MachFunction) -> LoadRotationStats {
                     .map(|i| (p, i))
             })
             .collect();
-        let latch_psi = jumps.iter().any(|(p, _)| {
-            psis.contains_key(p)
-                && loops.contains(loops.loop_headed_by(block(h)).expect("a header"), block(*p))
-        });
-        if !latch_psi || jumps.is_empty() {
+        let latch_psi = jumps
+            .iter()
+            .any(|(p, _)| psis.contains_key(p) && loops.contains(l, block(*p)));
+        if !latch_psi {
             continue;
         }
         rotate(mf, h, &load, &jumps, &psis, &mut stats);

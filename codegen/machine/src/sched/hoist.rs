@@ -132,8 +132,8 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
     let bases = super::pre_ra::address_bases(mf);
     let quick = quick_values(mf, config);
     let single_use = single_uses(mf);
-    // blocks whose constants `machine-licm` takes out later
-    let loop_without_calls: Vec<bool> = loops
+    // the loops whose constants `machine-licm` takes out later, and their blocks
+    let constants_leave: Vec<bool> = loops
         .loops()
         .map(|l| crate::licm::takes_constants_out_of(mf, &loops, &preds, l))
         .collect();
@@ -141,7 +141,7 @@ fn hoist_all(mf: &mut MachFunction, config: &MachineConfig, excluded: &[MBlock])
         .map(|b| {
             loops
                 .innermost_loop(vliw_ssa::Block::new(b))
-                .is_some_and(|l| loop_without_calls[l.index()])
+                .is_some_and(|l| constants_leave[l.index()])
         })
         .collect();
     // the blocks defining each virtual register
@@ -476,10 +476,9 @@ fn schedule_length(
 ) -> i64 {
     // (`DepGraph::build` numbers the registers of these few operations densely)
     // Constants are left out, as if ready at the start, where `free_constants` says
-    // that `machine-licm` takes them to the loop's preheader after scheduling (in a
-    // loop without calls; where they would otherwise
-    // crowd the first cycles and keep what reads them from moving: `mandelbrot`'s
-    // `2.0 * zr`).
+    // that `machine-licm` takes them to the loop's preheader after scheduling: they
+    // would otherwise crowd the first cycles and keep what reads them from moving
+    // (`mandelbrot`'s `2.0 * zr`).
     let mut ops: Vec<_> = insts
         .iter()
         .filter(|mi| !(free_constants && mi.is(vliw_isa::Opcode::Movi) && mi.guard.is_always()))
