@@ -18,7 +18,7 @@
 //! that may unwind gets a block of its own for them after the call
 //! (`MachFunction::end_of_normal_path`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cranelift_entity::EntityRef;
 
@@ -54,12 +54,13 @@ pub fn hoist_constants(mf: &mut MachFunction) -> LicmStats {
     let cfg = cfg_of(mf);
     let loops = LoopForest::compute(&cfg);
     let preds = block_preds(mf, &cfg);
+    let kept = kept_registers(mf);
     // innermost first: the forest lists a loop before the loops it contains, and a
     // constant leaves a nest level by level
     let candidates: Vec<Candidate> = loops
         .loops()
         .rev()
-        .filter_map(|l| candidate(mf, &loops, &preds, l))
+        .filter_map(|l| candidate(mf, &loops, &preds, &kept, l))
         .collect();
     if candidates.is_empty() {
         return stats;
@@ -82,7 +83,7 @@ pub fn hoist_constants(mf: &mut MachFunction) -> LicmStats {
             }
             // after a call with an unwind edge only its result copies may follow
             let pre = trial.end_of_normal_path(c.pre);
-            let (h, m) = hoist(&mut trial, pre, &c.body, &mut renamed);
+            let (h, m) = hoist(&mut trial, pre, &c.body, &kept, &mut renamed);
             if h > 0 {
                 applied.push((i, pre));
                 hoisted += h;
@@ -145,9 +146,27 @@ pub fn takes_constants_out_of(
     mf: &MachFunction,
     loops: &LoopForest,
     preds: &[Vec<MBlock>],
+    kept: &HashSet<Reg>,
     l: vliw_ssa::LoopId,
 ) -> bool {
-    candidate(mf, loops, preds, l).is_some()
+    candidate(mf, loops, preds, kept, l).is_some()
+}
+
+/// The registers that some operation `keeps` (writes in place under its guard): a
+/// constant among them is the first link of a predicated chain and is rewritten
+/// inside the loop, so it cannot leave it.
+pub fn kept_registers(mf: &MachFunction) -> HashSet<Reg> {
+    mf.layout
+        .iter()
+        .flat_map(|&b| mf.block_insts(b))
+        .filter_map(|i| i.keep)
+        .collect()
+}
+
+/// Whether `inst` is a constant that `machine-licm` moves out of a loop that gives
+/// up its constants, `kept` being the function's `kept_registers`.
+pub fn leaves_loop(inst: &crate::mir::MInst, kept: &HashSet<Reg>) -> bool {
+    constant(inst, kept).is_some()
 }
 
 /// Loop `l` as a candidate: it has a preheader (one predecessor from outside that
@@ -157,6 +176,7 @@ fn candidate(
     mf: &MachFunction,
     loops: &LoopForest,
     preds: &[Vec<MBlock>],
+    kept: &HashSet<Reg>,
     l: vliw_ssa::LoopId,
 ) -> Option<Candidate> {
     let header = mblock(loops.header(l));
@@ -185,7 +205,7 @@ fn candidate(
     });
     let has_constant = body
         .iter()
-        .any(|&b| mf.block_insts(b).any(|i| constant(i).is_some()));
+        .any(|&b| mf.block_insts(b).any(|i| constant(i, kept).is_some()));
     (!calls && has_constant).then_some(Candidate { pre, body })
 }
 
@@ -197,12 +217,13 @@ fn hoist(
     mf: &mut MachFunction,
     pre: MBlock,
     body: &[MBlock],
+    kept: &HashSet<Reg>,
     renamed: &mut HashMap<Reg, Reg>,
 ) -> (usize, usize) {
     // the constants `pre` already makes, by value
     let mut made: HashMap<i64, Reg> = HashMap::new();
     for inst in mf.block_insts(pre) {
-        if let Some(c) = constant(inst)
+        if let Some(c) = constant(inst, kept)
             && let Some(&d) = inst.defs.first()
         {
             made.entry(c).or_insert(d);
@@ -210,15 +231,15 @@ fn hoist(
     }
     let (mut hoisted, mut merged) = (0, 0);
     for &b in body {
-        if !mf.block_insts(b).any(|i| constant(i).is_some()) {
+        if !mf.block_insts(b).any(|i| constant(i, kept).is_some()) {
             continue;
         }
         let ids: Vec<InstId> = mf.block_inst_ids(b).to_vec();
-        let mut kept: Vec<InstId> = Vec::with_capacity(ids.len());
+        let mut staying: Vec<InstId> = Vec::with_capacity(ids.len());
         for id in ids {
             let inst = mf.inst(id);
-            let Some(c) = constant(inst) else {
-                kept.push(id);
+            let Some(c) = constant(inst, kept) else {
+                staying.push(id);
                 continue;
             };
             let d = inst.defs[0];
@@ -236,7 +257,7 @@ fn hoist(
                 }
             }
         }
-        mf.set_block_insts(b, kept);
+        mf.set_block_insts(b, staying);
     }
     (hoisted, merged)
 }
@@ -264,11 +285,14 @@ fn rename_merged(mf: &mut MachFunction, renamed: &HashMap<Reg, Reg>) {
     }
 }
 
-/// The value of an unguarded `movi` of a virtual register.
-fn constant(inst: &crate::mir::MInst) -> Option<i64> {
+/// The value of an unguarded `movi` of a virtual register that no operation keeps
+/// (`kept`: a guarded write later in the loop would overwrite the hoisted constant
+/// for the next trip; the allocator's analysis refuses the function so moved, and
+/// with it every constant of every loop).
+fn constant(inst: &crate::mir::MInst, kept: &HashSet<Reg>) -> Option<i64> {
     match (&inst.op, &inst.imm, inst.defs.first()) {
-        (MOp::Op(Opcode::Movi), Imm::Const(c), Some(Reg::Virtual(_)))
-            if inst.guard.is_always() && inst.keep.is_none() =>
+        (MOp::Op(Opcode::Movi), Imm::Const(c), Some(d @ Reg::Virtual(_)))
+            if inst.guard.is_always() && inst.keep.is_none() && !kept.contains(d) =>
         {
             Some(*c)
         }

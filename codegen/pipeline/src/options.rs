@@ -227,6 +227,9 @@ pub struct Options {
     /// ψs that choose between their compare's operands become `min`/`max`
     /// (`psi-minmax=on|off`, `vliw_machine::psi::minmax`).
     pub psi_minmax: bool,
+    /// Compares of ψs become ψs of compares (`psi-compares=on|off`,
+    /// `vliw_machine::psi::compares`).
+    pub psi_compares: bool,
     /// ψs whose arguments carry two values become one choice under one predicate
     /// (`psi-two-values=on|off`, `vliw_machine::psi::two_values`).
     pub psi_two_values: bool,
@@ -284,6 +287,7 @@ impl core::fmt::Debug for Options {
             .field("psi_inline", &self.psi_inline)
             .field("psi_project", &self.psi_project)
             .field("psi_minmax", &self.psi_minmax)
+            .field("psi_compares", &self.psi_compares)
             .field("psi_two_values", &self.psi_two_values)
             .field("pcp_options", &self.pcp_options)
             .field("rvsdg", &self.rvsdg)
@@ -340,6 +344,7 @@ impl Options {
             psi_inline: false,
             psi_project: false,
             psi_minmax: true,
+            psi_compares: true,
             psi_two_values: true,
             rvsdg: vliw_rvsdg::Options::default(),
             verify: VerifyLevel::Boundaries,
@@ -388,6 +393,7 @@ impl Options {
         "psi-inline",
         "psi-project",
         "psi-minmax",
+        "psi-compares",
         "psi-two-values",
         "promotion",
         "ppg",
@@ -556,6 +562,7 @@ impl Options {
             "psi-inline" => self.psi_inline = on_off(key, value)?,
             "psi-project" => self.psi_project = on_off(key, value)?,
             "psi-minmax" => self.psi_minmax = on_off(key, value)?,
+            "psi-compares" => self.psi_compares = on_off(key, value)?,
             "psi-two-values" => self.psi_two_values = on_off(key, value)?,
             "rvsdg" => self.rvsdg.enabled = on_off(key, value)?,
             "rvsdg-dne" => self.rvsdg.dne = on_off(key, value)?,

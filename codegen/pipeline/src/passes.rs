@@ -918,8 +918,8 @@ pub const PIPELINE: &[Pass] = &[
         name: "psi-lower",
         from: Stage::MachineSsa,
         to: Stage::MachineSsa,
-        about: "out of Psi-SSA, after ψ inlining, reduction, min/max and projection \
-                (psi-inline=, psi-two-values=, psi-minmax=, psi-project=): by psi-lowering=sel every ψ a chain of sel (predicate logic \
+        about: "out of Psi-SSA, after ψ inlining, reduction, min/max, compares of ψs and projection \
+                (psi-inline=, psi-two-values=, psi-minmax=, psi-compares=, psi-project=): by psi-lowering=sel every ψ a chain of sel (predicate logic \
                 for predicates), first argument promoted; by psi-lowering=predicated-copies \
                 every ψ-congruence class a chain of guarded definitions and predicated \
                 copies that keep the previous link, one register for the allocator \
@@ -941,6 +941,12 @@ pub const PIPELINE: &[Pass] = &[
             }
             if o.psi_minmax {
                 o.count("psi.min-max", vliw_machine::psi::select_min_max(mf) as u64);
+            }
+            if o.psi_compares {
+                o.count(
+                    "psi.compares",
+                    vliw_machine::psi::compares_through_psis(mf, &o.backend.machine) as u64,
+                );
             }
             if o.psi_project {
                 o.count("psi.projected", vliw_machine::psi::project(mf) as u64);
@@ -981,6 +987,7 @@ pub const PIPELINE: &[Pass] = &[
             o.count("tail-dup.blocks", s.blocks as u64);
             o.count("tail-dup.copies", s.copies as u64);
             o.count("tail-dup.removed", s.removed as u64);
+            o.count("tail-dup.folded", s.folded as u64);
             Ok(())
         }),
     },

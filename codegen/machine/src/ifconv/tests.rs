@@ -196,7 +196,7 @@ fn random_functions_keep_their_values() {
     let (mut converted, mut checked, mut side_exits, mut cuts) = (0, 0, 0, 0);
     let (mut folded, mut reordered, mut copies_made) = (0, 0, 0);
     let (mut inlines, mut projections, mut disjoint_shared, mut min_max) = (0, 0, 0, 0);
-    let (mut reassociated, mut two_valued) = (0, 0);
+    let (mut reassociated, mut two_valued, mut compares) = (0, 0, 0);
     for seed in 1..=300u64 {
         let mut rng = Rng(seed.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let mf = random_function(&mut rng);
@@ -242,6 +242,7 @@ fn random_functions_keep_their_values() {
                 .verify(Phase::Ssa)
                 .unwrap_or_else(|e| panic!("seed {seed} two values:\n{e}\n{out}\n{simplified}"));
             min_max += crate::psi::select_min_max(&mut simplified);
+            compares += crate::psi::compares_through_psis(&mut simplified, &machine);
             projections += crate::psi::project(&mut simplified);
             simplified
                 .verify(Phase::Ssa)
@@ -324,7 +325,8 @@ fn random_functions_keep_their_values() {
     eprintln!("predicated copies: {folded} folded, {reordered} reordered, {copies_made} copies");
     eprintln!(
         "ψ inlining: {inlines} arguments; projection: {projections} reads; {min_max} min/max; \
-         {reassociated} sums reassociated; {two_valued} two-valued ψs"
+         {reassociated} sums reassociated; {two_valued} two-valued ψs; {compares} compares \
+         of ψs split"
     );
     // (rare here: a guarded definition's value is mostly read at once or folded into
     // a predicated copy; `ssa_regalloc::tests` has the case where it is not)
@@ -335,6 +337,7 @@ fn random_functions_keep_their_values() {
         "{inlines} inlined, {projections} projected"
     );
     assert!(two_valued > 100, "only {two_valued} two-valued ψs");
+    assert!(compares > 10, "only {compares} compares of ψs split");
     assert!(side_exits > 50, "only {side_exits} side exits");
     assert!(cuts > 50, "only {cuts} multi-way branches taken apart");
     assert!(converted > 300, "only {converted} regions converted");

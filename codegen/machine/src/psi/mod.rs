@@ -11,11 +11,14 @@
 //!   before either lowering, on the hyperblock's predicate relations.
 //! - `two_values`: a ψ whose arguments carry two values is one guarded choice
 //!   under one predicate.
+//! - `compares`: a compare of a ψ is a ψ of compares, each candidate tested as soon
+//!   as it is made.
 //! - `minmax`: a ψ choosing between the two operands of its compare is a `min` or
 //!   `max`.
 //! - `guards`: which guards of a hyperblock imply, cover or exclude each other (for
 //!   the three above and §4.6's reordering).
 
+pub mod compares;
 pub mod copies;
 pub mod guards;
 pub mod inline;
@@ -26,6 +29,7 @@ pub mod select;
 pub mod two_values;
 pub mod values;
 
+pub use compares::compares_through_psis;
 pub use copies::{CopyOptions, CopyStats, out_of_psi_ssa};
 pub use inline::inline;
 pub use minmax::select_min_max;
