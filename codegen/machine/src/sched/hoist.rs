@@ -470,13 +470,33 @@ fn read_on_the_way_to(
 /// How many blocks back `read_on_the_way_to` looks.
 const READ_CHAIN: usize = 3;
 
-/// The length in cycles of the list schedule of `insts`.
-fn schedule_length(
+/// The list schedule of a run of operations as the moves weigh it: its length and
+/// the cycle of each branch in it, in order.
+struct TrialSchedule {
+    length: i64,
+    branches: Vec<u32>,
+}
+
+impl TrialSchedule {
+    /// No longer than `base`, and no branch later: no path out of the run pays
+    /// (moved operations are not branches, so the branches pair up in order).
+    fn no_worse_than(&self, base: &TrialSchedule) -> bool {
+        self.length <= base.length
+            && self.branches.len() == base.branches.len()
+            && self
+                .branches
+                .iter()
+                .zip(&base.branches)
+                .all(|(a, b)| a <= b)
+    }
+}
+
+fn trial_schedule(
     insts: &[MInst],
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
     config: &MachineConfig,
     free_constants: Option<&HashSet<Reg>>,
-) -> i64 {
+) -> TrialSchedule {
     // (`DepGraph::build` numbers the registers of these few operations densely)
     // Constants are left out, as if ready at the start, where `free_constants` says
     // that `machine-licm` takes them to the loop's preheader after scheduling: they
@@ -501,7 +521,15 @@ fn schedule_length(
         }
     }
     let cycles = super::list::schedule(&ops, &g, config);
-    cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0)
+    TrialSchedule {
+        length: cycles.iter().map(|&c| i64::from(c) + 1).max().unwrap_or(0),
+        branches: ops
+            .iter()
+            .zip(&cycles)
+            .filter(|(op, _)| op.barrier)
+            .map(|(_, &c)| c)
+            .collect(),
+    }
 }
 
 /// Whether `inst` is a guarded definition that keeps a value read nowhere else
@@ -556,7 +584,7 @@ fn pick(
     config: &MachineConfig,
     free_constants: Option<&HashSet<Reg>>,
 ) -> Vec<crate::mir::InstId> {
-    let base_length = schedule_length(&trial, bases, config, free_constants);
+    let base = trial_schedule(&trial, bases, config, free_constants);
     let mut moved: Vec<crate::mir::InstId> = Vec::new();
     let mut moved_defs: Vec<VReg> = Vec::new();
     let mut memory_before = false;
@@ -605,7 +633,7 @@ fn pick(
             candidate.op = MOp::Op(spec);
         }
         trial.insert(at + moved.len(), candidate);
-        if schedule_length(&trial, bases, config, free_constants) > base_length {
+        if !trial_schedule(&trial, bases, config, free_constants).no_worse_than(&base) {
             trial.remove(at + moved.len());
             continue;
         }
