@@ -337,7 +337,7 @@ fn random_functions_keep_their_values() {
         "{inlines} inlined, {projections} projected"
     );
     assert!(two_valued > 100, "only {two_valued} two-valued ψs");
-    assert!(compares > 10, "only {compares} compares of ψs split");
+    assert!(compares >= 5, "only {compares} compares of ψs split");
     assert!(side_exits > 50, "only {side_exits} side exits");
     assert!(cuts > 50, "only {cuts} multi-way branches taken apart");
     assert!(converted > 300, "only {converted} regions converted");

@@ -11,9 +11,12 @@
 //! for one more compare.
 //!
 //! Only an unguarded integer compare of the normal type whose second predicate is
-//! unused (`p0`) and whose one register operand is a ψ of the same block with at
-//! most [`MAX_ARGS`] arguments; the other operand an immediate or a register that is
-//! not a ψ. And only where it is faster: where some guard of the ψ is ready after
+//! unused (`p0`) and read by branches only (a loop's or an exit's test), and whose
+//! one register operand is a ψ of the same block with at most [`MAX_ARGS`]
+//! arguments, none of them a ψ of the block; the other operand an immediate or a
+//! register that is not a ψ. (A predicate ψ that further predicate logic or ψ
+//! guards read, or one over nested ψs, met the predicated copies' folding in ways
+//! that broke dominance: `char_methods`' UTF-16 decoding.) And only where it is faster: where some guard of the ψ is ready after
 //! every argument and the other operand (by the latencies of the machine along the
 //! block's dependences, what comes from before the block ready at its start). A
 //! guard ready no later costs the same cycles either way, and one more compare
@@ -39,6 +42,7 @@ pub const MAX_ARGS: usize = 2;
 /// Rewrites every such compare of `mf`; returns how many.
 pub fn compares_through_psis(mf: &mut MachFunction, machine: &MachineConfig) -> usize {
     let mut made = 0;
+    let branch_tests = branch_tests(mf);
     for b in mf.layout.clone() {
         // the ψs of the block so far, by what they define
         let mut psis: HashMap<Reg, InstId> = HashMap::new();
@@ -87,7 +91,13 @@ pub fn compares_through_psis(mf: &mut MachFunction, machine: &MachineConfig) -> 
                 .collect();
             let [k] = psi_uses[..] else { continue };
             let psi = mf.inst(psis[&inst.uses[k]]).clone();
-            if psi.uses.len() > MAX_ARGS || psi.uses.iter().any(|r| r.as_virtual().is_none()) {
+            if psi.uses.len() > MAX_ARGS
+                || psi
+                    .uses
+                    .iter()
+                    .any(|r| r.as_virtual().is_none() || psis.contains_key(r))
+                || !branch_tests.contains(&inst.defs[0])
+            {
                 continue;
             }
             let values = psi
@@ -152,4 +162,22 @@ fn latency_bound(mf: &MachFunction, b: crate::mir::MBlock, machine: &MachineConf
         operations += 1;
     }
     (operations as u32).div_ceil(machine.width as u32) + 1 < longest
+}
+
+/// The predicates that only branches read, as their guard.
+fn branch_tests(mf: &MachFunction) -> std::collections::HashSet<Reg> {
+    let mut tests = std::collections::HashSet::new();
+    let mut other = std::collections::HashSet::new();
+    for inst in mf.layout_insts() {
+        let branch = inst.is(Opcode::Br);
+        for r in inst.all_uses() {
+            if branch && r == inst.guard.pred && !inst.args.contains(&r) {
+                tests.insert(r);
+            } else {
+                other.insert(r);
+            }
+        }
+    }
+    tests.retain(|r| !other.contains(r));
+    tests
 }
