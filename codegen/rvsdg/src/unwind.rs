@@ -21,27 +21,94 @@
 //! (`catch_landing_pad`) makes a `catch_call`.
 
 use rustc_hash::FxHashMap;
-use vliw_ir::{Block, BlockCall, Function, Inst, InstructionData, Opcode, Signature, Type, Value};
+use vliw_ir::{
+    Block, BlockCall, Function, Inst, InstructionData, Linkage, Opcode, Signature, Type, Value,
+};
 
 use crate::graph::Node;
 use crate::ops::{Op, Rvsdg};
 
-/// Which λs of a graph may unwind (`calls_that_may_unwind`), by name: computed once
-/// for a pass that asks about every call node.
+/// Which λs of a graph may unwind, by name: computed once for a pass that asks about
+/// every call node.
+///
+/// A least fixpoint over the calls: a λ may unwind when its body calls something that
+/// may, that is an indirect call, a function of another unit that is not `nounwind`,
+/// a weak λ (the linker may pick another definition), or a λ of the graph that may
+/// unwind. So a function whose only calls are of itself or of other functions that
+/// cannot unwind (a tree's `depth`) cannot either, whatever rustc said: the memory
+/// it reads before such a call is the memory after it.
 pub struct MayUnwind(FxHashMap<String, bool>);
 
 impl MayUnwind {
     pub fn of(g: &Rvsdg) -> MayUnwind {
+        let lambdas = g.lambdas();
+        let local: FxHashMap<&str, bool> = lambdas
+            .iter()
+            .map(|&l| {
+                let info = g.lambda_info(l);
+                (info.name.as_str(), info.linkage != Linkage::Weak)
+            })
+            .collect();
+        // per λ: whether a call of its own may unwind, and the λs of the graph it calls
+        let mut callees: Vec<Vec<usize>> = Vec::with_capacity(lambdas.len());
+        let mut unwinds: Vec<bool> = Vec::with_capacity(lambdas.len());
+        let index: FxHashMap<&str, usize> = lambdas
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| (g.lambda_info(l).name.as_str(), i))
+            .collect();
+        for &l in &lambdas {
+            let info = g.lambda_info(l);
+            let mut own = false;
+            let mut called = Vec::new();
+            for r in g.regions_below(g.lambda_body(l)) {
+                for &n in g.nodes(r) {
+                    match g.op(n) {
+                        Some(Op::Inst(InstructionData::Call { func, .. })) => {
+                            match info.ext_funcs.get(*func) {
+                                Some(ext) if ext.nounwind => {}
+                                Some(ext) if local.get(ext.name.as_str()) == Some(&true) => {
+                                    called.push(index[ext.name.as_str()])
+                                }
+                                _ => own = true,
+                            }
+                        }
+                        Some(op) if op.opcode().is_some_and(|o| o.is_call()) => own = true,
+                        _ => {}
+                    }
+                }
+            }
+            unwinds.push(own || info.linkage == Linkage::Weak);
+            callees.push(called);
+        }
+        // propagate to callers until nothing changes (each λ turns at most once)
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..lambdas.len() {
+                if !unwinds[i] && callees[i].iter().any(|&j| unwinds[j]) {
+                    unwinds[i] = true;
+                    changed = true;
+                }
+            }
+        }
         MayUnwind(
-            g.lambdas()
-                .into_iter()
-                .map(|l| (g.lambda_info(l).name.clone(), calls_that_may_unwind(g, l)))
+            lambdas
+                .iter()
+                .zip(unwinds)
+                .map(|(&l, u)| (g.lambda_info(l).name.clone(), u))
                 .collect(),
         )
     }
 
+    /// Whether the λ named `name` may unwind; `None` for a function that is not a λ of
+    /// the graph.
+    pub fn lambda(&self, name: &str) -> Option<bool> {
+        self.0.get(name).copied()
+    }
+
     /// Whether call node `n` of λ `l` may unwind: not a direct call of a `nounwind`
-    /// function, nor of a λ of the graph whose body holds no call that may unwind.
+    /// function, nor of a λ of the graph that cannot unwind.
     pub fn call(&self, g: &Rvsdg, l: Node, n: Node) -> bool {
         match g.op(n) {
             Some(Op::Inst(InstructionData::Call {
@@ -355,4 +422,83 @@ fn jump(f: &mut Function, from: Block, to: Block, args: &[Value], loc: vliw_ir::
     });
     f.layout.append_inst(inst, from);
     f.srclocs[inst] = loc;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_graph;
+
+    /// A λ `name` (with `attrs` after its signature) that calls each of `callees`,
+    /// a callee written `@x nounwind` declared so.
+    fn lambda(name: &str, attrs: &str, callees: &[&str]) -> String {
+        let mut s = format!("lambda @{name}(){attrs} {{\n");
+        for (i, c) in callees.iter().enumerate() {
+            match c.split_once(' ') {
+                Some((c, flag)) => s += &format!("    fn{i} = @{c}() {flag}\n"),
+                None => s += &format!("    fn{i} = @{c}()\n"),
+            }
+        }
+        s += "  (a0: mem, a1: io):\n";
+        let (mut mem, mut io) = ("a0".to_string(), "a1".to_string());
+        for i in 0..callees.len() {
+            s += &format!("    n{i} = call fn{i} {mem}, {io} : mem, io\n");
+            (mem, io) = (format!("n{i}.0"), format!("n{i}.1"));
+        }
+        s + &format!("    -> ({mem}, {io})\n}}\n")
+    }
+
+    #[test]
+    fn recursion_alone_does_not_unwind_and_an_outside_call_does_through_callers() {
+        let text = [
+            lambda("leaf", "", &[]),
+            lambda("self_recursive", "", &["self_recursive", "leaf"]),
+            lambda("even", "", &["odd"]),
+            lambda("odd", "", &["even", "quiet nounwind"]),
+            lambda("loud", "", &["outside"]),
+            lambda("caller_of_loud", "", &["leaf", "loud"]),
+            lambda("cycle_a", "", &["cycle_b"]),
+            lambda("cycle_b", "", &["cycle_a", "caller_of_loud"]),
+            lambda("replaceable", " weak", &["leaf"]),
+            lambda("caller_of_weak", "", &["replaceable"]),
+        ]
+        .concat();
+        let g = parse_graph(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let may = MayUnwind::of(&g);
+        for (name, expected) in [
+            ("leaf", false),
+            ("self_recursive", false),
+            ("even", false),
+            ("odd", false),
+            ("loud", true),
+            ("caller_of_loud", true),
+            ("cycle_a", true),
+            ("cycle_b", true),
+            ("replaceable", true),
+            ("caller_of_weak", true),
+        ] {
+            assert_eq!(may.lambda(name), Some(expected), "{name}");
+        }
+        assert_eq!(may.lambda("outside"), None);
+        // each call by its callee: of `leaf` cannot unwind, of `loud` can, of a
+        // `nounwind` declaration cannot, of a function outside the graph can
+        let mut seen = 0;
+        for l in g.lambdas() {
+            let info = g.lambda_info(l);
+            for &n in g.nodes(g.lambda_body(l)) {
+                let Some(Op::Inst(InstructionData::Call { func, .. })) = g.op(n) else {
+                    continue;
+                };
+                let callee = info.ext_funcs[*func].name.as_str();
+                let expected = match callee {
+                    "quiet" => false,
+                    "outside" => true,
+                    other => may.lambda(other).unwrap(),
+                };
+                assert_eq!(may.call(&g, l, n), expected, "{} calls {callee}", info.name);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 13);
+    }
 }

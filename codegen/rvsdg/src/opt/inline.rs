@@ -110,11 +110,19 @@ pub fn inline_calls(
     report: &mut Report,
 ) {
     let cg = CallGraph::new(g);
+    // which λs may unwind, over the whole call graph before any inlining: inlining
+    // only moves calls into callers that already made them, so this stays sound
+    let may_unwind = crate::unwind::MayUnwind::of(g);
+    let unwinds = cg
+        .lambdas
+        .iter()
+        .map(|&l| may_unwind.lambda(&g.lambda_info(l).name))
+        .collect();
     let mut inliner = Inliner {
         refs: references(g),
         sizes: vec![None; cg.lambdas.len()],
         noreturn: vec![None; cg.lambdas.len()],
-        unwinds: vec![None; cg.lambdas.len()],
+        unwinds,
         cg,
         roots,
         options,
@@ -138,7 +146,7 @@ struct Inliner<'a> {
     sizes: Vec<Option<usize>>,
     /// Whether each λ's body has a sink at its top level, once known.
     noreturn: Vec<Option<bool>>,
-    /// Whether each λ may unwind (its body holds a call), once known.
+    /// Whether each λ may unwind (`crate::unwind::MayUnwind`, before inlining).
     unwinds: Vec<Option<bool>>,
 }
 
@@ -291,7 +299,8 @@ impl Inliner<'_> {
         Ok(())
     }
 
-    /// Whether λ number `j` may unwind (its body holds a call that may).
+    /// Whether λ number `j` may unwind: it calls something that may, by the whole
+    /// graph's fixpoint; failing that, any call of its body.
     fn may_unwind(&mut self, g: &Rvsdg, j: usize) -> bool {
         let l = self.cg.lambdas[j];
         *self.unwinds[j].get_or_insert_with(|| crate::unwind::calls_that_may_unwind(g, l))

@@ -25,7 +25,9 @@
 //! whose arms all never complete: a landing pad's drops before `_Unwind_Resume`;
 //! the loop never goes on after it, so what it does to the cell is not seen by the
 //! loads that were hoisted; the memory it reads still holds the cell, which nobody
-//! wrote). Then nothing but
+//! wrote) and that holds none of the θ's accesses of the cell (a load there may
+//! come after the use and read what it wrote: a panic's arguments that a call
+//! fills in the slot, filetest `promote-sink-arm-loads.ir`). Then nothing but
 //! the loop's own accesses reads or writes the cell while it runs.
 //!
 //! **The rewrite.** The cell is loaded once before the θ (a stack slot's cell is
@@ -309,7 +311,16 @@ fn safe_to_promote(
     points.iter().all(|&(node, input)| {
         let ok = match order(g, theta, node, reach) {
             Order::After | Order::Exclusive => true,
-            Order::InsideSinkArm if !stored => true,
+            // the loop never goes on after that arm, so the hoisted loads do not see
+            // what the use does to the cell; but a load of the cell in the arm
+            // itself may come after it (a panic's arguments that a call has just
+            // written into the slot)
+            Order::InsideSinkArm(arm) if !stored => {
+                let inside_arm = g.regions_below(arm);
+                !accesses
+                    .iter()
+                    .any(|acc| inside_arm.contains(&g.node(acc.node).region))
+            }
             // a call that only accesses the slot through the argument and keeps
             // nothing of it is a load and a store of the slot in the memory order:
             // harmless unless in the loop being promoted
@@ -437,8 +448,9 @@ enum Order {
     After,
     /// Never in a run of the λ in which the θ runs (another arm of a γ).
     Exclusive,
-    /// Inside the θ, in a γ arm that ends in a sink.
-    InsideSinkArm,
+    /// Inside the θ, in this γ arm (the outermost of those around it in the θ) that
+    /// ends in a sink.
+    InsideSinkArm(Region),
     /// Possibly before or during it.
     Unknown,
 }
@@ -468,15 +480,14 @@ fn order(g: &Rvsdg, theta: Node, x: Node, reach: &mut Reach) -> Order {
     // inside the θ: x's chain passes through it
     if let Some(k) = tx.iter().position(|&(_, n)| n == theta) {
         let inside = &tx[..k];
-        let in_sink_arm = inside.iter().any(|&(r, _)| {
+        let sink_arm = inside.iter().rev().find(|&&(r, _)| {
             g.owner(r)
                 .is_some_and(|o| matches!(g.kind(o), NodeKind::Gamma { .. }))
                 && never_completes(g, r)
         });
-        return if in_sink_arm {
-            Order::InsideSinkArm
-        } else {
-            Order::Unknown
+        return match sink_arm {
+            Some(&(arm, _)) => Order::InsideSinkArm(arm),
+            None => Order::Unknown,
         };
     }
     // the deepest region both chains pass through
