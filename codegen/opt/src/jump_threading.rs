@@ -439,7 +439,7 @@ fn mask(bits: u32) -> u128 {
 }
 
 /// Removes the blocks no path from the entry reaches; how many.
-fn remove_unreachable(func: &mut Function, entry: Block) -> usize {
+pub(crate) fn remove_unreachable(func: &mut Function, entry: Block) -> usize {
     let mut reached: SecondaryMap<Block, bool> = SecondaryMap::new();
     let mut work = vec![entry];
     reached[entry] = true;

@@ -8,6 +8,9 @@
 //! - [`dce`]: instructions without side effects whose results are unused are removed.
 //! - [`jump_threading`]: a branch to a block that only branches again goes straight on
 //!   when it can tell where (a jump, or a test of a constant it passes).
+//! - [`implied_conditions`]: compares and branches that the branches dominating them
+//!   decide (`j < n` tested again, `i < n` after `i < mid` with `mid = n / 2`) become
+//!   constants and jumps.
 //! - [`branch_fold`]: two tests in a row that lead to one place become one test of
 //!   the two conditions combined (`a || b` to one join).
 //!
@@ -19,10 +22,12 @@ mod block_args;
 mod branch_fold;
 mod dce;
 mod dominance_frontier;
+mod implied_conditions;
 mod jump_threading;
 mod mem2reg;
 
 pub use branch_fold::{FoldStats, branch_fold};
 pub use dce::{DceStats, dce};
+pub use implied_conditions::{ImpliedStats, implied_conditions};
 pub use jump_threading::{ThreadStats, jump_threading};
 pub use mem2reg::{Mem2RegStats, mem2reg};

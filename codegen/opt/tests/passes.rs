@@ -1,4 +1,4 @@
-//! mem2reg, DCE, jump threading and branch folding against the interpreter: every IR filetest of the repository with
+//! mem2reg, DCE, jump threading, implied conditions and branch folding against the interpreter: every IR filetest of the repository with
 //! run lines, and hand-written cases for what is promoted and what is not. A pass must
 //! keep the module verifiable and every run's results, traps and output.
 
@@ -10,7 +10,10 @@ use vliw_ir::filetest::{Run, directives};
 use vliw_ir::{
     DataValue, Interpreter, Module, Opcode, Trap, TrapKind, parse_module, verify_module,
 };
-use vliw_opt::{FoldStats, Mem2RegStats, ThreadStats, branch_fold, dce, jump_threading, mem2reg};
+use vliw_opt::{
+    FoldStats, ImpliedStats, Mem2RegStats, ThreadStats, branch_fold, dce, implied_conditions,
+    jump_threading, mem2reg,
+};
 
 fn optimized(module: &Module) -> (Module, Mem2RegStats) {
     let mut out = module.clone();
@@ -19,6 +22,7 @@ fn optimized(module: &Module) -> (Module, Mem2RegStats) {
         stats += mem2reg(func);
         dce(func);
         jump_threading(func);
+        implied_conditions(func);
         branch_fold(func);
     }
     if let Err(e) = verify_module(&out) {
@@ -694,4 +698,290 @@ block3:
     let keeps = after.function("keeps").unwrap();
     assert_eq!(keeps.layout.blocks().count(), 4, "{after}");
     assert_eq!(count(&after, Opcode::Udiv), 1);
+}
+
+fn implied(text: &str) -> (Module, ImpliedStats) {
+    checked(text, implied_conditions)
+}
+
+/// A merge loop's checks: `i < mid` with `mid = n >> 1` decides `i < n` (a chain of
+/// two bounds), the loop test decides a second compare of the same relation and a
+/// branch on the same condition; the check's failing block goes.
+#[test]
+fn checks_that_the_loop_test_implies_are_folded() {
+    let text = "
+function @sum_half(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i64 1
+    v2 = ushr v0, v1
+    v3 = iconst.i64 0
+    jump block1(v3, v3)
+block1(v4: i64, v5: i64):
+    v6 = icmp ult v4, v2
+    brif v6, block2, block6(v5)
+block2:
+    v7 = icmp ult v4, v0
+    brif v7, block3, block5
+block3:
+    v8 = icmp uge v4, v2
+    brif v8, block5, block4
+block4:
+    v9 = iadd v5, v4
+    v10 = iadd v4, v1
+    brif v6, block1(v10, v9), block5
+block5:
+    trap 7
+block6(v11: i64):
+    return v11
+}
+; run: @sum_half(0) == 0
+; run: @sum_half(1) == 0
+; run: @sum_half(7) == 3
+; run: @sum_half(10) == 10
+";
+    let (after, stats) = implied(text);
+    // `i < n` and `i >= mid` folded; their branches and the latch's test of `v6`
+    assert_eq!(stats.compares, 2, "{after}");
+    assert_eq!(stats.branches, 3, "{after}");
+    assert_eq!(stats.removed_blocks, 1, "{after}");
+    assert_eq!(count(&after, Opcode::Trap), 0, "{after}");
+    assert_eq!(count(&after, Opcode::Brif), 1, "{after}");
+}
+
+/// Facts about constants, equalities and what a true `band` or a false `bor` is made
+/// of; a remainder by a constant is below it without any branch.
+#[test]
+fn constants_equalities_and_logic_decide_compares() {
+    let text = "
+function @small(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 8
+    v3 = icmp ult v0, v2
+    v4 = iconst.i64 5
+    v5 = icmp eq v1, v4
+    v6 = band v3, v5
+    brif v6, block1, block4
+block1:
+    v7 = iconst.i64 10
+    v8 = icmp ult v0, v7
+    v9 = iconst.i64 9
+    v10 = icmp eq v0, v9
+    v11 = icmp ule v1, v7
+    v12 = bnot v10
+    v13 = band v8, v12
+    v14 = band v13, v11
+    brif v14, block2, block3
+block2:
+    v15 = urem v0, v2
+    v16 = icmp ult v15, v2
+    brif v16, block4, block3
+block3:
+    trap 1
+block4:
+    return v0
+}
+; run: @small(3, 5) == 3
+; run: @small(3, 6) == 3
+; run: @small(9, 5) == 9
+; run: @small(0, 5) == 0
+";
+    let (after, stats) = implied(text);
+    // v8, v10, v11 from the facts, v16 from the remainder; block1's and block2's
+    // branches
+    assert_eq!(stats.compares, 4, "{after}");
+    assert_eq!(stats.branches, 2, "{after}");
+    assert_eq!(count(&after, Opcode::Trap), 0, "{after}");
+}
+
+/// What must stay: an unsigned fact says nothing about the signed order; `i ≤ mid`
+/// (not `<`) with `mid = n >> 1` does not give `i < n` (n = 0); a join entered from
+/// two sides knows neither edge's condition; a loop header's compare of its own
+/// parameter is not known from the edge that leaves the loop's previous iteration.
+#[test]
+fn what_the_facts_do_not_imply_stays() {
+    let text = "
+function @mixed(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = icmp ult v0, v1
+    brif v2, block1, block3
+block1:
+    v3 = icmp slt v0, v1
+    brif v3, block2, block3
+block2:
+    v4 = iconst.i64 1
+    return v4
+block3:
+    v5 = iconst.i64 0
+    return v5
+}
+; run: @mixed(1, -1) == 0
+; run: @mixed(1, 2) == 1
+; run: @mixed(-1, 1) == 0
+
+function @not_strict(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 1
+    v3 = ushr v0, v2
+    v4 = icmp ule v1, v3
+    brif v4, block1, block3
+block1:
+    v5 = icmp ult v1, v0
+    brif v5, block2, block3
+block2:
+    return v2
+block3:
+    v6 = iconst.i64 0
+    return v6
+}
+; run: @not_strict(0, 0) == 0
+; run: @not_strict(4, 1) == 1
+
+function @join(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = icmp slt v0, v1
+    brif v2, block1, block2
+block1:
+    jump block3
+block2:
+    jump block3
+block3:
+    v3 = icmp slt v0, v1
+    brif v3, block4, block5
+block4:
+    return v0
+block5:
+    return v1
+}
+; run: @join(1, 2) == 1
+; run: @join(3, 2) == 2
+
+function @countdown(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i64 0
+    jump block1(v0, v1)
+block1(v2: i64, v3: i64):
+    v4 = icmp sgt v2, v1
+    brif v4, block2, block3
+block2:
+    v5 = iconst.i64 1
+    v6 = isub v2, v5
+    v7 = iadd v3, v5
+    jump block1(v6, v7)
+block3:
+    return v3
+}
+; run: @countdown(4) == 4
+; run: @countdown(-1) == 0
+";
+    let (after, stats) = implied(text);
+    assert_eq!(stats, ImpliedStats::default(), "{after}");
+}
+
+/// Random decision trees over compares of a few related values (parameters, a
+/// shift, a mask, a remainder, constants), each compare repeated with some chance
+/// along the way: after the pass, every function gives the leaf it gave before on
+/// edge-case and random arguments, and the pass decided something in most of them.
+#[test]
+fn random_decision_trees_keep_their_leaves() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    const CCS: [&str; 10] = [
+        "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+    ];
+    let edge: [i64; 8] = [0, 1, -1, 2, 7, i64::MIN, i64::MAX, -8];
+    let mut decided = 0;
+    for _ in 0..200 {
+        let mut text = String::from(
+            "function @f(i64, i64, i64) -> i64 export {\nblock0(v0: i64, v1: i64, v2: i64):\n",
+        );
+        text += "    v3 = iconst.i64 1\n    v4 = ushr v0, v3\n    v5 = iconst.i64 12\n";
+        text += "    v6 = band v1, v5\n    v7 = urem v2, v5\n    v8 = iconst.i64 -3\n";
+        text += "    v9 = ushr v4, v3\n";
+        let pool = 10u64;
+        let mut next_value = 10;
+        let mut conds: Vec<String> = Vec::new();
+        let mut body = String::new();
+        // blocks 1..=15 form a complete binary tree below block0, 16..=31 are leaves
+        text += "    jump block1\n";
+        for b in 1..16 {
+            body += &format!("block{b}:\n");
+            // a compare of an ancestor block (its definition dominates this one)
+            let ancestors: Vec<usize> = std::iter::successors(Some(b / 2), |a| Some(a / 2))
+                .take_while(|&a| a >= 1)
+                .collect();
+            let cond = if !ancestors.is_empty() && next() % 3 == 0 {
+                conds[ancestors[(next() % ancestors.len() as u64) as usize] - 1].clone()
+            } else {
+                let cc = CCS[(next() % 10) as usize];
+                let (x, y) = (next() % pool, next() % pool);
+                if x == y {
+                    continue_same(&mut body, &mut next_value, cc, x, (x + 1) % pool)
+                } else {
+                    continue_same(&mut body, &mut next_value, cc, x, y)
+                }
+            };
+            conds.push(cond.clone());
+            body += &format!("    brif {cond}, block{}, block{}\n", 2 * b, 2 * b + 1);
+        }
+        for leaf in 16..32 {
+            body += &format!(
+                "block{leaf}:\n    v{next_value} = iconst.i64 {leaf}\n    return v{next_value}\n"
+            );
+            next_value += 1;
+        }
+        text += &body;
+        text += "}\n";
+        for _ in 0..12 {
+            let arg = |n: u64| -> i64 {
+                if n % 2 == 0 {
+                    edge[(n / 2 % 8) as usize]
+                } else {
+                    (n as i64) >> (n % 60)
+                }
+            };
+            text += &format!(
+                "; run: @f({}, {}, {})\n",
+                arg(next()),
+                arg(next()),
+                arg(next())
+            );
+        }
+        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let mut after = module.clone();
+        let mut stats = ImpliedStats::default();
+        for func in &mut after.functions {
+            stats += implied_conditions(func);
+        }
+        verify_module(&after).unwrap_or_else(|e| panic!("{e}\n{after}"));
+        let (runs, _) = directives(&text).unwrap();
+        for run in &runs {
+            assert_eq!(
+                outcome(&module, run),
+                outcome(&after, run),
+                "line {}:\n{text}\nafter:\n{after}",
+                run.line
+            );
+        }
+        if stats.compares + stats.branches > 0 {
+            decided += 1;
+        }
+    }
+    assert!(
+        decided > 100,
+        "the pass decided something in only {decided} of 200"
+    );
+}
+
+/// Appends `vN = icmp cc vX, vY` to `body`; the compare's name.
+fn continue_same(body: &mut String, next_value: &mut usize, cc: &str, x: u64, y: u64) -> String {
+    let v = format!("v{next_value}");
+    *next_value += 1;
+    *body += &format!("    {v} = icmp {cc} v{x}, v{y}\n");
+    v
 }

@@ -146,6 +146,9 @@ pub struct Options {
     pub dce: bool,
     /// Thread branches through blocks that only branch again (`jump-threading=on|off`).
     pub jump_threading: bool,
+    /// Fold the compares and branches that dominating branches decide
+    /// (`implied-conditions=on|off`, `vliw_opt::implied_conditions`).
+    pub implied_conditions: bool,
     /// Fold two tests in a row that lead to one place into one test of both
     /// conditions (`branch-fold=on|off`).
     pub branch_fold: bool,
@@ -260,6 +263,7 @@ impl core::fmt::Debug for Options {
             .field("mem2reg", &self.mem2reg)
             .field("dce", &self.dce)
             .field("jump_threading", &self.jump_threading)
+            .field("implied_conditions", &self.implied_conditions)
             .field("branch_fold", &self.branch_fold)
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
@@ -316,6 +320,7 @@ impl Options {
             mem2reg: true,
             dce: true,
             jump_threading: true,
+            implied_conditions: false,
             branch_fold: false,
             copy_blocks: true,
             if_convert: true,
@@ -375,6 +380,7 @@ impl Options {
         "mem2reg",
         "dce",
         "jump-threading",
+        "implied-conditions",
         "branch-fold",
         "copy-blocks",
         "if-convert",
@@ -470,6 +476,7 @@ impl Options {
             "mem2reg" => self.mem2reg = on_off(key, value)?,
             "dce" => self.dce = on_off(key, value)?,
             "jump-threading" => self.jump_threading = on_off(key, value)?,
+            "implied-conditions" => self.implied_conditions = on_off(key, value)?,
             "branch-fold" => self.branch_fold = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,

@@ -725,6 +725,31 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "implied-conditions",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "compares and branches that the branches dominating them decide become \
+                constants and jumps: the relations a block knows from the edge that \
+                enters it, chains of at most two bounds (`i < mid`, `mid = n >> 1`: \
+                `i < n`) (vliw_opt::implied_conditions)",
+        switch: Some(Switch {
+            name: "implied-conditions",
+            off: "implied-conditions=off",
+            on: "implied-conditions=on",
+            default_on: false,
+        }),
+        runs: |o| o.implied_conditions,
+        run: Run::Ir(|f, o| {
+            let stats = vliw_opt::implied_conditions(f);
+            o.count("implied-conditions.compares", stats.compares as u64);
+            o.count("implied-conditions.branches", stats.branches as u64);
+            o.count(
+                "implied-conditions.removed-blocks",
+                stats.removed_blocks as u64,
+            );
+        }),
+    },
+    Pass {
         name: "branch-fold",
         from: Stage::Ir,
         to: Stage::Ir,
