@@ -5,7 +5,11 @@
 //! and ignored counts (with the `failing` feature too: a failing test unwinds and
 //! the others still run, and the summary and exit status are the host's), a panic
 //! that unwinds into a hand-written function without call-frame information
-//! (`--bin nocfi`) must end with the runtime's fatal error naming it (status 70), a program that faults (`--bin fault`) must fail with the
+//! (`--bin nocfi`) or into one whose CFI does not describe its frame (`--bin badcfi`,
+//! which would loop) must end with the runtime's fatal error naming it (status 70),
+//! `RUST_BACKTRACE=1` must print the panicking frames' names (`--bin backtrace`), the
+//! dev profile must unwind from opt-level 0 through a crate at opt-level 3 as the
+//! release profile does the other way, a program that faults (`--bin fault`) must fail with the
 //! simulator's message, and `./y.sh run` must pass a program's stdin, stdout and exit
 //! code through untouched. An integration test reads the package's fixture files
 //! (`tests/fixtures.rs`), and `./y.sh run --dir` gives a program a host directory.
@@ -87,6 +91,27 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
                     "exit code {:?} on vliw, {:?} on the host\n{}",
                     got.code(),
                     expected.code(),
+                    got.stderr_text()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+
+    // the dev profile: the binary at opt-level 0 unwinds through `guards` at 3
+    let dev_run_args: Vec<&str> = ["run", "-q", "--"].into_iter().chain(ARGS).collect();
+    check(
+        "cargo-vliw run (dev profile)",
+        (|| {
+            let expected = host(&dev_run_args)?;
+            let got = vliw(&dev_run_args)?;
+            if got.stdout != expected.stdout || got.code() != expected.code() {
+                return Err(format!(
+                    "exit code {:?} on vliw, {:?} on the host; stdout:\n--- host\n{}--- vliw\n{}{}",
+                    got.code(),
+                    expected.code(),
+                    String::from_utf8_lossy(&expected.stdout),
+                    String::from_utf8_lossy(&got.stdout),
                     got.stderr_text()
                 ));
             }
@@ -201,6 +226,65 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
             if got.code() != Some(70) || !named {
                 return Err(format!(
                     "expected the unwinder's fatal error naming no_cfi_trampoline and status 70, got {}:\n{stderr}",
+                    got.describe()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    check(
+        "cargo-vliw run --bin badcfi",
+        (|| {
+            let got = vliw(&["run", "-q", "--release", "--bin", "badcfi"])?;
+            let stderr = got.stderr_text();
+            let named = stderr
+                .contains("fatal runtime error: cannot unwind through the code at 0x")
+                && stderr.contains("(bad_cfi_trampoline+0x")
+                && stderr.contains("gives a caller that is not above it on the stack");
+            if got.code() != Some(70) || !named {
+                return Err(format!(
+                    "expected the unwinder's fatal error naming bad_cfi_trampoline and status 70, got {}:\n{stderr}",
+                    got.describe()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    check(
+        "RUST_BACKTRACE=1 cargo-vliw run --bin backtrace",
+        (|| {
+            let mut cmd = Command::new(&wrapper);
+            cmd.current_dir(&demo)
+                .env("CARGO_TARGET_DIR", work.join("vliw"))
+                .env_remove("RUSTUP_TOOLCHAIN")
+                .args(["run", "-q", "--release", "--bin", "backtrace"]);
+            let got = process::run(
+                cmd.env("RUST_BACKTRACE", "1"),
+                b"",
+                Instant::now() + TIMEOUT,
+            )?;
+            let stderr = got.stderr_text();
+            // std's report, the frames named innermost first
+            let frames = [
+                "stack backtrace:",
+                ": backtrace::inner_frame",
+                ": backtrace::outer_frame",
+                ": backtrace::main",
+            ];
+            let mut at = 0;
+            let in_order = frames.iter().all(|f| match stderr[at..].find(f) {
+                Some(i) => {
+                    at += i + f.len();
+                    true
+                }
+                None => false,
+            });
+            if got.code() != Some(101)
+                || !in_order
+                || !stderr.contains("a panic two frames below main")
+            {
+                return Err(format!(
+                    "expected status 101 and a backtrace naming inner_frame, outer_frame and main in that order, got {}:\n{stderr}",
                     got.describe()
                 ));
             }

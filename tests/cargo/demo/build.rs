@@ -10,26 +10,30 @@ fn main() {
     assemble_for_vliw();
 }
 
-/// For VLIW-64, `asm/no_cfi.s` assembled with the `vliw-as` next to the linker that
-/// cargo-vliw passes (`-Clinker=.../vliw-ld`), linked into `--bin nocfi`.
+/// For VLIW-64, the hand-written functions of `asm/` assembled with the `vliw-as`
+/// next to the linker that cargo-vliw passes (`-Clinker=.../vliw-ld`), each linked
+/// into its binary: `no_cfi.s` into `--bin nocfi`, `bad_cfi.s` into `--bin badcfi`.
 fn assemble_for_vliw() {
     if !env::var("TARGET").unwrap_or_default().contains("vliw64") {
         return;
     }
-    println!("cargo::rerun-if-changed=asm/no_cfi.s");
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let linker = flags
         .split('\x1f')
         .find_map(|f| f.strip_prefix("-Clinker="))
         .expect("cargo-vliw passes -Clinker=.../vliw-ld");
     let assembler = Path::new(linker).with_file_name("vliw-as");
-    let object = Path::new(&env::var("OUT_DIR").unwrap()).join("no_cfi.o");
-    let status = std::process::Command::new(&assembler)
-        .arg("asm/no_cfi.s")
-        .arg("-o")
-        .arg(&object)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", assembler.display()));
-    assert!(status.success(), "vliw-as failed on asm/no_cfi.s");
-    println!("cargo::rustc-link-arg-bin=nocfi={}", object.display());
+    for (source, bin) in [("no_cfi", "nocfi"), ("bad_cfi", "badcfi")] {
+        let input = format!("asm/{source}.s");
+        println!("cargo::rerun-if-changed={input}");
+        let object = Path::new(&env::var("OUT_DIR").unwrap()).join(format!("{source}.o"));
+        let status = std::process::Command::new(&assembler)
+            .arg(&input)
+            .arg("-o")
+            .arg(&object)
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", assembler.display()));
+        assert!(status.success(), "vliw-as failed on {input}");
+        println!("cargo::rustc-link-arg-bin={bin}={}", object.display());
+    }
 }

@@ -28,6 +28,10 @@ pub enum FrameError {
     Malformed(u64, gimli::Error),
     /// A rule this unwinder does not evaluate.
     Unsupported(u64, &'static str),
+    /// The description gives a caller that is not above the frame on the stack: a
+    /// lower stack pointer, or the frame itself again (the same stack pointer and
+    /// address), which an unwinder that trusted it would step through forever.
+    NoProgress(u64),
 }
 
 /// The program's `.eh_frame` and its search table.
@@ -167,6 +171,12 @@ pub fn step(sections: &Sections, ctx: &Context) -> Result<(Frame, Option<Context
     }
     caller.regs[SP] = cfa;
     caller.regs[IP] = caller.regs[RETURN_ADDRESS as usize];
+    // The stack grows down: a caller's frame is at or above its callee's, and at the
+    // same stack pointer (a callee that did not move it) it returns elsewhere.
+    let (sp, caller_sp) = (ctx.regs[SP], caller.regs[SP]);
+    if caller_sp < sp || (caller_sp == sp && caller.regs[IP] == ctx.regs[IP]) {
+        return Err(FrameError::NoProgress(pc));
+    }
     Ok((frame, Some(caller)))
 }
 

@@ -10,7 +10,8 @@
 //! `_Unwind_Resume`, which continues the phase from there) until the handler's frame
 //! installs its landing pad. A frame without call-frame information stops an
 //! exception with a fatal error naming the address and its function (the
-//! `symbolize` system call) and exit status 70, as does a malformed description; a
+//! `symbolize` system call) and exit status 70, as does a malformed description or one
+//! whose caller is not above its frame on the stack (which would otherwise loop); a
 //! backtrace just ends there.
 
 mod context;
@@ -53,13 +54,14 @@ type Personality =
 fn fatal(e: FrameError) -> ! {
     use core::fmt::Write;
     let mut text = Line {
-        bytes: [0; 256],
+        bytes: [0; 512],
         len: 0,
     };
     let pc = match e {
         FrameError::NoFrameInformation(pc)
         | FrameError::Malformed(pc, _)
-        | FrameError::Unsupported(pc, _) => pc,
+        | FrameError::Unsupported(pc, _)
+        | FrameError::NoProgress(pc) => pc,
     };
     let _ = write!(
         text,
@@ -82,6 +84,10 @@ fn fatal(e: FrameError) -> ! {
             write!(text, ": malformed call-frame information ({err})\n")
         }
         FrameError::Unsupported(_, what) => write!(text, ": {what} is not supported\n"),
+        FrameError::NoProgress(_) => write!(
+            text,
+            ": its call-frame information gives a caller that is not above it on the stack (CFI directives that do not describe the frame?)\n"
+        ),
     };
     // SAFETY: a plain write of the message, then the end of the program.
     unsafe {
@@ -92,7 +98,7 @@ fn fatal(e: FrameError) -> ! {
 
 /// A message built without the allocator (which may be what is failing).
 struct Line {
-    bytes: [u8; 256],
+    bytes: [u8; 512],
     len: usize,
 }
 

@@ -12,12 +12,14 @@ fn main() {
     }
     println!("{counts:?}");
     // a panic at opt-level 3 unwinds through frames of a crate built at opt-level 0
+    // (release), at opt-level 0 through frames built at opt-level 3 (dev)
+    let level = if cfg!(debug_assertions) { "opt-level 0" } else { "opt-level 3" };
     std::panic::set_hook(Box::new(|_| println!("  panicking")));
     for n in [2usize, 9] {
         let mut len = 0;
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             guards::with_guards(&mut || {
-                let _here = guards::Guard("main's closure (opt-level 3)");
+                let _here = guards::Guard("main's closure", level);
                 len = demo::longest_words("a bb ccc")[n].len();
             });
             len
