@@ -7,7 +7,10 @@
 //! that unwinds into a hand-written function without call-frame information
 //! (`--bin nocfi`) or into one whose CFI does not describe its frame (`--bin badcfi`,
 //! which would loop) must end with the runtime's fatal error naming it (status 70),
-//! `RUST_BACKTRACE=1` must print the panicking frames' names (`--bin backtrace`), the
+//! `RUST_BACKTRACE=1` must print the panicking frames' names (`--bin backtrace`),
+//! threads that wait for each other must print the host's output at small quanta
+//! under several seeds (`--bin threads`), a deadlock of every thread must be the
+//! simulator's fault naming them (`--bin deadlock`, status 146), the
 //! dev profile must unwind from opt-level 0 through a crate at opt-level 3 as the
 //! release profile does the other way, a program that faults (`--bin fault`) must fail with the
 //! simulator's message, and `./y.sh run` must pass a program's stdin, stdout and exit
@@ -46,14 +49,23 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
         cmd.env("CARGO_TARGET_DIR", work.join("host")).args(args);
         cargo(&mut cmd)
     };
-    let vliw = |args: &[&str]| -> Result<Output, String> {
+    let vliw_with = |env: &[(&str, &str)], args: &[&str]| -> Result<Output, String> {
         let mut cmd = Command::new(&wrapper);
         cmd.current_dir(&demo)
             .env("CARGO_TARGET_DIR", work.join("vliw"))
             .env_remove("RUSTUP_TOOLCHAIN")
+            .env_remove("RUST_BACKTRACE")
             .args(args);
-        cargo(&mut cmd)
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = process::run(&mut cmd, b"", Instant::now() + TIMEOUT)?;
+        if out.timed_out() {
+            return Err(format!("{args:?} timed out"));
+        }
+        Ok(out)
     };
+    let vliw = |args: &[&str]| vliw_with(&[], args);
 
     let mut outcome = Outcome {
         passed: 0,
@@ -253,15 +265,9 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
     check(
         "RUST_BACKTRACE=1 cargo-vliw run --bin backtrace",
         (|| {
-            let mut cmd = Command::new(&wrapper);
-            cmd.current_dir(&demo)
-                .env("CARGO_TARGET_DIR", work.join("vliw"))
-                .env_remove("RUSTUP_TOOLCHAIN")
-                .args(["run", "-q", "--release", "--bin", "backtrace"]);
-            let got = process::run(
-                cmd.env("RUST_BACKTRACE", "1"),
-                b"",
-                Instant::now() + TIMEOUT,
+            let got = vliw_with(
+                &[("RUST_BACKTRACE", "1")],
+                &["run", "-q", "--release", "--bin", "backtrace"],
             )?;
             let stderr = got.stderr_text();
             // std's report, the frames named innermost first
@@ -285,6 +291,69 @@ pub fn run(paths: &Paths, toolchain: &Toolchain) -> Result<Outcome, String> {
             {
                 return Err(format!(
                     "expected status 101 and a backtrace naming inner_frame, outer_frame and main in that order, got {}:\n{stderr}",
+                    got.describe()
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    // threads that wait for each other, switched at small quanta in an order each
+    // seed chooses: the host's output every time, in different interleavings
+    check(
+        "cargo-vliw run --bin threads (--quantum 300, three seeds)",
+        (|| {
+            let args = ["run", "-q", "--release", "--bin", "threads"];
+            let expected = host(&args)?;
+            let mut switches = Vec::new();
+            for seed in ["1", "2", "3"] {
+                let flags = format!("--quantum 300 --seed {seed} --stats");
+                let got = vliw_with(&[("VLIW_RUN_FLAGS", &flags)], &args)?;
+                if got.stdout != expected.stdout || !got.success() {
+                    return Err(format!(
+                        "seed {seed}: {}; stdout:\n--- host\n{}--- vliw\n{}{}",
+                        got.describe(),
+                        String::from_utf8_lossy(&expected.stdout),
+                        String::from_utf8_lossy(&got.stdout),
+                        got.stderr_text()
+                    ));
+                }
+                let stderr = got.stderr_text();
+                let count = stderr
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix("threads: ")?
+                            .split_once(" switches=")?
+                            .1
+                            .split(' ')
+                            .next()
+                            .map(str::to_string)
+                    })
+                    .ok_or_else(|| {
+                        format!("seed {seed}: no `threads:` line in --stats:\n{stderr}")
+                    })?;
+                switches.push(count);
+            }
+            switches.dedup();
+            if switches.len() < 2 {
+                return Err(format!(
+                    "every seed switched threads the same number of times ({switches:?}): the seeds do not change the interleaving"
+                ));
+            }
+            Ok(())
+        })(),
+    );
+    check(
+        "cargo-vliw run --bin deadlock",
+        (|| {
+            let got = vliw(&["run", "-q", "--release", "--bin", "deadlock"])?;
+            let stderr = got.stderr_text();
+            let named = stderr
+                .contains("fault: deadlock: every thread waits: thread 1 joins thread 2")
+                && stderr.contains("thread 2 waits on futex")
+                && stderr.contains("(__vliw_sys_join)");
+            if got.code() != Some(146) || !named {
+                return Err(format!(
+                    "expected the simulator's deadlock fault naming both threads and status 146, got {}:\n{stderr}",
                     got.describe()
                 ));
             }
