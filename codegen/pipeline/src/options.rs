@@ -320,7 +320,7 @@ impl Options {
             mem2reg: true,
             dce: true,
             jump_threading: true,
-            implied_conditions: false,
+            implied_conditions: true,
             branch_fold: false,
             copy_blocks: true,
             if_convert: true,

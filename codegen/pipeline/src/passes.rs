@@ -736,7 +736,7 @@ pub const PIPELINE: &[Pass] = &[
             name: "implied-conditions",
             off: "implied-conditions=off",
             on: "implied-conditions=on",
-            default_on: false,
+            default_on: true,
         }),
         runs: |o| o.implied_conditions,
         run: Run::Ir(|f, o| {
