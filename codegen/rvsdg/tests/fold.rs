@@ -593,6 +593,52 @@ fn comparisons_and_selects() {
     );
 }
 
+/// The unsigned range of a value decides a compare with a constant outside it: a
+/// narrow value widened and moved up by a constant that cannot wrap is never 0 (a
+/// divisor `y as u64 + 10`), and a value that a chain of `if`s picks from constants
+/// (a γ's output, whose arms give the constants) is below their largest.
+#[test]
+fn ranges_decide_compares() {
+    use Expect::*;
+    use Type::*;
+    let widened = |k: &str, cc: &str, c: &str| {
+        format!(
+            "    v1 = uextend.i64 v0\n    v2 = iconst.i64 {k}\n    v3 = iadd v1, v2\n    v4 = iconst.i64 {c}\n    v9 = icmp {cc} v3, v4"
+        )
+    };
+    rule(&[I32], I1, &widened("10", "eq", "0"), Const(0));
+    rule(&[I32], I1, &widened("10", "ne", "0"), Const(1));
+    rule(&[I32], I1, &widened("10", "ugt", "9"), Const(1));
+    rule(&[I32], I1, &widened("10", "sgt", "-1"), Const(1));
+    rule(&[I32], I1, &widened("10", "slt", "0"), Const(0));
+    rule(
+        &[I32],
+        I1,
+        &widened("10", "eq", "4294967305"),
+        Op("icmp eq"),
+    );
+    rule(&[I32], I1, &widened("10", "eq", "4294967306"), Const(0));
+    // an addition that may wrap bounds nothing: 0xff & x, minus 1
+    rule(
+        &[I32],
+        I1,
+        "    v1 = iconst.i32 255\n    v2 = band v0, v1\n    v3 = iconst.i32 -1\n    v4 = iadd v2, v3\n    v5 = iconst.i32 256\n    v9 = icmp ult v4, v5",
+        Op("icmp ult"),
+    );
+    let picked = |cc: &str, c: &str| {
+        format!(
+            "    v1 = iconst.i32 0\n    v2 = icmp slt v0, v1\n    brif v2, block1, block2\nblock1:\n    v3 = iconst.i64 3\n    jump block4(v3)\nblock2:\n    v6 = iconst.i32 100\n    v7 = icmp slt v0, v6\n    brif v7, block5, block6\nblock5:\n    v10 = iconst.i64 7\n    jump block4(v10)\nblock6:\n    v11 = iconst.i64 5\n    jump block4(v11)\nblock4(v4: i64):\n    v5 = iconst.i64 {c}\n    v9 = icmp {cc} v4, v5"
+        )
+    };
+    rule(&[I32], I1, &picked("ult", "8"), Const(1));
+    rule(&[I32], I1, &picked("uge", "8"), Const(0));
+    rule(&[I32], I1, &picked("ugt", "2"), Const(1));
+    rule(&[I32], I1, &picked("eq", "4"), Op("icmp eq"));
+    rule(&[I32], I1, &picked("eq", "9"), Const(0));
+    rule(&[I32], I1, &picked("slt", "-1"), Const(0));
+    rule(&[I32], I1, &picked("ult", "7"), Op("icmp ult"));
+}
+
 /// Two compares of one value with constants, joined by `and` or `or`: the same
 /// boolean for every value of an `i8`, and one range test (`icmp ule` or `icmp ugt` of
 /// the value moved down by the lower bound) wherever the two bound a range.

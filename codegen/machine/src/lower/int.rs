@@ -78,6 +78,70 @@ impl Lower<'_> {
         }
     }
 
+    /// Whether `v` cannot be zero, from the instruction that makes it: a constant
+    /// other than 0, a nonzero constant added without wrap to a value below the
+    /// type's top ([`Self::unsigned_max`]), `bor` with a nonzero constant. Unsigned
+    /// divisions by such a value need no check for zero.
+    pub(crate) fn known_nonzero(&self, v: Value) -> bool {
+        if let Some(c) = self.const_i64(v) {
+            return c != 0;
+        }
+        let dfg = &self.func.dfg;
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return false;
+        };
+        let Some(mask) = mask_of(dfg.value_type(v)) else {
+            return false;
+        };
+        match dfg.inst_data(inst) {
+            InstructionData::Binary {
+                opcode: IrOp::Iadd,
+                args,
+            } => {
+                let Some(c) = self.const_i64(args[1]).map(|c| c as u64 & mask) else {
+                    return false;
+                };
+                c != 0
+                    && self
+                        .unsigned_max(args[0])
+                        .is_some_and(|max| max.checked_add(c).is_some_and(|s| s <= mask))
+            }
+            InstructionData::Binary {
+                opcode: IrOp::Bor,
+                args,
+            } => self
+                .const_i64(args[1])
+                .is_some_and(|c| c as u64 & mask != 0),
+            _ => false,
+        }
+    }
+
+    /// A bound on the unsigned value of `v` below its type's maximum, from the
+    /// instruction that makes it: `uextend` of a narrower value, `band` with a
+    /// constant, `ushr` by a nonzero constant.
+    fn unsigned_max(&self, v: Value) -> Option<u64> {
+        let dfg = &self.func.dfg;
+        let inst = dfg.value_def(v).inst()?;
+        let ty = dfg.value_type(v);
+        let mask = mask_of(ty)?;
+        let max = match dfg.inst_data(inst) {
+            InstructionData::Unary {
+                opcode: IrOp::Uextend,
+                arg,
+            } => mask_of(dfg.value_type(*arg))?,
+            InstructionData::Binary {
+                opcode: IrOp::Band,
+                args,
+            } => self.const_i64(args[1])? as u64 & mask,
+            InstructionData::Binary {
+                opcode: IrOp::Ushr,
+                args,
+            } => mask >> (self.const_i64(args[1])? as u64 % u64::from(ty.bits())),
+            _ => return None,
+        };
+        (max < mask).then_some(max)
+    }
+
     /// The checks the IR requires of divisions: division by zero traps, and so does
     /// a signed division of the minimum by -1.
     pub(crate) fn div_checks(&mut self, ty: Type, a: Reg, b: Reg, signed: bool) {
@@ -183,7 +247,12 @@ impl Lower<'_> {
             IrOp::Udiv | IrOp::Urem => {
                 let a = self.get1(av);
                 let b = self.get1(bv);
-                self.div_checks(ty, a, b, false);
+                // (a divisor that cannot be zero needs no check: the loop that
+                // computes `x % (n as u64 + 10)` keeps no trap, which would keep it
+                // from being modulo scheduled)
+                if !self.known_nonzero(bv) {
+                    self.div_checks(ty, a, b, false);
+                }
                 let div = op == IrOp::Udiv;
                 match ty {
                     Type::I64 => self.rr(if div { Opcode::Divu } else { Opcode::Remu }, a, b),
@@ -566,5 +635,14 @@ impl Lower<'_> {
         };
         self.def1(res, r);
         Ok(())
+    }
+}
+
+/// The values of an integer type of at most 64 bits, as a mask.
+fn mask_of(ty: Type) -> Option<u64> {
+    match ty.bits() {
+        64 => Some(u64::MAX),
+        b if b < 64 => Some((1u64 << b) - 1),
+        _ => None,
     }
 }

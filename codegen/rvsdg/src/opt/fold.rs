@@ -711,21 +711,12 @@ impl Folder<'_, '_> {
         if let Some(v) = always {
             return id(Rewrite::Const(v as u128));
         }
-        // an unsigned bound of `a` decides an unsigned compare with a constant past it
-        // (`table[(c ^ b) & 0xff]` in a table of 256: the bounds check always holds)
-        if let Some(max) = unsigned_max(g, a, 4) {
-            let decided = match cond {
-                Ult if max < c => Some(true),
-                Uge if max < c => Some(false),
-                Ule if max <= c => Some(true),
-                Ugt if max <= c => Some(false),
-                Eq if max < c => Some(false),
-                Ne if max < c => Some(true),
-                _ => None,
-            };
-            if let Some(v) = decided {
-                return id(Rewrite::Const(v as u128));
-            }
+        // the unsigned range of `a` decides a compare with a constant outside it
+        // (`table[(c ^ b) & 0xff]` in a table of 256: the bounds check always holds;
+        // `x % (y as u64 + 10)` never divides by zero; `counts[class]` with a class
+        // that a chain of `if`s picks from 0 to 7)
+        if let Some(v) = unsigned_range(g, a, 8).and_then(|r| decide(cond, r, c, smin)) {
+            return id(Rewrite::Const(v as u128));
         }
         if ty == Type::I1 && ((cond == Ne && c == 0) || (cond == Eq && c == 1)) {
             return id(Rewrite::Value(a));
@@ -847,46 +838,137 @@ impl Folder<'_, '_> {
 }
 
 /// The bits of an integer, float or control constant.
-/// A bound on the unsigned value of `o` better than its type's, from the operation
-/// that makes it (`band` with a constant, `urem` by one, `ushr` by one, extensions
-/// of narrower values), looking `depth` operations back at most.
+/// A bound on the unsigned value of `o` better than its type's (see
+/// [`unsigned_range`]).
 fn unsigned_max(g: &Rvsdg, o: Origin, depth: u32) -> Option<u128> {
+    let (_, max) = unsigned_range(g, o, depth)?;
+    (max < vty(g, o).mask()).then_some(max)
+}
+
+/// The unsigned values `o` may take, `[min, max]`, when known better than the whole
+/// type: a constant; from the operation that makes it (`band` with a constant,
+/// `urem` by one, `ushr` by one, extensions of narrower values, `iadd` of a constant
+/// that cannot wrap); the output of a γ as the union of what its arms give (but
+/// `undef`, which may be any of those), and an
+/// argument of an arm as what enters it (a class that a chain of `if`s picks, as MIR
+/// leaves `counts[class]`'s bounds check after it). At most `depth` operations back.
+fn unsigned_range(g: &Rvsdg, o: Origin, depth: u32) -> Option<(u128, u128)> {
     use Opcode::*;
-    let p = g.producer(o)?;
     let ty = vty(g, o);
-    let inputs = g.inputs(p);
-    let operand_max = |i: usize| {
-        let x = *inputs.get(i)?;
-        const_of(g, x).or_else(|| {
-            depth
-                .checked_sub(1)
-                .and_then(|d| unsigned_max(g, x, d))
-                .or(Some(vty(g, x).mask()))
-        })
+    if let Some(c) = const_of(g, o) {
+        return Some((c, c));
+    }
+    let below = |x: Origin| {
+        depth
+            .checked_sub(1)
+            .and_then(|d| unsigned_range(g, x, d))
+            .unwrap_or((0, vty(g, x).mask()))
     };
+    let p = match o {
+        Origin::Out(p, k) => {
+            if let NodeKind::Gamma { arms } = g.kind(p) {
+                let d = depth.checked_sub(1)?;
+                let mut range: Option<(u128, u128)> = None;
+                for &arm in arms {
+                    let r = g.results(arm)[k as usize];
+                    // an `undef` (a poison placeholder: the arm's path does not read
+                    // the value) may be any value of the others
+                    if is_undef(g, r) {
+                        continue;
+                    }
+                    let (lo, hi) = unsigned_range(g, r, d)?;
+                    range = Some(range.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+                }
+                return range.filter(|&(lo, hi)| lo > 0 || hi < ty.mask());
+            }
+            p
+        }
+        Origin::Arg(r, i) => {
+            let owner = g.owner(r)?;
+            if !matches!(g.kind(owner), NodeKind::Gamma { .. }) {
+                return None;
+            }
+            // the γ's input 0 is its predicate
+            let d = depth.checked_sub(1)?;
+            return unsigned_range(g, g.input(owner, i as usize + 1), d);
+        }
+    };
+    let inputs = g.inputs(p);
     let opcode = match g.op(p)? {
         Op::Inst(data) => data.opcode(),
         Op::SafeDiv(div) => *div,
         _ => return None,
     };
-    let max = match opcode {
-        Band => match (const_of(g, inputs[1]), operand_max(0)) {
-            (Some(m), Some(x)) => m.min(x),
-            (Some(m), None) => m,
-            _ => return None,
-        },
-        Uextend => operand_max(0)?,
+    let (lo, hi) = match opcode {
+        Band => {
+            let m = const_of(g, inputs[1])?;
+            (0, m.min(below(inputs[0]).1))
+        }
+        Uextend => below(inputs[0]),
         Ushr => {
             let k = const_of(g, inputs[1])? % ty.bits() as u128;
-            operand_max(0)? >> k
+            let (lo, hi) = below(inputs[0]);
+            (lo >> k, hi >> k)
         }
         // (a safe division's divisor is a constant, not zero)
         Urem if matches!(g.op(p), Some(Op::SafeDiv(_))) => {
-            const_of(g, inputs[1])?.checked_sub(1)?
+            let c = const_of(g, inputs[1])?;
+            let (lo, hi) = below(inputs[0]);
+            if hi < c {
+                (lo, hi)
+            } else {
+                (0, c.checked_sub(1)?)
+            }
+        }
+        Iadd => {
+            let c = const_of(g, inputs[1])?;
+            let (lo, hi) = below(inputs[0]);
+            // only where no value of the operand wraps
+            if hi.checked_add(c)? > ty.mask() {
+                return None;
+            }
+            (lo + c, hi + c)
         }
         _ => return None,
     };
-    (max < ty.mask()).then_some(max)
+    (lo > 0 || hi < ty.mask()).then_some((lo, hi))
+}
+
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    g.producer(o)
+        .and_then(|p| g.op(p))
+        .is_some_and(|op| matches!(op, Op::Inst(d) if d.opcode() == Opcode::Undef))
+}
+
+/// The value of `x cond c` for every `x` in the unsigned range `[lo, hi]`, if it is
+/// the same for all (`smin` the type's sign bit: a range below it holds
+/// non-negative values only, which the signed conditions order as the unsigned).
+fn decide(cond: IntCC, (lo, hi): (u128, u128), c: u128, smin: u128) -> Option<bool> {
+    use IntCC::*;
+    let cond = match cond {
+        Slt | Sle | Sgt | Sge if hi >= smin => return None,
+        // every value non-negative, `c` negative
+        Slt | Sle if c >= smin => return Some(false),
+        Sgt | Sge if c >= smin => return Some(true),
+        Slt => Ult,
+        Sle => Ule,
+        Sgt => Ugt,
+        Sge => Uge,
+        other => other,
+    };
+    match cond {
+        Ult if hi < c => Some(true),
+        Ult if lo >= c => Some(false),
+        Ule if hi <= c => Some(true),
+        Ule if lo > c => Some(false),
+        Ugt if lo > c => Some(true),
+        Ugt if hi <= c => Some(false),
+        Uge if lo >= c => Some(true),
+        Uge if hi < c => Some(false),
+        Eq | Ne if c < lo || c > hi => Some(cond == Ne),
+        Eq | Ne if lo == hi => Some(cond == Eq),
+        _ => None,
+    }
 }
 
 fn constant_bits(g: &Rvsdg, o: Origin) -> Option<u128> {

@@ -43,7 +43,10 @@
 //!
 //! At an invoke (a `try_call` or `catch_call`) a callee that may unwind is refused
 //! before all that when one of its calls that may unwind is inside a θ
-//! (`inline.refused-unwinds-in-loop`); otherwise its copy's unwinding is made explicit
+//! (`inline.refused-unwinds-in-loop`), once folding (`fold.rs`, then the arms its
+//! constant branches choose) has not removed it: a panic behind a check that the
+//! callee's own values decide (`x % (n as u64 + 10)`) does not count
+//! (`inline.folded-before-deciding`); otherwise its copy's unwinding is made explicit
 //! (`inline_unwind`), and a callee that cannot unwind gives the outcome "returned",
 //! the landing code going at once (`resolve_returned`).
 //!
@@ -62,6 +65,10 @@ use crate::graph::{Node, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::opt::inline_unwind;
 use crate::report::Report;
+
+/// Rounds of folding and taking known arms on a callee that would be refused for a
+/// call that may unwind in a loop.
+const FOLD_ROUNDS: usize = 4;
 
 /// The size below which a callee is inlined (`rvsdg-inline-threshold`), in nodes.
 pub const DEFAULT_THRESHOLD: usize = 30;
@@ -123,6 +130,7 @@ pub fn inline_calls(
         sizes: vec![None; cg.lambdas.len()],
         noreturn: vec![None; cg.lambdas.len()],
         unwinds,
+        folded: vec![false; cg.lambdas.len()],
         cg,
         roots,
         options,
@@ -148,6 +156,8 @@ struct Inliner<'a> {
     noreturn: Vec<Option<bool>>,
     /// Whether each λ may unwind (`crate::unwind::MayUnwind`, before inlining).
     unwinds: Vec<Option<bool>>,
+    /// Whether each λ has been folded to see whether it still unwinds in a loop.
+    folded: Vec<bool>,
 }
 
 /// What a caller may still grow by.
@@ -199,10 +209,28 @@ impl Inliner<'_> {
                 .is_some_and(|o| o.is_try_call());
             if try_call && self.may_unwind(g, j) {
                 let callee = self.cg.lambdas[j];
-                let unwinding = self.unwinding_calls(g, callee, g.lambda_body(callee), 0);
-                if inline_unwind::unwinds_in_loop(g, g.lambda_body(callee), &|m| {
-                    unwinding.contains(&m)
-                }) {
+                let mut in_loop = self.unwinds_in_loop(g, callee);
+                // a check that folding decides may be all that unwinds in the loop
+                // (`x % (n as u64 + 10)`'s test of its divisor): fold the callee
+                // once, take the arms its constant branches choose, and look again
+                if in_loop && !self.folded[j] {
+                    self.folded[j] = true;
+                    let mut scratch = Report::default();
+                    // (an arm taken may decide the next γ: a few rounds)
+                    for _ in 0..FOLD_ROUNDS {
+                        super::fold::fold_lambdas(g, &[callee], &mut scratch);
+                        if super::gamma::inline_known_arms(g, g.lambda_body(callee)) == 0 {
+                            break;
+                        }
+                        report.count("inline.folded-before-deciding", 1);
+                        self.sizes[j] = Some(g.count_nodes_inside(callee));
+                        in_loop = self.unwinds_in_loop(g, callee);
+                        if !in_loop {
+                            break;
+                        }
+                    }
+                }
+                if in_loop {
                     report.count("inline.refused-unwinds-in-loop", 1);
                     continue;
                 }
@@ -337,6 +365,12 @@ impl Inliner<'_> {
             }
         }
         found
+    }
+
+    /// Whether one of λ `callee`'s calls that may unwind is inside a θ.
+    fn unwinds_in_loop(&mut self, g: &Rvsdg, callee: Node) -> bool {
+        let unwinding = self.unwinding_calls(g, callee, g.lambda_body(callee), 0);
+        inline_unwind::unwinds_in_loop(g, g.lambda_body(callee), &|m| unwinding.contains(&m))
     }
 
     /// Replaces `call` (in λ `caller`) by a copy of λ `callee`'s body. Returns the
