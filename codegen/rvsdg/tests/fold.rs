@@ -618,6 +618,16 @@ fn ranges_decide_compares() {
         Op("icmp eq"),
     );
     rule(&[I32], I1, &widened("10", "eq", "4294967306"), Const(0));
+    // low bits known and not all zero: `2 * x + 1` is never 0, `2 * x + 2` may be
+    let odd = |c: &str, cc: &str| {
+        format!(
+            "    v1 = iconst.i32 1\n    v2 = ishl v0, v1\n    v3 = iconst.i32 {c}\n    v4 = iadd v2, v3\n    v5 = iconst.i32 0\n    v9 = icmp {cc} v4, v5"
+        )
+    };
+    rule(&[I32], I1, &odd("1", "eq"), Const(0));
+    rule(&[I32], I1, &odd("1", "ne"), Const(1));
+    rule(&[I32], I1, &odd("3", "eq"), Const(0));
+    rule(&[I32], I1, &odd("2", "eq"), Op("icmp eq"));
     // an addition that may wrap bounds nothing: 0xff & x, minus 1
     rule(
         &[I32],
@@ -637,6 +647,11 @@ fn ranges_decide_compares() {
     rule(&[I32], I1, &picked("eq", "9"), Const(0));
     rule(&[I32], I1, &picked("slt", "-1"), Const(0));
     rule(&[I32], I1, &picked("ult", "7"), Op("icmp ult"));
+    // arms whose path does not read the value give `undef` (here both arms of the
+    // inner γ, as MIR's jump threading leaves a class it does not use): they bound
+    // nothing, the other arms decide
+    let undef_arms = "    v1 = iconst.i32 0\n    v2 = icmp slt v0, v1\n    brif v2, block1, block2\nblock1:\n    v3 = iconst.i64 3\n    jump block4(v3)\nblock2:\n    v6 = iconst.i32 100\n    v7 = icmp slt v0, v6\n    brif v7, block5, block6\nblock5:\n    v10 = undef.i64\n    jump block4(v10)\nblock6:\n    v11 = undef.i64\n    jump block4(v11)\nblock4(v4: i64):\n    v5 = iconst.i64 8\n    v9 = icmp ult v4, v5";
+    rule(&[I32], I1, undef_arms, Const(1));
 }
 
 /// Two compares of one value with constants, joined by `and` or `or`: the same

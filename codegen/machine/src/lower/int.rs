@@ -80,7 +80,8 @@ impl Lower<'_> {
 
     /// Whether `v` cannot be zero, from the instruction that makes it: a constant
     /// other than 0, a nonzero constant added without wrap to a value below the
-    /// type's top ([`Self::unsigned_max`]), `bor` with a nonzero constant. Unsigned
+    /// type's top ([`Self::unsigned_max`]) or to `x << k` with a bit set below `k`
+    /// (`2 * x + 1`), `bor` with a nonzero constant. Unsigned
     /// divisions by such a value need no check for zero.
     pub(crate) fn known_nonzero(&self, v: Value) -> bool {
         if let Some(c) = self.const_i64(v) {
@@ -102,9 +103,10 @@ impl Lower<'_> {
                     return false;
                 };
                 c != 0
-                    && self
+                    && (self
                         .unsigned_max(args[0])
                         .is_some_and(|max| max.checked_add(c).is_some_and(|s| s <= mask))
+                        || self.low_zero_bits(args[0]) > c.trailing_zeros())
             }
             InstructionData::Binary {
                 opcode: IrOp::Bor,
@@ -113,6 +115,23 @@ impl Lower<'_> {
                 .const_i64(args[1])
                 .is_some_and(|c| c as u64 & mask != 0),
             _ => false,
+        }
+    }
+
+    /// How many low bits of `v` are known to be zero: `x << k` has `k`.
+    fn low_zero_bits(&self, v: Value) -> u32 {
+        let dfg = &self.func.dfg;
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return 0;
+        };
+        match dfg.inst_data(inst) {
+            InstructionData::Binary {
+                opcode: IrOp::Ishl,
+                args,
+            } => self.const_i64(args[1]).map_or(0, |k| {
+                (k as u64 % u64::from(dfg.value_type(v).bits())) as u32
+            }),
+            _ => 0,
         }
     }
 

@@ -718,6 +718,11 @@ impl Folder<'_, '_> {
         if let Some(v) = unsigned_range(g, a, 8).and_then(|r| decide(cond, r, c, smin)) {
             return id(Rewrite::Const(v as u128));
         }
+        // a value whose low bits are known and not all zero is not zero
+        // (`2 * scale + 1`, a divisor)
+        if matches!(cond, Eq | Ne) && c == 0 && low_bits_nonzero(g, a) {
+            return id(Rewrite::Const((cond == Ne) as u128));
+        }
         if ty == Type::I1 && ((cond == Ne && c == 0) || (cond == Eq && c == 1)) {
             return id(Rewrite::Value(a));
         }
@@ -866,20 +871,8 @@ fn unsigned_range(g: &Rvsdg, o: Origin, depth: u32) -> Option<(u128, u128)> {
     };
     let p = match o {
         Origin::Out(p, k) => {
-            if let NodeKind::Gamma { arms } = g.kind(p) {
-                let d = depth.checked_sub(1)?;
-                let mut range: Option<(u128, u128)> = None;
-                for &arm in arms {
-                    let r = g.results(arm)[k as usize];
-                    // an `undef` (a poison placeholder: the arm's path does not read
-                    // the value) may be any value of the others
-                    if is_undef(g, r) {
-                        continue;
-                    }
-                    let (lo, hi) = unsigned_range(g, r, d)?;
-                    range = Some(range.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
-                }
-                return range.filter(|&(lo, hi)| lo > 0 || hi < ty.mask());
+            if let NodeKind::Gamma { .. } = g.kind(p) {
+                return gamma_range(g, p, k, depth)?.filter(|&(lo, hi)| lo > 0 || hi < ty.mask());
             }
             p
         }
@@ -932,6 +925,59 @@ fn unsigned_range(g: &Rvsdg, o: Origin, depth: u32) -> Option<(u128, u128)> {
         _ => return None,
     };
     (lo > 0 || hi < ty.mask()).then_some((lo, hi))
+}
+
+/// The union of the unsigned ranges that the arms of γ `p` give its output `k`:
+/// `None` when one is unknown, `Some(None)` when every arm gives `undef` (a poison
+/// placeholder: the arm's path does not read the value, which may then be any of the
+/// others), directly or through a nested γ.
+fn gamma_range(g: &Rvsdg, p: Node, k: u32, depth: u32) -> Option<Option<(u128, u128)>> {
+    let d = depth.checked_sub(1)?;
+    let mut range: Option<(u128, u128)> = None;
+    for &arm in g.kind(p).subregions() {
+        let r = g.results(arm)[k as usize];
+        if is_undef(g, r) {
+            continue;
+        }
+        let arm_range = match r {
+            Origin::Out(q, j) if matches!(g.kind(q), NodeKind::Gamma { .. }) => {
+                match gamma_range(g, q, j, d)? {
+                    Some(x) => x,
+                    None => continue,
+                }
+            }
+            _ => unsigned_range(g, r, d)?,
+        };
+        let (lo, hi) = arm_range;
+        range = Some(range.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+    }
+    Some(range)
+}
+
+/// Whether `o` is `(x << k) + c` or `(x << k) | c` with `c`'s low `k` bits not all
+/// zero: those bits of the value are `c`'s, so it is not zero.
+fn low_bits_nonzero(g: &Rvsdg, o: Origin) -> bool {
+    let Some((p, data)) = producer_op(g, o) else {
+        return false;
+    };
+    let (Opcode::Iadd | Opcode::Bor) = data.opcode() else {
+        return false;
+    };
+    let (x, c) = (g.input(p, 0), g.input(p, 1));
+    let Some(c) = const_of(g, c) else {
+        return false;
+    };
+    let Some((q, shift)) = producer_op(g, x) else {
+        return false;
+    };
+    if shift.opcode() != Opcode::Ishl {
+        return false;
+    }
+    let bits = vty(g, o).bits() as u128;
+    match const_of(g, g.input(q, 1)).map(|k| k % bits) {
+        Some(k) if k > 0 => c & ((1u128 << k) - 1) != 0,
+        _ => false,
+    }
 }
 
 fn is_undef(g: &Rvsdg, o: Origin) -> bool {
