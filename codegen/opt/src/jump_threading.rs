@@ -45,6 +45,9 @@ pub struct ThreadStats {
     pub removed_blocks: usize,
     /// Blocks made forwarding by passing their values on as block arguments.
     pub localized: usize,
+    /// Block parameters replaced by the one constant every branch passes them
+    /// ([`crate::constant_params`]).
+    pub constant_params: usize,
 }
 
 impl std::ops::AddAssign for ThreadStats {
@@ -52,6 +55,7 @@ impl std::ops::AddAssign for ThreadStats {
         self.threaded += o.threaded;
         self.removed_blocks += o.removed_blocks;
         self.localized += o.localized;
+        self.constant_params += o.constant_params;
     }
 }
 
@@ -73,7 +77,7 @@ pub fn jump_threading(func: &mut Function) -> ThreadStats {
     for _ in 0..MAX_ROUNDS {
         let round = thread_round(func);
         stats += round;
-        if round.threaded == 0 {
+        if round.threaded == 0 && round.constant_params == 0 {
             break;
         }
     }
@@ -87,6 +91,8 @@ fn thread_round(func: &mut Function) -> ThreadStats {
         return stats;
     };
     stats.removed_blocks += remove_unreachable(func, entry);
+    // a parameter every branch passes the same constant is tested like a constant
+    stats.constant_params = crate::constant_params::fold_constant_params(func);
     stats.localized = localize(func);
     let (forwarding, branch_only) = forwarding_blocks(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();

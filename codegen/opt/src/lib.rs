@@ -7,7 +7,9 @@
 //!   is live and two definitions meet.
 //! - [`dce`]: instructions without side effects whose results are unused are removed.
 //! - [`jump_threading`]: a branch to a block that only branches again goes straight on
-//!   when it can tell where (a jump, or a test of a constant it passes).
+//!   when it can tell where (a jump, or a test of a constant it passes); before each
+//!   of its rounds, block parameters that every branch passes one constant
+//!   ([`constant_params`]) become that constant.
 //! - [`implied_conditions`]: compares and branches that the branches dominating them
 //!   decide (`j < n` tested again, `i < n` after `i < mid` with `mid = n / 2`) become
 //!   constants and jumps.
@@ -20,6 +22,7 @@
 
 mod block_args;
 mod branch_fold;
+mod constant_params;
 mod dce;
 mod dominance_frontier;
 mod implied_conditions;
@@ -27,6 +30,7 @@ mod jump_threading;
 mod mem2reg;
 
 pub use branch_fold::{FoldStats, branch_fold};
+pub use constant_params::fold_constant_params;
 pub use dce::{DceStats, dce};
 pub use implied_conditions::{ImpliedStats, implied_conditions};
 pub use jump_threading::{ThreadStats, jump_threading};

@@ -708,7 +708,8 @@ pub const PIPELINE: &[Pass] = &[
         to: Stage::Ir,
         about: "a branch to a block that only branches again goes straight on when it can \
                 tell where: the block only jumps, or tests a constant the branch passes \
-                (the join of a θ's predicate after structural destruction) \
+                (the join of a θ's predicate after structural destruction); block \
+                parameters every branch passes one constant become that constant \
                 (vliw_opt::jump_threading)",
         switch: Some(Switch {
             name: "jump-threading",
@@ -722,6 +723,10 @@ pub const PIPELINE: &[Pass] = &[
             o.count("jump-threading.threaded", stats.threaded as u64);
             o.count("jump-threading.removed-blocks", stats.removed_blocks as u64);
             o.count("jump-threading.localized", stats.localized as u64);
+            o.count(
+                "jump-threading.constant-params",
+                stats.constant_params as u64,
+            );
         }),
     },
     Pass {
@@ -1171,6 +1176,7 @@ pub const PIPELINE: &[Pass] = &[
             o.count("pre-sched.blocks", s.blocks as u64);
             o.count("pre-sched.kept-for-pressure", s.kept_for_pressure as u64);
             o.count("pre-sched.chunked", s.chunked as u64);
+            o.count("pre-sched.windowed", s.windowed as u64);
             Ok(())
         }),
     },

@@ -28,14 +28,22 @@
 //! the value and the value is not live after the segment), against the registers the
 //! allocator may hand out (`ssa_regalloc::regs::allocatable`). Near the limit it
 //! prefers, among the operations that may issue, those that free the most registers
-//! of the class that is short; when the schedule's peak still exceeds the registers
-//! where the original order's did not, it schedules again against a tighter target
-//! (an eighth of the registers less each time, down to half); when none fits, it is
-//! reordered in chunks of 64 operations, each on its own (`pre-sched.chunked`: the
-//! ten pairs of `nbody`'s bodies, unrolled into one block, 1.31 M → 0.78 M cycles),
-//! and a chunk that still does not fit keeps its original order, as does a segment
-//! none of whose chunks fits (`pre-sched.kept-for-pressure`), so that scheduling
-//! never makes the spiller work.
+//! of the class that is short, and an operation that would take the class past the
+//! limit waits; when nothing else could ever issue, the oldest goes. A schedule that
+//! never came near the limit is taken. Otherwise several candidates are scheduled and
+//! the shortest whose peak fits the registers (or does not exceed the original
+//! order's) is kept: against all the registers, against tighter targets (an eighth
+//! less each time, down to half), and with a *window*: only operations less than `w`
+//! after the oldest one not yet placed may issue, for `w` from 192 down to 8, so that
+//! no more independent chains are open at once than the registers hold (`nbody`'s ten
+//! pairs of bodies, unrolled into one block of 347 operations: window 120, a schedule
+//! of 210 cycles where the best fitting one without a window takes 426;
+//! `pre-sched.windowed`). A window of one would be the program order, which fits.
+//! Segments of more than [`SEARCHED`] operations try no windows. Those where no
+//! candidate fits are reordered in chunks of 64 operations, each on its own (`pre-sched.chunked`); a
+//! chunk that still does not fit keeps its original order, as does a segment none of
+//! whose chunks fits (`pre-sched.kept-for-pressure`), so that scheduling never makes
+//! the spiller work.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use vliw_isa::{CmpType, FieldKind, Inst, MachineConfig, Opcode};
@@ -58,6 +66,8 @@ pub struct PreSchedStats {
     /// Segments too large to reorder whole within the registers, reordered chunk by
     /// chunk.
     pub chunked: usize,
+    /// Segments reordered whole by looking only a window of the program order ahead.
+    pub windowed: usize,
 }
 
 /// Reorders the operations of every block of `mf` (machine SSA) by a list schedule
@@ -279,6 +289,10 @@ fn schedule_block(
     for seg in segments {
         match ctx.reorder(seg.clone(), &live_before) {
             Reordered::Whole(new) => apply(&mut order, ids, seg.start, &new),
+            Reordered::Windowed(new) => {
+                apply(&mut order, ids, seg.start, &new);
+                stats.windowed += 1;
+            }
             Reordered::Unchanged => {}
             Reordered::TooManyRegisters => {
                 // piece by piece: each chunk scheduled on its own (operations move
@@ -292,7 +306,9 @@ fn schedule_block(
                 let mut kept = 0;
                 for r in &chunks {
                     match ctx.reorder(r.clone(), &live_before) {
-                        Reordered::Whole(new) => apply(&mut order, ids, r.start, &new),
+                        Reordered::Whole(new) | Reordered::Windowed(new) => {
+                            apply(&mut order, ids, r.start, &new)
+                        }
                         Reordered::Unchanged => {}
                         Reordered::TooManyRegisters => kept += 1,
                     }
@@ -307,6 +323,14 @@ fn schedule_block(
     }
     order
 }
+
+/// The windows of the program order tried, largest first, when no schedule of a
+/// whole segment fits the registers.
+const WINDOWS: [usize; 14] = [192, 160, 144, 128, 120, 112, 104, 96, 80, 64, 48, 32, 16, 8];
+
+/// The most operations of a range for which the windowed candidates are tried (each
+/// is a list schedule of the whole range).
+const SEARCHED: usize = 1024;
 
 /// The operations per chunk of a segment that cannot be reordered whole within the
 /// registers.
@@ -323,6 +347,8 @@ fn apply(order: &mut [InstId], ids: &[InstId], start: usize, new: &[usize]) {
 enum Reordered {
     /// The new order (indices relative to the range's start).
     Whole(Vec<usize>),
+    /// The new order, found by looking only a window of the program order ahead.
+    Windowed(Vec<usize>),
     /// The schedule keeps the order.
     Unchanged,
     /// Every schedule needs more registers than there are where the order did not.
@@ -343,11 +369,10 @@ struct RangeContext<'a> {
 
 impl RangeContext<'_> {
     /// Schedules the operations of `range` (a segment, or a chunk of one starting at
-    /// a position whose live set is in `live_before`) against the registers: against
-    /// the registers there are, then, when the schedule's peak still exceeds them
-    /// where the original order's did not (the waiting rule looks at one bundle at a
-    /// time), against a tighter target, an eighth of the registers less each time,
-    /// down to half.
+    /// a position whose live set is in `live_before`) against the registers: the
+    /// schedule against all of them when it never comes near them, else the shortest
+    /// of the candidates (tighter targets, windows of the program order; see the
+    /// module's documentation) whose peak fits.
     fn reorder(&self, range: std::ops::Range<usize>, live_before: &[Option<BitSet>]) -> Reordered {
         let Some(start_live) = live_before[range.start].as_ref() else {
             return Reordered::Unchanged;
@@ -368,24 +393,99 @@ impl RangeContext<'_> {
         let old: Vec<usize> = (0..ops.len()).collect();
         let peak_old = facts.peak(&old);
         let limit = self.limit;
-        for eighths in 0..=4i64 {
+        let fits = |order: &[usize]| {
+            let peak = facts.peak(order);
+            !(0..2).any(|c| peak[c] > limit[c] && peak[c] > peak_old[c])
+        };
+        // a schedule's order: by cycle, then by program order within a cycle (what
+        // the allocator and the bundler saw before the placement order was kept);
+        // the placement order, whose pressure the scheduler tracked, when only it
+        // fits
+        let order_of = |(cycles, placement): (Vec<u32>, Vec<usize>)| {
+            let mut by_cycle = placement.clone();
+            by_cycle.sort_by_key(|&i| (cycles[i], i));
+            let chosen = if fits(&by_cycle) || !fits(&placement) {
+                by_cycle
+            } else {
+                placement
+            };
+            (cycles, chosen)
+        };
+        let length = |cycles: &[u32]| {
+            (0..ops.len())
+                .map(|i| cycles[i] + ops[i].latency)
+                .max()
+                .unwrap_or(0)
+        };
+        // the schedule against all the registers; when it never came near them, no
+        // other candidate can do better
+        let (cycles, new) = order_of(list_schedule(
+            &ops,
+            &g,
+            &facts,
+            limit,
+            usize::MAX,
+            self.config,
+        ));
+        let peak = facts.peak(&new);
+        if (0..2).all(|c| peak[c] + MARGIN[c] < limit[c]) || (fits(&new) && new == old) {
+            return if new == old {
+                Reordered::Unchanged
+            } else {
+                Reordered::Whole(new)
+            };
+        }
+        // otherwise the shortest of the candidates that fit
+        let mut best: Option<(u32, Vec<usize>, bool)> = None;
+        let mut consider = |cycles: Vec<u32>, new: Vec<usize>, windowed: bool| {
+            let len = length(&cycles);
+            if fits(&new) && best.as_ref().is_none_or(|(l, _, _)| len < *l) {
+                best = Some((len, new, windowed));
+            }
+        };
+        consider(cycles, new, false);
+        // against a tighter target, an eighth of the registers less each time, down
+        // to half (the waiting rule looks at one bundle at a time)
+        for eighths in 1..=4i64 {
             let target = [
                 limit[0] - limit[0] * eighths / 8,
                 limit[1] - limit[1] * eighths / 8,
             ];
-            let cycles = list_schedule(&ops, &g, &facts, target, self.config);
-            let mut new: Vec<usize> = (0..ops.len()).collect();
-            new.sort_by_key(|&i| (cycles[i], i));
-            let peak_new = facts.peak(&new);
-            if !(0..2).any(|c| peak_new[c] > limit[c] && peak_new[c] > peak_old[c]) {
-                return if new == old {
-                    Reordered::Unchanged
-                } else {
-                    Reordered::Whole(new)
-                };
+            let (cycles, new) = order_of(list_schedule(
+                &ops,
+                &g,
+                &facts,
+                target,
+                usize::MAX,
+                self.config,
+            ));
+            consider(cycles, new, false);
+        }
+        // too many independent chains at once: the schedule looks only a window of
+        // the program order ahead, from the oldest operation not yet placed (a window
+        // of one is the program order, which fits)
+        let windows = if ops.len() <= SEARCHED {
+            &WINDOWS[..]
+        } else {
+            &[]
+        };
+        for &window in windows.iter().filter(|&&w| w < ops.len()) {
+            for eighths in 0..=1i64 {
+                let target = [
+                    limit[0] - limit[0] * eighths / 8,
+                    limit[1] - limit[1] * eighths / 8,
+                ];
+                let (cycles, new) =
+                    order_of(list_schedule(&ops, &g, &facts, target, window, self.config));
+                consider(cycles, new, true);
             }
         }
-        Reordered::TooManyRegisters
+        match best {
+            Some((_, new, _)) if new == old => Reordered::Unchanged,
+            Some((_, new, false)) => Reordered::Whole(new),
+            Some((_, new, true)) => Reordered::Windowed(new),
+            None => Reordered::TooManyRegisters,
+        }
     }
 }
 
@@ -588,15 +688,21 @@ impl SegmentFacts {
 const MARGIN: [i64; 2] = [3, 1];
 
 /// Cycle-by-cycle list scheduling (as `list::schedule`) with the register pressure of
-/// the segment: the cycle of each operation.
+/// the segment: the cycle of each operation, and the operations in the order they
+/// were placed (by cycle; within a cycle, the order whose pressure was tracked).
 fn list_schedule(
     ops: &[OpInfo],
     g: &DepGraph,
     facts: &SegmentFacts,
     limit: [i64; 2],
+    window: usize,
     config: &MachineConfig,
-) -> Vec<u32> {
+) -> (Vec<u32>, Vec<usize>) {
     let n = ops.len();
+    let mut placement = Vec::with_capacity(n);
+    // the oldest operation not yet placed: only those less than `window` after it
+    // may issue
+    let mut oldest = 0;
     let prio = priorities(ops, g);
     let mut waiting: Vec<usize> = g.preds.iter().map(Vec::len).collect();
     let mut earliest = vec![0u32; n];
@@ -621,7 +727,7 @@ fn list_schedule(
             // critical path, then program order
             let mut best: Option<(usize, (i64, u32, core::cmp::Reverse<usize>))> = None;
             for (k, &i) in ready.iter().enumerate() {
-                if earliest[i] > t {
+                if earliest[i] > t || i - oldest >= window {
                     continue;
                 }
                 let d = facts.delta(i, &left);
@@ -645,7 +751,11 @@ fn list_schedule(
                 }
             }
             let Some((k, _)) = best else {
-                let stuck = bundle.is_empty() && !force && ready.iter().all(|&i| earliest[i] <= t);
+                let stuck = bundle.is_empty()
+                    && !force
+                    && ready
+                        .iter()
+                        .all(|&i| earliest[i] <= t || i - oldest >= window);
                 if stuck {
                     force = true;
                     continue;
@@ -654,9 +764,13 @@ fn list_schedule(
             };
             let i = ready.swap_remove(k);
             cycle[i] = t;
+            placement.push(i);
             bundle.push(ops[i].inst);
             facts.place(i, &mut count, &mut left);
             placed += 1;
+            while oldest < n && cycle[oldest] != u32::MAX {
+                oldest += 1;
+            }
             for e in &g.succs[i] {
                 earliest[e.to] = earliest[e.to].max(t + e.distance);
                 waiting[e.to] -= 1;
@@ -672,5 +786,5 @@ fn list_schedule(
             t += 1;
         }
     }
-    cycle
+    (cycle, placement)
 }
