@@ -24,7 +24,7 @@ const WORK_SIZES: [usize; 3] = [2000, 4000, 8000];
 
 /// The phases measured: label, and the function the phase's time is (its entry point
 /// in the pipeline, whose inclusive count covers everything it calls).
-const PHASES: [(&str, &str); 21] = [
+const PHASES: [(&str, &str); 22] = [
     (
         "lower (vliw-pipeline::compile_module)",
         "vliw_pipeline::compile_module",
@@ -51,6 +51,7 @@ const PHASES: [(&str, &str); 21] = [
         "vliw_rvsdg::opt::licm::loop_invariant_code_motion",
     ),
     ("rvsdg-idiom", "vliw_rvsdg::opt::idiom::recognize_idioms"),
+    ("rvsdg-fuse", "vliw_rvsdg::opt::fuse::fuse_loops"),
     ("rvsdg-unroll", "vliw_rvsdg::opt::unroll::unroll_loops"),
     (
         "rvsdg-memory",

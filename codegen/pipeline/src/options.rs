@@ -440,6 +440,7 @@ impl Options {
         "rvsdg-cleanup",
         "rvsdg-loop-tests",
         "rvsdg-tail-calls",
+        "rvsdg-fuse",
         "rvsdg-unroll",
         "unroll",
         "rvsdg-unroll-factor",
@@ -593,6 +594,7 @@ impl Options {
             "rvsdg-cleanup" => self.rvsdg.cleanup = on_off(key, value)?,
             "rvsdg-loop-tests" => self.rvsdg.loop_tests = on_off(key, value)?,
             "rvsdg-tail-calls" => self.rvsdg.tail_calls = on_off(key, value)?,
+            "rvsdg-fuse" => self.rvsdg.fuse = on_off(key, value)?,
             "rvsdg-unroll" => self.rvsdg.unroll = on_off(key, value)?,
             // the short form: `unroll=off`, or `unroll=N` copies (1 = none)
             "unroll" => match value {

@@ -488,6 +488,26 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-fuse",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "loop fusion: sibling θs whose predicates are congruent (equal trip \
+                counts) and whose bodies only read memory become one θ; sibling γs on \
+                one predicate whose arms hold θs merged first (vliw_rvsdg::opt::fuse)",
+        switch: Some(Switch {
+            name: "rvsdg-fuse",
+            off: "rvsdg-fuse=off",
+            on: "rvsdg-fuse=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.fuse,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::fuse_loops(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-unroll",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

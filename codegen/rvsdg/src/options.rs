@@ -52,6 +52,9 @@ pub struct Options {
     pub loop_tests: bool,
     /// Tail recursion as loops (`rvsdg-tail-calls=on|off`).
     pub tail_calls: bool,
+    /// Fusion of sibling loops of equal trip counts that only read memory
+    /// (`rvsdg-fuse=on|off`).
+    pub fuse: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -100,6 +103,7 @@ impl Default for Options {
             cleanup: true,
             loop_tests: true,
             tail_calls: true,
+            fuse: true,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,

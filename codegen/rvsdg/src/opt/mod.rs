@@ -6,6 +6,7 @@ pub mod completion;
 mod constants;
 pub mod dne;
 pub mod fold;
+pub mod fuse;
 pub mod gamma;
 mod guards;
 pub mod idiom;
@@ -32,6 +33,7 @@ pub use cne::{
 };
 pub use dne::dead_node_elimination;
 pub use fold::fold;
+pub use fuse::fuse_loops;
 pub use gamma::gamma_simplification;
 pub use idiom::recognize_idioms;
 pub use induction::reduce_induction_addresses;

@@ -50,6 +50,9 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("version", |rm, r| {
         vliw_rvsdg::opt::version_loops(&mut rm.graph, r)
     }),
+    ("fuse", |rm, r| {
+        vliw_rvsdg::opt::fuse_loops(&mut rm.graph, r)
+    }),
     ("unroll", |rm, r| {
         let options = vliw_rvsdg::opt::UnrollOptions::default();
         vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)
