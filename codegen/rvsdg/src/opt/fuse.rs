@@ -233,16 +233,27 @@ fn theta_pair(g: &Rvsdg, r: Region) -> Option<(Node, Node, Vec<(usize, usize)>)>
         .nodes(r)
         .iter()
         .copied()
-        .filter(|&n| matches!(g.kind(n), NodeKind::Theta { .. }))
+        .filter(|&n| matches!(g.kind(n), NodeKind::Theta { .. }) && only_reads(g, g.theta_body(n)))
         .collect();
     for &a in &thetas {
-        if !only_reads(g, g.theta_body(a)) {
-            continue;
-        }
         for &b in &thetas {
-            if a == b || !only_reads(g, g.theta_body(b)) {
+            if a == b {
                 continue;
             }
+            let mut c = Congruence {
+                g,
+                first: a,
+                second: b,
+                pairs: Vec::new(),
+                budget: CONGRUENCE_BUDGET,
+            };
+            let (p1, p2) = (g.results(g.theta_body(a))[0], g.results(g.theta_body(b))[0]);
+            // (congruence first: it looks at the two bodies only, while
+            // independence walks the region)
+            if !c.inner(p1, p2) {
+                continue;
+            }
+            let pairs = c.pairs;
             if !independent(g, a, b, &|o| g.ty(o).is_state()) {
                 continue;
             }
@@ -256,17 +267,7 @@ fn theta_pair(g: &Rvsdg, r: Region) -> Option<(Node, Node, Vec<(usize, usize)>)>
             if (1..from_a.len()).any(|i| from_a[..i].contains(&from_a[i])) {
                 continue;
             }
-            let mut c = Congruence {
-                g,
-                first: a,
-                second: b,
-                pairs: Vec::new(),
-            };
-            let (p1, p2) = (g.results(g.theta_body(a))[0], g.results(g.theta_body(b))[0]);
-            if c.inner(p1, p2) {
-                let pairs = c.pairs;
-                return Some((a, b, pairs));
-            }
+            return Some((a, b, pairs));
         }
     }
     None
@@ -279,13 +280,23 @@ struct Congruence<'a> {
     second: Node,
     /// Loop variables assumed (then proven) equal.
     pairs: Vec<(usize, usize)>,
+    /// Comparisons left: the walk gives up (no fusion) when it runs out.
+    budget: usize,
 }
+
+/// How many pairs of origins one congruence walk compares at most (it recurses once
+/// per pair).
+const CONGRUENCE_BUDGET: usize = 256;
 
 impl Congruence<'_> {
     /// Whether `x` (of `first`'s body) and `y` (of `second`'s) are equal in every
     /// iteration.
     fn inner(&mut self, x: Origin, y: Origin) -> bool {
         let g = self.g;
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
         match (x, y) {
             (Origin::Arg(_, i), Origin::Arg(_, j)) => {
                 let (i, j) = (i as usize, j as usize);
