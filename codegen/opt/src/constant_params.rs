@@ -71,8 +71,10 @@ fn branches_into(func: &Function) -> Vec<Vec<Inst>> {
     for b in func.layout.blocks() {
         for inst in func.layout.block_insts(b) {
             for call in func.dfg.branch_destinations(inst) {
+                // (an instruction's destinations come together: only the last
+                // entry can be it)
                 let list = &mut into[call.block.index()];
-                if list.last() != Some(&inst) && !list.contains(&inst) {
+                if list.last() != Some(&inst) {
                     list.push(inst);
                 }
             }

@@ -1163,6 +1163,25 @@ impl<O: Operation> Graph<O> {
         order
     }
 
+    /// The nodes that read what `n` gives, directly or through other nodes of its
+    /// region (not `n` itself, not nodes inside subregions).
+    pub fn dependents(&self, n: Node) -> rustc_hash::FxHashSet<Node> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut work = vec![n];
+        while let Some(m) = work.pop() {
+            for o in self.outputs(m) {
+                for &u in self.users(o) {
+                    if let User::In(k, _) = u
+                        && seen.insert(k)
+                    {
+                        work.push(k);
+                    }
+                }
+            }
+        }
+        seen
+    }
+
     /// Every region below `r` (included), parents before children.
     pub fn regions_below(&self, r: Region) -> Vec<Region> {
         let mut out = vec![r];

@@ -75,13 +75,8 @@ fn program(rng: &mut Rng, twin: Twin, guarded: bool) -> String {
     writeln!(w, "    jump block1(v0, v4)").unwrap();
     // the first loop
     writeln!(w, "block1(v10: {t}, v11: {t}):").unwrap();
-    writeln!(
-        w,
-        "    v12 = iconst.i64 7\n    v13 = band v10, v12\n    v14 = iconst.i64 3\n    \
-         v15 = ishl v13, v14\n    v16 = ptradd v3, v15\n    v17 = load.i64 align 8 v16\n    \
-         v18 = {op1} v11, v10\n    v19 = bxor v18, v17"
-    )
-    .unwrap();
+    word_at(w, 10, 12);
+    writeln!(w, "    v18 = {op1} v11, v10\n    v19 = bxor v18, v17").unwrap();
     if twin == Twin::Stores {
         writeln!(w, "    store align 8 v19, v16").unwrap();
     }
@@ -105,13 +100,8 @@ fn program(rng: &mut Rng, twin: Twin, guarded: bool) -> String {
     writeln!(w, "    jump block3(v0, {init2})").unwrap();
     // the second loop
     writeln!(w, "block3(v40: {t}, v41: {t}):").unwrap();
-    writeln!(
-        w,
-        "    v42 = iconst.i64 7\n    v43 = band v40, v42\n    v44 = iconst.i64 3\n    \
-         v45 = ishl v43, v44\n    v46 = ptradd v3, v45\n    v47 = load.i64 align 8 v46\n    \
-         v48 = {op2} v41, v47\n    v49 = imul v48, v40"
-    )
-    .unwrap();
+    word_at(w, 40, 42);
+    writeln!(w, "    v48 = {op2} v41, v47\n    v49 = imul v48, v40").unwrap();
     writeln!(
         w,
         "    v50 = iconst.{t} {step2}\n    v51 = iadd v40, v50\n    v52 = icmp ult v51, {bound2}"
@@ -121,6 +111,29 @@ fn program(rng: &mut Rng, twin: Twin, guarded: bool) -> String {
     writeln!(w, "block4(v60: {t}, v61: {t}):").unwrap();
     writeln!(w, "    return v60, v61\n}}").unwrap();
     p
+}
+
+/// The slot's word `i & 7` (`i` is `v{i}`), loaded: values `v{first}` to
+/// `v{first + 5}`, the address `v{first + 4}` and the word `v{first + 5}`.
+fn word_at(w: &mut String, i: usize, first: usize) {
+    let v = |k: usize| first + k;
+    writeln!(
+        w,
+        "    v{} = iconst.i64 7\n    v{} = band v{i}, v{}\n    v{} = iconst.i64 3\n    \
+         v{} = ishl v{}, v{}\n    v{} = ptradd v3, v{}\n    v{} = load.i64 align 8 v{}",
+        v(0),
+        v(1),
+        v(0),
+        v(2),
+        v(3),
+        v(1),
+        v(2),
+        v(4),
+        v(3),
+        v(5),
+        v(4)
+    )
+    .unwrap();
 }
 
 const STEPS: u64 = 200_000;

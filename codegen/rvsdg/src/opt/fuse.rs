@@ -30,9 +30,7 @@
 //! variable of the fused θ. `T2`'s predicate and the copies the pairing made redundant
 //! are left to dead node elimination and common node elimination.
 
-use rustc_hash::FxHashSet;
-
-use crate::graph::{Node, NodeKind, Origin, Region, User};
+use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::Rvsdg;
 use crate::report::Report;
 
@@ -76,32 +74,14 @@ fn fuse_region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
     }
 }
 
-/// The nodes of `r` that depend on an output of `n` (not `n` itself).
-fn downstream(g: &Rvsdg, n: Node) -> FxHashSet<Node> {
-    let mut seen = FxHashSet::default();
-    let mut work = vec![n];
-    while let Some(m) = work.pop() {
-        for o in g.outputs(m) {
-            for &u in g.users(o) {
-                if let User::In(k, _) = u
-                    && seen.insert(k)
-                {
-                    work.push(k);
-                }
-            }
-        }
-    }
-    seen
-}
-
 /// Whether `second` may join `first`: `first` does not depend on `second`, and what
 /// `second` reads of `first` it reads directly from `first`'s outputs (each such
 /// output passing `allowed`).
 fn independent(g: &Rvsdg, first: Node, second: Node, allowed: &dyn Fn(Origin) -> bool) -> bool {
-    if downstream(g, second).contains(&first) {
+    if g.dependents(second).contains(&first) {
         return false;
     }
-    let after_first = downstream(g, first);
+    let after_first = g.dependents(first);
     g.inputs(second).iter().all(|&o| match g.producer(o) {
         Some(p) if p == first => allowed(o),
         Some(p) => !after_first.contains(&p),

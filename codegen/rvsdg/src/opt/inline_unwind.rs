@@ -490,19 +490,7 @@ fn state_outputs(g: &Rvsdg, n: Node) -> Vec<(Ty, Origin)> {
 /// The nodes of `order` (a region's, topologically ordered) that read what `n` gives,
 /// directly or not, in that order.
 fn dependents(g: &Rvsdg, n: Node, order: &[Node]) -> Vec<Node> {
-    let mut seen: FxHashSet<Node> = FxHashSet::default();
-    let mut work = vec![n];
-    while let Some(m) = work.pop() {
-        for o in g.outputs(m) {
-            for &u in g.users(o) {
-                if let User::In(user, _) = u
-                    && seen.insert(user)
-                {
-                    work.push(user);
-                }
-            }
-        }
-    }
+    let seen = g.dependents(n);
     order.iter().copied().filter(|m| seen.contains(m)).collect()
 }
 

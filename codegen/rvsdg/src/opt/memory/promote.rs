@@ -593,22 +593,7 @@ impl Reach {
     fn reaches(&mut self, g: &Rvsdg, from: Node, to: Node) -> bool {
         self.after
             .entry(from)
-            .or_insert_with(|| {
-                let mut seen: FxHashSet<Node> = FxHashSet::default();
-                let mut work = vec![from];
-                while let Some(n) = work.pop() {
-                    for o in g.outputs(n) {
-                        for &u in g.users(o) {
-                            if let User::In(m, _) = u
-                                && seen.insert(m)
-                            {
-                                work.push(m);
-                            }
-                        }
-                    }
-                }
-                seen
-            })
+            .or_insert_with(|| g.dependents(from))
             .contains(&to)
     }
 }
