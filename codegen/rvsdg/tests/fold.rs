@@ -628,6 +628,19 @@ fn ranges_decide_compares() {
     rule(&[I32], I1, &odd("1", "ne"), Const(1));
     rule(&[I32], I1, &odd("3", "eq"), Const(0));
     rule(&[I32], I1, &odd("2", "eq"), Op("icmp eq"));
+    // `x * m` with `m` even has `m`'s trailing zeros: `x * 2 + 1` (rustc's `2 * x + 1`
+    // before strength reduction), `x * 12 + 5` and `x * 0 + 1` are never 0; `x * 3 + 1`
+    // and `x * 12 + 4` may be
+    let scaled = |m: &str, c: &str| {
+        format!(
+            "    v1 = iconst.i32 {m}\n    v2 = imul v0, v1\n    v3 = iconst.i32 {c}\n    v4 = iadd v2, v3\n    v5 = iconst.i32 0\n    v9 = icmp eq v4, v5"
+        )
+    };
+    rule(&[I32], I1, &scaled("2", "1"), Const(0));
+    rule(&[I32], I1, &scaled("12", "5"), Const(0));
+    rule(&[I32], I1, &scaled("12", "4"), Op("icmp eq"));
+    rule(&[I32], I1, &scaled("3", "1"), Op("icmp eq"));
+    rule(&[I32], I1, &scaled("0", "1"), Const(0));
     // an addition that may wrap bounds nothing: 0xff & x, minus 1
     rule(
         &[I32],

@@ -954,8 +954,9 @@ fn gamma_range(g: &Rvsdg, p: Node, k: u32, depth: u32) -> Option<Option<(u128, u
     Some(range)
 }
 
-/// Whether `o` is `(x << k) + c` or `(x << k) | c` with `c`'s low `k` bits not all
-/// zero: those bits of the value are `c`'s, so it is not zero.
+/// Whether `o` is `(x << k) + c` or `(x << k) | c` (or `x * m`, `m` a multiple of
+/// `2^k`, for `x << k`) with `c`'s low `k` bits not all zero: those bits of the
+/// value are `c`'s, so it is not zero.
 fn low_bits_nonzero(g: &Rvsdg, o: Origin) -> bool {
     let Some((p, data)) = producer_op(g, o) else {
         return false;
@@ -967,15 +968,22 @@ fn low_bits_nonzero(g: &Rvsdg, o: Origin) -> bool {
     let Some(c) = const_of(g, c) else {
         return false;
     };
-    let Some((q, shift)) = producer_op(g, x) else {
+    let Some((q, data)) = producer_op(g, x) else {
         return false;
     };
-    if shift.opcode() != Opcode::Ishl {
-        return false;
-    }
     let bits = vty(g, o).bits() as u128;
-    match const_of(g, g.input(q, 1)).map(|k| k % bits) {
-        Some(k) if k > 0 => c & ((1u128 << k) - 1) != 0,
+    // how many low bits of `x` are known zero
+    let zeros = match data.opcode() {
+        Opcode::Ishl => const_of(g, g.input(q, 1)).map(|k| k % bits),
+        // `x * m` with `m` even: `m`'s trailing zeros (`2 * x + 1` as rustc writes it)
+        Opcode::Imul => [g.input(q, 0), g.input(q, 1)]
+            .into_iter()
+            .find_map(|f| const_of(g, f))
+            .map(|m| (m & vty(g, o).mask()).trailing_zeros().min(bits as u32) as u128),
+        _ => None,
+    };
+    match zeros {
+        Some(k) if k > 0 && k < 128 => c & ((1u128 << k) - 1) != 0,
         _ => false,
     }
 }
