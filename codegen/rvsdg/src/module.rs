@@ -219,6 +219,7 @@ pub fn sequentialize_module(
                         report.count("lawrence.copied-groups", stats.copied as u64);
                         report.count("lawrence.restarts", stats.restarts as u64);
                         report.count("lawrence.speculated", stats.speculated as u64);
+                        report.count("lawrence.early-divisions", stats.early as u64);
                         report.count("lawrence.insts", stats.insts as u64);
                         report.count("lawrence.nodes", stats.nodes as u64);
                         f

@@ -235,6 +235,18 @@ impl Op {
         self.states().count() == 0
     }
 
+    /// A pure operation whose result comes late (a division that cannot trap, a float
+    /// division or square root: 16 to 20 cycles on the machine): better computed
+    /// where the optimizer left it, early, than sunk into the γ arm that uses it,
+    /// where its path would wait its whole latency.
+    pub fn is_long_pure(&self) -> bool {
+        match self {
+            Op::SafeDiv(_) => true,
+            Op::Inst(d) => matches!(d.opcode(), Opcode::Fdiv | Opcode::Sqrt),
+            _ => false,
+        }
+    }
+
     /// A nullary operation that is cheap to compute anywhere (constants, addresses).
     pub fn is_constant_like(&self) -> bool {
         match self {

@@ -641,6 +641,17 @@ fn ranges_decide_compares() {
     rule(&[I32], I1, &scaled("12", "4"), Op("icmp eq"));
     rule(&[I32], I1, &scaled("3", "1"), Op("icmp eq"));
     rule(&[I32], I1, &scaled("0", "1"), Const(0));
+    // a scaled index's range: `(x & 3) << 3` and `(x & 3) * 8` are at most 24
+    let index = |op: &str, k: &str, bound: &str| {
+        format!(
+            "    v1 = iconst.i32 3\n    v2 = band v0, v1\n    v3 = iconst.i32 {k}\n    v4 = {op} v2, v3\n    v5 = iconst.i32 {bound}\n    v9 = icmp ult v4, v5"
+        )
+    };
+    rule(&[I32], I1, &index("ishl", "3", "32"), Const(1));
+    rule(&[I32], I1, &index("imul", "8", "25"), Const(1));
+    rule(&[I32], I1, &index("imul", "8", "24"), Op("icmp ult"));
+    // a larger shift: the range crosses the bound, nothing is decided
+    rule(&[I32], I1, &index("ishl", "30", "32"), Op("icmp ult"));
     // an addition that may wrap bounds nothing: 0xff & x, minus 1
     rule(
         &[I32],

@@ -103,6 +103,9 @@ pub struct EmitStats {
     /// Nodes computed speculatively (independent redundancy that γ-ordering could
     /// not resolve).
     pub speculated: u32,
+    /// Divisions at a unit's top level computed there, not in the γ arms that
+    /// demand them (`Flat::early`).
+    pub early: u32,
     /// Instructions emitted, and simple nodes in the λ: their ratio is the code
     /// growth that copies cause (and the branches and jumps the structure needs).
     pub insts: u32,
@@ -135,6 +138,11 @@ pub fn sequentialize_lambda(
                     .sum();
                 stats.nodes = simple_nodes(g, g.lambda_body(lambda));
                 stats.speculated = plans.units.values().map(|p| p.speculated as u32).sum();
+                stats.early = plans
+                    .units
+                    .values()
+                    .map(|p| p.flat.early.len() as u32)
+                    .sum();
                 return Ok((func, stats));
             }
             // a read of a value on a path that does not compute it, with groups

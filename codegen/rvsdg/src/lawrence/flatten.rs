@@ -16,13 +16,23 @@
 //!
 //! The virtual return τ reads the unit's results. States are edges like values: an
 //! effect is demanded by the effect after it, and linearity orders them.
+//!
+//! Our rule: τ also reads each division at the top level of the unit that cannot
+//! trap (`udiv safe` and the others, float division and square root). Demanded only
+//! in some γ arms, it would run there, by demand, and its path would wait its whole
+//! latency (20 cycles, 16 for a float one) where it is used; read by τ it runs
+//! whenever the unit runs, where the optimizer left it, and overlaps with the γs'
+//! tests and the other arms' work (`classify`'s data loop: a remainder whose result
+//! is stored only when the vector did not need to grow). It is pure, and its
+//! operands are at the top level too, so nothing runs on a path where the program
+//! as written would not run it.
 
 use std::fmt;
 
 use rustc_hash::FxHashMap;
 
 use crate::graph::{Node, NodeKind, Origin, Region};
-use crate::ops::Rvsdg;
+use crate::ops::{Op, Rvsdg};
 
 /// A node of a flat graph (its index).
 pub type FlatId = u32;
@@ -80,8 +90,12 @@ pub struct FlatNode {
 pub struct Flat {
     pub unit: Region,
     pub nodes: Vec<FlatNode>,
-    /// The operands of τ: the unit's results, then its sinks.
+    /// The operands of τ: the unit's results, then its sinks, then the divisions at
+    /// the unit's top level.
     pub results: Vec<Operand>,
+    /// The divisions τ reads (see the module documentation), which the groups'
+    /// orders also place as early as their operands allow (`Pdg::sequence`).
+    pub early: Vec<FlatId>,
 }
 
 impl Flat {
@@ -104,10 +118,22 @@ impl Flat {
             source: Source::Effect(id),
             role: Role::Plain,
         }));
+        let mut early = Vec::new();
+        for &n in g.nodes(unit) {
+            if g.op(n).is_some_and(Op::is_long_pure) && g.outputs(n).any(|o| g.has_users(o)) {
+                early.push(f.ids[&n]);
+                results.push(Operand {
+                    source: Source::Out(f.ids[&n], 0),
+                    role: Role::Plain,
+                });
+            }
+        }
+        early.sort_unstable();
         Flat {
             unit,
             nodes: f.nodes,
             results,
+            early,
         }
     }
 

@@ -381,12 +381,15 @@ impl Pdg {
             }
         }
         // from the last child back: each child as late as its readers allow, so that
-        // what a predicate tests is computed just before it and little crosses a join
+        // what a predicate tests is computed just before it and little crosses a join;
+        // but a division that τ reads early (`Flat::early`) as early as its operands
+        // allow, taken last going back, so that its latency overlaps what follows
         let key = |i: usize| {
             let last = contents[i].iter().copied().max().unwrap_or(0);
-            (parents(children[i]), last)
+            let early = matches!(contents[i][..], [x] if flat.early.binary_search(&x).is_ok());
+            (!early, parents(children[i]), last)
         };
-        let mut ready: std::collections::BinaryHeap<((u32, FlatId), usize)> = (0..k)
+        let mut ready: std::collections::BinaryHeap<((bool, u32, FlatId), usize)> = (0..k)
             .filter(|&i| later[i] == 0)
             .map(|i| (key(i), i))
             .collect();

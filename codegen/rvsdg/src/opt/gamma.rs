@@ -26,6 +26,8 @@
 //!   reads) moves into that arm, so that it runs only when that arm does
 //!   (`gamma.sunk`). Its inputs enter the γ as entry variables (existing ones are
 //!   reused). Not into θs: the body of a loop runs more often than its surroundings.
+//!   Not a division or square root (`Op::is_long_pure`): its path would wait its
+//!   whole latency in the arm, while before the γ it overlaps with the test.
 //!
 //! Exit variables that every arm passes from one entry are invariant value
 //! redirection's; unused exits and entries are dead node elimination's.
@@ -390,7 +392,8 @@ fn sink_region(g: &mut Rvsdg, r: Region, counts: &mut Counts) {
 /// The γ and arm that node `m` can sink into: `m` is a pure simple node whose outputs
 /// are read only by entry variables of one γ, whose arguments only one arm reads.
 fn sink_target(g: &Rvsdg, m: Node) -> Option<(Node, usize)> {
-    if !g.op(m)?.is_pure() || !g.is_used(m) {
+    let op = g.op(m)?;
+    if !op.is_pure() || op.is_long_pure() || !g.is_used(m) {
         return None;
     }
     let mut gamma = None;

@@ -462,7 +462,7 @@ fn cannot_fault(g: &Rvsdg, m: Node, ptr: Origin, facts: &mut Facts) -> bool {
         Base::Slot(_) => {
             a.slots_trusted()
                 && a.in_bounds(&acc) == Some(true)
-                && !a.may_misalign(&acc, flags.align)
+                && !a.may_misalign(g, &acc, flags.align)
         }
         b @ Base::Value(_) => params.contains(&b),
         _ => false,

@@ -15,6 +15,7 @@ pub mod inline;
 mod inline_unwind;
 pub mod invert;
 pub mod ivr;
+mod known;
 pub mod licm;
 pub mod loop_prep;
 pub mod loop_tests;

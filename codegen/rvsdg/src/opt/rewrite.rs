@@ -9,6 +9,7 @@
 use rustc_hash::FxHashMap;
 use vliw_ir::{InstructionData, IntCC, Opcode, Type, Value};
 
+use super::known::{low_bits_nonzero, unsigned_range};
 use crate::graph::{Node, NodeKind, Origin, Region, User};
 use crate::ops::{Op, Rvsdg, Ty};
 
@@ -265,13 +266,24 @@ impl<'a> Rewriter<'a> {
 }
 
 /// Whether the division `opcode a, b` (of type `ty`) cannot trap: its divisor is a
-/// constant other than zero, and for a signed division other than -1 unless the
-/// dividend is known not to be the minimum.
+/// constant other than zero, or a value known not to be zero (`known.rs`: its
+/// unsigned range, its low bits), and for a signed division other than -1 unless
+/// the dividend is known not to be the minimum.
 pub(crate) fn division_cannot_trap(g: &Rvsdg, opcode: Opcode, a: Origin, b: Origin) -> bool {
-    let Some(d) = const_of(g, b) else {
-        return false;
-    };
     let ty = vty(g, b);
+    let Some(d) = const_of(g, b) else {
+        // a divisor known not to be zero (nor -1, for a signed division): `2 * x + 1`,
+        // `y as u64 + 10`
+        let range = unsigned_range(g, b, 8);
+        let nonzero = low_bits_nonzero(g, b) || range.is_some_and(|(lo, _)| lo > 0);
+        return match opcode {
+            Opcode::Udiv | Opcode::Urem => nonzero,
+            Opcode::Sdiv | Opcode::Srem => {
+                nonzero && (range.is_some_and(|(_, hi)| hi < ty.mask()) || known_not_min(g, a, ty))
+            }
+            _ => false,
+        };
+    };
     match opcode {
         Opcode::Udiv | Opcode::Urem => d != 0,
         Opcode::Sdiv | Opcode::Srem => d != 0 && (sext(ty, d) != -1 || known_not_min(g, a, ty)),

@@ -28,6 +28,7 @@ use super::address::{Addr, Addresses, Base, iconst};
 use super::escape::escaped_slots;
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
+use crate::opt::known::{low_zero_bits, unsigned_range};
 
 /// Bytes that a node reads or writes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -245,6 +246,21 @@ impl Analysis {
         Some(offset >= 0 && offset as i128 + size as i128 <= slot.size as i128)
     }
 
+    /// Whether access `a` at an offset that is not known stays within its stack slot
+    /// all the same: its address is the slot's plus indices whose unsigned ranges
+    /// (`known.rs`) keep every byte inside (`table[x & 3]` in a table of four).
+    pub fn indexed_in_bounds(&self, g: &Rvsdg, a: &Access) -> bool {
+        let Base::Slot(s) = a.addr.base else {
+            return false;
+        };
+        let (Some(size), Some(slot)) = (a.size, self.slot_data.get(s)) else {
+            return false;
+        };
+        offset_range(g, a.ptr, 4).is_some_and(|(lo, hi)| {
+            lo + a.imm as i128 >= 0 && hi + a.imm as i128 + size as i128 <= slot.size as i128
+        })
+    }
+
     /// The stack slot that `a` is in, if it does not escape (and the stack slot rules
     /// hold).
     pub fn private_slot(&self, a: &Access) -> Option<StackSlot> {
@@ -262,20 +278,28 @@ impl Analysis {
     }
 
     /// Whether access `a` to a private stack slot, promising alignment `align`, can
-    /// be misaligned: its offset is not known, or the slot's alignment does not give
-    /// it. (Out of bounds it is not: at a known offset the slot rules would not hold,
+    /// be misaligned: the slot's alignment does not give it, or its offset is not a
+    /// known multiple of `align` (known, or made of indices whose low bits are). (Out of bounds it is not: at a known offset the slot rules would not hold,
     /// at an unknown one it would break provenance.)
-    pub fn may_misalign(&self, a: &Access, align: u32) -> bool {
+    pub fn may_misalign(&self, g: &Rvsdg, a: &Access, align: u32) -> bool {
         if align <= 1 {
             return false;
         }
         let Base::Slot(s) = a.addr.base else {
             return true;
         };
-        !matches!(
-            (a.addr.offset, self.slot(s)),
-            (Some(o), Some(d)) if d.align >= align && o.rem_euclid(align as i64) == 0
-        )
+        if self.slot(s).is_none_or(|d| d.align < align) {
+            return true;
+        }
+        match a.addr.offset {
+            Some(o) => o.rem_euclid(align as i64) != 0,
+            // an index whose low bits are known zero (`table[x & 3]` of 8-byte
+            // elements): a multiple of the alignment from an aligned place
+            None => {
+                (a.imm.rem_euclid(align as i64) != 0)
+                    || offset_low_zero_bits(g, a.ptr, 4) < align.trailing_zeros()
+            }
+        }
     }
 
     pub fn slot(&self, s: StackSlot) -> Option<&StackSlotData> {
@@ -418,5 +442,55 @@ mod tests {
             Analysis::within(&at(s0, Some(0), p, 16), &at(s0, Some(14), q, 4)),
             None
         );
+    }
+}
+
+/// The offsets from its slot's start that pointer `p` may have: a `stack_addr` is
+/// at its own, `ptradd q, i` at `q`'s plus `i`'s unsigned range (`i` as an index,
+/// below the sign bit). At most `depth` additions back.
+fn offset_range(g: &Rvsdg, p: Origin, depth: u32) -> Option<(i128, i128)> {
+    let n = g.producer(p)?;
+    match g.op(n)? {
+        Op::Inst(InstructionData::StackAddr { offset, .. }) => {
+            Some((*offset as i128, *offset as i128))
+        }
+        Op::Inst(InstructionData::Binary {
+            opcode: Opcode::Ptradd,
+            ..
+        }) => {
+            let (lo, hi) = offset_range(g, g.input(n, 0), depth.checked_sub(1)?)?;
+            let i = g.input(n, 1);
+            let (ilo, ihi) = unsigned_range(g, i, 8)?;
+            let ty = g.ty(i).value()?;
+            if ihi >= 1u128 << (ty.bits() - 1) {
+                return None;
+            }
+            Some((lo + ilo as i128, hi + ihi as i128))
+        }
+        _ => None,
+    }
+}
+
+/// How many low bits of pointer `p`'s offset from its slot's start are known to be
+/// zero: a `stack_addr`'s offset's, `ptradd q, i` the fewer of `q`'s and `i`'s. At
+/// most `depth` additions back.
+fn offset_low_zero_bits(g: &Rvsdg, p: Origin, depth: u32) -> u32 {
+    let Some(n) = g.producer(p) else {
+        return 0;
+    };
+    match g.op(n) {
+        Some(Op::Inst(InstructionData::StackAddr { offset, .. })) => {
+            offset.trailing_zeros().min(64)
+        }
+        Some(Op::Inst(InstructionData::Binary {
+            opcode: Opcode::Ptradd,
+            ..
+        })) => match depth.checked_sub(1) {
+            Some(d) => {
+                offset_low_zero_bits(g, g.input(n, 0), d).min(low_zero_bits(g, g.input(n, 1), 8))
+            }
+            None => 0,
+        },
+        _ => 0,
     }
 }

@@ -151,7 +151,8 @@ struct Encoder<'a> {
     /// The locations accessed somewhere at an offset that is not known: such an
     /// access is within its object only where the program's checks say so (a slice
     /// index, a stack array's), and out of it may fault, so it must not move above a
-    /// sink; opaque γs and θs touch these locations too.
+    /// sink; opaque γs and θs touch these locations too. (Not an access to a slot by
+    /// indices whose ranges keep it inside: `Analysis::indexed_in_bounds`.)
     guarded: Locs,
     bypassed: u64,
 }
@@ -310,7 +311,7 @@ impl Encoder<'_> {
                 continue;
             };
             m |= 1 << k;
-            if matches!(acc.addr.base, Base::Slot(_)) && self.a.may_misalign(acc, align) {
+            if matches!(acc.addr.base, Base::Slot(_)) && self.a.may_misalign(g, acc, align) {
                 m |= OTHER;
             }
             if memcpy && seen.contains(&k) {
@@ -372,6 +373,7 @@ impl Encoder<'_> {
                 let effects = self.a.effects(g, n);
                 for acc in effects.reads.iter().chain(&effects.writes) {
                     if acc.addr.offset.is_none()
+                        && !self.a.indexed_in_bounds(g, acc)
                         && let Some(k) = self.loc_of(acc)
                     {
                         m |= 1 << k;
