@@ -64,7 +64,7 @@ pub(crate) fn unsigned_range(g: &Rvsdg, o: Origin, depth: u32) -> Option<(u128, 
             let (lo, hi) = below(inputs[0]);
             (lo >> k, hi >> k)
         }
-        // (a safe division's divisor is a constant, not zero)
+        // (a safe division's divisor is not zero; a constant one bounds the remainder)
         Urem if matches!(g.op(p), Some(Op::SafeDiv(_))) => {
             let c = const_of(g, inputs[1])?;
             let (lo, hi) = below(inputs[0]);
@@ -132,9 +132,9 @@ fn gamma_range(g: &Rvsdg, p: Node, k: u32, depth: u32) -> Option<Option<(u128, u
     Some(range)
 }
 
-/// Whether `o` is `(x << k) + c` or `(x << k) | c` (or `x * m`, `m` a multiple of
-/// `2^k`, for `x << k`) with `c`'s low `k` bits not all zero: those bits of the
-/// value are `c`'s, so it is not zero.
+/// Whether `o` is `x + c` or `x | c` with `c` not zero in the low bits of `x` that
+/// are known zero ([`low_zero_bits`]): those bits of the value are `c`'s, so it is
+/// not zero (`2 * x + 1`, `(x << 3) | 4`).
 pub(crate) fn low_bits_nonzero(g: &Rvsdg, o: Origin) -> bool {
     let Some((p, data)) = producer_op(g, o) else {
         return false;
@@ -146,24 +146,11 @@ pub(crate) fn low_bits_nonzero(g: &Rvsdg, o: Origin) -> bool {
     let Some(c) = const_of(g, c) else {
         return false;
     };
-    let Some((q, data)) = producer_op(g, x) else {
-        return false;
+    let low = match low_zero_bits(g, x, 8) {
+        k if k >= 128 => u128::MAX,
+        k => (1u128 << k) - 1,
     };
-    let bits = vty(g, o).bits() as u128;
-    // how many low bits of `x` are known zero
-    let zeros = match data.opcode() {
-        Opcode::Ishl => const_of(g, g.input(q, 1)).map(|k| k % bits),
-        // `x * m` with `m` even: `m`'s trailing zeros (`2 * x + 1` as rustc writes it)
-        Opcode::Imul => [g.input(q, 0), g.input(q, 1)]
-            .into_iter()
-            .find_map(|f| const_of(g, f))
-            .map(|m| (m & vty(g, o).mask()).trailing_zeros().min(bits as u32) as u128),
-        _ => None,
-    };
-    match zeros {
-        Some(k) if k > 0 && k < 128 => c & ((1u128 << k) - 1) != 0,
-        _ => false,
-    }
+    c & low != 0
 }
 
 /// Whether `o` is an `undef`.

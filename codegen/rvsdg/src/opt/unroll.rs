@@ -1169,19 +1169,22 @@ lambda @f(i64, i64) -> i64, i64 export {{
         }
     }
 
+    /// The size of the θ at the top of `g`'s λ, nested regions included.
+    fn theta_size(g: &Rvsdg) -> usize {
+        let l = g.lambdas()[0];
+        let theta = g
+            .nodes(g.lambda_body(l))
+            .iter()
+            .copied()
+            .find(|&n| matches!(g.kind(n), NodeKind::Theta { .. }))
+            .expect("the θ");
+        g.count_nodes_inside(theta)
+    }
+
     #[test]
     fn a_dividing_body_has_twice_the_budget() {
         let original = counted_loop("n11 = udiv safe n4, n2 : i64", ["a3", "a4"], false);
-        let body = {
-            let l = original.lambdas()[0];
-            let theta = original
-                .nodes(original.lambda_body(l))
-                .iter()
-                .copied()
-                .find(|&n| matches!(original.kind(n), NodeKind::Theta { .. }))
-                .expect("the θ");
-            original.count_nodes_inside(theta)
-        };
+        let body = theta_size(&original);
         // a budget below 2 copies, doubled: 3 copies (and the remainder's original)
         let mut g = original.clone();
         let report = unrolled(&mut g, 4, 2 * body - 1);
@@ -1195,16 +1198,7 @@ lambda @f(i64, i64) -> i64, i64 export {{
     #[test]
     fn the_factor_fits_the_budget() {
         let original = counted_loop("", ["a3", "a4"], false);
-        let body = {
-            let l = original.lambdas()[0];
-            let theta = original
-                .nodes(original.lambda_body(l))
-                .iter()
-                .copied()
-                .find(|&n| matches!(original.kind(n), NodeKind::Theta { .. }))
-                .expect("the θ");
-            original.count_nodes_inside(theta)
-        };
+        let body = theta_size(&original);
         // a budget for 3 copies, for 2, for 1 (declined)
         for (budget, k) in [(3 * body + 1, 3), (3 * body - 1, 2), (2 * body - 1, 0)] {
             let mut g = original.clone();

@@ -279,8 +279,9 @@ impl Analysis {
 
     /// Whether access `a` to a private stack slot, promising alignment `align`, can
     /// be misaligned: the slot's alignment does not give it, or its offset is not a
-    /// known multiple of `align` (known, or made of indices whose low bits are). (Out of bounds it is not: at a known offset the slot rules would not hold,
-    /// at an unknown one it would break provenance.)
+    /// known multiple of `align` (known, or made of indices whose low bits are).
+    /// (Out of bounds it is not: at a known offset the slot rules would not hold, at
+    /// an unknown one it would break provenance.)
     pub fn may_misalign(&self, g: &Rvsdg, a: &Access, align: u32) -> bool {
         if align <= 1 {
             return false;
