@@ -441,6 +441,8 @@ impl Options {
         "rvsdg-loop-tests",
         "rvsdg-tail-calls",
         "rvsdg-fuse",
+        "rvsdg-jam",
+        "rvsdg-jam-lanes",
         "rvsdg-unroll",
         "unroll",
         "rvsdg-unroll-factor",
@@ -605,6 +607,15 @@ impl Options {
                     })?;
                     self.rvsdg.unroll = true;
                 }
+            },
+            "rvsdg-jam" => self.rvsdg.jam = on_off(key, value)?,
+            "rvsdg-jam-lanes" => self.rvsdg.jam_lanes = match value {
+                "auto" => None,
+                _ => Some(value.parse().ok().filter(|&n| n >= 2).ok_or_else(|| {
+                    format!(
+                        "rvsdg-jam-lanes={value}: expected `auto` or a number of lanes, at least 2"
+                    )
+                })?),
             },
             "rvsdg-unroll-factor" => {
                 self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {
@@ -809,6 +820,7 @@ mod tests {
                 "rvsdg-inline-threshold" => "50",
                 "rvsdg-unroll-factor" => "2",
                 "rvsdg-unroll-budget" => "100",
+                "rvsdg-jam-lanes" => "3",
                 "rvsdg-select-budget" => "2",
                 "if-convert-max-ops" => "64",
                 "if-convert-max-predicates" => "4",

@@ -508,6 +508,26 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-jam",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "unroll-and-jam of while loops: a counted θ around one pure inner θ is \
+                unrolled by the lane count and the inner loop's copies run side by side \
+                as one θ, each lane under its own activity flag (vliw_rvsdg::opt::jam)",
+        switch: Some(Switch {
+            name: "rvsdg-jam",
+            off: "rvsdg-jam=off",
+            on: "rvsdg-jam=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.jam,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::jam_loops(&mut rm.graph, o.rvsdg.jam_lanes, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-unroll",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,

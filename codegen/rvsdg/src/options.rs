@@ -55,6 +55,12 @@ pub struct Options {
     /// Fusion of sibling loops of equal trip counts that only read memory
     /// (`rvsdg-fuse=on|off`).
     pub fuse: bool,
+    /// Unroll-and-jam of counted loops around a pure while loop
+    /// (`rvsdg-jam=on|off`).
+    pub jam: bool,
+    /// How many lanes the jammed while loop runs (`rvsdg-jam-lanes=N`; `None`:
+    /// `auto`, by the inner loop's critical path).
+    pub jam_lanes: Option<usize>,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -104,6 +110,8 @@ impl Default for Options {
             loop_tests: true,
             tail_calls: true,
             fuse: true,
+            jam: true,
+            jam_lanes: None,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,

@@ -58,7 +58,7 @@ fn region(rw: &mut Rewriter, r: Region, budget: u32, counts: &mut (u64, u64)) {
         for s in rw.g.kind(n).subregions().to_vec() {
             region(rw, s, budget, counts);
         }
-        if let Some(plan) = plan(rw.g, n, budget) {
+        if let Some(plan) = plan(rw.g, n, Limits::cheap(budget)) {
             counts.1 += convert(rw, n, plan) as u64;
             counts.0 += 1;
         }
@@ -80,8 +80,41 @@ enum Test {
     Differs(u128),
 }
 
+/// How much a conversion may cost, and whether control-like values stay branches.
+#[derive(Copy, Clone)]
+struct Limits {
+    /// The most the arms' nodes and the selects may cost together.
+    budget: u32,
+    /// The most selects one γ may need.
+    selects: u32,
+    /// Whether a boolean chosen between two non-constant booleans, and an integer a
+    /// `match` tests, keep the γ (the pass's own judgement; flattening a loop body for
+    /// lanes must convert everything).
+    keep_control: bool,
+}
+
+impl Limits {
+    /// The pass's own limits, with budget `budget`.
+    fn cheap(budget: u32) -> Self {
+        Limits {
+            budget,
+            selects: MAX_SELECTS,
+            keep_control: true,
+        }
+    }
+
+    /// Everything that can be speculated is (`flatten`).
+    fn unbounded() -> Self {
+        Limits {
+            budget: u32::MAX,
+            selects: u32::MAX,
+            keep_control: false,
+        }
+    }
+}
+
 /// Whether γ `n` can be converted, and how its condition is read.
-fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
+fn plan(g: &Rvsdg, n: Node, limits: Limits) -> Option<Plan> {
     let NodeKind::Gamma { arms } = g.kind(n) else {
         return None;
     };
@@ -115,7 +148,7 @@ fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
     let mut cost = 0u32;
     for &a in arms.iter() {
         for &m in g.nodes(a) {
-            cost += node_cost(g, m)?;
+            cost = cost.saturating_add(node_cost(g, m)?);
         }
     }
     let (a0, a1) = (arms[0], arms[1]);
@@ -130,14 +163,21 @@ fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
                     // a boolean chosen between two booleans stays a branch: the
                     // machine keeps booleans in predicates, where a select has no
                     // operation (folding makes logic of one with a constant arm)
-                    if ty == Ty::Val(Type::I1) && !is_constant(g, v0) && !is_constant(g, v1) {
+                    if limits.keep_control
+                        && ty == Ty::Val(Type::I1)
+                        && !is_constant(g, v0)
+                        && !is_constant(g, v1)
+                    {
                         return None;
                     }
                     // an integer that a `match` tests is a control value (the
                     // restructuring's continuation number of a switch's arms): selected,
                     // it would become an indexed jump where jump threading follows the
                     // branches
-                    if ty != Ty::Val(Type::I1) && tested_by_match(g, Origin::Out(n, k as u32)) {
+                    if limits.keep_control
+                        && ty != Ty::Val(Type::I1)
+                        && tested_by_match(g, Origin::Out(n, k as u32))
+                    {
                         return None;
                     }
                     selects += 1;
@@ -155,7 +195,64 @@ fn plan(g: &Rvsdg, n: Node, budget: u32) -> Option<Plan> {
             }
         }
     }
-    (selects <= MAX_SELECTS && cost + selects <= budget).then_some(Plan { tested, arm0_when })
+    (selects <= limits.selects && cost.saturating_add(selects) <= limits.budget)
+        .then_some(Plan { tested, arm0_when })
+}
+
+/// Whether `flatten` can convert every γ of region `r` and of the regions below it:
+/// γs of two arms on a `match` of one case, whose nodes (once their own γs are
+/// converted) can all be speculated, with states passing through.
+pub(super) fn flattenable(g: &Rvsdg, r: Region) -> bool {
+    g.nodes(r).iter().all(|&n| match g.kind(n) {
+        NodeKind::Simple(Op::Match { .. }) => true,
+        NodeKind::Simple(_) => node_cost(g, n).is_some(),
+        NodeKind::Gamma { arms } => {
+            arms.len() == 2
+                && arms.iter().all(|&a| flattenable(g, a))
+                && (0..g.num_outputs(n)).all(|k| {
+                    !g.ty(Origin::Out(n, k as u32)).is_state()
+                        || matches!(
+                            (g.results(arms[0])[k], g.results(arms[1])[k]),
+                            (Origin::Arg(_, i), Origin::Arg(_, j)) if i == j
+                        )
+                })
+        }
+        _ => false,
+    })
+}
+
+/// Converts every γ of region `r` and below into selects, whatever it costs (the
+/// body of a loop whose iterations run as lanes under their own activity, `jam.rs`,
+/// must not branch). Innermost first; `false` when a γ could not be converted (the
+/// ones before it are).
+pub(super) fn flatten(g: &mut Rvsdg, r: Region) -> bool {
+    let mut rw = Rewriter::new(g);
+    flatten_in(&mut rw, r)
+}
+
+fn flatten_in(rw: &mut Rewriter, r: Region) -> bool {
+    for n in rw.g.topological_order(r) {
+        if !rw.g.is_alive(n) {
+            continue;
+        }
+        let arms = rw.g.kind(n).subregions().to_vec();
+        if arms.is_empty() {
+            continue;
+        }
+        if !matches!(rw.g.kind(n), NodeKind::Gamma { .. }) {
+            return false;
+        }
+        for a in arms {
+            if !flatten_in(rw, a) {
+                return false;
+            }
+        }
+        let Some(plan) = plan(rw.g, n, Limits::unbounded()) else {
+            return false;
+        };
+        convert(rw, n, plan);
+    }
+    true
 }
 
 /// What speculating node `m` of an arm costs, `None` if it cannot be speculated.

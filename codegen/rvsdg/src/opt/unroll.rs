@@ -586,9 +586,51 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
             known_trip_count(g, theta, &lp, k, limit, t % k as u128 == 0);
             counts.known += 1;
         }
-        _ => guarded(g, theta, &lp, k, limit),
+        _ => {
+            guarded(g, theta, &lp, k, limit);
+        }
     }
     counts.loops += 1;
+}
+
+/// Unrolls counted θ `theta` (without a sink) by exactly `k`, never completely:
+/// θ_main with `k` copies of the body per iteration, the original θ for what
+/// remains (`jam.rs` then fuses the copies of an inner loop). Returns θ_main, or
+/// `None` (and changes nothing) when [`unrollable_by`] says no.
+pub(super) fn unroll_by(g: &mut Rvsdg, theta: Node, k: usize) -> Option<Node> {
+    let (lp, known, limit) = plan_by(g, theta, k)?;
+    Some(match (known, limit) {
+        (Some(t), Some(limit)) => known_trip_count(g, theta, &lp, k, limit, t % k as u128 == 0),
+        _ => guarded(g, theta, &lp, k, limit),
+    })
+}
+
+/// Whether [`unroll_by`] can unroll `theta` by `k`: counted, without a sink, `k * c`
+/// representable, and `k` iterations certainly run when its trip count is known.
+pub(super) fn unrollable_by(g: &Rvsdg, theta: Node, k: usize) -> bool {
+    plan_by(g, theta, k).is_some()
+}
+
+/// The shape, known trip count and constant limit of unrolling `theta` by `k`.
+fn plan_by(g: &Rvsdg, theta: Node, k: usize) -> Option<(Counted, Option<u128>, Option<u128>)> {
+    let lp = counted(g, theta)?;
+    if k < 2 || has_sink(g, g.theta_body(theta)) {
+        return None;
+    }
+    lp.multiple(k)?;
+    let d = lp.multiple(k - 1).and_then(|d| lp.lead_plus(d))?;
+    let known = match (const_of(g, g.input(theta, lp.iv)), lp.bound) {
+        (Some(x0), Bound::Const(b)) if lp.lead == 0 => trip_count(&lp, x0, b),
+        _ => None,
+    };
+    if known.is_some_and(|t| t < k as u128) {
+        return None;
+    }
+    let limit = match lp.bound {
+        Bound::Const(b) => Some(const_limit(&lp, b, d)?),
+        Bound::Var(_) => None,
+    };
+    Some((lp, known, limit))
 }
 
 /// The budget for the copies of θ body `body`: `budget`, twice that when the body
@@ -793,10 +835,11 @@ fn known_trip_count(
     k: usize,
     limit: u128,
     divides: bool,
-) {
+) -> Node {
     let r = g.node(theta).region;
     let inits = g.inputs(theta).to_vec();
     let outs = main_loop(g, theta, lp, k, r, &inits, Limit::Const(limit));
+    let main = g.producer(outs[0]).expect("θ_main's output");
     if divides {
         for (i, &o) in outs.iter().enumerate() {
             g.divert_users(Origin::Out(theta, i as u32), o);
@@ -807,12 +850,13 @@ fn known_trip_count(
             g.set_input(theta, i, o);
         }
     }
+    main
 }
 
 /// The general case: θ_main behind the guard γ1, the original θ as the remainder
 /// behind γ2 (module documentation). `limit` is the constant limit of a constant
 /// bound.
-fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u128>) {
+fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u128>) -> Node {
     let r = g.node(theta).region;
     let loc = g.node(theta).loc;
     let inits = g.inputs(theta).to_vec();
@@ -864,6 +908,7 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
         Limit::In(_) => Limit::In(run_args[n]),
     };
     let outs = main_loop(g, theta, lp, k, run, &run_args[..n], run_limit);
+    let main = g.producer(outs[0]).expect("θ_main's output");
     // would the original go on after θ_main's last block?
     let b = match lp.bound {
         Bound::Var(p) => run_args[p],
@@ -899,6 +944,7 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
             g.set_origin(u, out);
         }
     }
+    main
 }
 
 /// Merges the equal constants of region `r` (the copies bring one each).

@@ -53,6 +53,9 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
     ("fuse", |rm, r| {
         vliw_rvsdg::opt::fuse_loops(&mut rm.graph, r)
     }),
+    ("jam", |rm, r| {
+        vliw_rvsdg::opt::jam_loops(&mut rm.graph, None, r)
+    }),
     ("unroll", |rm, r| {
         let options = vliw_rvsdg::opt::UnrollOptions::default();
         vliw_rvsdg::opt::unroll_loops(&mut rm.graph, &options, r)

@@ -1,0 +1,535 @@
+//! Unroll-and-jam of while loops: a counted loop whose body runs one inner loop with a
+//! data-dependent trip count (a pixel's escape-time iteration, a Newton step until
+//! convergence) is unrolled by `lanes`, and the copies of the inner loop become one
+//! loop that runs them side by side, each lane under its own activity flag, until
+//! every lane is done. The inner loop's recurrence (`mandelbrot`: a multiplication
+//! and two additions, 12 cycles, for a dozen operations) leaves most of a 4-wide
+//! bundle empty; two independent recurrences fill it. This is outer-loop
+//! vectorization with masks (what ISPC or LLVM's VPlan do for SIMD lanes) done for
+//! the slots of a VLIW: the lanes are scalar, the masks are predicates.
+//!
+//! **Candidates.** A θ `O` whose body holds exactly one θ `I` (at its top level, and
+//! no other θ below it) where
+//! - `O` is counted (`unroll::counted`) and has no sink: `unroll_by` unrolls it;
+//! - `I`'s body is pure once its γs are speculated (`select::flattenable`: simple
+//!   nodes that cannot trap or touch a state, γs of two arms), and its states pass
+//!   through unchanged: running `I`'s body once more on a lane that is done computes
+//!   values nobody reads and has no effect;
+//! - `I`'s body has at most [`BODY_BUDGET`] nodes (each lane costs its body again);
+//! - `I` is not counted: `rvsdg-unroll` unrolls a counted inner loop, completely when
+//!   its trip count is small, which a lane's loop test would hide.
+//!
+//! **Transformation.**
+//! 1. `I`'s γs become selects (`select::flatten`): a lane must not branch.
+//! 2. `I`'s states, which pass through, go round it: their users read what went in.
+//!    A copy of `I` then depends on another only through values.
+//! 3. `O` is unrolled by `lanes` (`unroll::unroll_by`): θ_main's body holds `lanes`
+//!    copies of `I`, the original `O` runs the remaining iterations.
+//! 4. The copies, when none reads what another computes (in θ_main's body), become
+//!    one θ `F` with each copy's value variables and a flag `active_j` per lane
+//!    (initially true). `F`'s body has every copy's body; lane `j`'s variables take
+//!    their next values when `active_j` holds and keep theirs otherwise; `active_j`
+//!    becomes `active_j & repeat_j` (`repeat_j` the copy's own test), and `F` repeats
+//!    while some lane is active.
+//!
+//! **Semantics kept.** Lane `j`'s variables change exactly when `active_j` holds at the
+//! start of an iteration, to the copy's next values; `active_j` starts true (a θ runs
+//! at least once) and stays true exactly while the copy's test says repeat. So lane
+//! `j` goes through the values of its copy's iterations, in order, and keeps the last
+//! once its copy would stop; `F` stops when every copy would have. A copy running
+//! ahead of or behind another changes nothing: their bodies are pure and neither
+//! reads the other's values. If a copy never stops, neither does `F` (nor the
+//! original, which would never reach what comes after). Extra iterations of a done
+//! lane compute pure values that the selects discard.
+//!
+//! Counters: `jam.loops` (inner loops whose copies became one), `jam.declined-shape`
+//! (an outer loop with one inner loop that is not pure or too large),
+//! `jam.declined-outer` (the outer loop could not be unrolled).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use vliw_ir::{Opcode, Type};
+
+use super::rewrite::Rewriter;
+use super::unroll::{binary, iconst, match2_alternatives, predicate, select, unroll_by};
+use crate::graph::{Node, NodeKind, Origin, Region};
+use crate::ops::{Op, Rvsdg};
+use crate::report::Report;
+
+/// The most lanes `auto` chooses (`rvsdg-jam-lanes`).
+pub const MAX_LANES: usize = 4;
+
+/// Operations the machine issues per bundle: what `auto` fills.
+const ISSUE_WIDTH: u32 = 4;
+
+/// The most nodes the inner loop's body may have.
+pub const BODY_BUDGET: usize = 64;
+
+/// Jams the while loops of every λ of `g` into `lanes` lanes, or as many as fill
+/// the bundles of the inner loop's critical path (`None`, [`auto_lanes`]) (module
+/// documentation).
+pub fn jam_loops(g: &mut Rvsdg, lanes: Option<usize>, report: &mut Report) {
+    if lanes.is_some_and(|l| l < 2) {
+        return;
+    }
+    let mut counts = Counts::default();
+    let mut changed: Vec<Node> = Vec::new();
+    for (outer, inner) in candidates(g) {
+        if g.is_alive(outer) && g.is_alive(inner) {
+            let lambda = g.enclosing_lambda(g.node(outer).region);
+            if jam(g, outer, inner, lanes, &mut counts) {
+                changed.extend(lambda);
+            }
+        }
+    }
+    // the selects of the flattened bodies (`select(c, false, true)` is `!c`), and
+    // the lanes' tests
+    changed.sort_unstable();
+    changed.dedup();
+    super::fold::fold_lambdas(g, &changed, &mut Report::default());
+    report.count("jam.loops", counts.loops);
+    report.count("jam.declined-shape", counts.declined_shape);
+    report.count("jam.declined-outer", counts.declined_outer);
+}
+
+#[derive(Default)]
+struct Counts {
+    loops: u64,
+    declined_shape: u64,
+    declined_outer: u64,
+}
+
+/// The θs whose body's only θ is one at its top level, with that θ, found before
+/// anything changes.
+fn candidates(g: &Rvsdg) -> Vec<(Node, Node)> {
+    let mut out = Vec::new();
+    for l in g.lambdas() {
+        for r in g.regions_below(g.lambda_body(l)) {
+            for &n in g.nodes(r) {
+                let NodeKind::Theta { body } = *g.kind(n) else {
+                    continue;
+                };
+                let thetas: Vec<Node> = g
+                    .regions_below(body)
+                    .iter()
+                    .flat_map(|&q| g.nodes(q).iter().copied())
+                    .filter(|&m| matches!(g.kind(m), NodeKind::Theta { .. }))
+                    .collect();
+                if let [inner] = thetas[..]
+                    && g.node(inner).region == body
+                {
+                    out.push((n, inner));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Jams `inner`'s copies in `outer` unrolled by `lanes`, when they qualify; whether
+/// anything changed.
+fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &mut Counts) -> bool {
+    let body = g.theta_body(inner);
+    let qualifies = g.count_nodes(body) <= BODY_BUDGET
+        && super::unroll::counted(g, inner).is_none()
+        && super::select::flattenable(g, body)
+        && repeat_test(g, body).is_some()
+        && (0..g.num_outputs(inner))
+            .all(|i| !g.ty(Origin::Arg(body, i as u32)).is_state() || passes_through(g, body, i));
+    if !qualifies || carried_through(g, outer, inner) {
+        counts.declined_shape += 1;
+        return false;
+    }
+    if !super::unroll::unrollable_by(g, outer, lanes.unwrap_or(2)) {
+        counts.declined_outer += 1;
+        return false;
+    }
+    let flat = super::select::flatten(g, body);
+    debug_assert!(flat && pure_body(g, inner), "checked by flattenable");
+    // the states pass through: their users read what went in, and the θ has none
+    let states: Vec<usize> = (0..g.num_outputs(inner))
+        .filter(|&i| g.ty(Origin::Out(inner, i as u32)).is_state())
+        .collect();
+    for &i in &states {
+        let init = g.input(inner, i);
+        g.divert_users(Origin::Out(inner, i as u32), init);
+    }
+    g.remove_theta_vars(inner, |i| states.contains(&i));
+    // as many lanes as the outer loop allows, down to the 2 checked above
+    let mut lanes = lanes.unwrap_or_else(|| auto_lanes(g, body));
+    while lanes > 2 && !super::unroll::unrollable_by(g, outer, lanes) {
+        lanes -= 1;
+    }
+    let main = unroll_by(g, outer, lanes).expect("unrollable_by said so");
+    let mb = g.theta_body(main);
+    let copies: Vec<Node> = g
+        .nodes(mb)
+        .iter()
+        .copied()
+        .filter(|&n| matches!(g.kind(n), NodeKind::Theta { .. }))
+        .collect();
+    if copies.len() != lanes || !independent(g, &copies) {
+        counts.declined_shape += 1;
+        return true;
+    }
+    fuse_lanes(g, &copies);
+    counts.loops += 1;
+    true
+}
+
+/// Whether one iteration of `outer` gives the next what `inner` computes: some value
+/// `inner` reads depends, within `outer`'s body and over any number of iterations,
+/// on `inner`'s values (its own states do not count: `jam` takes them round it). The
+/// copies of `inner` in the unrolled loop would then depend on each other.
+fn carried_through(g: &Rvsdg, outer: Node, inner: Node) -> bool {
+    let body = g.theta_body(outer);
+    // everything reached from `inner`'s values (through memory too: a store of them
+    // and a later load), and from the arguments of the loop variables they reach
+    let mut tainted: FxHashSet<Origin> = FxHashSet::default();
+    let mut work: Vec<Origin> = g.outputs(inner).filter(|&o| !g.ty(o).is_state()).collect();
+    while let Some(o) = work.pop() {
+        if !tainted.insert(o) {
+            continue;
+        }
+        for &u in g.users(o) {
+            match u {
+                crate::graph::User::In(m, _) => work.extend(g.outputs(m)),
+                crate::graph::User::Res(r, i) if r == body && i > 0 => {
+                    work.push(Origin::Arg(body, i - 1));
+                }
+                crate::graph::User::Res(..) => {}
+            }
+        }
+    }
+    g.inputs(inner)
+        .iter()
+        .any(|&o| !g.ty(o).is_state() && tainted.contains(&o))
+}
+
+/// Whether θ body `body`'s state variable `i` passes through: its result is its
+/// argument, directly or through γs that pass it from one entry to the exit.
+fn passes_through(g: &Rvsdg, body: Region, i: usize) -> bool {
+    let mut o = g.results(body)[1 + i];
+    loop {
+        match o {
+            Origin::Arg(r, j) => return r == body && j as usize == i,
+            Origin::Out(n, k) => {
+                let NodeKind::Gamma { arms } = g.kind(n) else {
+                    return false;
+                };
+                let entries: Vec<Option<u32>> = arms
+                    .iter()
+                    .map(|&a| match g.results(a)[k as usize] {
+                        Origin::Arg(_, e) => Some(e),
+                        Origin::Out(..) => None,
+                    })
+                    .collect();
+                match entries[..] {
+                    [Some(e), Some(f)] if e == f => o = g.input(n, e as usize + 1),
+                    _ => return false,
+                }
+            }
+        }
+    }
+}
+
+/// How many lanes fill the bundles that one iteration of the inner loop with body
+/// `body` takes anyway: its test's latency (its longest path, then the conjunction
+/// with the lane's flag, the disjunction of the lanes and the branch) times the issue
+/// width, over what a lane issues (its operations but constants and `match`es, and
+/// its flag's update): rounded up, at least 2, at most [`MAX_LANES`]. `mandelbrot`:
+/// a test 13 cycles deep, 15 operations a lane, 4 lanes.
+pub fn auto_lanes(g: &Rvsdg, body: Region) -> usize {
+    let Some((tested, _)) = repeat_test(g, body) else {
+        return 2;
+    };
+    let critical = Depths::default().of(g, tested) + 3;
+    let ops = g
+        .nodes(body)
+        .iter()
+        .filter(|&&n| {
+            g.op(n)
+                .is_some_and(|op| !op.is_constant_like() && !matches!(op, Op::Match { .. }))
+        })
+        .count() as u32
+        + 1;
+    ((critical * ISSUE_WIDTH).div_ceil(ops) as usize).clamp(2, MAX_LANES)
+}
+
+/// Whether θ `theta`'s body is simple nodes that touch no state, its states pass
+/// through, and its predicate is a two-way `match` of a boolean.
+fn pure_body(g: &Rvsdg, theta: Node) -> bool {
+    let body = g.theta_body(theta);
+    let simple = g.nodes(body).iter().all(|&n| match g.kind(n) {
+        NodeKind::Simple(op) => op.is_pure() && g.inputs(n).iter().all(|&o| !g.ty(o).is_state()),
+        _ => false,
+    });
+    let states_pass = (0..g.num_outputs(theta)).all(|i| {
+        let arg = Origin::Arg(body, i as u32);
+        !g.ty(arg).is_state() || g.results(body)[1 + i] == arg
+    });
+    simple && states_pass && repeat_test(g, body).is_some()
+}
+
+/// The boolean a θ body's predicate tests and whether `true` means repeat.
+fn repeat_test(g: &Rvsdg, body: Region) -> Option<(Origin, bool)> {
+    let m = g.producer(g.results(body)[0])?;
+    let [on_false, on_true] = match2_alternatives(g, m)?;
+    let tested = g.input(m, 0);
+    (g.ty(tested).value() == Some(Type::I1) && on_false != on_true)
+        .then_some((tested, on_true == 1))
+}
+
+/// Whether none of `thetas` (siblings) reads, through the nodes of their region,
+/// what another computes.
+fn independent(g: &Rvsdg, thetas: &[Node]) -> bool {
+    let set: FxHashSet<Node> = thetas.iter().copied().collect();
+    for &t in thetas {
+        let mut seen: FxHashSet<Node> = FxHashSet::default();
+        let mut work: Vec<Node> = g.inputs(t).iter().filter_map(|&o| g.producer(o)).collect();
+        while let Some(n) = work.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            if set.contains(&n) {
+                return false;
+            }
+            work.extend(g.inputs(n).iter().filter_map(|&o| g.producer(o)));
+        }
+    }
+    true
+}
+
+/// Replaces the sibling θs `copies` (pure bodies, independent) by one θ running them
+/// as lanes (module documentation, step 4).
+fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
+    let r = g.node(copies[0]).region;
+    let loc = g.node(copies[0]).loc;
+    let lanes: Vec<Lane> = copies.iter().map(|&t| Lane::of(g, t)).collect();
+    // F's variables: every lane's values, then every lane's kept values, then the flags
+    let mut inits: Vec<Origin> = Vec::new();
+    let mut first = Vec::with_capacity(lanes.len());
+    for (lane, &t) in lanes.iter().zip(copies) {
+        first.push(inits.len());
+        inits.extend(lane.vars.iter().map(|&i| g.input(t, i)));
+    }
+    let mut first_kept = Vec::with_capacity(lanes.len());
+    for (lane, &t) in lanes.iter().zip(copies) {
+        first_kept.push(inits.len());
+        inits.extend(lane.kept.iter().map(|&i| g.input(t, i)));
+    }
+    let flags = inits.len();
+    let yes = iconst(g, r, Type::I1, 1);
+    inits.extend(std::iter::repeat_n(yes, lanes.len()));
+    let f = g.add_theta(r, &inits);
+    g.set_loc(f, loc);
+    let fb = g.theta_body(f);
+    let fargs: Vec<Origin> = g.arg_origins(fb).collect();
+    // the bodies, node by node in turns (the lanes' independent work close together
+    // for the sequentialization, as `unroll::interleaved_copies` does)
+    let mut maps: Vec<FxHashMap<Origin, Origin>> = Vec::with_capacity(lanes.len());
+    let mut orders: Vec<std::vec::IntoIter<Node>> = Vec::with_capacity(lanes.len());
+    for (j, lane) in lanes.iter().enumerate() {
+        let map: FxHashMap<Origin, Origin> = lane
+            .vars
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (Origin::Arg(lane.body, i as u32), fargs[first[j] + k]))
+            .collect();
+        maps.push(map);
+        orders.push(g.topological_order(lane.body).into_iter());
+    }
+    loop {
+        let mut any = false;
+        for (j, order) in orders.iter_mut().enumerate() {
+            let Some(n) = order.next() else {
+                continue;
+            };
+            any = true;
+            let inputs: Vec<Origin> = g.inputs(n).iter().map(|o| maps[j][o]).collect();
+            let copy = g.copy_node(n, fb, &inputs);
+            let outs: Vec<(Origin, Origin)> = g.outputs(n).zip(g.outputs(copy)).collect();
+            maps[j].extend(outs);
+        }
+        if !any {
+            break;
+        }
+    }
+    let mut depths = Depths::default();
+    let mut stills = Vec::with_capacity(lanes.len());
+    let mut dead = Vec::new();
+    for (j, lane) in lanes.iter().enumerate() {
+        let results = g.results(lane.body).to_vec();
+        let next = |i: usize| maps[j][&results[1 + i]];
+        // the values run free: a done lane's extra iterations are pure and unread
+        for (k, &i) in lane.vars.iter().enumerate() {
+            g.set_result(fb, 1 + first[j] + k, next(i));
+        }
+        // what is read after the loop is kept from the lane's last active iteration
+        let active = fargs[flags + j];
+        for (k, &i) in lane.kept.iter().enumerate() {
+            let kept = fargs[first_kept[j] + k];
+            let v = select(g, fb, active, next(i), kept);
+            g.set_result(fb, 1 + first_kept[j] + k, v);
+        }
+        // active & repeat, the latest operand last
+        let (tested, on_true) = repeat_test(g, lane.body).expect("checked by pure_body");
+        let mut repeat = maps[j][&tested];
+        if !on_true {
+            repeat = unary(g, fb, Opcode::Bnot, repeat);
+        }
+        let mut terms = vec![active];
+        conjuncts(g, repeat, &mut terms);
+        let still = chain(g, fb, Opcode::Band, terms, &mut depths);
+        g.set_result(fb, 1 + flags + j, still);
+        stills.push(still);
+        dead.push(maps[j][&results[0]]);
+        dead.push(repeat);
+    }
+    let any = chain(g, fb, Opcode::Bor, stills, &mut depths);
+    let p = predicate(g, fb, any);
+    g.set_theta_predicate(f, p);
+    for (j, (lane, &t)) in lanes.iter().zip(copies).enumerate() {
+        for (k, &i) in lane.kept.iter().enumerate() {
+            g.divert_users(
+                Origin::Out(t, i as u32),
+                Origin::Out(f, (first_kept[j] + k) as u32),
+            );
+        }
+        // an invariant's output is its input, which F passes on unchanged
+        for (k, &i) in lane.vars.iter().enumerate() {
+            g.divert_users(
+                Origin::Out(t, i as u32),
+                Origin::Out(f, (first[j] + k) as u32),
+            );
+        }
+    }
+    // the copies' states went unread (`jam` took them round), their values now come
+    // from F
+    let inputs: Vec<Origin> = copies.iter().flat_map(|&t| g.inputs(t).to_vec()).collect();
+    for &t in copies {
+        g.remove_node(t);
+    }
+    let mut rw = Rewriter::new(g);
+    for o in dead.into_iter().chain(inputs) {
+        if let Some(n) = rw.g.producer(o)
+            && rw.g.is_alive(n)
+        {
+            rw.remove_if_dead(n);
+        }
+    }
+}
+
+/// One copy of the inner loop as a lane of F.
+struct Lane {
+    body: Region,
+    /// Its value variables (the states went round it).
+    vars: Vec<usize>,
+    /// Those that change and are read after the loop: F keeps their value from the
+    /// lane's last active iteration.
+    kept: Vec<usize>,
+}
+
+impl Lane {
+    fn of(g: &Rvsdg, t: Node) -> Lane {
+        let body = g.theta_body(t);
+        let vars: Vec<usize> = (0..g.num_outputs(t))
+            .filter(|&i| !g.ty(Origin::Arg(body, i as u32)).is_state())
+            .collect();
+        let kept = vars
+            .iter()
+            .copied()
+            .filter(|&i| {
+                g.results(body)[1 + i] != Origin::Arg(body, i as u32)
+                    && g.has_users(Origin::Out(t, i as u32))
+            })
+            .collect();
+        Lane { body, vars, kept }
+    }
+}
+
+/// The operands of the conjunction `o` (through nested `band`s of booleans).
+fn conjuncts(g: &Rvsdg, o: Origin, out: &mut Vec<Origin>) {
+    if let Some(n) = g.producer(o)
+        && let Some(Op::Inst(d)) = g.op(n)
+        && d.opcode() == Opcode::Band
+    {
+        for &a in g.inputs(n) {
+            conjuncts(g, a, out);
+        }
+    } else {
+        out.push(o);
+    }
+}
+
+/// `terms` combined by `opcode` in region `r`, earliest first, so that the latest
+/// term meets the others' result in one last operation (a lane's escape test is the
+/// end of its longest path; its activity and loop test are ready long before).
+fn chain(
+    g: &mut Rvsdg,
+    r: Region,
+    opcode: Opcode,
+    mut terms: Vec<Origin>,
+    depths: &mut Depths,
+) -> Origin {
+    terms.sort_by_key(|&o| depths.of(g, o));
+    let mut acc = terms[0];
+    for &t in &terms[1..] {
+        acc = binary(g, r, opcode, acc, t);
+    }
+    acc
+}
+
+/// How late each value of F's body is ready, by a rough latency per operation
+/// (the machine's classes: float and multiply long, compares of floats 2, the rest
+/// 1); arguments at 0.
+#[derive(Default)]
+struct Depths(FxHashMap<Origin, u32>);
+
+impl Depths {
+    fn of(&mut self, g: &Rvsdg, o: Origin) -> u32 {
+        if let Some(&d) = self.0.get(&o) {
+            return d;
+        }
+        let d = match g.producer(o) {
+            None => 0,
+            Some(n) => {
+                let inputs = g.inputs(n).to_vec();
+                let before = inputs.iter().map(|&i| self.of(g, i)).max().unwrap_or(0);
+                before + latency(g, n)
+            }
+        };
+        self.0.insert(o, d);
+        d
+    }
+}
+
+fn latency(g: &Rvsdg, n: Node) -> u32 {
+    let Some(op @ Op::Inst(d)) = g.op(n) else {
+        return 1;
+    };
+    if op.is_constant_like() {
+        return 0;
+    }
+    let float = g
+        .outputs(n)
+        .chain(g.inputs(n).iter().copied())
+        .any(|o| matches!(g.ty(o).value(), Some(Type::F32 | Type::F64)));
+    match d.opcode() {
+        Opcode::Fcmp => 2,
+        Opcode::Imul | Opcode::Umulhi | Opcode::Smulhi => 3,
+        _ if float => 4,
+        _ => 1,
+    }
+}
+
+/// `opcode a` of type `i1` in region `r`.
+fn unary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin) -> Origin {
+    let op = Op::Inst(vliw_ir::InstructionData::Unary {
+        opcode,
+        arg: vliw_ir::Value::from_u32(0),
+    });
+    Origin::Out(
+        g.add_simple(r, op, &[a], &[crate::ops::Ty::Val(Type::I1)]),
+        0,
+    )
+}

@@ -1,0 +1,215 @@
+//! Unroll-and-jam on random loop nests, against the interpreter. An outer do-while
+//! loop counts `i` from a start by a step while `i + step <u bound`; its body runs an
+//! inner do-while loop from a start computed from `i`, which updates `x` by one of two
+//! random operations chosen by a bit of `x` (a branch), counts its iterations `c`,
+//! and repeats while a masked `x` is not a target and `c` is below a cap (a
+//! data-dependent trip count); the outer loop folds `c` and `x` into two
+//! accumulators. The inner loop is pure (jammable), or also stores its result into a
+//! stack slot after it (still jammable: the store is the outer loop's), or starts
+//! from the previous iteration's `c` (carried by value), or from a word the previous
+//! iteration stored (carried through memory), or loads a word in its body (not pure).
+//! Each program runs through the pipeline's RVSDG passes with every pass verified,
+//! then is evaluated and sequentialized: results must be the original's. At least a
+//! quarter of the programs must jam, and only the jammable kinds.
+//!
+//! `RANDOM_PROGRAMS=N` and `RANDOM_SEED=S` as in the other random tests.
+
+mod common;
+
+use std::fmt::Write;
+
+use common::differential::*;
+use common::random_cfg::{Rng, count_and_seed};
+use vliw_ir::{DataValue, TrapKind, Type, parse_module, verify_module};
+use vliw_rvsdg::Report;
+
+/// What the inner loop reads besides `i`, and what the outer loop does with it.
+#[derive(Copy, Clone, PartialEq, Debug)]
+enum Kind {
+    /// Nothing: pure.
+    Pure,
+    /// The outer loop stores `c` into the slot after the inner loop.
+    StoresAfter,
+    /// The inner loop starts from the previous outer iteration's `c`.
+    Carried,
+    /// The inner loop starts from the word the previous outer iteration stored.
+    CarriedInMemory,
+    /// The inner loop loads a word of the slot in every iteration.
+    Loads,
+}
+
+impl Kind {
+    fn jammable(self) -> bool {
+        matches!(self, Kind::Pure | Kind::StoresAfter)
+    }
+}
+
+const OPS: [&str; 5] = ["iadd", "bxor", "imul", "isub", "ushr"];
+
+/// `@f(x0, bound, seed) -> (acc, sum)`.
+fn program(rng: &mut Rng, kind: Kind) -> String {
+    let t = Type::I64;
+    let step = [1u64, 1, 2, 3][rng.below(4)];
+    let (op1, op2) = (OPS[rng.below(5)], OPS[rng.below(4)]);
+    let (k1, k2) = (1 + rng.below(7), 1 + rng.below(5));
+    let bit = 1u64 << rng.below(3);
+    let mask = [3u64, 7, 15][rng.below(3)];
+    let target = rng.below(mask as usize + 1);
+    let cap = 1 + rng.below(12);
+    let mut p = String::new();
+    let w = &mut p;
+    writeln!(w, "function @f({t}, {t}, {t}) -> {t}, {t} export {{").unwrap();
+    writeln!(w, "    ss0 = stack_slot 64, align 8").unwrap();
+    writeln!(w, "block0(v0: {t}, v1: {t}, v2: {t}):").unwrap();
+    writeln!(w, "    v3 = stack_addr ss0").unwrap();
+    writeln!(w, "    store align 8 v2, v3").unwrap();
+    writeln!(w, "    v4 = iconst.{t} 0").unwrap();
+    writeln!(w, "    jump block1(v0, v4, v4, v4)").unwrap();
+    // the outer loop: i, acc, sum, the previous c
+    writeln!(w, "block1(v10: {t}, v11: {t}, v12: {t}, v13: {t}):").unwrap();
+    writeln!(w, "    v14 = iconst.{t} {k1}\n    v15 = imul v10, v14").unwrap();
+    let start = match kind {
+        Kind::Carried => {
+            writeln!(w, "    v16 = iadd v15, v13").unwrap();
+            "v16"
+        }
+        Kind::CarriedInMemory => {
+            writeln!(w, "    v17 = load.i64 align 8 v3\n    v16 = iadd v15, v17").unwrap();
+            "v16"
+        }
+        _ => {
+            writeln!(w, "    v16 = bxor v15, v2").unwrap();
+            "v16"
+        }
+    };
+    writeln!(w, "    v18 = iconst.{t} 0\n    jump block2({start}, v18)").unwrap();
+    // the inner loop: x, c
+    writeln!(w, "block2(v20: {t}, v21: {t}):").unwrap();
+    writeln!(w, "    v22 = iconst.{t} {bit}\n    v23 = band v20, v22").unwrap();
+    writeln!(w, "    v24 = iconst.{t} 0\n    v25 = icmp ne v23, v24").unwrap();
+    writeln!(w, "    brif v25, block3, block4").unwrap();
+    writeln!(w, "block3:").unwrap();
+    writeln!(w, "    v26 = iconst.{t} {k1}\n    v27 = {op1} v20, v26").unwrap();
+    writeln!(w, "    jump block5(v27)").unwrap();
+    writeln!(w, "block4:").unwrap();
+    writeln!(w, "    v28 = iconst.{t} {k2}\n    v29 = {op2} v20, v28").unwrap();
+    writeln!(w, "    jump block5(v29)").unwrap();
+    writeln!(w, "block5(v30: {t}):").unwrap();
+    let x = if kind == Kind::Loads {
+        writeln!(w, "    v31 = load.i64 align 8 v3\n    v32 = bxor v30, v31").unwrap();
+        "v32"
+    } else {
+        "v30"
+    };
+    writeln!(w, "    v33 = iconst.{t} 1\n    v34 = iadd v21, v33").unwrap();
+    writeln!(
+        w,
+        "    v35 = iconst.{t} {mask}\n    v36 = band {x}, v35\n    v37 = iconst.{t} {target}\n    \
+         v38 = icmp ne v36, v37\n    v39 = iconst.{t} {cap}\n    v40 = icmp ult v34, v39\n    \
+         v41 = band v38, v40"
+    )
+    .unwrap();
+    writeln!(w, "    brif v41, block2({x}, v34), block6").unwrap();
+    writeln!(w, "block6:").unwrap();
+    if matches!(kind, Kind::StoresAfter | Kind::CarriedInMemory) {
+        writeln!(w, "    store align 8 v34, v3").unwrap();
+    }
+    writeln!(
+        w,
+        "    v50 = iconst.{t} 31\n    v51 = imul v11, v50\n    v52 = bxor v51, v34\n    \
+         v53 = iadd v12, {x}"
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "    v54 = iconst.{t} {step}\n    v55 = iadd v10, v54\n    v56 = icmp ult v55, v1"
+    )
+    .unwrap();
+    writeln!(w, "    brif v56, block1(v55, v52, v53, v34), block7").unwrap();
+    writeln!(w, "block7:").unwrap();
+    writeln!(w, "    v60 = load.i64 align 8 v3\n    v61 = iadd v53, v60").unwrap();
+    writeln!(w, "    return v52, v61\n}}").unwrap();
+    p
+}
+
+const STEPS: u64 = 200_000;
+
+#[test]
+fn random_loop_nests_jam_only_when_they_may_and_run_the_same() {
+    let (count, seed) = count_and_seed(300);
+    let mut failures = Vec::new();
+    let (mut runs, mut jammed) = (0, 0);
+    for k in 0..count {
+        let s = seed + k as u64;
+        let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
+        let kind = [
+            Kind::Pure,
+            Kind::Pure,
+            Kind::StoresAfter,
+            Kind::Carried,
+            Kind::CarriedInMemory,
+            Kind::Loads,
+        ][rng.below(6)];
+        let text = program(&mut rng, kind);
+        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let mut report = Report::default();
+        let (new, graph) =
+            match common::passes::pipeline_sequentialized(&module, &mut report, &|_, _, _| false) {
+                Ok(x) => x,
+                Err(e) => {
+                    failures.push(format!("seed {s}: {e}\noriginal:\n{text}"));
+                    continue;
+                }
+            };
+        if report.get("jam.loops") > 0 {
+            jammed += 1;
+            if !kind.jammable() {
+                failures.push(format!("seed {s}: {kind:?} jammed\n{text}\n{graph}"));
+                continue;
+            }
+        }
+        for _ in 0..8 {
+            let args: Vec<DataValue> = [
+                rng.below(12) as u128,
+                rng.below(40) as u128,
+                rng.next() as u128,
+            ]
+            .iter()
+            .map(|&v| DataValue::from_bits(Type::I64, v))
+            .collect();
+            let a = run(&module, "f", &args, STEPS);
+            if a.result
+                .as_ref()
+                .is_err_and(|t| t.kind == TrapKind::StepLimit)
+            {
+                continue;
+            }
+            runs += 1;
+            let what = format!("seed {s} ({kind:?}), @f({args:?})");
+            let b = evaluate(&graph, &module, "f", &args, STEPS * 20);
+            if !same(&a, &b) {
+                failures.push(format!(
+                    "{what}: the graph gives {:?}, the original {:?}\n{text}\n{graph}",
+                    b.result, a.result
+                ));
+                continue;
+            }
+            let c = run(&new, "f", &args, STEPS * 20);
+            if !same(&a, &c) {
+                failures.push(format!(
+                    "{what}: sequentialized, {:?}, the original {:?}\n{text}\n{new}",
+                    c.result, a.result
+                ));
+            }
+        }
+    }
+    println!("{count} programs, {jammed} jammed, {runs} runs compared");
+    assert!(
+        failures.is_empty(),
+        "{} failures, the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    assert!(jammed >= count / 4, "only {jammed} of {count} jammed");
+}
