@@ -1,8 +1,10 @@
 //! Loop unrolling on random counted loops, against the interpreter: do-while loops
 //! over `i8` to `i64` that count an induction variable by a random step while it is
 //! below a bound (`ult`, `slt`, swapped, negated, and shapes that must not unroll:
-//! `ule`, `ne`, `sle`), from starts and to bounds near the wrap points (0, the
-//! unsigned and signed extremes, multiples of the step around them), as parameters or
+//! `ule`, `sle`) or while it differs from it (`ne`, swapped, or `eq` negated: the
+//! unroller's `counted_until`, whose trip count may be infinite), from starts and to
+//! bounds near the wrap points (0, the unsigned and signed extremes, multiples of the
+//! step around them), as parameters or
 //! constants, with bodies that mix the variable into an accumulator, through a stack
 //! slot, a branch or a call of `@trace` (whose order the comparison sees). Each is
 //! built, optimized by the pipeline's RVSDG passes with a random unrolling factor and
@@ -77,7 +79,9 @@ fn shape(rng: &mut Rng) -> Shape {
         ("ule", false, false),
         ("ne", false, false),
         ("sle", false, false),
-    ][rng.below(11)];
+        ("ne", true, false),
+        ("eq", false, true),
+    ][rng.below(13)];
     let step = match rng.below(10) {
         0..=3 => 1,
         4 => 2,

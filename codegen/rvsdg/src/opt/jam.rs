@@ -131,6 +131,7 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
     let body = g.theta_body(inner);
     let qualifies = g.count_nodes(body) <= BODY_BUDGET
         && super::unroll::counted(g, inner).is_none()
+        && super::unroll::counted_until(g, inner).is_none()
         && super::select::flattenable(g, body)
         && repeat_test(g, body).is_some()
         && (0..g.num_outputs(inner))

@@ -67,6 +67,19 @@
 //! the original's iterations in order on the same values, with the same effects, and
 //! ends (or not) exactly when it does. The original body exists `k + 1` times.
 //!
+//! **Loops to an end** (`counted_until`): "repeat iff `iv' != b`", `iv' = iv + c`
+//! (`iadd`), or `iv' = ptradd iv, c` with the test comparing `bitcast iv'` (how a
+//! slice iterator's `ptr != end` reaches the RVSDG), `c` a positive constant, `b`
+//! invariant, unsigned, no lead. With `d = (k-1)*c` (representable): if the distance
+//! `b - x` (wrapping) is above `d`, the tests after the next `k - 1` iterations all
+//! pass, since `x + j*c == b` would need `j*c == b - x` with `j*c <= d < b - x`. So
+//! γ1's guard is `b - iv0 >u d`, θ_main repeats while `b - x' >u d`, and the original
+//! continues iff `x' != b`; the rest is as above. No trip count is known (a distance
+//! that is not a multiple of `c` never ends: neither does the remainder loop). Such
+//! a loop whose body branches at its top level is left (`unroll.declined-branches`):
+//! `branchy_hash`'s body is one chain of decisions on the hash it carries, branch-free
+//! after if-conversion as one body but not as four copies (1.011x unrolled).
+//!
 //! **Known trip counts.** When `iv0` and `b` are both constants (types up to 64 bits)
 //! and the iterations do not wrap, the trip count `t` is known: fewer than `k`
 //! iterations and the loop is left (`unroll.declined-short`, as is a constant bound
@@ -150,6 +163,7 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
     report.count("unroll.declined-size", counts.declined_size);
     report.count("unroll.declined-short", counts.declined_short);
     report.count("unroll.declined-sink", counts.declined_sink);
+    report.count("unroll.declined-branches", counts.declined_branches);
     if options.nests {
         report.count("unroll.nests", counts.nests);
     }
@@ -164,6 +178,7 @@ struct Counts {
     declined_size: u64,
     declined_short: u64,
     declined_sink: u64,
+    declined_branches: u64,
     nests: u64,
 }
 
@@ -314,6 +329,11 @@ pub(super) struct Counted {
     pub ty: Type,
     pub bound: Bound,
     pub signed: bool,
+    /// The test is `iv + step != bound` (`counted_until`), unsigned, without a lead.
+    pub ne: bool,
+    /// `iv` is a pointer advanced by `ptradd`; the test compares its address as a
+    /// `ty` integer (`bitcast`), `bound` is an integer (only with `ne`).
+    pub pointer: bool,
 }
 
 impl Counted {
@@ -470,7 +490,101 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
         ty,
         bound,
         signed,
+        ne: false,
+        pointer: false,
     })
+}
+
+/// Whether θ `theta` counts up to a bound it tests for equality: it repeats iff
+/// `iv + c != b`, `iv + c` (`iadd`, or `ptradd` of a pointer compared as an integer
+/// through a `bitcast`: how a slice iterator's `ptr != end` reaches the RVSDG) being
+/// `iv`'s next value, `c` a positive constant and `b` invariant. Unsigned, without a
+/// lead. (`counted` covers `<`; only the unroller takes this form.)
+pub(super) fn counted_until(g: &Rvsdg, theta: Node) -> Option<Counted> {
+    let body = g.theta_body(theta);
+    let results = g.results(body);
+    let m = g.producer(results[0])?;
+    let [on_false, on_true] = match2_alternatives(g, m)?;
+    let mut cond = g.input(m, 0);
+    if g.ty(cond) != Ty::Val(Type::I1) {
+        return None;
+    }
+    let mut negated = match (on_true, on_false) {
+        (1, 0) => false,
+        (0, 1) => true,
+        _ => return None,
+    };
+    let cmp = loop {
+        let n = g.producer(cond)?;
+        match g.op(n)? {
+            Op::Inst(InstructionData::Unary {
+                opcode: Opcode::Bnot,
+                ..
+            }) => cond = g.input(n, 0),
+            _ => break n,
+        }
+        negated = !negated;
+    };
+    let Some(Op::Inst(InstructionData::IntCompare { cond: cc, .. })) = g.op(cmp) else {
+        return None;
+    };
+    let cc = if negated { cc.inverse() } else { *cc };
+    if cc != IntCC::Ne {
+        return None;
+    }
+    // which operand is the next value
+    let next_of = |o: Origin| -> Option<(usize, u128, bool)> {
+        let (next, pointer) = match producer_opcode(g, o) {
+            Some(Opcode::Bitcast) => (g.input(g.producer(o)?, 0), true),
+            _ => (o, false),
+        };
+        let add = g.producer(next)?;
+        let want = if pointer {
+            Opcode::Ptradd
+        } else {
+            Opcode::Iadd
+        };
+        if producer_opcode(g, next) != Some(want) {
+            return None;
+        }
+        let (iv, c) = match (g.input(add, 0), g.input(add, 1)) {
+            (Origin::Arg(_, i), c) if pointer => (i as usize, c),
+            (Origin::Arg(_, i), c) | (c, Origin::Arg(_, i)) if !pointer => (i as usize, c),
+            _ => return None,
+        };
+        (results[1 + iv] == next).then_some((iv, const_of(g, c)?, pointer))
+    };
+    let (a, b) = (g.input(cmp, 0), g.input(cmp, 1));
+    let ((iv, step, pointer), bound) = match next_of(a) {
+        Some(x) => (x, b),
+        None => (next_of(b)?, a),
+    };
+    let ty = g.ty(bound).value()?;
+    if !ty.is_int() || ty.bits() > 64 || step == 0 || step > ty.mask() {
+        return None;
+    }
+    let bound = match bound {
+        Origin::Arg(_, p) if results[1 + p as usize] == bound => Bound::Var(p as usize),
+        _ => Bound::Const(const_of(g, bound)?),
+    };
+    Some(Counted {
+        iv,
+        step,
+        lead: 0,
+        ty,
+        bound,
+        signed: false,
+        ne: true,
+        pointer,
+    })
+}
+
+/// The opcode of the simple node that makes `o`.
+fn producer_opcode(g: &Rvsdg, o: Origin) -> Option<Opcode> {
+    match g.op(g.producer(o)?)? {
+        Op::Inst(d) => Some(d.opcode()),
+        _ => None,
+    }
 }
 
 /// Whether a node at the top level of `body` reads a state and gives none back.
@@ -483,7 +597,7 @@ pub(super) fn has_sink(g: &Rvsdg, body: Region) -> bool {
 /// The number of iterations of a loop from constant `x0` to constant `b`, when no
 /// increment wraps (types up to 64 bits).
 pub(super) fn trip_count(lp: &Counted, x0: u128, b: u128) -> Option<u128> {
-    if lp.ty.bits() > 64 {
+    if lp.ty.bits() > 64 || lp.ne {
         return None;
     }
     let (x0, b, c, hi) = if lp.signed {
@@ -517,13 +631,24 @@ fn const_limit(lp: &Counted, b: u128, d: u128) -> Option<u128> {
 
 /// Unrolls θ `theta` if it is counted and fits.
 fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Counts) {
-    let Some(lp) = counted(g, theta) else {
+    let Some(lp) = counted(g, theta).or_else(|| counted_until(g, theta)) else {
         counts.not_counted += 1;
         return;
     };
     let body = g.theta_body(theta);
     if has_sink(g, body) {
         counts.declined_sink += 1;
+        return;
+    }
+    // a loop to a pointer's end whose body branches is a chain of decisions on the
+    // values it carries (`branchy_hash`): one body becomes branch-free predicated
+    // code, k copies of it do not, and the chain stays as long
+    if lp.ne
+        && g.nodes(body)
+            .iter()
+            .any(|&n| matches!(g.kind(n), NodeKind::Gamma { .. }))
+    {
+        counts.declined_branches += 1;
         return;
     }
     let size = g.count_nodes(body).max(1);
@@ -572,6 +697,8 @@ fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Coun
         return;
     };
     let limit = match lp.bound {
+        // `until`: θ_main tests the distance to the bound itself
+        Bound::Const(b) if lp.ne => Some(b),
         Bound::Const(b) => match const_limit(&lp, b, d) {
             Some(l) => Some(l),
             None => {
@@ -613,7 +740,7 @@ pub(super) fn unrollable_by(g: &Rvsdg, theta: Node, k: usize) -> bool {
 
 /// The shape, known trip count and constant limit of unrolling `theta` by `k`.
 fn plan_by(g: &Rvsdg, theta: Node, k: usize) -> Option<(Counted, Option<u128>, Option<u128>)> {
-    let lp = counted(g, theta)?;
+    let lp = counted(g, theta).or_else(|| counted_until(g, theta))?;
     if k < 2 || has_sink(g, g.theta_body(theta)) {
         return None;
     }
@@ -627,6 +754,7 @@ fn plan_by(g: &Rvsdg, theta: Node, k: usize) -> Option<(Counted, Option<u128>, O
         return None;
     }
     let limit = match lp.bound {
+        Bound::Const(b) if lp.ne => Some(b),
         Bound::Const(b) => Some(const_limit(&lp, b, d)?),
         Bound::Var(_) => None,
     };
@@ -721,12 +849,26 @@ fn main_loop(
             _ => {
                 let c = lp.multiple(j).expect("multiples up to k*c fit");
                 let c = iconst(g, mb, lp.ty, c);
-                binary(g, mb, Opcode::Iadd, margs[lp.iv], c)
+                let add = if lp.pointer {
+                    Opcode::Ptradd
+                } else {
+                    Opcode::Iadd
+                };
+                binary(g, mb, add, margs[lp.iv], c)
             }
         })
         .collect();
     let (next, dead) = interleaved_copies(g, body, mb, lp, &margs[..n], &ivs);
-    let more = icmp(g, mb, lp.lt(), ivs[k], limit);
+    let more = if lp.ne {
+        // more than d = (k-1)c to go: the next k tests pass
+        let x = as_int(g, mb, lp, ivs[k]);
+        let left = binary(g, mb, Opcode::Isub, limit, x);
+        let d = lp.multiple(k - 1).expect("checked by unroll");
+        let d = iconst(g, mb, lp.ty, d);
+        icmp(g, mb, IntCC::Ugt, left, d)
+    } else {
+        icmp(g, mb, lp.lt(), ivs[k], limit)
+    };
     let p = predicate(g, mb, more);
     g.set_theta_predicate(main, p);
     for (i, &o) in next.iter().enumerate() {
@@ -864,6 +1006,23 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
     let iv0 = inits[lp.iv];
     // the guard c0: k iterations certainly run from iv0
     let (limit, guard) = match lp.bound {
+        _ if lp.ne => {
+            // `until`: more than d = (k-1)c between iv0 and the bound
+            let b = match lp.bound {
+                Bound::Var(p) => inits[p],
+                Bound::Const(b) => iconst(g, r, lp.ty, b),
+            };
+            let x = as_int(g, r, lp, iv0);
+            let left = binary(g, r, Opcode::Isub, b, x);
+            let d = lp.multiple(k - 1).expect("checked by unroll");
+            let d = iconst(g, r, lp.ty, d);
+            let room = icmp(g, r, IntCC::Ugt, left, d);
+            let limit = match lp.bound {
+                Bound::Const(b) => Limit::Const(b),
+                Bound::Var(_) => Limit::In(b),
+            };
+            (limit, room)
+        }
         Bound::Const(_) => {
             let l = limit.expect("a constant bound has a constant limit");
             let lc = iconst(g, r, lp.ty, l);
@@ -922,7 +1081,12 @@ fn guarded(g: &mut Rvsdg, theta: Node, lp: &Counted, k: usize, limit: Option<u12
             binary(g, run, Opcode::Iadd, outs[lp.iv], l)
         }
     };
-    let go_on = icmp(g, run, lp.lt(), tested, b);
+    let go_on = if lp.ne {
+        let x = as_int(g, run, lp, tested);
+        icmp(g, run, IntCC::Ne, x, b)
+    } else {
+        icmp(g, run, lp.lt(), tested, b)
+    };
     let yes = iconst(g, skip, Type::I1, 1);
     let mid: Vec<Origin> = (0..n)
         .map(|i| g.add_gamma_exit(g1, &[skip_args[i], outs[i]]))
@@ -970,6 +1134,19 @@ fn merge_constants(g: &mut Rvsdg, r: Region) {
 
 fn v0() -> Value {
     Value::from_u32(0)
+}
+
+/// `x` (a value of the loop's induction variable) as the integer its test compares:
+/// a pointer's address through a `bitcast`.
+fn as_int(g: &mut Rvsdg, r: Region, lp: &Counted, x: Origin) -> Origin {
+    if !lp.pointer {
+        return x;
+    }
+    let op = Op::Inst(InstructionData::Unary {
+        opcode: Opcode::Bitcast,
+        arg: v0(),
+    });
+    Origin::Out(g.add_simple(r, op, &[x], &[Ty::Val(lp.ty)]), 0)
 }
 
 pub(super) fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
