@@ -7,7 +7,10 @@
 //! accumulators. The inner loop is pure (jammable), or also stores its result into a
 //! stack slot after it (still jammable: the store is the outer loop's), or starts
 //! from the previous iteration's `c` (carried by value), or from a word the previous
-//! iteration stored (carried through memory), or loads a word in its body (not pure).
+//! iteration stored (carried through memory), or loads a word in its body (not pure);
+//! or the outer loop divides by the bound after it (a trap when the bound is 0),
+//! with the inner loop capped (it certainly ends: jammable) or not (it may never end:
+//! a later iteration's inner loop must not run before the division).
 //! Each program runs through the pipeline's RVSDG passes with every pass verified,
 //! then is evaluated and sequentialized: results must be the original's. At least a
 //! quarter of the programs must jam, and only the jammable kinds.
@@ -36,11 +39,17 @@ enum Kind {
     CarriedInMemory,
     /// The inner loop loads a word of the slot in every iteration.
     Loads,
+    /// The outer loop divides by the bound after the inner loop (a trap when it is
+    /// 0): the inner loop, capped, certainly ends.
+    Divides,
+    /// The same with an inner loop without its cap, which may never end: a later
+    /// iteration's inner loop must not run before the division.
+    DividesUncapped,
 }
 
 impl Kind {
     fn jammable(self) -> bool {
-        matches!(self, Kind::Pure | Kind::StoresAfter)
+        matches!(self, Kind::Pure | Kind::StoresAfter | Kind::Divides)
     }
 }
 
@@ -105,10 +114,14 @@ fn program(rng: &mut Rng, kind: Kind) -> String {
     writeln!(
         w,
         "    v35 = iconst.{t} {mask}\n    v36 = band {x}, v35\n    v37 = iconst.{t} {target}\n    \
-         v38 = icmp ne v36, v37\n    v39 = iconst.{t} {cap}\n    v40 = icmp ult v34, v39\n    \
-         v41 = band v38, v40"
+         v38 = icmp ne v36, v37\n    v39 = iconst.{t} {cap}\n    v40 = icmp ult v34, v39"
     )
     .unwrap();
+    if kind == Kind::DividesUncapped {
+        writeln!(w, "    v41 = bor v38, v38").unwrap();
+    } else {
+        writeln!(w, "    v41 = band v38, v40").unwrap();
+    }
     writeln!(w, "    brif v41, block2({x}, v34), block6").unwrap();
     writeln!(w, "block6:").unwrap();
     if matches!(kind, Kind::StoresAfter | Kind::CarriedInMemory) {
@@ -116,10 +129,15 @@ fn program(rng: &mut Rng, kind: Kind) -> String {
     }
     writeln!(
         w,
-        "    v50 = iconst.{t} 31\n    v51 = imul v11, v50\n    v52 = bxor v51, v34\n    \
+        "    v50 = iconst.{t} 31\n    v51 = imul v11, v50\n    v57 = bxor v51, v34\n    \
          v53 = iadd v12, {x}"
     )
     .unwrap();
+    if matches!(kind, Kind::Divides | Kind::DividesUncapped) {
+        writeln!(w, "    v58 = udiv v57, v1\n    v52 = iadd v57, v58").unwrap();
+    } else {
+        writeln!(w, "    v52 = iadd v57, v4").unwrap();
+    }
     writeln!(
         w,
         "    v54 = iconst.{t} {step}\n    v55 = iadd v10, v54\n    v56 = icmp ult v55, v1"
@@ -149,7 +167,9 @@ fn random_loop_nests_jam_only_when_they_may_and_run_the_same() {
             Kind::Carried,
             Kind::CarriedInMemory,
             Kind::Loads,
-        ][rng.below(6)];
+            Kind::Divides,
+            Kind::DividesUncapped,
+        ][rng.below(8)];
         let text = program(&mut rng, kind);
         let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -42,9 +42,20 @@
 //! original, which would never reach what comes after). Extra iterations of a done
 //! lane compute pure values that the selects discard.
 //!
+//! **Termination.** The lanes start the next outer iterations' inner loops before
+//! this iteration's code after its inner loop runs. If that code may stop the
+//! program or never return (it takes the I/O state: a call, a check's panic, a
+//! trap), and a later inner loop never ended, the original would have stopped where
+//! the lanes hang. Then the inner loop must certainly end: its test implies a compare
+//! `iv <u b` (or `iv + 1 <u b`, signed too) of a variable growing by one to an
+//! invariant bound (`terminates`, after the body is flattened and folded;
+//! `mandelbrot`'s `n < max_iter`), or the loop is left, flattened
+//! (`jam.declined-termination`).
+//!
 //! Counters: `jam.loops` (inner loops whose copies became one), `jam.declined-shape`
 //! (an outer loop with one inner loop that is not pure or too large),
-//! `jam.declined-outer` (the outer loop could not be unrolled).
+//! `jam.declined-outer` (the outer loop could not be unrolled),
+//! `jam.declined-termination` (above).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{Opcode, Type};
@@ -52,7 +63,7 @@ use vliw_ir::{Opcode, Type};
 use super::rewrite::Rewriter;
 use super::unroll::{binary, iconst, match2_alternatives, predicate, select, unroll_by};
 use crate::graph::{Node, NodeKind, Origin, Region};
-use crate::ops::{Op, Rvsdg};
+use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
 /// The most lanes `auto` chooses (`rvsdg-jam-lanes`).
@@ -89,6 +100,7 @@ pub fn jam_loops(g: &mut Rvsdg, lanes: Option<usize>, report: &mut Report) {
     report.count("jam.loops", counts.loops);
     report.count("jam.declined-shape", counts.declined_shape);
     report.count("jam.declined-outer", counts.declined_outer);
+    report.count("jam.declined-termination", counts.declined_termination);
 }
 
 #[derive(Default)]
@@ -96,6 +108,7 @@ struct Counts {
     loops: u64,
     declined_shape: u64,
     declined_outer: u64,
+    declined_termination: u64,
 }
 
 /// The θs whose body's only θ is one at its top level, with that θ, found before
@@ -146,6 +159,16 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
     }
     let flat = super::select::flatten(g, body);
     debug_assert!(flat && pure_body(g, inner), "checked by flattenable");
+    if may_stop(g, outer, inner) {
+        // the flattened test, folded, shows whether the inner loop certainly ends
+        if let Some(l) = g.enclosing_lambda(body) {
+            super::fold::fold_lambdas(g, &[l], &mut Report::default());
+        }
+        if !g.is_alive(outer) || !g.is_alive(inner) || !terminates(g, body) {
+            counts.declined_termination += 1;
+            return true;
+        }
+    }
     // the states pass through: their users read what went in, and the θ has none
     let states: Vec<usize> = (0..g.num_outputs(inner))
         .filter(|&i| g.ty(Origin::Out(inner, i as u32)).is_state())
@@ -204,6 +227,113 @@ fn carried_through(g: &Rvsdg, outer: Node, inner: Node) -> bool {
     g.inputs(inner)
         .iter()
         .any(|&o| !g.ty(o).is_state() && tainted.contains(&o))
+}
+
+/// Whether something in `outer`'s body besides `inner` may stop the program or never
+/// return (it takes the I/O state: a call, a trap, a check's panic, a division that
+/// may trap). The original runs the next iteration's inner loop only after it; the
+/// lanes run it beside this one's, so if that inner loop never ended, the program
+/// would hang where it stopped.
+fn may_stop(g: &Rvsdg, outer: Node, inner: Node) -> bool {
+    let inside: FxHashSet<Region> = g.regions_below(g.theta_body(inner)).into_iter().collect();
+    g.regions_below(g.theta_body(outer))
+        .into_iter()
+        .filter(|r| !inside.contains(r))
+        .any(|r| {
+            g.nodes(r).iter().any(|&n| {
+                n != inner
+                    && !g.kind(n).is_structural()
+                    && g.inputs(n).iter().any(|&o| g.ty(o) == Ty::Io)
+            })
+        })
+}
+
+/// Whether the θ with body `body` certainly ends: it repeats only while a compare
+/// `iv + 1 <(u|s) b` holds, `iv + 1` being a loop variable's next value and `b`
+/// invariant (`mandelbrot`'s `n < max_iter` beside its escape test), through `band`s
+/// and γs whose arms for a false compare give false.
+fn terminates(g: &Rvsdg, body: Region) -> bool {
+    let Some((tested, true)) = repeat_test(g, body) else {
+        return false;
+    };
+    g.nodes(body)
+        .iter()
+        .filter(|&&n| counts_to_bound(g, body, n))
+        .any(|&c| implies(g, tested, Origin::Out(c, 0), 0))
+}
+
+/// Whether node `n` of θ body `body` is `icmp ult|slt x, b` (or swapped), with `x`
+/// a loop variable `iv` or its next value, which is `iv + 1`, and `b` invariant or a
+/// constant: `iv` grows by one per iteration until the compare fails.
+fn counts_to_bound(g: &Rvsdg, body: Region, n: Node) -> bool {
+    let Some(Op::Inst(vliw_ir::InstructionData::IntCompare { cond, .. })) = g.op(n) else {
+        return false;
+    };
+    let (next, bound) = match cond {
+        vliw_ir::IntCC::Ult | vliw_ir::IntCC::Slt => (g.input(n, 0), g.input(n, 1)),
+        vliw_ir::IntCC::Ugt | vliw_ir::IntCC::Sgt => (g.input(n, 1), g.input(n, 0)),
+        _ => return false,
+    };
+    let results = g.results(body);
+    let invariant = match bound {
+        Origin::Arg(r, p) => r == body && results[1 + p as usize] == bound,
+        Origin::Out(m, _) => g.op(m).is_some_and(|op| op.is_constant_like()),
+    };
+    // `next` itself, or the loop variable whose next value it is
+    let increment = match next {
+        Origin::Arg(r, i) if r == body => results[1 + i as usize],
+        _ => next,
+    };
+    let Some(add) = g.producer(increment) else {
+        return false;
+    };
+    let Some(Op::Inst(d)) = g.op(add) else {
+        return false;
+    };
+    let by_one = |c: Origin| super::rewrite::const_of(g, c) == Some(1);
+    let steps = d.opcode() == Opcode::Iadd
+        && match (g.input(add, 0), g.input(add, 1)) {
+            (Origin::Arg(r, i), c) | (c, Origin::Arg(r, i)) => {
+                r == body && by_one(c) && results[1 + i as usize] == increment
+            }
+            _ => false,
+        };
+    invariant && steps
+}
+
+/// Whether boolean `o` is true only when boolean `c` is (both of one region, or `c`
+/// entering the γs `o` comes out of): `o` is `c`, a `band` with an operand that
+/// implies `c`, or an exit of a γ on `c` whose arms for a false `c` give false.
+fn implies(g: &Rvsdg, o: Origin, c: Origin, depth: u32) -> bool {
+    if o == c {
+        return true;
+    }
+    if depth > 8 {
+        return false;
+    }
+    let Some(n) = g.producer(o) else {
+        return false;
+    };
+    match g.kind(n) {
+        NodeKind::Simple(Op::Inst(d)) if d.opcode() == Opcode::Band => {
+            implies(g, g.input(n, 0), c, depth + 1) || implies(g, g.input(n, 1), c, depth + 1)
+        }
+        NodeKind::Gamma { arms } => {
+            let Origin::Out(_, k) = o else {
+                return false;
+            };
+            let Some(m) = g.producer(g.input(n, 0)) else {
+                return false;
+            };
+            let Some([on_false, _]) = match2_alternatives(g, m) else {
+                return false;
+            };
+            g.input(m, 0) == c
+                && super::rewrite::const_of(g, g.results(arms[on_false as usize])[k as usize])
+                    == Some(0)
+        }
+        _ => false,
+    }
 }
 
 /// Whether θ body `body`'s state variable `i` passes through: its result is its
