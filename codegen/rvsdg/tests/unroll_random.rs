@@ -19,7 +19,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Module, TrapKind, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Module, Type, parse_module, verify_module};
 use vliw_rvsdg::opt::UnrollOptions;
 use vliw_rvsdg::{Report, Rvsdg};
 
@@ -258,31 +258,17 @@ fn random_counted_loops_unroll_and_run_the_same() {
             .iter()
             .map(|&v| DataValue::from_bits(shape.ty, v))
             .collect();
-            let a = run(&module, "f", &args, STEPS);
-            if a.result
-                .as_ref()
-                .is_err_and(|t| t.kind == TrapKind::StepLimit)
-            {
-                // a loop that wraps around runs for long: not compared
-                endless += 1;
-                continue;
-            }
-            runs += 1;
             let what = format!("seed {s}, {options:?}, @f({args:?})");
-            let b = evaluate(&graph, &module, "f", &args, STEPS * 20);
-            if !same(&a, &b) {
-                failures.push(format!(
-                    "{what}: the graph gives {:?}, the original {:?}\n{text}\n{graph}",
-                    b.result, a.result
-                ));
-                continue;
-            }
-            let c = run(&new, "f", &args, STEPS * 20);
-            if !same(&a, &c) {
-                failures.push(format!(
-                    "{what}: sequentialized, {:?}, the original {:?}\n{text}\n{new}",
-                    c.result, a.result
-                ));
+            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
+                Checked::TooLong => {
+                    // a loop that wraps around runs for long: not compared
+                    endless += 1;
+                }
+                Checked::Same(_) => runs += 1,
+                Checked::Differs(d) => {
+                    runs += 1;
+                    failures.push(d);
+                }
             }
         }
     }

@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Module, TrapKind, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Module, Type, parse_module, verify_module};
 use vliw_rvsdg::{Report, Rvsdg};
 
 /// One checked index `s·i + c1·t1 + c2·t2 + d`.
@@ -184,31 +184,19 @@ fn random_bounds_checked_loops_version_and_run_the_same() {
                 .map(|&below| small_or_wrapping(&mut rng, below))
                 .map(|v| DataValue::from_bits(Type::I64, v as u64 as u128))
                 .collect();
-            let a = run(&module, "f", &args, STEPS);
-            if a.result
-                .as_ref()
-                .is_err_and(|t| t.kind == TrapKind::StepLimit)
-            {
-                endless += 1;
-                continue;
-            }
-            runs += 1;
-            traps += usize::from(a.result.is_err());
             let what = format!("seed {s}, @f({args:?})");
-            let b = evaluate(&graph, &module, "f", &args, STEPS * 20);
-            if !same(&a, &b) {
-                failures.push(format!(
-                    "{what}: the graph gives {:?}, the original {:?}\n{text}\n{graph}",
-                    b.result, a.result
-                ));
-                continue;
-            }
-            let c = run(&new, "f", &args, STEPS * 20);
-            if !same(&a, &c) {
-                failures.push(format!(
-                    "{what}: sequentialized, {:?}, the original {:?}\n{text}\n{new}",
-                    c.result, a.result
-                ));
+            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
+                Checked::TooLong => {
+                    endless += 1;
+                }
+                Checked::Same(a) => {
+                    runs += 1;
+                    traps += usize::from(a.result.is_err());
+                }
+                Checked::Differs(d) => {
+                    runs += 1;
+                    failures.push(d);
+                }
             }
         }
     }

@@ -114,28 +114,13 @@ struct Counts {
 /// The θs whose body's only θ is one at its top level, with that θ, found before
 /// anything changes.
 fn candidates(g: &Rvsdg) -> Vec<(Node, Node)> {
-    let mut out = Vec::new();
-    for l in g.lambdas() {
-        for r in g.regions_below(g.lambda_body(l)) {
-            for &n in g.nodes(r) {
-                let NodeKind::Theta { body } = *g.kind(n) else {
-                    continue;
-                };
-                let thetas: Vec<Node> = g
-                    .regions_below(body)
-                    .iter()
-                    .flat_map(|&q| g.nodes(q).iter().copied())
-                    .filter(|&m| matches!(g.kind(m), NodeKind::Theta { .. }))
-                    .collect();
-                if let [inner] = thetas[..]
-                    && g.node(inner).region == body
-                {
-                    out.push((n, inner));
-                }
-            }
-        }
-    }
-    out
+    super::unroll::thetas_with_inner(g)
+        .into_iter()
+        .filter_map(|(n, thetas)| match thetas[..] {
+            [inner] if g.node(inner).region == g.theta_body(n) => Some((n, inner)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Jams `inner`'s copies in `outer` unrolled by `lanes`, when they qualify; whether

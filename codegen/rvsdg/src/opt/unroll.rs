@@ -267,6 +267,15 @@ fn completely_unrollable(g: &Rvsdg, theta: Node, max_trips: u128) -> Option<(Cou
 /// levels), found before any is changed.
 fn nest_thetas(g: &Rvsdg) -> Vec<Node> {
     let inner: rustc_hash::FxHashSet<Node> = innermost_thetas(g).into_iter().collect();
+    thetas_with_inner(g)
+        .into_iter()
+        .filter(|(_, thetas)| thetas.iter().all(|m| inner.contains(m)))
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Every θ of every λ whose body holds θs (at any depth), with those θs.
+pub(super) fn thetas_with_inner(g: &Rvsdg) -> Vec<(Node, Vec<Node>)> {
     let mut out = Vec::new();
     for l in g.lambdas() {
         for r in g.regions_below(g.lambda_body(l)) {
@@ -280,8 +289,8 @@ fn nest_thetas(g: &Rvsdg) -> Vec<Node> {
                     .flat_map(|&q| g.nodes(q).iter().copied())
                     .filter(|&m| matches!(g.kind(m), NodeKind::Theta { .. }))
                     .collect();
-                if !thetas.is_empty() && thetas.iter().all(|m| inner.contains(m)) {
-                    out.push(n);
+                if !thetas.is_empty() {
+                    out.push((n, thetas));
                 }
             }
         }
@@ -386,11 +395,11 @@ pub(super) fn match2_alternatives(g: &Rvsdg, m: Node) -> Option<[u32; 2]> {
     Some([alt(0), alt(1)])
 }
 
-/// Whether θ `theta` is counted, and how.
-pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
-    let body = g.theta_body(theta);
-    let results = g.results(body);
-    let m = g.producer(results[0])?;
+/// The compare that θ body `body`'s predicate tests, and the condition under which
+/// the θ repeats: the predicate is a two-way `match` of it, directly or through
+/// `bnot c` and `bxor c, true` (how the construction negates a branch's condition).
+fn loop_compare(g: &Rvsdg, body: Region) -> Option<(Node, IntCC)> {
+    let m = g.producer(g.results(body)[0])?;
     let [on_false, on_true] = match2_alternatives(g, m)?;
     let mut cond = g.input(m, 0);
     if g.ty(cond) != Ty::Val(Type::I1) {
@@ -401,7 +410,6 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
         (0, 1) => true,
         _ => return None,
     };
-    // `bnot c` and `bxor c, true` (how the construction negates a branch's condition)
     let cmp = loop {
         let n = g.producer(cond)?;
         match g.op(n)? {
@@ -425,7 +433,14 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
     let Some(Op::Inst(InstructionData::IntCompare { cond: cc, .. })) = g.op(cmp) else {
         return None;
     };
-    let mut cc = if negated { cc.inverse() } else { *cc };
+    Some((cmp, if negated { cc.inverse() } else { *cc }))
+}
+
+/// Whether θ `theta` is counted, and how.
+pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
+    let body = g.theta_body(theta);
+    let results = g.results(body);
+    let (cmp, mut cc) = loop_compare(g, body)?;
     let (mut next, mut bound) = (g.input(cmp, 0), g.input(cmp, 1));
     if matches!(cc, IntCC::Ugt | IntCC::Sgt) {
         std::mem::swap(&mut next, &mut bound);
@@ -479,10 +494,7 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
     if !ty.is_int() || !positive {
         return None;
     }
-    let bound = match bound {
-        Origin::Arg(_, p) if results[1 + p as usize] == bound => Bound::Var(p as usize),
-        _ => Bound::Const(const_of(g, bound)?),
-    };
+    let bound = bound_of(g, results, bound)?;
     Some(Counted {
         iv,
         step,
@@ -503,32 +515,7 @@ pub(super) fn counted(g: &Rvsdg, theta: Node) -> Option<Counted> {
 pub(super) fn counted_until(g: &Rvsdg, theta: Node) -> Option<Counted> {
     let body = g.theta_body(theta);
     let results = g.results(body);
-    let m = g.producer(results[0])?;
-    let [on_false, on_true] = match2_alternatives(g, m)?;
-    let mut cond = g.input(m, 0);
-    if g.ty(cond) != Ty::Val(Type::I1) {
-        return None;
-    }
-    let mut negated = match (on_true, on_false) {
-        (1, 0) => false,
-        (0, 1) => true,
-        _ => return None,
-    };
-    let cmp = loop {
-        let n = g.producer(cond)?;
-        match g.op(n)? {
-            Op::Inst(InstructionData::Unary {
-                opcode: Opcode::Bnot,
-                ..
-            }) => cond = g.input(n, 0),
-            _ => break n,
-        }
-        negated = !negated;
-    };
-    let Some(Op::Inst(InstructionData::IntCompare { cond: cc, .. })) = g.op(cmp) else {
-        return None;
-    };
-    let cc = if negated { cc.inverse() } else { *cc };
+    let (cmp, cc) = loop_compare(g, body)?;
     if cc != IntCC::Ne {
         return None;
     }
@@ -563,10 +550,7 @@ pub(super) fn counted_until(g: &Rvsdg, theta: Node) -> Option<Counted> {
     if !ty.is_int() || ty.bits() > 64 || step == 0 || step > ty.mask() {
         return None;
     }
-    let bound = match bound {
-        Origin::Arg(_, p) if results[1 + p as usize] == bound => Bound::Var(p as usize),
-        _ => Bound::Const(const_of(g, bound)?),
-    };
+    let bound = bound_of(g, results, bound)?;
     Some(Counted {
         iv,
         step,
@@ -577,6 +561,15 @@ pub(super) fn counted_until(g: &Rvsdg, theta: Node) -> Option<Counted> {
         ne: true,
         pointer,
     })
+}
+
+/// The loop's bound `b` (of a θ body whose results are `results`): an argument whose
+/// next value is itself, or a constant.
+fn bound_of(g: &Rvsdg, results: &[Origin], b: Origin) -> Option<Bound> {
+    match b {
+        Origin::Arg(_, p) if results[1 + p as usize] == b => Some(Bound::Var(p as usize)),
+        _ => Some(Bound::Const(const_of(g, b)?)),
+    }
 }
 
 /// The opcode of the simple node that makes `o`.

@@ -204,3 +204,52 @@ pub fn verified(g: &vliw_rvsdg::Rvsdg, after: &str) -> Result<(), String> {
         format!("does not verify after {after}:\n{}\n{g}", e.join("\n"))
     })
 }
+
+/// What one input did through the original, the optimized graph and its
+/// sequentialization ([`check_graph_and_code`]).
+pub enum Checked {
+    /// The original hit the step limit: nothing compared.
+    TooLong,
+    /// All three agree; the original's outcome.
+    Same(Outcome),
+    /// A difference, described with the programs.
+    Differs(String),
+}
+
+/// Runs `func(args)` on `module` (at most `steps` steps), then on `graph` (the
+/// optimized RVSDG of `module`) and on `new` (its sequentialization), each allowed 20
+/// times as many: the random tests' comparison. `text` is the original's source and
+/// `what` names the case in a difference.
+pub fn check_graph_and_code(
+    module: &Module,
+    graph: &vliw_rvsdg::Rvsdg,
+    new: &Module,
+    text: &str,
+    func: &str,
+    args: &[DataValue],
+    steps: u64,
+    what: &str,
+) -> Checked {
+    let a = run(module, func, args, steps);
+    if a.result
+        .as_ref()
+        .is_err_and(|t| t.kind == TrapKind::StepLimit)
+    {
+        return Checked::TooLong;
+    }
+    let b = evaluate(graph, module, func, args, steps * 20);
+    if !same(&a, &b) {
+        return Checked::Differs(format!(
+            "{what}: the graph gives {:?}, the original {:?}\n{text}\n{graph}",
+            b.result, a.result
+        ));
+    }
+    let c = run(new, func, args, steps * 20);
+    if !same(&a, &c) {
+        return Checked::Differs(format!(
+            "{what}: sequentialized, {:?}, the original {:?}\n{text}\n{new}",
+            c.result, a.result
+        ));
+    }
+    Checked::Same(a)
+}
