@@ -448,6 +448,7 @@ impl Options {
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
         "rvsdg-unroll-nests",
+        "rvsdg-unroll-until",
         "rvsdg-memory",
         "rvsdg-promote",
         "rvsdg-mem-split",
@@ -628,6 +629,7 @@ impl Options {
                 })?
             }
             "rvsdg-unroll-nests" => self.rvsdg.unroll_options.nests = on_off(key, value)?,
+            "rvsdg-unroll-until" => self.rvsdg.unroll_options.until = on_off(key, value)?,
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-promote" => self.rvsdg.promote = on_off(key, value)?,
             "rvsdg-mem-split" => self.rvsdg.mem_split = on_off(key, value)?,

@@ -132,6 +132,9 @@ pub struct UnrollOptions {
     /// Whether small loop nests of known trip counts are unrolled completely
     /// (`rvsdg-unroll-nests=on|off`).
     pub nests: bool,
+    /// Whether loops to an end (`i + c != b`, `counted_until`) are unrolled
+    /// (`rvsdg-unroll-until=on|off`).
+    pub until: bool,
 }
 
 impl Default for UnrollOptions {
@@ -140,6 +143,7 @@ impl Default for UnrollOptions {
             factor: DEFAULT_FACTOR,
             budget: DEFAULT_BUDGET,
             nests: true,
+            until: true,
         }
     }
 }
@@ -624,7 +628,8 @@ fn const_limit(lp: &Counted, b: u128, d: u128) -> Option<u128> {
 
 /// Unrolls θ `theta` if it is counted and fits.
 fn unroll(g: &mut Rvsdg, theta: Node, options: &UnrollOptions, counts: &mut Counts) {
-    let Some(lp) = counted(g, theta).or_else(|| counted_until(g, theta)) else {
+    let until = || options.until.then(|| counted_until(g, theta)).flatten();
+    let Some(lp) = counted(g, theta).or_else(until) else {
         counts.not_counted += 1;
         return;
     };
@@ -1259,6 +1264,7 @@ lambda @f(i64, i64) -> i64, i64 export {{
                 factor,
                 budget,
                 nests: false,
+                until: true,
             },
             &mut report,
         );
