@@ -61,7 +61,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use vliw_ir::{Opcode, Type};
 
 use super::rewrite::Rewriter;
-use super::unroll::{binary, iconst, match2_alternatives, predicate, select, unroll_by};
+use super::unroll::{binary, iconst, match2_alternatives, predicate, select, unary, unroll_by};
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
@@ -491,7 +491,7 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
         let (tested, on_true) = repeat_test(g, lane.body).expect("checked by pure_body");
         let mut repeat = maps[j][&tested];
         if !on_true {
-            repeat = unary(g, fb, Opcode::Bnot, repeat);
+            repeat = unary(g, fb, Opcode::Bnot, repeat, Type::I1);
         }
         let mut terms = vec![active];
         conjuncts(g, repeat, &mut terms);
@@ -636,16 +636,4 @@ fn latency(g: &Rvsdg, n: Node) -> u32 {
         _ if float => 4,
         _ => 1,
     }
-}
-
-/// `opcode a` of type `i1` in region `r`.
-fn unary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin) -> Origin {
-    let op = Op::Inst(vliw_ir::InstructionData::Unary {
-        opcode,
-        arg: vliw_ir::Value::from_u32(0),
-    });
-    Origin::Out(
-        g.add_simple(r, op, &[a], &[crate::ops::Ty::Val(Type::I1)]),
-        0,
-    )
 }

@@ -1140,11 +1140,13 @@ fn as_int(g: &mut Rvsdg, r: Region, lp: &Counted, x: Origin) -> Origin {
     if !lp.pointer {
         return x;
     }
-    let op = Op::Inst(InstructionData::Unary {
-        opcode: Opcode::Bitcast,
-        arg: v0(),
-    });
-    Origin::Out(g.add_simple(r, op, &[x], &[Ty::Val(lp.ty)]), 0)
+    unary(g, r, Opcode::Bitcast, x, lp.ty)
+}
+
+/// `opcode a` of type `ty` in region `r`.
+pub(super) fn unary(g: &mut Rvsdg, r: Region, opcode: Opcode, a: Origin, ty: Type) -> Origin {
+    let op = Op::Inst(InstructionData::Unary { opcode, arg: v0() });
+    Origin::Out(g.add_simple(r, op, &[a], &[Ty::Val(ty)]), 0)
 }
 
 pub(super) fn iconst(g: &mut Rvsdg, r: Region, ty: Type, bits: u128) -> Origin {
