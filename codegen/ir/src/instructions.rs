@@ -589,12 +589,20 @@ impl fmt::Display for AtomicRmwOp {
     }
 }
 
-/// Flags of a memory access: volatile, the alignment the access may assume (bytes,
-/// a power of two; 1 = none), and its alias scope. Text: `volatile`, `align N`
-/// (printed when not 1), `scope G C`.
+/// Flags of a memory access: volatile, speculative, the alignment the access may
+/// assume (bytes, a power of two; 1 = none), and its alias scope. Text: `volatile`,
+/// `speculative`, `align N` (printed when not 1), `scope G C`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct MemFlags {
     pub volatile: bool,
+    /// A load that never traps: where an ordinary load would (a null, misaligned or
+    /// unmapped address) it gives 0 (the interpreter's memory ends at its objects'
+    /// ends, the machine's at its pages': past an object's end the machine gives the
+    /// bytes there). A pass that runs a load on paths where the original did not (the
+    /// lanes of `rvsdg-jam`, the arms of a flattened γ) marks it, and reads its value
+    /// only where the original loaded; the machine's `lds`. Only on plain loads (the
+    /// verifier checks).
+    pub speculative: bool,
     pub align: u32,
     pub scope: Option<AliasScope>,
 }
@@ -638,6 +646,7 @@ impl MemFlags {
     pub const fn new() -> Self {
         MemFlags {
             volatile: false,
+            speculative: false,
             align: 1,
             scope: None,
         }
@@ -647,6 +656,7 @@ impl MemFlags {
     pub const fn aligned(align: u32) -> Self {
         MemFlags {
             volatile: false,
+            speculative: false,
             align,
             scope: None,
         }
@@ -654,6 +664,11 @@ impl MemFlags {
 
     pub const fn with_volatile(mut self, volatile: bool) -> Self {
         self.volatile = volatile;
+        self
+    }
+
+    pub const fn with_speculative(mut self, speculative: bool) -> Self {
+        self.speculative = speculative;
         self
     }
 }

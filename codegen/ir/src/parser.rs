@@ -1179,6 +1179,9 @@ impl Parser {
             if self.at_ident("volatile") {
                 self.bump();
                 flags.volatile = true;
+            } else if self.at_ident("speculative") {
+                self.bump();
+                flags.speculative = true;
             } else if self.at_ident("align") {
                 self.bump();
                 flags.align = self.u32()?;

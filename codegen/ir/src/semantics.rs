@@ -135,8 +135,14 @@ pub fn eval(
         } => {
             let ty = rty();
             let addr = (val(0) as u64).wrapping_add(*offset as i64 as u64);
-            check_align(addr, *flags, ty, *opcode == Opcode::AtomicLoad)?;
-            [Some(memory.read_uint(addr, ty.bytes())?), None]
+            let loaded = check_align(addr, *flags, ty, *opcode == Opcode::AtomicLoad)
+                .and_then(|()| memory.read_uint(addr, ty.bytes()));
+            match loaded {
+                Ok(v) => [Some(v), None],
+                // a speculative load gives 0 where it would trap (the machine's `lds`)
+                Err(_) if flags.speculative => [Some(0), None],
+                Err(t) => return Err(t),
+            }
         }
         InstructionData::Store {
             opcode,

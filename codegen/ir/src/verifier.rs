@@ -724,6 +724,18 @@ impl<'a> FuncVerifier<'a> {
         if let Err(m) = self.operand_types(data, ctrl) {
             self.err_inst(block, inst, m);
         }
+        // only a plain load may be speculative: a store, an atomic or a volatile access
+        // that did not trap would have had its effect
+        if let Some(flags) = data.mem_flags()
+            && flags.speculative
+            && (data.opcode() != Opcode::Load || flags.volatile)
+        {
+            self.err_inst(
+                block,
+                inst,
+                format!("{} cannot be speculative (only a plain load)", data.opcode()),
+            );
+        }
         // branch arguments
         for d in data.branch_destinations() {
             let params = dfg.block_params(d.block);

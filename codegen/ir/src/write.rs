@@ -129,11 +129,14 @@ pub fn write_offset(w: &mut dyn Write, offset: i64) -> fmt::Result {
     }
 }
 
-/// Memory flags, each with a leading space: ` volatile`, ` align 4` (when not 1),
-/// ` scope 1 2` (group, class).
+/// Memory flags, each with a leading space: ` volatile`, ` speculative`, ` align 4`
+/// (when not 1), ` scope 1 2` (group, class).
 pub fn write_flags(w: &mut dyn Write, flags: MemFlags) -> fmt::Result {
     if flags.volatile {
         w.write_str(" volatile")?;
+    }
+    if flags.speculative {
+        w.write_str(" speculative")?;
     }
     if flags.align != 1 {
         write!(w, " align {}", flags.align)?;

@@ -38,6 +38,12 @@ fn store_op(size: u32) -> Opcode {
 impl Lower<'_> {
     fn load_raw(&mut self, op: Opcode, addr: Reg, offset: i64) -> Reg {
         let d = self.vreg();
+        // a speculative load (`MemFlags::speculative`) is the machine's `lds`: 0 where
+        // the load would fault
+        let op = match self.speculative {
+            true => op.speculative_load().unwrap_or(op),
+            false => op,
+        };
         self.push(MInst::op(op, &[d], &[addr], Imm::Const(offset)));
         d
     }
@@ -94,6 +100,7 @@ impl Lower<'_> {
         let size = ty.bytes().min(8);
         let align = flags.align.clamp(1, size);
         self.scope = flags.scope;
+        self.speculative = flags.speculative;
         let regs = match ty {
             Type::I128 => {
                 let lo = self.load_word(addr, offset, 8, align, false);
@@ -105,6 +112,7 @@ impl Lower<'_> {
             _ => Regs::One(self.load_word(addr, offset, size, align, true)),
         };
         self.scope = None;
+        self.speculative = false;
         regs
     }
 

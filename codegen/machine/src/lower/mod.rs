@@ -111,6 +111,8 @@ pub(crate) struct Lower<'a> {
     loc: SourceLoc,
     /// The alias scope of the IR access being lowered: its loads and stores get it.
     scope: Option<vliw_ir::AliasScope>,
+    /// The loads pushed are speculative (`lds`): the IR load being lowered is.
+    speculative: bool,
     /// Frame slot of each IR stack slot.
     ir_slots: Vec<FrameSlot>,
     /// The landing pad of the next call lowered (an `invoke`'s).
@@ -158,6 +160,7 @@ pub fn lower_function(
         pending_blocks: Vec::new(),
         loc: SourceLoc::default(),
         scope: None,
+        speculative: false,
         ir_slots,
         unwind_to: None,
         pad_params: vec![None; func.dfg.num_blocks()],

@@ -314,6 +314,17 @@ fn inst(report: &mut Report<'_, Op>, n: Node, op: &Op, data: &InstructionData, f
     if let Err(m) = operand_types(func, data, ctrl, &arg_types, &|i| format!("operand {i}")) {
         report.node(n, Rule::Typing, m);
     }
+    // only a plain load may be speculative (as the SSA IR's verifier says)
+    if let Some(flags) = data.mem_flags()
+        && flags.speculative
+        && (opcode != vliw_ir::Opcode::Load || flags.volatile)
+    {
+        report.node(
+            n,
+            Rule::Typing,
+            format!("{opcode} cannot be speculative (only a plain load)"),
+        );
+    }
 }
 
 fn list(types: &[Ty]) -> String {
