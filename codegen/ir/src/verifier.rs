@@ -733,7 +733,10 @@ impl<'a> FuncVerifier<'a> {
             self.err_inst(
                 block,
                 inst,
-                format!("{} cannot be speculative (only a plain load)", data.opcode()),
+                format!(
+                    "{} cannot be speculative (only a plain load)",
+                    data.opcode()
+                ),
             );
         }
         // branch arguments

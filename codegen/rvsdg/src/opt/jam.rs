@@ -12,35 +12,48 @@
 //! no other θ below it) where
 //! - `O` is counted (`unroll::counted`) and has no sink: `unroll_by` unrolls it;
 //! - `I`'s body is pure once its γs are speculated (`select::flattenable`: simple
-//!   nodes that cannot trap or touch a state, γs of two arms), and its states pass
-//!   through unchanged: running `I`'s body once more on a lane that is done computes
-//!   values nobody reads and has no effect;
+//!   nodes that cannot trap or touch a state but plain loads, γs of two arms), and its
+//!   states pass through unchanged or only loads read them: running `I`'s body once
+//!   more on a lane that is done computes values nobody reads and has no effect, its
+//!   loads made speculative (`MemFlags::speculative`: 0 where they would trap; a done
+//!   lane's pointer may be null);
+//! - a state that `I`'s loads read is only read in the rest of `O`'s body too
+//!   (`outer_reads_only`: loads, and γs and θs that only load): the lanes read it
+//!   before what lies between the copies in the unrolled loop, which must not write
+//!   it (`tree`'s lookups over a tree that the loop does not change);
 //! - `I`'s body has at most [`BODY_BUDGET`] nodes (each lane costs its body again);
 //! - `I` is not counted: `rvsdg-unroll` unrolls a counted inner loop, completely when
 //!   its trip count is small, which a lane's loop test would hide.
 //!
 //! **Transformation.**
-//! 1. `I`'s γs become selects (`select::flatten`): a lane must not branch.
-//! 2. `I`'s states, which pass through, go round it: their users read what went in.
-//!    A copy of `I` then depends on another only through values.
+//! 1. `I`'s γs become selects (`select::flatten`): a lane must not branch. Loads in
+//!    their arms run unconditionally, speculative, one arm's after the other's.
+//! 2. `I`'s states that pass through go round it: their users read what went in. A
+//!    copy of `I` then depends on another only through values and the states it
+//!    reads.
 //! 3. `O` is unrolled by `lanes` (`unroll::unroll_by`): θ_main's body holds `lanes`
 //!    copies of `I`, the original `O` runs the remaining iterations.
-//! 4. The copies, when none reads what another computes (in θ_main's body), become
-//!    one θ `F` with each copy's value variables and a flag `active_j` per lane
-//!    (initially true). `F`'s body has every copy's body; lane `j`'s variables take
-//!    their next values when `active_j` holds and keep theirs otherwise; `active_j`
-//!    becomes `active_j & repeat_j` (`repeat_j` the copy's own test), and `F` repeats
-//!    while some lane is active.
+//! 4. On each state the copies read, they become consecutive (`gather_reads`): what
+//!    lies between them only reads it, so the nodes a later copy's values need go
+//!    first, then the copies, then the rest.
+//! 5. The copies, when none reads what another computes (in θ_main's body), become
+//!    one θ `F` with each copy's value variables, a flag `active_j` per lane
+//!    (initially true) and the states they read. `F`'s body has every copy's body,
+//!    every load speculative, the lanes' loads one lane after the other on the state;
+//!    lane `j`'s variables take their next values when `active_j` holds and keep
+//!    theirs otherwise; `active_j` becomes `active_j & repeat_j` (`repeat_j` the
+//!    copy's own test), and `F` repeats while some lane is active.
 //!
 //! **Semantics kept.** Lane `j`'s variables change exactly when `active_j` holds at the
 //! start of an iteration, to the copy's next values; `active_j` starts true (a θ runs
 //! at least once) and stays true exactly while the copy's test says repeat. So lane
 //! `j` goes through the values of its copy's iterations, in order, and keeps the last
 //! once its copy would stop; `F` stops when every copy would have. A copy running
-//! ahead of or behind another changes nothing: their bodies are pure and neither
-//! reads the other's values. If a copy never stops, neither does `F` (nor the
-//! original, which would never reach what comes after). Extra iterations of a done
-//! lane compute pure values that the selects discard.
+//! ahead of or behind another changes nothing: their bodies only read, nothing
+//! between them writes what they read, and neither reads the other's values. If a
+//! copy never stops, neither does `F` (nor the original, which would never reach what
+//! comes after). Extra iterations of a done lane compute values that the selects
+//! discard, its loads speculative where the original would not have loaded.
 //!
 //! **Termination.** The lanes start the next outer iterations' inner loops before
 //! this iteration's code after its inner loop runs. If that code may stop the
@@ -127,13 +140,22 @@ fn candidates(g: &Rvsdg) -> Vec<(Node, Node)> {
 /// anything changed.
 fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &mut Counts) -> bool {
     let body = g.theta_body(inner);
+    // each state passes through, or only loads read it, in the inner loop and in
+    // everything else the outer loop does
+    let states_ok = (0..g.num_outputs(inner)).all(|i| {
+        let arg = Origin::Arg(body, i as u32);
+        !g.ty(arg).is_state()
+            || passes_through(g, body, i)
+            || (g.ty(arg) == Ty::Mem
+                && reads_only(g, arg, g.results(body)[1 + i])
+                && outer_reads_only(g, outer, inner, i))
+    });
     let qualifies = g.count_nodes(body) <= BODY_BUDGET
         && super::unroll::counted(g, inner).is_none()
         && super::unroll::counted_until(g, inner).is_none()
-        && super::select::flattenable(g, body)
+        && super::select::flattenable(g, body, true)
         && repeat_test(g, body).is_some()
-        && (0..g.num_outputs(inner))
-            .all(|i| !g.ty(Origin::Arg(body, i as u32)).is_state() || passes_through(g, body, i));
+        && states_ok;
     if !qualifies || carried_through(g, outer, inner) {
         counts.declined_shape += 1;
         return false;
@@ -142,7 +164,7 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
         counts.declined_outer += 1;
         return false;
     }
-    let flat = super::select::flatten(g, body);
+    let flat = super::select::flatten(g, body, true);
     debug_assert!(flat && pure_body(g, inner), "checked by flattenable");
     if may_stop(g, outer, inner) {
         // the flattened test, folded, shows whether the inner loop certainly ends
@@ -154,9 +176,13 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
             return true;
         }
     }
-    // the states pass through: their users read what went in, and the θ has none
+    // the states that pass through: their users read what went in, and the θ has
+    // none (those its loads read stay)
     let states: Vec<usize> = (0..g.num_outputs(inner))
-        .filter(|&i| g.ty(Origin::Out(inner, i as u32)).is_state())
+        .filter(|&i| {
+            g.ty(Origin::Out(inner, i as u32)).is_state()
+                && g.results(body)[1 + i] == Origin::Arg(body, i as u32)
+        })
         .collect();
     for &i in &states {
         let init = g.input(inner, i);
@@ -170,13 +196,14 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
     }
     let main = unroll_by(g, outer, lanes).expect("unrollable_by said so");
     let mb = g.theta_body(main);
-    let copies: Vec<Node> = g
+    let mut copies: Vec<Node> = g
         .nodes(mb)
         .iter()
         .copied()
         .filter(|&n| matches!(g.kind(n), NodeKind::Theta { .. }))
         .collect();
-    if copies.len() != lanes || !independent(g, &copies) {
+    order_on_chains(g, &mut copies);
+    if copies.len() != lanes || !gather_reads(g, &copies) || !independent(g, &copies) {
         counts.declined_shape += 1;
         return true;
     }
@@ -201,6 +228,10 @@ fn carried_through(g: &Rvsdg, outer: Node, inner: Node) -> bool {
         }
         for &u in g.users(o) {
             match u {
+                // what only reads memory passes nothing on through it
+                crate::graph::User::In(m, _) if only_reads(g, m) => {
+                    work.extend(g.outputs(m).filter(|&o| !g.ty(o).is_state()));
+                }
                 crate::graph::User::In(m, _) => work.extend(g.outputs(m)),
                 crate::graph::User::Res(r, i) if r == body && i > 0 => {
                     work.push(Origin::Arg(body, i - 1));
@@ -212,6 +243,18 @@ fn carried_through(g: &Rvsdg, outer: Node, inner: Node) -> bool {
     g.inputs(inner)
         .iter()
         .any(|&o| !g.ty(o).is_state() && tainted.contains(&o))
+}
+
+/// Whether node `n` writes no memory and has no effect: pure operations and plain
+/// loads, and structures of only those.
+fn only_reads(g: &Rvsdg, n: Node) -> bool {
+    match g.kind(n) {
+        NodeKind::Simple(op) => op.is_pure() || op.is_plain_load(),
+        kind => kind
+            .subregions()
+            .iter()
+            .all(|&r| g.nodes(r).iter().all(|&m| only_reads(g, m))),
+    }
 }
 
 /// Whether something in `outer`'s body besides `inner` may stop the program or never
@@ -322,27 +365,32 @@ fn implies(g: &Rvsdg, o: Origin, c: Origin, depth: u32) -> bool {
 }
 
 /// Whether θ body `body`'s state variable `i` passes through: its result is its
-/// argument, directly or through γs that pass it from one entry to the exit.
+/// argument, directly or through γs that pass it from one entry to the exit (their
+/// arms directly or through γs of their own).
 fn passes_through(g: &Rvsdg, body: Region, i: usize) -> bool {
-    let mut o = g.results(body)[1 + i];
+    passed_from(g, g.results(body)[1 + i]) == Some(Origin::Arg(body, i as u32))
+}
+
+/// The argument of its region that `o` is, through γ exits whose arms pass one
+/// entry's argument on (directly or through γs of their own).
+fn passed_from(g: &Rvsdg, mut o: Origin) -> Option<Origin> {
     loop {
         match o {
-            Origin::Arg(r, j) => return r == body && j as usize == i,
+            Origin::Arg(..) => return Some(o),
             Origin::Out(n, k) => {
                 let NodeKind::Gamma { arms } = g.kind(n) else {
-                    return false;
+                    return None;
                 };
-                let entries: Vec<Option<u32>> = arms
+                let mut entries = arms
                     .iter()
-                    .map(|&a| match g.results(a)[k as usize] {
-                        Origin::Arg(_, e) => Some(e),
-                        Origin::Out(..) => None,
-                    })
-                    .collect();
-                match entries[..] {
-                    [Some(e), Some(f)] if e == f => o = g.input(n, e as usize + 1),
-                    _ => return false,
+                    .map(|&a| passed_from(g, g.results(a)[k as usize]));
+                let Some(Origin::Arg(_, e)) = entries.next()? else {
+                    return None;
+                };
+                if !entries.all(|f| matches!(f, Some(Origin::Arg(_, x)) if x == e)) {
+                    return None;
                 }
+                o = g.input(n, e as usize + 1);
             }
         }
     }
@@ -371,19 +419,256 @@ pub fn auto_lanes(g: &Rvsdg, body: Region) -> usize {
     ((critical * ISSUE_WIDTH).div_ceil(ops) as usize).clamp(2, MAX_LANES)
 }
 
-/// Whether θ `theta`'s body is simple nodes that touch no state, its states pass
-/// through, and its predicate is a two-way `match` of a boolean.
+/// Whether θ `theta`'s body is simple nodes that touch no state but plain loads, its
+/// states pass through or only loads read them, and its predicate is a two-way
+/// `match` of a boolean.
 fn pure_body(g: &Rvsdg, theta: Node) -> bool {
     let body = g.theta_body(theta);
     let simple = g.nodes(body).iter().all(|&n| match g.kind(n) {
-        NodeKind::Simple(op) => op.is_pure() && g.inputs(n).iter().all(|&o| !g.ty(o).is_state()),
+        NodeKind::Simple(op) => {
+            op.is_plain_load() || (op.is_pure() && g.inputs(n).iter().all(|&o| !g.ty(o).is_state()))
+        }
         _ => false,
     });
     let states_pass = (0..g.num_outputs(theta)).all(|i| {
         let arg = Origin::Arg(body, i as u32);
-        !g.ty(arg).is_state() || g.results(body)[1 + i] == arg
+        !g.ty(arg).is_state() || reads_only(g, arg, g.results(body)[1 + i])
     });
     simple && states_pass && repeat_test(g, body).is_some()
+}
+
+/// Whether state `last` of a region comes from state `first` of it through nodes
+/// that only read it: plain loads, γs whose arms only read it, θs whose bodies only
+/// read it (`first == last`: nothing touches it).
+fn reads_only(g: &Rvsdg, first: Origin, last: Origin) -> bool {
+    let mut o = first;
+    loop {
+        if o == last {
+            return true;
+        }
+        match chain_step(g, o) {
+            Some(Step {
+                node,
+                input,
+                output,
+            }) if reading(g, node, input, output) => o = output,
+            _ => return false,
+        }
+    }
+}
+
+/// One node of a chain of a state: `node` reads the state at `input` and gives it on
+/// at `output`.
+#[derive(Copy, Clone)]
+struct Step {
+    node: Node,
+    input: usize,
+    output: Origin,
+}
+
+/// The node that state `o` goes into next, if it is a load, a γ or a θ that gives
+/// the state back (a γ: the exit whose arms' results come from the entry's argument
+/// through their own chains).
+fn chain_step(g: &Rvsdg, o: Origin) -> Option<Step> {
+    let [crate::graph::User::In(node, input)] = g.users(o)[..] else {
+        return None;
+    };
+    let input = input as usize;
+    let output = match g.kind(node) {
+        NodeKind::Simple(op) if op.is_plain_load() && input == 1 => Origin::Out(node, 1),
+        NodeKind::Theta { .. } => Origin::Out(node, input as u32),
+        NodeKind::Gamma { arms } if input > 0 => {
+            let entry = (input - 1) as u32;
+            let k = (0..g.num_outputs(node)).find(|&k| {
+                arms.iter()
+                    .all(|&a| chain_end(g, Origin::Arg(a, entry)) == Some(g.results(a)[k]))
+            })?;
+            Origin::Out(node, k as u32)
+        }
+        _ => return None,
+    };
+    Some(Step {
+        node,
+        input,
+        output,
+    })
+}
+
+/// Where the chain of state `o` of a region ends: the origin a result reads.
+fn chain_end(g: &Rvsdg, mut o: Origin) -> Option<Origin> {
+    loop {
+        match g.users(o) {
+            [crate::graph::User::Res(..)] => return Some(o),
+            _ => o = chain_step(g, o)?.output,
+        }
+    }
+}
+
+/// Whether `node`, on a chain of a state from `input` to `output`, only reads it.
+fn reading(g: &Rvsdg, node: Node, input: usize, output: Origin) -> bool {
+    let Origin::Out(_, k) = output else {
+        return false;
+    };
+    match g.kind(node) {
+        NodeKind::Simple(op) => op.is_plain_load(),
+        NodeKind::Gamma { arms } => arms.iter().all(|&a| {
+            reads_only(
+                g,
+                Origin::Arg(a, input as u32 - 1),
+                g.results(a)[k as usize],
+            )
+        }),
+        NodeKind::Theta { .. } => {
+            let b = g.theta_body(node);
+            reads_only(g, Origin::Arg(b, input as u32), g.results(b)[1 + input])
+        }
+        _ => false,
+    }
+}
+
+/// Whether everything in `outer`'s body but `inner` only reads the state `inner`
+/// takes as its variable `i`: the lanes read it before what comes between the
+/// copies of `inner` in the unrolled loop, which must then not write it.
+fn outer_reads_only(g: &Rvsdg, outer: Node, inner: Node, i: usize) -> bool {
+    let body = g.theta_body(outer);
+    // the chain from the body's argument to its result, through `inner`
+    let mut o = g.input(inner, i);
+    let start = loop {
+        match o {
+            Origin::Arg(r, _) if r == body => break o,
+            Origin::Out(n, k) => {
+                let Some(step) = (0..g.inputs(n).len())
+                    .filter_map(|p| chain_step(g, g.input(n, p)))
+                    .find(|s| s.node == n && s.output == Origin::Out(n, k))
+                else {
+                    return false;
+                };
+                o = g.input(n, step.input);
+            }
+            Origin::Arg(..) => return false,
+        }
+    };
+    let Origin::Arg(_, v) = start else {
+        return false;
+    };
+    let mut o = start;
+    let last = g.results(body)[1 + v as usize];
+    let mut through_inner = false;
+    while o != last {
+        let Some(step) = chain_step(g, o) else {
+            return false;
+        };
+        if step.node == inner {
+            through_inner = true;
+        } else if !reading(g, step.node, step.input, step.output) {
+            return false;
+        }
+        o = step.output;
+    }
+    through_inner
+}
+
+/// Sorts the copies of the inner loop by their order on the chain of a state they
+/// read (the first reaches the others), if any.
+fn order_on_chains(g: &Rvsdg, copies: &mut [Node]) {
+    let Some(i) = (0..g.inputs(copies[0]).len()).find(|&i| g.ty(g.input(copies[0], i)).is_state())
+    else {
+        return;
+    };
+    let set: FxHashSet<Node> = copies.iter().copied().collect();
+    let reached = |c: Node| {
+        let mut o = Origin::Out(c, i as u32);
+        let mut n = 0;
+        while let Some(step) = chain_step(g, o) {
+            n += usize::from(set.contains(&step.node));
+            o = step.output;
+        }
+        n
+    };
+    copies.sort_by_key(|&c| std::cmp::Reverse(reached(c)));
+}
+
+/// Makes the copies of the inner loop (`copies`, in order) consecutive on each chain
+/// of a state they read in θ_main's body: what lies between the first and the
+/// last only reads it (`outer_reads_only`), so the reads may run in any order. The
+/// nodes whose values a later copy reads go first, then the copies, then the rest.
+/// `false` (nothing changed) when a copy reads no chain of the body's or a later one
+/// reads, by value, what an earlier one or the nodes after it compute.
+fn gather_reads(g: &mut Rvsdg, copies: &[Node]) -> bool {
+    let set: FxHashSet<Node> = copies.iter().copied().collect();
+    let states: Vec<usize> = (0..g.inputs(copies[0]).len())
+        .filter(|&i| {
+            let b = g.theta_body(copies[0]);
+            g.ty(Origin::Arg(b, i as u32)).is_state()
+                && g.results(b)[1 + i] != Origin::Arg(b, i as u32)
+        })
+        .collect();
+    for &i in &states {
+        // forward from the start of the copies to the last one
+        let entry = g.input(copies[0], i);
+        let mut steps: Vec<Step> = Vec::new();
+        let mut o = entry;
+        loop {
+            let Some(step) = chain_step(g, o) else {
+                return false;
+            };
+            steps.push(step);
+            o = step.output;
+            if step.node == *copies.last().expect("lanes") {
+                break;
+            }
+        }
+        if steps.iter().filter(|s| set.contains(&s.node)).count() != copies.len() {
+            return false;
+        }
+        // the nodes of the segment that the copies read by value, through anything
+        let segment: FxHashSet<Node> = steps.iter().map(|s| s.node).collect();
+        let mut needed: FxHashSet<Node> = FxHashSet::default();
+        let mut work: Vec<Node> = Vec::new();
+        for &c in copies {
+            for (p, &o) in g.inputs(c).iter().enumerate() {
+                if p != i
+                    && let Some(n) = g.producer(o)
+                {
+                    work.push(n);
+                }
+            }
+        }
+        while let Some(n) = work.pop() {
+            if set.contains(&n) {
+                return false; // a copy reads what another computes
+            }
+            if !needed.insert(n) {
+                continue;
+            }
+            for (p, &o) in g.inputs(n).iter().enumerate() {
+                let on_chain =
+                    segment.contains(&n) && steps.iter().any(|s| s.node == n && s.input == p);
+                if !on_chain && let Some(m) = g.producer(o) {
+                    work.push(m);
+                }
+            }
+        }
+        let order: Vec<Step> = steps
+            .iter()
+            .filter(|s| !set.contains(&s.node) && needed.contains(&s.node))
+            .chain(steps.iter().filter(|s| set.contains(&s.node)))
+            .chain(
+                steps
+                    .iter()
+                    .filter(|s| !set.contains(&s.node) && !needed.contains(&s.node)),
+            )
+            .copied()
+            .collect();
+        let after = g.users(steps.last().expect("the copies").output)[0];
+        let mut prev = entry;
+        for s in &order {
+            g.set_input(s.node, s.input, prev);
+            prev = s.output;
+        }
+        g.set_origin(after, prev);
+    }
+    true
 }
 
 /// The boolean a θ body's predicate tests and whether `true` means repeat.
@@ -396,12 +681,18 @@ fn repeat_test(g: &Rvsdg, body: Region) -> Option<(Origin, bool)> {
 }
 
 /// Whether none of `thetas` (siblings) reads, through the nodes of their region,
-/// what another computes.
+/// what another computes (but the states they read one after the other).
 fn independent(g: &Rvsdg, thetas: &[Node]) -> bool {
     let set: FxHashSet<Node> = thetas.iter().copied().collect();
     for &t in thetas {
         let mut seen: FxHashSet<Node> = FxHashSet::default();
-        let mut work: Vec<Node> = g.inputs(t).iter().filter_map(|&o| g.producer(o)).collect();
+        // (a copy reads a state from the one before it: `gather_reads` chained them)
+        let mut work: Vec<Node> = g
+            .inputs(t)
+            .iter()
+            .filter(|&&o| !g.ty(o).is_state())
+            .filter_map(|&o| g.producer(o))
+            .collect();
         while let Some(n) = work.pop() {
             if !seen.insert(n) {
                 continue;
@@ -436,6 +727,10 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
     let flags = inits.len();
     let yes = iconst(g, r, Type::I1, 1);
     inits.extend(std::iter::repeat_n(yes, lanes.len()));
+    // the states the lanes read, from what went into the first copy (`gather_reads`
+    // made the copies consecutive on them)
+    let first_read = inits.len();
+    inits.extend(lanes[0].reads.iter().map(|&i| g.input(copies[0], i)));
     let f = g.add_theta(r, &inits);
     g.set_loc(f, loc);
     let fb = g.theta_body(f);
@@ -443,13 +738,21 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
     // the bodies, node by node in turns (the lanes' independent work close together
     // for the sequentialization, as `unroll::interleaved_copies` does)
     let mut maps: Vec<FxHashMap<Origin, Origin>> = Vec::with_capacity(lanes.len());
+    let mut nodes: Vec<FxHashMap<Node, Node>> = vec![FxHashMap::default(); lanes.len()];
     let mut orders: Vec<std::vec::IntoIter<Node>> = Vec::with_capacity(lanes.len());
     for (j, lane) in lanes.iter().enumerate() {
+        // every lane's loads first read F's state; they are chained below
         let map: FxHashMap<Origin, Origin> = lane
             .vars
             .iter()
             .enumerate()
             .map(|(k, &i)| (Origin::Arg(lane.body, i as u32), fargs[first[j] + k]))
+            .chain(
+                lane.reads
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &i)| (Origin::Arg(lane.body, i as u32), fargs[first_read + k])),
+            )
             .collect();
         maps.push(map);
         orders.push(g.topological_order(lane.body).into_iter());
@@ -463,12 +766,36 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
             any = true;
             let inputs: Vec<Origin> = g.inputs(n).iter().map(|o| maps[j][o]).collect();
             let copy = g.copy_node(n, fb, &inputs);
+            // a lane runs on after it is done, on values nobody reads: its loads must
+            // not trap
+            if let NodeKind::Simple(Op::Inst(vliw_ir::InstructionData::Load { flags, .. })) =
+                g.kind_mut(copy)
+            {
+                flags.speculative = true;
+            }
+            nodes[j].insert(n, copy);
             let outs: Vec<(Origin, Origin)> = g.outputs(n).zip(g.outputs(copy)).collect();
             maps[j].extend(outs);
         }
         if !any {
             break;
         }
+    }
+    // each read state through the lanes' loads one lane after the other
+    for (k, &i) in lanes[0].reads.iter().enumerate() {
+        let mut state = fargs[first_read + k];
+        for (j, lane) in lanes.iter().enumerate() {
+            let arg = Origin::Arg(lane.body, i as u32);
+            let last = g.results(lane.body)[1 + i];
+            if last == arg {
+                continue;
+            }
+            if let [crate::graph::User::In(m, p)] = g.users(arg)[..] {
+                g.set_input(nodes[j][&m], p as usize, state);
+            }
+            state = maps[j][&last];
+        }
+        g.set_result(fb, 1 + first_read + k, state);
     }
     let mut depths = Depths::default();
     let mut stills = Vec::with_capacity(lanes.len());
@@ -504,6 +831,14 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
     let any = chain(g, fb, Opcode::Bor, stills, &mut depths);
     let p = predicate(g, fb, any);
     g.set_theta_predicate(f, p);
+    // what the last copy left of a state read, F leaves
+    let last_copy = *copies.last().expect("lanes");
+    for (k, &i) in lanes[0].reads.iter().enumerate() {
+        g.divert_users(
+            Origin::Out(last_copy, i as u32),
+            Origin::Out(f, (first_read + k) as u32),
+        );
+    }
     for (j, (lane, &t)) in lanes.iter().zip(copies).enumerate() {
         for (k, &i) in lane.kept.iter().enumerate() {
             g.divert_users(
@@ -521,8 +856,9 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
     }
     // the copies' states went unread (`jam` took them round), their values now come
     // from F
+    // (the last first: each reads the state the one before it left)
     let inputs: Vec<Origin> = copies.iter().flat_map(|&t| g.inputs(t).to_vec()).collect();
-    for &t in copies {
+    for &t in copies.iter().rev() {
         g.remove_node(t);
     }
     let mut rw = Rewriter::new(g);
@@ -538,8 +874,10 @@ fn fuse_lanes(g: &mut Rvsdg, copies: &[Node]) {
 /// One copy of the inner loop as a lane of F.
 struct Lane {
     body: Region,
-    /// Its value variables (the states went round it).
+    /// Its value variables (the states that pass through went round it).
     vars: Vec<usize>,
+    /// The states its loads read (F threads them through every lane's).
+    reads: Vec<usize>,
     /// Those that change and are read after the loop: F keeps their value from the
     /// lane's last active iteration.
     kept: Vec<usize>,
@@ -559,7 +897,15 @@ impl Lane {
                     && g.has_users(Origin::Out(t, i as u32))
             })
             .collect();
-        Lane { body, vars, kept }
+        let reads = (0..g.num_outputs(t))
+            .filter(|&i| g.ty(Origin::Arg(body, i as u32)).is_state())
+            .collect();
+        Lane {
+            body,
+            vars,
+            kept,
+            reads,
+        }
     }
 }
 
@@ -596,8 +942,8 @@ fn chain(
 }
 
 /// How late each value of F's body is ready, by a rough latency per operation
-/// (the machine's classes: float and multiply long, compares of floats 2, the rest
-/// 1); arguments at 0.
+/// (the machine's classes: float and multiply long, loads 3, compares of floats 2,
+/// the rest 1); arguments at 0.
 #[derive(Default)]
 struct Depths(FxHashMap<Origin, u32>);
 
@@ -631,6 +977,7 @@ fn latency(g: &Rvsdg, n: Node) -> u32 {
         .chain(g.inputs(n).iter().copied())
         .any(|o| matches!(g.ty(o).value(), Some(Type::F32 | Type::F64)));
     match d.opcode() {
+        Opcode::Load => 3,
         Opcode::Fcmp => 2,
         Opcode::Imul | Opcode::Umulhi | Opcode::Smulhi => 3,
         _ if float => 4,

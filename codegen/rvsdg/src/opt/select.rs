@@ -91,6 +91,9 @@ struct Limits {
     /// `match` tests, keep the γ (the pass's own judgement; flattening a loop body for
     /// lanes must convert everything).
     keep_control: bool,
+    /// Whether plain loads may be speculated (`flatten` for a loop body whose lanes
+    /// run its loads as speculative ones: `jam.rs`).
+    loads: bool,
 }
 
 impl Limits {
@@ -100,15 +103,17 @@ impl Limits {
             budget,
             selects: MAX_SELECTS,
             keep_control: true,
+            loads: false,
         }
     }
 
-    /// Everything that can be speculated is (`flatten`).
-    fn unbounded() -> Self {
+    /// Everything that can be speculated is (`flatten`), plain loads too when `loads`.
+    fn unbounded(loads: bool) -> Self {
         Limits {
             budget: u32::MAX,
             selects: u32::MAX,
             keep_control: false,
+            loads,
         }
     }
 }
@@ -148,7 +153,7 @@ fn plan(g: &Rvsdg, n: Node, limits: Limits) -> Option<Plan> {
     let mut cost = 0u32;
     for &a in arms.iter() {
         for &m in g.nodes(a) {
-            cost = cost.saturating_add(node_cost(g, m)?);
+            cost = cost.saturating_add(node_cost(g, m, limits.loads)?);
         }
     }
     let (a0, a1) = (arms[0], arms[1]);
@@ -183,9 +188,13 @@ fn plan(g: &Rvsdg, n: Node, limits: Limits) -> Option<Plan> {
                     selects += 1;
                 }
             }
-            // a state passes through both arms from the same entry, or the γ stays
-            Ty::Mem | Ty::Io => match (r0, r1) {
-                (Origin::Arg(_, i), Origin::Arg(_, j)) if i == j => {}
+            // a state passes through both arms from the same entry (or, with loads,
+            // through their loads from it), or the γ stays
+            Ty::Mem | Ty::Io => match (loaded_from(g, r0), loaded_from(g, r1)) {
+                (Some(i), Some(j))
+                    if i == j
+                        && (limits.loads
+                            || (r0, r1) == (Origin::Arg(a0, i), Origin::Arg(a1, j))) => {}
                 _ => return None,
             },
             Ty::Ctl(_) => {
@@ -199,22 +208,54 @@ fn plan(g: &Rvsdg, n: Node, limits: Limits) -> Option<Plan> {
         .then_some(Plan { tested, arm0_when })
 }
 
+/// The entry of an arm that state `o` of the arm comes from: the arm's argument
+/// itself, or through a chain of plain loads from it (which change nothing), and of
+/// γs whose arms are such chains from one entry. `None` for anything else.
+fn loaded_from(g: &Rvsdg, mut o: Origin) -> Option<u32> {
+    loop {
+        match o {
+            Origin::Arg(_, i) => return Some(i),
+            Origin::Out(m, _) if g.op(m).is_some_and(|op| op.is_plain_load()) => {
+                o = g.input(m, 1);
+            }
+            Origin::Out(m, k) => {
+                let NodeKind::Gamma { arms } = g.kind(m) else {
+                    return None;
+                };
+                let mut entries = arms
+                    .iter()
+                    .map(|&a| loaded_from(g, g.results(a)[k as usize]));
+                let e = entries.next()??;
+                if !entries.all(|f| f == Some(e)) {
+                    return None;
+                }
+                o = g.input(m, e as usize + 1);
+            }
+        }
+    }
+}
+
 /// Whether `flatten` can convert every γ of region `r` and of the regions below it:
 /// γs of two arms on a `match` of one case, whose nodes (once their own γs are
-/// converted) can all be speculated, with states passing through.
-pub(super) fn flattenable(g: &Rvsdg, r: Region) -> bool {
+/// converted) can all be speculated, with states passing through, or with `loads`
+/// through plain loads that become speculative.
+pub(super) fn flattenable(g: &Rvsdg, r: Region, loads: bool) -> bool {
     g.nodes(r).iter().all(|&n| match g.kind(n) {
         NodeKind::Simple(Op::Match { .. }) => true,
-        NodeKind::Simple(_) => node_cost(g, n).is_some(),
+        NodeKind::Simple(_) => node_cost(g, n, loads).is_some(),
         NodeKind::Gamma { arms } => {
             arms.len() == 2
-                && arms.iter().all(|&a| flattenable(g, a))
+                && arms.iter().all(|&a| flattenable(g, a, loads))
                 && (0..g.num_outputs(n)).all(|k| {
+                    let (r0, r1) = (g.results(arms[0])[k], g.results(arms[1])[k]);
                     !g.ty(Origin::Out(n, k as u32)).is_state()
                         || matches!(
-                            (g.results(arms[0])[k], g.results(arms[1])[k]),
+                            (r0, r1),
                             (Origin::Arg(_, i), Origin::Arg(_, j)) if i == j
                         )
+                        || (loads
+                            && loaded_from(g, r0).is_some()
+                            && loaded_from(g, r0) == loaded_from(g, r1))
                 })
         }
         _ => false,
@@ -223,14 +264,16 @@ pub(super) fn flattenable(g: &Rvsdg, r: Region) -> bool {
 
 /// Converts every γ of region `r` and below into selects, whatever it costs (the
 /// body of a loop whose iterations run as lanes under their own activity, `jam.rs`,
-/// must not branch). Innermost first; `false` when a γ could not be converted (the
-/// ones before it are).
-pub(super) fn flatten(g: &mut Rvsdg, r: Region) -> bool {
+/// must not branch). With `loads`, the plain loads of the arms run unconditionally
+/// as speculative loads (`MemFlags::speculative`: 0 where they would trap), the
+/// second arm's after the first's on the memory state. Innermost first; `false` when
+/// a γ could not be converted (the ones before it are).
+pub(super) fn flatten(g: &mut Rvsdg, r: Region, loads: bool) -> bool {
     let mut rw = Rewriter::new(g);
-    flatten_in(&mut rw, r)
+    flatten_in(&mut rw, r, loads)
 }
 
-fn flatten_in(rw: &mut Rewriter, r: Region) -> bool {
+fn flatten_in(rw: &mut Rewriter, r: Region, loads: bool) -> bool {
     for n in rw.g.topological_order(r) {
         if !rw.g.is_alive(n) {
             continue;
@@ -243,11 +286,11 @@ fn flatten_in(rw: &mut Rewriter, r: Region) -> bool {
             return false;
         }
         for a in arms {
-            if !flatten_in(rw, a) {
+            if !flatten_in(rw, a, loads) {
                 return false;
             }
         }
-        let Some(plan) = plan(rw.g, n, Limits::unbounded()) else {
+        let Some(plan) = plan(rw.g, n, Limits::unbounded(loads)) else {
             return false;
         };
         convert(rw, n, plan);
@@ -255,13 +298,17 @@ fn flatten_in(rw: &mut Rewriter, r: Region) -> bool {
     true
 }
 
-/// What speculating node `m` of an arm costs, `None` if it cannot be speculated.
-fn node_cost(g: &Rvsdg, m: Node) -> Option<u32> {
+/// What speculating node `m` of an arm costs, `None` if it cannot be speculated (a
+/// plain load can when `loads`).
+fn node_cost(g: &Rvsdg, m: Node, loads: bool) -> Option<u32> {
     let NodeKind::Simple(op) = g.kind(m) else {
         return None;
     };
     if op.is_constant_like() {
         return Some(0);
+    }
+    if loads && op.is_plain_load() {
+        return Some(2);
     }
     let Op::Inst(data) = op else {
         return None; // a match, a memory split or join, a safe division
@@ -280,6 +327,14 @@ fn node_cost(g: &Rvsdg, m: Node) -> Option<u32> {
         _ if float => 2,
         _ => 1,
     })
+}
+
+/// Marks node `m`, moved out of a γ's arm, speculative if it is a load.
+fn speculate(g: &mut Rvsdg, m: Node) {
+    if let NodeKind::Simple(Op::Inst(vliw_ir::InstructionData::Load { flags, .. })) = g.kind_mut(m)
+    {
+        flags.speculative = true;
+    }
 }
 
 /// Whether a `match` reads `o`, directly or through the variables of the γs and θs it
@@ -348,14 +403,31 @@ fn outside(g: &Rvsdg, n: Node, o: Origin) -> Origin {
 fn convert(rw: &mut Rewriter, n: Node, plan: Plan) -> usize {
     let region = rw.g.node(n).region;
     let arms = rw.g.kind(n).subregions().to_vec();
-    for &a in &arms {
+    // a state the first arm's loads read goes on into the second arm's: what the
+    // first arm leaves of each state entry
+    let mut after_first: Vec<Option<Origin>> = vec![None; rw.g.inputs(n).len() - 1];
+    for (k, &r0) in rw.g.results(arms[0]).to_vec().iter().enumerate() {
+        if rw.g.ty(Origin::Out(n, k as u32)).is_state()
+            && let Some(e) = loaded_from(rw.g, r0)
+        {
+            after_first[e as usize] = Some(r0);
+        }
+    }
+    for (i, &a) in arms.iter().enumerate() {
         for m in rw.g.topological_order(a) {
             let inputs: Vec<Origin> =
                 rw.g.inputs(m)
                     .iter()
-                    .map(|&o| outside(rw.g, n, o))
+                    .map(|&o| match o {
+                        Origin::Arg(_, e) if i == 1 && after_first[e as usize].is_some() => {
+                            let last = after_first[e as usize].expect("checked");
+                            outside(rw.g, n, last)
+                        }
+                        _ => outside(rw.g, n, o),
+                    })
                     .collect();
             rw.g.move_node(m, region, &inputs);
+            speculate(rw.g, m);
         }
     }
     // the condition: true when arm 0 runs
@@ -380,6 +452,16 @@ fn convert(rw: &mut Rewriter, n: Node, plan: Plan) -> usize {
     for k in 0..rw.g.num_outputs(n) {
         let out = Origin::Out(n, k as u32);
         let (r0, r1) = (rw.g.results(arms[0])[k], rw.g.results(arms[1])[k]);
+        if rw.g.ty(out).is_state() {
+            // after both arms' loads (or what went in, when neither loads)
+            let last = match r1 {
+                Origin::Arg(_, e) => after_first[e as usize].unwrap_or(r1),
+                Origin::Out(..) => r1,
+            };
+            let v = outside(rw.g, n, last);
+            rw.g.divert_users(out, v);
+            continue;
+        }
         let (v0, v1) = (outside(rw.g, n, r0), outside(rw.g, n, r1));
         let v = if v0 == v1 || is_undef(rw.g, v1) {
             v0
