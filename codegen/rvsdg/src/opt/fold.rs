@@ -55,7 +55,9 @@
 //! (nodes replaced by an algebraic identity), `fold.canonicalized` (operands swapped,
 //! subtractions of a constant made additions), `fold.safe-divisions`,
 //! `fold.propagated-into-regions` (region arguments whose users now read a constant
-//! copy), `fold.known-after-check`.
+//! copy), `fold.known-after-check`, `fold.decided-by-range` (unsigned compares with a
+//! constant that the range of the other operand decides, `known::unsigned_range`:
+//! masks, scaled indices, loop variables).
 
 use std::collections::VecDeque;
 
@@ -98,6 +100,7 @@ pub(crate) fn fold_lambdas(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report)
     report.count("fold.propagated-into-regions", counts.propagated);
     report.count("fold.address-offsets", counts.address_offsets);
     report.count("fold.known-after-check", counts.known_after_check);
+    report.count("fold.decided-by-range", counts.decided_by_range);
     report.count("fold.overflow-excluded-by-guard", counts.known_by_guard);
 }
 
@@ -110,6 +113,7 @@ struct Counts {
     propagated: u64,
     address_offsets: u64,
     known_after_check: u64,
+    decided_by_range: u64,
     known_by_guard: u64,
 }
 
@@ -130,6 +134,8 @@ enum Rewrite {
 enum Why {
     Identity,
     Canonical,
+    /// A compare that the range of its operand decides (`known::unsigned_range`).
+    Range,
 }
 
 struct Folder<'a, 'c> {
@@ -351,6 +357,7 @@ impl Folder<'_, '_> {
         match why {
             Why::Identity => self.counts.identities += 1,
             Why::Canonical => self.counts.canonicalized += 1,
+            Why::Range => self.counts.decided_by_range += 1,
         }
         true
     }
@@ -717,7 +724,7 @@ impl Folder<'_, '_> {
         // `x % (y as u64 + 10)` never divides by zero; `counts[class]` with a class
         // that a chain of `if`s picks from 0 to 7)
         if let Some(v) = unsigned_range(g, a, 8).and_then(|r| decide(cond, r, c, smin)) {
-            return id(Rewrite::Const(v as u128));
+            return Some((Rewrite::Const(v as u128), Why::Range));
         }
         // a value whose low bits are known and not all zero is not zero
         // (`2 * scale + 1`, a divisor)
