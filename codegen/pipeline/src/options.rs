@@ -443,6 +443,7 @@ impl Options {
         "rvsdg-fuse",
         "rvsdg-jam",
         "rvsdg-jam-lanes",
+        "rvsdg-jam-loads",
         "rvsdg-unroll",
         "unroll",
         "rvsdg-unroll-factor",
@@ -618,6 +619,7 @@ impl Options {
                     )
                 })?),
             },
+            "rvsdg-jam-loads" => self.rvsdg.jam_loads = on_off(key, value)?,
             "rvsdg-unroll-factor" => {
                 self.rvsdg.unroll_options.factor = value.parse().map_err(|_| {
                     format!("rvsdg-unroll-factor={value}: expected a number of copies")

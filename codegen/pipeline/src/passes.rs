@@ -523,7 +523,12 @@ pub const PIPELINE: &[Pass] = &[
         runs: |o| o.rvsdg.enabled && o.rvsdg.jam,
         run: Run::Rvsdg(|rm, o| {
             let mut report = vliw_rvsdg::Report::default();
-            vliw_rvsdg::opt::jam_loops(&mut rm.graph, o.rvsdg.jam_lanes, &mut report);
+            vliw_rvsdg::opt::jam_loops(
+                &mut rm.graph,
+                o.rvsdg.jam_lanes,
+                o.rvsdg.jam_loads,
+                &mut report,
+            );
             o.report(&report);
         }),
     },

@@ -61,6 +61,9 @@ pub struct Options {
     /// How many lanes the jammed while loop runs (`rvsdg-jam-lanes=N`; `None`:
     /// `auto`, by the inner loop's critical path).
     pub jam_lanes: Option<usize>,
+    /// Whether inner loops that load are jammed too, their loads speculative
+    /// (`rvsdg-jam-loads=on|off`).
+    pub jam_loads: bool,
     /// Unrolling of counted innermost loops (`rvsdg-unroll=on|off`).
     pub unroll: bool,
     /// The unroller's factor and size budget (`rvsdg-unroll-factor=N`,
@@ -112,6 +115,7 @@ impl Default for Options {
             fuse: true,
             jam: true,
             jam_lanes: None,
+            jam_loads: true,
             unroll: true,
             unroll_options: UnrollOptions::default(),
             memory: true,

@@ -89,9 +89,9 @@ const ISSUE_WIDTH: u32 = 4;
 pub const BODY_BUDGET: usize = 64;
 
 /// Jams the while loops of every λ of `g` into `lanes` lanes, or as many as fill
-/// the bundles of the inner loop's critical path (`None`, [`auto_lanes`]) (module
-/// documentation).
-pub fn jam_loops(g: &mut Rvsdg, lanes: Option<usize>, report: &mut Report) {
+/// the bundles of the inner loop's critical path (`None`, [`auto_lanes`]); inner
+/// loops that load too when `loads` (`rvsdg-jam-loads`) (module documentation).
+pub fn jam_loops(g: &mut Rvsdg, lanes: Option<usize>, loads: bool, report: &mut Report) {
     if lanes.is_some_and(|l| l < 2) {
         return;
     }
@@ -100,7 +100,7 @@ pub fn jam_loops(g: &mut Rvsdg, lanes: Option<usize>, report: &mut Report) {
     for (outer, inner) in candidates(g) {
         if g.is_alive(outer) && g.is_alive(inner) {
             let lambda = g.enclosing_lambda(g.node(outer).region);
-            if jam(g, outer, inner, lanes, &mut counts) {
+            if jam(g, outer, inner, lanes, loads, &mut counts) {
                 changed.extend(lambda);
             }
         }
@@ -138,7 +138,14 @@ fn candidates(g: &Rvsdg) -> Vec<(Node, Node)> {
 
 /// Jams `inner`'s copies in `outer` unrolled by `lanes`, when they qualify; whether
 /// anything changed.
-fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &mut Counts) -> bool {
+fn jam(
+    g: &mut Rvsdg,
+    outer: Node,
+    inner: Node,
+    lanes: Option<usize>,
+    loads: bool,
+    counts: &mut Counts,
+) -> bool {
     let body = g.theta_body(inner);
     // each state passes through, or only loads read it, in the inner loop and in
     // everything else the outer loop does
@@ -146,14 +153,15 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
         let arg = Origin::Arg(body, i as u32);
         !g.ty(arg).is_state()
             || passes_through(g, body, i)
-            || (g.ty(arg) == Ty::Mem
+            || (loads
+                && g.ty(arg) == Ty::Mem
                 && reads_only(g, arg, g.results(body)[1 + i])
                 && outer_reads_only(g, outer, inner, i))
     });
     let qualifies = g.count_nodes(body) <= BODY_BUDGET
         && super::unroll::counted(g, inner).is_none()
         && super::unroll::counted_until(g, inner).is_none()
-        && super::select::flattenable(g, body, true)
+        && super::select::flattenable(g, body, loads)
         && repeat_test(g, body).is_some()
         && states_ok;
     if !qualifies || carried_through(g, outer, inner) {
@@ -164,7 +172,7 @@ fn jam(g: &mut Rvsdg, outer: Node, inner: Node, lanes: Option<usize>, counts: &m
         counts.declined_outer += 1;
         return false;
     }
-    let flat = super::select::flatten(g, body, true);
+    let flat = super::select::flatten(g, body, loads);
     debug_assert!(flat && pure_body(g, inner), "checked by flattenable");
     if may_stop(g, outer, inner) {
         // the flattened test, folded, shows whether the inner loop certainly ends

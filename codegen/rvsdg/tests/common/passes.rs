@@ -54,7 +54,7 @@ pub const PIPELINE_ORDER: &[ModulePass] = &[
         vliw_rvsdg::opt::fuse_loops(&mut rm.graph, r)
     }),
     ("jam", |rm, r| {
-        vliw_rvsdg::opt::jam_loops(&mut rm.graph, None, r)
+        vliw_rvsdg::opt::jam_loops(&mut rm.graph, None, true, r)
     }),
     ("unroll", |rm, r| {
         let options = vliw_rvsdg::opt::UnrollOptions::default();
