@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Type};
 use vliw_rvsdg::Report;
 
 /// How the second loop relates to the first.
@@ -141,8 +141,8 @@ const STEPS: u64 = 200_000;
 #[test]
 fn random_sibling_loops_fuse_only_when_they_may_and_run_the_same() {
     let (count, seed) = count_and_seed(300);
-    let mut failures = Vec::new();
-    let (mut runs, mut fused, mut twins) = (0, 0, 0);
+    let mut tally = Tally::default();
+    let (mut fused, mut twins) = (0, 0);
     for k in 0..count {
         let s = seed + k as u64;
         let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
@@ -157,14 +157,13 @@ fn random_sibling_loops_fuse_only_when_they_may_and_run_the_same() {
         ][rng.below(7)];
         let guarded = rng.chance(50);
         let text = program(&mut rng, twin, guarded);
-        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let module = parsed(&text);
         let mut report = Report::default();
         let (new, graph) =
             match common::passes::pipeline_sequentialized(&module, &mut report, &|_, _, _| false) {
                 Ok(x) => x,
                 Err(e) => {
-                    failures.push(format!("seed {s}: {e}\noriginal:\n{text}"));
+                    tally.compile_error(s, &e, &text);
                     continue;
                 }
             };
@@ -172,7 +171,9 @@ fn random_sibling_loops_fuse_only_when_they_may_and_run_the_same() {
         if report.get("fuse.loops") > 0 {
             fused += 1;
             if twin != Twin::Same {
-                failures.push(format!("seed {s}: {twin:?} fused\n{text}\n{graph}"));
+                tally
+                    .failures
+                    .push(format!("seed {s}: {twin:?} fused\n{text}\n{graph}"));
                 continue;
             }
         }
@@ -186,22 +187,13 @@ fn random_sibling_loops_fuse_only_when_they_may_and_run_the_same() {
             .map(|&v| DataValue::from_bits(Type::I64, v))
             .collect();
             let what = format!("seed {s} ({twin:?}, guarded {guarded}), @f({args:?})");
-            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
-                Checked::TooLong => {}
-                Checked::Same(_) => runs += 1,
-                Checked::Differs(d) => {
-                    runs += 1;
-                    failures.push(d);
-                }
-            }
+            tally.check(&module, &graph, &new, &text, "f", &args, STEPS, &what);
         }
     }
-    println!("{count} programs ({twins} twins), {fused} fused, {runs} runs compared");
-    assert!(
-        failures.is_empty(),
-        "{} failures, the first:\n{}",
-        failures.len(),
-        failures[0]
+    println!(
+        "{count} programs ({twins} twins), {fused} fused, {} runs compared",
+        tally.runs
     );
+    tally.assert_passed();
     assert!(fused >= count / 4, "only {fused} of {count} fused");
 }

@@ -27,7 +27,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Type};
 use vliw_rvsdg::Report;
 
 /// What the inner loop reads besides `i`, and what the outer loop does with it.
@@ -182,8 +182,8 @@ const STEPS: u64 = 200_000;
 #[test]
 fn random_loop_nests_jam_only_when_they_may_and_run_the_same() {
     let (count, seed) = count_and_seed(300);
-    let mut failures = Vec::new();
-    let (mut runs, mut jammed) = (0, 0);
+    let mut tally = Tally::default();
+    let mut jammed = 0;
     let mut programs_of: std::collections::BTreeMap<Kind, usize> = Default::default();
     let mut jammed_of: std::collections::BTreeMap<Kind, usize> = Default::default();
     for k in 0..count {
@@ -202,14 +202,13 @@ fn random_loop_nests_jam_only_when_they_may_and_run_the_same() {
             Kind::DividesUncapped,
         ][rng.below(10)];
         let text = program(&mut rng, kind);
-        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let module = parsed(&text);
         let mut report = Report::default();
         let (new, graph) =
             match common::passes::pipeline_sequentialized(&module, &mut report, &|_, _, _| false) {
                 Ok(x) => x,
                 Err(e) => {
-                    failures.push(format!("seed {s}: {e}\noriginal:\n{text}"));
+                    tally.compile_error(s, &e, &text);
                     continue;
                 }
             };
@@ -218,7 +217,9 @@ fn random_loop_nests_jam_only_when_they_may_and_run_the_same() {
             jammed += 1;
             *jammed_of.entry(kind).or_insert(0) += 1;
             if !kind.jammable() {
-                failures.push(format!("seed {s}: {kind:?} jammed\n{text}\n{graph}"));
+                tally
+                    .failures
+                    .push(format!("seed {s}: {kind:?} jammed\n{text}\n{graph}"));
                 continue;
             }
         }
@@ -232,23 +233,14 @@ fn random_loop_nests_jam_only_when_they_may_and_run_the_same() {
             .map(|&v| DataValue::from_bits(Type::I64, v))
             .collect();
             let what = format!("seed {s} ({kind:?}), @f({args:?})");
-            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
-                Checked::TooLong => {}
-                Checked::Same(_) => runs += 1,
-                Checked::Differs(d) => {
-                    runs += 1;
-                    failures.push(d);
-                }
-            }
+            tally.check(&module, &graph, &new, &text, "f", &args, STEPS, &what);
         }
     }
-    println!("{count} programs, {jammed} jammed, {runs} runs compared");
-    assert!(
-        failures.is_empty(),
-        "{} failures, the first:\n{}",
-        failures.len(),
-        failures[0]
+    println!(
+        "{count} programs, {jammed} jammed, {} runs compared",
+        tally.runs
     );
+    tally.assert_passed();
     assert!(jammed >= count / 4, "only {jammed} of {count} jammed");
     // every jammable kind jams (most programs of it, their outer loop unrollable)
     for (kind, &n) in &programs_of {

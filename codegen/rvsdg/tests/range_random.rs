@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Type};
 use vliw_rvsdg::Report;
 
 /// `@f(x, n) -> i64` and how many checks it has.
@@ -89,20 +89,19 @@ fn program(rng: &mut Rng) -> String {
 #[test]
 fn random_loop_variable_ranges_fold_only_checks_that_hold() {
     let (count, seed) = count_and_seed(400);
-    let mut failures = Vec::new();
-    let (mut runs, mut traps, mut folded) = (0, 0, 0u64);
+    let mut tally = Tally::default();
+    let (mut traps, mut folded) = (0, 0u64);
     for k in 0..count {
         let s = seed + k as u64;
         let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let text = program(&mut rng);
-        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let module = parsed(&text);
         let mut report = Report::default();
         let (new, graph) =
             match common::passes::pipeline_sequentialized(&module, &mut report, &|_, _, _| false) {
                 Ok(x) => x,
                 Err(e) => {
-                    failures.push(format!("seed {s}: {e}\noriginal:\n{text}"));
+                    tally.compile_error(s, &e, &text);
                     continue;
                 }
             };
@@ -113,26 +112,14 @@ fn random_loop_variable_ranges_fold_only_checks_that_hold() {
                 .map(|&v| DataValue::from_bits(Type::I64, v))
                 .collect();
             let what = format!("seed {s}, @f({args:?})");
-            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, 100_000, &what) {
-                Checked::TooLong => {}
-                Checked::Same(a) => {
-                    runs += 1;
-                    traps += u64::from(a.result.is_err());
-                }
-                Checked::Differs(d) => {
-                    runs += 1;
-                    failures.push(d);
-                }
+            if let Some(a) = tally.check(&module, &graph, &new, &text, "f", &args, 100_000, &what) {
+                traps += usize::from(a.result.is_err());
             }
         }
     }
+    let runs = tally.runs;
     println!("{count} programs, {runs} runs compared ({traps} trapped), {folded} checks folded");
-    assert!(
-        failures.is_empty(),
-        "{} failures, the first:\n{}",
-        failures.len(),
-        failures[0]
-    );
+    tally.assert_passed();
     assert!(
         traps > 0 && traps < runs,
         "the checks must sometimes fail, sometimes hold"

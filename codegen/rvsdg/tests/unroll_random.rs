@@ -19,7 +19,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Module, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Module, Type};
 use vliw_rvsdg::opt::UnrollOptions;
 use vliw_rvsdg::{Report, Rvsdg};
 
@@ -226,16 +226,14 @@ const STEPS: u64 = 200_000;
 #[test]
 fn random_counted_loops_unroll_and_run_the_same() {
     let (count, seed) = count_and_seed(400);
-    let mut failures = Vec::new();
+    let mut tally = Tally::default();
     let mut report = Report::default();
-    let (mut runs, mut endless) = (0, 0);
     for k in 0..count {
         let s = seed + k as u64;
         let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let shape = shape(&mut rng);
         let text = program(&shape);
-        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let module = parsed(&text);
         let options = UnrollOptions {
             factor: rng.below(6) + 1,
             budget: if rng.chance(80) { 1000 } else { rng.below(60) },
@@ -245,7 +243,7 @@ fn random_counted_loops_unroll_and_run_the_same() {
         let (new, graph) = match optimized(&module, &options, &mut report) {
             Ok(x) => x,
             Err(e) => {
-                failures.push(format!("seed {s}: {e}\noriginal:\n{text}"));
+                tally.compile_error(s, &e, &text);
                 continue;
             }
         };
@@ -260,33 +258,21 @@ fn random_counted_loops_unroll_and_run_the_same() {
             .map(|&v| DataValue::from_bits(shape.ty, v))
             .collect();
             let what = format!("seed {s}, {options:?}, @f({args:?})");
-            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
-                Checked::TooLong => {
-                    // a loop that wraps around runs for long: not compared
-                    endless += 1;
-                }
-                Checked::Same(_) => runs += 1,
-                Checked::Differs(d) => {
-                    runs += 1;
-                    failures.push(d);
-                }
-            }
+            // (a loop that wraps around runs for long: not compared)
+            tally.check(&module, &graph, &new, &text, "f", &args, STEPS, &what);
         }
     }
     println!(
-        "{count} loops, {runs} runs compared, {endless} too long; {:?}",
+        "{count} loops, {} runs compared, {} too long; {:?}",
+        tally.runs,
+        tally.too_long,
         report
             .counters()
             .iter()
             .filter(|c| c.0.starts_with("unroll."))
             .collect::<Vec<_>>()
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures, the first:\n{}",
-        failures.len(),
-        failures[0]
-    );
+    tally.assert_passed();
     assert!(
         report.get("unroll.loops") as usize >= count / 4,
         "only {} loops unrolled",

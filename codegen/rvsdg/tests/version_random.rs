@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use common::differential::*;
 use common::random_cfg::{Rng, count_and_seed};
-use vliw_ir::{DataValue, Module, Type, parse_module, verify_module};
+use vliw_ir::{DataValue, Module, Type};
 use vliw_rvsdg::{Report, Rvsdg};
 
 /// One checked index `s·i + c1·t1 + c2·t2 + d`.
@@ -160,20 +160,19 @@ const STEPS: u64 = 100_000;
 #[test]
 fn random_bounds_checked_loops_version_and_run_the_same() {
     let (count, seed) = count_and_seed(300);
-    let mut failures = Vec::new();
+    let mut tally = Tally::default();
     let mut report = Report::default();
-    let (mut runs, mut traps, mut endless) = (0, 0, 0);
+    let mut traps = 0;
     for k in 0..count {
         let s = seed + k as u64;
         let mut rng = Rng(s.wrapping_mul(0x9e3779b97f4a7c15) | 1);
         let shape = shape(&mut rng);
         let text = program(&shape);
-        let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let module = parsed(&text);
         let (new, graph) = match optimized(&module, &mut report) {
             Ok(x) => x,
             Err(e) => {
-                failures.push(format!("seed {s}: {e}\noriginal:\n{text}"));
+                tally.compile_error(s, &e, &text);
                 continue;
             }
         };
@@ -185,35 +184,23 @@ fn random_bounds_checked_loops_version_and_run_the_same() {
                 .map(|v| DataValue::from_bits(Type::I64, v as u64 as u128))
                 .collect();
             let what = format!("seed {s}, @f({args:?})");
-            match check_graph_and_code(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
-                Checked::TooLong => {
-                    endless += 1;
-                }
-                Checked::Same(a) => {
-                    runs += 1;
-                    traps += usize::from(a.result.is_err());
-                }
-                Checked::Differs(d) => {
-                    runs += 1;
-                    failures.push(d);
-                }
+            if let Some(a) = tally.check(&module, &graph, &new, &text, "f", &args, STEPS, &what) {
+                traps += usize::from(a.result.is_err());
             }
         }
     }
     println!(
-        "{count} loops, {runs} runs compared ({traps} trapping), {endless} too long; {:?}",
+        "{count} loops, {} runs compared ({traps} trapping), {} too long; {:?}",
+        tally.runs,
+        tally.too_long,
         report
             .counters()
             .iter()
             .filter(|c| c.0.starts_with("version."))
             .collect::<Vec<_>>()
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures, the first:\n{}",
-        failures.len(),
-        failures[0]
-    );
+    tally.assert_passed();
+    let runs = tally.runs;
     assert!(
         report.get("version.range-checks") as usize >= count / 4,
         "only {} bounds checks removed",

@@ -205,51 +205,82 @@ pub fn verified(g: &vliw_rvsdg::Rvsdg, after: &str) -> Result<(), String> {
     })
 }
 
-/// What one input did through the original, the optimized graph and its
-/// sequentialization ([`check_graph_and_code`]).
-pub enum Checked {
-    /// The original hit the step limit: nothing compared.
-    TooLong,
-    /// All three agree; the original's outcome.
-    Same(Outcome),
-    /// A difference, described with the programs.
-    Differs(String),
+/// What a random test counts over its programs: the runs compared, those that ran
+/// too long (not compared), and the failures, the first of which it shows.
+#[derive(Default)]
+pub struct Tally {
+    pub runs: usize,
+    pub too_long: usize,
+    pub failures: Vec<String>,
 }
 
-/// Runs `func(args)` on `module` (at most `steps` steps), then on `graph` (the
-/// optimized RVSDG of `module`) and on `new` (its sequentialization), each allowed 20
-/// times as many: the random tests' comparison. `text` is the original's source and
-/// `what` names the case in a difference.
-pub fn check_graph_and_code(
-    module: &Module,
-    graph: &vliw_rvsdg::Rvsdg,
-    new: &Module,
-    text: &str,
-    func: &str,
-    args: &[DataValue],
-    steps: u64,
-    what: &str,
-) -> Checked {
-    let a = run(module, func, args, steps);
-    if a.result
-        .as_ref()
-        .is_err_and(|t| t.kind == TrapKind::StepLimit)
-    {
-        return Checked::TooLong;
+impl Tally {
+    /// Runs `func(args)` on `module` (at most `steps` steps), then on `graph` (the
+    /// optimized RVSDG of `module`) and on `new` (its sequentialization), each
+    /// allowed 20 times as many, and counts the run: the original's outcome when all
+    /// three agree, `None` when the original ran too long (nothing compared) or they
+    /// differ (a failure, with `text`, the original's source, and `what`, the case).
+    #[allow(clippy::too_many_arguments)]
+    pub fn check(
+        &mut self,
+        module: &Module,
+        graph: &vliw_rvsdg::Rvsdg,
+        new: &Module,
+        text: &str,
+        func: &str,
+        args: &[DataValue],
+        steps: u64,
+        what: &str,
+    ) -> Option<Outcome> {
+        let a = run(module, func, args, steps);
+        if a.result
+            .as_ref()
+            .is_err_and(|t| t.kind == TrapKind::StepLimit)
+        {
+            self.too_long += 1;
+            return None;
+        }
+        self.runs += 1;
+        let b = evaluate(graph, module, func, args, steps * 20);
+        if !same(&a, &b) {
+            self.failures.push(format!(
+                "{what}: the graph gives {:?}, the original {:?}\n{text}\n{graph}",
+                b.result, a.result
+            ));
+            return None;
+        }
+        let c = run(new, func, args, steps * 20);
+        if !same(&a, &c) {
+            self.failures.push(format!(
+                "{what}: sequentialized, {:?}, the original {:?}\n{text}\n{new}",
+                c.result, a.result
+            ));
+            return None;
+        }
+        Some(a)
     }
-    let b = evaluate(graph, module, func, args, steps * 20);
-    if !same(&a, &b) {
-        return Checked::Differs(format!(
-            "{what}: the graph gives {:?}, the original {:?}\n{text}\n{graph}",
-            b.result, a.result
-        ));
+
+    /// Records that the pipeline failed on program `text` (seed `seed`).
+    pub fn compile_error(&mut self, seed: u64, error: &str, text: &str) {
+        self.failures
+            .push(format!("seed {seed}: {error}\noriginal:\n{text}"));
     }
-    let c = run(new, func, args, steps * 20);
-    if !same(&a, &c) {
-        return Checked::Differs(format!(
-            "{what}: sequentialized, {:?}, the original {:?}\n{text}\n{new}",
-            c.result, a.result
-        ));
+
+    /// Panics with the number of failures and the first.
+    pub fn assert_passed(&self) {
+        assert!(
+            self.failures.is_empty(),
+            "{} failures, the first:\n{}",
+            self.failures.len(),
+            self.failures[0]
+        );
     }
-    Checked::Same(a)
+}
+
+/// A random test's program, parsed and verified (a panic with its text otherwise: the
+/// generator is wrong).
+pub fn parsed(text: &str) -> Module {
+    let module = vliw_ir::parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    vliw_ir::verify_module(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    module
 }
