@@ -374,34 +374,9 @@ fn implies(g: &Rvsdg, o: Origin, c: Origin, depth: u32) -> bool {
 
 /// Whether θ body `body`'s state variable `i` passes through: its result is its
 /// argument, directly or through γs that pass it from one entry to the exit (their
-/// arms directly or through γs of their own).
+/// arms directly or through γs of their own: `select::state_source`).
 fn passes_through(g: &Rvsdg, body: Region, i: usize) -> bool {
-    passed_from(g, g.results(body)[1 + i]) == Some(Origin::Arg(body, i as u32))
-}
-
-/// The argument of its region that `o` is, through γ exits whose arms pass one
-/// entry's argument on (directly or through γs of their own).
-fn passed_from(g: &Rvsdg, mut o: Origin) -> Option<Origin> {
-    loop {
-        match o {
-            Origin::Arg(..) => return Some(o),
-            Origin::Out(n, k) => {
-                let NodeKind::Gamma { arms } = g.kind(n) else {
-                    return None;
-                };
-                let mut entries = arms
-                    .iter()
-                    .map(|&a| passed_from(g, g.results(a)[k as usize]));
-                let Some(Origin::Arg(_, e)) = entries.next()? else {
-                    return None;
-                };
-                if !entries.all(|f| matches!(f, Some(Origin::Arg(_, x)) if x == e)) {
-                    return None;
-                }
-                o = g.input(n, e as usize + 1);
-            }
-        }
-    }
+    super::select::state_source(g, g.results(body)[1 + i], false) == Some(i as u32)
 }
 
 /// How many lanes fill the bundles that one iteration of the inner loop with body

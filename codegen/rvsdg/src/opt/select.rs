@@ -211,11 +211,19 @@ fn plan(g: &Rvsdg, n: Node, limits: Limits) -> Option<Plan> {
 /// The entry of an arm that state `o` of the arm comes from: the arm's argument
 /// itself, or through a chain of plain loads from it (which change nothing), and of
 /// γs whose arms are such chains from one entry. `None` for anything else.
-fn loaded_from(g: &Rvsdg, mut o: Origin) -> Option<u32> {
+fn loaded_from(g: &Rvsdg, o: Origin) -> Option<u32> {
+    state_source(g, o, true)
+}
+
+/// The argument (its index) of its region that state `o` is, through the exits of
+/// γs whose arms pass one entry's argument on (directly or through γs of their own),
+/// and with `loads` through plain loads too (a load gives its state on unchanged).
+/// `None` for anything else. (`jam.rs`: a θ body's state that passes through.)
+pub(super) fn state_source(g: &Rvsdg, mut o: Origin, loads: bool) -> Option<u32> {
     loop {
         match o {
             Origin::Arg(_, i) => return Some(i),
-            Origin::Out(m, _) if g.op(m).is_some_and(|op| op.is_plain_load()) => {
+            Origin::Out(m, _) if loads && g.op(m).is_some_and(|op| op.is_plain_load()) => {
                 o = g.input(m, 1);
             }
             Origin::Out(m, k) => {
@@ -224,7 +232,7 @@ fn loaded_from(g: &Rvsdg, mut o: Origin) -> Option<u32> {
                 };
                 let mut entries = arms
                     .iter()
-                    .map(|&a| loaded_from(g, g.results(a)[k as usize]));
+                    .map(|&a| state_source(g, g.results(a)[k as usize], loads));
                 let e = entries.next()??;
                 if !entries.all(|f| f == Some(e)) {
                     return None;
