@@ -14,13 +14,17 @@
 use std::fs;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::{Bench, Program, TOLERANCE, exponent, nlogn_exponent, run};
+use super::{Bench, Program, TOLERANCE, exponent, nlogn_exponent, run_within};
 
 /// Sizes measured (statements of the one function): callgrind runs the compiler about
 /// 50 times slower, so the family stops at 8000 (some minutes in all).
 const WORK_SIZES: [usize; 3] = [2000, 4000, 8000];
+
+/// The time limit of one compile under callgrind: the largest of the family took
+/// 4 to 5 s natively on 2026-12-04, about 300 s under callgrind.
+const CALLGRIND_TIMEOUT: Duration = Duration::from_secs(1200);
 
 /// The phases measured: label, and the function the phase's time is (its entry point
 /// in the pipeline, whose inclusive count covers everything it calls).
@@ -122,7 +126,11 @@ pub(super) fn section(bench: &Bench, programs: &[Program], quick: bool) -> Resul
             .arg(cmd.get_program())
             .args(cmd.get_args());
         let mut grind = crate::process::with_context_of(&cmd, grind);
-        run(&mut grind, "valgrind --tool=callgrind rustc")?;
+        run_within(
+            &mut grind,
+            "valgrind --tool=callgrind rustc",
+            CALLGRIND_TIMEOUT,
+        )?;
         let _ = fs::remove_file(&object);
         eprintln!(
             "[bench] compile: {} under callgrind in {:.0} s",

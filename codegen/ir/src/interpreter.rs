@@ -17,7 +17,7 @@ use crate::typing::types_list;
 use crate::write::{format_f32, format_f64, format_int};
 use core::fmt;
 use cranelift_entity::EntityRef;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub use crate::memory::{DATA_BASE, EXTERN_DATA_BASE, FUNC_BASE, HEAP_BASE, Memory, STACK_TOP};
 
@@ -321,7 +321,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
     pub fn new(module: &'m Module) -> Self {
         let (mut memory, symbols) = Memory::load(module);
         let stack = Stack::new(&mut memory, 1 << 20);
-        let mut funcs = HashMap::new();
+        let mut funcs = HashMap::default();
         for (i, f) in module.functions.iter().enumerate() {
             funcs.entry(f.name.as_str()).or_insert(i);
         }
@@ -341,7 +341,7 @@ impl<'m, 'h> Interpreter<'m, 'h> {
 
     /// Count how many times each instruction runs from now on (see `profile`).
     pub fn enable_profile(&mut self) {
-        self.profile.get_or_insert_with(HashMap::new);
+        self.profile.get_or_insert_with(HashMap::default);
     }
 
     /// How many times each instruction ran since `enable_profile`, by the name of its

@@ -17,7 +17,8 @@ use crate::function::StackSlotData;
 use crate::interpreter::{Trap, TrapKind};
 use crate::module::{DataKind, Module};
 use cranelift_entity::PrimaryMap;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 struct Region {
     bytes: Vec<u8>,
@@ -168,8 +169,8 @@ impl Memory {
     /// its symbols are (see the memory map above). No stack yet: see [`Stack::new`].
     pub fn load(module: &Module) -> (Memory, Symbols<'_>) {
         let mut memory = Memory::new();
-        let mut addrs: HashMap<&str, u64> = HashMap::new();
-        let mut functions = HashMap::new();
+        let mut addrs: HashMap<&str, u64> = HashMap::default();
+        let mut functions = HashMap::default();
         let mut next_fn = FUNC_BASE;
         for (i, f) in module.functions.iter().enumerate() {
             addrs.entry(&f.name).or_insert(next_fn);

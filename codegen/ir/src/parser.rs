@@ -16,7 +16,7 @@ use crate::typing::result_types;
 use core::fmt;
 use cranelift_entity::EntityRef;
 use cranelift_entity::packed_option::ReservedValue;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A syntax or typing error of the text form, at a 1-based line and column.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -874,7 +874,7 @@ impl Parser {
             func: self.function_shell()?,
             defined: Vec::new(),
             typed: Vec::new(),
-            first_use: HashMap::new(),
+            first_use: HashMap::default(),
             insts: Vec::new(),
             block_seen: Vec::new(),
             switch_lits: Vec::new(),

@@ -7,7 +7,7 @@ use crate::entities::Value;
 use crate::function::{Function, Signature};
 use crate::instructions::{AtomicRmwOp, InstructionData, Opcode};
 use crate::types::Type;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// A call's results; a `try_call`'s with its unwinding after them: whether the callee
 /// unwound (`i1`), the exception (`ptr`) and the selector (`i32`).
@@ -330,7 +330,7 @@ pub fn operand_types(
                 unreachable!("switch has the switch format")
             };
             let mask = t(0).mask();
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             for &v in &table.values {
                 need(
                     v & !mask == 0,

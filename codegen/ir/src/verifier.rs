@@ -12,7 +12,7 @@ use crate::typing::{operand_types, result_types, types_list};
 use crate::write::write_symbol;
 use core::fmt;
 use cranelift_entity::SecondaryMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One rule broken: where (function, block, instruction in text form, or data object)
 /// and what.
@@ -112,7 +112,7 @@ fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierError
             .iter()
             .map(|d| (d.as_str(), "a declared data object")),
     );
-    let mut seen: HashMap<&str, &'static str> = HashMap::new();
+    let mut seen: HashMap<&str, &'static str> = HashMap::default();
     for (name, what) in names {
         if let Some(&prev) = seen.get(name) {
             let msg = if prev == what {
@@ -125,7 +125,7 @@ fn verify_module_impl(module: &Module, bodies: bool) -> Result<(), VerifierError
             seen.insert(name, what);
         }
     }
-    let mut sigs: HashMap<&str, &Signature> = HashMap::new();
+    let mut sigs: HashMap<&str, &Signature> = HashMap::default();
     for f in &module.functions {
         sigs.entry(&f.name).or_insert(&f.signature);
     }
@@ -508,7 +508,7 @@ impl<'a> FuncVerifier<'a> {
         // that do not exist (whose number may be anything).
         let mut seen_values: SecondaryMap<Value, bool> =
             SecondaryMap::with_capacity(dfg.num_values());
-        let mut seen_invalid: HashSet<Value> = HashSet::new();
+        let mut seen_invalid: HashSet<Value> = HashSet::default();
         let mut seen_before = |v: Value| {
             if dfg.value_is_valid(v) {
                 std::mem::replace(&mut seen_values[v], true)

@@ -2,7 +2,7 @@
 //! iff `b` is reachable and no longer reachable from the entry once `a` is removed.
 
 use proptest::prelude::*;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use vliw_ir::cranelift_entity::EntityRef;
 use vliw_ir::*;
 
@@ -51,7 +51,7 @@ fn build(terms: &[Term]) -> (Function, Vec<Block>) {
 }
 
 fn reachable(func: &Function, cfg: &ControlFlowGraph, removed: Option<Block>) -> HashSet<Block> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let entry = func.layout.entry_block().unwrap();
     if Some(entry) == removed {
         return seen;

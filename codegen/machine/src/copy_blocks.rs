@@ -55,7 +55,7 @@ pub fn fold_copy_blocks(func: &mut MachFunction) -> usize {
         if found.is_empty() {
             return folded;
         }
-        let mut taken: std::collections::HashSet<MBlock> = Default::default();
+        let mut taken: rustc_hash::FxHashSet<MBlock> = Default::default();
         found.retain(|&Fold { from, copies, .. }| {
             // a block that receives moves this round is not folded away in it, nor
             // receives twice
@@ -70,7 +70,7 @@ pub fn fold_copy_blocks(func: &mut MachFunction) -> usize {
             folded += 1;
         }
         // the folded blocks leave the layout together (one pass, not one per block)
-        let gone: std::collections::HashSet<MBlock> = found.iter().map(|f| f.copies).collect();
+        let gone: rustc_hash::FxHashSet<MBlock> = found.iter().map(|f| f.copies).collect();
         func.layout.retain(|b| !gone.contains(b));
     }
 }

@@ -27,7 +27,7 @@
 //!
 //! Counter: `cse.removed`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::semantics::{self as sem};
 use vliw_isa::{CmpType, Opcode};
@@ -106,18 +106,18 @@ pub fn eliminate_common_subexpressions(mf: &mut MachFunction) -> usize {
 /// the operations removed, and of those the constants.
 fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
     // the register a removed result's readers read instead
-    let mut same: HashMap<Reg, Reg> = HashMap::new();
+    let mut same: HashMap<Reg, Reg> = HashMap::default();
     let (mut removed, mut merged_constants) = (0, 0);
     // `p2r x = p` (unguarded, both virtual): `r2p d = x` is `p` again (a flag of an
     // overflow operation or compare carried as an integer to a `select`)
-    let mut as_int: HashMap<Reg, Reg> = HashMap::new();
+    let mut as_int: HashMap<Reg, Reg> = HashMap::default();
     let mut round_trips = 0;
     // an upper bound on the unsigned value of unguarded definitions, where one is
     // known from the operation (`and` with a small constant, a zero-extending load or
     // extension, a count): an extension that cannot change such a value is the value
-    let mut bound: HashMap<Reg, u64> = HashMap::new();
+    let mut bound: HashMap<Reg, u64> = HashMap::default();
     for b in mf.layout.clone() {
-        let mut seen: HashMap<Key, Vec<Reg>> = HashMap::new();
+        let mut seen: HashMap<Key, Vec<Reg>> = HashMap::default();
         let mut loaded = Loaded::default();
         let mut kept = Vec::with_capacity(mf.block_len(b));
         for id in mf.take_block_insts(b) {

@@ -10,7 +10,7 @@
 //! `.debug_line`: for non-allocated sections the linker resolves a section symbol to
 //! the input section's offset in the output section, which is what DWARF needs).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
 use gimli::write::{
@@ -81,7 +81,7 @@ pub fn add_line_tables(
         LineString::String(primary.clone().into_bytes()),
         None,
     );
-    let mut file_ids: HashMap<String, FileId> = HashMap::new();
+    let mut file_ids: HashMap<String, FileId> = HashMap::default();
     let mut ranges = Vec::new();
     for f in &with_lines {
         let section_symbol = b.section_symbol(f.text);
@@ -159,7 +159,7 @@ pub fn add_line_tables(
     dwarf.write(&mut sections).map_err(err)?;
     // the sections first, then their relocations (which may name any of them)
     let mut written: Vec<(SectionId, vliw_elf::SectionId, Vec<Relocation>)> = Vec::new();
-    let mut by_id: HashMap<SectionId, vliw_elf::SymbolId> = HashMap::new();
+    let mut by_id: HashMap<SectionId, vliw_elf::SymbolId> = HashMap::default();
     sections.for_each(|id, w| -> Result<(), CompileError> {
         if w.data.slice().is_empty() {
             return Ok(());

@@ -30,7 +30,7 @@
 //! Counters: `split-index.split` (addresses rewritten), `split-index.removed`
 //! (additions left unread and removed).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::{Format, MachineConfig, Opcode};
 
@@ -97,8 +97,8 @@ fn block(
 ) {
     let latency = |o: Opcode| machine.latency(o.latency_class());
     // the additions of the block: result -> (its operands)
-    let mut adds: HashMap<Reg, (Reg, Reg)> = HashMap::new();
-    let mut ready: HashMap<Reg, u32> = HashMap::new();
+    let mut adds: HashMap<Reg, (Reg, Reg)> = HashMap::default();
+    let mut ready: HashMap<Reg, u32> = HashMap::default();
     let ids: Vec<InstId> = mf.block_inst_ids(b).to_vec();
     let mut position = 0;
     for id in ids {

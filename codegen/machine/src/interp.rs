@@ -39,7 +39,8 @@
 //! passes them (`abi.rs`: `r3`..`r10`, then the stack and the return area), which is
 //! what a filetest's `run: %f(1, 2) == 3` needs.
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use cranelift_entity::EntityRef;
@@ -287,11 +288,11 @@ impl<'f, 'h> Interpreter<'f, 'h> {
     pub fn new(funcs: impl IntoIterator<Item = &'f MachFunction>) -> Self {
         let mut it = Interpreter {
             funcs: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: HashMap::default(),
             hosts: Vec::new(),
-            symbols: HashMap::new(),
-            tp_offsets: HashMap::new(),
-            jump_tables: HashMap::new(),
+            symbols: HashMap::default(),
+            tp_offsets: HashMap::default(),
+            jump_tables: HashMap::default(),
             memory: Memory::default(),
             stack_base: STACK_TOP,
             regs: Physical {

@@ -18,7 +18,7 @@
 //! that may unwind gets a block of its own for them after the call
 //! (`MachFunction::end_of_normal_path`).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use cranelift_entity::EntityRef;
 
@@ -73,7 +73,7 @@ pub fn hoist_constants(mf: &mut MachFunction) -> LicmStats {
     let mut refused = vec![false; candidates.len()];
     for _ in 0..MAX_ROUNDS {
         let mut trial = mf.clone();
-        let mut renamed: HashMap<Reg, Reg> = HashMap::new();
+        let mut renamed: HashMap<Reg, Reg> = HashMap::default();
         // (candidate, the block its constants went to)
         let mut applied: Vec<(usize, MBlock)> = Vec::new();
         let (mut hoisted, mut merged) = (0, 0);
@@ -221,7 +221,7 @@ fn hoist(
     renamed: &mut HashMap<Reg, Reg>,
 ) -> (usize, usize) {
     // the constants `pre` already makes, by value
-    let mut made: HashMap<i64, Reg> = HashMap::new();
+    let mut made: HashMap<i64, Reg> = HashMap::default();
     for inst in mf.block_insts(pre) {
         if let Some(c) = constant(inst, kept)
             && let Some(&d) = inst.defs.first()

@@ -32,7 +32,7 @@
 //! Counters: `rotate-loads.loops` (headers whose load moved), `rotate-loads.candidates`
 //! (speculative loads of ψ arguments made).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cranelift_entity::EntityRef;
 

@@ -33,7 +33,7 @@
 //!
 //! Counter: `pnot.folded` (`pnot`s removed or made compares, predicates forwarded).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{CmpType, Format, Opcode};
 
@@ -43,9 +43,9 @@ use crate::mir::{Imm, InstId, MBlock, MInst, MOp, MachFunction, Reg};
 /// documentation); returns how many.
 pub fn fold_negations(mf: &mut MachFunction) -> usize {
     // the compares whose second result is unused: first result → the compare
-    let mut compares: HashMap<Reg, InstId> = HashMap::new();
+    let mut compares: HashMap<Reg, InstId> = HashMap::default();
     // unguarded `r2p`s of virtual registers: result → the register
-    let mut tests: HashMap<Reg, Reg> = HashMap::new();
+    let mut tests: HashMap<Reg, Reg> = HashMap::default();
     for b in mf.layout.clone() {
         for &id in mf.block_inst_ids(b) {
             let inst = mf.inst(id);
@@ -125,7 +125,7 @@ pub fn fold_negations(mf: &mut MachFunction) -> usize {
 /// where `x` holds `p2r p` (module documentation); returns how many.
 fn forward_predicates(mf: &mut MachFunction, tests: &HashMap<Reg, Reg>) -> usize {
     // registers that hold a predicate moved into an integer, unguarded
-    let mut holds: HashMap<Reg, Reg> = HashMap::new();
+    let mut holds: HashMap<Reg, Reg> = HashMap::default();
     for inst in mf.layout_insts() {
         if inst.opcode() == Some(Opcode::P2r)
             && inst.guard.is_always()
@@ -140,7 +140,7 @@ fn forward_predicates(mf: &mut MachFunction, tests: &HashMap<Reg, Reg>) -> usize
         return 0;
     }
     // block parameters whose one incoming edge passes such a register
-    let mut edges: HashMap<MBlock, (usize, Option<InstId>)> = HashMap::new();
+    let mut edges: HashMap<MBlock, (usize, Option<InstId>)> = HashMap::default();
     for &b in &mf.layout {
         for &id in mf.block_inst_ids(b) {
             let inst = mf.inst(id);

@@ -5,7 +5,7 @@
 //! against the function's section); symbols with the IR's linkage (export → global,
 //! local → local, weak → weak; referenced but not defined → undefined global).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use vliw_elf::{
     Binding, Object, Reloc, Section, SectionId, SectionKind, Symbol, SymbolDefinition, SymbolId,
     SymbolKind,
@@ -41,7 +41,7 @@ impl ObjectBuilder {
     pub fn new() -> ObjectBuilder {
         ObjectBuilder {
             object: Object::new(),
-            names: HashMap::new(),
+            names: HashMap::default(),
         }
     }
 

@@ -27,7 +27,7 @@
 //! Counters: `offsets.adds` (additions rewritten), `offsets.addresses` (memory
 //! operands rewritten), `offsets.removed` (additions left unread and removed).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{Format, Opcode};
 
@@ -102,7 +102,7 @@ fn resolve(links: &HashMap<Reg, Link>, op: Opcode, reg: Reg, total: i64) -> Opti
 
 /// Folds the chains of constant additions of `mf` (module documentation).
 pub fn fold_offsets(mf: &mut MachFunction) -> FoldStats {
-    let mut links: HashMap<Reg, Link> = HashMap::new();
+    let mut links: HashMap<Reg, Link> = HashMap::default();
     for inst in mf.layout_insts() {
         if let Some((d, l)) = link_of(inst) {
             links.insert(d, l);

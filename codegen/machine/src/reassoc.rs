@@ -26,7 +26,8 @@
 //! tree whose terms are all negative ends in `sub r0, x`. A tree is rebuilt only
 //! when that lowers its height; it keeps its number of operations.
 
-use std::collections::{BinaryHeap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BinaryHeap;
 
 use vliw_isa::{MachineConfig, Opcode};
 
@@ -106,8 +107,8 @@ fn block(
     let ids: Vec<InstId> = mf.block_inst_ids(b).to_vec();
     // where each value of the block is defined, and when it is ready in a greedy
     // in-order schedule of the block
-    let mut def_at: HashMap<Reg, usize> = HashMap::new();
-    let mut ready: HashMap<Reg, u32> = HashMap::new();
+    let mut def_at: HashMap<Reg, usize> = HashMap::default();
+    let mut ready: HashMap<Reg, u32> = HashMap::default();
     let mut used: Vec<(u32, [u32; 5])> = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
         let inst = mf.inst(id);

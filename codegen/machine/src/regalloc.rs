@@ -283,7 +283,7 @@ pub fn allocate_naive(func: &mut MachFunction) -> Result<(), CompileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
+    use rustc_hash::FxHashMap as HashMap;
 
     /// The shared sequentializer on machine registers, as `destruct_ssa` calls it.
     fn sequentialize(copies: &[(Reg, Reg)], temp: impl FnMut(Reg) -> Reg) -> Vec<(Reg, Reg)> {

@@ -21,7 +21,7 @@
 //! Counters: `shift-add.fused` (additions rewritten), `shift-add.removed` (shifts
 //! left unread and removed).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{MachineConfig, Opcode};
 

@@ -27,7 +27,7 @@
 //! predecessor with a call that has an unwind edge (only its result copies and one
 //! `br` may follow it, docs/machine.md §2).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use cranelift_entity::EntityRef;
 use vliw_isa::Opcode;
@@ -67,7 +67,7 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
     // an earlier one's copies branch to it)
     let mut preds = block_preds(mf, &cfg);
     // the blocks reading each virtual register (kept up to date as copies are made)
-    let mut readers: HashMap<Reg, Vec<MBlock>> = HashMap::new();
+    let mut readers: HashMap<Reg, Vec<MBlock>> = HashMap::default();
     for &b in &mf.layout {
         for inst in mf.block_insts(b) {
             for r in inst.all_uses().filter(|r| r.as_virtual().is_some()) {
@@ -84,8 +84,8 @@ pub fn duplicate_branch_tails(mf: &mut MachFunction) -> TailDupStats {
     let in_tables: HashSet<MBlock> = mf.jump_tables.values().flatten().copied().collect();
     // the layout changes at the end, in one pass: the trampolines' copies placed
     // after the block that branches to them, what went left out
-    let mut placed_after: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
-    let mut gone: HashSet<MBlock> = HashSet::new();
+    let mut placed_after: HashMap<MBlock, Vec<MBlock>> = HashMap::default();
+    let mut gone: HashSet<MBlock> = HashSet::default();
     for j in mf.layout.clone() {
         if j == entry
             || in_tables.contains(&j)
@@ -333,7 +333,7 @@ fn duplicate_into(
     let all: Vec<MInst> = mf.block_insts(j).cloned().collect();
     let (prefix, branches) = all.split_at(shape.prefix);
     // the predicates the copy's operations are known to be
-    let mut known: HashMap<Reg, bool> = HashMap::new();
+    let mut known: HashMap<Reg, bool> = HashMap::default();
     for inst in prefix {
         let mut c = inst.clone();
         c.rename_uses(|r| subst.get(&r).copied().unwrap_or(r));

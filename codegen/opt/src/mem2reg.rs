@@ -25,7 +25,7 @@
 //! values). A function whose entry block is a branch target is left alone: the entry's
 //! parameters are the function's arguments.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cranelift_entity::SecondaryMap;
 use vliw_ir::{
@@ -117,7 +117,7 @@ pub fn mem2reg(func: &mut Function) -> Mem2RegStats {
 
     // The variables: the fields of every promotable slot.
     let mut var_types: Vec<Type> = Vec::new();
-    let mut access_var: HashMap<Inst, usize> = HashMap::new();
+    let mut access_var: HashMap<Inst, usize> = HashMap::default();
     let mut promoted: Vec<(StackSlot, Vec<Inst>)> = Vec::new();
     for (slot, uses) in slots {
         let Some(fields) = fields_of(func.stack_slots[slot], &uses) else {
@@ -192,7 +192,7 @@ fn analyze_slots(func: &Function) -> Vec<(StackSlot, SlotUses)> {
             }
         }
     }
-    let mut by_slot: HashMap<StackSlot, SlotUses> = HashMap::new();
+    let mut by_slot: HashMap<StackSlot, SlotUses> = HashMap::default();
     for (root, slot, offset) in roots {
         let uses = by_slot.entry(slot).or_default();
         uses.address_insts.push(root);
@@ -400,8 +400,8 @@ fn rename(
     let entry = func.layout.entry_block().expect("checked by the caller");
     let mut current: Vec<Option<Value>> = vec![None; var_types.len()];
     let mut undo: Vec<(usize, Option<Value>)> = Vec::new();
-    let mut undefs: HashMap<Type, Value> = HashMap::new();
-    let mut alias: HashMap<Value, Value> = HashMap::new();
+    let mut undefs: HashMap<Type, Value> = HashMap::default();
+    let mut alias: HashMap<Value, Value> = HashMap::default();
     let (mut loads, mut stores) = (0, 0);
 
     enum Step {

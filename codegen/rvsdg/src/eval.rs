@@ -37,7 +37,7 @@
 //! step limit (10 million nodes and loop iterations), and with `Malformed` on a graph
 //! it cannot run (a cycle, a predicate out of range: run the verifier).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use vliw_ir::interpreter::{check_args, check_host_results, check_sig};
@@ -144,7 +144,7 @@ impl<'a, 'h> Evaluator<'a, 'h> {
     pub fn new(graph: &'a Rvsdg, module: &'a Module) -> Self {
         let (mut memory, symbols) = Memory::load(module);
         let stack = Stack::new(&mut memory, 1 << 20);
-        let mut lambdas = HashMap::new();
+        let mut lambdas = HashMap::default();
         for l in graph.lambdas() {
             lambdas
                 .entry(graph.lambda_info(l).name.as_str())

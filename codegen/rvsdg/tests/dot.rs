@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use vliw_rvsdg::*;
 
 /// Checks the shape of a drawing of `g`: braces balance outside quoted strings, every
@@ -27,7 +27,7 @@ fn check(g: &Rvsdg, dot: &str) {
         }
     }
     assert!(depth == 0 && !quoted, "unbalanced\n{dot}");
-    let mut declared = HashSet::new();
+    let mut declared = HashSet::default();
     let mut edges = 0;
     for line in dot.lines().map(str::trim) {
         if let Some((from, to)) = line.split_once(" -> ") {

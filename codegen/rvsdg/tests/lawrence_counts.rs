@@ -16,7 +16,7 @@
 
 mod common;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write;
 
 use common::random_cfg::Rng;
@@ -207,7 +207,7 @@ fn profile(
     let mut it = Interpreter::new(&m);
     it.enable_profile();
     let out = it.call("f", args).unwrap_or_else(|e| panic!("{e}\n{f}"));
-    let (mut evals, mut tests) = (HashMap::new(), HashMap::new());
+    let (mut evals, mut tests) = (HashMap::default(), HashMap::default());
     for (_, inst, n) in it.profile() {
         let line = f.srclocs[inst].line;
         if line == 0 {

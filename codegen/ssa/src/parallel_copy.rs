@@ -23,7 +23,7 @@
 //! (`boissinot`, `virtual`, `sreedhar3`) its renamed parallel copies and the `copies`
 //! method its block arguments (fresh virtual registers as temporaries).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hash;
 
 /// Why a parallel copy cannot be sequentialized.
@@ -51,7 +51,8 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
     same_value: impl Fn(R, R) -> bool,
 ) -> Result<Vec<(R, R)>, ParallelCopyError<R>> {
     // pred[b]: the source of the copy into b (b a pending destination).
-    let mut pred: HashMap<R, R> = HashMap::with_capacity(copies.len());
+    let mut pred: HashMap<R, R> =
+        HashMap::with_capacity_and_hasher(copies.len(), Default::default());
     let mut order: Vec<R> = Vec::with_capacity(copies.len());
     for &(dst, src) in copies {
         if let Some(&other) = pred.get(&dst) {
@@ -72,7 +73,7 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
     pred.retain(|d, s| d != s);
 
     // loc[a]: where a's original value is now. Only sources have an entry.
-    let mut loc: HashMap<R, R> = HashMap::with_capacity(pred.len());
+    let mut loc: HashMap<R, R> = HashMap::with_capacity_and_hasher(pred.len(), Default::default());
     for &src in pred.values() {
         loc.insert(src, src);
     }
@@ -80,7 +81,8 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
     // readers of a find it once a itself is overwritten. Until then they read a:
     // every copy out of a register that is never overwritten reads it, and the
     // copies out of one source do not wait for each other (a bundle may hold them).
-    let mut saved: HashMap<R, R> = HashMap::with_capacity(pred.len());
+    let mut saved: HashMap<R, R> =
+        HashMap::with_capacity_and_hasher(pred.len(), Default::default());
     // A double-ended list: copies into registers no copy reads are taken from the
     // back; a source freed by saving its value goes to the front, so that the copies
     // still reading it from where it is come first.
@@ -91,7 +93,8 @@ pub fn sequentialize<R: Copy + Eq + Hash>(
         .collect();
     let mut to_do: Vec<R> = order.clone();
     let mut out = Vec::with_capacity(pred.len() + 1);
-    let mut done: HashMap<R, ()> = HashMap::with_capacity(pred.len());
+    let mut done: HashMap<R, ()> =
+        HashMap::with_capacity_and_hasher(pred.len(), Default::default());
     loop {
         while let Some(b) = ready.pop_back() {
             // b is overwritten now: its own value (if something still reads it) is

@@ -157,7 +157,7 @@ proptest! {
             prop_assert!(r2[b.index()], "{:?} unreachable in the redirected graph", b);
         }
 
-        let mut headers = std::collections::HashSet::new();
+        let mut headers = rustc_hash::FxHashSet::default();
         for l in loops.loops() {
             let body = loops.body(l);
             let h = loops.header(l);

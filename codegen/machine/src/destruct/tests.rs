@@ -510,17 +510,16 @@ fn random_function(rng: &mut Rng) -> MachFunction {
 
 /// Brute-force live ranges: the points after which each variable is live (from
 /// iterative data-flow live-out sets and a backward scan), plus its definition.
-fn brute_ranges(mf: &MachFunction) -> Vec<std::collections::HashSet<Point>> {
+fn brute_ranges(mf: &MachFunction) -> Vec<rustc_hash::FxHashSet<Point>> {
     let cfg = crate::ssa_view::cfg_of(mf);
     let df = DataflowLiveness::compute(&cfg, &SsaView { mf });
-    let mut ranges = vec![std::collections::HashSet::new(); mf.vregs.len()];
+    let mut ranges = vec![rustc_hash::FxHashSet::default(); mf.vregs.len()];
     for &b in &mf.layout {
         if !cfg.is_reachable(block(b)) {
             continue;
         }
         let insts: Vec<&MInst> = mf.block_insts(b).collect();
-        let mut live: std::collections::HashSet<usize> =
-            df.sets.live_out(block(b)).iter().collect();
+        let mut live: rustc_hash::FxHashSet<usize> = df.sets.live_out(block(b)).iter().collect();
         for p in (0..=insts.len()).rev() {
             for &v in &live {
                 ranges[v].insert(Point::new(b, p as u32));

@@ -10,7 +10,7 @@
 //! branch and fall through to the next; after them, [`merge_back`] joins again what no
 //! region took, so that code if-conversion leaves alone is the code it was given.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::Opcode;
 
@@ -78,7 +78,7 @@ pub fn merge_back(mf: &mut MachFunction, cuts: &[Cut]) -> usize {
     let preds = block_preds(mf, &cfg_of(mf));
     let in_layout: HashSet<MBlock> = mf.layout.iter().copied().collect();
     // where a block's operations went when it was joined to its predecessor
-    let mut joined_into: HashMap<MBlock, MBlock> = HashMap::new();
+    let mut joined_into: HashMap<MBlock, MBlock> = HashMap::default();
     let resolve = |joined_into: &HashMap<MBlock, MBlock>, mut b: MBlock| {
         while let Some(&into) = joined_into.get(&b) {
             b = into;

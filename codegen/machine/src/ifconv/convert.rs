@@ -43,7 +43,7 @@
 //! are defined by the ψs, and its exit ends the block. Otherwise the block ends in
 //! `br X(ψs)`.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{CmpType, Opcode};
@@ -360,7 +360,7 @@ fn decision_tree(
     let d = mblock(dom.idom(block(join))?);
     rank.get(&d)?;
     // the blocks on the paths from d to the join
-    let mut reaches: HashSet<MBlock> = HashSet::new();
+    let mut reaches: HashSet<MBlock> = HashSet::default();
     let mut work: Vec<MBlock> = c.preds[&join].clone();
     while let Some(b) = work.pop() {
         if reaches.insert(b) {
@@ -373,7 +373,7 @@ fn decision_tree(
         .collect();
     between.sort_by_key(|b| core::cmp::Reverse(rank[b]));
     let class = c.mf.vregs[c.mf.blocks[join].params[i]];
-    let mut value: HashMap<MBlock, Reg> = HashMap::new();
+    let mut value: HashMap<MBlock, Reg> = HashMap::default();
     let mut ops: Vec<PsiOp> = Vec::new();
     for &b in &between {
         let on_edge = |c: &Converter, t: MBlock| -> Option<Reg> {
@@ -515,7 +515,7 @@ pub fn convert(
         .map(|(i, &b)| (b, i))
         .collect();
     // predecessors inside the region, in topological order
-    let mut region_preds: HashMap<MBlock, Vec<MBlock>> = HashMap::new();
+    let mut region_preds: HashMap<MBlock, Vec<MBlock>> = HashMap::default();
     for &b in region.blocks.iter().chain([&x]) {
         let mut p: Vec<MBlock> = preds[&b]
             .iter()
@@ -526,7 +526,7 @@ pub fn convert(
         p.dedup();
         region_preds.insert(b, p);
     }
-    let mut def_block: HashMap<Reg, MBlock> = HashMap::new();
+    let mut def_block: HashMap<Reg, MBlock> = HashMap::default();
     for &b in &region.blocks {
         for &p in &mf.blocks[b].params {
             def_block.insert(Reg::from(p), b);
@@ -543,9 +543,9 @@ pub fn convert(
         uses,
         copy_of,
         preds: region_preds,
-        block_sym: HashMap::new(),
-        made: HashMap::new(),
-        needed: HashSet::new(),
+        block_sym: HashMap::default(),
+        made: HashMap::default(),
+        needed: HashSet::default(),
         order: Vec::new(),
         stats,
     };
@@ -572,7 +572,7 @@ pub fn convert(
         .then(|| RegionPpg::build(region))
         .flatten();
     let merge = preds[&x].iter().all(|p| rank.contains_key(p)) && c.mf.layout.first() != Some(&x);
-    let mut psi_args: HashMap<MBlock, Vec<Vec<PsiOp>>> = HashMap::new();
+    let mut psi_args: HashMap<MBlock, Vec<Vec<PsiOp>>> = HashMap::default();
     for &join in region.blocks[1..].iter().chain([&x]) {
         let n = c.mf.blocks[join].params.len();
         let mut per_param = Vec::with_capacity(n);

@@ -21,7 +21,7 @@
 //! A region is converted when the predicated estimate is at most the branchy one and it
 //! stays within the limits on operations and predicates ([`Limits`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{LatencyClass, MachineConfig, Opcode, Unit};
 
@@ -98,7 +98,7 @@ fn latency(machine: &MachineConfig, o: Opcode) -> u32 {
 fn block_cost(mf: &MachFunction, region: &Region, b: MBlock, machine: &MachineConfig) -> BlockCost {
     let body = region.body(mf, b);
     let mut cost = BlockCost::default();
-    let mut ready: HashMap<Reg, u32> = HashMap::new();
+    let mut ready: HashMap<Reg, u32> = HashMap::default();
     for &id in body {
         let inst = mf.inst(id);
         let (unit, lat) = match inst.op {
@@ -137,12 +137,12 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
     let alu = machine.latency(LatencyClass::Alu);
     let compare = machine.latency(LatencyClass::Compare);
     // branches: the reach probability of each block
-    let mut reach: HashMap<MBlock, f64> = HashMap::from([(region.entry(), 1.0)]);
+    let mut reach: HashMap<MBlock, f64> = HashMap::from_iter([(region.entry(), 1.0)]);
     let mut branchy = 0.0;
     // predicated: when each register and each block's and edge's predicate is ready
-    let mut ready: HashMap<Reg, u32> = HashMap::new();
-    let mut block_ready: HashMap<MBlock, u32> = HashMap::new();
-    let mut edges_into: HashMap<MBlock, Vec<u32>> = HashMap::new();
+    let mut ready: HashMap<Reg, u32> = HashMap::default();
+    let mut block_ready: HashMap<MBlock, u32> = HashMap::default();
+    let mut edges_into: HashMap<MBlock, Vec<u32>> = HashMap::default();
     let mut height = 0u32;
     let mut total = BlockCost::default();
     let mut predicates = 0;

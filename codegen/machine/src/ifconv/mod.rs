@@ -28,7 +28,7 @@ mod convert;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::MachineConfig;
 use vliw_ssa::{Block, Cfg, DomTree, PostDomTree};
@@ -120,7 +120,7 @@ fn cold_blocks(
         .copied()
         .filter(|&b| mf.last_inst(b).is_some_and(|i| i.is(vliw_isa::Opcode::Ret)))
         .collect();
-    let mut returns: HashSet<MBlock> = HashSet::new();
+    let mut returns: HashSet<MBlock> = HashSet::default();
     while let Some(b) = work.pop() {
         if returns.insert(b) {
             work.extend(preds.get(&b).into_iter().flatten().copied());
@@ -135,7 +135,7 @@ fn cold_blocks(
 
 /// The uses of every register (guards included).
 fn use_counts(mf: &MachFunction) -> HashMap<Reg, u32> {
-    let mut uses = HashMap::new();
+    let mut uses = HashMap::default();
     for inst in mf.layout_insts() {
         for r in inst.all_uses() {
             *uses.entry(r).or_default() += 1;
@@ -171,7 +171,7 @@ fn round(
     let uses = use_counts(mf);
     let copy_of = convert::copies(mf);
     let trace = std::env::var_os("VLIW_IFCONV_TRACE").is_some();
-    let mut touched: HashSet<MBlock> = HashSet::new();
+    let mut touched: HashSet<MBlock> = HashSet::default();
     let mut changed = false;
     let order: Vec<MBlock> = dom.reverse_postorder().iter().map(|&b| mblock(b)).collect();
     for e in order {

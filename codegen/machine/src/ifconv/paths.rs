@@ -6,7 +6,7 @@
 //! edge's domains are the sets of paths through them, as bit masks. Inclusion and
 //! disjointness of domains are then mask operations; promotion (003 §3.1) asks them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::region::Region;
 use crate::mir::MBlock;
@@ -32,8 +32,8 @@ impl Paths {
     pub fn enumerate(region: &Region) -> Option<Paths> {
         let mut paths = Paths {
             all: 0,
-            block: HashMap::new(),
-            edge: HashMap::new(),
+            block: HashMap::default(),
+            edge: HashMap::default(),
         };
         // depth-first over the acyclic region; each stack entry is a block and the
         // path's edges so far

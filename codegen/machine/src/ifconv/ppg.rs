@@ -5,7 +5,7 @@
 //! may be promoted (003 §3.1, condition 2: is the join's predicate covered by the
 //! candidate and the guards to its right?).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_ssa::ppg::{Construction, Ppg, PpgError, PpgForest, PredId, SplitCfg, StartEndEdge};
 use vliw_ssa::{Block, Cfg};
@@ -28,11 +28,11 @@ impl RegionPpg {
     /// The PPG of `region` (`None` if the graph library refuses it, which a region
     /// that qualified for if-conversion never gives).
     pub fn build(region: &Region) -> Option<RegionPpg> {
-        let mut node: HashMap<MBlock, Block> = HashMap::new();
+        let mut node: HashMap<MBlock, Block> = HashMap::default();
         for (i, &b) in region.blocks.iter().chain([&region.exit]).enumerate() {
             node.insert(b, Block::new(i));
         }
-        let mut targets = HashMap::new();
+        let mut targets = HashMap::default();
         let mut succs: Vec<Vec<Block>> = Vec::new();
         for &b in &region.blocks {
             let t: Vec<MBlock> = region.exits[&b].targets().collect();

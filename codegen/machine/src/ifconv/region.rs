@@ -17,7 +17,7 @@
 //!
 //! `E`'s own operations run unguarded as before, whatever they are.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{CmpType, Opcode};
@@ -272,8 +272,8 @@ pub fn find_region(
                 Ok(Region {
                     blocks: vec![e],
                     exit: target,
-                    exits: HashMap::from([(e, entry_exit)]),
-                    side_exits: HashMap::new(),
+                    exits: HashMap::from_iter([(e, entry_exit)]),
+                    side_exits: HashMap::default(),
                     speculate_loads: false,
                 })
             }
@@ -284,7 +284,7 @@ pub fn find_region(
     if x == e || !mf.layout.contains(&x) || cold.contains(&x) {
         return Err(NoRegion::NoJoin);
     }
-    let mut exits = HashMap::from([(e, entry_exit)]);
+    let mut exits = HashMap::from_iter([(e, entry_exit)]);
     let mut side_exits: HashMap<MBlock, (MGuard, MBlock)> =
         entry_side.map(|s| (e, s)).into_iter().collect();
     let mut members = vec![e];

@@ -355,7 +355,7 @@ fn ppg_covers_agree_with_the_paths() {
         let cfg = crate::ssa_view::cfg_of(&mf);
         let dom = vliw_ssa::DomTree::compute(&cfg);
         let pdom = vliw_ssa::PostDomTree::compute(&cfg);
-        let mut preds: std::collections::HashMap<MBlock, Vec<MBlock>> =
+        let mut preds: rustc_hash::FxHashMap<MBlock, Vec<MBlock>> =
             mf.layout.iter().map(|&b| (b, Vec::new())).collect();
         for &b in &mf.layout {
             for t in cfg.succs(crate::ssa_view::block(b)) {

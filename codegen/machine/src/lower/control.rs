@@ -5,7 +5,7 @@
 //! parameters goes through a new *edge block* holding just that `br`, so that the
 //! copies made when leaving SSA run on that edge only (the lost-copy problem).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use vliw_ir::{BlockCall, Inst, InstructionData, Opcode as IrOp, Type, Value};
 use vliw_isa::Opcode;
 
@@ -142,7 +142,7 @@ impl Lower<'_> {
                     self.jump_to(&blocks[0]);
                     return Ok(());
                 }
-                let mut cache = HashMap::new();
+                let mut cache = HashMap::default();
                 let then_b = self.edge(&blocks[0], &mut cache);
                 if blocks[1].args.is_empty() {
                     self.br_if(p, then_b);
@@ -255,7 +255,7 @@ impl Lower<'_> {
     /// `switch`: a jump table when dense enough, else a chain of compares.
     fn switch(&mut self, arg: Value, table: &vliw_ir::SwitchData) -> Result<(), CompileError> {
         let ty = self.ty(arg);
-        let mut cache = HashMap::new();
+        let mut cache = HashMap::default();
         let default = table.default_dest().clone();
         if ty == Type::I128 {
             let (lo, hi) = self.get2(arg);

@@ -78,7 +78,7 @@ impl MachFunction {
                 f.layout
                     .iter()
                     .flat_map(|&b| {
-                        let position: std::collections::HashMap<_, usize> = f
+                        let position: rustc_hash::FxHashMap<_, usize> = f
                             .block_inst_ids(b)
                             .iter()
                             .enumerate()

@@ -267,8 +267,8 @@ impl MachFunction {
 
     /// How many times each register is read by the operations of the layout (guards,
     /// operands, block arguments, kept values, implicit uses).
-    pub fn read_counts(&self) -> std::collections::HashMap<Reg, usize> {
-        let mut reads = std::collections::HashMap::new();
+    pub fn read_counts(&self) -> rustc_hash::FxHashMap<Reg, usize> {
+        let mut reads = rustc_hash::FxHashMap::default();
         for inst in self.layout_insts() {
             for r in inst.all_uses() {
                 *reads.entry(r).or_insert(0) += 1;
@@ -282,7 +282,7 @@ impl MachFunction {
     /// `true` for a new operation), so that a pass need not count the whole function
     /// again per block.
     pub fn update_read_counts(
-        reads: &mut std::collections::HashMap<Reg, usize>,
+        reads: &mut rustc_hash::FxHashMap<Reg, usize>,
         inst: &MInst,
         added: bool,
     ) {
@@ -293,8 +293,8 @@ impl MachFunction {
     }
 
     /// The constants that unguarded `movi`s of the layout put in virtual registers.
-    pub fn movi_constants(&self) -> std::collections::HashMap<Reg, i64> {
-        let mut constants = std::collections::HashMap::new();
+    pub fn movi_constants(&self) -> rustc_hash::FxHashMap<Reg, i64> {
+        let mut constants = rustc_hash::FxHashMap::default();
         for inst in self.layout_insts() {
             if inst.op == super::MOp::Op(Opcode::Movi)
                 && inst.guard.is_always()

@@ -9,7 +9,7 @@
 //! so that a text can describe an invalid function.
 
 use core::fmt;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use cranelift_entity::{EntityRef, PrimaryMap};
@@ -77,7 +77,7 @@ impl MachFunction {
 fn mnemonics() -> &'static HashMap<&'static str, Vec<Opcode>> {
     static TABLE: OnceLock<HashMap<&'static str, Vec<Opcode>>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut m: HashMap<&'static str, Vec<Opcode>> = HashMap::new();
+        let mut m: HashMap<&'static str, Vec<Opcode>> = HashMap::default();
         for o in Opcode::all() {
             m.entry(o.mnemonic()).or_default().push(o);
         }

@@ -25,7 +25,7 @@
 //!   (`vliw_isa::check_bundle`: issue width with `limm` syllables, units).
 
 use core::fmt;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use cranelift_entity::EntityRef;
 use vliw_isa::{CmpType, FieldKind, MachineConfig, Opcode, check_bundle};
@@ -245,7 +245,7 @@ impl Verifier<'_> {
     /// block-level dominance is true of the landing block's reads.
     fn unwind_edges(&mut self) {
         let f = self.f;
-        let mut pads: HashSet<MBlock> = HashSet::new();
+        let mut pads: HashSet<MBlock> = HashSet::default();
         for &b in &f.layout {
             for inst in f.block_insts(b) {
                 if let Some(u) = inst.unwind {
@@ -421,7 +421,7 @@ impl Verifier<'_> {
                     }
                 }
                 if inst.op == MOp::ParallelCopy {
-                    let mut seen = HashSet::new();
+                    let mut seen = HashSet::default();
                     for d in &inst.defs {
                         if *d != Reg::ZERO && *d != Reg::P0 && !seen.insert(*d) {
                             err(self, format!("{} is written twice", f.reg(*d)));

@@ -18,7 +18,8 @@
 //! which keeps the iteration finite when a block is analysed with paths on one
 //! visit and without on another (the cap decides per visit; both are sound).
 
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 
 use cranelift_entity::EntityRef;
 
@@ -95,7 +96,7 @@ pub fn analyze(mf: &MachFunction, options: &PcpOptions) -> Analysis {
         return Analysis::default();
     };
     // the blocks that read each register they do not define
-    let mut readers: HashMap<VReg, Vec<MBlock>> = HashMap::new();
+    let mut readers: HashMap<VReg, Vec<MBlock>> = HashMap::default();
     for &b in &mf.layout {
         let defined: Vec<VReg> = mf
             .block_insts(b)

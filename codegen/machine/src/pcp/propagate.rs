@@ -41,7 +41,7 @@
 //! continues on them); a compare under a false guard writes false if `.unc`, else
 //! nothing; a ψ is the value of its rightmost argument whose guard holds.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{FieldKind, Format, Opcode};
@@ -543,7 +543,7 @@ impl Local<'_> {
 /// `sel`'s selector, and, transitively, the predicates the predicate logic, copies
 /// and ψs defining those read.
 pub fn branch_conditions(mf: &MachFunction, b: MBlock) -> HashSet<Reg> {
-    let mut steer: HashSet<Reg> = HashSet::new();
+    let mut steer: HashSet<Reg> = HashSet::default();
     for inst in mf.block_insts(b) {
         if !inst.guard.is_always() {
             steer.insert(inst.guard.pred);

@@ -17,7 +17,7 @@
 //! it is undefined (⊤). The element the paper writes `dfi[n]` is the meet of the
 //! components ([`Valued::dfi`], rule 2).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::lattice::Lat;
 use super::paths::{PathSet, Paths, TooManyPaths};
@@ -203,7 +203,7 @@ impl Pvg {
     /// One path, at most `cap`.
     pub fn new(cap: usize) -> Pvg {
         Pvg {
-            values: HashMap::new(),
+            values: HashMap::default(),
             paths: Paths::new(cap),
         }
     }

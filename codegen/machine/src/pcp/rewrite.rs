@@ -30,7 +30,7 @@
 //! read as `r0` or `p0` instead (any value refines undefined), or as a guard that
 //! never holds.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{CmpType, Opcode};
@@ -43,7 +43,7 @@ use crate::mir::{Imm, InstId, MBlock, MGuard, MInst, MOp, MachFunction, Reg, Reg
 
 /// Rewrites `mf` by `analysis` (of this very function).
 pub fn rewrite(mf: &mut MachFunction, analysis: &Analysis, stats: &mut PcpStats) {
-    let mut undefined: HashSet<VReg> = HashSet::new();
+    let mut undefined: HashSet<VReg> = HashSet::default();
     for b in mf.layout.clone() {
         if let Some(facts) = analysis.facts.get(&b) {
             rewrite_block(mf, b, facts, stats, &mut undefined);

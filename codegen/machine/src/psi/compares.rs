@@ -30,7 +30,7 @@
 //! was; the ψ stays for its other readers, and is removed with nothing left reading
 //! it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{CmpType, Format, LatencyClass, MachineConfig, Opcode};
 
@@ -45,9 +45,9 @@ pub fn compares_through_psis(mf: &mut MachFunction, machine: &MachineConfig) -> 
     let branch_tests = branch_tests(mf);
     for b in mf.layout.clone() {
         // the ψs of the block so far, by what they define
-        let mut psis: HashMap<Reg, InstId> = HashMap::new();
+        let mut psis: HashMap<Reg, InstId> = HashMap::default();
         // when each value of the block is ready, in cycles from its start
-        let mut ready: HashMap<Reg, u32> = HashMap::new();
+        let mut ready: HashMap<Reg, u32> = HashMap::default();
         let at_ready = |r: Reg, ready: &HashMap<Reg, u32>| ready.get(&r).copied().unwrap_or(0);
         if !latency_bound(mf, b, machine) {
             continue;
@@ -145,7 +145,7 @@ pub fn compares_through_psis(mf: &mut MachFunction, machine: &MachineConfig) -> 
 /// width: its operations, `width` to a bundle, take fewer than its longest chain of
 /// latencies less one cycle.
 fn latency_bound(mf: &MachFunction, b: crate::mir::MBlock, machine: &MachineConfig) -> bool {
-    let mut ready: HashMap<Reg, u32> = HashMap::new();
+    let mut ready: HashMap<Reg, u32> = HashMap::default();
     let mut longest = 0;
     let mut operations = 0;
     for inst in mf.block_insts(b) {
@@ -165,9 +165,9 @@ fn latency_bound(mf: &MachFunction, b: crate::mir::MBlock, machine: &MachineConf
 }
 
 /// The predicates that only branches read, as their guard.
-fn branch_tests(mf: &MachFunction) -> std::collections::HashSet<Reg> {
-    let mut tests = std::collections::HashSet::new();
-    let mut other = std::collections::HashSet::new();
+fn branch_tests(mf: &MachFunction) -> rustc_hash::FxHashSet<Reg> {
+    let mut tests = rustc_hash::FxHashSet::default();
+    let mut other = rustc_hash::FxHashSet::default();
     for inst in mf.layout_insts() {
         let branch = inst.is(Opcode::Br);
         for r in inst.all_uses() {

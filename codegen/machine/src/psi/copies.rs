@@ -45,7 +45,7 @@
 //! Interference between an argument and the ψ's result is ignored by construction
 //! (the result is the chain's last link).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cranelift_entity::SecondaryMap;
 use vliw_isa::{CmpType, semantics as sem};
@@ -193,7 +193,7 @@ impl Block {
         Block {
             b,
             order: mf.block_insts_with_ids(b).map(|(id, _)| id).collect(),
-            pos: HashMap::new(),
+            pos: HashMap::default(),
         }
     }
 

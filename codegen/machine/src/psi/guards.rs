@@ -17,7 +17,7 @@
 //! complementary pair. The relation is sound, not complete: it answers "unknown" for
 //! anything the compares do not show.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{CmpType, Opcode, semantics as sem, semantics::OpClass};
 
@@ -112,7 +112,7 @@ pub struct Guards {
 
 impl Guards {
     pub fn of_block(mf: &MachFunction, b: MBlock) -> Guards {
-        let mut origin = HashMap::new();
+        let mut origin = HashMap::default();
         for inst in mf.block_insts(b) {
             let Some((pair, implies)) = describe(inst) else {
                 continue;

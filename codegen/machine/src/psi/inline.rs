@@ -10,7 +10,7 @@
 //! selection twice (measured on `benches/kernels`: 49 arguments inlined without the
 //! rule gave 2.4 times the `sel`s and 3% more bundles).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::guards::Guards;
 use crate::mir::{InstId, MOp, MachFunction, Reg};
@@ -32,7 +32,7 @@ pub fn inline(mf: &mut MachFunction) -> usize {
         let guards = Guards::of_block(mf, b);
         // the ψs of the block by value, in order: an inner ψ is defined before the
         // ψ reading it, and is already inlined itself when that one is visited
-        let mut defined: HashMap<Reg, InstId> = HashMap::new();
+        let mut defined: HashMap<Reg, InstId> = HashMap::default();
         for id in psis {
             let outer = mf.inst(id).clone();
             let mut uses = Vec::with_capacity(outer.uses.len());

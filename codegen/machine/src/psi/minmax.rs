@@ -14,7 +14,7 @@
 //! `ψ(T?x, p?hi, q?lo)`, which becomes `t = min x, hi; ψ(T?t, q?lo)`; the whole is no
 //! clamp when `lo > hi`). Compares left unread are removed.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{CmpType, Opcode};
 
@@ -39,7 +39,7 @@ pub fn select_min_max(mf: &mut MachFunction) -> usize {
     let mut made = 0;
     for b in mf.layout.clone() {
         // each predicate of the block's compares: (compare, which of its two)
-        let mut compares: HashMap<Reg, (MInst, bool)> = HashMap::new();
+        let mut compares: HashMap<Reg, (MInst, bool)> = HashMap::default();
         let mut at = 0;
         while at < mf.block_len(b) {
             let id = mf.block_inst_ids(b)[at];

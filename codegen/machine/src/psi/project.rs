@@ -10,7 +10,7 @@
 //! Disjointness is the hyperblock's ([`Guards`]); only reads in the ψ's own block
 //! are projected. A ψ nothing reads any more is removed (with what only it read).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::guards::Guards;
 use crate::mir::{InstId, MGuard, MOp, MachFunction, Reg};
@@ -25,7 +25,7 @@ pub fn project(mf: &mut MachFunction) -> usize {
         }
         let guards = Guards::of_block(mf, b);
         // the ψs defined so far in the block: value -> (arguments, guards)
-        let mut psis: HashMap<Reg, (Vec<Reg>, Vec<MGuard>)> = HashMap::new();
+        let mut psis: HashMap<Reg, (Vec<Reg>, Vec<MGuard>)> = HashMap::default();
         let ids: Vec<InstId> = mf.block_inst_ids(b).to_vec();
         for id in ids {
             let project_one = |x: Reg, q: MGuard, psis: &HashMap<Reg, (Vec<Reg>, Vec<MGuard>)>| {

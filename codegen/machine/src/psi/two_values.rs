@@ -22,7 +22,7 @@
 //! argument's). Arguments are values as in `super::reduce` (through unguarded
 //! copies, equal `movi` constants).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::Opcode;
 
@@ -60,7 +60,7 @@ pub fn two_values(mf: &mut MachFunction) -> usize {
         let defined: HashMap<Reg, InstId> =
             psis.iter().map(|&id| (mf.inst(id).defs[0], id)).collect();
         // outer ψs first: the inner ones they flatten are not rewritten on their own
-        let mut flattened: HashSet<InstId> = HashSet::new();
+        let mut flattened: HashSet<InstId> = HashSet::default();
         for &id in psis.iter().rev() {
             if flattened.contains(&id) || mf.inst(id).uses.len() < 2 {
                 continue;

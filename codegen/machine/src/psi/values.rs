@@ -3,7 +3,7 @@
 //! registers that `movi` one constant are one value. Shared by ψ reduction and
 //! two-valued ψs.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::mir::{MOp, MachFunction, Reg};
 
@@ -15,7 +15,7 @@ pub struct Values {
 
 impl Values {
     pub fn of(mf: &MachFunction) -> Values {
-        let mut source = HashMap::new();
+        let mut source = HashMap::default();
         for inst in mf.layout_insts() {
             if inst.op == MOp::Copy
                 && inst.guard.is_always()

@@ -439,7 +439,7 @@ impl DepGraph {
 #[derive(Default)]
 struct Accesses {
     /// By base register and version: operations by offset.
-    placed: std::collections::HashMap<(usize, u32), std::collections::BTreeMap<i64, Vec<usize>>>,
+    placed: rustc_hash::FxHashMap<(usize, u32), std::collections::BTreeMap<i64, Vec<usize>>>,
     unknown: Vec<usize>,
     /// Whether a save or spill slot access was inserted: a store of unknown place
     /// does not overlap it, so it orders nothing through one.

@@ -48,7 +48,7 @@
 //! Counters: `pre-sched.hoisted` (operations moved), `pre-sched.hoisted-loads` (of
 //! them loads made speculative), `pre-sched.hoist-blocks` (blocks some moved out of).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use vliw_isa::MachineConfig;

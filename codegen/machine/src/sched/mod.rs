@@ -51,7 +51,7 @@ pub fn schedule_function(func: &mut MachFunction, config: &MachineConfig) {
 
 pub fn schedule_function_with(func: &mut MachFunction, config: &MachineConfig, policy: Policy) {
     let layout = func.layout.clone();
-    let position: std::collections::HashMap<crate::mir::MBlock, usize> =
+    let position: rustc_hash::FxHashMap<crate::mir::MBlock, usize> =
         layout.iter().enumerate().map(|(k, &b)| (b, k)).collect();
     // the operations of each block and their facts; a block with an operation that
     // cannot be encoded is left one operation per bundle (the encoder reports it)
@@ -194,7 +194,7 @@ enum Edge {
 fn single_predecessors(
     func: &MachFunction,
     layout: &[crate::mir::MBlock],
-    position: &std::collections::HashMap<crate::mir::MBlock, usize>,
+    position: &rustc_hash::FxHashMap<crate::mir::MBlock, usize>,
 ) -> Vec<Option<(usize, Edge)>> {
     let mut incoming: Vec<Vec<(usize, Edge)>> = vec![Vec::new(); layout.len()];
     for (k, &b) in layout.iter().enumerate() {
@@ -342,7 +342,7 @@ fn fold_empty_bundles(
 fn jump_table_targets(
     func: &MachFunction,
     insts: &[&MInst],
-    position: &std::collections::HashMap<crate::mir::MBlock, usize>,
+    position: &rustc_hash::FxHashMap<crate::mir::MBlock, usize>,
 ) -> Target {
     for mi in insts {
         if let (MOp::Op(Opcode::Addpc), Imm::JumpTable(jt)) = (mi.op, &mi.imm) {

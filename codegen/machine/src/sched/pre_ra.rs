@@ -571,14 +571,15 @@ pub(crate) fn add_keep_edges(insts: &[&MInst], g: &mut DepGraph) {
 struct SegmentFacts {
     /// Virtual registers live at the segment's start, per class.
     start: [i64; 2],
-    /// Per operation: its distinct virtual uses and its virtual definitions, with
-    /// their class index.
-    uses: Vec<Vec<(VReg, usize)>>,
-    defs: Vec<Vec<(VReg, usize)>>,
-    /// How many operations of the segment read each virtual register.
-    readers: SecondaryMap<VReg, u32>,
-    /// Live after the segment.
-    outlives: SecondaryMap<VReg, bool>,
+    /// Per operation: its distinct virtual uses and its virtual definitions, each
+    /// as its number in the segment (below) with its class index.
+    uses: Vec<Vec<(u32, usize)>>,
+    defs: Vec<Vec<(u32, usize)>>,
+    /// How many operations of the segment read each virtual register, by its number
+    /// in the segment.
+    readers: Vec<u32>,
+    /// Live after the segment, by number.
+    outlives: Vec<bool>,
 }
 
 impl SegmentFacts {
@@ -593,30 +594,42 @@ impl SegmentFacts {
         for v in start_live.iter() {
             start[class(VReg::new(v))] += 1;
         }
-        let mut readers: SecondaryMap<VReg, u32> = SecondaryMap::new();
-        let mut out: SecondaryMap<VReg, bool> = SecondaryMap::new();
+        // the segment's values numbered densely in the order met: the per-value
+        // arrays, copied for every candidate schedule, are then the size of the
+        // segment, not of the function (whose values may number 100 000)
+        let mut local: rustc_hash::FxHashMap<VReg, u32> = rustc_hash::FxHashMap::default();
+        let mut readers: Vec<u32> = Vec::new();
+        let mut out: Vec<bool> = Vec::new();
+        let mut number = |v: VReg| -> u32 {
+            *local.entry(v).or_insert_with(|| {
+                readers.push(0);
+                out.push(outlives(v));
+                readers.len() as u32 - 1
+            })
+        };
         let mut uses = Vec::with_capacity(insts.len());
         let mut defs = Vec::with_capacity(insts.len());
+        let mut read: Vec<u32> = Vec::new();
         for mi in insts {
-            let mut u: Vec<(VReg, usize)> = Vec::new();
+            let mut u: Vec<(u32, usize)> = Vec::new();
             for v in mi.all_uses().filter_map(Reg::as_virtual) {
-                if !u.iter().any(|x| x.0 == v) {
-                    u.push((v, class(v)));
-                    readers[v] += 1;
-                    out[v] = outlives(v);
+                let l = number(v);
+                if !u.iter().any(|x| x.0 == l) {
+                    u.push((l, class(v)));
+                    read.push(l);
                 }
             }
-            let d: Vec<(VReg, usize)> = mi
+            let d: Vec<(u32, usize)> = mi
                 .defs
                 .iter()
                 .filter_map(|r| r.as_virtual())
-                .map(|v| {
-                    out[v] = outlives(v);
-                    (v, class(v))
-                })
+                .map(|v| (number(v), class(v)))
                 .collect();
             uses.push(u);
             defs.push(d);
+        }
+        for l in read {
+            readers[l as usize] += 1;
         }
         SegmentFacts {
             start,
@@ -630,13 +643,9 @@ impl SegmentFacts {
     /// Places operation `i`: updates the live counts and the readers left, and
     /// returns the pressure at the point after it (its definitions written, its last
     /// uses freed).
-    fn place(
-        &self,
-        i: usize,
-        count: &mut [i64; 2],
-        left: &mut SecondaryMap<VReg, u32>,
-    ) -> [i64; 2] {
+    fn place(&self, i: usize, count: &mut [i64; 2], left: &mut [u32]) -> [i64; 2] {
         for &(u, c) in &self.uses[i] {
+            let u = u as usize;
             left[u] -= 1;
             if left[u] == 0 && !self.outlives[u] {
                 count[c] -= 1;
@@ -644,6 +653,7 @@ impl SegmentFacts {
         }
         let mut at = *count;
         for &(d, c) in &self.defs[i] {
+            let d = d as usize;
             at[c] += 1;
             if left[d] > 0 || self.outlives[d] {
                 count[c] += 1;
@@ -653,14 +663,16 @@ impl SegmentFacts {
     }
 
     /// The change of the live count of each class if `i` were placed now.
-    fn delta(&self, i: usize, left: &SecondaryMap<VReg, u32>) -> [i64; 2] {
+    fn delta(&self, i: usize, left: &[u32]) -> [i64; 2] {
         let mut d = [0i64; 2];
         for &(u, c) in &self.uses[i] {
+            let u = u as usize;
             if left[u] == 1 && !self.outlives[u] {
                 d[c] -= 1;
             }
         }
         for &(v, c) in &self.defs[i] {
+            let v = v as usize;
             if left[v] > 0 || self.outlives[v] {
                 d[c] += 1;
             }

@@ -240,7 +240,12 @@ impl Analysis {
             facts.dead_defs.reverse();
             for (i, inst) in mf.block_insts(b).enumerate() {
                 if let Some(Reg::Virtual(k)) = inst.keep {
-                    if !facts.kills.contains(&(i as u32, k)) {
+                    // `kills` is in the order of the operations: those of `inst` are a
+                    // run found by binary search (a block may hold thousands)
+                    let from = facts.kills.partition_point(|&(j, _)| j < i as u32);
+                    let run = &facts.kills[from..];
+                    let to = run.partition_point(|&(j, _)| j == i as u32);
+                    if !run[..to].iter().any(|&(_, u)| u == k) {
                         return Err(format!("{b}: `keeps {k}` where {k} stays live"));
                     }
                     if let Some(&Reg::Virtual(d)) = inst.defs.first() {

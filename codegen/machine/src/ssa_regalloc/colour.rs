@@ -49,7 +49,7 @@
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::CmpType;
 
@@ -179,7 +179,7 @@ impl Wants {
         Wants {
             count: [[0; 64]; 2],
             mask: [0; 2],
-            by: HashMap::new(),
+            by: HashMap::default(),
         }
     }
 
@@ -331,9 +331,9 @@ struct Keepers {
 impl Keepers {
     fn new(mf: &MachFunction, a: &Analysis) -> Keepers {
         let mut k = Keepers {
-            at: HashMap::new(),
+            at: HashMap::default(),
             def: SecondaryMap::new(),
-            kill: HashMap::new(),
+            kill: HashMap::default(),
             dead_def: SecondaryMap::new(),
         };
         for &b in &mf.layout {
@@ -486,7 +486,7 @@ pub fn colour(mf: &MachFunction, a: &Analysis, hints: &Hints) -> Result<Colourin
             .any(|inst| Disjoint::sharing_guard(inst, kept).is_some())
             .then(|| Disjoint {
                 guards: Guards::of_block(mf, b),
-                guard_of: HashMap::new(),
+                guard_of: HashMap::default(),
             });
         let (mut kills, mut dead) = (
             facts.kills.iter().peekable(),

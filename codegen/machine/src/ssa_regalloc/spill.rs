@@ -20,7 +20,6 @@
 //! last-use points of reloads need at most the registers of one operation.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
-use rustc_hash::FxHashMap as HashMap;
 use vliw_isa::Opcode;
 
 use super::analysis::{Analysis, Excess, Walker, virtual_defs, virtual_uses};
@@ -32,57 +31,114 @@ use crate::ssa_view::{block, mblock};
 /// The distance added by an edge that leaves a loop.
 pub const LOOP_EXIT: u32 = 100_000;
 
-/// Next-use distances of the values live at each block's end.
+/// Next-use distances of the values live at each block's end, sorted by value.
 struct NextUse {
-    at_end: SecondaryMap<MBlock, HashMap<VReg, u32>>,
+    at_end: SecondaryMap<MBlock, Vec<(VReg, u32)>>,
+}
+
+/// What a block does to the distances that flow backward through it: the first use of
+/// each value it reads (index in the block) and the values it defines (its parameters
+/// included), each sorted by value.
+#[derive(Clone, Default)]
+struct BlockUses {
+    first_use: Vec<(VReg, u32)>,
+    defined: Vec<VReg>,
+}
+
+impl BlockUses {
+    fn of(mf: &MachFunction, b: MBlock) -> BlockUses {
+        let mut first_use: Vec<(VReg, u32)> = Vec::new();
+        let mut defined: Vec<VReg> = mf.blocks[b].params.clone();
+        for (i, inst) in mf.block_insts(b).enumerate() {
+            first_use.extend(virtual_uses(inst).map(|u| (u, i as u32)));
+            defined.extend(virtual_defs(inst));
+        }
+        // the lowest index of each value first, then one entry per value
+        first_use.sort_unstable();
+        first_use.dedup_by_key(|&mut (v, _)| v);
+        defined.sort_unstable();
+        defined.dedup();
+        // SSA: a value the block defines is not read in it before its definition, so
+        // it is not live at its start
+        first_use.retain(|(v, _)| defined.binary_search(v).is_err());
+        BlockUses { first_use, defined }
+    }
+}
+
+/// Merges two lists sorted by value, keeping the smaller distance of a value in both.
+fn merge_min(a: &[(VReg, u32)], b: &[(VReg, u32)]) -> Vec<(VReg, u32)> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((a[i].0, a[i].1.min(b[j].1)));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 impl NextUse {
     /// The backward data flow: `in(b)[v]` = index of the first use of `v` in `b`, or
     /// `len(b) + out(b)[v]`; `out(b)[v]` = min over successors `s` of `in(s)[v]`
     /// (plus [`LOOP_EXIT`] when the edge leaves a loop), 0 for `b`'s block arguments.
+    /// The sets are lists sorted by value, so that the meet and the transfer are merges
+    /// (no hashing: in a large function that needs spills, hundreds of values are live
+    /// across thousands of blocks).
     fn compute(mf: &MachFunction, a: &Analysis) -> NextUse {
-        let mut at_start: SecondaryMap<MBlock, HashMap<VReg, u32>> = SecondaryMap::new();
-        let mut at_end: SecondaryMap<MBlock, HashMap<VReg, u32>> = SecondaryMap::new();
+        let mut at_start: SecondaryMap<MBlock, Vec<(VReg, u32)>> = SecondaryMap::new();
+        let mut at_end: SecondaryMap<MBlock, Vec<(VReg, u32)>> = SecondaryMap::new();
         let post: Vec<MBlock> = vliw_ssa::dfs::DfsOrder::compute(&a.cfg)
             .postorder()
             .iter()
             .map(|&b| mblock(b))
             .collect();
+        let mut uses: SecondaryMap<MBlock, BlockUses> = SecondaryMap::new();
+        for &b in &post {
+            uses[b] = BlockUses::of(mf, b);
+        }
         let mut changed = true;
         while changed {
             changed = false;
             for &b in &post {
                 let live_out = a.live.live_out(block(b));
-                let mut out: HashMap<VReg, u32> = HashMap::default();
+                let mut out: Vec<(VReg, u32)> = Vec::new();
                 for s in a.cfg.succs(block(b)) {
                     let exit = a.loops.loop_depth(*s) < a.loops.loop_depth(block(b));
-                    for (&v, &d) in &at_start[mblock(*s)] {
-                        if !live_out.contains(v.index()) {
-                            continue;
-                        }
-                        let d = d.saturating_add(if exit { LOOP_EXIT } else { 0 });
-                        let e = out.entry(v).or_insert(u32::MAX);
-                        *e = (*e).min(d);
-                    }
+                    let from_s: Vec<(VReg, u32)> = at_start[mblock(*s)]
+                        .iter()
+                        .filter(|(v, _)| live_out.contains(v.index()))
+                        .map(|&(v, d)| (v, d.saturating_add(if exit { LOOP_EXIT } else { 0 })))
+                        .collect();
+                    out = if out.is_empty() {
+                        from_s
+                    } else {
+                        merge_min(&out, &from_s)
+                    };
                 }
-                let insts = mf.block_insts(b);
-                let len = insts.len() as u32;
-                let mut start: HashMap<VReg, u32> = out
+                let here = &uses[b];
+                let len = mf.block_insts(b).len() as u32;
+                // a value used in the block: its first use (always below `len`); one
+                // defined in it: absent; the others: their distance at the end + `len`
+                let passed: Vec<(VReg, u32)> = out
                     .iter()
-                    .map(|(&v, &d)| (v, d.saturating_add(len)))
+                    .filter(|(v, _)| here.defined.binary_search(v).is_err())
+                    .map(|&(v, d)| (v, d.saturating_add(len)))
                     .collect();
-                for (i, inst) in insts.enumerate().rev() {
-                    for d in virtual_defs(inst) {
-                        start.remove(&d);
-                    }
-                    for u in virtual_uses(inst) {
-                        start.insert(u, i as u32);
-                    }
-                }
-                for p in &mf.blocks[b].params {
-                    start.remove(p);
-                }
+                let start = merge_min(&here.first_use, &passed);
                 if at_start[b] != start {
                     at_start[b] = start;
                     changed = true;
@@ -112,26 +168,38 @@ pub fn choose(
         chosen: SecondaryMap::new(),
         out: Vec::new(),
     };
+    // next use (index in the block, or beyond its end) of every live value, for the
+    // block being walked; reset after it
+    let mut dist: SecondaryMap<VReg, u32> = SecondaryMap::with_default(u32::MAX);
     for &b in &a.violations {
         let insts = mf.block_insts(b);
         let len = insts.len() as u32;
-        // next use (index in the block, or beyond its end) of every live value
-        let mut dist: HashMap<VReg, u32> = next.at_end[b]
-            .iter()
-            .map(|(&v, &d)| (v, d.saturating_add(len)))
-            .collect();
+        for &(v, d) in &next.at_end[b] {
+            dist[v] = d.saturating_add(len);
+        }
         let mut walker = Walker::at_end(mf, a.live.live_out(block(b)));
+        let mut chosen_live = chooser.chosen_in(&walker);
         for (i, inst) in insts.enumerate().rev() {
             let touched: Vec<VReg> = virtual_uses(inst).chain(virtual_defs(inst)).collect();
+            for d in virtual_defs(inst) {
+                if chooser.chosen[d] && walker.live.contains(d.index()) {
+                    chosen_live[class_index(mf.vregs[d])] -= 1;
+                }
+            }
             let after = walker.step_defs(mf, inst, None, |_| {});
             // the excess counts `inst`'s defs, which `touched` keeps out of the choice
-            chooser.relieve(&walker, after, i as u32, &touched, &dist)?;
+            chooser.relieve(&walker, after, i as u32, &touched, &dist, &mut chosen_live)?;
             // `step_defs` removed the defs: nothing to do for them in `dist`
-            let before = walker.step_uses(mf, inst, |_| {});
+            let chosen = &chooser.chosen;
+            let before = walker.step_uses(mf, inst, |u| {
+                if chosen[u] {
+                    chosen_live[class_index(mf.vregs[u])] += 1;
+                }
+            });
             for u in virtual_uses(inst) {
-                dist.insert(u, i as u32);
+                dist[u] = i as u32;
             }
-            chooser.relieve(&walker, before, i as u32, &touched, &dist)?;
+            chooser.relieve(&walker, before, i as u32, &touched, &dist, &mut chosen_live)?;
         }
         // the entry of the block: the live-in values and the parameters
         let mut live = a.live.live_in(block(b)).clone();
@@ -140,7 +208,16 @@ pub fn choose(
         }
         let entry = Walker::at_end(mf, &live);
         let excess = super::analysis::excess(entry.count, [0, 0]);
-        chooser.relieve(&entry, excess, 0, &[], &dist)?;
+        let mut chosen_live = chooser.chosen_in(&entry);
+        chooser.relieve(&entry, excess, 0, &[], &dist, &mut chosen_live)?;
+        for &(v, _) in &next.at_end[b] {
+            dist[v] = u32::MAX;
+        }
+        for inst in mf.block_insts(b) {
+            for u in virtual_uses(inst) {
+                dist[u] = u32::MAX;
+            }
+        }
     }
     Ok(chooser.out)
 }
@@ -154,21 +231,51 @@ struct Chooser<'a> {
 }
 
 impl Chooser<'_> {
+    /// How many of the values live at `walker`'s point are chosen, per class.
+    fn chosen_in(&self, walker: &Walker) -> [i64; 2] {
+        let mut n = [0; 2];
+        for v in walker.live.iter().map(VReg::new) {
+            if self.chosen[v] {
+                n[class_index(self.mf.vregs[v])] += 1;
+            }
+        }
+        n
+    }
+
     /// Spills, at one point of excess `excess` (operation `at`), the live values (not
     /// read or written by the operation, `touched`) with the furthest next use (`dist`:
-    /// index of the next use), counting those already chosen.
+    /// index of the next use), counting those already chosen. `chosen_live` is how
+    /// many live values are chosen, per class (kept up to date here): where they cover
+    /// the excess, the live values are not looked at — at most points of a function
+    /// that needs spills, the values chosen at a later point already do.
     fn relieve(
         &mut self,
         walker: &Walker,
         excess: Excess,
         at: u32,
         touched: &[VReg],
-        dist: &HashMap<VReg, u32>,
+        dist: &SecondaryMap<VReg, u32>,
+        chosen_live: &mut [i64; 2],
     ) -> Result<(), String> {
         let mf = self.mf;
+        debug_assert_eq!(*chosen_live, self.chosen_in(walker));
         for class in super::regs::CLASSES {
             let c = class_index(class);
             if excess[c] <= 0 {
+                continue;
+            }
+            // the chosen live values that the operation does not touch (each once)
+            let touched_chosen = touched
+                .iter()
+                .enumerate()
+                .filter(|&(k, &t)| {
+                    !touched[..k].contains(&t)
+                        && mf.vregs[t] == class
+                        && self.chosen[t]
+                        && walker.live.contains(t.index())
+                })
+                .count() as i64;
+            if excess[c] <= chosen_live[c] - touched_chosen {
                 continue;
             }
             let mut need = excess[c];
@@ -180,7 +287,7 @@ impl Chooser<'_> {
                 if self.chosen[v] {
                     need -= 1;
                 } else if !self.unspillable[v] {
-                    let d = dist.get(&v).copied().unwrap_or(u32::MAX);
+                    let d = dist[v];
                     candidates.push((d.saturating_sub(at), v));
                 }
             }
@@ -198,6 +305,7 @@ impl Chooser<'_> {
             for &(_, v) in &candidates[..need as usize] {
                 self.chosen[v] = true;
                 self.out.push(v);
+                chosen_live[c] += 1;
             }
         }
         Ok(())

@@ -49,7 +49,7 @@
 //!
 //! Complexity: each completion walks part of the CDG, O(V · E_CDG) in all.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::cfg::{Block, Cfg};
 use crate::postdominators::PostDomTree;
@@ -103,7 +103,7 @@ pub fn build(split: &SplitCfg, classes: &Classes, cdg: &Cdg, construction: Const
 /// several labels, the CDG merges, go through the map.
 fn merge_equivalent_nodes(ppg: &mut PpgBuilder, rpo: &[Block], cdg: &Cdg) {
     const NONE: u32 = u32::MAX;
-    let mut representative_of_labels: HashMap<Vec<Block>, Block> = HashMap::new();
+    let mut representative_of_labels: HashMap<Vec<Block>, Block> = HashMap::default();
     let mut without_labels: Option<Block> = None;
     // The class (index into `members`) of each representative.
     let mut class_of = vec![NONE; cdg.num_nodes()];

@@ -30,7 +30,7 @@
 //! Irreducible CFGs are rejected ([`PpgError::Irreducible`]): an edge entering a loop
 //! elsewhere than at its header.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt::{self, Write};
 
 use crate::cfg::{Block, Cfg};
@@ -478,7 +478,7 @@ impl RegionGraph {
     ) -> RegionGraph {
         let region_of = |m: LoopId| RegionId::of_loop(m);
         let mut nodes = Vec::new();
-        let mut index = HashMap::new();
+        let mut index = HashMap::default();
         let mut add = |nodes: &mut Vec<RegionNode>, n: RegionNode| {
             *index.entry(n).or_insert_with(|| {
                 nodes.push(n);
@@ -537,7 +537,7 @@ impl RegionGraph {
         for &m in &children {
             let src = node_of(loops.header(m));
             // A collapsed loop leaves once, for one target: one edge per target.
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             for &(_, b) in &exits_of[m.index()] {
                 let dst = target(b);
                 if seen.insert(dst) {

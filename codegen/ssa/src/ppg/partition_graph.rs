@@ -8,7 +8,7 @@
 //! `PpgBuilder` (Alg 1 or Alg 5) and then only read; the queries are in
 //! [`queries`](super::queries), the verifier in [`check`](super::check).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::fmt;
 
 use crate::cfg::Block;
@@ -222,7 +222,7 @@ impl PpgBuilder {
             node_origin,
             parts: Vec::new(),
             is_part: Vec::new(),
-            seen: HashSet::new(),
+            seen: HashSet::default(),
         }
     }
 
@@ -277,7 +277,7 @@ impl PpgBuilder {
         key.dedup();
         if key.len() < kids.len() {
             // keep the first occurrence of each part, in order
-            let mut taken = HashSet::with_capacity(key.len());
+            let mut taken = HashSet::with_capacity_and_hasher(key.len(), Default::default());
             kids.retain(|c| taken.insert(*c));
         }
         if kids.len() < 2 || key.binary_search(&parent).is_ok() {

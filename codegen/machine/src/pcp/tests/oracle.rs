@@ -10,7 +10,7 @@
 //! the bits of conditions that do not run), checked against the machine
 //! interpreter.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::semantics::{self as sem, OpClass};
 use vliw_isa::{FieldKind, Format, Opcode};
@@ -60,7 +60,7 @@ pub fn run_assignment(
     mode: Mode,
     assignment: u64,
 ) -> Option<PathRun> {
-    let mut env: HashMap<Reg, Lat> = HashMap::new();
+    let mut env: HashMap<Reg, Lat> = HashMap::default();
     let read = |env: &HashMap<Reg, Lat>, r: Reg| -> Lat {
         match r {
             Reg::ZERO => Lat::Const(0),
@@ -217,7 +217,7 @@ pub fn feasible_path_values(
 ) -> HashMap<VReg, Lat> {
     let k = num_conditions(mf, b);
     let bottoms = vec![Lat::Bottom; inputs];
-    let mut out: HashMap<VReg, Lat> = HashMap::new();
+    let mut out: HashMap<VReg, Lat> = HashMap::default();
     for assignment in 0..1u64 << k {
         let Some(run) = run_assignment(mf, b, &bottoms, mode, assignment) else {
             continue;

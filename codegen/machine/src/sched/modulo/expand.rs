@@ -51,7 +51,7 @@
 //! Only for schedules with the continuation compare in the first stage; the others
 //! keep the rotating kernel.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use cranelift_entity::SecondaryMap;
 
@@ -136,7 +136,7 @@ fn strided_pointers(
     shape: &Shape,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
 ) -> HashMap<VReg, (VReg, i64)> {
-    let mut pointers = HashMap::new();
+    let mut pointers = HashMap::default();
     for (k, &p) in model.params.iter().enumerate() {
         if let Reg::Virtual(next) = model.args[k]
             && next != p
@@ -224,7 +224,7 @@ pub fn emit_expanded(
     let pointers = strided_pointers(model, &shape, bases);
 
     // every copy's name of every value the body defines
-    let mut name: HashMap<Instance, VReg> = HashMap::new();
+    let mut name: HashMap<Instance, VReg> = HashMap::default();
     for copy in 0..copies {
         for mi in &nodes {
             for d in mi.defs.iter().filter_map(|r| r.as_virtual()) {

@@ -49,8 +49,8 @@ pub struct LoopGraph {
 fn strides(
     model: &Model,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
-) -> std::collections::HashMap<usize, i64> {
-    let mut m = std::collections::HashMap::new();
+) -> rustc_hash::FxHashMap<usize, i64> {
+    let mut m = rustc_hash::FxHashMap::default();
     for (k, &p) in model.params.iter().enumerate() {
         let stride = match model.args[k] {
             Reg::Virtual(a) if a == p => Some(0),
@@ -71,7 +71,7 @@ fn strides(
 fn may_meet_across(
     a: &OpInfo,
     b: &OpInfo,
-    strides: &std::collections::HashMap<usize, i64>,
+    strides: &rustc_hash::FxHashMap<usize, i64>,
     invariant: &dyn Fn(usize) -> bool,
 ) -> bool {
     // (a scope's claim holds for one execution of the loop: every iteration)

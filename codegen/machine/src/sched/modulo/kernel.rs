@@ -30,7 +30,7 @@
 //! `s_u + 1 − s_a`. The kernel's operations are in cycle order (`cycle mod II`, then
 //! later stages first, then body order).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use vliw_isa::{CmpType, Format, Opcode};
 
@@ -90,7 +90,7 @@ impl<'m> Shape<'m> {
         let stage: Vec<i64> = times.iter().map(|t| t / ii).collect();
         let slot: Vec<i64> = times.iter().map(|t| t % ii).collect();
         let stages = stage.iter().copied().max().unwrap_or(0) + 1;
-        let mut carried: HashMap<VReg, usize> = HashMap::new();
+        let mut carried: HashMap<VReg, usize> = HashMap::default();
         for (k, &p) in model.params.iter().enumerate() {
             if model.args[k] != Reg::Virtual(p) {
                 carried.insert(p, k);
@@ -126,7 +126,7 @@ impl<'m> Shape<'m> {
     /// a reader at distance 1 comes after its definition in the kernel's order.
     fn depths(&self) -> Result<HashMap<VReg, (i64, bool)>, ()> {
         let position = self.positions();
-        let mut depth: HashMap<VReg, (i64, bool)> = HashMap::new();
+        let mut depth: HashMap<VReg, (i64, bool)> = HashMap::default();
         for u in 0..self.model.nodes.len() {
             for r in self.model.nodes[u].all_uses() {
                 if let Some((v, d)) = self.resolve(u, r)?
@@ -228,7 +228,7 @@ pub fn emit_kernel(mf: &mut MachFunction, model: &Model, times: &[i64], ii: i64)
     let depth = shape.depths()?;
     // the kernel's parameters: stage predicates, invariant parameters, value chains
     let q: Vec<VReg> = (0..stages).map(|_| mf.new_vreg(RegClass::Pred)).collect();
-    let mut chain: HashMap<(VReg, i64), VReg> = HashMap::new();
+    let mut chain: HashMap<(VReg, i64), VReg> = HashMap::default();
     let mut chain_order: Vec<(VReg, i64)> = Vec::new();
     let mut sources: Vec<VReg> = depth.keys().copied().collect();
     sources.sort();

@@ -85,8 +85,8 @@ impl Reject {
 }
 
 /// The node defining each virtual register of the body.
-pub fn definers(nodes: &[MInst]) -> std::collections::HashMap<VReg, usize> {
-    let mut m = std::collections::HashMap::new();
+pub fn definers(nodes: &[MInst]) -> rustc_hash::FxHashMap<VReg, usize> {
+    let mut m = rustc_hash::FxHashMap::default();
     for (i, n) in nodes.iter().enumerate() {
         for d in n.defs.iter().filter_map(|r| r.as_virtual()) {
             m.insert(d, i);
@@ -233,7 +233,7 @@ pub fn recognize(mf: &MachFunction, h: MBlock, preds: &[Vec<MBlock>]) -> Result<
         outside: Vec::new(),
     };
     // what the rest of the function reads of the loop
-    let param_set: std::collections::HashSet<VReg> = model.params.iter().copied().collect();
+    let param_set: rustc_hash::FxHashSet<VReg> = model.params.iter().copied().collect();
     let mut live_out: Vec<VReg> = Vec::new();
     for &b in &mf.layout {
         if b == h || b == latch {
@@ -332,7 +332,7 @@ impl Model {
     }
 
     /// The initial value of the parameter each back-edge value is passed to.
-    pub fn init_of_back_values(&self) -> std::collections::HashMap<VReg, Reg> {
+    pub fn init_of_back_values(&self) -> rustc_hash::FxHashMap<VReg, Reg> {
         self.args
             .iter()
             .zip(&self.init)
@@ -345,7 +345,7 @@ impl Model {
     pub fn carried_def(
         &self,
         k: usize,
-        defs: &std::collections::HashMap<VReg, usize>,
+        defs: &rustc_hash::FxHashMap<VReg, usize>,
     ) -> Option<usize> {
         match self.args[k] {
             Reg::Virtual(a) if a != self.params[k] => defs.get(&a).copied(),
