@@ -18,7 +18,14 @@
 //!   stage, what must know that its iteration exists no earlier than that stage);
 //! - a cycle is tried when its slot of the reservation table still forms a legal
 //!   bundle (the same table and test as `ims`);
-//! - earlier cycles first: they leave the later operations the most room.
+//! - earlier cycles first: they leave the later operations the most room;
+//! - every placement narrows the cycles left to the operations not yet placed, by
+//!   the longest paths between operations (all pairs, latencies less II per
+//!   iteration of distance, closed over the whole graph): a placement that leaves
+//!   one of them no cycle is abandoned at once, instead of after trying every
+//!   placement of the operations between (a recurrence's first operation placed too
+//!   early for a load that feeds its middle is seen at that operation, not at the
+//!   recurrence's last).
 //!
 //! - a complete placement is taken only when `accept` says the kernel's own
 //!   operations still fit beside it (the stage predicates' `por`s of a schedule with
@@ -61,12 +68,27 @@ pub(super) fn schedule(
     if n > MAX_OPS || g.edges.iter().any(|e| backward(e) || self_too_long(e)) {
         return None;
     }
+    let Some(longest) = longest_paths(g, ii) else {
+        return None; // a recurrence longer than the interval
+    };
+    let horizon = MAX_STAGES * ii - 1;
+    // each operation's cycles before any placement: its window, and the windows'
+    // first cycles through the longest paths into it
+    let mut earliest: Vec<i64> = (0..n).map(|op| window(op).0.max(0)).collect();
+    let latest: Vec<i64> = (0..n).map(|op| window(op).1.min(horizon)).collect();
+    for x in 0..n {
+        for y in 0..n {
+            if let Some(d) = longest[y][x] {
+                earliest[x] = earliest[x].max(window(y).0.max(0) + d);
+            }
+        }
+    }
     let mut search = Search {
         g,
         ii,
-        window,
         accept,
-        horizon: MAX_STAGES * ii - 1,
+        longest,
+        bounds: vec![(earliest, latest)],
         time: vec![None; n],
         mrt: Reservations::new(g, ii, config),
         tries: 0,
@@ -80,12 +102,47 @@ pub(super) fn schedule(
     }
 }
 
+/// The longest path from each operation to each other (`None`: no path), each edge
+/// counting its latency less `ii` per iteration of its distance; `None` when a cycle
+/// is positive (a recurrence needs more than `ii`). Edges of an operation to itself
+/// are left to the caller's check.
+fn longest_paths(g: &LoopGraph, ii: i64) -> Option<Vec<Vec<Option<i64>>>> {
+    let n = g.ops.len();
+    let mut d: Vec<Vec<Option<i64>>> = vec![vec![None; n]; n];
+    for e in &g.edges {
+        if e.from == e.to {
+            continue;
+        }
+        let w = e.latency - ii * e.distance;
+        let cell = &mut d[e.from][e.to];
+        *cell = Some(cell.map_or(w, |c| c.max(w)));
+    }
+    for k in 0..n {
+        for i in 0..n {
+            let Some(ik) = d[i][k] else { continue };
+            for j in 0..n {
+                if let Some(kj) = d[k][j]
+                    && d[i][j].is_none_or(|ij| ik + kj > ij)
+                {
+                    d[i][j] = Some(ik + kj);
+                }
+            }
+        }
+    }
+    if (0..n).any(|i| d[i][i].is_some_and(|c| c > 0)) {
+        return None;
+    }
+    Some(d)
+}
+
 struct Search<'a> {
     g: &'a LoopGraph,
     ii: i64,
-    window: &'a dyn Fn(usize) -> (i64, i64),
     accept: &'a dyn Fn(&[i64], &Reservations) -> bool,
-    horizon: i64,
+    longest: Vec<Vec<Option<i64>>>,
+    /// The first and last cycle each operation may still take, one entry per
+    /// placement made (the last is the current one).
+    bounds: Vec<(Vec<i64>, Vec<i64>)>,
     time: Vec<Option<i64>>,
     mrt: Reservations,
     tries: usize,
@@ -106,24 +163,11 @@ impl Search<'_> {
             }
             return false;
         }
-        let (from, to) = (self.window)(op);
-        let (mut earliest, mut latest) = (from.max(0), to.min(self.horizon));
-        for &k in &self.g.preds[op] {
-            let e = self.g.edges[k];
-            if let Some(t) = self.time[e.from]
-                && e.from != op
-            {
-                earliest = earliest.max(t + e.latency - self.ii * e.distance);
-            }
-        }
-        for &k in &self.g.succs[op] {
-            let e = self.g.edges[k];
-            if let Some(t) = self.time[e.to]
-                && e.to != op
-            {
-                latest = latest.min(t - e.latency + self.ii * e.distance);
-            }
-        }
+        let (earliest, latest) = {
+            let (first, last) = self.bounds.last().expect("the bounds before any placement");
+            (first[op], last[op])
+        };
+        debug_assert!(self.consistent_with_placed(op, earliest, latest));
         for t in earliest..=latest {
             if self.tries >= MAX_PLACEMENTS {
                 return false;
@@ -133,14 +177,52 @@ impl Search<'_> {
             if !self.mrt.fits(slot, op) {
                 continue;
             }
+            let Some(narrowed) = self.narrowed(op, t) else {
+                continue;
+            };
             self.mrt.take(slot, op);
             self.time[op] = Some(t);
+            self.bounds.push(narrowed);
             if self.place(op + 1) {
                 return true;
             }
+            self.bounds.pop();
             self.time[op] = None;
             self.mrt.release(slot, op);
         }
         false
+    }
+
+    /// The bounds of the operations after `op` once it takes cycle `t`, or `None` when
+    /// that leaves one of them no cycle.
+    fn narrowed(&self, op: usize, t: i64) -> Option<(Vec<i64>, Vec<i64>)> {
+        let (mut first, mut last) = self.bounds.last().expect("bounds").clone();
+        for x in op + 1..self.time.len() {
+            if let Some(d) = self.longest[op][x] {
+                first[x] = first[x].max(t + d);
+            }
+            if let Some(d) = self.longest[x][op] {
+                last[x] = last[x].min(t - d);
+            }
+            if first[x] > last[x] {
+                return None;
+            }
+        }
+        Some((first, last))
+    }
+
+    /// The bounds of `op` are those its placed neighbours give (what the search did
+    /// before it kept the bounds).
+    fn consistent_with_placed(&self, op: usize, earliest: i64, latest: i64) -> bool {
+        self.g.preds[op].iter().all(|&k| {
+            let e = self.g.edges[k];
+            e.from == op
+                || self.time[e.from]
+                    .is_none_or(|t| earliest >= t + e.latency - self.ii * e.distance)
+        }) && self.g.succs[op].iter().all(|&k| {
+            let e = self.g.edges[k];
+            e.to == op
+                || self.time[e.to].is_none_or(|t| latest <= t - e.latency + self.ii * e.distance)
+        })
     }
 }

@@ -172,3 +172,32 @@ fn a_full_table_reaches_min_ii_by_the_exact_search() {
     let stats = pipeline_loops(&mut rotating, &MachineConfig::default(), EXACT);
     assert_eq!(stats.pipelined[0].ii, 5, "{}", stats.pipelined[0]);
 }
+
+const TIGHT_RECURRENCE: &str = include_str!("../../../../../tests/mir/modulo-exact-recurrence.mir");
+
+/// A recurrence as long as the interval whose middle waits for loads (a hash that
+/// rotates and folds in four words per iteration): the first operation of the
+/// recurrence must wait for the loads too, which iterative modulo scheduling does
+/// not see, and the exact search saw only after trying every placement of the
+/// operations between, running out of tries; its longest paths see it at once.
+#[test]
+fn a_recurrence_fed_by_loads_reaches_min_ii() {
+    let start = TIGHT_RECURRENCE.find("machine function").unwrap();
+    let end = TIGHT_RECURRENCE.find("\n}\n").unwrap() + 3;
+    let before = MachFunction::parse(&TIGHT_RECURRENCE[start..end]).unwrap();
+    for expand in [false, true] {
+        let mut after = before.clone();
+        let options = ModuloOptions {
+            exact: true,
+            expand,
+        };
+        let stats = pipeline_loops(&mut after, &MachineConfig::default(), options);
+        after.verify(Phase::Ssa).unwrap();
+        assert_eq!(stats.pipelined.len(), 1, "{after}");
+        let r = &stats.pipelined[0];
+        assert_eq!((r.res_mii, r.rec_mii, r.ii), (5, 8, 8), "{r}");
+        for n in [4u64, 5, 8, 12, 15, 16] {
+            assert_eq!(run(&after, &[n]), run(&before, &[n]), "n = {n}\n{after}");
+        }
+    }
+}
