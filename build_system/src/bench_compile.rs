@@ -651,11 +651,7 @@ fn run(cmd: &mut Command, what: &str) -> Result<process::Output, String> {
 
 /// [`run`] with a time limit of its own (a compile under callgrind is about 60 times
 /// slower than the compile).
-fn run_within(
-    cmd: &mut Command,
-    what: &str,
-    timeout: Duration,
-) -> Result<process::Output, String> {
+fn run_within(cmd: &mut Command, what: &str, timeout: Duration) -> Result<process::Output, String> {
     let out = process::run(cmd, b"", Instant::now() + timeout)?;
     if out.success() {
         return Ok(out);
