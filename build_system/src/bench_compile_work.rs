@@ -28,7 +28,7 @@ const CALLGRIND_TIMEOUT: Duration = Duration::from_secs(1200);
 
 /// The phases measured: label, and the function the phase's time is (its entry point
 /// in the pipeline, whose inclusive count covers everything it calls).
-const PHASES: [(&str, &str); 22] = [
+const PHASES: [(&str, &str); 27] = [
     (
         "lower (vliw-pipeline::compile_module)",
         "vliw_pipeline::compile_module",
@@ -71,6 +71,17 @@ const PHASES: [(&str, &str); 22] = [
     ),
     ("sequentialize", "vliw_rvsdg::module::sequentialize_module"),
     ("isel", "vliw_machine::lower::lower_function"),
+    ("if-convert", "vliw_machine::ifconv::if_convert"),
+    ("pcp", "vliw_machine::pcp::propagate_constants"),
+    (
+        "pre-sched-region",
+        "vliw_machine::sched::hoist::hoist_into_predecessors",
+    ),
+    (
+        "pre-sched",
+        "vliw_machine::sched::pre_ra::schedule_before_allocation",
+    ),
+    ("modulo", "vliw_machine::sched::modulo::pipeline_loops"),
     ("ssa-regalloc", "vliw_machine::ssa_regalloc::allocate"),
     ("sched", "vliw_machine::sched::schedule_function"),
     ("emit", "vliw_machine::emit::encode_bundles"),
