@@ -172,13 +172,25 @@ fn round(
     let copy_of = convert::copies(mf);
     let trace = std::env::var_os("VLIW_IFCONV_TRACE").is_some();
     let mut touched: HashSet<MBlock> = HashSet::default();
+    // the blocks of the layout, kept as conversions merge blocks away (asking the
+    // layout itself costs its length per region)
+    let mut in_layout: HashSet<MBlock> = mf.layout.iter().copied().collect();
     let mut changed = false;
     let order: Vec<MBlock> = dom.reverse_postorder().iter().map(|&b| mblock(b)).collect();
     for e in order {
         if touched.contains(&e) {
             continue;
         }
-        let region = match find_region(mf, e, &dom, &pdom, &preds, &cold, limits.max_blocks) {
+        let region = match find_region(
+            mf,
+            e,
+            &dom,
+            &pdom,
+            &preds,
+            &cold,
+            &in_layout,
+            limits.max_blocks,
+        ) {
             Ok(r) => r,
             Err(why) => {
                 if trace && why != NoRegion::NotABranch {
@@ -231,6 +243,12 @@ fn round(
         );
         stats.regions += 1;
         stats.blocks += region.blocks.len() - 1 + usize::from(merged);
+        for b in region.blocks[1..]
+            .iter()
+            .chain(merged.then_some(&region.exit))
+        {
+            in_layout.remove(b);
+        }
         touched.extend(region.blocks.iter().copied());
         touched.insert(region.exit);
         changed = true;

@@ -243,6 +243,7 @@ pub fn find_region(
     pdom: &PostDomTree,
     preds: &HashMap<MBlock, Vec<MBlock>>,
     cold: &HashSet<MBlock>,
+    in_layout: &HashSet<MBlock>,
     max_blocks: usize,
 ) -> Result<Region, NoRegion> {
     let is_cold = |t: MBlock| cold.contains(&t);
@@ -260,7 +261,7 @@ pub fn find_region(
                 if target != e
                     && preds[&target] == [e]
                     && !cold.contains(&target)
-                    && mf.layout.contains(&target)
+                    && in_layout.contains(&target)
                     && mf.blocks[target].params.is_empty()
                     // an invoke's block ends with its call, the copies of its results
                     // and the jump to its normal successor
@@ -281,7 +282,7 @@ pub fn find_region(
         };
     }
     let x = pdom.ipdom(block(e)).map(mblock).ok_or(NoRegion::NoJoin)?;
-    if x == e || !mf.layout.contains(&x) || cold.contains(&x) {
+    if x == e || !in_layout.contains(&x) || cold.contains(&x) {
         return Err(NoRegion::NoJoin);
     }
     let mut exits = HashMap::from_iter([(e, entry_exit)]);

@@ -366,8 +366,17 @@ fn ppg_covers_agree_with_the_paths() {
             }
         }
         for &e in &mf.layout {
-            let Ok(region) = find_region(&mf, e, &dom, &pdom, &preds, &Default::default(), 16)
-            else {
+            let in_layout = mf.layout.iter().copied().collect();
+            let Ok(region) = find_region(
+                &mf,
+                e,
+                &dom,
+                &pdom,
+                &preds,
+                &Default::default(),
+                &in_layout,
+                16,
+            ) else {
                 continue;
             };
             let (Some(ppg), Some(paths)) = (RegionPpg::build(&region), Paths::enumerate(&region))
