@@ -85,6 +85,9 @@ pub fn schedule_before_allocation(mf: &mut MachFunction, config: &MachineConfig)
         allocatable(RegClass::Gpr).count_ones() as i64,
         allocatable(RegClass::Pred).count_ones() as i64,
     ];
+    // one table for every block, its entries cleared after each (a table per block
+    // would be sized by the function's registers every time)
+    let mut last_read: SecondaryMap<VReg, usize> = SecondaryMap::new();
     for b in mf.layout.clone() {
         let ids = mf.block_inst_ids(b).to_vec();
         let carried = carried_values(mf, b);
@@ -94,6 +97,7 @@ pub fn schedule_before_allocation(mf: &mut MachFunction, config: &MachineConfig)
             &carried,
             live.live_out(block(b)),
             &bases,
+            &mut last_read,
             limit,
             config,
             &mut stats,
@@ -240,13 +244,14 @@ fn schedule_block(
     carried: &[(VReg, VReg)],
     live_out: &BitSet,
     bases: &SecondaryMap<VReg, Option<(VReg, i64)>>,
+    last_read: &mut SecondaryMap<VReg, usize>,
     limit: [i64; 2],
     config: &MachineConfig,
     stats: &mut PreSchedStats,
 ) -> Vec<InstId> {
     let insts: Vec<&MInst> = ids.iter().map(|&i| mf.inst(i)).collect();
-    // the last index of the block reading each virtual register
-    let mut last_read: SecondaryMap<VReg, usize> = SecondaryMap::new();
+    // the last index of the block reading each virtual register (all 0 on entry, and
+    // again on return)
     for (k, mi) in insts.iter().enumerate() {
         for v in mi.all_uses().filter_map(Reg::as_virtual) {
             last_read[v] = k + 1; // 0: not read in the block
@@ -280,7 +285,7 @@ fn schedule_block(
         mf,
         insts: &insts,
         live_out,
-        last_read: &last_read,
+        last_read,
         carried,
         bases,
         limit,
@@ -319,6 +324,11 @@ fn schedule_block(
                     stats.chunked += 1;
                 }
             }
+        }
+    }
+    for mi in &insts {
+        for v in mi.all_uses().filter_map(Reg::as_virtual) {
+            last_read[v] = 0;
         }
     }
     order
