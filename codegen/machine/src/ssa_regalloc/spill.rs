@@ -110,10 +110,17 @@ impl NextUse {
         for &b in &post {
             uses[b] = BlockUses::of(mf, b);
         }
+        // a block is looked at again only when the start of one of its successors
+        // changed (the first round looks at all)
+        let mut dirty: SecondaryMap<MBlock, bool> = SecondaryMap::with_default(true);
         let mut changed = true;
         while changed {
             changed = false;
             for &b in &post {
+                if !dirty[b] {
+                    continue;
+                }
+                dirty[b] = false;
                 let live_out = a.live.live_out(block(b));
                 let mut out: Vec<(VReg, u32)> = Vec::new();
                 for s in a.cfg.succs(block(b)) {
@@ -142,6 +149,9 @@ impl NextUse {
                 if at_start[b] != start {
                     at_start[b] = start;
                     changed = true;
+                    for p in a.cfg.preds(block(b)) {
+                        dirty[mblock(*p)] = true;
+                    }
                 }
                 at_end[b] = out;
             }
