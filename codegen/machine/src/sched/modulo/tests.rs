@@ -20,10 +20,15 @@ const EXACT: ModuloOptions = ModuloOptions {
 
 const SQUARES: &str = include_str!("../../../../../tests/mir/modulo.mir");
 
+/// The first function of a filetest's text.
+fn first_function(file: &str) -> MachFunction {
+    let start = file.find("machine function").unwrap();
+    let end = file.find("\n}\n").unwrap() + 3;
+    MachFunction::parse(&file[start..end]).unwrap()
+}
+
 fn squares() -> MachFunction {
-    let start = SQUARES.find("machine function").unwrap();
-    let end = SQUARES.find("\n}\n").unwrap() + 3;
-    MachFunction::parse(&SQUARES[start..end]).unwrap()
+    first_function(SQUARES)
 }
 
 #[test]
@@ -119,9 +124,7 @@ const WALK: &str = include_str!("../../../../../tests/mir/modulo-speculative.mir
 /// the results those of the loop for lists of one to three nodes.
 #[test]
 fn a_walk_along_a_list_pipelines_with_a_speculative_stage() {
-    let start = WALK.find("machine function").unwrap();
-    let end = WALK.find("\n}\n").unwrap() + 3;
-    let before = MachFunction::parse(&WALK[start..end]).unwrap();
+    let before = first_function(WALK);
     let mut after = before.clone();
     let stats = pipeline_loops(&mut after, &MachineConfig::default(), EXACT);
     after.verify(Phase::Ssa).unwrap();
@@ -143,9 +146,7 @@ const FULL_TABLE: &str = include_str!("../../../../../tests/mir/modulo-full-tabl
 /// search refuses MinII.
 #[test]
 fn a_full_table_reaches_min_ii_by_the_exact_search() {
-    let start = FULL_TABLE.find("machine function").unwrap();
-    let end = FULL_TABLE.find("\n}\n").unwrap() + 3;
-    let before = MachFunction::parse(&FULL_TABLE[start..end]).unwrap();
+    let before = first_function(FULL_TABLE);
     let mut after = before.clone();
     let copies = ModuloOptions {
         exact: true,
@@ -182,9 +183,7 @@ const TIGHT_RECURRENCE: &str = include_str!("../../../../../tests/mir/modulo-exa
 /// operations between, running out of tries; its longest paths see it at once.
 #[test]
 fn a_recurrence_fed_by_loads_reaches_min_ii() {
-    let start = TIGHT_RECURRENCE.find("machine function").unwrap();
-    let end = TIGHT_RECURRENCE.find("\n}\n").unwrap() + 3;
-    let before = MachFunction::parse(&TIGHT_RECURRENCE[start..end]).unwrap();
+    let before = first_function(TIGHT_RECURRENCE);
     for expand in [false, true] {
         let mut after = before.clone();
         let options = ModuloOptions {
