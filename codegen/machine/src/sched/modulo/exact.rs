@@ -74,15 +74,15 @@ pub(super) fn schedule(
     let horizon = MAX_STAGES * ii - 1;
     // each operation's cycles before any placement: its window, and the windows'
     // first cycles through the longest paths into it
-    let mut earliest: Vec<i64> = (0..n).map(|op| window(op).0.max(0)).collect();
+    let first: Vec<i64> = (0..n).map(|op| window(op).0.max(0)).collect();
     let latest: Vec<i64> = (0..n).map(|op| window(op).1.min(horizon)).collect();
-    for x in 0..n {
-        for y in 0..n {
-            if let Some(d) = longest[y][x] {
-                earliest[x] = earliest[x].max(window(y).0.max(0) + d);
-            }
-        }
-    }
+    let earliest: Vec<i64> = (0..n)
+        .map(|x| {
+            (0..n)
+                .filter_map(|y| longest[y][x].map(|d| first[y] + d))
+                .fold(first[x], i64::max)
+        })
+        .collect();
     let mut search = Search {
         g,
         ii,
