@@ -196,7 +196,7 @@ fn median(values: &mut [f64]) -> f64 {
 /// The symbols as a reader would write them: demangled by `c++filt` (GNU binutils
 /// decodes Rust's v0 and legacy manglings) when it is installed, without the crate
 /// disambiguators (`core[1958670e922af214]::...`); as they are otherwise.
-fn readable_names(symbols: &[&str]) -> Vec<String> {
+pub(crate) fn readable_names(symbols: &[&str]) -> Vec<String> {
     let demangled = Command::new("c++filt")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -15,7 +15,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::bench::{BenchOptions, TIMEOUT};
+use crate::bench_analyses::readable_names;
 use crate::bench_hexagon_run;
+use crate::bench_modulo_loops::{self, Loop};
 use crate::bench_report::{Plot, Scale, Section, Series, geomean, table};
 use crate::paths::Paths;
 use crate::process;
@@ -112,7 +114,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
             .backend_note()
             .map_or(String::new(), |note| format!("{note}\n\n")),
         section.markdown,
-        pipelined_loops(&pipelined)
+        bench_modulo_loops::table(&pipelined, readable_names)
     );
     section.plots.splice(0..0, plots);
     section.summary.splice(0..0, summary);
@@ -235,7 +237,7 @@ fn build_ours(
     source: &Path,
     work: &Path,
     options: BenchOptions,
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<Loop>), String> {
     let object = work.join("kernels-vliw.o");
     let rustc = paths.dist.join("rustc-vliw");
     let mut cmd = Command::new(&rustc);
@@ -262,20 +264,11 @@ fn build_ours(
         ));
     }
     // the loops' reports, each followed by what the bundler made of its kernel
-    let stderr = out.stderr_text();
-    let kernels: Vec<&str> = stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("vliw-modulo-kernel: "))
-        .collect();
-    let pipelined: Vec<String> = stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("vliw-modulo: "))
-        .map(|l| {
-            let key = l.split(':').next().unwrap_or("");
-            match kernels.iter().find(|k| k.split(':').next() == Some(key)) {
-                Some(k) => format!("{l}; {}", k[key.len() + 1..].trim()),
-                None => l.to_string(),
-            }
+    let pipelined: Vec<Loop> = bench_modulo_loops::report_lines(&out.stderr_text())
+        .into_iter()
+        .map(|line| Loop {
+            program: String::new(),
+            line,
         })
         .collect();
     let mut cmd = Command::new(paths.tool("vliw-objdump"));
@@ -290,69 +283,6 @@ fn build_ours(
         ));
     }
     Ok((String::from_utf8_lossy(&out.stdout).into_owned(), pipelined))
-}
-
-/// The software-pipelined loops' table (`LoopReport` lines of the backend: `FUNCTION
-/// BLOCK: N ops, ResMII a, RecMII b, MinII c, II d, S stages, block schedule L
-/// cycles`, each followed by what the bundler made of the kernel, `; II d, K
-/// copies, C cycles per trip`, when the backend reported it).
-fn pipelined_loops(lines: &[String]) -> String {
-    if lines.is_empty() {
-        return "No inner loop was software-pipelined in this build (modulo scheduling: \
-                `modulo=on`, docs/machine.md §6c).\n\n"
-            .into();
-    }
-    let mut rows = String::from(
-        "| function | block | ops | ResMII | RecMII | MinII | II | stages | block schedule (cycles) | kernel copies | cycles per trip (bundled) |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
-    let (mut at_min, mut trips_at_ii) = (0, 0);
-    for line in lines {
-        let (report, kernel) = line.split_once("; ").unwrap_or((line, ""));
-        let numbers: Vec<&str> = report
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|w| !w.is_empty())
-            .collect();
-        let mut words = report.split_whitespace();
-        let function = words.next().unwrap_or("?");
-        let block = words.next().unwrap_or("?").trim_end_matches(':');
-        // the last seven numbers: ops, ResMII, RecMII, MinII, II, stages, length
-        let n = numbers.len();
-        if n < 7 {
-            continue;
-        }
-        let f = &numbers[n - 7..];
-        if f[3] == f[4] {
-            at_min += 1;
-        }
-        // `II d, K copies, C cycles per trip`
-        let k: Vec<&str> = kernel
-            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .filter(|w| !w.is_empty() && *w != ".")
-            .collect();
-        let (copies, per_trip) = match k[..] {
-            [_, copies, per_trip, ..] => (copies, per_trip),
-            _ => ("–", "–"),
-        };
-        if per_trip
-            .parse::<f64>()
-            .is_ok_and(|c| f[4].parse::<f64>().is_ok_and(|ii| c <= ii))
-        {
-            trips_at_ii += 1;
-        }
-        rows += &format!(
-            "| `{function}` | {block} | {} | {} | {} | {} | {} | {} | {} | {copies} | {per_trip} |\n",
-            f[0], f[1], f[2], f[3], f[4], f[5], f[6]
-        );
-    }
-    format!(
-        "{} inner loops software-pipelined, {at_min} at MinII (MinII = max(ResMII, \
-         RecMII); the block schedule is one iteration's length without pipelining); in \
-         the bundled code {trips_at_ii} of them run a trip in II cycles (cycles per trip: \
-         the kernel's bundles after allocation and bundling, averaged over its copies \
-         with modulo variable expansion, `modulo-expand`):\n\n{rows}\n",
-        lines.len()
-    )
 }
 
 /// The last `lines` lines of `text`.
@@ -1074,33 +1004,6 @@ Disassembly of section .text.other:
        0:  (p1) br .+0 ;;  # 0x0 <other>
        8:  ret ;;
 ";
-
-    #[test]
-    fn pipelined_loops_become_a_table() {
-        let lines = vec![
-            "dot_i32 block3: 22 ops, ResMII 6, RecMII 5, MinII 6, II 6, 2 stages, block schedule 10 cycles".to_string(),
-            "fnv1a64 block6: 8 ops, ResMII 3, RecMII 5, MinII 5, II 6, 3 stages, block schedule 7 cycles; II 6, 4 copies, 6.25 cycles per trip".to_string(),
-            "sum block2: 8 ops, ResMII 3, RecMII 1, MinII 3, II 3, 2 stages, block schedule 7 cycles; II 3, 2 copies, 3.00 cycles per trip".to_string(),
-        ];
-        let t = pipelined_loops(&lines);
-        assert!(
-            t.starts_with("3 inner loops software-pipelined, 2 at MinII"),
-            "{t}"
-        );
-        assert!(
-            t.contains("in the bundled code 1 of them run a trip in II cycles"),
-            "{t}"
-        );
-        assert!(
-            t.contains("| `dot_i32` | block3 | 22 | 6 | 5 | 6 | 6 | 2 | 10 | – | – |"),
-            "{t}"
-        );
-        assert!(
-            t.contains("| `fnv1a64` | block6 | 8 | 3 | 5 | 5 | 6 | 3 | 7 | 4 | 6.25 |"),
-            "{t}"
-        );
-        assert!(pipelined_loops(&[]).starts_with("No inner loop"));
-    }
 
     #[test]
     fn objdump_bundles_and_loops() {

@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::bench::{BenchOptions, Stats, TIMEOUT};
+use crate::bench_modulo_loops;
 use crate::bench_report::{Plot, Scale, Section, Series, geomean, number, table};
 use crate::differential::{self, Rustc};
 use crate::paths::Paths;
@@ -100,6 +101,9 @@ struct Figures {
     /// The backend's counters, summed over codegen units (configurations with
     /// `counters` only).
     counters: Option<Counters>,
+    /// The backend's report of each software-pipelined loop (`modulo-report=on`,
+    /// with `counters` only): `bench_modulo_loops::report_lines`.
+    pipelined: Vec<String>,
 }
 
 /// What one build with our backend gives.
@@ -109,6 +113,7 @@ struct Built {
     own_code: u64,
     text: u64,
     counters: Option<Counters>,
+    pipelined: Vec<String>,
 }
 
 /// The backend's counters from `-Cllvm-args=stats`: rustc's stderr has one line
@@ -230,6 +235,7 @@ pub fn run(paths: &Paths, toolchain: &Toolchain, options: BenchOptions) -> Resul
                 text: built.text,
                 sim_time,
                 counters: built.counters,
+                pipelined: built.pipelined,
             });
         }
         figures.push(column);
@@ -387,6 +393,7 @@ fn build_ours(
     let mut llvm_args = config.llvm_args.clone();
     if config.counters {
         llvm_args.push("stats".into());
+        llvm_args.push("modulo-report=on".into());
     }
     cmd.args(options.llvm_args(&llvm_args));
     let mut emit = std::ffi::OsString::from("--emit=obj=");
@@ -412,6 +419,11 @@ fn build_ours(
     } else {
         None
     };
+    let pipelined = if config.counters {
+        bench_modulo_loops::report_lines(&String::from_utf8_lossy(&stderr))
+    } else {
+        Vec::new()
+    };
     let own_code = text_bytes(paths, &object)?;
     let text = text_bytes(paths, &exe)?;
     Ok(Built {
@@ -419,6 +431,7 @@ fn build_ours(
         own_code,
         text,
         counters,
+        pipelined,
     })
 }
 
@@ -667,6 +680,7 @@ fn section(
     let (regalloc, regalloc_summary) = regalloc_table(names, &counters);
     md.push_str(&regalloc);
     md.push_str(&modulo::table_of(names, &counters));
+    md.push_str(&modulo::loops_of(names, default));
 
     // The ablation: cycles per configuration, and each as a ratio to the default.
     md.push_str(

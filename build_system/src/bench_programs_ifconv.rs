@@ -141,6 +141,7 @@ mod tests {
             text: 8000,
             sim_time: std::time::Duration::ZERO,
             counters: Some(counters),
+            pipelined: Vec::new(),
         }
     }
 

@@ -108,6 +108,7 @@ mod tests {
             text: insts * 8,
             sim_time: std::time::Duration::ZERO,
             counters: Some(counters),
+            pipelined: Vec::new(),
         }
     }
 

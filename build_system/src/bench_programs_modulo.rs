@@ -1,10 +1,13 @@
 //! The modulo-scheduling part of the programs benchmark (issue 18): per program, from
 //! the default build's counters (`modulo.*`, the program's own crate), the
 //! single-block inner loops modulo scheduling looked at, those it pipelined, how many
-//! of those reached MinII, and the sums of their II and MinII. The kernels' loops are
-//! listed one by one in the Hexagon section (`bench_hexagon`).
+//! of those reached MinII, and the sums of their II and MinII; then every pipelined
+//! loop one by one (`modulo-report=on`). The kernels' loops are listed one by one in
+//! the Hexagon section (`bench_hexagon`).
 
-use super::Counters;
+use super::{Counters, Figures};
+use crate::bench_analyses::readable_names;
+use crate::bench_modulo_loops::{self, Loop};
 use crate::bench_report::table;
 
 /// The reasons the model gives for not taking a loop (`modulo.rejected-*`).
@@ -67,6 +70,27 @@ pub fn table_of(names: &[String], counters: &[Counters]) -> String {
     )
 }
 
+/// Every pipelined loop of the default build (`default`: its figures, in the order of
+/// `names`), one row each (a `###` subsection).
+pub fn loops_of(names: &[String], default: &[Figures]) -> String {
+    let loops: Vec<Loop> = names
+        .iter()
+        .zip(default)
+        .flat_map(|(name, f)| {
+            f.pipelined.iter().map(|line| Loop {
+                program: name.clone(),
+                line: line.clone(),
+            })
+        })
+        .collect();
+    format!(
+        "\n### Software-pipelined loops one by one (all passes)\n\nEach loop the default \
+         build pipelined in the program's own crate (`-Cllvm-args=modulo-report=on`), \
+         with the names demangled: {}",
+        bench_modulo_loops::table(&loops, readable_names)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +118,44 @@ mod tests {
             md.contains("| **total** | 6 | 2 | 1 | 9 | 8 | 1 | 10 | 1 | 0 | 2 |"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn every_programs_loops_are_rows_under_its_name() {
+        let figures = |lines: &[&str]| Figures {
+            cycles: 1,
+            bundles: 1,
+            ops: 1,
+            nullified: 0,
+            stalls: 0,
+            branches: 0,
+            own_code: 1,
+            text: 1,
+            sim_time: std::time::Duration::ZERO,
+            counters: None,
+            pipelined: lines.iter().map(|l| l.to_string()).collect(),
+        };
+        let md = loops_of(
+            &["a".into(), "b".into()],
+            &[
+                figures(&[
+                    "f block1: 8 ops, ResMII 3, RecMII 1, MinII 3, II 3, 2 stages, block schedule 7 cycles",
+                ]),
+                figures(&[
+                    "g block2: 9 ops, ResMII 3, RecMII 1, MinII 3, II 4, 2 stages, block schedule 7 cycles",
+                    "h block5: 9 ops, ResMII 2, RecMII 1, MinII 2, II 2, 3 stages, block schedule 6 cycles",
+                ]),
+            ],
+        );
+        assert!(
+            md.contains("3 inner loops software-pipelined, 2 at MinII"),
+            "{md}"
+        );
+        assert!(md.contains("| a | `f` | block1 | 8 |"), "{md}");
+        assert!(
+            md.contains("| b | `g` | block2 | 9 | 3 | 1 | 3 | 4 |"),
+            "{md}"
+        );
+        assert!(md.contains("| b | `h` | block5 |"), "{md}");
     }
 }

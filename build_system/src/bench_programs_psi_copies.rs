@@ -113,6 +113,7 @@ mod tests {
             text: 8000,
             sim_time: std::time::Duration::ZERO,
             counters: (!counters.is_empty()).then_some(c),
+            pipelined: Vec::new(),
         }
     }
 

@@ -7,6 +7,7 @@ mod bench_analyses;
 mod bench_compile;
 mod bench_hexagon;
 mod bench_hexagon_run;
+mod bench_modulo_loops;
 mod bench_programs;
 mod bench_report;
 mod build;
