@@ -46,6 +46,7 @@ pub mod reassoc;
 pub mod regalloc;
 pub mod sched;
 pub mod shift_add;
+pub mod sink_common;
 pub mod ssa_regalloc;
 pub mod ssa_view;
 pub mod tail_dup;

@@ -1,9 +1,33 @@
 //! Builders of machine IR shared by the unit tests of the passes and analyses that
-//! work on machine SSA (`destruct`, `ssa_regalloc`, `ssa_view`, `analysis_timing`).
+//! work on machine SSA (`destruct`, `ssa_regalloc`, `ssa_view`, `analysis_timing`),
+//! and the random generator of their randomized tests (`destruct`, `sink_common`).
 
 use vliw_isa::Opcode;
 
 use crate::mir::{Imm, MBlock, MInst, MachFunction, Reg, VReg};
+
+/// A small deterministic random generator (xorshift): the same seed gives the same
+/// functions on every machine.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n` (not 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
 
 /// A function `f` with `blocks` empty blocks in layout order.
 pub fn func(blocks: usize) -> (MachFunction, Vec<MBlock>) {

@@ -13,6 +13,8 @@
 //! - [`implied_conditions`]: compares and branches that the branches dominating them
 //!   decide (`j < n` tested again, `i < n` after `i < mid` with `mid = n / 2`) become
 //!   constants and jumps.
+//! - [`scope_noalias_accesses`]: loads and stores through `noalias` parameters get
+//!   alias scopes that tell the machine schedulers they are apart.
 //! - [`branch_fold`]: two tests in a row that lead to one place become one test of
 //!   the two conditions combined (`a || b` to one join).
 //!
@@ -28,6 +30,7 @@ mod dominance_frontier;
 mod implied_conditions;
 mod jump_threading;
 mod mem2reg;
+mod noalias_scopes;
 
 pub use branch_fold::{FoldStats, branch_fold};
 pub use constant_params::fold_constant_params;
@@ -35,3 +38,4 @@ pub use dce::{DceStats, dce};
 pub use implied_conditions::{ImpliedStats, implied_conditions};
 pub use jump_threading::{ThreadStats, jump_threading};
 pub use mem2reg::{Mem2RegStats, mem2reg};
+pub use noalias_scopes::{NoaliasStats, scope_noalias_accesses};

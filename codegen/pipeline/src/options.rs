@@ -168,6 +168,13 @@ pub struct Options {
     /// Duplicate branch-only blocks into the predecessors that jump to them, after
     /// if-conversion (`tail-dup=on|off`, `vliw_machine::tail_dup`).
     pub tail_dup: bool,
+    /// Operations common to a join's predecessors sunk into it, before if-conversion
+    /// (`sink-common=on|off`, `vliw_machine::sink_common`).
+    pub sink_common: bool,
+    /// Alias scopes for the accesses through `noalias` parameters, on the SSA IR
+    /// before instruction selection (`noalias-scopes=on|off`,
+    /// `vliw_opt::scope_noalias_accesses`).
+    pub noalias_scopes: bool,
     /// Constants out of loops into their preheaders (`machine-licm=on|off`,
     /// `vliw_machine::licm`).
     pub machine_licm: bool,
@@ -270,6 +277,8 @@ impl core::fmt::Debug for Options {
             .field("machine_cse", &self.machine_cse)
             .field("rotate_loads", &self.rotate_loads)
             .field("tail_dup", &self.tail_dup)
+            .field("sink_common", &self.sink_common)
+            .field("noalias_scopes", &self.noalias_scopes)
             .field("machine_licm", &self.machine_licm)
             .field("if_convert_limits", &self.if_convert_limits)
             .field("promotion", &self.promotion)
@@ -327,6 +336,8 @@ impl Options {
             machine_cse: true,
             rotate_loads: true,
             tail_dup: true,
+            sink_common: true,
+            noalias_scopes: true,
             machine_licm: true,
             if_convert_limits: vliw_machine::ifconv::Limits::default(),
             promotion: true,
@@ -387,12 +398,15 @@ impl Options {
         "machine-cse",
         "rotate-loads",
         "tail-dup",
+        "sink-common",
+        "noalias-scopes",
         "machine-licm",
         "if-convert-max-ops",
         "if-convert-max-predicates",
         "if-convert-max-blocks",
         "psi-lowering",
         "speculate-loads",
+        "if-convert-loops",
         "psi-fold",
         "psi-reorder",
         "psi-sel-where-cheaper",
@@ -449,6 +463,7 @@ impl Options {
         "rvsdg-unroll-factor",
         "rvsdg-unroll-budget",
         "rvsdg-unroll-nests",
+        "rvsdg-unroll-peel",
         "rvsdg-unroll-until",
         "rvsdg-memory",
         "rvsdg-promote",
@@ -488,6 +503,8 @@ impl Options {
             "machine-cse" => self.machine_cse = on_off(key, value)?,
             "rotate-loads" => self.rotate_loads = on_off(key, value)?,
             "tail-dup" => self.tail_dup = on_off(key, value)?,
+            "sink-common" => self.sink_common = on_off(key, value)?,
+            "noalias-scopes" => self.noalias_scopes = on_off(key, value)?,
             "machine-licm" => self.machine_licm = on_off(key, value)?,
             "promotion" => self.promotion = on_off(key, value)?,
             "ppg" => self.ppg = on_off(key, value)?,
@@ -569,6 +586,7 @@ impl Options {
             }
             "psi-fold" => self.psi_copies.fold = on_off(key, value)?,
             "speculate-loads" => self.if_convert_limits.speculate_loads = on_off(key, value)?,
+            "if-convert-loops" => self.if_convert_limits.loop_bodies = on_off(key, value)?,
             "psi-reorder" => self.psi_copies.reorder = on_off(key, value)?,
             "psi-sel-where-cheaper" => self.psi_copies.sel_where_cheaper = on_off(key, value)?,
             "psi-inline" => self.psi_inline = on_off(key, value)?,
@@ -631,6 +649,7 @@ impl Options {
                 })?
             }
             "rvsdg-unroll-nests" => self.rvsdg.unroll_options.nests = on_off(key, value)?,
+            "rvsdg-unroll-peel" => self.rvsdg.unroll_options.peel = on_off(key, value)?,
             "rvsdg-unroll-until" => self.rvsdg.unroll_options.until = on_off(key, value)?,
             "rvsdg-memory" => self.rvsdg.memory = on_off(key, value)?,
             "rvsdg-promote" => self.rvsdg.promote = on_off(key, value)?,

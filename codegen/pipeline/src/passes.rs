@@ -800,6 +800,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "noalias-scopes",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "loads and stores whose address comes from one noalias pointer parameter \
+                (through ptradds and block parameters that agree) get that parameter's \
+                alias scope, so that the machine schedulers do not order accesses \
+                through different ones (vliw_opt::scope_noalias_accesses)",
+        switch: Some(Switch {
+            name: "noalias-scopes",
+            off: "noalias-scopes=off",
+            on: "noalias-scopes=on",
+            default_on: true,
+        }),
+        runs: |o| o.noalias_scopes,
+        run: Run::Ir(|f, o| {
+            let stats = vliw_opt::scope_noalias_accesses(f);
+            o.count("noalias-scopes.functions", stats.functions as u64);
+            o.count("noalias-scopes.scoped", stats.scoped as u64);
+        }),
+    },
+    Pass {
         name: "branch-fold",
         from: Stage::Ir,
         to: Stage::Ir,
@@ -837,6 +858,31 @@ pub const PIPELINE: &[Pass] = &[
             let mf = vliw_machine::lower_function(m, f, &o.backend)?;
             o.count("isel.ops", mf.num_insts() as u64);
             Ok(mf)
+        }),
+    },
+    Pass {
+        name: "sink-common",
+        from: Stage::MachineSsa,
+        to: Stage::MachineSsa,
+        about: "sinking common code from predecessors: operations that every predecessor \
+                of a join performs alike (a counter's load, addition and store in each \
+                arm of a decision tree) done once in the join on its parameters, loads \
+                and stores at differing offsets through an address parameter \
+                (vliw_machine::sink_common)",
+        switch: Some(Switch {
+            name: "sink-common",
+            off: "sink-common=off",
+            on: "sink-common=on",
+            default_on: true,
+        }),
+        runs: |o| o.sink_common,
+        run: Run::Machine(|mf, o| {
+            let s = vliw_machine::sink_common::sink_common_code(mf);
+            o.count("sink-common.joins", s.joins as u64);
+            o.count("sink-common.sunk", s.sunk as u64);
+            o.count("sink-common.removed", s.removed as u64);
+            o.count("sink-common.addresses", s.addresses as u64);
+            Ok(())
         }),
     },
     Pass {

@@ -239,6 +239,7 @@ fn random_counted_loops_unroll_and_run_the_same() {
             budget: if rng.chance(80) { 1000 } else { rng.below(60) },
             nests: rng.chance(50),
             until: rng.chance(80),
+            peel: rng.chance(50),
         };
         let (new, graph) = match optimized(&module, &options, &mut report) {
             Ok(x) => x,

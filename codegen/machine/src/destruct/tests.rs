@@ -13,7 +13,7 @@ use super::*;
 use crate::interp::{Interpreter, Stop};
 use crate::mir::{Imm, MGuard, MInst, Reg, RegClass, VReg};
 use crate::ssa_view::{SsaView, block, var};
-use crate::test_support::{addi, br, func, movi};
+use crate::test_support::{Rng, addi, br, func, movi};
 
 fn ret() -> MInst {
     MInst::op(Opcode::Ret, &[], &[], Imm::None)
@@ -361,25 +361,6 @@ fn a_guarded_branch_that_reads_a_variable_before_the_copies() {
 }
 
 // ---- random machine SSA ----
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// A random strict-SSA machine function: a chain of blocks plus forward and back
 /// edges (conditional branches before the final `br`), block parameters, and code

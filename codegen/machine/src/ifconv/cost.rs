@@ -13,7 +13,8 @@
 //!   sum over its blocks, each weighted by the probability that a run reaches it.
 //! - **Predicated.** One block holding every operation of the region plus what
 //!   predication adds (the predicates of blocks and edges, a `sel` per ψ argument after
-//!   the first): the resource bound of all of it, or the height of the longest path of
+//!   the first, for the parameters whose arguments differ): the resource bound of all
+//!   of it, or the height of the longest path of
 //!   blocks through the region (their heights added, since a block's guarded operations
 //!   wait for the predicates computed before it), plus one cycle for the `sel`s of the
 //!   join, whichever is larger.
@@ -46,6 +47,9 @@ pub struct Limits {
     /// Speculate loads as `lds` (`speculate-loads=on|off`, on by default: the machine
     /// has no memory-mapped devices, so a load has no effect to keep under a guard).
     pub speculate_loads: bool,
+    /// Convert the whole body of an innermost loop when it is faster once pipelined
+    /// (its resource bound), within twice the limits (`if-convert-loops=on|off`).
+    pub loop_bodies: bool,
 }
 
 impl Default for Limits {
@@ -57,6 +61,7 @@ impl Default for Limits {
             promotion: super::Promotion::Ppg,
             psi_tree: true,
             speculate_loads: true,
+            loop_bodies: true,
         }
     }
 }
@@ -72,13 +77,21 @@ pub struct Estimate {
     pub ops: usize,
     /// Predicates predication creates.
     pub predicates: usize,
+    /// For the whole body of an innermost loop: cycles per iteration once the one
+    /// block it becomes is software-pipelined, bounded by its resources (module
+    /// documentation).
+    pub pipelined: Option<f64>,
 }
 
 impl Estimate {
+    /// Whether the region is worth converting: within the limits (twice them for the
+    /// whole body of an innermost loop, whose predicates live in the loop only), and
+    /// as fast predicated as with branches, or faster once pipelined.
     pub fn profitable(&self, limits: &Limits) -> bool {
-        self.ops <= limits.max_ops
-            && self.predicates <= limits.max_predicates
-            && self.predicated <= self.branchy
+        let scale = if self.pipelined.is_some() { 2 } else { 1 };
+        self.ops <= limits.max_ops * scale
+            && self.predicates <= limits.max_predicates * scale
+            && (self.predicated <= self.branchy || self.pipelined.is_some_and(|p| p < self.branchy))
     }
 }
 
@@ -131,6 +144,30 @@ fn resource_bound(ops: usize, per_unit: &[usize; Unit::COUNT], machine: &Machine
     bound as f64
 }
 
+/// How many parameters of `b` the region's edges into it pass different values: the
+/// others need no ψ (every path passes the same register).
+fn differing_params(mf: &MachFunction, region: &Region, b: MBlock) -> usize {
+    // the arguments of each edge into `b` (a guarded branch passes none)
+    let edges: Vec<&[Reg]> = region
+        .blocks
+        .iter()
+        .filter_map(|&p| match region.exits[&p] {
+            Exit::Jump { target } | Exit::Branch { other: target, .. } if target == b => {
+                mf.last_inst(p).map(|i| i.args.as_slice())
+            }
+            _ => None,
+        })
+        .collect();
+    let params = mf.blocks[b].params.len();
+    (0..params)
+        .filter(|&k| {
+            let mut args = edges.iter().map(|a| a.get(k));
+            let first = args.next().flatten();
+            args.any(|a| a != first)
+        })
+        .count()
+}
+
 /// Estimates both ways of running `region` (module documentation).
 pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> Estimate {
     let penalty = machine.taken_branch_penalty as f64;
@@ -180,7 +217,7 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
         block_ready.insert(b, pred_at);
         // ψs of its parameters: a sel layer after the arguments
         if into.len() > 1 && !mf.blocks[b].params.is_empty() {
-            added += mf.blocks[b].params.len() * (into.len() - 1);
+            added += differing_params(mf, region, b) * (into.len() - 1);
             for &v in &mf.blocks[b].params {
                 ready.insert(v.into(), pred_at + alu);
             }
@@ -227,18 +264,20 @@ pub fn estimate(mf: &MachFunction, region: &Region, machine: &MachineConfig) -> 
     }
     // the exit's parameters: a sel layer
     let into_exit = edges_into.remove(&region.exit).unwrap_or_default();
-    let params = mf.blocks[region.exit].params.len();
+    let params = differing_params(mf, region, region.exit);
     if params > 0 && into_exit.len() > 1 {
         added += params * (into_exit.len() - 1);
         height = height.max(into_exit.iter().copied().max().unwrap_or(0) + alu);
     }
     let ops = total.ops + added;
     total.per_unit[Unit::Alu as usize] += added;
-    let predicated = resource_bound(ops, &total.per_unit, machine).max(f64::from(height));
+    let resources = resource_bound(ops, &total.per_unit, machine);
+    let predicated = resources.max(f64::from(height));
     Estimate {
         branchy,
         predicated,
         ops,
         predicates,
+        pipelined: region.loop_body.then_some(resources),
     }
 }

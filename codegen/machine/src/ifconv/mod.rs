@@ -31,7 +31,7 @@ mod tests;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use vliw_isa::MachineConfig;
-use vliw_ssa::{Block, Cfg, DomTree, PostDomTree};
+use vliw_ssa::{Block, Cfg, DomTree, LoopForest, LoopId, PostDomTree};
 
 use crate::mir::{MBlock, MachFunction, Reg};
 use crate::ssa_view::{cfg_of, mblock};
@@ -144,6 +144,23 @@ fn use_counts(mf: &MachFunction) -> HashMap<Reg, u32> {
     uses
 }
 
+/// Whether `region` is the whole body of the innermost loop `l` headed by its entry:
+/// the loop's blocks are the region's, its exit block (the latch, which tests whether
+/// to go on) and blocks that only jump (the back edge's, the exit's). Converted, the
+/// loop is one block.
+fn whole_loop_body(mf: &MachFunction, loops: &LoopForest, l: LoopId, region: &Region) -> bool {
+    let inside: HashSet<MBlock> = region.blocks.iter().copied().chain([region.exit]).collect();
+    loops.body(l).iter().all(|&b| {
+        let b = mblock(b);
+        let ids = mf.block_inst_ids(b);
+        inside.contains(&b)
+            || (ids.len() == 1 && {
+                let only = mf.inst(ids[0]);
+                only.is(vliw_isa::Opcode::Br) && only.guard.is_always()
+            })
+    })
+}
+
 /// One round (module documentation); whether it converted anything.
 fn round(
     mf: &mut MachFunction,
@@ -168,6 +185,7 @@ fn round(
         }),
     );
     let pdom = PostDomTree::compute(&warm);
+    let loops = LoopForest::compute(&cfg);
     let uses = use_counts(mf);
     let copy_of = convert::copies(mf);
     let trace = std::env::var_os("VLIW_IFCONV_TRACE").is_some();
@@ -181,16 +199,12 @@ fn round(
         if touched.contains(&e) {
             continue;
         }
-        let region = match find_region(
-            mf,
-            e,
-            &dom,
-            &pdom,
-            &preds,
-            &cold,
-            &in_layout,
-            limits.max_blocks,
-        ) {
+        // the body of an innermost loop may have twice the blocks (checked below)
+        let innermost = loops
+            .loop_headed_by(crate::ssa_view::block(e))
+            .filter(|&l| limits.loop_bodies && loops.children(l).is_empty());
+        let max_blocks = limits.max_blocks * if innermost.is_some() { 2 } else { 1 };
+        let region = match find_region(mf, e, &dom, &pdom, &preds, &cold, &in_layout, max_blocks) {
             Ok(r) => r,
             Err(why) => {
                 if trace && why != NoRegion::NotABranch {
@@ -209,18 +223,23 @@ fn round(
         }
         let mut region = region;
         region.speculate_loads = limits.speculate_loads;
+        region.loop_body = innermost.is_some_and(|l| whole_loop_body(mf, &loops, l, &region));
+        if !region.loop_body && region.blocks.len() > limits.max_blocks {
+            continue;
+        }
         let estimate = cost::estimate(mf, &region, machine);
         let accepted = estimate.profitable(limits);
         if trace {
             eprintln!(
                 "if-convert: {}: {e} .. {} ({} blocks): {} (branches {:.2}, predicated {:.2} \
-                 cycles; {} operations, {} predicates)",
+                 cycles, pipelined {:?}; {} operations, {} predicates)",
                 mf.name,
                 region.exit,
                 region.blocks.len(),
                 if accepted { "converted" } else { "declined" },
                 estimate.branchy,
                 estimate.predicated,
+                estimate.pipelined,
                 estimate.ops,
                 estimate.predicates
             );

@@ -180,6 +180,9 @@ pub struct Region {
     pub side_exits: HashMap<MBlock, (MGuard, MBlock)>,
     /// Loads may be speculated as `lds` (`speculate-loads=on`).
     pub speculate_loads: bool,
+    /// The region is the whole body of an innermost loop, which its conversion makes
+    /// one block that modulo scheduling can pipeline (`mod.rs`: `whole_loop_body`).
+    pub loop_body: bool,
 }
 
 impl Region {
@@ -276,6 +279,7 @@ pub fn find_region(
                     exits: HashMap::from_iter([(e, entry_exit)]),
                     side_exits: HashMap::default(),
                     speculate_loads: false,
+                    loop_body: false,
                 })
             }
             _ => Err(NoRegion::NotABranch),
@@ -329,6 +333,7 @@ pub fn find_region(
         exits,
         side_exits,
         speculate_loads: false,
+        loop_body: false,
     })
 }
 

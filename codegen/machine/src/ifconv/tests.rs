@@ -449,3 +449,39 @@ fn multi_way_branches_no_region_takes_are_joined_back() {
         "only {chains} functions with a multi-way branch"
     );
 }
+
+/// `tests/mir/if-convert-loop-body.mir`: `classify`'s loop body after sink-common.
+const LOOP_BODY: &str = include_str!("../../../../tests/mir/if-convert-loop-body.mir");
+
+#[test]
+fn a_loop_body_is_converted_for_pipelining_only_with_if_convert_loops() {
+    let text = LOOP_BODY;
+    let start = text.find("machine function").unwrap();
+    let end = text.find("\n}\n").unwrap() + 3;
+    let mf = MachFunction::parse(&text[start..end]).unwrap();
+    let machine = MachineConfig::default();
+    let run = |loop_bodies: bool| {
+        let mut out = mf.clone();
+        let limits = Limits {
+            loop_bodies,
+            ..Limits::default()
+        };
+        let stats = if_convert(&mut out, &machine, &limits);
+        out.verify(Phase::Ssa).unwrap();
+        (stats, out)
+    };
+    let (on, converted) = run(true);
+    assert_eq!(on.regions, 1, "{on:?}");
+    assert_eq!(on.blocks, 19, "{on:?}");
+    let (off, _) = run(false);
+    assert_eq!(off.regions, 0, "{off:?}");
+    // the converted loop computes what the branches did
+    for k in [1i64, -1, 3, 0] {
+        let call = |f: &MachFunction| Interpreter::new([f]).call("classify", &[k as u64]);
+        assert_eq!(
+            call(&mf).unwrap(),
+            call(&converted).unwrap(),
+            "classify({k})"
+        );
+    }
+}

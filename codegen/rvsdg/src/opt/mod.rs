@@ -21,6 +21,7 @@ pub mod licm;
 pub mod loop_prep;
 pub mod loop_tests;
 pub mod memory;
+mod peel;
 mod rewrite;
 pub mod round_trips;
 pub mod select;

@@ -135,6 +135,10 @@ pub struct UnrollOptions {
     /// Whether loops to an end (`i + c != b`, `counted_until`) are unrolled
     /// (`rvsdg-unroll-until=on|off`).
     pub until: bool,
+    /// Whether the inner loops of an unrolled nest that are not counted but certainly
+    /// end within a few iterations are peeled completely (`rvsdg-unroll-peel=on|off`,
+    /// `peel.rs`).
+    pub peel: bool,
 }
 
 impl Default for UnrollOptions {
@@ -144,6 +148,7 @@ impl Default for UnrollOptions {
             budget: DEFAULT_BUDGET,
             nests: true,
             until: true,
+            peel: false,
         }
     }
 }
@@ -155,7 +160,7 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
     }
     let mut counts = Counts::default();
     if options.nests {
-        unroll_nests(g, &mut counts);
+        unroll_nests(g, options.peel, &mut counts);
     }
     for theta in innermost_thetas(g) {
         unroll(g, theta, options, &mut counts);
@@ -171,6 +176,10 @@ pub fn unroll_loops(g: &mut Rvsdg, options: &UnrollOptions, report: &mut Report)
     if options.nests {
         report.count("unroll.nests", counts.nests);
     }
+    if options.peel {
+        report.count("unroll.peeled", counts.peeled);
+        report.count("unroll.pushed-stores", counts.pushed_stores);
+    }
 }
 
 #[derive(Default)]
@@ -184,6 +193,8 @@ struct Counts {
     declined_sink: u64,
     declined_branches: u64,
     nests: u64,
+    peeled: u64,
+    pushed_stores: u64,
 }
 
 /// Loop nests (`rvsdg-unroll-nests`): a θ whose body holds innermost θs and whose
@@ -196,7 +207,7 @@ struct Counts {
 /// (`unroll.nests`, `unroll.full`). The pairs of `nbody`'s five bodies, each a chain
 /// of a square root and a division, then stand side by side in one block for the
 /// scheduler instead of one after the other in a loop of one to four iterations.
-fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
+fn unroll_nests(g: &mut Rvsdg, peel: bool, counts: &mut Counts) {
     // the regions the nests were in
     let mut unrolled_in: Vec<Region> = Vec::new();
     for outer in nest_thetas(g) {
@@ -238,6 +249,15 @@ fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
             fully_unroll(g, inner, &lp, t);
             counts.full += 1;
             counts.loops += 1;
+        } else if peel
+            && counted(g, inner).is_none()
+            && let Some(t) = super::peel::bound(g, inner)
+            && t * g.count_nodes(g.theta_body(inner)).max(1) <= super::peel::BUDGET
+        {
+            // a loop whose data-dependent test a constant start bounds
+            super::peel::peel(g, inner, t);
+            counts.peeled += 1;
+            counts.loops += 1;
         }
     }
     // the copies' indices are constants now: their bounds checks fold, and the γs
@@ -246,6 +266,15 @@ fn unroll_nests(g: &mut Rvsdg, counts: &mut Counts) {
     for &l in &lambdas {
         let body = g.lambda_body(l);
         super::gamma::inline_known_arms(g, body);
+    }
+    // the stores at the peeled loops' counters, into the arms where they are constants
+    if counts.peeled > 0 {
+        for &l in &lambdas {
+            let body = g.lambda_body(l);
+            counts.pushed_stores += super::peel::push_stores(g, body) as u64;
+        }
+        // their addresses' constants
+        super::fold::fold_lambdas(g, &lambdas, &mut Report::default());
     }
 }
 
@@ -1267,6 +1296,7 @@ lambda @f(i64, i64) -> i64, i64 export {{
                 budget,
                 nests: false,
                 until: true,
+                peel: false,
             },
             &mut report,
         );

@@ -138,6 +138,18 @@ fn stays(g: &Rvsdg, addrs: &Addresses, base: Base, u: User) -> bool {
                     },
                     0,
                 ) => within(Origin::Out(n, 0)),
+                // the address as an integer that is only compared (a slice iterator's
+                // `ptr == end`): a compare's boolean rebuilds no pointer
+                (
+                    InstructionData::Unary {
+                        opcode: Opcode::Bitcast,
+                        ..
+                    },
+                    0,
+                ) => g.users(Origin::Out(n, 0)).iter().all(|&c| {
+                    matches!(c, User::In(m, _)
+                        if matches!(g.op(m), Some(Op::Inst(InstructionData::IntCompare { .. }))))
+                }),
                 _ => false,
             },
             NodeKind::Simple(_) => false,
