@@ -75,14 +75,25 @@ use crate::ops::{Op, Rvsdg, Ty};
 use crate::report::Report;
 
 /// Folds constants, applies the identities, makes divisions by safe constants safe and
-/// carries constants into regions, in every λ of `g`.
+/// carries constants into regions, in every λ of `g` (the `rvsdg-fold` pass, early in
+/// the pipeline: without the rule of `undef` exits, see [`fold_lambdas`]).
 pub fn fold(g: &mut Rvsdg, report: &mut Report) {
     let lambdas = g.lambdas();
-    fold_lambdas(g, &lambdas, report);
+    fold_lambdas_with(g, &lambdas, report, false);
 }
 
-/// [`fold`] on the λs `lambdas` of `g` only (what unrolling a loop nest made constant).
+/// [`fold`] on the λs `lambdas` of `g` only (what a later pass made constant: inlining,
+/// versioning, unrolling and peeling a loop nest, jamming), where also a γ exit that
+/// the arms give as one constant or as `undef` is that constant. A peeled loop's
+/// counter is such an exit (`undef` where the copy stopped: `peel.rs`). The early
+/// `rvsdg-fold` pass does not apply that rule: there, the `undef`s of the
+/// restructured muxes made constants cost `classify` the shape that sinking and
+/// if-converting its loop body whole need (1.30x its cycles, 2026-12-05).
 pub(crate) fn fold_lambdas(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report) {
+    fold_lambdas_with(g, lambdas, report, true);
+}
+
+fn fold_lambdas_with(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report, undef_exits: bool) {
     let mut counts = Counts::default();
     for &l in lambdas {
         let mut f = Folder {
@@ -90,6 +101,7 @@ pub(crate) fn fold_lambdas(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report)
             queue: VecDeque::new(),
             queued: FxHashSet::default(),
             counts: &mut counts,
+            undef_exits,
         };
         f.lambda(l);
     }
@@ -102,6 +114,9 @@ pub(crate) fn fold_lambdas(g: &mut Rvsdg, lambdas: &[Node], report: &mut Report)
     report.count("fold.known-after-check", counts.known_after_check);
     report.count("fold.decided-by-range", counts.decided_by_range);
     report.count("fold.overflow-excluded-by-guard", counts.known_by_guard);
+    if counts.undef_exits > 0 {
+        report.count("fold.undef-exits", counts.undef_exits);
+    }
 }
 
 #[derive(Default)]
@@ -115,6 +130,7 @@ struct Counts {
     known_after_check: u64,
     decided_by_range: u64,
     known_by_guard: u64,
+    undef_exits: u64,
 }
 
 /// What a rule replaces a node's first output with.
@@ -143,6 +159,9 @@ struct Folder<'a, 'c> {
     queue: VecDeque<Node>,
     queued: FxHashSet<Node>,
     counts: &'c mut Counts,
+    /// Whether an exit that the arms give as one constant or `undef` is that constant
+    /// ([`fold_lambdas`]).
+    undef_exits: bool,
 }
 
 impl Folder<'_, '_> {
@@ -790,6 +809,41 @@ impl Folder<'_, '_> {
                 }
             }
         }
+        // an exit that every arm gives as the same constant or as `undef` (made by
+        // the construction only where no path uses it: a peeled loop's counter after
+        // the copy that stopped) is that constant (not in the early pass)
+        if !self.undef_exits {
+            return changed;
+        }
+        for k in 0..self.g().num_outputs(n) {
+            let out = Origin::Out(n, k as u32);
+            let ty = self.g().ty(out);
+            if ty.is_state() || !self.g().has_users(out) {
+                continue;
+            }
+            let mut agreed: Option<u128> = None;
+            let (mut all_agree, mut undef) = (true, false);
+            for &arm in &arms {
+                let res = self.g().results(arm)[k];
+                if is_undef(self.g(), res) {
+                    undef = true;
+                    continue;
+                }
+                match constant_bits(self.g(), res) {
+                    Some(b) if agreed.is_none_or(|a| a == b) => agreed = Some(b),
+                    _ => all_agree = false,
+                }
+            }
+            if all_agree
+                && undef
+                && let Some(bits) = agreed
+            {
+                let c = self.rw.constant(n, ty, bits);
+                self.rw.replace(out, c);
+                self.counts.undef_exits += 1;
+                changed = true;
+            }
+        }
         changed
     }
 
@@ -886,6 +940,16 @@ fn decide(cond: IntCC, (lo, hi): (u128, u128), c: u128, smin: u128) -> Option<bo
         Eq | Ne if lo == hi => Some(cond == Eq),
         _ => None,
     }
+}
+
+/// Whether `o` is an `undef` node's value.
+fn is_undef(g: &Rvsdg, o: Origin) -> bool {
+    matches!(
+        g.producer(o).and_then(|p| g.op(p)),
+        Some(Op::Inst(InstructionData::Nullary {
+            opcode: Opcode::Undef,
+        }))
+    )
 }
 
 fn constant_bits(g: &Rvsdg, o: Origin) -> Option<u128> {

@@ -283,7 +283,11 @@ fn push_store(g: &mut Rvsdg, s: Node) -> Option<Vec<Region>> {
         if !seen.insert(o) {
             continue;
         }
-        let Some(p) = g.producer(o) else { continue };
+        let Some(p) = g.producer(o) else {
+            // a slot's address entering the arms of the γs around (the peeled copies)
+            stack_slot |= slot_entering(g, o);
+            continue;
+        };
         if p == gamma {
             reads_gamma = true;
             continue;
@@ -369,6 +373,27 @@ fn push_store(g: &mut Rvsdg, s: Node) -> Option<Vec<Region>> {
         }
     }
     Some(arms)
+}
+
+/// Whether argument `o` is a stack slot's address entering a γ arm (through the
+/// entries of the γs around it).
+fn slot_entering(g: &Rvsdg, mut o: Origin) -> bool {
+    loop {
+        match o {
+            Origin::Arg(r, j) => {
+                let Some(owner) = g.owner(r) else {
+                    return false;
+                };
+                if !matches!(g.kind(owner), NodeKind::Gamma { .. }) {
+                    return false;
+                }
+                o = g.input(owner, j as usize + 1);
+            }
+            Origin::Out(p, _) => {
+                return matches!(g.op(p), Some(Op::Inst(InstructionData::StackAddr { .. })));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -148,7 +148,7 @@ impl Default for UnrollOptions {
             budget: DEFAULT_BUDGET,
             nests: true,
             until: true,
-            peel: false,
+            peel: true,
         }
     }
 }
@@ -273,8 +273,12 @@ fn unroll_nests(g: &mut Rvsdg, peel: bool, counts: &mut Counts) {
             let body = g.lambda_body(l);
             counts.pushed_stores += super::peel::push_stores(g, body) as u64;
         }
-        // their addresses' constants
+        // their addresses' constants, and the γs then known
         super::fold::fold_lambdas(g, &lambdas, &mut Report::default());
+        for &l in &lambdas {
+            let body = g.lambda_body(l);
+            super::gamma::inline_known_arms(g, body);
+        }
     }
 }
 
