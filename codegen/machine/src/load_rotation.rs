@@ -29,8 +29,19 @@
 //! speculative loads never fault; where the ψ chooses an argument, its load reads
 //! the address the header would have read, at the same point of the memory order.
 //!
+//! **Entries of a loop's blocks** (`rotate-load-entries=on`): the same move for a
+//! block inside a loop that is not its own predecessor and not the header of a loop
+//! of one block of work (whose other blocks only jump back: the modulo scheduler's),
+//! when every predecessor enters it by a final unguarded jump, one of them inside the
+//! loop, with no ψ needed: each predecessor loads through the argument it passes,
+//! speculatively (`lds`) when it has a side exit before its jump, so that the
+//! schedulers may issue the load above that exit. A threaded state machine's states
+//! each load the next byte first: the load now issues beside the previous state's
+//! end-of-input test.
+//!
 //! Counters: `rotate-loads.loops` (headers whose load moved), `rotate-loads.candidates`
-//! (speculative loads of ψ arguments made).
+//! (speculative loads of ψ arguments made), `rotate-loads.entries` (loop blocks whose
+//! load moved into their predecessors).
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -51,6 +62,8 @@ pub const MAX_CANDIDATES: usize = 4;
 pub struct LoadRotationStats {
     pub loops: usize,
     pub candidates: usize,
+    /// Loop blocks other than headers whose load moved into their predecessors.
+    pub entries: usize,
 }
 
 /// The load a header may give up: (its id, its result, the index of the parameter it
@@ -114,8 +127,10 @@ fn final_jump(mf: &MachFunction, p: MBlock, h: MBlock) -> Option<InstId> {
     })
 }
 
-/// Rotates the header loads of the loops of `mf` (module documentation).
-pub fn rotate_loads(mf: &mut MachFunction) -> LoadRotationStats {
+/// Rotates the header loads of the loops of `mf` (module documentation); with
+/// `entries`, also the first load of every other block of a loop that its
+/// predecessors enter by their final jumps (module documentation).
+pub fn rotate_loads(mf: &mut MachFunction, entries: bool) -> LoadRotationStats {
     let mut stats = LoadRotationStats::default();
     let cfg = cfg_of(mf);
     let loops = LoopForest::compute(&cfg);
@@ -163,7 +178,57 @@ pub fn rotate_loads(mf: &mut MachFunction) -> LoadRotationStats {
         rotate(mf, h, &load, &jumps, &psis, &mut stats);
         stats.loops += 1;
     }
+    if entries {
+        rotate_entries(mf, &mut stats);
+    }
     stats
+}
+
+/// The entries of a loop's blocks: a block inside a loop, not its own predecessor,
+/// whose first memory operation loads through a parameter and whose every
+/// predecessor enters it by a final jump, one of them inside the same loop: each
+/// predecessor loads the value for it, speculatively where the predecessor has a
+/// side exit before its jump, so that the load may climb above that exit.
+fn rotate_entries(mf: &mut MachFunction, stats: &mut LoadRotationStats) {
+    let cfg = cfg_of(mf);
+    let loops = LoopForest::compute(&cfg);
+    let preds = block_preds(mf, &cfg);
+    let landing = mf.landing_blocks();
+    let blocks: Vec<MBlock> = mf.layout.clone();
+    for b in blocks {
+        let Some(l) = loops.innermost_loop(block(b)) else {
+            continue;
+        };
+        if landing.contains(&b) || preds[b.index()].contains(&b) {
+            continue;
+        }
+        // a loop that is one block of work (its other blocks only jump back) is the
+        // modulo scheduler's, which overlaps its trips better than one load ahead
+        if let Some(own) = loops.loop_headed_by(block(b))
+            && loops
+                .body(own)
+                .iter()
+                .all(|&o| o == block(b) || mf.block_inst_ids(crate::ssa_view::mblock(o)).len() <= 1)
+        {
+            continue;
+        }
+        let Some(load) = header_load(mf, b) else {
+            continue;
+        };
+        let jumps: Option<Vec<(MBlock, InstId)>> = preds[b.index()]
+            .iter()
+            .map(|&p| final_jump(mf, p, b).map(|j| (p, j)))
+            .collect();
+        let Some(jumps) = jumps else {
+            continue;
+        };
+        if jumps.is_empty() || !jumps.iter().any(|(p, _)| loops.contains(l, block(*p))) {
+            continue;
+        }
+        let psis = HashMap::default();
+        rotate(mf, b, &load, &jumps, &psis, stats);
+        stats.entries += 1;
+    }
 }
 
 fn rotate(
@@ -227,7 +292,16 @@ fn rotate(
                 });
             }
         } else {
-            new.push(make_load(load.opcode, value, a));
+            // a predecessor with a side exit before its jump loads speculatively, so
+            // that the scheduler may move the load above that exit
+            let side_exit = mf.block_inst_ids(p)[..at]
+                .iter()
+                .any(|&i| mf.inst(i).is(Opcode::Br));
+            let opcode = match load.opcode.speculative_load() {
+                Some(spec) if side_exit => spec,
+                _ => load.opcode,
+            };
+            new.push(make_load(opcode, value, a));
         }
         for (k, inst) in new.into_iter().enumerate() {
             mf.insert_inst(p, at + k, inst);
@@ -282,12 +356,13 @@ block4(v11):
     #[test]
     fn the_next_node_is_loaded_through_the_psi() {
         let mut mf = MachFunction::parse(LOOKUP).unwrap();
-        let stats = rotate_loads(&mut mf);
+        let stats = rotate_loads(&mut mf, false);
         assert_eq!(
             stats,
             LoadRotationStats {
                 loops: 1,
-                candidates: 2
+                candidates: 2,
+                entries: 0
             }
         );
         mf.verify(Phase::Ssa).unwrap();
@@ -305,6 +380,77 @@ block4(v11):
             "    st.d [v0 + 0] = v1\n    v3 = ld.d [v2 + 0]\n",
         );
         let mut mf = MachFunction::parse(&text).unwrap();
-        assert_eq!(rotate_loads(&mut mf), LoadRotationStats::default());
+        assert_eq!(rotate_loads(&mut mf, false), LoadRotationStats::default());
+    }
+
+    /// A loop whose block after the header loads through the pointer its
+    /// predecessor computed, that predecessor with a side exit before its jump.
+    const WALK: &str = "machine function @walk export {
+block0:
+    v0 = copy r3
+    v1 = copy r4
+    br block1(v0, r0)
+block1(v2, v3):
+    pv4, p0 = cmp.ltu v2, v1
+    (pv4) br block2
+    br block5(v3)
+block2:
+    v5 = add v2, 8
+    pv11, p0 = cmp.eq v5, 64
+    (pv11) br block6
+    br block3(v5)
+block6:
+    br block5(v3)
+block3(v6):
+    v7 = ld.d [v6 + 0]
+    v8 = add v3, v7
+    pv9, p0 = cmp.ne v7, 0
+    (pv9) br block4
+    br block5(v8)
+block4:
+    br block1(v6, v8)
+block5(v10):
+    r3 = copy v10
+    ret uses[r3]
+}
+";
+
+    #[test]
+    fn a_loop_block_entered_by_a_jump_is_loaded_for_by_its_predecessor() {
+        let mut mf = MachFunction::parse(WALK).unwrap();
+        assert_eq!(rotate_loads(&mut mf, false), LoadRotationStats::default());
+        let stats = rotate_loads(&mut mf, true);
+        assert_eq!(stats.entries, 1, "{mf}");
+        mf.verify(Phase::Ssa).unwrap();
+        let text = mf.to_string();
+        assert!(text.contains("block3(v6, v7):"), "{text}");
+        // the side exit before the jump: a speculative load, free to climb above it
+        assert!(text.contains("lds.d [v5 + 0]"), "{text}");
+    }
+
+    #[test]
+    fn a_loop_of_one_block_of_work_keeps_its_load() {
+        // the header's only other block jumps back: the modulo scheduler's loop
+        let text = "machine function @sum export {
+block0:
+    v0 = copy r3
+    v1 = copy r4
+    br block1(v0, r0)
+block1(v2, v3):
+    v4 = ld.d [v2 + 0]
+    v5 = add v3, v4
+    v6 = add v2, 8
+    pv7, p0 = cmp.ltu v6, v1
+    (pv7) br block2
+    br block3(v5)
+block2:
+    br block1(v6, v5)
+block3(v8):
+    r3 = copy v8
+    ret uses[r3]
+}
+";
+        let mut mf = MachFunction::parse(text).unwrap();
+        assert_eq!(rotate_loads(&mut mf, true), LoadRotationStats::default());
     }
 }

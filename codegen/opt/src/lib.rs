@@ -17,6 +17,9 @@
 //!   alias scopes that tell the machine schedulers they are apart.
 //! - [`branch_fold`]: two tests in a row that lead to one place become one test of
 //!   the two conditions combined (`a || b` to one join).
+//! - [`state_threading`]: a loop that dispatches on a state its own paths set to
+//!   constants goes from each path straight to the code of its state (LLVM's
+//!   `DFAJumpThreading`), when every loop keeps one header.
 //!
 //! Each pass keeps the function verifiable (the tests run the verifier and the
 //! interpreter before and after) and reports what it did, for `time-passes` and the
@@ -31,6 +34,7 @@ mod implied_conditions;
 mod jump_threading;
 mod mem2reg;
 mod noalias_scopes;
+mod state_threading;
 
 pub use branch_fold::{FoldStats, branch_fold};
 pub use constant_params::fold_constant_params;
@@ -39,3 +43,4 @@ pub use implied_conditions::{ImpliedStats, implied_conditions};
 pub use jump_threading::{ThreadStats, jump_threading};
 pub use mem2reg::{Mem2RegStats, mem2reg};
 pub use noalias_scopes::{NoaliasStats, scope_noalias_accesses};
+pub use state_threading::{StateThreadStats, state_threading};

@@ -1,4 +1,4 @@
-//! mem2reg, DCE, jump threading, implied conditions and branch folding against the interpreter: every IR filetest of the repository with
+//! mem2reg, DCE, jump threading, implied conditions, branch folding and state threading against the interpreter: every IR filetest of the repository with
 //! run lines, and hand-written cases for what is promoted and what is not. A pass must
 //! keep the module verifiable and every run's results, traps and output.
 
@@ -11,8 +11,8 @@ use vliw_ir::{
     DataValue, Interpreter, Module, Opcode, Trap, TrapKind, parse_module, verify_module,
 };
 use vliw_opt::{
-    FoldStats, ImpliedStats, Mem2RegStats, ThreadStats, branch_fold, dce, implied_conditions,
-    jump_threading, mem2reg,
+    FoldStats, ImpliedStats, Mem2RegStats, StateThreadStats, ThreadStats, branch_fold, dce,
+    implied_conditions, jump_threading, mem2reg, state_threading,
 };
 
 fn optimized(module: &Module) -> (Module, Mem2RegStats) {
@@ -24,6 +24,7 @@ fn optimized(module: &Module) -> (Module, Mem2RegStats) {
         jump_threading(func);
         implied_conditions(func);
         branch_fold(func);
+        state_threading(func);
     }
     if let Err(e) = verify_module(&out) {
         panic!("the optimized module does not verify:\n{e}\n{out}");
@@ -1043,4 +1044,109 @@ fn continue_same(body: &mut String, next_value: &mut usize, cc: &str, x: u64, y:
     *next_value += 1;
     *body += &format!("    {v} = icmp {cc} v{x}, v{y}\n");
     v
+}
+
+/// State threading alone; what it did.
+fn state_threaded(text: &str) -> (Module, StateThreadStats) {
+    checked(text, state_threading)
+}
+
+/// Counts the runs of one bits of `x` with a two-state machine: the loop's header
+/// dispatches on the state every path of the body sets to a constant, and the latch
+/// that tests the end is between them.
+const RUNS: &str = "
+function @runs(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i8 0
+    v2 = iconst.i64 0
+    v3 = iconst.i64 0
+    jump block1(v2, v1, v3)
+block1(v4: i64, v5: i8, v6: i64):
+    v7 = uextend.i64 v5
+    switch v7, block4, [0 -> block2, 1 -> block3]
+block2:
+    v8 = ushr v0, v4
+    v9 = iconst.i64 1
+    v10 = band v8, v9
+    v11 = icmp eq v10, v9
+    v12 = iadd v6, v9
+    v13 = iconst.i8 1
+    v14 = iconst.i8 0
+    brif v11, block5(v13, v12), block5(v14, v6)
+block3:
+    v15 = ushr v0, v4
+    v16 = iconst.i64 1
+    v17 = band v15, v16
+    v18 = icmp eq v17, v16
+    v19 = iconst.i8 1
+    v20 = iconst.i8 0
+    brif v18, block5(v19, v6), block5(v20, v6)
+block4:
+    unreachable
+block5(v21: i8, v22: i64):
+    v23 = iconst.i64 1
+    v24 = iadd v4, v23
+    v25 = iconst.i64 64
+    v26 = icmp ult v24, v25
+    brif v26, block1(v24, v21, v22), block6(v22)
+block6(v27: i64):
+    return v27
+}
+; run: @runs(0) == 0
+; run: @runs(1) == 1
+; run: @runs(11) == 2
+; run: @runs(-1) == 1
+; run: @runs(6148914691236517205) == 32
+; run: @runs(-9223372036854775807) == 2
+";
+
+#[test]
+fn a_state_machine_goes_straight_to_the_state_its_path_set() {
+    let (after, stats) = state_threaded(RUNS);
+    assert_eq!(stats.dispatches, 1, "{after}");
+    assert_eq!(stats.irreducible, 0, "{after}");
+    // the latch copied into each of the four edges that set a state
+    assert_eq!(stats.copied, 4, "{after}");
+    // the entry and the four copies of the latch go to their state's case
+    assert_eq!(stats.threaded, 5, "{after}");
+    assert_eq!(
+        count(&after, Opcode::Switch),
+        0,
+        "no dispatch is left:\n{after}"
+    );
+}
+
+#[test]
+fn a_dispatch_whose_first_state_is_unknown_stays() {
+    // the first state is the function's argument: threading the latches past the
+    // dispatch would make each case a second way into the loop
+    let text = RUNS
+        .replace("function @runs(i64) -> i64", "function @runs(i64, i8) -> i64")
+        .replace("block0(v0: i64):", "block0(v0: i64, v100: i8):")
+        .replace("jump block1(v2, v1, v3)", "jump block1(v2, v100, v3)")
+        .replace("; run: @runs(0) == 0", "; run: @runs(0, 0) == 0\n; run: @runs(1, 1) == 0\n; run: @runs(3, 1) == 0\n; run: @runs(6, 1) == 1\n; run: @runs(5, 3) trap: unreachable")
+        .lines()
+        .filter(|l| !l.starts_with("; run: @runs(") || l.contains(", "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (after, stats) = state_threaded(&text);
+    assert_eq!(stats.dispatches, 0, "{after}");
+    assert_eq!(stats.irreducible, 1, "{after}");
+    assert_eq!(count(&after, Opcode::Switch), 1, "{after}");
+}
+
+#[test]
+fn a_state_passed_through_a_join_before_the_latch_is_threaded() {
+    // the cases join (block7) before the latch: the state reaches the dispatch
+    // through two blocks, both copied into the paths that set it
+    let text = RUNS
+        .replace("brif v11, block5(v13, v12), block5(v14, v6)", "brif v11, block7(v13, v12), block7(v14, v6)")
+        .replace("brif v18, block5(v19, v6), block5(v20, v6)", "brif v18, block7(v19, v6), block7(v20, v6)")
+        .replace(
+            "block5(v21: i8, v22: i64):",
+            "block7(v30: i8, v31: i64):\n    v32 = iconst.i64 0\n    v33 = iadd v31, v32\n    jump block5(v30, v33)\nblock5(v21: i8, v22: i64):",
+        );
+    let (after, stats) = state_threaded(&text);
+    assert_eq!(stats.dispatches, 1, "{after}");
+    assert_eq!(count(&after, Opcode::Switch), 0, "{after}");
 }

@@ -152,6 +152,9 @@ pub struct Options {
     /// Fold two tests in a row that lead to one place into one test of both
     /// conditions (`branch-fold=on|off`).
     pub branch_fold: bool,
+    /// Thread a loop's dispatch on a state its paths set to constants
+    /// (`state-threading=on|off`, `vliw_opt::state_threading`).
+    pub state_threading: bool,
     /// Fold the copy blocks of branches into them by predication
     /// (`copy-blocks=on|off`).
     pub copy_blocks: bool,
@@ -165,6 +168,9 @@ pub struct Options {
     /// the back edge and through the ψ (`rotate-loads=on|off`,
     /// `vliw_machine::load_rotation`).
     pub rotate_loads: bool,
+    /// Also move the first load of a loop's other blocks into their predecessors
+    /// (`rotate-load-entries=on|off`).
+    pub rotate_load_entries: bool,
     /// Duplicate branch-only blocks into the predecessors that jump to them, after
     /// if-conversion (`tail-dup=on|off`, `vliw_machine::tail_dup`).
     pub tail_dup: bool,
@@ -272,10 +278,12 @@ impl core::fmt::Debug for Options {
             .field("jump_threading", &self.jump_threading)
             .field("implied_conditions", &self.implied_conditions)
             .field("branch_fold", &self.branch_fold)
+            .field("state_threading", &self.state_threading)
             .field("copy_blocks", &self.copy_blocks)
             .field("if_convert", &self.if_convert)
             .field("machine_cse", &self.machine_cse)
             .field("rotate_loads", &self.rotate_loads)
+            .field("rotate_load_entries", &self.rotate_load_entries)
             .field("tail_dup", &self.tail_dup)
             .field("sink_common", &self.sink_common)
             .field("noalias_scopes", &self.noalias_scopes)
@@ -331,10 +339,12 @@ impl Options {
             jump_threading: true,
             implied_conditions: true,
             branch_fold: false,
+            state_threading: true,
             copy_blocks: true,
             if_convert: true,
             machine_cse: true,
             rotate_loads: true,
+            rotate_load_entries: true,
             tail_dup: true,
             sink_common: true,
             noalias_scopes: true,
@@ -393,10 +403,12 @@ impl Options {
         "jump-threading",
         "implied-conditions",
         "branch-fold",
+        "state-threading",
         "copy-blocks",
         "if-convert",
         "machine-cse",
         "rotate-loads",
+        "rotate-load-entries",
         "tail-dup",
         "sink-common",
         "noalias-scopes",
@@ -498,10 +510,12 @@ impl Options {
             "jump-threading" => self.jump_threading = on_off(key, value)?,
             "implied-conditions" => self.implied_conditions = on_off(key, value)?,
             "branch-fold" => self.branch_fold = on_off(key, value)?,
+            "state-threading" => self.state_threading = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
             "if-convert" => self.if_convert = on_off(key, value)?,
             "machine-cse" => self.machine_cse = on_off(key, value)?,
             "rotate-loads" => self.rotate_loads = on_off(key, value)?,
+            "rotate-load-entries" => self.rotate_load_entries = on_off(key, value)?,
             "tail-dup" => self.tail_dup = on_off(key, value)?,
             "sink-common" => self.sink_common = on_off(key, value)?,
             "noalias-scopes" => self.noalias_scopes = on_off(key, value)?,

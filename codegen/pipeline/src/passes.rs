@@ -842,6 +842,31 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "state-threading",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "a loop that dispatches on a state its own paths set to constants goes \
+                from each path straight to its state's case: the small blocks between \
+                (the latch) copied into the paths, the dispatch's values passed as block \
+                arguments, each edge threaded; kept only where every loop keeps one \
+                header (vliw_opt::state_threading)",
+        switch: Some(Switch {
+            name: "state-threading",
+            off: "state-threading=off",
+            on: "state-threading=on",
+            default_on: true,
+        }),
+        runs: |o| o.state_threading,
+        run: Run::Ir(|f, o| {
+            let stats = vliw_opt::state_threading(f);
+            o.count("state-threading.dispatches", stats.dispatches as u64);
+            o.count("state-threading.copied", stats.copied as u64);
+            o.count("state-threading.threaded", stats.threaded as u64);
+            o.count("state-threading.irreducible", stats.irreducible as u64);
+            o.count("state-threading.merged", stats.merged as u64);
+        }),
+    },
+    Pass {
         name: "isel",
         from: Stage::Ir,
         to: Stage::MachineSsa,
@@ -1029,8 +1054,9 @@ pub const PIPELINE: &[Pass] = &[
         }),
         runs: |o| o.rotate_loads,
         run: Run::Machine(|mf, o| {
-            let s = vliw_machine::load_rotation::rotate_loads(mf);
+            let s = vliw_machine::load_rotation::rotate_loads(mf, o.rotate_load_entries);
             o.count("rotate-loads.loops", s.loops as u64);
+            o.count("rotate-loads.entries", s.entries as u64);
             o.count("rotate-loads.candidates", s.candidates as u64);
             Ok(())
         }),
