@@ -25,6 +25,9 @@
 //!    range), so that `H` only branches; then every edge into `H` that passes a
 //!    constant for `s` goes straight to the case it selects, with `H`'s arguments
 //!    for that case in terms of its own. Blocks nobody branches to any more go.
+//! 4. **Merging.** A block that jumps to a block only it enters takes that block's
+//!    operations (the cases that jump to their copy of the latch), so that the
+//!    schedulers see one block where the copies made two.
 //!
 //! The result must stay reducible: every loop of the backend (the loop forest of
 //! if-conversion and modulo scheduling) has one header. When some edge into `H`
