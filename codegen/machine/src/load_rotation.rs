@@ -127,6 +127,14 @@ fn final_jump(mf: &MachFunction, p: MBlock, h: MBlock) -> Option<InstId> {
     })
 }
 
+/// The final jumps of `preds` into `h` (see [`final_jump`]), if every one ends so.
+fn final_jumps(mf: &MachFunction, preds: &[MBlock], h: MBlock) -> Option<Vec<(MBlock, InstId)>> {
+    preds
+        .iter()
+        .map(|&p| final_jump(mf, p, h).map(|j| (p, j)))
+        .collect()
+}
+
 /// Rotates the header loads of the loops of `mf` (module documentation); with
 /// `entries`, also the first load of every other block of a loop that its
 /// predecessors enter by their final jumps (module documentation).
@@ -144,11 +152,7 @@ pub fn rotate_loads(mf: &mut MachFunction, entries: bool) -> LoadRotationStats {
         let Some(load) = header_load(mf, h) else {
             continue;
         };
-        let jumps: Option<Vec<(MBlock, InstId)>> = preds[h.index()]
-            .iter()
-            .map(|&p| final_jump(mf, p, h).map(|j| (p, j)))
-            .collect();
-        let Some(jumps) = jumps else {
+        let Some(jumps) = final_jumps(mf, &preds[h.index()], h) else {
             continue;
         };
         // the ψ each predecessor passes for the address, if any
@@ -215,11 +219,7 @@ fn rotate_entries(mf: &mut MachFunction, stats: &mut LoadRotationStats) {
         let Some(load) = header_load(mf, b) else {
             continue;
         };
-        let jumps: Option<Vec<(MBlock, InstId)>> = preds[b.index()]
-            .iter()
-            .map(|&p| final_jump(mf, p, b).map(|j| (p, j)))
-            .collect();
-        let Some(jumps) = jumps else {
+        let Some(jumps) = final_jumps(mf, &preds[b.index()], b) else {
             continue;
         };
         if jumps.is_empty() || !jumps.iter().any(|(p, _)| loops.contains(l, block(*p))) {

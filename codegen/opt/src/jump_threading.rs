@@ -365,7 +365,7 @@ fn forwarding_blocks(func: &Function) -> (SecondaryMap<Block, bool>, SecondaryMa
     (forwarding, branch_only)
 }
 
-fn is_constant(op: Opcode) -> bool {
+pub(crate) fn is_constant(op: Opcode) -> bool {
     matches!(
         op,
         Opcode::Iconst | Opcode::F32const | Opcode::F64const | Opcode::Undef
@@ -374,7 +374,12 @@ fn is_constant(op: Opcode) -> bool {
 
 /// Replaces the constants of `from` among `args` by copies made in the block of `term`
 /// (just before it), so that the arguments are values of that block.
-fn copy_constants(func: &mut Function, from: Block, term: vliw_ir::Inst, args: &mut [Value]) {
+pub(crate) fn copy_constants(
+    func: &mut Function,
+    from: Block,
+    term: vliw_ir::Inst,
+    args: &mut [Value],
+) {
     for arg in args {
         let ValueDef::Result(inst, _) = func.dfg.value_def(*arg) else {
             continue;
@@ -423,7 +428,7 @@ fn resolve(func: &Function, call: &BlockCall) -> Option<BlockCall> {
 }
 
 /// The value of `v` if an `iconst` defines it, as stored (`Imm` bits).
-fn constant(func: &Function, v: Value) -> Option<u128> {
+pub(crate) fn constant(func: &Function, v: Value) -> Option<u128> {
     let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
         return None;
     };
@@ -436,7 +441,7 @@ fn constant(func: &Function, v: Value) -> Option<u128> {
     }
 }
 
-fn mask(bits: u32) -> u128 {
+pub(crate) fn mask(bits: u32) -> u128 {
     if bits >= 128 {
         u128::MAX
     } else {

@@ -46,7 +46,7 @@ use vliw_ir::{
 
 use crate::block_args;
 use crate::dce;
-use crate::jump_threading::remove_unreachable;
+use crate::jump_threading::{constant, copy_constants, is_constant, mask, remove_unreachable};
 
 /// The most operations (besides its terminator) of a block copied into an edge.
 pub const MAX_COPIED_INSTS: usize = 8;
@@ -438,7 +438,8 @@ fn thread_dispatch(
         let Some(next) = resolve(func, header, &call) else {
             continue;
         };
-        let next = copy_constants(func, header, term, next);
+        let mut next = next;
+        copy_constants(func, header, term, &mut next.args);
         func.dfg.inst_data_mut(term).branch_destinations_mut()[d] = next;
         stats.threaded += 1;
     }
@@ -597,31 +598,6 @@ fn evaluate(
     constant(func, subst(v)).map(|c| c & mask(bits))
 }
 
-/// Replaces the constants of `header` among `next`'s arguments by copies made just
-/// before `term`, so that they are values of its block.
-fn copy_constants(
-    func: &mut Function,
-    header: Block,
-    term: Inst,
-    mut next: BlockCall,
-) -> BlockCall {
-    for arg in &mut next.args {
-        let ValueDef::Result(inst, _) = func.dfg.value_def(*arg) else {
-            continue;
-        };
-        if func.layout.inst_block(inst) != Some(header) {
-            continue;
-        }
-        let data = func.dfg.inst_data(inst).clone();
-        let ty = func.dfg.value_type(*arg);
-        let copy = func.dfg.make_inst(data);
-        let v = func.dfg.append_result(copy, ty);
-        func.layout.insert_inst_before(copy, term);
-        *arg = v;
-    }
-    next
-}
-
 /// Whether every retreating edge of a depth-first walk from the entry goes to a block
 /// that dominates its source (each loop has one header).
 fn reducible(func: &Function) -> bool {
@@ -653,33 +629,4 @@ fn reducible(func: &Function) -> bool {
         }
     }
     true
-}
-
-fn is_constant(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::Iconst | Opcode::F32const | Opcode::F64const | Opcode::Undef
-    )
-}
-
-/// The value of `v` if an `iconst` defines it, as stored (`Imm` bits).
-fn constant(func: &Function, v: Value) -> Option<u128> {
-    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
-        return None;
-    };
-    match func.dfg.inst_data(inst) {
-        InstructionData::UnaryImm {
-            opcode: Opcode::Iconst,
-            imm,
-        } => Some(*imm & mask(func.dfg.value_type(v).bits())),
-        _ => None,
-    }
-}
-
-fn mask(bits: u32) -> u128 {
-    if bits >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << bits) - 1
-    }
 }
