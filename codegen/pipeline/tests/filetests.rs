@@ -518,6 +518,16 @@ fn ir_filetests_run_on_the_machine() {
         assert_eq!(ssa("fallbacks"), 0, "{}", tally.ssa_regalloc.to_line());
         // register-pressure.ir makes it spill
         assert!(ssa("spilled") > 0 && ssa("reloads") > 0);
+        // state-machines.ir: its dispatches threaded (all but the one whose first
+        // state is an argument) and its states' loads moved into the paths in
+        let counter = |k: &str| tally.ssa_regalloc.get(k);
+        assert!(
+            counter("state-threading.dispatches") >= 2
+                && counter("state-threading.irreducible") >= 1
+                && counter("rotate-loads.entries") >= 1,
+            "{}",
+            tally.ssa_regalloc.to_line()
+        );
         // unwinding runs on the machine only with the runtime's unwinder (the files
         // that use it are compiled, and run on the interpreter after the middle end,
         // above); the try_calls exist only inside the RVSDG (vliw_rvsdg::unwind)
