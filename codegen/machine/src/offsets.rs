@@ -13,7 +13,10 @@
 //!   `addw`: the low 32 bits of a sum depend only on the low 32 bits of its terms, so
 //!   the immediates add modulo 2^32);
 //! - a load or store at `[a + off]` where `a = add x, c` as `[x + off + c]` (64-bit
-//!   `add` only: `addw` sign-extends its sum);
+//!   `add` only: `addw` sign-extends its sum), unless `x` is a block parameter and
+//!   `a` is passed on as a branch argument (a loop pointer's next value: read at
+//!   `[x + off + c]`, `x` would live past `a`'s definition, the two could not share
+//!   a register, and every trip would pay a copy);
 //!
 //! following a chain to its root as far as the summed immediate fits the 32-bit
 //! immediate field (a `limm` would take an issue slot). The operation count does not
@@ -112,6 +115,21 @@ pub fn fold_offsets(mf: &mut MachFunction) -> FoldStats {
     if links.is_empty() {
         return stats;
     }
+    // registers some block receives as parameters, and registers passed as branch
+    // arguments: a memory operand at `[a + off]` with `a = add x, c` is left alone
+    // when `x` is a parameter and `a` goes on as an argument (the next value of a
+    // loop's pointer): read at `[x + off + c]`, `x` would live past `a`'s definition,
+    // so that the two, one variable of the source, could no longer share a register
+    // and every trip would pay a copy
+    let params: rustc_hash::FxHashSet<Reg> = mf
+        .layout
+        .iter()
+        .flat_map(|&b| mf.blocks[b].params.iter().map(|&v| Reg::Virtual(v)))
+        .collect();
+    let passed: rustc_hash::FxHashSet<Reg> = mf
+        .layout_insts()
+        .flat_map(|i| i.args.iter().copied())
+        .collect();
     for b in mf.layout.clone() {
         for id in mf.block_inst_ids(b).to_vec() {
             let inst = mf.inst(id);
@@ -129,6 +147,7 @@ pub fn fold_offsets(mf: &mut MachFunction) -> FoldStats {
                 }
             } else if matches!(op.format(), Format::Load | Format::Store)
                 && let Some((x, sum)) = resolve(&links, Opcode::AddI, a, c)
+                && !(params.contains(&x) && passed.contains(&a))
             {
                 let inst = mf.inst_mut(id);
                 inst.uses[0] = x;
@@ -291,5 +310,40 @@ block0:
             let r = |mf: &MachFunction| Interpreter::new([mf]).call("f", &[x]).unwrap();
             assert_eq!(r(&after), r(&before), "{x}");
         }
+    }
+
+    /// A scan whose next pointer goes round the loop: its load stays at `[v4 + 0]`
+    /// (folded to `[v2 + 1]`, `v2` would live past `v4` and cost a copy a trip); a
+    /// load through a pointer that stays in the block is still folded.
+    #[test]
+    fn the_next_value_of_a_loop_pointer_keeps_its_load() {
+        let text = "machine function @f export {
+block0:
+    v0 = copy r3
+    v1 = copy r4
+    br block1(v0, r0)
+block1(v2, v3):
+    v4 = add v2, 1
+    v5 = add v2, 2
+    v6 = ld.b [v4 + 0]
+    v7 = ld.b [v5 + 0]
+    v8 = add v3, v6
+    v9 = add v8, v7
+    pv10, p0 = cmp.ltu v4, v1
+    (pv10) br block2
+    br block3
+block2:
+    br block1(v4, v9)
+block3:
+    r3 = copy v9
+    ret uses[r3]
+}
+";
+        let mut mf = parse(text);
+        let stats = fold_offsets(&mut mf);
+        assert_eq!(stats.addresses, 1, "{mf}");
+        let out = mf.to_string();
+        assert!(out.contains("ld.b [v4 + 0]"), "{out}");
+        assert!(out.contains("ld.b [v2 + 2]"), "{out}");
     }
 }
