@@ -13,8 +13,8 @@
 //!   `addw`: the low 32 bits of a sum depend only on the low 32 bits of its terms, so
 //!   the immediates add modulo 2^32);
 //! - a load or store at `[a + off]` where `a = add x, c` as `[x + off + c]` (64-bit
-//!   `add` only: `addw` sign-extends its sum), unless `x` is a block parameter and
-//!   `a` is passed on as a branch argument (a loop pointer's next value: read at
+//!   `add` only: `addw` sign-extends its sum), unless `x` is a block parameter (or a
+//!   ψ or a copy) and `a` is passed on as a branch argument (a loop pointer's next value: read at
 //!   `[x + off + c]`, `x` would live past `a`'s definition, the two could not share
 //!   a register, and every trip would pay a copy);
 //!
@@ -130,6 +130,17 @@ pub fn fold_offsets(mf: &mut MachFunction) -> FoldStats {
         .layout_insts()
         .flat_map(|i| i.args.iter().copied())
         .collect();
+    // a ψ joins values as a parameter does, and a copy of either is one (after
+    // if-conversion a loop's pointer is often one; out of Psi-SSA, a copy)
+    let joined: rustc_hash::FxHashSet<Reg> = mf
+        .layout_insts()
+        .filter(|i| {
+            use crate::mir::MOp;
+            matches!(i.op, MOp::Psi | MOp::Copy | MOp::ParallelCopy)
+        })
+        .flat_map(|i| i.defs.iter().copied())
+        .chain(params.iter().copied())
+        .collect();
     for b in mf.layout.clone() {
         for id in mf.block_inst_ids(b).to_vec() {
             let inst = mf.inst(id);
@@ -147,7 +158,7 @@ pub fn fold_offsets(mf: &mut MachFunction) -> FoldStats {
                 }
             } else if matches!(op.format(), Format::Load | Format::Store)
                 && let Some((x, sum)) = resolve(&links, Opcode::AddI, a, c)
-                && !(params.contains(&x) && passed.contains(&a))
+                && !(passed.contains(&a) && joined.contains(&x))
             {
                 let inst = mf.inst_mut(id);
                 inst.uses[0] = x;
@@ -345,5 +356,14 @@ block3:
         let out = mf.to_string();
         assert!(out.contains("ld.b [v4 + 0]"), "{out}");
         assert!(out.contains("ld.b [v2 + 2]"), "{out}");
+        // the same through a copy of the parameter (what leaving Psi-SSA makes of a
+        // ψ that chose between one value)
+        let copied = text.replace(
+            "    v4 = add v2, 1\n",
+            "    v11 = copy v2\n    v4 = add v11, 1\n",
+        );
+        let mut mf = parse(&copied);
+        fold_offsets(&mut mf);
+        assert!(mf.to_string().contains("ld.b [v4 + 0]"), "{mf}");
     }
 }
