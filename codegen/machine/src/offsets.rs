@@ -115,31 +115,28 @@ pub fn fold_offsets(mf: &mut MachFunction) -> FoldStats {
     if links.is_empty() {
         return stats;
     }
-    // registers some block receives as parameters, and registers passed as branch
-    // arguments: a memory operand at `[a + off]` with `a = add x, c` is left alone
-    // when `x` is a parameter and `a` goes on as an argument (the next value of a
-    // loop's pointer): read at `[x + off + c]`, `x` would live past `a`'s definition,
-    // so that the two, one variable of the source, could no longer share a register
-    // and every trip would pay a copy
-    let params: rustc_hash::FxHashSet<Reg> = mf
-        .layout
-        .iter()
-        .flat_map(|&b| mf.blocks[b].params.iter().map(|&v| Reg::Virtual(v)))
-        .collect();
+    // a memory operand at `[a + off]` with `a = add x, c` is left alone when `x`
+    // joins values (a block parameter, a ψ, or a copy of one: after if-conversion and
+    // out of Psi-SSA a loop's pointer is often one) and `a` goes on as a branch
+    // argument (the pointer's next value): read at `[x + off + c]`, `x` would live
+    // past `a`'s definition, the two, one variable of the source, could no longer
+    // share a register, and every trip would pay a copy
     let passed: rustc_hash::FxHashSet<Reg> = mf
         .layout_insts()
         .flat_map(|i| i.args.iter().copied())
         .collect();
-    // a ψ joins values as a parameter does, and a copy of either is one (after
-    // if-conversion a loop's pointer is often one; out of Psi-SSA, a copy)
     let joined: rustc_hash::FxHashSet<Reg> = mf
-        .layout_insts()
-        .filter(|i| {
-            use crate::mir::MOp;
-            matches!(i.op, MOp::Psi | MOp::Copy | MOp::ParallelCopy)
-        })
-        .flat_map(|i| i.defs.iter().copied())
-        .chain(params.iter().copied())
+        .layout
+        .iter()
+        .flat_map(|&b| mf.blocks[b].params.iter().map(|&v| Reg::Virtual(v)))
+        .chain(
+            mf.layout_insts()
+                .filter(|i| {
+                    use crate::mir::MOp;
+                    matches!(i.op, MOp::Psi | MOp::Copy | MOp::ParallelCopy)
+                })
+                .flat_map(|i| i.defs.iter().copied()),
+        )
         .collect();
     for b in mf.layout.clone() {
         for id in mf.block_inst_ids(b).to_vec() {

@@ -512,15 +512,10 @@ fn localize(func: &mut Function, cfg: &ControlFlowGraph, header: Block) -> bool 
                 .map(|i| func.dfg.first_result(i)),
         )
         .collect();
+    // one scan for every value: read by a block other than the dispatch
+    let outside = outside_readers(func);
     for v in values {
-        let read_elsewhere = func.layout.blocks().any(|b| {
-            b != header
-                && func
-                    .layout
-                    .block_insts(b)
-                    .any(|inst| func.dfg.inst_values(inst).any(|x| x == v))
-        });
-        if !read_elsewhere {
+        if !outside[v] {
             continue;
         }
         let Some(live) = block_args::live_in_blocks(func, cfg, v, header, LIVE_LIMIT) else {
