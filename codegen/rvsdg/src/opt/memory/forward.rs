@@ -38,11 +38,8 @@
 //! **Regions.** What is known before a γ holds at the start of each arm; what is
 //! known before a θ and nothing in its body may write holds at the start of every
 //! iteration (a value from outside comes in as an entry variable or an invariant loop
-//! variable). What every arm of a γ that may complete ends with (the same bytes; the
-//! same fill, or a value of the same type in each) holds after the γ — an arm that
-//! never completes (a panic, a landing pad's resume; `opt/completion.rs`) says
-//! nothing, as nothing after the γ runs when it is taken, and gives `undef` for an
-//! exit variable — and what a θ's body ends with
+//! variable). What every arm of a γ ends with (the same bytes; the same fill, or a
+//! value of the same type in each) holds after the γ, and what a θ's body ends with
 //! holds after the θ, from its last iteration (a value from inside leaves as an exit
 //! variable, or a loop variable that starts `undef`: a θ's outputs are its last
 //! iteration's next values). Such a fact needs an address that means the same
@@ -56,7 +53,6 @@ use super::access::{Access, Analysis, Effects};
 use super::address::Base;
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg, Ty};
-use crate::opt::completion::Completion;
 use crate::opt::rewrite::{Rewriter, const_of};
 
 #[derive(Default)]
@@ -82,9 +78,6 @@ enum Val {
     Origin(Origin),
     /// What a γ or θ gives out ([`Exit`]), made when used.
     Exit(usize),
-    /// Any value: what an arm that never completes gives for an exit (nothing after
-    /// the γ runs when that arm is taken).
-    Undef,
 }
 
 /// A value that leaves a γ (per arm, each arm's) or a θ (the last iteration's),
@@ -163,7 +156,6 @@ pub fn forward(g: &mut Rvsdg, a: &Analysis, body: Region, counts: &mut Counts) {
         counts,
         routes: FxHashMap::default(),
         exits: Vec::new(),
-        completion: Completion::new(),
     };
     f.region(body, FxHashMap::default());
 }
@@ -177,10 +169,6 @@ struct Forwarder<'g, 'a> {
     routes: FxHashMap<(Node, Origin), Vec<Origin>>,
     /// The values known to leave γs and θs.
     exits: Vec<Exit>,
-    /// Which arms of γs may complete. Its answers stay right while the pass works:
-    /// removing a load or adding a variable never makes an arm complete that did
-    /// not, nor gives a predicate a completing constant it did not have.
-    completion: Completion,
 }
 
 impl Forwarder<'_, '_> {
@@ -360,29 +348,25 @@ impl Forwarder<'_, '_> {
         matches!(v, Val::Origin(o) if !g.region_within(g.origin_region(o), r))
     }
 
-    /// What every arm of γ `n` that may complete ends with: the same bytes, with a
-    /// fill of the same byte or a value of the same type in each (an exit variable,
-    /// unless it is one value from outside the γ). An arm that never completes (a
-    /// bounds check's panic, a landing pad's resume) says nothing: nothing after the
-    /// γ runs when it is taken, so its exit value is `undef`.
+    /// What every arm of γ `n` ends with: the same bytes, with a fill of the same
+    /// byte or a value of the same type in each (an exit variable, unless it is one
+    /// value from outside the γ).
     fn leave_gamma(&mut self, n: Node, arms: &[Region], ends: &[Vec<Known>]) -> Vec<Known> {
         let mut out = Vec::new();
-        let live = self.completion.completing_arms(self.rw.g, n);
-        let Some((&first, others)) = live.split_first() else {
+        let Some((first, others)) = ends.split_first() else {
             return out;
         };
-        for k in &ends[first] {
-            if !self.outside(k, arms[first]) {
+        for k in first {
+            if !self.outside(k, arms[0]) {
                 continue;
             }
-            let mut contents = vec![None; arms.len()];
-            contents[first] = Some(k.content);
+            let mut contents = vec![k.content];
             let mut align = k.align;
             let mut written = k.written;
-            for &i in others {
-                let found = ends[i].iter().rev().find(|m| {
+            for (i, end) in others.iter().enumerate() {
+                let found = end.iter().rev().find(|m| {
                     Analysis::same(&k.access, &m.access)
-                        && self.outside(m, arms[i])
+                        && self.outside(m, arms[i + 1])
                         && match (k.content, m.content) {
                             (Content::Fill(a), Content::Fill(b)) => a == b,
                             (Content::Value(_, a), Content::Value(_, b)) => a == b,
@@ -392,26 +376,24 @@ impl Forwarder<'_, '_> {
                 let Some(m) = found else {
                     break;
                 };
-                contents[i] = Some(m.content);
+                contents.push(m.content);
                 align = align.min(m.align);
                 written |= m.written;
             }
-            if live.iter().any(|&i| contents[i].is_none()) {
+            if contents.len() != arms.len() {
                 continue;
             }
             let content = match k.content {
                 Content::Fill(_) => k.content,
                 Content::Value(v, ty) => {
-                    let same = live.iter().all(|&i| contents[i] == Some(k.content));
-                    if same && self.outside_value(v, arms[first]) {
+                    if contents.iter().all(|&c| c == k.content) && self.outside_value(v, arms[0]) {
                         k.content
                     } else {
                         let values = contents
                             .iter()
                             .map(|c| match c {
-                                Some(Content::Value(v, _)) => *v,
-                                Some(Content::Fill(_)) => unreachable!("matched as values"),
-                                None => Val::Undef,
+                                Content::Value(v, _) => *v,
+                                Content::Fill(_) => unreachable!("matched as values"),
                             })
                             .collect();
                         self.exits.push(Exit {
@@ -467,7 +449,6 @@ impl Forwarder<'_, '_> {
         let i = match v {
             Val::Origin(o) => return o,
             Val::Exit(i) => i,
-            Val::Undef => unreachable!("an arm's value of an exit, made in the arm"),
         };
         if let Some(o) = self.exits[i].made {
             return o;
@@ -477,14 +458,6 @@ impl Forwarder<'_, '_> {
         let subregions = self.rw.g.kind(n).subregions().to_vec();
         let mut inner = Vec::with_capacity(values.len());
         for (&s, &v) in subregions.iter().zip(&values) {
-            if v == Val::Undef {
-                let undef = Op::Inst(InstructionData::Nullary {
-                    opcode: Opcode::Undef,
-                });
-                let u = self.rw.g.add_simple(s, undef, &[], &[Ty::Val(ty)]);
-                inner.push(Origin::Out(u, 0));
-                continue;
-            }
             let o = self.make(v);
             inner.push(self.bring(o, s));
         }
