@@ -32,7 +32,7 @@ use rustc_hash::FxHashMap as HashMap;
 use vliw_isa::semantics::{self as sem};
 use vliw_isa::{CmpType, Opcode};
 
-use crate::mir::{Imm, MGuard, MInst, MOp, MachFunction, Reg};
+use crate::mir::{Imm, MBlock, MGuard, MInst, MOp, MachFunction, Reg};
 use crate::ssa_regalloc::analysis::Analysis;
 
 /// What makes two operations compute the same values.
@@ -115,7 +115,7 @@ fn number_values(mf: &mut MachFunction, constants: bool) -> (usize, usize) {
     // an upper bound on the unsigned value of unguarded definitions, where one is
     // known from the operation (`and` with a small constant, a zero-extending load or
     // extension, a count): an extension that cannot change such a value is the value
-    let mut bound: HashMap<Reg, u64> = HashMap::default();
+    let mut bound: HashMap<Reg, u64> = param_bounds(mf);
     for b in mf.layout.clone() {
         let mut seen: HashMap<Key, Vec<Reg>> = HashMap::default();
         let mut loaded = Loaded::default();
@@ -311,6 +311,76 @@ fn value_bound(inst: &MInst) -> Option<u64> {
         Opcode::P2r => 1,
         _ => return None,
     })
+}
+
+/// Bounds on the unsigned values of block parameters: the largest bound of the
+/// arguments every branch to the block passes, where each has one (an optimistic
+/// fixpoint: a loop's byte, loaded zero-extended one trip ahead and passed round,
+/// keeps its bound). A parameter some argument of which has no bound has none.
+fn param_bounds(mf: &MachFunction) -> HashMap<Reg, u64> {
+    let mut defined: HashMap<Reg, u64> = HashMap::default();
+    let mut edges: Vec<(MBlock, &[Reg])> = Vec::new();
+    // blocks entered by an edge that passes no arguments (a landing pad, a table's
+    // target, the entry): their parameters are not known
+    let mut unknown: std::collections::HashSet<MBlock> = std::collections::HashSet::new();
+    if let Some(&entry) = mf.layout.first() {
+        unknown.insert(entry);
+    }
+    for &b in &mf.layout {
+        for &id in &mf.blocks[b].insts {
+            let inst = &mf.insts[id];
+            for t in inst.branch_targets(mf) {
+                if inst.args.is_empty() || inst.unwind.is_some() {
+                    unknown.insert(t);
+                }
+            }
+            if inst.guard.is_always()
+                && let [d @ Reg::Virtual(_)] = inst.defs[..]
+                && let Some(bound) = value_bound(inst)
+            {
+                defined.insert(d, bound);
+            }
+            if !inst.args.is_empty()
+                && let Imm::Block(t) = inst.imm
+            {
+                edges.push((t, &inst.args[..]));
+            }
+        }
+    }
+    let params = |t: MBlock| mf.blocks[t].params.iter().map(|&v| Reg::Virtual(v));
+    // the parameters still believed bounded, and their bounds so far
+    let mut bounds: HashMap<Reg, u64> = HashMap::default();
+    for &b in mf.layout.iter().filter(|b| !unknown.contains(b)) {
+        for p in params(b) {
+            bounds.insert(p, 0);
+        }
+    }
+    loop {
+        let mut changed = false;
+        for &(t, args) in &edges {
+            for (p, a) in params(t).zip(args) {
+                let Some(&current) = bounds.get(&p) else {
+                    continue;
+                };
+                let incoming = defined.get(a).or_else(|| bounds.get(a)).copied();
+                match incoming {
+                    Some(x) if x <= current => {}
+                    Some(x) => {
+                        bounds.insert(p, x);
+                        changed = true;
+                    }
+                    None => {
+                        bounds.remove(&p);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    bounds
 }
 
 /// Makes `inst` read what every removed result it reads was merged into (`same`).

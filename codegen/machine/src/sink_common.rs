@@ -29,6 +29,11 @@
 //! it writes goes only to the jump's arguments, at the same positions in every
 //! predecessor: those parameters of `J` become the sunk operation's results.
 //!
+//! Not a join of a path that calls and one that does not (the calling path, within
+//! four blocks of one predecessor before the join, is the rare one: a vector's grow;
+//! the hot path keeps its code, so that region scheduling can move it above the test
+//! that chose the path: `state_machine`'s pushes).
+//!
 //! **The cost.** An operand that differs between the predecessors becomes a new
 //! parameter of `J` (one the predecessors already pass alike is reused), which costs a
 //! copy or a ψ; the parameters the group's results replace go. A group is sunk when it
@@ -112,6 +117,17 @@ pub fn sink_common_code(mf: &mut MachFunction) -> SinkStats {
         {
             continue;
         }
+        // a join of a path that calls (a vector's grow, a landing pad's way back) and
+        // one that does not stays apart: the calling path is the rare one, and sunk
+        // into the join its common code would leave the other path a join to run
+        // through, which region scheduling cannot hoist out of
+        let calling = ps
+            .iter()
+            .filter(|&&p| calls_on_way_in(mf, &preds, p, WAY_IN))
+            .count();
+        if calling > 0 && calling < ps.len() {
+            continue;
+        }
         let mut any = false;
         while stats.sunk < MAX_SUNK {
             let Some(group) = find_group(mf, ps, j, &def_block, &helpers, &addresses) else {
@@ -142,6 +158,23 @@ pub fn sink_common_code(mf: &mut MachFunction) -> SinkStats {
     }
     stats
 }
+
+/// Whether every way into `p` calls: `p` calls, or each of its predecessors does or
+/// is entered only that way, looking at most `depth` blocks back (the normal return
+/// of a call and its landing pad joined after it both came from the call).
+fn calls_on_way_in(mf: &MachFunction, preds: &[Vec<MBlock>], p: MBlock, depth: usize) -> bool {
+    if mf
+        .block_insts(p)
+        .any(|i| i.is(Opcode::Call) || i.is(Opcode::Callr))
+    {
+        return true;
+    }
+    let ps = &preds[p.index()];
+    depth > 0 && !ps.is_empty() && ps.iter().all(|&q| calls_on_way_in(mf, preds, q, depth - 1))
+}
+
+/// How many blocks back [`calls_on_way_in`] looks.
+const WAY_IN: usize = 4;
 
 /// Whether `p` ends in an unguarded `br j(...)` and branches nowhere else.
 fn ends_in_jump_to(mf: &MachFunction, p: MBlock, j: MBlock) -> bool {

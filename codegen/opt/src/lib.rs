@@ -31,12 +31,13 @@ mod constant_params;
 mod dce;
 mod dominance_frontier;
 mod implied_conditions;
+mod int_ranges;
 mod jump_threading;
 mod mem2reg;
 mod noalias_scopes;
 mod state_threading;
 
-pub use branch_fold::{FoldStats, branch_fold};
+pub use branch_fold::{FoldStats, branch_fold, fold_range_tests};
 pub use constant_params::fold_constant_params;
 pub use dce::{DceStats, dce};
 pub use implied_conditions::{ImpliedStats, implied_conditions};

@@ -122,7 +122,7 @@ pub fn state_threading(func: &mut Function) -> StateThreadStats {
 /// Merges every block that jumps to a block only it enters with that block (the
 /// copies of latches after the cases that jump to them), so that the schedulers see
 /// one block; how many blocks went.
-fn merge_jump_chains(func: &mut Function) -> usize {
+pub(crate) fn merge_jump_chains(func: &mut Function) -> usize {
     let entry = func.entry_block();
     let cfg = ControlFlowGraph::compute(func);
     let mut subst: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();

@@ -12,7 +12,7 @@ use vliw_ir::{
 };
 use vliw_opt::{
     FoldStats, ImpliedStats, Mem2RegStats, StateThreadStats, ThreadStats, branch_fold, dce,
-    implied_conditions, jump_threading, mem2reg, state_threading,
+    fold_range_tests, implied_conditions, jump_threading, mem2reg, state_threading,
 };
 
 fn optimized(module: &Module) -> (Module, Mem2RegStats) {
@@ -23,6 +23,7 @@ fn optimized(module: &Module) -> (Module, Mem2RegStats) {
         dce(func);
         jump_threading(func);
         implied_conditions(func);
+        fold_range_tests(func);
         branch_fold(func);
         state_threading(func);
     }
@@ -935,6 +936,229 @@ block3:
 ";
     let (after, stats) = implied(text);
     assert_eq!(stats, ImpliedStats::default(), "{after}");
+}
+
+/// Range tests: `b'a' <= x && x <= b'z'` on a byte (an interval in signed order too:
+/// the register as it is, one compare), `100 <= x <= 200` on a byte (crossing the
+/// sign, so its complement is tested, sign-extended, the destinations swapped),
+/// `x < 10 || x > 20` on an `i64` (a range that wraps, at the value's width), and a
+/// flag that only the test chooses (`brif` to one block with `1` and `0`, which
+/// becomes a jump passing the compare); two compares of different values stay.
+#[test]
+fn two_compares_of_a_range_are_one() {
+    let text = "
+function @lower(i8) -> i64 export {
+block0(v0: i8):
+    v1 = iconst.i8 97
+    v2 = icmp uge v0, v1
+    brif v2, block1, block3
+block1:
+    v3 = iconst.i8 122
+    v4 = icmp ule v0, v3
+    brif v4, block2, block3
+block2:
+    v5 = iconst.i64 1
+    return v5
+block3:
+    v6 = iconst.i64 2
+    return v6
+}
+
+function @high(i8) -> i64 export {
+block0(v0: i8):
+    v1 = iconst.i8 100
+    v2 = icmp ult v0, v1
+    brif v2, block3, block1
+block1:
+    v3 = iconst.i8 200
+    v4 = icmp ugt v0, v3
+    brif v4, block3, block2
+block2:
+    v5 = iconst.i64 1
+    return v5
+block3:
+    v6 = iconst.i64 2
+    return v6
+}
+
+function @outside(i64) -> i64 export {
+block0(v0: i64):
+    v1 = iconst.i64 10
+    v2 = icmp slt v0, v1
+    brif v2, block2, block1
+block1:
+    v3 = iconst.i64 20
+    v4 = icmp sgt v0, v3
+    brif v4, block2, block3
+block2:
+    v5 = iconst.i64 1
+    return v5
+block3:
+    v6 = iconst.i64 2
+    return v6
+}
+
+function @flag(i8, i64) -> i64 export {
+block0(v0: i8, v1: i64):
+    v2 = iconst.i8 48
+    v3 = icmp uge v0, v2
+    v4 = iconst.i1 1
+    brif v3, block1, block2(v4, v1)
+block1:
+    v5 = iconst.i8 57
+    v6 = icmp ule v0, v5
+    v7 = iconst.i1 0
+    v8 = iconst.i1 1
+    brif v6, block2(v7, v1), block2(v8, v1)
+block2(v9: i1, v10: i64):
+    v11 = iconst.i64 100
+    v12 = iadd v10, v11
+    brif v9, block3(v10), block3(v12)
+block3(v13: i64):
+    return v13
+}
+
+function @two(i64, i64) -> i64 export {
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 3
+    v3 = icmp sge v0, v2
+    brif v3, block1, block3
+block1:
+    v4 = iconst.i64 9
+    v5 = icmp sle v1, v4
+    brif v5, block2, block3
+block2:
+    v6 = iconst.i64 1
+    return v6
+block3:
+    v7 = iconst.i64 2
+    return v7
+}
+; run: @lower(96) == 2
+; run: @lower(97) == 1
+; run: @lower(122) == 1
+; run: @lower(123) == 2
+; run: @lower(-1) == 2
+; run: @lower(0) == 2
+; run: @high(99) == 2
+; run: @high(100) == 1
+; run: @high(127) == 1
+; run: @high(-128) == 1
+; run: @high(-56) == 1
+; run: @high(-55) == 2
+; run: @high(0) == 2
+; run: @outside(9) == 1
+; run: @outside(10) == 2
+; run: @outside(20) == 2
+; run: @outside(21) == 1
+; run: @outside(-9223372036854775808) == 1
+; run: @flag(47, 5) == 5
+; run: @flag(48, 5) == 105
+; run: @flag(57, 5) == 105
+; run: @flag(58, 5) == 5
+; run: @two(3, 9) == 1
+; run: @two(2, 9) == 2
+; run: @two(3, 10) == 2
+";
+    let (after, stats) = checked(text, fold_range_tests);
+    assert_eq!(stats.ranges, 4, "{after}");
+    let func = |name: &str| after.function(name).unwrap();
+    for name in ["lower", "high", "outside", "flag"] {
+        let compares = func(name)
+            .layout
+            .blocks()
+            .flat_map(|b| func(name).layout.block_insts(b))
+            .filter(|&i| func(name).dfg.opcode(i) == Opcode::Icmp)
+            .count();
+        assert_eq!(compares, 1, "@{name}:\n{after}");
+    }
+    // the flag's test is a jump passing the compare, and the join merged into it
+    assert_eq!(func("flag").layout.blocks().count(), 2, "{after}");
+    assert_eq!(func("two").layout.blocks().count(), 4, "{after}");
+}
+
+/// Random pairs of compares of one value with constants, in every arrangement of
+/// the shared destination, on `i8`, `i16` and `i64`: after the range fold every
+/// function returns what it did before, on edge values and random ones.
+#[test]
+fn random_range_pairs_keep_their_answers() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    const CCS: [&str; 10] = [
+        "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge",
+    ];
+    let mut folded = 0;
+    for case in 0..300 {
+        let (ty, bits) = [("i8", 8u32), ("i16", 16), ("i64", 64)][case % 3];
+        let constant = |n: u64| -> i64 {
+            let small = [0i64, 1, -1, 2, 100, 127, -128, 10, -10, 57][(n % 10) as usize];
+            if n % 3 == 0 {
+                ((n >> 8) as i64) << (64 - bits) >> (64 - bits)
+            } else {
+                small
+            }
+        };
+        let (k1, k2) = (constant(next()), constant(next()));
+        let (cc1, cc2) = (CCS[(next() % 10) as usize], CCS[(next() % 10) as usize]);
+        let p_then_shared = next() % 2 == 0;
+        let b_then_shared = next() % 2 == 0;
+        let (p_then, p_else) = if p_then_shared {
+            ("block2", "block1")
+        } else {
+            ("block1", "block2")
+        };
+        let (b_then, b_else) = if b_then_shared {
+            ("block2", "block3")
+        } else {
+            ("block3", "block2")
+        };
+        let mut text = format!(
+            "function @f({ty}) -> i64 export {{
+block0(v0: {ty}):
+    v1 = iconst.{ty} {k1}
+    v2 = icmp {cc1} v0, v1
+    brif v2, {p_then}, {p_else}
+block1:
+    v3 = iconst.{ty} {k2}
+    v4 = icmp {cc2} v0, v3
+    brif v4, {b_then}, {b_else}
+block2:
+    v5 = iconst.i64 1
+    return v5
+block3:
+    v6 = iconst.i64 2
+    return v6
+}}
+"
+        );
+        for x in [
+            k1,
+            k1 - 1,
+            k1 + 1,
+            k2,
+            k2 - 1,
+            k2 + 1,
+            0,
+            -1,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let x = x << (64 - bits) >> (64 - bits);
+            text += &format!("; run: @f({x})\n");
+        }
+        for _ in 0..6 {
+            let x = (next() as i64) << (64 - bits) >> (64 - bits);
+            text += &format!("; run: @f({x})\n");
+        }
+        let (_, stats) = checked(&text, fold_range_tests);
+        folded += stats.ranges;
+    }
+    assert!(folded > 60, "only {folded} of 300 pairs were ranges");
 }
 
 /// Random decision trees over compares of a few related values (parameters, a

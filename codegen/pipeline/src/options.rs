@@ -149,6 +149,9 @@ pub struct Options {
     /// Fold the compares and branches that dominating branches decide
     /// (`implied-conditions=on|off`, `vliw_opt::implied_conditions`).
     pub implied_conditions: bool,
+    /// Fold two tests in a row that lead to one place into one compare when they test
+    /// one value's range (`range-tests=on|off`, `vliw_opt::fold_range_tests`).
+    pub range_tests: bool,
     /// Fold two tests in a row that lead to one place into one test of both
     /// conditions (`branch-fold=on|off`).
     pub branch_fold: bool,
@@ -277,6 +280,7 @@ impl core::fmt::Debug for Options {
             .field("dce", &self.dce)
             .field("jump_threading", &self.jump_threading)
             .field("implied_conditions", &self.implied_conditions)
+            .field("range_tests", &self.range_tests)
             .field("branch_fold", &self.branch_fold)
             .field("state_threading", &self.state_threading)
             .field("copy_blocks", &self.copy_blocks)
@@ -338,6 +342,7 @@ impl Options {
             dce: true,
             jump_threading: true,
             implied_conditions: true,
+            range_tests: true,
             branch_fold: false,
             state_threading: true,
             copy_blocks: true,
@@ -402,6 +407,7 @@ impl Options {
         "dce",
         "jump-threading",
         "implied-conditions",
+        "range-tests",
         "branch-fold",
         "state-threading",
         "copy-blocks",
@@ -455,6 +461,7 @@ impl Options {
         "rvsdg-inline-threshold",
         "rvsdg-fold",
         "rvsdg-strength",
+        "rvsdg-gamma-thread",
         "rvsdg-gamma",
         "rvsdg-cne",
         "rvsdg-licm",
@@ -509,6 +516,7 @@ impl Options {
             "dce" => self.dce = on_off(key, value)?,
             "jump-threading" => self.jump_threading = on_off(key, value)?,
             "implied-conditions" => self.implied_conditions = on_off(key, value)?,
+            "range-tests" => self.range_tests = on_off(key, value)?,
             "branch-fold" => self.branch_fold = on_off(key, value)?,
             "state-threading" => self.state_threading = on_off(key, value)?,
             "copy-blocks" => self.copy_blocks = on_off(key, value)?,
@@ -619,6 +627,7 @@ impl Options {
             }
             "rvsdg-fold" => self.rvsdg.fold = on_off(key, value)?,
             "rvsdg-strength" => self.rvsdg.strength = on_off(key, value)?,
+            "rvsdg-gamma-thread" => self.rvsdg.gamma_thread = on_off(key, value)?,
             "rvsdg-gamma" => self.rvsdg.gamma = on_off(key, value)?,
             "rvsdg-cne" => self.rvsdg.cne = on_off(key, value)?,
             "rvsdg-licm" => self.rvsdg.licm = on_off(key, value)?,

@@ -339,6 +339,27 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "rvsdg-gamma-thread",
+        from: Stage::Rvsdg,
+        to: Stage::Rvsdg,
+        about: "γ threading: a small γ whose predicate an earlier γ's arms decide moves \
+                into those arms, the decided ones getting its chosen arm without a test \
+                (a flag of an invoke: the landing pad only where the call is) \
+                (vliw_rvsdg::opt::gamma_thread)",
+        switch: Some(Switch {
+            name: "rvsdg-gamma-thread",
+            off: "rvsdg-gamma-thread=off",
+            on: "rvsdg-gamma-thread=on",
+            default_on: true,
+        }),
+        runs: |o| o.rvsdg.enabled && o.rvsdg.gamma_thread,
+        run: Run::Rvsdg(|rm, o| {
+            let mut report = vliw_rvsdg::Report::default();
+            vliw_rvsdg::opt::thread_gammas(&mut rm.graph, &mut report);
+            o.report(&report);
+        }),
+    },
+    Pass {
         name: "rvsdg-gamma",
         from: Stage::Rvsdg,
         to: Stage::Rvsdg,
@@ -821,6 +842,25 @@ pub const PIPELINE: &[Pass] = &[
         }),
     },
     Pass {
+        name: "range-tests",
+        from: Stage::Ir,
+        to: Stage::Ir,
+        about: "two tests in a row that lead to one place and compare one value with \
+                constants become one compare when the values that reach the shared place \
+                form a range: `(x - lo) <u len` (`b'a'..=b'z'`) (vliw_opt::fold_range_tests)",
+        switch: Some(Switch {
+            name: "range-tests",
+            off: "range-tests=off",
+            on: "range-tests=on",
+            default_on: true,
+        }),
+        runs: |o| o.range_tests,
+        run: Run::Ir(|f, o| {
+            let stats = vliw_opt::fold_range_tests(f);
+            o.count("range-tests.folded", stats.ranges as u64);
+        }),
+    },
+    Pass {
         name: "branch-fold",
         from: Stage::Ir,
         to: Stage::Ir,
@@ -839,6 +879,7 @@ pub const PIPELINE: &[Pass] = &[
             let stats = vliw_opt::branch_fold(f);
             o.count("branch-fold.folded", stats.folded as u64);
             o.count("branch-fold.speculated", stats.speculated as u64);
+            o.count("branch-fold.ranges", stats.ranges as u64);
         }),
     },
     Pass {

@@ -29,6 +29,8 @@ pub struct Options {
     pub strength: bool,
     /// γ simplification (`rvsdg-gamma=on|off`).
     pub gamma: bool,
+    /// γ threading (`rvsdg-gamma-thread=on|off`).
+    pub gamma_thread: bool,
     /// Common node elimination (`rvsdg-cne=on|off`).
     pub cne: bool,
     /// Loop-invariant code motion (`rvsdg-licm=on|off`).
@@ -102,6 +104,7 @@ impl Default for Options {
             fold: true,
             strength: true,
             gamma: true,
+            gamma_thread: true,
             cne: true,
             licm: true,
             invert: true,
