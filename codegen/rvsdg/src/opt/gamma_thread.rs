@@ -35,8 +35,6 @@ use rustc_hash::FxHashMap;
 
 use super::completion::Completion;
 use super::rewrite::{const_of, ctl_of};
-use vliw_ir::Opcode;
-
 use crate::graph::{Node, NodeKind, Origin, Region};
 use crate::ops::{Op, Rvsdg};
 use crate::report::Report;
@@ -144,15 +142,7 @@ fn candidate(g: &Rvsdg, r: Region) -> Option<Candidate> {
 /// Whether region `r` (or one inside it) calls.
 fn calls(g: &Rvsdg, r: Region) -> bool {
     g.nodes(r).iter().any(|&n| match g.kind(n) {
-        NodeKind::Simple(Op::Inst(d)) => matches!(
-            d.opcode(),
-            Opcode::Call
-                | Opcode::CallIndirect
-                | Opcode::TryCall
-                | Opcode::TryCallIndirect
-                | Opcode::CatchCall
-                | Opcode::CatchCallIndirect
-        ),
+        NodeKind::Simple(Op::Inst(d)) => d.opcode().is_call(),
         kind => kind.subregions().iter().any(|&s| calls(g, s)),
     })
 }
