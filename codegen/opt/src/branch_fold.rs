@@ -17,8 +17,11 @@
 //! `B`'s operations run where `P` used to branch away: only those that cannot trap or
 //! write (no memory access, call or division) and at most [`MAX_SPECULATED`] of them
 //! besides constants, so that the path to `T` does not pay for much of `B`'s work.
-//! `B` has no parameters, is not the entry, and `P` is its only predecessor (then `P`
-//! dominates everything `B` did, and `B`'s values keep their readers). Folding repeats
+//! `B` is not the entry and `P` is its only predecessor, by one edge (then `P`
+//! dominates everything `B` did, and `B`'s values keep their readers); `B`'s
+//! parameters are what that edge passes (MIR passes every live value to every block),
+//! so `B`'s branches are compared as they read from `P`, and when `B` goes, what read
+//! its parameters reads those arguments. Folding repeats
 //! on `P` while its new `else` side is another such block (`a || b || c`).
 
 use cranelift_entity::SecondaryMap;
@@ -42,6 +45,8 @@ pub struct FoldStats {
     pub ranges: usize,
     /// Blocks merged into the block that jumps to them after the folds.
     pub merged: usize,
+    /// Parameters of folded blocks replaced by the arguments their one edge passed.
+    pub forwarded: usize,
 }
 
 impl std::ops::AddAssign for FoldStats {
@@ -50,6 +55,7 @@ impl std::ops::AddAssign for FoldStats {
         self.speculated += o.speculated;
         self.ranges += o.ranges;
         self.merged += o.merged;
+        self.forwarded += o.forwarded;
     }
 }
 
@@ -102,7 +108,7 @@ fn fold_pairs(func: &mut Function, mode: Mode) -> FoldStats {
         // (a bounded number of folds into one block: each removes a block)
         for _ in 0..64 {
             match fold_one(func, entry, p, &preds, mode) {
-                Some((b, shared, moved, ranged)) => {
+                Some((b, shared, moved, ranged, forwarded)) => {
                     // `p` and `b` both entered `shared`, now only `p` does; `b`'s
                     // other destination is `p`'s now (one edge either way)
                     gone[b] = true;
@@ -110,6 +116,7 @@ fn fold_pairs(func: &mut Function, mode: Mode) -> FoldStats {
                     stats.folded += 1;
                     stats.speculated += moved;
                     stats.ranges += usize::from(ranged);
+                    stats.forwarded += forwarded;
                 }
                 None => break,
             }
@@ -141,7 +148,7 @@ fn fold_one(
     p: Block,
     preds: &SecondaryMap<Block, usize>,
     mode: Mode,
-) -> Option<(Block, Block, usize, bool)> {
+) -> Option<(Block, Block, usize, bool, usize)> {
     let term = func.layout.last_inst(p)?;
     let InstructionData::Brif {
         arg: c,
@@ -154,15 +161,21 @@ fn fold_one(
     // which side enters the block to fold (`b_is_then`), and the side both share
     for (b_is_then, into_b, shared) in [(false, &else_p, &then_p), (true, &then_p, &else_p)] {
         let b = into_b.block;
-        if b == p
-            || b == entry
-            || preds[b] != 1
-            || !into_b.args.is_empty()
-            || !func.dfg.block_params(b).is_empty()
-            || shared.block == b
-        {
+        if b == p || b == entry || preds[b] != 1 || shared.block == b {
             continue;
         }
+        // B's parameters are what P's one edge passes (MIR passes every live value to
+        // every block): B's branches are read through them
+        let params: Vec<Value> = func.dfg.block_params(b).to_vec();
+        let args = into_b.args.clone();
+        if params.len() != args.len() {
+            continue;
+        }
+        let through = |v: Value| params.iter().position(|&q| q == v).map_or(v, |k| args[k]);
+        let seen_from_p = |call: &BlockCall| BlockCall {
+            block: call.block,
+            args: call.args.iter().map(|&v| through(v)).collect(),
+        };
         let Some(b_term) = func.layout.last_inst(b) else {
             continue;
         };
@@ -177,6 +190,7 @@ fn fold_one(
         if then_b.block == b || else_b.block == b {
             continue;
         }
+        let (then_b, else_b) = (seen_from_p(&then_b), seen_from_p(&else_b));
         let body: Vec<Inst> = func
             .layout
             .block_insts(b)
@@ -198,13 +212,20 @@ fn fold_one(
             continue;
         };
         let other = if d_to_shared { else_b } else { then_b };
-        let range = range_to_shared(func, c, d, !b_is_then, d_to_shared);
+        let range = range_to_shared(func, c, d, !b_is_then, d_to_shared, &through);
         if mode == Mode::Ranges && range.is_none() {
             continue;
         }
         // the condition under which the new branch goes to `shared`: P goes there
         // on `c` (or `¬c` when B is its then side), B on `d` (or `¬d`)
         let bool_ty = func.dfg.value_type(c);
+        // B goes: what read its parameters reads P's arguments (they dominate every
+        // place B did)
+        for (&q, &a) in params.iter().zip(&args) {
+            func.dfg.replace_uses(q, a);
+        }
+        func.dfg.detach_block_params(b);
+        let forwarded = params.len();
         for &i in &body {
             func.layout.remove_inst(i);
             func.layout.insert_inst_before(i, term);
@@ -229,7 +250,7 @@ fn fold_one(
             collapse_to_jump(func, term);
             remove_if_unused(func, d);
             remove_if_unused(func, c);
-            return Some((b, shared.block, speculated, true));
+            return Some((b, shared.block, speculated, true, forwarded));
         }
         // to `shared` on `(c or ¬c) ∨ (d or ¬d)`: with both negated, to `other` on
         // `c ∧ d` instead; with one, one `bnot`
@@ -263,7 +284,7 @@ fn fold_one(
         );
         func.layout.remove_inst(b_term);
         func.layout.remove_block(b);
-        return Some((b, shared.block, speculated, false));
+        return Some((b, shared.block, speculated, false, forwarded));
     }
     None
 }
@@ -331,10 +352,11 @@ fn range_to_shared(
     d: Value,
     c_to_shared: bool,
     d_to_shared: bool,
+    through: &dyn Fn(Value) -> Value,
 ) -> Option<(Value, RangeTest)> {
     let (x, c_set) = compare_set(func, c)?;
     let (y, d_set) = compare_set(func, d)?;
-    if x != y {
+    if x != through(y) {
         return None;
     }
     let p_shared = if c_to_shared {
@@ -542,8 +564,13 @@ fn mask(bits: u32) -> u128 {
     }
 }
 
+/// A constant or `undef`: free where it moves (not counted against
+/// [`MAX_SPECULATED`]).
 fn is_constant(op: Opcode) -> bool {
-    matches!(op, Opcode::Iconst | Opcode::F32const | Opcode::F64const)
+    matches!(
+        op,
+        Opcode::Iconst | Opcode::F32const | Opcode::F64const | Opcode::Undef
+    )
 }
 
 /// Whether `inst` may run where it did not: no effect, no trap, no memory access.

@@ -943,7 +943,9 @@ block3:
 /// sign, so its complement is tested, sign-extended, the destinations swapped),
 /// `x < 10 || x > 20` on an `i64` (a range that wraps, at the value's width), and a
 /// flag that only the test chooses (`brif` to one block with `1` and `0`, which
-/// becomes a jump passing the compare); two compares of different values stay.
+/// becomes a jump passing the compare), and a range whose second test's block takes
+/// the first block's values as parameters (as MIR passes them); two compares of
+/// different values stay.
 #[test]
 fn two_compares_of_a_range_are_one() {
     let text = "
@@ -1018,6 +1020,23 @@ block3(v13: i64):
     return v13
 }
 
+function @passed(i8, i64) -> i64 export {
+block0(v0: i8, v1: i64):
+    v2 = iconst.i8 65
+    v3 = icmp uge v0, v2
+    brif v3, block1(v0, v1), block3(v1)
+block1(v4: i8, v5: i64):
+    v6 = iconst.i8 90
+    v7 = icmp ule v4, v6
+    v8 = undef.i64
+    brif v7, block2(v8), block3(v5)
+block2(v9: i64):
+    v10 = iconst.i64 1
+    return v10
+block3(v11: i64):
+    return v11
+}
+
 function @two(i64, i64) -> i64 export {
 block0(v0: i64, v1: i64):
     v2 = iconst.i64 3
@@ -1056,14 +1075,21 @@ block3:
 ; run: @flag(48, 5) == 105
 ; run: @flag(57, 5) == 105
 ; run: @flag(58, 5) == 5
+; run: @passed(64, 5) == 5
+; run: @passed(65, 5) == 1
+; run: @passed(90, 5) == 1
+; run: @passed(91, 5) == 5
 ; run: @two(3, 9) == 1
 ; run: @two(2, 9) == 2
 ; run: @two(3, 10) == 2
 ";
     let (after, stats) = checked(text, fold_range_tests);
-    assert_eq!(stats.ranges, 4, "{after}");
+    assert_eq!(stats.ranges, 5, "{after}");
+    // `@passed`'s second block took its values as parameters: they are the first
+    // block's, so the two branches to the join pass the same
+    assert!(stats.forwarded >= 2, "{after}");
     let func = |name: &str| after.function(name).unwrap();
-    for name in ["lower", "high", "outside", "flag"] {
+    for name in ["lower", "high", "outside", "flag", "passed"] {
         let compares = func(name)
             .layout
             .blocks()
