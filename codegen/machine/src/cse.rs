@@ -322,7 +322,7 @@ fn param_bounds(mf: &MachFunction) -> HashMap<Reg, u64> {
     let mut edges: Vec<(MBlock, &[Reg])> = Vec::new();
     // blocks entered by an edge that passes no arguments (a landing pad, a table's
     // target, the entry): their parameters are not known
-    let mut unknown: std::collections::HashSet<MBlock> = std::collections::HashSet::new();
+    let mut unknown: rustc_hash::FxHashSet<MBlock> = rustc_hash::FxHashSet::default();
     if let Some(&entry) = mf.layout.first() {
         unknown.insert(entry);
     }

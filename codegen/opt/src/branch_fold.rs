@@ -30,6 +30,7 @@ use vliw_ir::{
 };
 
 use crate::int_ranges::IntSet;
+use crate::jump_threading::{constant, is_constant, mask};
 
 /// How many operations other than constants a folded block may hold.
 pub const MAX_SPECULATED: usize = 2;
@@ -294,26 +295,19 @@ fn fold_one(
 fn same_call(func: &Function, x: &BlockCall, y: &BlockCall) -> bool {
     x.block == y.block
         && x.args.len() == y.args.len()
-        && x.args.iter().zip(&y.args).all(|(&a, &b)| {
-            a == b
-                || func.dfg.value_type(a) == func.dfg.value_type(b)
-                    && (matches!((constant(func, a), constant(func, b)), (Some(p), Some(q)) if p == q)
-                        || is_undef(func, a) && is_undef(func, b))
-        })
+        && x.args
+            .iter()
+            .zip(&y.args)
+            .all(|(&a, &b)| same_arg(func, a, b))
 }
 
-/// The bits of an `iconst`.
-fn constant(func: &Function, v: Value) -> Option<u128> {
-    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
-        return None;
-    };
-    match func.dfg.inst_data(inst) {
-        InstructionData::UnaryImm {
-            opcode: Opcode::Iconst,
-            imm,
-        } => Some(*imm),
-        _ => None,
-    }
+/// Whether two branch arguments pass the same: one value, equal constants of one type,
+/// or `undef` of one type in both (any value will do).
+fn same_arg(func: &Function, a: Value, b: Value) -> bool {
+    a == b
+        || func.dfg.value_type(a) == func.dfg.value_type(b)
+            && (matches!((constant(func, a), constant(func, b)), (Some(p), Some(q)) if p == q)
+                || is_undef(func, a) && is_undef(func, b))
 }
 
 /// Whether an `undef` defines `v`.
@@ -460,10 +454,7 @@ fn collapse_to_jump(func: &mut Function, term: Inst) {
     // per argument: the same, `c`, or `¬c`
     let mut plan = Vec::with_capacity(t.args.len());
     for (&x, &y) in t.args.iter().zip(&e.args) {
-        let same = x == y
-            || func.dfg.value_type(x) == func.dfg.value_type(y)
-                && (matches!((constant(func, x), constant(func, y)), (Some(p), Some(q)) if p == q)
-                    || is_undef(func, x) && is_undef(func, y));
+        let same = same_arg(func, x, y);
         let flag = |v| func.dfg.value_type(v) == bool_ty && bool_ty.bits() == 1;
         plan.push(match (constant(func, x), constant(func, y)) {
             _ if same => FlagArg::Same(x),
@@ -542,35 +533,13 @@ fn remove_if_unused(func: &mut Function, v: Value) {
         return;
     }
     let read = func.layout.blocks().any(|b| {
-        func.layout.block_insts(b).any(|i| {
-            func.dfg.inst_args(i).contains(&v)
-                || func
-                    .dfg
-                    .branch_destinations(i)
-                    .iter()
-                    .any(|d| d.args.contains(&v))
-        })
+        func.layout
+            .block_insts(b)
+            .any(|i| func.dfg.inst_values(i).any(|u| u == v))
     });
     if !read {
         func.layout.remove_inst(inst);
     }
-}
-
-fn mask(bits: u32) -> u128 {
-    if bits >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << bits) - 1
-    }
-}
-
-/// A constant or `undef`: free where it moves (not counted against
-/// [`MAX_SPECULATED`]).
-fn is_constant(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::Iconst | Opcode::F32const | Opcode::F64const | Opcode::Undef
-    )
 }
 
 /// Whether `inst` may run where it did not: no effect, no trap, no memory access.

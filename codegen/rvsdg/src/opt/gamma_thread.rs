@@ -85,6 +85,8 @@ struct Candidate {
 }
 
 fn candidate(g: &Rvsdg, r: Region) -> Option<Candidate> {
+    // (one memo for the scan: the graph does not change during it)
+    let mut completion = Completion::new();
     for &second in g.nodes(r) {
         if !matches!(g.kind(second), NodeKind::Gamma { .. }) {
             continue;
@@ -101,16 +103,11 @@ fn candidate(g: &Rvsdg, r: Region) -> Option<Candidate> {
             continue;
         }
         let exit = exit as usize;
-        let arms = g.kind(first).subregions().len();
+        let first_arms = g.kind(first).subregions();
         // an arm that never completes shares its states with its sink (a trap reads
         // the state the arm gives back): nothing more may read them, so such a `G1`
         // is left alone
-        let mut completion = Completion::new();
-        if g.kind(first)
-            .subregions()
-            .iter()
-            .any(|&a| completion.never_completes(g, a))
-        {
+        if first_arms.iter().any(|&a| completion.never_completes(g, a)) {
             continue;
         }
         // every arm that does not decide `G2` calls (a call that may unwind and the
@@ -118,13 +115,15 @@ fn candidate(g: &Rvsdg, r: Region) -> Option<Candidate> {
         // anyway. A decision tree without calls (`classify`'s, whose arms give the
         // class as constants or compute it) is left to if-conversion, which takes the
         // whole tree as one block
-        let first_arms = g.kind(first).subregions().to_vec();
-        let decided: Vec<bool> = (0..arms)
+        let decided: Vec<bool> = (0..first_arms.len())
             .map(|a| decided_alt(g, first, a, exit, matcher).is_some())
             .collect();
         if !decided.iter().any(|&d| d)
-            || (0..arms).any(|a| !decided[a] && !calls(g, first_arms[a]))
-            || size(g, second) > MAX_NODES
+            || first_arms
+                .iter()
+                .zip(&decided)
+                .any(|(&arm, &d)| !d && !calls(g, arm))
+            || 1 + g.count_nodes_inside(second) > MAX_NODES
             || !depends_only_through(g, first, second, matcher)
         {
             continue;
@@ -145,17 +144,6 @@ fn calls(g: &Rvsdg, r: Region) -> bool {
         NodeKind::Simple(Op::Inst(d)) => d.opcode().is_call(),
         kind => kind.subregions().iter().any(|&s| calls(g, s)),
     })
-}
-
-/// The nodes of `n`, those of its subregions included.
-fn size(g: &Rvsdg, n: Node) -> usize {
-    1 + g
-        .kind(n)
-        .subregions()
-        .iter()
-        .flat_map(|&s| g.nodes(s).iter())
-        .map(|&m| size(g, m))
-        .sum::<usize>()
 }
 
 /// Whether `second` reads `first` only through `first`'s outputs (and `matcher`'s),
